@@ -1,0 +1,1 @@
+"""trustlab.metrics"""
