@@ -1,15 +1,36 @@
-"""Maximal clique enumeration (Phase 1 of xER).
+"""Maximal clique enumeration and all-clique counting (Phase 1 of xER).
 
-PLACEHOLDER: networkx-backed reference implementation with the final API contract.
-The Numba/CUDA engine replaces the internals (same signature, same result type).
+The CPU engine is a Numba Bron–Kerbosch with Tomita pivoting over a degeneracy
+ordering (Eppstein–Löffler–Strash), bitset sub-problems and parallel top-level
+subtrees; see :mod:`trustlab.kernels.cliques_cpu`. ``backend="gpu"`` dispatches to
+the numba.cuda kernel in :mod:`trustlab.kernels.cliques_cuda`.
+
+All results are exact.
 """
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
-import networkx as nx
 import numpy as np
+
+from trustlab._backend import GPUUnavailableError, resolve_backend
+from trustlab._validation import check_int
+from trustlab.graph import CSRGraph, as_csr_graph
+
+__all__ = [
+    "CliqueResult",
+    "CliqueCountLimitError",
+    "maximal_cliques",
+    "count_maximal_cliques",
+    "count_cliques",
+]
+
+
+class CliqueCountLimitError(ValueError):
+    """Raised by :func:`count_cliques` when the number of cliques exceeds ``max_count``."""
 
 
 @dataclass
@@ -17,31 +38,348 @@ class CliqueResult:
     """Maximal cliques in CSR form.
 
     ``indices[indptr[k]:indptr[k+1]]`` are the positions (into ``nodes``) of the
-    members of clique ``k``; ``nodes`` holds the original node labels.
+    members of clique ``k``, sorted ascending; ``nodes`` holds the original node
+    labels. Iterating yields each clique as a list of labels.
+
+    Attributes
+    ----------
+    indptr : numpy.ndarray of int64, shape (n_cliques + 1,)
+    indices : numpy.ndarray of int32
+    nodes : numpy.ndarray
+        Original node labels (int64 array, or object array for other labels).
+    backend : str
+        ``"cpu"`` or ``"gpu"``: where the cliques were computed.
     """
 
     indptr: np.ndarray  # int64, len n_cliques + 1
     indices: np.ndarray  # int32 positions into `nodes`
     nodes: np.ndarray  # original labels (object or int array)
+    backend: str = "cpu"
 
     def __len__(self) -> int:
         return len(self.indptr) - 1
 
     def __iter__(self) -> Iterator[list]:
+        nodes, indptr, indices = self.nodes, self.indptr, self.indices
         for k in range(len(self)):
-            yield [self.nodes[i] for i in self.indices[self.indptr[k]:self.indptr[k + 1]]]
+            yield nodes[indices[indptr[k]:indptr[k + 1]]].tolist()
+
+    def __getitem__(self, k: int) -> list:
+        """Clique ``k`` as a list of labels."""
+        n = len(self)
+        if not -n <= k < n:
+            raise IndexError(f"clique index {k} out of range for {n} cliques")
+        k %= n
+        return self.nodes[self.indices[self.indptr[k]:self.indptr[k + 1]]].tolist()
+
+    def __repr__(self) -> str:
+        return (f"CliqueResult(n_cliques={len(self)}, max_size={self.max_size}, "
+                f"n_nodes={len(self.nodes)}, backend={self.backend!r})")
 
     def sizes(self) -> np.ndarray:
+        """Number of vertices of every clique (int64)."""
         return np.diff(self.indptr)
 
+    @property
+    def max_size(self) -> int:
+        """Size of the largest clique (the clique number when ``min_size=1``); 0 if none."""
+        return int(self.sizes().max()) if len(self) else 0
 
-def maximal_cliques(graph: Any, *, min_size: int = 1, backend: str = "auto") -> CliqueResult:
-    G = graph if isinstance(graph, nx.Graph) else nx.Graph(list(map(tuple, np.asarray(graph))))
-    nodes = np.array(list(G.nodes()), dtype=object)
-    pos = {v: i for i, v in enumerate(nodes)}
-    indptr, indices = [0], []
-    for c in nx.find_cliques(G):
-        if len(c) >= min_size:
-            indices.extend(sorted(pos[v] for v in c))
-            indptr.append(len(indices))
-    return CliqueResult(np.asarray(indptr, np.int64), np.asarray(indices, np.int32), nodes)
+    def to_list(self) -> list[list]:
+        """All cliques as lists of original labels (convenience; costs Python objects)."""
+        return list(self)
+
+    def to_sets(self) -> set[frozenset]:
+        """All cliques as a set of frozensets of labels (for order-free comparisons)."""
+        return {frozenset(c) for c in self}
+
+    def membership(self) -> "Any":
+        """Vertex × clique incidence matrix (``scipy.sparse.csr_matrix``, int8).
+
+        Row ``i`` is vertex ``nodes[i]``; column ``k`` is clique ``k``.
+        """
+        import scipy.sparse as sp
+
+        ncl = len(self)
+        cols = np.repeat(np.arange(ncl, dtype=np.int64), self.sizes())
+        data = np.ones(self.indices.shape[0], dtype=np.int8)
+        return sp.csr_matrix((data, (self.indices, cols)), shape=(len(self.nodes), ncl))
+
+
+def _check_min_size(min_size: Any, func: str) -> int:
+    return check_int(min_size, "min_size", low=1, func=func)
+
+
+def _n_threads() -> int:
+    import numba
+
+    return max(1, int(numba.get_num_threads()))
+
+
+def _schedule(g: CSRGraph, rank: np.ndarray, n_threads: int) -> tuple[np.ndarray, np.ndarray]:
+    """Top-level vertices sorted by estimated work (largest first), cut into chunks
+    of roughly equal work: ``(chunk_ptr, chunk_verts)``."""
+    from trustlab.kernels.cliques_cpu import subproblem_work
+
+    n = g.n_nodes
+    work = subproblem_work(g.indptr, g.indices, rank)
+    verts = np.argsort(-work, kind="stable").astype(np.int32)
+    if n == 0:
+        return np.zeros(1, np.int64), verts
+    cum = np.cumsum(work[verts], dtype=np.float64)
+    total = float(cum[-1]) if cum[-1] > 0 else 1.0
+    n_chunks = int(min(n, max(8 * n_threads, min(4096, n // 64 + 1))))
+    # equal-work cut points (each chunk at least one vertex)
+    cuts = np.searchsorted(cum, total * np.arange(1, n_chunks) / n_chunks, side="left") + 1
+    chunk_ptr = np.unique(np.concatenate([[0], cuts, [n]])).astype(np.int64)
+    return chunk_ptr, verts
+
+
+def _prepare(g: CSRGraph):
+    from trustlab.kernels.cliques_cpu import degeneracy_order
+
+    _, rank, _ = degeneracy_order(g.indptr, g.indices)
+    return rank
+
+
+def _enumerate_cpu(g: CSRGraph, min_size: int, progress: Callable[[int], None] | None = None):
+    from trustlab.kernels.cliques_cpu import enumerate_chunk
+
+    rank = _prepare(g)
+    nt = _n_threads()
+    chunk_ptr, verts = _schedule(g, rank, nt)
+    n_chunks = chunk_ptr.shape[0] - 1
+
+    def job(c: int):
+        out = enumerate_chunk(g.indptr, g.indices, rank, verts[chunk_ptr[c]:chunk_ptr[c + 1]],
+                              min_size, True)
+        if progress is not None:
+            progress(int(chunk_ptr[c + 1] - chunk_ptr[c]))
+        return out
+
+    if nt == 1 or n_chunks <= 1:
+        parts = [job(c) for c in range(n_chunks)]
+    else:
+        with ThreadPoolExecutor(max_workers=nt) as ex:
+            parts = list(ex.map(job, range(n_chunks)))
+    n_cl = sum(int(p[2]) for p in parts)
+    n_mem = sum(int(p[1].shape[0]) for p in parts)
+    indptr = np.zeros(n_cl + 1, dtype=np.int64)
+    indices = np.empty(n_mem, dtype=np.int32)
+    ci = 0
+    mi = 0
+    for k in range(len(parts)):
+        s, m, cnt, _ = parts[k]
+        parts[k] = None  # free each chunk as soon as it is copied (peak memory)
+        cnt = int(cnt)
+        if cnt:
+            np.cumsum(s, out=indptr[ci + 1:ci + 1 + cnt])
+            indptr[ci + 1:ci + 1 + cnt] += mi
+            indices[mi:mi + m.shape[0]] = m
+        ci += cnt
+        mi += m.shape[0]
+    return indptr, indices
+
+
+def _enumerate_gpu(g: CSRGraph, min_size: int):
+    try:
+        from trustlab.kernels.cliques_cuda import enumerate_maximal_cliques_cuda
+    except ImportError as exc:
+        raise GPUUnavailableError(
+            f"the CUDA clique kernel could not be imported ({exc}). Install the GPU extra "
+            "(pip install 'trustlab[gpu]') or use backend='cpu'."
+        ) from None
+    ip, ix = enumerate_maximal_cliques_cuda(g.indptr, g.indices, g.n_nodes, min_size)
+    ip = np.asarray(ip, dtype=np.int64)
+    ix = np.asarray(ix, dtype=np.int32)
+    # canonical form: members sorted within each clique
+    sizes = np.diff(ip)
+    if ix.size:
+        owner = np.repeat(np.arange(sizes.shape[0], dtype=np.int64), sizes)
+        ix = ix[np.lexsort((ix, owner))]
+    return ip, ix
+
+
+def maximal_cliques(
+    graph: Any,
+    *,
+    min_size: int = 1,
+    backend: str = "auto",
+    progress: bool | Callable[[int], None] = False,
+) -> CliqueResult:
+    """Enumerate every maximal clique of an undirected graph.
+
+    Parameters
+    ----------
+    graph : networkx.Graph, array-like of shape (m, 2), scipy.sparse matrix or CSRGraph
+        The graph; see :func:`trustlab.graph.as_csr_graph` for the accepted forms and
+        the normalisation rules (self-loops dropped with a warning, duplicate edges
+        merged, directed graphs rejected). For an edge array, node ids
+        ``0..max_id`` are nodes, so an id that appears in no edge is an isolated
+        node and forms a singleton maximal clique (use ``min_size=2`` to skip).
+    min_size : int, default 1
+        Report only maximal cliques with at least this many vertices (subtrees that
+        cannot reach the size are pruned).
+    backend : {"auto", "cpu", "gpu"}, default "auto"
+        ``"gpu"`` runs the numba.cuda kernel (requires ``trustlab[gpu]`` and a
+        device); ``"auto"`` uses it only for large graphs when a GPU is present.
+    progress : bool or callable, default False
+        ``True`` shows a tqdm bar over top-level vertices (CPU backend); a callable
+        is called with the number of top-level vertices finished after each chunk.
+
+    Returns
+    -------
+    CliqueResult
+        Cliques in CSR form (members sorted within each clique); iterate it for
+        lists of labels. Clique order is deterministic but otherwise unspecified.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad graph input or parameters (see :func:`trustlab.graph.as_csr_graph`).
+    GPUUnavailableError
+        ``backend="gpu"`` without a usable GPU.
+
+    See Also
+    --------
+    count_maximal_cliques : the count only, without materialising cliques.
+    count_cliques : the number of *all* cliques.
+
+    Notes
+    -----
+    Bron–Kerbosch with Tomita pivoting [1]_ inside a degeneracy ordering [2]_; each
+    top-level sub-problem is solved on bitsets and the sub-problems run in parallel
+    on ``numba.get_num_threads()`` threads.
+
+    References
+    ----------
+    .. [1] E. Tomita, A. Tanaka, H. Takahashi. The worst-case time complexity for
+       generating all maximal cliques. Theor. Comput. Sci. 363 (2006).
+    .. [2] D. Eppstein, M. Löffler, D. Strash. Listing all maximal cliques in sparse
+       graphs in near-optimal time. ISAAC 2010.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from trustlab.cliques import maximal_cliques
+    >>> res = maximal_cliques(nx.karate_club_graph())
+    >>> len(res), res.max_size
+    (36, 5)
+    >>> sorted(maximal_cliques([[0, 1], [1, 2], [2, 0], [2, 3]]).to_list())
+    [[0, 1, 2], [2, 3]]
+    """
+    min_size = _check_min_size(min_size, "maximal_cliques")
+    g = as_csr_graph(graph)
+    be = resolve_backend(backend, size=g.n_edges, need="numba-cuda", func="maximal_cliques")
+    if be == "gpu":
+        indptr, indices = _enumerate_gpu(g, min_size)
+        return CliqueResult(indptr, indices, g.nodes, backend="gpu")
+    cb = None
+    bar = None
+    if progress is True:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=g.n_nodes, unit="vertex", desc="maximal cliques", leave=False)
+        cb = bar.update
+    elif callable(progress):
+        cb = progress
+    try:
+        indptr, indices = _enumerate_cpu(g, min_size, cb)
+    finally:
+        if bar is not None:
+            bar.close()
+    return CliqueResult(indptr, indices, g.nodes, backend="cpu")
+
+
+def count_maximal_cliques(graph: Any, *, min_size: int = 1, backend: str = "auto") -> int:
+    """Number of maximal cliques (with at least ``min_size`` vertices), without storing them.
+
+    The CPU path runs the same kernel as :func:`maximal_cliques` in count-only mode,
+    one ``prange`` iteration per chunk of top-level vertices (dynamic scheduling).
+
+    Parameters
+    ----------
+    graph, min_size, backend
+        As in :func:`maximal_cliques`.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> count_maximal_cliques(nx.complete_graph(5))
+    1
+    >>> count_maximal_cliques(nx.karate_club_graph(), min_size=3)
+    25
+    """
+    min_size = _check_min_size(min_size, "count_maximal_cliques")
+    g = as_csr_graph(graph)
+    be = resolve_backend(backend, size=g.n_edges, need="numba-cuda", func="count_maximal_cliques")
+    if be == "gpu":
+        indptr, _ = _enumerate_gpu(g, min_size)
+        return int(indptr.shape[0] - 1)
+    import numba
+
+    from trustlab.kernels.cliques_cpu import count_maximal_parallel
+
+    rank = _prepare(g)
+    chunk_ptr, verts = _schedule(g, rank, _n_threads())
+    old = numba.get_parallel_chunksize()
+    numba.set_parallel_chunksize(1)  # dynamic scheduling: one chunk per grab
+    try:
+        counts, _ = count_maximal_parallel(g.indptr, g.indices, rank, chunk_ptr, verts, min_size)
+    finally:
+        numba.set_parallel_chunksize(old)
+    return int(counts.sum())
+
+
+def count_cliques(graph: Any, *, max_count: int = 10_000_000, min_size: int = 1) -> int:
+    """Number of *all* cliques with at least ``min_size`` vertices (|C| in xER Table 1).
+
+    Every complete subgraph counts, not only maximal ones: with the default
+    ``min_size=1`` the singletons and the edges are included (``min_size=2`` leaves
+    out singletons, ``min_size=3`` also edges). The count grows exponentially with
+    the clique number (a k-clique alone has 2**k - 1 sub-cliques), so enumeration
+    stops as soon as ``max_count`` is exceeded.
+
+    Parameters
+    ----------
+    graph
+        As in :func:`maximal_cliques`.
+    max_count : int, default 10_000_000
+        Cap on the count; the work is bounded by it.
+    min_size : int, default 1
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    CliqueCountLimitError
+        (a ``ValueError``) when there are more than ``max_count`` cliques; raise the
+        cap to count further.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> count_cliques(nx.complete_graph(4))  # 4 + 6 + 4 + 1
+    15
+    >>> count_cliques(nx.complete_graph(4), min_size=3)
+    5
+    """
+    min_size = _check_min_size(min_size, "count_cliques")
+    max_count = check_int(max_count, "max_count", low=0, func="count_cliques")
+    g = as_csr_graph(graph)
+    from trustlab.kernels.cliques_cpu import count_all_cliques
+
+    rank = _prepare(g)
+    count, capped = count_all_cliques(g.indptr, g.indices, rank, min_size, max_count)
+    if capped:
+        raise CliqueCountLimitError(
+            f"the graph has more than max_count={max_count} cliques of size >= {min_size}; "
+            "pass a larger max_count (the work grows with the count) or a larger min_size."
+        )
+    return int(count)

@@ -1,1 +1,68 @@
-"""trustlab.privacy"""
+"""Private release of embedding vectors under Lipschitz (metric) differential privacy.
+
+* :func:`privatize` — PrivEmb (M2, Feyisetan & Kasiviswanathan) and the M1 baseline
+  (Feyisetan et al. 2020) with optional exact nearest-neighbour swap.
+* :func:`privatize_file` — the same, streamed chunk by chunk from/to .npy, word2vec
+  text/binary, parquet (and gensim KeyedVectors if gensim is installed).
+* :func:`privatize_dask` — Dask arrays.
+* :func:`calibrate_m`, :func:`beta_for_m`, :func:`empirical_sensitivity`,
+  :func:`jl_distortion` — choosing m and checking the drawn Φ.
+* :mod:`trustlab.privacy.bounds` — Props 7–9 and Claim 6 of the PrivEmb paper.
+* :func:`evaluate` — the paper's utility experiments (distance, inner product, SVM) with plots.
+"""
+from trustlab.privacy.bounds import (
+    distance_bound,
+    erm_excess_bound,
+    inner_product_bound,
+    noise_radius_bound,
+)
+from trustlab.privacy.calibration import (
+    beta_for_m,
+    calibrate_m,
+    empirical_sensitivity,
+    jl_distortion,
+    projection_matrix,
+)
+from trustlab.privacy.mechanisms import (
+    MECHANISMS,
+    PrivateRelease,
+    ReleaseRecord,
+    make_mechanism,
+    nearest_neighbor_swap,
+    privatize,
+    privatize_dask,
+)
+
+__all__ = [
+    "privatize",
+    "privatize_file",
+    "privatize_dask",
+    "PrivateRelease",
+    "ReleaseRecord",
+    "MECHANISMS",
+    "make_mechanism",
+    "nearest_neighbor_swap",
+    "calibrate_m",
+    "beta_for_m",
+    "projection_matrix",
+    "empirical_sensitivity",
+    "jl_distortion",
+    "noise_radius_bound",
+    "distance_bound",
+    "inner_product_bound",
+    "erm_excess_bound",
+    "evaluate",
+    "load_embeddings_subset",
+]
+
+
+def __getattr__(name):  # heavier modules (I/O, sklearn, matplotlib) load on first use
+    if name in ("privatize_file", "read_vectors", "open_vectors"):
+        from trustlab.privacy import io
+
+        return getattr(io, name)
+    if name in ("evaluate", "load_embeddings_subset", "plot_results"):
+        from trustlab.privacy import evaluation
+
+        return getattr(evaluation, name)
+    raise AttributeError(f"module 'trustlab.privacy' has no attribute {name!r}")

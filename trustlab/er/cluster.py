@@ -1,0 +1,275 @@
+"""Clustering scored pairs into entities: ``xer`` (clique partitioning) and baselines.
+
+All methods take ``n`` records, candidate ``pairs`` (i < j) and signed ``weights``
+(positive = "same entity") and return one entity label per record.
+
+* ``"xer"`` (default) — the xER model: drop pairs with weight below the blocking
+  threshold ``T``, split into connected components of the positive-weight graph (an
+  optimal clique partition never joins two such components), solve components of one
+  or two records in closed form and all others with the partition layer
+  (:func:`trustlab.solvers.partition`: maximal cliques + QSP/exact, with optimality
+  status and gap per component). A pair that is not an edge may not share a cluster.
+* ``"connected_components"`` — records linked by any pair with weight > ``threshold``
+  share an entity (Splink / Zingg style).
+* ``"hierarchical"`` — centroid-linkage hierarchical clustering per component on the
+  distance ``1 - p`` (missing pair = 1), cut at ``1 - p_threshold`` (dedupe style).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
+
+from trustlab._validation import Registry, check_interval
+
+__all__ = ["CLUSTER_METHODS", "ClusterResult", "cluster_pairs"]
+
+CLUSTER_METHODS = Registry("clustering method")
+
+
+@dataclass
+class ClusterResult:
+    """Entity label per record plus per-component solver information.
+
+    ``component`` is each record's component id (positive-weight graph); ``status``
+    and ``gap`` are indexed by component id (``"closed_form"`` for components of at
+    most two records, ``"heuristic"`` for baselines).
+    """
+
+    labels: np.ndarray
+    component: np.ndarray
+    status: list[str] = field(default_factory=list)
+    gap: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    objective: float = float("nan")
+    bound: float = float("nan")
+    method: str = "xer"
+    info: dict = field(default_factory=dict)
+
+
+def _relabel(labels: np.ndarray) -> np.ndarray:
+    return np.unique(labels, return_inverse=True)[1].ravel().astype(np.int64)
+
+
+def _components(n: int, pairs: np.ndarray, mask: np.ndarray) -> tuple[int, np.ndarray]:
+    p = pairs[mask]
+    g = sp.coo_matrix((np.ones(len(p), np.int8), (p[:, 0], p[:, 1])), shape=(n, n))
+    return connected_components(g, directed=False)
+
+
+def _objective(labels, pairs, weights) -> float:
+    same = labels[pairs[:, 0]] == labels[pairs[:, 1]]
+    return float(weights[same].sum())
+
+
+def _get_partition() -> Callable[..., Any]:
+    """The partition layer's solver (kept in one place so tests can stand in for it)."""
+    try:
+        from trustlab.solvers import partition
+    except ImportError as exc:  # pragma: no cover - depends on the partition layer
+        raise ImportError(
+            f"method='xer' needs trustlab.solvers.partition, which is not importable ({exc}). "
+            "Use method='connected_components' or 'hierarchical' meanwhile."
+        ) from None
+    return partition
+
+
+def _status_of(res: Any, W: sp.coo_matrix) -> tuple[np.ndarray, list[str], np.ndarray]:
+    """Per-component (status, gap) from a PartitionResult.
+
+    The partition layer reports ``components`` (dicts) for its positive-edge components
+    of >= 2 nodes in scipy's labelling order; recompute that labelling to map them back.
+    Returns (component id per sub-node, status per component, gap per component).
+    """
+    pos = W.data > 0
+    g = sp.coo_matrix((np.ones(int(pos.sum()), np.int8), (W.row[pos], W.col[pos])), shape=W.shape)
+    k, lab = connected_components(g, directed=False)
+    sizes = np.bincount(lab, minlength=k)
+    status = [str(getattr(res, "status", "unknown"))] * k
+    gap = np.full(k, float(getattr(res, "gap", 0.0) or 0.0))
+    comps = list(getattr(res, "components", []) or [])
+    big = np.flatnonzero(sizes >= 2)
+    if len(comps) == big.size:
+        for c, st in zip(big, comps):
+            get = st.get if isinstance(st, dict) else (lambda key, d=None, _s=st: getattr(_s, key, d))
+            status[c] = str(get("status", status[c]))
+            ob, bd = get("objective"), get("bound")
+            if ob is not None and bd is not None and np.isfinite(bd):
+                den = max(abs(float(bd)), abs(float(ob)))
+                gap[c] = 0.0 if den == 0 else max(0.0, (float(bd) - float(ob)) / den)
+    return lab, status, gap
+
+
+@CLUSTER_METHODS.register("xer")
+def _cluster_xer(n, pairs, weights, *, threshold=-np.inf, time_limit=None, M=10, solver_method="auto", **_):
+    keep = weights >= threshold
+    pairs = pairs[keep]
+    weights = weights[keep].copy()
+    weights[weights == 0] = -1e-9  # zero-weight edges: never worth merging for
+    k, comp = _components(n, pairs, weights > 0)
+    sizes = np.bincount(comp, minlength=k)
+    labels = comp.astype(np.int64).copy()  # singletons and pairs: component = entity
+    status = ["closed_form"] * k
+    gap = np.zeros(k)
+    big = sizes[comp] > 2
+    objective = 0.0
+    bound = 0.0
+    # closed form for components of size <= 2 (a pair is in one component only if w > 0)
+    small_edge = (~big[pairs[:, 0]]) & (comp[pairs[:, 0]] == comp[pairs[:, 1]])
+    objective += float(weights[small_edge].sum())
+    bound += float(weights[small_edge].sum())
+    if big.any():
+        nodes = np.flatnonzero(big)
+        pos = np.full(n, -1, np.int64)
+        pos[nodes] = np.arange(nodes.size)
+        inside = big[pairs[:, 0]] & big[pairs[:, 1]] & (comp[pairs[:, 0]] == comp[pairs[:, 1]])
+        sp_pairs = pairs[inside]
+        W = sp.coo_matrix(
+            (weights[inside], (pos[sp_pairs[:, 0]], pos[sp_pairs[:, 1]])), shape=(nodes.size, nodes.size)
+        )
+        partition = _get_partition()
+        kw = {"method": solver_method, "M": M}
+        if time_limit is not None:
+            kw["time_limit"] = time_limit
+        res = partition(W, **kw)
+        sub = np.asarray(res.labels, dtype=np.int64)
+        # keep entities inside their component (the solver may number globally)
+        labels[nodes] = k + _relabel(comp[nodes] * (sub.max() + 1) + sub)
+        lab, st, gp = _status_of(res, W)
+        for loc, glob in zip(lab, comp[nodes]):
+            status[glob] = st[loc]
+            gap[glob] = gp[loc]
+        obj = getattr(res, "objective", None)
+        objective += float(obj) if obj is not None else _objective(labels, sp_pairs, weights[inside])
+        b = getattr(res, "bound", None)
+        bound += float(b) if b is not None and np.isfinite(b) else float("nan")
+    return ClusterResult(
+        labels=_relabel(labels), component=comp.astype(np.int64), status=status, gap=gap,
+        objective=objective, bound=bound, method="xer",
+        info={"n_components": int(k), "n_solver_nodes": int(big.sum()), "n_edges": int(len(pairs))},
+    )
+
+
+@CLUSTER_METHODS.register("connected_components")
+def _cluster_cc(n, pairs, weights, *, threshold=0.0, **_):
+    keep = weights > threshold
+    k, comp = _components(n, pairs, keep)
+    comp = comp.astype(np.int64)
+    return ClusterResult(
+        labels=comp.copy(), component=comp, status=["heuristic"] * k, gap=np.full(k, np.nan),
+        objective=_objective(comp, pairs, weights), method="connected_components",
+        info={"n_components": int(k)},
+    )
+
+
+def _sigmoid(w):
+    return 1.0 / (1.0 + np.exp(-np.clip(w, -50, 50)))
+
+
+@CLUSTER_METHODS.register("hierarchical")
+def _cluster_hc(n, pairs, weights, *, threshold=0.0, prob=None, p_threshold=0.5, **_):
+    from scipy.cluster.hierarchy import fcluster, linkage
+
+    p = _sigmoid(weights) if prob is None else np.asarray(prob, np.float64)
+    keep = weights > threshold
+    k, comp = _components(n, pairs, keep)
+    comp = comp.astype(np.int64)
+    labels = comp * 0 - 1
+    same = comp[pairs[:, 0]] == comp[pairs[:, 1]]
+    sizes = np.bincount(comp, minlength=k)
+    nodes_by = np.split(np.argsort(comp, kind="stable"), np.cumsum(sizes)[:-1])
+    next_label = 0
+    pc = pairs[same]
+    pp = p[same]
+    cc = comp[pc[:, 0]]
+    o = np.argsort(cc, kind="stable")
+    pc, pp, cc = pc[o], pp[o], cc[o]
+    starts = np.searchsorted(cc, np.arange(k + 1))
+    for c in range(k):
+        nodes = nodes_by[c]
+        m = nodes.size
+        if m <= 2:
+            labels[nodes] = next_label
+            next_label += 1
+            continue
+        pos = {int(v): t for t, v in enumerate(nodes)}
+        D = np.ones((m, m))
+        seg = slice(starts[c], starts[c + 1])
+        a = np.fromiter((pos[int(v)] for v in pc[seg, 0]), np.int64)
+        b = np.fromiter((pos[int(v)] for v in pc[seg, 1]), np.int64)
+        D[a, b] = 1.0 - pp[seg]
+        D[b, a] = 1.0 - pp[seg]
+        np.fill_diagonal(D, 0.0)
+        iu = np.triu_indices(m, 1)
+        Z = linkage(D[iu], method="centroid")
+        f = fcluster(Z, t=1.0 - p_threshold, criterion="distance")
+        labels[nodes] = next_label + f - 1
+        next_label += int(f.max())
+    return ClusterResult(
+        labels=_relabel(labels), component=comp, status=["heuristic"] * k, gap=np.full(k, np.nan),
+        objective=_objective(labels, pairs, weights), method="hierarchical",
+        info={"n_components": int(k)},
+    )
+
+
+def cluster_pairs(
+    n: int,
+    pairs: Any,
+    weights: Any,
+    *,
+    method: str = "xer",
+    threshold: float | None = None,
+    **kwargs: Any,
+) -> ClusterResult:
+    """Cluster ``n`` records from scored pairs.
+
+    Parameters
+    ----------
+    n : int
+        Number of records (labels are for rows ``0..n-1``).
+    pairs : array-like of shape (m, 2)
+        Record index pairs.
+    weights : array-like of shape (m,)
+        Signed weights, positive = "same entity".
+    method : {"xer", "connected_components", "hierarchical"}
+    threshold : float, optional
+        ``xer``: blocking threshold T (pairs with lower weight are dropped and may not
+        share a cluster; default keeps all pairs). Baselines: link threshold (default 0).
+    **kwargs
+        ``time_limit``, ``M``, ``solver_method`` for ``xer``; ``prob``/``p_threshold``
+        for ``hierarchical``.
+
+    Examples
+    --------
+    >>> r = cluster_pairs(4, [[0, 1], [2, 3]], [2.0, -1.0], method="connected_components")
+    >>> r.labels.tolist()
+    [0, 0, 1, 2]
+    """
+    fn = CLUSTER_METHODS[method]
+    pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+    weights = np.asarray(weights, dtype=np.float64).ravel()
+    if weights.shape[0] != pairs.shape[0]:
+        raise ValueError(f"pairs and weights must have the same length; got {pairs.shape[0]} and {weights.shape[0]}")
+    if pairs.size and (pairs.min() < 0 or pairs.max() >= n):
+        raise ValueError(f"pair indices must lie in [0, {n - 1}]; got range [{pairs.min()}, {pairs.max()}]")
+    if not np.all(np.isfinite(weights)):
+        raise ValueError("weights contain NaN or infinity; give every pair a finite score")
+    # canonical i < j, no self pairs, one weight per pair (max)
+    lo = np.minimum(pairs[:, 0], pairs[:, 1])
+    hi = np.maximum(pairs[:, 0], pairs[:, 1])
+    ok = lo != hi
+    lo, hi, w = lo[ok], hi[ok], weights[ok]
+    code = lo * n + hi
+    o = np.lexsort((-w, code))
+    code, w = code[o], w[o]
+    first = np.r_[True, code[1:] != code[:-1]] if code.size else np.zeros(0, bool)
+    code, w = code[first], w[first]
+    P = np.stack([code // n, code % n], axis=1)
+    if "prob" in kwargs and kwargs["prob"] is not None:
+        kwargs["prob"] = np.asarray(kwargs["prob"], np.float64)[ok][o][first]
+    if threshold is not None:
+        check_interval(threshold, "threshold", func="cluster_pairs")
+        kwargs["threshold"] = threshold
+    return fn(n, P, w, **kwargs)

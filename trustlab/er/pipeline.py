@@ -1,0 +1,404 @@
+"""End-to-end entity resolution: records -> blocking -> scoring -> graph -> clusters."""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from trustlab._validation import check_interval, check_option, check_random_state
+from trustlab.er.blocking import BlockingStats, block, default_blocking_rules, pair_completeness, reduction_ratio
+from trustlab.er.cluster import CLUSTER_METHODS, ClusterResult, cluster_pairs
+from trustlab.er.records import Field, normalize_fields, validate_records
+from trustlab.er.scoring import FeatureMatrix, FellegiSunter, SupervisedScorer, compare, to_weights
+
+__all__ = ["resolve", "Resolution", "evaluate"]
+
+
+def evaluate(pred: Any, truth: Any) -> dict[str, float]:
+    """All clustering metrics of predicted entity ids against true ones.
+
+    Pairwise precision/recall/F1, B-cubed, homogeneity, completeness, V-measure, ARI,
+    FMI, entity-count and entity-size errors (see :mod:`trustlab.metrics.clustering`).
+
+    Examples
+    --------
+    >>> evaluate([0, 0, 1], ["a", "a", "b"])["f1"]
+    1.0
+    """
+    from trustlab.metrics.clustering import clustering_report
+
+    return clustering_report(pred, truth)
+
+
+def _entity_map(labels: Any, df: pd.DataFrame, id_col: str, what: str) -> np.ndarray:
+    """Entity label per row (object array; None where unlabelled)."""
+    n = len(df)
+    if isinstance(labels, str):
+        if labels not in df.columns:
+            raise ValueError(
+                f"{what} column {labels!r} not found in the records; available: {list(map(str, df.columns))}"
+            )
+        v = df[labels].to_numpy(dtype=object)
+        return np.array([None if (x is None or (isinstance(x, float) and np.isnan(x)) or x == "") else x for x in v], dtype=object)
+    if isinstance(labels, pd.Series):
+        labels = labels.to_dict()
+    if isinstance(labels, Mapping):
+        pos = {k: i for i, k in enumerate(df[id_col].tolist())}
+        spos = {str(k): i for k, i in pos.items()}
+        out = np.full(n, None, dtype=object)
+        unknown = []
+        for k, v in labels.items():
+            i = pos.get(k, spos.get(str(k)))
+            if i is None:
+                unknown.append(k)
+            else:
+                out[i] = v
+        if unknown:
+            raise ValueError(
+                f"{what} reference {len(unknown)} id(s) not in the records' {id_col!r} column, e.g. {unknown[:5]}"
+            )
+        return out
+    arr = np.asarray(labels, dtype=object)
+    if arr.ndim == 1 and arr.shape[0] == n:
+        return arr
+    raise TypeError(
+        f"{what} must be a column name, a mapping id -> entity, a Series or a sequence of length {n}; "
+        f"got {type(labels).__name__}"
+    )
+
+
+def _pair_labels(labels: pd.DataFrame, df: pd.DataFrame, id_col: str) -> tuple[np.ndarray, np.ndarray]:
+    cols = list(labels.columns)
+    if len(cols) < 3:
+        raise ValueError(
+            "pair labels need three columns: left id, right id and match (1/0 or true/false); "
+            f"got columns {cols}"
+        )
+    pos = {str(k): i for i, k in enumerate(df[id_col].tolist())}
+    l = labels[cols[0]].astype(str).map(pos)
+    r = labels[cols[1]].astype(str).map(pos)
+    bad = l.isna() | r.isna()
+    if bad.any():
+        ex = labels.loc[bad, cols[:2]].head(3).values.tolist()
+        raise ValueError(
+            f"pair labels reference {int(bad.sum())} pair(s) with ids not in the records' {id_col!r} column, e.g. {ex}"
+        )
+    y = labels[cols[2]]
+    if y.dtype == object:
+        y = y.astype(str).str.lower().map({"1": 1, "0": 0, "true": 1, "false": 0, "match": 1, "distinct": 0, "yes": 1, "no": 0})
+        if y.isna().any():
+            raise ValueError(f"pair label column {cols[2]!r} must hold 1/0 or true/false")
+    P = np.stack([l.to_numpy(np.int64), r.to_numpy(np.int64)], axis=1)
+    P = np.sort(P, axis=1)
+    return P, y.to_numpy().astype(int)
+
+
+@dataclass
+class Resolution:
+    """The result of :func:`resolve`: entity ids, scored pairs and explanations."""
+
+    ids: np.ndarray
+    entity: np.ndarray
+    id_col: str
+    pairs: np.ndarray
+    prob: np.ndarray
+    weights: np.ndarray
+    features: FeatureMatrix
+    clusters: ClusterResult
+    blocking: BlockingStats
+    seconds: dict = field(default_factory=dict)
+    metrics: dict | None = None
+    baselines: dict = field(default_factory=dict)
+    model: Any = None
+
+    @property
+    def n_entities(self) -> int:
+        return int(self.entity.max()) + 1 if self.entity.size else 0
+
+    def to_frame(self) -> pd.DataFrame:
+        """``DataFrame`` with the id column and ``entity_id``."""
+        return pd.DataFrame({self.id_col: self.ids, "entity_id": self.entity})
+
+    def summary(self) -> dict:
+        """Headline numbers (and all metrics when the truth was given)."""
+        out: dict[str, Any] = {"n_records": int(self.ids.size), "n_entities": self.n_entities}
+        if self.metrics:
+            out.update(self.metrics)
+        out["seconds"] = round(float(self.seconds.get("total", 0.0)), 4)
+        out["blocking"] = self.blocking.to_dict()
+        st = pd.Series(self.clusters.status).value_counts().to_dict() if self.clusters.status else {}
+        out["component_status"] = {str(k): int(v) for k, v in st.items()}
+        out["objective"] = float(self.clusters.objective)
+        if self.baselines:
+            out["baselines"] = self.baselines
+        return out
+
+    # ------------------------------------------------------------ explanations
+    def _row(self, record_id: Any) -> int:
+        hit = np.flatnonzero(self.ids == record_id)
+        if hit.size == 0:
+            hit = np.flatnonzero(self.ids.astype(str) == str(record_id))
+        if hit.size == 0:
+            raise KeyError(f"record id {record_id!r} is not in the resolved records")
+        return int(hit[0])
+
+    def explain_entity(self, entity_id: int) -> dict:
+        """Members, within-cluster weight, and the optimality status/gap of its component.
+
+        Examples
+        --------
+        >>> import trustlab, pandas as pd
+        >>> df = pd.DataFrame({"id": [1, 2, 3], "name": ["ann lee", "anne lee", "bob ray"]})
+        >>> r = trustlab.resolve(df, id_col="id", fields={"name": "name"}, method="connected_components")
+        >>> sorted(r.explain_entity(int(r.entity[0]))["records"])
+        [1, 2]
+        """
+        rows = np.flatnonzero(self.entity == entity_id)
+        if rows.size == 0:
+            raise KeyError(f"entity {entity_id!r} does not exist (valid: 0..{self.n_entities - 1})")
+        e = self.entity
+        inside = (e[self.pairs[:, 0]] == entity_id) & (e[self.pairs[:, 1]] == entity_id)
+        comp = int(self.clusters.component[rows[0]])
+        return {
+            "entity_id": int(entity_id),
+            "records": self.ids[rows].tolist(),
+            "within_weight": float(self.weights[inside].sum()),
+            "n_scored_pairs": int(inside.sum()),
+            "min_pair_probability": float(self.prob[inside].min()) if inside.any() else None,
+            "component": comp,
+            "status": self.clusters.status[comp] if self.clusters.status else "unknown",
+            "gap": float(self.clusters.gap[comp]) if len(self.clusters.gap) else float("nan"),
+        }
+
+    def explain_record(self, record_id: Any, *, agree_at: float = 0.8) -> dict:
+        """Evidence for the record's entity and against each alternative entity.
+
+        For its own entity and every other entity it has a scored pair with, the total
+        weight of joining it, and per field whether the values mostly agreed
+        (main similarity >= ``agree_at``) or disagreed.
+        """
+        i = self._row(record_id)
+        touch = (self.pairs[:, 0] == i) | (self.pairs[:, 1] == i)
+        idx = np.flatnonzero(touch)
+        other = np.where(self.pairs[idx, 0] == i, self.pairs[idx, 1], self.pairs[idx, 0])
+        ents = self.entity[other]
+        fm = self.features
+        prim = {fm.fields[k].column: fm.primary[k] for k in range(len(fm.fields))}
+        alts = []
+        for ent in np.unique(np.r_[ents, self.entity[i]]):
+            sel = ents == ent
+            rec = {
+                "entity_id": int(ent),
+                "assigned": bool(ent == self.entity[i]),
+                "weight": float(self.weights[idx[sel]].sum()),
+                "n_pairs": int(sel.sum()),
+                "agreed": [],
+                "disagreed": [],
+            }
+            if sel.any():
+                for col, c in prim.items():
+                    v = fm.X[idx[sel], c]
+                    v = v[~np.isnan(v)]
+                    if v.size:
+                        (rec["agreed"] if v.mean() >= agree_at else rec["disagreed"]).append(col)
+            alts.append(rec)
+        alts.sort(key=lambda r: (-r["assigned"], -r["weight"]))
+        return {"record": record_id, "entity_id": int(self.entity[i]), "alternatives": alts}
+
+
+def resolve(
+    records: Any,
+    *,
+    id_col: str | None = None,
+    fields: Any = None,
+    labels: Any = None,
+    truth: Any = None,
+    method: str = "xer",
+    blocking: Sequence[str] | str | None = None,
+    max_block_size: int = 200,
+    scorer: str = "auto",
+    model: str = "logistic",
+    C: float = 10.0,
+    train_fraction: float = 0.5,
+    weights: str = "logit",
+    threshold: float | None = None,
+    time_limit: float | None = None,
+    M: int = 10,
+    compare_methods: Sequence[str] = (),
+    random_state: Any = 0,
+    progress: bool = False,
+) -> Resolution:
+    """Resolve records into entities, with the evidence for every merge.
+
+    records → blocking → pairwise scoring → signed-weight graph (threshold ``T``) →
+    clique partitioning (``method="xer"``) → entity ids + explanations → evaluation.
+
+    Parameters
+    ----------
+    records : DataFrame or path
+        One row per record (CSV, ``.csv.gz`` or parquet path, or a DataFrame).
+    id_col : str, optional
+        Unique record id column (default: a column named ``id``, else the row number).
+    fields : None, list, dict or str
+        Columns to compare and their kinds (``{"name": "name", "zip": "exact"}``,
+        ``"name:name,zip:exact"``); inferred when None.
+    labels : None, str, mapping or DataFrame
+        Training labels: a column / mapping of entity ids (a ``train_fraction`` share of
+        the labelled candidate pairs trains the model, as in the xER paper's 50 % split),
+        or a pair table ``(id_l, id_r, match)``. Without labels the scorer is
+        unsupervised Fellegi–Sunter (EM).
+    truth : None, str or mapping
+        True entity ids for evaluation (metrics land in ``Resolution.metrics``).
+    method : {"xer", "connected_components", "hierarchical"}
+    blocking : list of str, optional
+        Blocking rules (see :mod:`trustlab.er.blocking`); default: all pairs for
+        up to 1,500 records, else token/key blocking on the fields.
+    max_block_size : int
+        Block purging size.
+    scorer : {"auto", "supervised", "fellegi_sunter"}
+    model : {"logistic", "ridge"}
+        Supervised model (regularised).
+    weights : {"logit", "centered"}
+        Map probabilities to signed weights (log-odds or ``p - 0.5``).
+    threshold : float, optional
+        xER blocking threshold T on the weights (pairs below it are dropped).
+    time_limit, M
+        Passed to :func:`trustlab.solvers.partition`.
+    compare_methods : sequence of str
+        Baseline clustering methods to run on the same scores (metrics in
+        ``Resolution.baselines`` when ``truth`` is given).
+    random_state : int, Generator or None
+        Seed for the training split.
+    progress : bool
+        Show a progress bar over the stages.
+
+    Returns
+    -------
+    Resolution
+
+    Examples
+    --------
+    >>> import trustlab, pandas as pd
+    >>> df = pd.DataFrame({"id": [1, 2, 3, 4],
+    ...                    "name": ["ann lee", "anne lee", "bob ray", "bob rae"],
+    ...                    "ent": [0, 0, 1, 1]})
+    >>> r = trustlab.resolve(df, id_col="id", fields={"name": "name"}, labels="ent",
+    ...                      truth="ent", train_fraction=1.0, method="connected_components")
+    >>> r.metrics["f1"]
+    1.0
+    """
+    t0 = time.perf_counter()
+    secs: dict[str, float] = {}
+    check_option(method, "method", list(CLUSTER_METHODS), func="resolve")
+    check_option(scorer, "scorer", ["auto", "supervised", "fellegi_sunter"], func="resolve")
+    check_option(weights, "weights", ["logit", "centered"], func="resolve")
+    check_interval(train_fraction, "train_fraction", low=0, high=1, closed="right", func="resolve")
+    for m in compare_methods:
+        check_option(m, "compare_methods", list(CLUSTER_METHODS), func="resolve")
+    rng = check_random_state(random_state)
+    df, id_col = validate_records(records, id_col)
+    exclude = [c for c in (labels, truth) if isinstance(c, str)]
+    flds = normalize_fields(fields, df, id_col=id_col, exclude=exclude)
+    n = len(df)
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=5, desc="resolve", unit="stage", leave=False)
+
+    def step(name, t):
+        secs[name] = time.perf_counter() - t
+        if bar is not None:
+            bar.set_postfix_str(name)
+            bar.update(1)
+
+    # labels / truth first, so bad ids fail before any work
+    ent_labels = pair_lab = None
+    if labels is not None:
+        if isinstance(labels, pd.DataFrame):
+            pair_lab = _pair_labels(labels, df, id_col)
+        else:
+            ent_labels = _entity_map(labels, df, id_col, "labels")
+    truth_arr = _entity_map(truth, df, id_col, "truth") if truth is not None else None
+    if truth_arr is not None and any(v is None for v in truth_arr):
+        raise ValueError("truth must give an entity id for every record (some are missing)")
+
+    t = time.perf_counter()
+    rules = blocking if blocking is not None else default_blocking_rules(flds, n)
+    pairs = block(df, rules, max_block_size=max_block_size)
+    stats = BlockingStats(n_records=n, n_candidate_pairs=int(len(pairs)), reduction_ratio=reduction_ratio(len(pairs), n))
+    if truth_arr is not None:
+        stats.pair_completeness = pair_completeness(pairs, truth_arr)
+    step("blocking", t)
+
+    t = time.perf_counter()
+    fm = compare(df, pairs, flds)
+    step("features", t)
+
+    t = time.perf_counter()
+    use_sup = scorer == "supervised" or (scorer == "auto" and labels is not None)
+    if use_sup:
+        if labels is None:
+            raise ValueError("scorer='supervised' needs labels=...; or use scorer='fellegi_sunter'")
+        if pair_lab is not None:
+            Xtr = compare(df, pair_lab[0], flds).X
+            ytr = pair_lab[1]
+        else:
+            lab = np.array([v is not None for v in ent_labels])
+            both = lab[pairs[:, 0]] & lab[pairs[:, 1]]
+            cand = np.flatnonzero(both)
+            if cand.size == 0:
+                raise ValueError("no candidate pair has both records labelled; label more records")
+            k = max(1, int(round(train_fraction * cand.size)))
+            tr = rng.choice(cand, size=k, replace=False) if k < cand.size else cand
+            le = pd.factorize(pd.Series(ent_labels[lab]).astype(str))[0]
+            codes = np.full(n, -1, np.int64)
+            codes[lab] = le
+            ytr = (codes[pairs[tr, 0]] == codes[pairs[tr, 1]]).astype(int)
+            Xtr = fm.X[tr]
+        mdl = SupervisedScorer(model=model, C=C).fit(Xtr, ytr)
+    else:
+        cols = fm.primary
+        mdl = FellegiSunter()
+        mdl.fit(fm.X[:, cols])
+        mdl.columns_ = cols
+    prob = mdl.predict_proba(fm.X if use_sup else fm.X[:, mdl.columns_]) if len(pairs) else np.zeros(0)
+    w = to_weights(prob, weights)
+    step("scoring", t)
+
+    t = time.perf_counter()
+    kw: dict[str, Any] = {}
+    if method == "xer":
+        kw = {"time_limit": time_limit, "M": M}
+    if method == "hierarchical":
+        kw = {"prob": prob}
+    cr = cluster_pairs(n, pairs, w, method=method, threshold=threshold, **kw)
+    step("clustering", t)
+
+    t = time.perf_counter()
+    metrics = None
+    baselines: dict[str, Any] = {}
+    if truth_arr is not None:
+        metrics = evaluate(cr.labels, truth_arr.astype(str))
+        metrics["pair_completeness"] = stats.pair_completeness
+    for m in compare_methods:
+        if m == method:
+            continue
+        tb = time.perf_counter()
+        kwb = {"prob": prob} if m == "hierarchical" else ({"time_limit": time_limit, "M": M} if m == "xer" else {})
+        crb = cluster_pairs(n, pairs, w, method=m, threshold=threshold if m == "xer" else None, **kwb)
+        entry: dict[str, Any] = {"n_entities": int(crb.labels.max()) + 1, "seconds": time.perf_counter() - tb}
+        if truth_arr is not None:
+            entry.update(evaluate(crb.labels, truth_arr.astype(str)))
+        baselines[m] = entry
+    step("evaluation", t)
+    if bar is not None:
+        bar.close()
+    secs["total"] = time.perf_counter() - t0
+    return Resolution(
+        ids=df[id_col].to_numpy(), entity=cr.labels, id_col=id_col, pairs=pairs, prob=prob, weights=w,
+        features=fm, clusters=cr, blocking=stats, seconds=secs, metrics=metrics, baselines=baselines, model=mdl,
+    )

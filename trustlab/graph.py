@@ -1,0 +1,321 @@
+"""Graph input normalisation: every accepted graph becomes one CSR adjacency.
+
+:func:`as_csr_graph` turns a networkx graph, an ``(m, 2)`` integer edge array or a
+SciPy sparse adjacency matrix into a :class:`CSRGraph`: a symmetric int32 CSR
+adjacency (sorted neighbour lists, no self-loops, no duplicates) plus the original
+node labels. Kernels receive only this form and never validate.
+
+Normalisation rules (documented and tested):
+
+* **self-loops** are dropped with a :class:`UserWarning` (a vertex is always
+  "adjacent to itself" in a clique);
+* **duplicate edges** (``(u, v)`` twice, or both ``(u, v)`` and ``(v, u)``) are
+  merged silently: an undirected edge list often lists both directions;
+* **directed graphs** (``nx.DiGraph``) are rejected; a sparse matrix must be
+  symmetric or triangular (an upper- or lower-triangular matrix lists each
+  undirected edge once, as in xER's ``i < j`` storage);
+* **NaN weights** (networkx ``weight`` attribute or sparse ``data``) are rejected;
+  explicit zeros stored in a sparse matrix are *not* edges;
+* **edge arrays** must hold non-negative integers (floats are accepted only if every
+  value is integral); ids are node ids ``0 .. n_nodes - 1``; ids not used by any
+  edge are isolated nodes.
+"""
+from __future__ import annotations
+
+import numbers
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+__all__ = ["CSRGraph", "as_csr_graph", "csr_from_edges"]
+
+_INT32_MAX = np.iinfo(np.int32).max
+
+
+@dataclass(frozen=True)
+class CSRGraph:
+    """A simple undirected graph in symmetric CSR form.
+
+    Attributes
+    ----------
+    indptr : numpy.ndarray of int32, shape (n_nodes + 1,)
+    indices : numpy.ndarray of int32, shape (2 * n_edges,)
+        ``indices[indptr[v]:indptr[v+1]]`` are the neighbours of vertex ``v``, sorted
+        ascending, without ``v`` itself.
+    nodes : numpy.ndarray
+        Original label of each vertex (int64 array when every label is an integer,
+        otherwise an object array).
+    n_self_loops : int
+        Self-loops dropped during normalisation.
+    """
+
+    indptr: np.ndarray
+    indices: np.ndarray
+    nodes: np.ndarray
+    n_self_loops: int = 0
+
+    @property
+    def n_nodes(self) -> int:
+        return int(self.indptr.shape[0] - 1)
+
+    @property
+    def n_edges(self) -> int:
+        return int(self.indices.shape[0] // 2)
+
+    def degrees(self) -> np.ndarray:
+        """Degree of every vertex (int64)."""
+        return np.diff(self.indptr).astype(np.int64)
+
+
+def _labels_array(labels: list) -> np.ndarray:
+    if all(isinstance(x, (numbers.Integral, np.integer)) and not isinstance(x, (bool, np.bool_))
+           for x in labels):
+        try:
+            return np.asarray(labels, dtype=np.int64).reshape(len(labels))
+        except OverflowError:
+            pass
+    out = np.empty(len(labels), dtype=object)
+    out[:] = labels
+    return out
+
+
+def csr_from_edges(src: np.ndarray, dst: np.ndarray, n: int, *, warn_self_loops: bool = True,
+                   nodes: np.ndarray | None = None) -> CSRGraph:
+    """Build a :class:`CSRGraph` from validated int64 endpoint arrays in ``[0, n)``.
+
+    Self-loops are dropped (with a warning unless ``warn_self_loops=False``) and
+    duplicate/reversed edges merged.
+    """
+    src = np.asarray(src, dtype=np.int64)
+    dst = np.asarray(dst, dtype=np.int64)
+    loops = src == dst
+    n_loops = int(loops.sum())
+    if n_loops:
+        if warn_self_loops:
+            warnings.warn(
+                f"the graph has {n_loops} self-loop(s); they were dropped (a self-loop "
+                "never changes which vertex sets are cliques).",
+                UserWarning,
+                stacklevel=3,
+            )
+        keep = ~loops
+        src, dst = src[keep], dst[keep]
+    if 2 * src.shape[0] > _INT32_MAX:
+        raise ValueError(
+            f"the graph has {src.shape[0]} edges; at most {_INT32_MAX // 2} are supported "
+            "(int32 CSR). Split the graph into connected components first."
+        )
+    lo = np.minimum(src, dst)
+    hi = np.maximum(src, dst)
+    key = np.unique(lo * n + hi)  # dedupe undirected edges
+    lo = key // n
+    hi = key - lo * n
+    both_src = np.concatenate([lo, hi])
+    both_dst = np.concatenate([hi, lo])
+    order = np.lexsort((both_dst, both_src))
+    indices = both_dst[order].astype(np.int32)
+    counts = np.bincount(both_src, minlength=n) if n else np.zeros(0, np.int64)
+    indptr = np.zeros(n + 1, dtype=np.int32)
+    np.cumsum(counts, out=indptr[1:])
+    if nodes is None:
+        nodes = np.arange(n, dtype=np.int64)
+    return CSRGraph(indptr, indices, nodes, n_loops)
+
+
+def _from_networkx(G) -> CSRGraph:
+    import networkx as nx
+
+    if G.is_directed():
+        raise ValueError(
+            f"directed graphs are not supported (got {type(G).__name__}); cliques are "
+            "defined on undirected graphs. Convert with G.to_undirected() first."
+        )
+    labels = list(G.nodes())
+    n = len(labels)
+    index = {v: i for i, v in enumerate(labels)}
+    m = G.number_of_edges()
+    src = np.empty(m, np.int64)
+    dst = np.empty(m, np.int64)
+    k = 0
+    for u, v, w in G.edges(data="weight"):
+        if w is not None:
+            try:
+                bad = w != w  # NaN check that works for numpy and python floats
+            except Exception:
+                bad = False
+            if bad:
+                raise ValueError(
+                    f"edge ({u!r}, {v!r}) has a NaN weight; remove the edge or give it a "
+                    "finite weight before enumerating cliques."
+                )
+        src[k] = index[u]
+        dst[k] = index[v]
+        k += 1
+    del nx
+    return csr_from_edges(src[:k], dst[:k], n, nodes=_labels_array(labels))
+
+
+def _from_sparse(A) -> CSRGraph:
+    import scipy.sparse as sp
+
+    if A.ndim != 2 or A.shape[0] != A.shape[1]:
+        raise ValueError(
+            f"a sparse adjacency matrix must be square; got shape {A.shape}. Pass an "
+            "(m, 2) edge array for an edge list."
+        )
+    n = int(A.shape[0])
+    C = sp.coo_matrix(A)
+    data = C.data
+    if data.dtype.kind in "fc" and not np.all(np.isfinite(data)):
+        bad = int((~np.isfinite(data)).sum())
+        raise ValueError(
+            f"the sparse adjacency matrix has {bad} NaN/infinite value(s); remove or "
+            "replace them (A.data = np.nan_to_num(A.data)) first."
+        )
+    nz = data != 0
+    row = C.row[nz].astype(np.int64)
+    col = C.col[nz].astype(np.int64)
+    off = row != col
+    upper = bool(np.all(row[off] < col[off]))
+    lower = bool(np.all(row[off] > col[off]))
+    if not (upper or lower):
+        P = sp.coo_matrix((np.ones(row.shape[0], np.int8), (row, col)), shape=(n, n)).tocsr()
+        P.sum_duplicates()
+        P.data[:] = 1
+        if (P != P.T).nnz:
+            raise ValueError(
+                "the sparse adjacency matrix is not symmetric, so it describes a directed "
+                "graph; pass A + A.T (or a triangular matrix listing each edge once)."
+            )
+    return csr_from_edges(row, col, n)
+
+
+def _from_edge_array(E: Any, n_nodes: int | None) -> CSRGraph:
+    try:
+        arr = np.asarray(E)
+    except Exception as exc:  # ragged input
+        raise ValueError(f"could not convert the edge list to an array: {exc}") from None
+    if arr.dtype == object:
+        raise TypeError(
+            "edge array must hold integer node ids; got an object array (ragged lists or "
+            "non-numeric labels). Build a networkx.Graph for arbitrary labels."
+        )
+    if arr.size == 0 and arr.ndim <= 2:
+        arr = arr.reshape(0, 2)
+    if arr.ndim != 2 or arr.shape[1] != 2:
+        raise ValueError(
+            f"edge array must have shape (m, 2); got shape {arr.shape}. Pass one "
+            "(u, v) pair per row."
+        )
+    kind = arr.dtype.kind
+    if kind == "b" or kind not in "iuf":
+        raise TypeError(
+            f"edge array must hold integer node ids; got dtype {arr.dtype}. Build a "
+            "networkx.Graph for non-integer labels."
+        )
+    if kind == "f":
+        if not np.all(np.isfinite(arr)):
+            raise ValueError("edge array contains NaN or infinite node ids; node ids must be integers.")
+        if not np.all(arr == np.round(arr)):
+            i = int(np.argwhere(arr != np.round(arr))[0][0])
+            raise ValueError(
+                f"edge array must hold integer node ids; row {i} is {arr[i].tolist()}. "
+                "Node ids must be whole numbers."
+            )
+    if kind == "u" and arr.size and int(arr.max()) > np.iinfo(np.int64).max:
+        raise ValueError("edge array holds node ids too large for int64.")
+    arr = arr.astype(np.int64)
+    if arr.size and int(arr.min()) < 0:
+        i = int(np.argwhere(arr < 0)[0][0])
+        raise ValueError(
+            f"edge array holds a negative node id (row {i}: {arr[i].tolist()}); node ids "
+            "must be in [0, n_nodes)."
+        )
+    max_id = int(arr.max()) if arr.size else -1
+    if n_nodes is None:
+        n = max_id + 1
+    else:
+        if isinstance(n_nodes, bool) or not isinstance(n_nodes, (numbers.Integral, np.integer)) or n_nodes < 0:
+            raise ValueError(f"n_nodes must be a non-negative int; got {n_nodes!r}.")
+        n = int(n_nodes)
+        if max_id >= n:
+            i = int(np.argwhere(arr >= n)[0][0])
+            raise ValueError(
+                f"edge array holds node id {max_id} but n_nodes={n} (row {i}: "
+                f"{arr[i].tolist()}); node ids must be in [0, n_nodes)."
+            )
+    if n > _INT32_MAX:
+        raise ValueError(
+            f"node id {max_id} is too large (at most {_INT32_MAX - 1} supported); relabel the "
+            "nodes to 0..n-1 first (e.g. np.unique(edges, return_inverse=True))."
+        )
+    return csr_from_edges(arr[:, 0], arr[:, 1], n)
+
+
+def as_csr_graph(graph: Any, *, n_nodes: int | None = None) -> CSRGraph:
+    """Normalise a graph to a :class:`CSRGraph`.
+
+    Parameters
+    ----------
+    graph : networkx.Graph, array-like of shape (m, 2), scipy.sparse matrix or CSRGraph
+        * ``networkx.Graph`` (or ``MultiGraph``; parallel edges merged): any hashable
+          labels, kept in ``nodes`` in ``G.nodes()`` order;
+        * integer edge array: one ``(u, v)`` row per edge, node ids ``0..n_nodes-1``;
+        * SciPy sparse square adjacency: non-zero entries are edges; it must be
+          symmetric, or triangular (each edge listed once);
+        * a :class:`CSRGraph` is returned unchanged.
+    n_nodes : int, optional
+        Number of nodes for an edge array (default: largest id + 1). Ignored for
+        other inputs.
+
+    Returns
+    -------
+    CSRGraph
+
+    Raises
+    ------
+    ValueError
+        Directed graph, asymmetric non-triangular matrix, NaN weights, negative or
+        out-of-range ids, non-integral float ids, wrong shape.
+    TypeError
+        Unsupported input type or non-integer edge array.
+
+    Warns
+    -----
+    UserWarning
+        When self-loops are dropped.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> g = as_csr_graph(np.array([[0, 1], [1, 2], [2, 0], [1, 0]]))
+    >>> g.n_nodes, g.n_edges
+    (3, 3)
+    >>> g.indices[g.indptr[1]:g.indptr[2]].tolist()
+    [0, 2]
+    """
+    if isinstance(graph, CSRGraph):
+        return graph
+    try:
+        import networkx as nx
+
+        if isinstance(graph, nx.Graph):
+            return _from_networkx(graph)
+    except ImportError:  # pragma: no cover
+        pass
+    try:
+        import scipy.sparse as sp
+
+        if sp.issparse(graph):
+            return _from_sparse(graph)
+    except ImportError:  # pragma: no cover
+        pass
+    if isinstance(graph, (str, bytes, dict)) or graph is None:
+        raise TypeError(
+            f"graph must be a networkx.Graph, an (m, 2) integer edge array or a scipy "
+            f"sparse adjacency matrix; got {type(graph).__name__}. To read an edge file "
+            "use the CLI (trustlab cliques EDGEFILE) or np.loadtxt(path, dtype=int)."
+        )
+    return _from_edge_array(graph, n_nodes)

@@ -1,0 +1,516 @@
+"""Numba CPU kernels for maximal-clique enumeration and all-clique counting.
+
+Plain kernels on validated arrays (see :mod:`trustlab.graph` for the checks):
+``indptr`` (int32, n+1) and ``indices`` (int32) form a symmetric CSR adjacency with
+sorted neighbour lists and no self-loops. Nothing here validates its input.
+
+Algorithm (Eppstein, Löffler & Strash 2010, "Listing all maximal cliques in sparse
+graphs in near-optimal time"):
+
+* a degeneracy (k-core) ordering of the vertices (Batagelj–Zaversnik bucket
+  algorithm, O(n + m));
+* for every vertex ``v`` the top-level sub-problem ``P = later neighbours``,
+  ``X = earlier neighbours`` is solved independently. ``P ∪ X'`` (``X'`` = the earlier
+  neighbours adjacent to at least one vertex of ``P``; the others can never block
+  a clique) becomes a local universe of at most ``deg(v)`` vertices and the induced
+  adjacency is stored as one bitset row per vertex;
+* Bron–Kerbosch with Tomita pivoting runs iteratively on those bitsets (an
+  explicit stack of ``P``/``X``/candidate bitsets, LLVM ``ctpop``/``cttz``), so the
+  hot loop touches no Python object;
+* the sub-problems are independent, so callers run chunks of them in parallel
+  (``prange`` for counting; ``nogil`` calls on a thread pool when the cliques are
+  materialised, because every chunk needs its own growable output buffer).
+
+Cliques are written as (``sizes``, ``members``): ``members`` concatenates the
+vertex ids of each clique (sorted ascending within a clique).
+"""
+from __future__ import annotations
+
+import numpy as np
+from llvmlite import ir
+from numba import njit, prange
+from numba.core import cgutils, types
+from numba.cpython.unsafe.numbers import trailing_zeros
+from numba.extending import intrinsic
+
+__all__ = [
+    "degeneracy_order",
+    "enumerate_chunk",
+    "count_maximal_parallel",
+    "count_all_cliques",
+    "subproblem_work",
+]
+
+_ONE = np.uint64(1)
+_ZERO = np.uint64(0)
+
+
+@intrinsic
+def _popcount(typingctx, x):
+    """LLVM ``ctpop`` on a uint64 (a single POPCNT instruction on x86-64)."""
+    sig = types.uint64(types.uint64)
+
+    def codegen(context, builder, signature, args):
+        fnty = ir.FunctionType(ir.IntType(64), [ir.IntType(64)])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.ctpop.i64")
+        return builder.call(fn, args)
+
+    return sig, codegen
+
+
+@njit(cache=True, nogil=True)
+def degeneracy_order(indptr, indices):
+    """Degeneracy ordering by repeatedly removing a minimum-degree vertex.
+
+    Returns ``(order, rank, core)``: ``order[i]`` is the i-th removed vertex,
+    ``rank[order[i]] == i`` and ``core[v]`` is the core number of ``v``.
+    """
+    n = indptr.shape[0] - 1
+    deg = np.empty(n, np.int64)
+    md = 0
+    for v in range(n):
+        deg[v] = indptr[v + 1] - indptr[v]
+        if deg[v] > md:
+            md = deg[v]
+    bin_ = np.zeros(md + 1, np.int64)
+    for v in range(n):
+        bin_[deg[v]] += 1
+    start = 0
+    for d in range(md + 1):
+        num = bin_[d]
+        bin_[d] = start
+        start += num
+    pos = np.empty(n, np.int64)
+    vert = np.empty(n, np.int64)
+    for v in range(n):
+        pos[v] = bin_[deg[v]]
+        vert[pos[v]] = v
+        bin_[deg[v]] += 1
+    for d in range(md, 0, -1):
+        bin_[d] = bin_[d - 1]
+    if md >= 0 and n > 0:
+        bin_[0] = 0
+    for i in range(n):
+        v = vert[i]
+        for e in range(indptr[v], indptr[v + 1]):
+            u = indices[e]
+            if deg[u] > deg[v]:
+                du = deg[u]
+                pu = pos[u]
+                pw = bin_[du]
+                w = vert[pw]
+                if u != w:
+                    pos[u] = pw
+                    vert[pu] = w
+                    pos[w] = pu
+                    vert[pw] = u
+                bin_[du] += 1
+                deg[u] -= 1
+    order = vert.astype(np.int32)
+    rank = np.empty(n, np.int32)
+    for i in range(n):
+        rank[order[i]] = i
+    core = deg.astype(np.int32)
+    return order, rank, core
+
+
+@njit(cache=True, nogil=True)
+def subproblem_work(indptr, indices, rank):
+    """Cheap work estimate of each top-level sub-problem (for scheduling).
+
+    ``p * p + deg`` with ``p`` the number of later neighbours: the bitset build is
+    linear in the neighbourhood and the search grows with the size of ``P``.
+    """
+    n = indptr.shape[0] - 1
+    work = np.empty(n, np.int64)
+    for v in range(n):
+        p = 0
+        rv = rank[v]
+        for e in range(indptr[v], indptr[v + 1]):
+            if rank[indices[e]] > rv:
+                p += 1
+        work[v] = p * p + (indptr[v + 1] - indptr[v])
+    return work
+
+
+@njit(cache=True, nogil=True)
+def _grow_i32(a, need):
+    if need <= a.shape[0]:
+        return a
+    cap = max(need, 2 * a.shape[0])
+    b = np.empty(cap, np.int32)
+    b[: a.shape[0]] = a
+    return b
+
+
+@njit(cache=True, nogil=True)
+def enumerate_chunk(indptr, indices, rank, verts, min_size, materialize):
+    """Enumerate the maximal cliques whose lowest-ranked vertex is in ``verts``.
+
+    Parameters
+    ----------
+    indptr, indices : int32 arrays
+        Symmetric CSR adjacency, sorted neighbour lists, no self-loops.
+    rank : int32 array
+        Position of every vertex in the degeneracy order.
+    verts : int32 array
+        Top-level vertices to process.
+    min_size : int
+        Only cliques with at least ``min_size`` vertices are reported.
+    materialize : bool
+        When False only counts are kept (``sizes``/``members`` stay empty).
+
+    Returns
+    -------
+    sizes : int32 array (one entry per clique)
+    members : int32 array (the concatenated, per-clique sorted vertex ids)
+    count : int64 number of cliques
+    max_size : int64 size of the largest clique reported (0 if none)
+    """
+    n = indptr.shape[0] - 1
+    pos = np.full(n, -1, np.int32)
+
+    sizes = np.empty(1024 if materialize else 0, np.int32)
+    members = np.empty(4096 if materialize else 0, np.int32)
+    n_sizes = 0
+    n_members = 0
+    count = 0
+    max_size = 0
+
+    # workspace, grown on demand
+    univ = np.empty(64, np.int32)
+    adj = np.empty(64, np.uint64)
+    stack = np.empty(64 * 3, np.uint64)
+    R = np.empty(64, np.int32)
+    cur = np.empty(64, np.int64)
+    pc = np.empty(64, np.int64)
+    tmp = np.empty(64, np.int32)
+    ebuf = np.empty(256, np.int32)
+    eoff = np.empty(64, np.int64)
+
+    for vi in range(verts.shape[0]):
+        v = verts[vi]
+        rv = rank[v]
+        d0 = indptr[v + 1] - indptr[v]
+        if d0 == 0:
+            if min_size <= 1:
+                count += 1
+                if max_size < 1:
+                    max_size = 1
+                if materialize:
+                    sizes = _grow_i32(sizes, n_sizes + 1)
+                    members = _grow_i32(members, n_members + 1)
+                    sizes[n_sizes] = 1
+                    members[n_members] = v
+                    n_sizes += 1
+                    n_members += 1
+            continue
+        if univ.shape[0] < d0:
+            univ = np.empty(max(d0, 2 * univ.shape[0]), np.int32)
+        # P: later neighbours -> local ids 0..p-1
+        p = 0
+        for e in range(indptr[v], indptr[v + 1]):
+            u = indices[e]
+            if rank[u] > rv:
+                univ[p] = u
+                pos[u] = p
+                p += 1
+            else:
+                pos[u] = -2  # candidate for X
+        if p == 0:
+            # {v} is not maximal: it has an earlier neighbour
+            for e in range(indptr[v], indptr[v + 1]):
+                pos[indices[e]] = -1
+            continue
+        if p + 1 < min_size:
+            for e in range(indptr[v], indptr[v + 1]):
+                pos[indices[e]] = -1
+            continue
+        # X': earlier neighbours adjacent to some vertex of P. One pass over N(w) for
+        # w in P assigns local ids to X' and records the local adjacency pairs.
+        u_n = p
+        if eoff.shape[0] < p + 1:
+            eoff = np.empty(max(p + 1, 2 * eoff.shape[0]), np.int64)
+        ne = 0
+        eoff[0] = 0
+        for i in range(p):
+            w = univ[i]
+            a0 = indptr[w]
+            a1 = indptr[w + 1]
+            if ebuf.shape[0] < ne + (a1 - a0):
+                ebuf = _grow_i32(ebuf, ne + (a1 - a0))
+            for e in range(a0, a1):
+                x = indices[e]
+                j = pos[x]
+                if j == -2:
+                    j = u_n
+                    pos[x] = j
+                    univ[u_n] = x
+                    u_n += 1
+                if j >= 0:
+                    ebuf[ne] = j
+                    ne += 1
+            eoff[i + 1] = ne
+        # reset markers
+        for e in range(indptr[v], indptr[v + 1]):
+            pos[indices[e]] = -1
+        W = (u_n + 63) >> 6
+        need = u_n * W
+        if adj.shape[0] < need:
+            adj = np.empty(max(need, 2 * adj.shape[0]), np.uint64)
+        for j in range(need):
+            adj[j] = _ZERO
+        for i in range(p):
+            rowi = i * W
+            for t in range(eoff[i], eoff[i + 1]):
+                j = ebuf[t]
+                adj[rowi + (j >> 6)] |= _ONE << np.uint64(j & 63)
+                if j >= p:
+                    adj[j * W + (i >> 6)] |= _ONE << np.uint64(i & 63)
+
+        levels = p + 2
+        if stack.shape[0] < levels * 3 * W:
+            stack = np.empty(max(levels * 3 * W, 2 * stack.shape[0]), np.uint64)
+        if R.shape[0] < levels:
+            m = max(levels, 2 * R.shape[0])
+            R = np.empty(m, np.int32)
+            cur = np.empty(m, np.int64)
+            pc = np.empty(m, np.int64)
+        if tmp.shape[0] < levels:
+            tmp = np.empty(max(levels, 2 * tmp.shape[0]), np.int32)
+
+        # level 0: P = [0, p), X = [p, u_n)
+        for j in range(W):
+            lo = j * 64
+            pw = _ZERO
+            xw = _ZERO
+            for b in range(64):
+                k = lo + b
+                if k < p:
+                    pw |= _ONE << np.uint64(b)
+                elif k < u_n:
+                    xw |= _ONE << np.uint64(b)
+            stack[j] = pw
+            stack[W + j] = xw
+        pc[0] = p
+
+        d = 0
+        # choose pivot + candidates at level d (inlined below as a block)
+        descend = True
+        while d >= 0:
+            base = d * 3 * W
+            if descend:
+                descend = False
+                # Tomita pivot: u in P ∪ X maximising |P ∩ N(u)|
+                best = -1
+                bestc = -1
+                pcount = pc[d]
+                done = False
+                for j in range(W):
+                    word = stack[base + j] | stack[base + W + j]
+                    while word != _ZERO:
+                        b = trailing_zeros(word)
+                        word &= word - _ONE
+                        u = j * 64 + b
+                        row = u * W
+                        c = 0
+                        for k in range(W):
+                            c += _popcount(stack[base + k] & adj[row + k])
+                        if c > bestc:
+                            bestc = c
+                            best = u
+                            if c == pcount:
+                                done = True
+                                break
+                    if done:
+                        break
+                row = best * W
+                for k in range(W):
+                    stack[base + 2 * W + k] = stack[base + k] & ~adj[row + k]
+                cur[d] = 0
+            # next candidate w at this level
+            w = -1
+            j = cur[d]
+            while j < W:
+                word = stack[base + 2 * W + j]
+                if word != _ZERO:
+                    b = trailing_zeros(word)
+                    stack[base + 2 * W + j] = word & (word - _ONE)
+                    w = j * 64 + b
+                    break
+                j += 1
+            cur[d] = j
+            if w < 0:
+                d -= 1
+                continue
+            nbase = base + 3 * W
+            row = w * W
+            npc = 0
+            nx_any = False
+            for k in range(W):
+                a = adj[row + k]
+                np_ = stack[base + k] & a
+                nx_ = stack[base + W + k] & a
+                stack[nbase + k] = np_
+                stack[nbase + W + k] = nx_
+                npc += _popcount(np_)
+                if nx_ != _ZERO:
+                    nx_any = True
+            bit = _ONE << np.uint64(w & 63)
+            stack[base + (w >> 6)] &= ~bit
+            stack[base + W + (w >> 6)] |= bit
+            pc[d] -= 1
+            R[d + 1] = w
+            size = d + 2
+            if npc == 0:
+                if not nx_any and size >= min_size:
+                    count += 1
+                    if size > max_size:
+                        max_size = size
+                    if materialize:
+                        tmp[0] = v
+                        for k in range(1, size):
+                            tmp[k] = univ[R[k]]
+                        # insertion sort (cliques are small)
+                        for a_ in range(1, size):
+                            key = tmp[a_]
+                            b_ = a_ - 1
+                            while b_ >= 0 and tmp[b_] > key:
+                                tmp[b_ + 1] = tmp[b_]
+                                b_ -= 1
+                            tmp[b_ + 1] = key
+                        sizes = _grow_i32(sizes, n_sizes + 1)
+                        members = _grow_i32(members, n_members + size)
+                        sizes[n_sizes] = size
+                        n_sizes += 1
+                        for k in range(size):
+                            members[n_members + k] = tmp[k]
+                        n_members += size
+                continue
+            if size + npc < min_size:
+                continue
+            d += 1
+            pc[d] = npc
+            descend = True
+    return sizes[:n_sizes].copy(), members[:n_members].copy(), count, max_size
+
+
+@njit(cache=True, parallel=True)
+def count_maximal_parallel(indptr, indices, rank, chunk_ptr, chunk_verts, min_size):
+    """Count maximal cliques, one ``prange`` iteration per chunk of top-level vertices.
+
+    ``chunk_verts[chunk_ptr[c]:chunk_ptr[c+1]]`` are the vertices of chunk ``c``.
+    Returns ``(counts per chunk, max sizes per chunk)``.
+    """
+    n_chunks = chunk_ptr.shape[0] - 1
+    counts = np.zeros(n_chunks, np.int64)
+    maxs = np.zeros(n_chunks, np.int64)
+    for c in prange(n_chunks):
+        s, m, cnt, mx = enumerate_chunk(
+            indptr, indices, rank, chunk_verts[chunk_ptr[c]:chunk_ptr[c + 1]], min_size, False
+        )
+        counts[c] = cnt
+        maxs[c] = mx
+    return counts, maxs
+
+
+@njit(cache=True, nogil=True)
+def count_all_cliques(indptr, indices, rank, min_size, max_count):
+    """Count every clique (not only maximal ones) with at least ``min_size`` vertices.
+
+    Each clique is counted once, at its lowest-ranked vertex ``v``, as ``{v}`` plus a
+    clique of ``v``'s later neighbourhood ``P`` (enumerated on a bitset of ``P`` with
+    increasing ids, so each subset is visited once). Stops as soon as the count
+    exceeds ``max_count`` and returns ``(count, capped)``; when ``capped`` is True the
+    count is ``max_count + 1``.
+    """
+    n = indptr.shape[0] - 1
+    pos = np.full(n, -1, np.int32)
+    count = 0
+    univ = np.empty(64, np.int32)
+    adj = np.empty(64, np.uint64)
+    stack = np.empty(64, np.uint64)
+    cur = np.empty(64, np.int64)
+    for v in range(n):
+        rv = rank[v]
+        if min_size <= 1:
+            count += 1
+            if count > max_count:
+                return count, True
+        p = 0
+        d0 = indptr[v + 1] - indptr[v]
+        if univ.shape[0] < d0:
+            univ = np.empty(max(d0, 2 * univ.shape[0]), np.int32)
+        for e in range(indptr[v], indptr[v + 1]):
+            u = indices[e]
+            if rank[u] > rv:
+                univ[p] = u
+                pos[u] = p
+                p += 1
+        if p == 0 or p + 1 < min_size:
+            for i in range(p):
+                pos[univ[i]] = -1
+            continue
+        W = (p + 63) >> 6
+        if adj.shape[0] < p * W:
+            adj = np.empty(max(p * W, 2 * adj.shape[0]), np.uint64)
+        for j in range(p * W):
+            adj[j] = _ZERO
+        # only neighbours with a larger local id (so each subset is built in increasing order)
+        for i in range(p):
+            w = univ[i]
+            for e in range(indptr[w], indptr[w + 1]):
+                j = pos[indices[e]]
+                if j > i:
+                    adj[i * W + (j >> 6)] |= _ONE << np.uint64(j & 63)
+        for i in range(p):
+            pos[univ[i]] = -1
+        levels = p + 1
+        if stack.shape[0] < levels * W:
+            stack = np.empty(max(levels * W, 2 * stack.shape[0]), np.uint64)
+        if cur.shape[0] < levels:
+            cur = np.empty(max(levels, 2 * cur.shape[0]), np.int64)
+        for j in range(W):
+            lo = j * 64
+            word = _ZERO
+            for b in range(64):
+                if lo + b < p:
+                    word |= _ONE << np.uint64(b)
+            stack[j] = word
+        cur[0] = 0
+        d = 0  # clique so far: {v} plus d vertices; stack level d holds candidates
+        while d >= 0:
+            base = d * W
+            w = -1
+            j = cur[d]
+            while j < W:
+                word = stack[base + j]
+                if word != _ZERO:
+                    b = trailing_zeros(word)
+                    stack[base + j] = word & (word - _ONE)
+                    w = j * 64 + b
+                    break
+                j += 1
+            cur[d] = j
+            if w < 0:
+                d -= 1
+                continue
+            size = d + 2
+            if size >= min_size:
+                count += 1
+                if count > max_count:
+                    return count, True
+            # candidates for extension: current candidates ∩ N+(w)
+            nbase = base + W
+            anyc = False
+            remaining = 0
+            for k in range(W):
+                c = stack[base + k] & adj[w * W + k]
+                stack[nbase + k] = c
+                if c != _ZERO:
+                    anyc = True
+                    remaining += _popcount(c)
+            if anyc and size + remaining >= min_size:
+                d += 1
+                cur[d] = 0
+    return count, False

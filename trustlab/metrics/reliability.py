@@ -1,0 +1,418 @@
+"""Downstream reliability and group-fairness metrics (Rios & Lwowski; Leszczynski et al.; Dixon et al.).
+
+* **CDR / CMR**: cross-dataset and cross-model reliability, the Spearman correlation of
+  two per-embedding metric vectors (:func:`cross_dataset_reliability`,
+  :func:`cross_model_reliability`, :func:`spearman`).
+* **DI**: downstream prediction-disagreement instability (:func:`downstream_instability`).
+* **AUC / GAUC** (:func:`roc_auc`), **FPR / FNR per group, FPED and FNED**
+  (:func:`group_error_rates`, :func:`fped`, :func:`fned`).
+* The published Rios & Lwowski Table 1 and Table 2 cells, shipped as small CSV files,
+  and the AVG aggregation (:func:`load_rios_lwowski`, :func:`average_over_models`).
+
+All functions take plain arrays (predictions, scores, metric vectors); no model needed.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+from importlib import resources
+from typing import Any, Sequence
+
+import numpy as np
+
+from trustlab._validation import check_interval, check_option
+
+__all__ = [
+    "spearman",
+    "cross_dataset_reliability",
+    "cross_model_reliability",
+    "ReliabilityResult",
+    "downstream_instability",
+    "InstabilityResult",
+    "roc_auc",
+    "group_error_rates",
+    "GroupRatesResult",
+    "fped",
+    "fned",
+    "load_rios_lwowski",
+    "average_over_models",
+]
+
+
+def _vector(x: Any, name: str, *, min_size: int = 1) -> np.ndarray:
+    try:
+        a = np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be numeric; got {type(x).__name__}.") from None
+    if a.ndim != 1:
+        raise ValueError(f"{name} must be 1-D; got shape {a.shape}.")
+    if a.size < min_size:
+        raise ValueError(f"{name} has {a.size} value(s); at least {min_size} required.")
+    if not np.all(np.isfinite(a)):
+        raise ValueError(f"{name} contains NaN or infinity; remove or impute them first.")
+    return a
+
+
+def _rank_average(a: np.ndarray) -> np.ndarray:
+    """1-based ranks with ties given their average rank (scipy.stats.rankdata 'average')."""
+    order = np.argsort(a, kind="mergesort")
+    s = a[order]
+    n = a.size
+    new = np.r_[True, s[1:] != s[:-1]]
+    starts = np.flatnonzero(new)
+    ends = np.r_[starts[1:], n]
+    avg = (starts + ends + 1) / 2.0  # mean of 1-based ranks starts+1 .. ends
+    rank_sorted = np.repeat(avg, ends - starts)
+    r = np.empty(n)
+    r[order] = rank_sorted
+    return r
+
+
+@dataclass
+class ReliabilityResult:
+    """Result of :func:`spearman` / CDR / CMR: Spearman rho, two-sided p-value (t approximation,
+    as scipy), and the number of embeddings compared."""
+
+    value: float
+    pvalue: float
+    n: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def spearman(x: Any, y: Any) -> ReliabilityResult:
+    """Spearman rank correlation (average ranks for ties) with scipy's t-based p-value.
+
+    Examples
+    --------
+    >>> r = spearman([0.91, 0.88, 0.93, 0.85], [0.80, 0.79, 0.83, 0.70])
+    >>> r.value
+    1.0
+    """
+    a = _vector(x, "x", min_size=2)
+    b = _vector(y, "y", min_size=2)
+    if a.size != b.size:
+        raise ValueError(f"x has {a.size} values but y has {b.size}; they must describe the same embeddings.")
+    ra, rb = _rank_average(a), _rank_average(b)
+    ra -= ra.mean()
+    rb -= rb.mean()
+    den = math.sqrt(float(ra @ ra) * float(rb @ rb))
+    if den == 0.0:
+        return ReliabilityResult(math.nan, math.nan, int(a.size))
+    rho = max(-1.0, min(1.0, float(ra @ rb) / den))
+    n = a.size
+    if n > 2 and abs(rho) < 1.0:
+        from scipy.stats import t as tdist
+
+        tt = rho * math.sqrt((n - 2) / ((1.0 - rho) * (1.0 + rho)))
+        p = float(2 * tdist.sf(abs(tt), n - 2))
+    else:
+        p = 0.0 if abs(rho) == 1.0 and n > 2 else 1.0
+    return ReliabilityResult(rho, p, int(n))
+
+
+def _metric_vector(f: Any, name: str) -> np.ndarray:
+    a = np.asarray(f, dtype=np.float64)
+    if a.ndim == 2:  # (seeds, embeddings): average over seeds first (S4.2)
+        if a.shape[0] == 0:
+            raise ValueError(f"{name} has no seeds (shape {a.shape}).")
+        if not np.all(np.isfinite(a)):
+            raise ValueError(f"{name} contains NaN or infinity; remove or impute them first.")
+        a = a.mean(axis=0)
+    return _vector(a, name, min_size=2)
+
+
+def cross_dataset_reliability(f_Z: Any, f_Zbar: Any) -> ReliabilityResult:
+    """Cross-dataset reliability CDR_m(Z, Z̄) = Spearman rho(f(Z, m), f(Z̄, m)) (Rios & Lwowski).
+
+    Entry ``k`` of a metric vector is the metric (AUC, GAUC, FPED or FNED) of model ``m``
+    trained with embedding ``k``. A 2-D input of shape ``(seeds, embeddings)`` is averaged
+    over seeds first (the paper uses 10 seeds).
+
+    Parameters
+    ----------
+    f_Z, f_Zbar : array of shape (q,) or (seeds, q)
+
+    Returns
+    -------
+    ReliabilityResult
+
+    Examples
+    --------
+    >>> cross_dataset_reliability([0.90, 0.92, 0.88], [0.81, 0.80, 0.79]).value
+    0.5
+    """
+    return spearman(_metric_vector(f_Z, "f_Z"), _metric_vector(f_Zbar, "f_Zbar"))
+
+
+def cross_model_reliability(f_m: Any, f_mbar: Any) -> ReliabilityResult:
+    """Cross-model reliability CMR_Z(m, m̄) = Spearman rho(f(Z, m), f(Z, m̄)).
+
+    Same computation as :func:`cross_dataset_reliability`, comparing two models trained
+    on one dataset.
+
+    Examples
+    --------
+    >>> cross_model_reliability([[0.9, 0.8, 0.7], [0.92, 0.8, 0.72]], [0.5, 0.6, 0.7]).value
+    -1.0
+    """
+    return spearman(_metric_vector(f_m, "f_m"), _metric_vector(f_mbar, "f_mbar"))
+
+
+@dataclass
+class InstabilityResult:
+    """Result of :func:`downstream_instability`: disagreement rate, 95% Wilson CI, counts."""
+
+    value: float
+    n: int
+    n_disagree: int
+    ci: tuple[float, float]
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def downstream_instability(pred_a: Any, pred_b: Any) -> InstabilityResult:
+    """Downstream instability DI = (1/N) sum_i 1[g_X(z_i) != g_X̄(z_i)] (0-1 loss).
+
+    The prediction-disagreement rate of two models (e.g. trained on two embeddings) on the
+    same N test inputs (Leszczynski et al. 2020, as used by Rios & Lwowski).
+
+    Examples
+    --------
+    >>> downstream_instability([1, 0, 1, 1], [1, 1, 1, 0]).value
+    0.5
+    """
+    a = np.asarray(pred_a)
+    b = np.asarray(pred_b)
+    if a.ndim != 1 or a.size == 0:
+        raise ValueError(f"pred_a must be a non-empty 1-D array of predicted labels; got shape {a.shape}.")
+    if b.shape != a.shape:
+        raise ValueError(f"pred_a has shape {a.shape} but pred_b has {b.shape}; predictions must be on the same inputs.")
+    if a.dtype.kind == "f" and not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
+        raise ValueError("predictions contain NaN; pass predicted labels.")
+    k = int(np.sum(a != b))
+    n = int(a.size)
+    from trustlab.metrics.explanation import _wilson
+
+    return InstabilityResult(k / n, n, k, _wilson(k, n))
+
+
+def roc_auc(y_true: Any, y_score: Any) -> float:
+    """Area under the ROC curve by the Mann-Whitney statistic (ties count 1/2); GAUC when
+    evaluated on the GenTemp templates.
+
+    Equal to :func:`sklearn.metrics.roc_auc_score` for binary labels.
+
+    Raises
+    ------
+    ValueError
+        If only one class is present, or on NaN scores.
+
+    Examples
+    --------
+    >>> roc_auc([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
+    0.75
+    """
+    y = np.asarray(y_true)
+    s = _vector(y_score, "y_score")
+    if y.shape != s.shape:
+        raise ValueError(f"y_true has shape {y.shape} but y_score has {s.shape}.")
+    if not np.all((y == 0) | (y == 1)):
+        raise ValueError("y_true must be binary (0/1 or bool).")
+    pos = y.astype(bool)
+    n1 = int(pos.sum())
+    n0 = int(pos.size - n1)
+    if n1 == 0 or n0 == 0:
+        raise ValueError("roc_auc needs both classes in y_true; only one class is present.")
+    r = _rank_average(s)
+    return float((r[pos].sum() - n1 * (n1 + 1) / 2.0) / (n1 * n0))
+
+
+@dataclass
+class GroupRatesResult:
+    """Result of :func:`group_error_rates`.
+
+    ``fped = sum_t |FPR - FPR_t|`` and ``fned = sum_t |FNR - FNR_t|`` over the groups
+    ``t``; ``fpr_group`` / ``fnr_group`` map each group to its rate (NaN when the group has
+    no negatives / positives; such a group is left out of the sums and listed in
+    ``dropped``).
+    """
+
+    fpr: float
+    fnr: float
+    fped: float
+    fned: float
+    fpr_group: dict = field(default_factory=dict)
+    fnr_group: dict = field(default_factory=dict)
+    n_group: dict = field(default_factory=dict)
+    threshold: float | None = None
+    dropped: list = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        for k in ("fpr_group", "fnr_group", "n_group"):
+            d[k] = {str(g): v for g, v in d[k].items()}
+        d["dropped"] = [str(x) for x in d["dropped"]]
+        return d
+
+
+def _rates(y: np.ndarray, p: np.ndarray) -> tuple[float, float]:
+    neg = ~y
+    pos = y
+    fpr = float((p & neg).sum() / neg.sum()) if neg.any() else math.nan
+    fnr = float((~p & pos).sum() / pos.sum()) if pos.any() else math.nan
+    return fpr, fnr
+
+
+def group_error_rates(
+    y_true: Any, y_pred: Any, groups: Any, *, threshold: float | None = 0.5
+) -> GroupRatesResult:
+    """FPR and FNR overall and per group, and the equality differences FPED and FNED.
+
+    ``FPR = FP / (FP + TN)``, ``FNR = FN / (FN + TP)``; ``FPED = sum_t |FPR - FPR_t|``,
+    ``FNED = sum_t |FNR - FNR_t|`` (Dixon et al. 2018; Rios & Lwowski use the Male and
+    Female GenTemp groups).
+
+    Parameters
+    ----------
+    y_true : 1-D array of 0/1
+    y_pred : 1-D array
+        Scores thresholded as ``score >= threshold`` (the paper does not state its
+        threshold; 0.5 is assumed), or hard 0/1 labels with ``threshold=None``.
+    groups : 1-D array
+        Group label per sample (e.g. "male"/"female").
+    threshold : float or None, default 0.5
+
+    Returns
+    -------
+    GroupRatesResult
+
+    Examples
+    --------
+    >>> r = group_error_rates([0, 0, 1, 1, 0, 0, 1, 1], [0.7, 0.2, 0.9, 0.8, 0.1, 0.3, 0.4, 0.9],
+    ...                       ["m", "m", "m", "m", "f", "f", "f", "f"])
+    >>> r.fpr, r.fpr_group, r.fped
+    (0.25, {'f': 0.0, 'm': 0.5}, 0.5)
+    """
+    y = np.asarray(y_true)
+    if y.ndim != 1 or y.size == 0:
+        raise ValueError(f"y_true must be a non-empty 1-D array; got shape {y.shape}.")
+    if not np.all((y == 0) | (y == 1)):
+        raise ValueError("y_true must be binary (0/1 or bool).")
+    s = _vector(y_pred, "y_pred")
+    g = np.asarray(groups)
+    if s.shape != y.shape or g.shape != y.shape:
+        raise ValueError(
+            f"y_true, y_pred and groups must have the same length; got {y.shape}, {s.shape}, {g.shape}."
+        )
+    if threshold is None:
+        if not np.all((s == 0) | (s == 1)):
+            raise ValueError("with threshold=None, y_pred must hold 0/1 labels; pass threshold= for scores.")
+        p = s.astype(bool)
+    else:
+        t = check_interval(threshold, "threshold", func="group_error_rates")
+        p = s >= t
+    yb = y.astype(bool)
+    fpr, fnr = _rates(yb, p)
+    fg, ng, cnt, dropped = {}, {}, {}, []
+    labels = sorted(set(g.tolist()), key=str)
+    if len(labels) < 2:
+        raise ValueError(f"groups has a single group {labels}; FPED/FNED compare at least two.")
+    fped_sum = 0.0
+    fned_sum = 0.0
+    for lab in labels:
+        m = g == lab
+        a, b = _rates(yb[m], p[m])
+        fg[lab], ng[lab], cnt[lab] = a, b, int(m.sum())
+        if math.isnan(a) or math.isnan(b):
+            dropped.append(lab)
+        if not math.isnan(a):
+            fped_sum += abs(fpr - a)
+        if not math.isnan(b):
+            fned_sum += abs(fnr - b)
+    return GroupRatesResult(fpr, fnr, fped_sum, fned_sum, fg, ng, cnt, threshold, dropped)
+
+
+def fped(y_true: Any, y_pred: Any, groups: Any, *, threshold: float | None = 0.5) -> float:
+    """False-positive equality difference ``sum_t |FPR - FPR_t|`` (see :func:`group_error_rates`).
+
+    Examples
+    --------
+    >>> fped([0, 0, 0, 0], [1, 0, 0, 0], ["a", "a", "b", "b"], threshold=None)
+    0.5
+    """
+    return group_error_rates(y_true, y_pred, groups, threshold=threshold).fped
+
+
+def fned(y_true: Any, y_pred: Any, groups: Any, *, threshold: float | None = 0.5) -> float:
+    """False-negative equality difference ``sum_t |FNR - FNR_t|`` (see :func:`group_error_rates`).
+
+    Examples
+    --------
+    >>> fned([1, 1, 1, 1], [1, 0, 1, 1], ["a", "a", "b", "b"], threshold=None)
+    0.5
+    """
+    return group_error_rates(y_true, y_pred, groups, threshold=threshold).fned
+
+
+def load_rios_lwowski(table: int = 2):
+    """The published Rios & Lwowski cells as a long :class:`pandas.DataFrame`.
+
+    ``table=1``: mean AUC/GAUC/FPED/FNED per strategy x model x dataset (column ``mean``);
+    ``table=2``: CDR Spearman rho per strategy x model x dataset pair x metric (column
+    ``rho``; the minus signs lost in the PDF are restored, see the seed catalogue S4).
+    Both include the paper's AVG rows (``model == "AVG"``).
+
+    Examples
+    --------
+    >>> t2 = load_rios_lwowski(2)
+    >>> sorted(t2["model"].unique())
+    ['AVG', 'CNN', 'GRU', 'LSTM', 'NBoW']
+    """
+    import pandas as pd
+
+    if table not in (1, 2):
+        raise ValueError(f"table must be 1 or 2; got {table!r}.")
+    name = "rios_lwowski_table1_metrics.csv" if table == 1 else "rios_lwowski_table2_cdr.csv"
+    ref = resources.files("trustlab").joinpath("data", "explain", name)
+    with ref.open("r", encoding="utf-8") as fh:
+        return pd.read_csv(fh)
+
+
+def average_over_models(df, value: str | None = None, models: Sequence[str] = ("CNN", "NBoW", "LSTM", "GRU")):
+    """The AVG rows of Rios & Lwowski: the mean over the 4 models of each per-model cell.
+
+    For Table 2 this is the mean of the 4 per-model rho (not rho of averaged vectors).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Long table as returned by :func:`load_rios_lwowski`.
+    value : str, optional
+        The value column (``"rho"`` or ``"mean"``; inferred if omitted).
+    models : sequence of str
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per remaining key with the averaged value.
+
+    Examples
+    --------
+    >>> t2 = load_rios_lwowski(2)
+    >>> avg = average_over_models(t2)
+    >>> round(float(avg.query("strategy == 'Impute' and pair == 'S-A' and metric == 'AUC'")["rho"].iloc[0]), 3)
+    0.415
+    """
+    if value is None:
+        value = "rho" if "rho" in df.columns else "mean"
+    if value not in df.columns or "model" not in df.columns:
+        raise ValueError(f"df must have a 'model' column and a {value!r} column; got {list(df.columns)}.")
+    keys = [c for c in df.columns if c not in ("model", value)]
+    sub = df[df["model"].isin(list(models))]
+    missing = set(models) - set(sub["model"].unique())
+    if missing:
+        raise ValueError(f"df has no rows for model(s) {sorted(missing)}.")
+    return sub.groupby(keys, sort=False, as_index=False)[value].mean()

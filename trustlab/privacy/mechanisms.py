@@ -1,0 +1,487 @@
+"""PrivEmb (M2) and the M1 baseline: the in-memory API and the per-chunk engine.
+
+Every vector gets its own noise stream keyed by (secret noise key, global row index), so
+results do not depend on chunking or thread count, and the streaming, Dask and in-memory
+paths release identical vectors for the same ``random_state``.
+"""
+from __future__ import annotations
+
+import dataclasses
+import datetime as _dt
+import json
+import math
+import secrets
+from typing import Any, Iterator
+
+import numpy as np
+
+from trustlab._backend import resolve_backend
+from trustlab._validation import (
+    Registry,
+    check_finite_array,
+    check_int,
+    check_interval,
+    check_option,
+    check_random_state,
+)
+from trustlab.privacy.calibration import calibrate_m, empirical_sensitivity, projection_matrix
+
+__all__ = [
+    "MECHANISMS",
+    "ReleaseRecord",
+    "PrivateRelease",
+    "Mechanism",
+    "make_mechanism",
+    "privatize",
+    "privatize_dask",
+    "nearest_neighbor_swap",
+]
+
+MECHANISMS = Registry("mechanism")
+MECHANISMS.register("privemb", "privemb")
+MECHANISMS.register("m1", "m1")
+
+
+@dataclasses.dataclass(frozen=True)
+class ReleaseRecord:
+    """What a private release publishes about itself (never the noise key).
+
+    Attributes
+    ----------
+    mechanism : str
+        ``"privemb"`` (M2) or ``"m1"``.
+    epsilon, delta, beta : float
+        Privacy parameters (M1 is (ε, 0)-private: ``delta=0``, ``beta=None``).
+    n, d, m : int
+        Number of vectors, input and output dimension.
+    phi_seed : int or None
+        Seed of the public projection Φ (rebuild with
+        :func:`trustlab.privacy.projection_matrix`); ``None`` for M1.
+    calibration : str
+        ``"default"`` (the fitted formula), ``"explicit"`` or ``"none"`` (M1).
+    noise_scale : float
+        Noise density ∝ exp(−‖z‖/noise_scale): (1+β)/ε for M2, 1/ε for M1.
+    empirical_sensitivity : float or None
+        max ‖Φx−Φx'‖/‖x−x'‖ over a sample of the input (P3.2).
+    spectral_norm : float or None
+        ‖Φ‖₂, the sensitivity over all of R^d (≈ 1+√(d/m); larger than 1+β for m < d).
+    library, version, created : str
+        ``trustlab``, its version and the UTC time of the release.
+    """
+
+    mechanism: str
+    epsilon: float
+    delta: float
+    beta: float | None
+    n: int
+    d: int
+    m: int
+    phi_seed: int | None
+    calibration: str
+    noise_scale: float
+    empirical_sensitivity: float | None
+    spectral_norm: float | None
+    vocab_swap: bool = False
+    library: str = "trustlab"
+    version: str = ""
+    created: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), sort_keys=False)
+
+
+@dataclasses.dataclass
+class PrivateRelease:
+    """Result of :func:`privatize`; unpacks as ``vectors, record = privatize(...)``.
+
+    ``indices`` holds the chosen vocabulary rows when M1's nearest-neighbour swap ran.
+    """
+
+    vectors: Any
+    record: ReleaseRecord
+    indices: np.ndarray | None = None
+
+    def __iter__(self):
+        return iter((self.vectors, self.record))
+
+
+def _version() -> str:
+    from trustlab import __version__
+
+    return __version__
+
+
+def _keys_from(random_state) -> tuple[int, np.uint64, np.uint64]:
+    """(public Φ seed, secret noise key words). OS entropy unless a seed is given."""
+    if random_state is None:
+        phi_seed = secrets.randbits(63)
+        k = secrets.randbits(128)
+        return phi_seed, np.uint64(k & (2**64 - 1)), np.uint64(k >> 64)
+    rng = check_random_state(random_state)
+    phi_seed = int(rng.integers(0, 2**63 - 1))
+    kw = rng.integers(0, 2**64 - 1, size=2, dtype=np.uint64, endpoint=True)
+    return phi_seed, np.uint64(kw[0]), np.uint64(kw[1])
+
+
+class Mechanism:
+    """A configured release: validated parameters, Φ and the secret noise key.
+
+    Built by :func:`make_mechanism`; :meth:`apply` privatises one chunk of rows given
+    their global offset. Used by :func:`privatize`, the streaming writer and Dask.
+    """
+
+    def __init__(self, *, name, d, epsilon, delta, beta, m, calibration, phi_seed, key0, key1, backend):
+        self.name = name
+        self.d = d
+        self.epsilon = epsilon
+        self.delta = delta
+        self.beta = beta
+        self.m = m
+        self.calibration = calibration
+        self.phi_seed = phi_seed
+        self._key0 = key0
+        self._key1 = key1
+        self.backend = backend
+        if name == "privemb":
+            self.phi = projection_matrix(m, d, phi_seed)
+            self.noise_scale = (1.0 + beta) / epsilon
+        else:
+            self.phi = None
+            self.noise_scale = 1.0 / epsilon
+        self._phi_gpu = None
+
+    def __repr__(self) -> str:  # never shows the key
+        return (f"Mechanism({self.name!r}, d={self.d}, m={self.m}, epsilon={self.epsilon}, "
+                f"delta={self.delta}, beta={self.beta}, backend={self.backend!r})")
+
+    @property
+    def out_dim(self) -> int:
+        return self.m
+
+    def apply(self, X: np.ndarray, row_offset: int) -> np.ndarray:
+        """Privatise rows ``X`` (validated float64/float32, C-contiguous) whose first row
+        has global index ``row_offset``; returns float64 (n, out_dim)."""
+        if self.backend == "gpu":
+            from trustlab.kernels import privacy_gpu
+
+            if self._phi_gpu is None and self.phi is not None:
+                self._phi_gpu = privacy_gpu.to_device(self.phi)
+            return privacy_gpu.privatize_chunk(
+                X, self._phi_gpu, self.noise_scale, int(self._key0), int(self._key1), int(row_offset)
+            )
+        from trustlab.kernels.privacy_cpu import add_radial_noise
+
+        if self.phi is not None:
+            if X.dtype == np.float32:
+                # float32 GEMM for float32 input: rounding of Φx (~1e-7 relative) is far
+                # below the noise; the noise itself is drawn and added in float64.
+                Y = np.dot(X, self.phi.T.astype(np.float32)).astype(np.float64)
+            else:
+                Y = X @ self.phi.T
+        else:
+            Y = np.array(X, dtype=np.float64, order="C", copy=True)
+        Y = np.ascontiguousarray(Y)
+        add_radial_noise(Y, self.noise_scale, self._key0, self._key1, np.int64(row_offset))
+        return Y
+
+    def record(self, n: int, sample: np.ndarray | None, vocab_swap: bool = False) -> ReleaseRecord:
+        emp = spec = None
+        if self.phi is not None:
+            spec = float(np.linalg.norm(self.phi, 2))
+            if sample is not None and sample.shape[0] >= 2:
+                emp = empirical_sensitivity(self.phi, sample, max_points=500)
+        return ReleaseRecord(
+            mechanism=self.name,
+            epsilon=self.epsilon,
+            delta=self.delta if self.name == "privemb" else 0.0,
+            beta=self.beta if self.name == "privemb" else None,
+            n=int(n), d=self.d, m=self.m,
+            phi_seed=self.phi_seed if self.name == "privemb" else None,
+            calibration=self.calibration,
+            noise_scale=self.noise_scale,
+            empirical_sensitivity=emp,
+            spectral_norm=spec,
+            vocab_swap=vocab_swap,
+            version=_version(),
+            created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        )
+
+
+def make_mechanism(
+    d: int,
+    *,
+    epsilon: float,
+    delta: float = 1e-6,
+    beta: float = 0.9,
+    m: int | None = None,
+    mechanism: str = "privemb",
+    backend: str = "auto",
+    random_state=None,
+    phi_seed: int | None = None,
+    allow_m_above_d: bool = False,
+    n_hint: int | None = None,
+    func: str = "privatize",
+) -> Mechanism:
+    """Validate the release parameters once and build a :class:`Mechanism`.
+
+    See :func:`privatize` for the parameters. ``n_hint`` (number of vectors) only
+    feeds ``backend="auto"``.
+    """
+    mechanism = check_option(mechanism, "mechanism", list(MECHANISMS), func=func)
+    d = check_int(d, "d", low=1, func=func)
+    epsilon = check_interval(epsilon, "epsilon", low=0, func=func)
+    delta = check_interval(delta, "delta", low=0, high=1, func=func)
+    beta = check_interval(beta, "beta", low=0, high=1, func=func)
+    size = None if n_hint is None else int(n_hint) * d
+    backend = resolve_backend(backend, size=size, gpu_threshold=50_000_000, func=func)
+    seed_phi, k0, k1 = _keys_from(random_state)
+    if mechanism == "m1":
+        if m is not None and int(m) != d:
+            raise ValueError(f"mechanism='m1' adds noise in the input space, so m must be None or d={d}; got m={m!r}.")
+        return Mechanism(name="m1", d=d, epsilon=epsilon, delta=delta, beta=beta, m=d,
+                         calibration="none", phi_seed=None, key0=k0, key1=k1, backend=backend)
+    if d < 2:
+        raise ValueError("PrivEmb needs input dimension d >= 2; got d=1.")
+    if m is None:
+        m = calibrate_m(d, delta, beta)
+        calibration = "default"
+    else:
+        m = check_int(m, "m", low=1, func=func)
+        calibration = "explicit"
+    if m > d and not allow_m_above_d:
+        raise ValueError(
+            f"The projection dimension m={m} exceeds the input dimension d={d} "
+            f"({'calibrated from' if calibration == 'default' else 'given with'} beta={beta:g}, delta={delta:g}): "
+            "the release would be larger and noisier than M1. Increase beta, pass a smaller m, "
+            "or pass allow_m_above_d=True (CLI: --allow-m-above-d) to override."
+        )
+    if phi_seed is not None:
+        seed_phi = check_int(phi_seed, "phi_seed", low=0, func=func)
+    return Mechanism(name="privemb", d=d, epsilon=epsilon, delta=delta, beta=beta, m=m,
+                     calibration=calibration, phi_seed=seed_phi, key0=k0, key1=k1, backend=backend)
+
+
+def _validate_X(X, func="privatize") -> np.ndarray:
+    dtype = np.float32 if getattr(X, "dtype", None) == np.float32 else np.float64
+    return check_finite_array(X, "X", ndim=2, dtype=dtype)
+
+
+def privatize(
+    X,
+    *,
+    epsilon: float,
+    delta: float = 1e-6,
+    beta: float = 0.9,
+    m: int | None = None,
+    mechanism: str = "privemb",
+    backend: str = "auto",
+    random_state=None,
+    vocab=None,
+    phi_seed: int | None = None,
+    allow_m_above_d: bool = False,
+    chunk_size: int = 16384,
+) -> PrivateRelease:
+    """Release private versions of embedding vectors under (ε, δ)-Lipschitz privacy.
+
+    ``privemb`` (M2, Feyisetan & Kasiviswanathan): ``w_i = Φ x_i + κ_i`` with a public
+    Φ ∈ R^{m×d} of i.i.d. N(0, 1/m) entries and κ_i of density ∝ exp(−ε‖z‖/(1+β)) in R^m
+    (uniform direction × Gamma(m, (1+β)/ε) radius), fresh for every vector.
+    ``m1`` (Feyisetan et al. 2020): ``v_i = x_i + N_i`` with N_i ∝ exp(−ε‖z‖) in R^d,
+    optionally swapped to the exact nearest ``vocab`` row.
+
+    Parameters
+    ----------
+    X : array-like of shape (n, d)
+        Finite vectors. float32 input is projected in float32 (the noise is always drawn
+        and added in float64).
+    epsilon : float
+        Privacy parameter ε > 0.
+    delta : float, default 1e-6
+        δ ∈ (0, 1) (PrivEmb's JL failure probability; M1 is (ε, 0)-private).
+    beta : float, default 0.9
+        JL distortion β ∈ (0, 1) (PrivEmb only). Larger β → smaller m → less noise.
+    m : int, optional
+        Projection dimension; default :func:`trustlab.privacy.calibrate_m` (d, δ, β).
+    mechanism : {"privemb", "m1"}
+    backend : {"auto", "cpu", "gpu"}
+        ``gpu`` uses CuPy (Philox streams; same distribution, different bits than CPU).
+    random_state : None, int or numpy Generator
+        ``None`` (default): OS entropy. Fix it only when you need reproducibility — anyone
+        knowing the seed can remove the noise.
+    vocab : array-like of shape (V, d), optional
+        M1 only: swap each noisy vector to its exact Euclidean nearest vocabulary row.
+    phi_seed : int, optional
+        Reuse the public Φ of an earlier release.
+    allow_m_above_d : bool
+        Permit m > d.
+    chunk_size : int
+        Rows per batch (bounds temporary memory).
+
+    Returns
+    -------
+    PrivateRelease
+        Unpacks as ``(vectors, record)``: float64 array (n, m) and :class:`ReleaseRecord`.
+
+    Raises
+    ------
+    ValueError
+        ε ≤ 0, δ or β outside (0, 1), m > d without override, NaN/inf in X or vocab,
+        vocab dimension different from d, unknown mechanism/backend.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.random.default_rng(0).standard_normal((100, 300))
+    >>> W, rec = privatize(X, epsilon=10, beta=0.9, random_state=0)
+    >>> W.shape, rec.m, rec.mechanism
+    ((100, 54), 54, 'privemb')
+    >>> V, rec1 = privatize(X, epsilon=10, mechanism="m1", random_state=0)
+    >>> V.shape
+    (100, 300)
+    """
+    X = _validate_X(X)
+    n, d = X.shape
+    chunk_size = check_int(chunk_size, "chunk_size", low=1, func="privatize")
+    mech = make_mechanism(d, epsilon=epsilon, delta=delta, beta=beta, m=m, mechanism=mechanism,
+                          backend=backend, random_state=random_state, phi_seed=phi_seed,
+                          allow_m_above_d=allow_m_above_d, n_hint=n)
+    V = None
+    if vocab is not None:
+        if mech.name != "m1":
+            raise ValueError("vocab (nearest-neighbour swap) applies to mechanism='m1' only.")
+        V = check_finite_array(vocab, "vocab", ndim=2)
+        if V.shape[1] != d:
+            raise ValueError(f"vocab has dimension {V.shape[1]} but X has dimension {d}; they must match.")
+    out = np.empty((n, mech.out_dim), dtype=np.float64)
+    for lo in range(0, n, chunk_size):
+        hi = min(n, lo + chunk_size)
+        out[lo:hi] = mech.apply(X[lo:hi], lo)
+    idx = None
+    if V is not None:
+        idx = nearest_neighbor_swap(out, V)
+        out = V[idx]
+    return PrivateRelease(out, mech.record(n, X[: min(n, 500)], vocab_swap=V is not None), idx)
+
+
+def nearest_neighbor_swap(Q, vocab, *, block: int = 8192, precision: str = "float64") -> np.ndarray:
+    """Exact Euclidean nearest vocabulary row for each query (M1's swap step).
+
+    Blocked GEMM + running argmin of ``‖e_j‖² − 2⟨q, e_j⟩`` in float64 (never
+    TF32/fp16). With ``precision="float32"`` the GEMM runs in float32 and every row whose
+    winner is not separated from the runner-up by a rigorous rounding bound is recomputed
+    exactly in float64, so the answer is still exact. Ties go to the lowest index.
+
+    Parameters
+    ----------
+    Q : array-like (n, d)
+    vocab : array-like (V, d)
+    block : int
+        Vocabulary rows per GEMM block.
+    precision : {"float64", "float32"}
+
+    Returns
+    -------
+    ndarray of int64, shape (n,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> E = np.eye(3)
+    >>> nearest_neighbor_swap(np.array([[0.9, 0.1, 0.0], [0.0, 0.2, 1.1]]), E)
+    array([0, 2])
+    """
+    from trustlab.kernels.privacy_cpu import nn_argmin_update
+
+    precision = check_option(precision, "precision", ["float64", "float32"], func="nearest_neighbor_swap")
+    Q = check_finite_array(Q, "Q", ndim=2)
+    V = check_finite_array(vocab, "vocab", ndim=2)
+    if Q.shape[1] != V.shape[1]:
+        raise ValueError(f"vocab has dimension {V.shape[1]} but the queries have dimension {Q.shape[1]}; they must match.")
+    block = check_int(block, "block", low=1, func="nearest_neighbor_swap")
+    norms = np.einsum("ij,ij->i", V, V)
+    if precision == "float64":
+        return _exact_rows(Q, V, norms, block)[1]
+    from trustlab.kernels.privacy_cpu import nn_top2_update
+
+    n, d = Q.shape
+    Q32 = Q.astype(np.float32)
+    V32 = V.astype(np.float32)
+    best = np.full(n, np.inf)
+    second = np.full(n, np.inf)
+    bidx = np.zeros(n, dtype=np.int64)
+    for lo in range(0, V.shape[0], block):
+        hi = min(V.shape[0], lo + block)
+        G = np.ascontiguousarray((Q32 @ V32[lo:hi].T).astype(np.float64))
+        nn_top2_update(G, np.ascontiguousarray(norms[lo:hi]), np.int64(lo), best, bidx, second)
+    # Rounding bound on a float32 score: inputs rounded (2u) plus a length-d dot
+    # product (gamma_d), times 2 for the factor in -2<q,e>; doubled again for safety.
+    u = 2.0**-24
+    gam = (d + 2) * u / (1 - (d + 2) * u)
+    tol = 4.0 * (gam + 2 * u) * np.linalg.norm(Q, axis=1) * math.sqrt(norms.max()) + 1e-300
+    exact_best = norms[bidx] - 2.0 * np.einsum("ij,ij->i", Q, V[bidx])
+    # every column that could beat (or tie) the winner has float32 score <= exact_best + tol
+    suspect = np.nonzero(second <= exact_best + 2 * tol)[0]
+    if suspect.size:
+        bidx[suspect] = _exact_rows(np.ascontiguousarray(Q[suspect]), V, norms, block)[1]
+    return bidx
+
+
+def _exact_rows(Q, V, norms, block):
+    from trustlab.kernels.privacy_cpu import nn_argmin_update
+
+    n = Q.shape[0]
+    best = np.full(n, np.inf)
+    bidx = np.zeros(n, dtype=np.int64)
+    for lo in range(0, V.shape[0], block):
+        hi = min(V.shape[0], lo + block)
+        G = np.ascontiguousarray(Q @ V[lo:hi].T)
+        nn_argmin_update(G, np.ascontiguousarray(norms[lo:hi]), np.int64(lo), best, bidx)
+    return best, bidx
+
+
+def iter_chunks(mech: Mechanism, chunks: Iterator[np.ndarray]) -> Iterator[np.ndarray]:
+    """Privatise an iterator of row chunks, keeping global row offsets."""
+    off = 0
+    for C in chunks:
+        yield mech.apply(C, off)
+        off += C.shape[0]
+
+
+def privatize_dask(X, *, epsilon: float, delta: float = 1e-6, beta: float = 0.9, m: int | None = None,
+                   mechanism: str = "privemb", random_state=None, phi_seed: int | None = None,
+                   allow_m_above_d: bool = False):
+    """Dask-array path for a cluster: each block is privatised where it lives.
+
+    Rows keep their global index as the noise-stream counter, so the result equals
+    :func:`privatize` on the same data with the same ``random_state``. Non-finite
+    values are detected lazily (the computation raises). Returns ``(dask_array, record)``;
+    the record's ``empirical_sensitivity`` is ``None`` (no eager sample).
+
+    Examples
+    --------
+    >>> import numpy as np, dask.array as da
+    >>> X = np.random.default_rng(0).standard_normal((50, 300))
+    >>> W, rec = privatize_dask(da.from_array(X, chunks=(20, 300)), epsilon=5, random_state=1)
+    >>> np.allclose(W.compute(), privatize(X, epsilon=5, random_state=1).vectors)
+    True
+    """
+    import dask.array as da
+
+    if X.ndim != 2:
+        raise ValueError(f"Expected a 2D dask array, got {X.ndim}D with shape {X.shape}.")
+    n, d = X.shape
+    mech = make_mechanism(int(d), epsilon=epsilon, delta=delta, beta=beta, m=m, mechanism=mechanism,
+                          backend="cpu", random_state=random_state, phi_seed=phi_seed,
+                          allow_m_above_d=allow_m_above_d, func="privatize_dask")
+    X = X.rechunk({1: -1})
+
+    def _blk(xb, block_info=None):
+        off = block_info[0]["array-location"][0][0]
+        xb = _validate_X(xb)
+        return mech.apply(xb, off)
+
+    out = X.map_blocks(_blk, dtype=np.float64, chunks=(X.chunks[0], (mech.out_dim,)))
+    return out, mech.record(int(n), None)

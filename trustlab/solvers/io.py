@@ -1,0 +1,129 @@
+"""Readers for clique-partitioning instances: CP-Lib matrices and weighted edge lists."""
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["read_cplib", "read_cplib_optimum", "read_edgelist", "read_instance"]
+
+
+def read_cplib(path: str | os.PathLike) -> np.ndarray:
+    """Read a CP-Lib instance into a dense symmetric weight matrix.
+
+    The format is the first number ``n`` followed by the strict upper triangle
+    ``w_12 … w_1n, w_23 …`` row by row (whitespace separated). Every pair is an edge
+    (the dense-matrix convention of :func:`trustlab.partition`); the objective is
+    maximised.
+
+    Parameters
+    ----------
+    path : str or path-like
+
+    Returns
+    -------
+    numpy.ndarray of shape (n, n), float64, zero diagonal.
+
+    Raises
+    ------
+    ValueError
+        Not numeric, ``n`` not a positive integer, or not exactly ``n(n-1)/2`` entries.
+    FileNotFoundError
+        No such file.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
+    ...     _ = f.write("3\\n1 -2\\n4\\n")
+    >>> read_cplib(f.name).tolist()
+    [[0.0, 1.0, -2.0], [1.0, 0.0, 4.0], [-2.0, 4.0, 0.0]]
+    >>> os.unlink(f.name)
+    """
+    path = Path(path)
+    text = path.read_text()
+    toks = text.split()
+    if not toks:
+        raise ValueError(f"CP-Lib instance {str(path)!r} is empty; expected n on the first line.")
+    try:
+        n = int(toks[0])
+    except ValueError:
+        raise ValueError(
+            f"CP-Lib instance {str(path)!r}: the first entry must be the number of nodes n, got {toks[0]!r}."
+        ) from None
+    if n < 1:
+        raise ValueError(f"CP-Lib instance {str(path)!r}: n must be >= 1, got {n}.")
+    expected = n * (n - 1) // 2
+    got = len(toks) - 1
+    if got != expected:
+        raise ValueError(
+            f"CP-Lib instance {str(path)!r}: n={n} needs n(n-1)/2 = {expected} upper-triangle "
+            f"entries, found {got}. Check that the file is complete and in CP-Lib format "
+            "(use --format edgelist for 'i j w' lines)."
+        )
+    try:
+        vals = np.array(toks[1:], dtype=np.float64)
+    except ValueError as exc:
+        raise ValueError(f"CP-Lib instance {str(path)!r} has a non-numeric entry: {exc}.") from None
+    if not np.all(np.isfinite(vals)):
+        raise ValueError(f"CP-Lib instance {str(path)!r} contains NaN or infinite weights.")
+    W = np.zeros((n, n), np.float64)
+    iu = np.triu_indices(n, 1)
+    W[iu] = vals
+    W.T[iu] = vals
+    return W
+
+
+def read_cplib_optimum(path: str | os.PathLike) -> tuple[float, list[list[int]]]:
+    """Read a CP-Lib ``*_opt.txt`` file: (optimal value, clusters as 0-based node lists)."""
+    text = Path(path).read_text()
+    m = re.search(r"Optimal value:\s*(-?[0-9.eE+-]+)", text)
+    if not m:
+        raise ValueError(f"{str(path)!r} has no 'Optimal value:' line.")
+    clusters = [[int(t) - 1 for t in g.split()] for g in re.findall(r"\{([^}]*)\}", text)]
+    return float(m.group(1)), clusters
+
+
+def read_edgelist(path: str | os.PathLike) -> list[tuple]:
+    """Read ``i j w`` lines (``#`` comments, blank lines skipped) into a list of edges.
+
+    Node names that all parse as integers become ints, otherwise they stay strings.
+
+    Raises
+    ------
+    ValueError
+        A line without exactly three fields or with a non-numeric weight.
+    """
+    path = Path(path)
+    rows = []
+    for ln, line in enumerate(path.read_text().splitlines(), 1):
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        parts = line.replace(",", " ").split()
+        if len(parts) != 3:
+            raise ValueError(
+                f"edge list {str(path)!r} line {ln}: expected 'i j weight', got {line!r}."
+            )
+        try:
+            w = float(parts[2])
+        except ValueError:
+            raise ValueError(f"edge list {str(path)!r} line {ln}: weight {parts[2]!r} is not a number.") from None
+        rows.append((parts[0], parts[1], w))
+    if not rows:
+        raise ValueError(f"edge list {str(path)!r} has no edges.")
+    try:
+        return [(int(a), int(b), w) for a, b, w in rows]
+    except ValueError:
+        return rows
+
+
+def read_instance(path: str | os.PathLike, format: str = "cplib"):
+    """Read an instance in ``format`` ``"cplib"`` (dense matrix) or ``"edgelist"``."""
+    if format == "cplib":
+        return read_cplib(path)
+    if format == "edgelist":
+        return read_edgelist(path)
+    raise ValueError(f"The 'format' parameter must be one of ['cplib', 'edgelist']. Got {format!r} instead.")

@@ -1,0 +1,209 @@
+"""xER's Quadratic Set Packing (QSP) in its linearised form (LSP), and the SPP baseline.
+
+QSP (Vadrevu et al., eqs. 9–12): for every maximal clique ``S_k`` and sub-partition
+``m < M`` a binary ``y_imk`` (``i ∈ S_k``) says node ``i`` is in partition ``m`` of
+``S_k``; each node is in at most one partition; a pair scores ``w_ij`` when both ends
+share a partition. LSP replaces each product ``y_imk·y_jmk`` by ``u_ijmk`` with the
+McCormick constraints. We keep only the side the objective can push against (``u <=
+y_i, u <= y_j`` when ``w_ij > 0``; ``u >= y_i + y_j - 1`` when ``w_ij < 0``; no ``u`` when
+``w_ij = 0``), which is equivalent at the optimum. Symmetry between the M partitions of
+a clique is broken by ordering their sizes (``|m| >= |m+1|``).
+
+With ``M`` at least the number of clusters the optimum inside one maximal clique can
+have, QSP equals the CPP; with a smaller ``M`` it is a restriction (a lower bound
+on the CPP optimum, and the reported bound is QSP's own bound, not the CPP's).
+
+SPP (eqs. 6–8): weighted set packing over *all* cliques (size >= 2) of the graph,
+weight = the within-clique weight; guarded by ``max_cliques``.
+"""
+from __future__ import annotations
+
+import time
+
+import networkx as nx
+import numpy as np
+
+from trustlab.solvers.cpp import configure_cpsat
+
+
+def _graph(A: np.ndarray) -> nx.Graph:
+    G = nx.Graph()
+    G.add_nodes_from(range(A.shape[0]))
+    r, c = np.nonzero(np.triu(A, 1))
+    G.add_edges_from(zip(r.tolist(), c.tolist()))
+    return G
+
+
+def maximal_cliques_of(A: np.ndarray) -> list[list[int]]:
+    """Maximal cliques of the allowed graph (via :func:`trustlab.cliques.maximal_cliques`)."""
+    from trustlab.cliques import maximal_cliques
+
+    G = _graph(A)
+    cr = maximal_cliques(G, min_size=1)
+    nodes = np.asarray(cr.nodes)
+    out = []
+    for k in range(len(cr)):
+        out.append(sorted(int(nodes[i]) for i in cr.indices[cr.indptr[k]:cr.indptr[k + 1]]))
+    return out
+
+
+def _status(s, st, cp_model):
+    if st == cp_model.OPTIMAL:
+        return "optimal"
+    return "time_limit"
+
+
+def solve_qsp(W, A, *, M: int, deadline=None, workers=None, warm_labels=None, cliques=None) -> dict:
+    """Solve the LSP with CP-SAT. Returns labels/objective/bound/status and model sizes."""
+    from ortools.sat.python import cp_model
+
+    n = W.shape[0]
+    cl = cliques if cliques is not None else maximal_cliques_of(A)
+    cl = [c for c in cl if len(c) >= 2]
+    model = cp_model.CpModel()
+    y = {}  # (k, m, i) -> var
+    per_node: list[list] = [[] for _ in range(n)]
+    obj = []
+    n_u = 0
+    for k, S in enumerate(cl):
+        Mk = min(M, len(S) // 2) if len(S) >= 2 else 0  # a partition needs >= 2 nodes to score
+        Mk = max(Mk, 1)
+        sizes = []
+        for m in range(Mk):
+            ys = {}
+            for i in S:
+                v = model.new_bool_var("")
+                y[k, m, i] = v
+                ys[i] = v
+                per_node[i].append(v)
+            sizes.append(sum(ys.values()))
+            for a in range(len(S)):
+                i = S[a]
+                for b in range(a + 1, len(S)):
+                    j = S[b]
+                    wij = float(W[i, j])
+                    if wij == 0.0:
+                        continue
+                    u = model.new_bool_var("")
+                    n_u += 1
+                    if wij > 0:
+                        model.add(u <= ys[i])
+                        model.add(u <= ys[j])
+                    else:
+                        model.add(u >= ys[i] + ys[j] - 1)
+                    obj.append(wij * u)
+        for m in range(Mk - 1):
+            model.add(sizes[m] >= sizes[m + 1])
+    for i in range(n):
+        if len(per_node[i]) > 1:
+            model.add_at_most_one(per_node[i])
+    model.maximize(sum(obj) if obj else 0)
+    if warm_labels is not None:
+        _hint_qsp(model, y, cl, warm_labels, M)
+    s = cp_model.CpSolver()
+    configure_cpsat(s, workers)
+    if deadline is not None:
+        s.parameters.max_time_in_seconds = max(0.01, deadline - time.perf_counter())
+    st = s.solve(model)
+    labels = np.arange(n, dtype=np.int64)
+    val = 0.0
+    bound = float(np.where(A, np.maximum(W, 0), 0).sum() / 2)
+    if st in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        nxt = n
+        for (k, m, i), v in y.items():
+            if s.value(v):
+                labels[i] = n + k * M + m
+        _, labels = np.unique(labels, return_inverse=True)
+        labels = labels.astype(np.int64)
+        same = labels[:, None] == labels[None, :]
+        val = float(np.triu(W * same, 1).sum())
+        bound = float(s.best_objective_bound)
+    elif warm_labels is not None:
+        labels = np.asarray(warm_labels, np.int64)
+        same = labels[:, None] == labels[None, :]
+        val = float(np.triu(W * same, 1).sum())
+    return dict(labels=labels, objective=val, bound=bound, status=_status(s, st, cp_model),
+                n_maximal_cliques=len(cl), n_y=len(y), n_u=n_u)
+
+
+def _hint_qsp(model, y, cl, warm, M):
+    sets = [set(c) for c in cl]
+    used: dict[int, int] = {}
+    clusters: dict[int, list[int]] = {}
+    for i, l in enumerate(np.asarray(warm).tolist()):
+        clusters.setdefault(l, []).append(i)
+    assign = {}
+    for mem in sorted(clusters.values(), key=len, reverse=True):
+        if len(mem) < 2:
+            continue
+        for k, S in enumerate(sets):
+            if used.get(k, 0) < M and set(mem) <= S and (k, used.get(k, 0), mem[0]) in y:
+                m = used.get(k, 0)
+                used[k] = m + 1
+                for i in mem:
+                    assign[k, m, i] = 1
+                break
+        else:
+            return  # warm start not representable with this M
+    for key, v in y.items():
+        model.add_hint(v, key in assign)
+
+
+def solve_spp(W, A, *, deadline=None, workers=None, warm_labels=None, max_cliques: int = 200_000) -> dict:
+    """Weighted set packing over all cliques (size >= 2) with CP-SAT."""
+    from ortools.sat.python import cp_model
+
+    n = W.shape[0]
+    G = _graph(A)
+    cl = []
+    for c in nx.enumerate_all_cliques(G):
+        if len(c) >= 2:
+            cl.append(c)
+            if len(cl) > max_cliques:
+                raise ValueError(
+                    f"spp: the graph has more than max_cliques={max_cliques} cliques; SPP needs all of "
+                    "them as columns. Use method='cpp' or 'auto', or raise max_cliques."
+                )
+    model = cp_model.CpModel()
+    xs = []
+    per_node: list[list] = [[] for _ in range(n)]
+    obj = []
+    for c in cl:
+        v = model.new_bool_var("")
+        xs.append(v)
+        wt = float(sum(W[c[a], c[b]] for a in range(len(c)) for b in range(a + 1, len(c))))
+        obj.append(wt * v)
+        for i in c:
+            per_node[i].append(v)
+    for i in range(n):
+        if len(per_node[i]) > 1:
+            model.add_at_most_one(per_node[i])
+    model.maximize(sum(obj) if obj else 0)
+    if warm_labels is not None:
+        groups: dict[int, list[int]] = {}
+        for i, l in enumerate(np.asarray(warm_labels).tolist()):
+            groups.setdefault(l, []).append(i)
+        want = {tuple(sorted(g)) for g in groups.values() if len(g) >= 2}
+        for c, v in zip(cl, xs):
+            model.add_hint(v, tuple(sorted(c)) in want)
+    s = cp_model.CpSolver()
+    configure_cpsat(s, workers)
+    if deadline is not None:
+        s.parameters.max_time_in_seconds = max(0.01, deadline - time.perf_counter())
+    st = s.solve(model)
+    labels = np.arange(n, dtype=np.int64)
+    if st in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        for t, (c, v) in enumerate(zip(cl, xs)):
+            if s.value(v):
+                labels[c] = n + t
+        _, labels = np.unique(labels, return_inverse=True)
+        bound = float(s.best_objective_bound)
+    else:
+        if warm_labels is not None:
+            labels = np.asarray(warm_labels, np.int64)
+        bound = float(np.where(A, np.maximum(W, 0), 0).sum() / 2)
+    labels = labels.astype(np.int64)
+    same = labels[:, None] == labels[None, :]
+    val = float(np.triu(W * same, 1).sum())
+    return dict(labels=labels, objective=val, bound=bound, status=_status(s, st, cp_model),
+                n_cliques=len(cl))
