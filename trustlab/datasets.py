@@ -115,8 +115,8 @@ def load_er_dataset(name: str) -> ERDataset:
         df = df.merge(ref[["person_id", "leuven_id"]], on="person_id", how="left")
         return ERDataset(
             name, df, "person_id", "leuven_id",
-            {"Name": "name", "Lat,Lng": "latlon", "Coauthor": "string", "Class": "string"},
-            ["all"],
+            {"Name": "name", "Lat,Lng": "latlon", "Coauthor": "tokens", "Class": "tokens"},
+            ["token:Name", "qgram:Name:5", "sorted:Name:10"],
             "PATSTAT patent holders (dedupe patent example); 2,379 records, 102 entities.",
         )
     if name == "settlements":

@@ -50,9 +50,9 @@ def test_xoshiro_stream_matches_reference(key0, key1, row):
 
 def test_ziggurat_tables_are_consistent():
     ki, wi, fi = K.zig_tables()
-    # layer edges decrease, densities increase towards the peak
+    # layer edges grow towards the tail, densities shrink
     x = wi[1:] * 2.0**52
-    assert np.all(np.diff(x[::-1]) > 0)
+    assert np.all(np.diff(x) > 0) and x[-1] == pytest.approx(3.6541528853610088)
     assert np.all(np.diff(fi) < 0)
     np.testing.assert_allclose(fi[1:], np.exp(-0.5 * x**2), rtol=1e-12)
 
@@ -123,3 +123,12 @@ def test_nn_kernels_match_bruteforce():
     S = norms[None, :] - 2 * Q @ V.T
     np.testing.assert_array_equal(idx, S.argmin(1))
     np.testing.assert_allclose(sec, np.sort(S, axis=1)[:, 1])
+
+
+def test_fused_kernel_equals_in_place_kernel():
+    P = np.random.default_rng(0).standard_normal((300, 9)).astype(np.float32)
+    Y = P.astype(np.float64)
+    K.add_radial_noise(Y, 0.7, np.uint64(1), np.uint64(2), np.int64(5))
+    out = np.empty((300, 9))
+    K.noise_into(out, P, 0.7, np.uint64(1), np.uint64(2), np.int64(5))
+    np.testing.assert_array_equal(out, Y)

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 
 @njit("int64(int64[:], int64)", cache=True)
@@ -50,3 +50,35 @@ def haversine_km(lat1, lon1, lat2, lon2):  # pragma: no cover - compiled
         a = np.sin(dp / 2) ** 2 + np.cos(p1) * np.cos(p2) * np.sin(dl / 2) ** 2
         out[i] = 2 * r * np.arcsin(np.sqrt(min(1.0, a)))
     return out
+
+
+@njit("void(int64[:], int64[:], int64[:], int64[:], float64[:], float64[:])", parallel=True, cache=True)
+def token_overlap(indptr, indices, left, right, jac, ovl):  # pragma: no cover - compiled
+    """Jaccard and overlap coefficient of sorted token-id sets, per pair (NaN if one is empty)."""
+    for k in prange(left.shape[0]):
+        a0 = indptr[left[k]]
+        a1 = indptr[left[k] + 1]
+        b0 = indptr[right[k]]
+        b1 = indptr[right[k] + 1]
+        na = a1 - a0
+        nb = b1 - b0
+        if na == 0 or nb == 0:
+            jac[k] = np.nan
+            ovl[k] = np.nan
+            continue
+        inter = 0
+        x = a0
+        y = b0
+        while x < a1 and y < b1:
+            u = indices[x]
+            v = indices[y]
+            if u == v:
+                inter += 1
+                x += 1
+                y += 1
+            elif u < v:
+                x += 1
+            else:
+                y += 1
+        jac[k] = inter / (na + nb - inter)
+        ovl[k] = inter / min(na, nb)

@@ -173,6 +173,7 @@ class BlockingStats:
     n_candidate_pairs: int
     reduction_ratio: float
     pair_completeness: float | None = None
+    n_completed_pairs: int = 0
 
     def to_dict(self):
         return dict(self.__dict__)

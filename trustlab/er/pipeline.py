@@ -70,6 +70,35 @@ def _entity_map(labels: Any, df: pd.DataFrame, id_col: str, what: str) -> np.nda
     )
 
 
+def _component_completion(n: int, pairs: np.ndarray, w: np.ndarray, limit: int) -> np.ndarray:
+    """All pairs inside positive components of 3..limit records that are not in ``pairs``."""
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import connected_components
+
+    from trustlab.er import _kernels as K
+
+    pos = w > 0
+    g = sp.coo_matrix((np.ones(int(pos.sum()), np.int8), (pairs[pos, 0], pairs[pos, 1])), shape=(n, n))
+    k, comp = connected_components(g, directed=False)
+    sizes = np.bincount(comp, minlength=k)
+    sel = (sizes[comp] >= 3) & (sizes[comp] <= limit)
+    if not sel.any():
+        return np.empty((0, 2), np.int64)
+    rec = np.flatnonzero(sel).astype(np.int64)
+    key = comp[rec]
+    o = np.argsort(key, kind="stable")
+    rec, key = rec[o], key[o]
+    bounds = np.flatnonzero(np.r_[True, key[1:] != key[:-1], True]).astype(np.int64)
+    total = K.count_block_pairs(bounds, np.int64(limit))
+    a = np.empty(total, np.int64)
+    b = np.empty(total, np.int64)
+    K.fill_block_pairs(np.ascontiguousarray(rec), bounds, np.int64(limit), a, b)
+    code = a * n + b
+    have = pairs[:, 0] * n + pairs[:, 1]
+    code = np.setdiff1d(code, have)
+    return np.stack([code // n, code % n], axis=1)
+
+
 def _pair_labels(labels: pd.DataFrame, df: pd.DataFrame, id_col: str) -> tuple[np.ndarray, np.ndarray]:
     cols = list(labels.columns)
     if len(cols) < 3:
@@ -228,6 +257,7 @@ def resolve(
     time_limit: float | None = None,
     M: int = 10,
     compare_methods: Sequence[str] = (),
+    complete_components: int = 1000,
     random_state: Any = 0,
     progress: bool = False,
 ) -> Resolution:
@@ -267,6 +297,11 @@ def resolve(
         xER blocking threshold T on the weights (pairs below it are dropped).
     time_limit, M
         Passed to :func:`trustlab.solvers.partition`.
+    complete_components : int
+        After scoring, every pair inside a positive-weight component of up to this
+        many records that blocking missed is scored too (0 disables). Blocking finds
+        candidates; the clustering step then sees all the evidence inside each
+        component, so a true entity split by blocking can still be one clique.
     compare_methods : sequence of str
         Baseline clustering methods to run on the same scores (metrics in
         ``Resolution.baselines`` when ``truth`` is given).
@@ -365,8 +400,23 @@ def resolve(
         mdl = FellegiSunter()
         mdl.fit(fm.X[:, cols])
         mdl.columns_ = cols
-    prob = mdl.predict_proba(fm.X if use_sup else fm.X[:, mdl.columns_]) if len(pairs) else np.zeros(0)
+    def _predict(X):
+        if X.shape[0] == 0:
+            return np.zeros(0)
+        return mdl.predict_proba(X if use_sup else X[:, mdl.columns_])
+
+    prob = _predict(fm.X)
     w = to_weights(prob, weights)
+    if complete_components and len(pairs):
+        extra = _component_completion(n, pairs, w, int(complete_components))
+        if len(extra):
+            fx = compare(df, extra, flds)
+            px = _predict(fx.X)
+            pairs = np.concatenate([pairs, extra])
+            prob = np.concatenate([prob, px])
+            w = np.concatenate([w, to_weights(px, weights)])
+            fm.X = np.vstack([fm.X, fx.X])
+            stats.n_completed_pairs = int(len(extra))
     step("scoring", t)
 
     t = time.perf_counter()

@@ -13,7 +13,7 @@ import pandas as pd
 __all__ = ["FIELD_KINDS", "Field", "read_records", "validate_records", "infer_fields", "normalize_fields"]
 
 #: the kinds a field may have; they decide how two values are compared
-FIELD_KINDS = ("string", "name", "address", "phone", "numeric", "date", "exact", "latlon")
+FIELD_KINDS = ("string", "name", "address", "phone", "numeric", "date", "exact", "latlon", "tokens")
 
 
 @dataclass(frozen=True)
@@ -21,6 +21,8 @@ class Field:
     """One compared column: its name and kind (one of :data:`FIELD_KINDS`).
 
     For ``kind="latlon"`` the column is ``"LAT,LON"`` (two column names joined by a comma).
+    ``kind="tokens"`` is for long set-like text (co-authors, tags): only the token-set
+    ratio is computed.
     """
 
     column: str

@@ -44,6 +44,21 @@ def _text(s: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     return arr, (v == "").to_numpy()
 
 
+def _token_sets(s: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """CSR of sorted, unique word-token ids per record."""
+    tok = s.fillna("").astype(str).str.lower().str.findall(r"\w+")
+    ex = tok.explode().dropna()
+    rec = ex.index.to_numpy(np.int64) if len(ex) else np.zeros(0, np.int64)
+    ids = pd.factorize(ex)[0].astype(np.int64) if len(ex) else np.zeros(0, np.int64)
+    o = np.lexsort((ids, rec))
+    rec, ids = rec[o], ids[o]
+    keep = np.r_[True, (rec[1:] != rec[:-1]) | (ids[1:] != ids[:-1])] if rec.size else np.zeros(0, bool)
+    rec, ids = rec[keep], ids[keep]
+    indptr = np.zeros(len(s) + 1, np.int64)
+    np.add.at(indptr, rec + 1, 1)
+    return np.cumsum(indptr), np.ascontiguousarray(ids)
+
+
 def _cp(a, b, scorer, scale=1.0):
     out = process.cpdist(a, b, scorer=scorer, workers=-1, dtype=np.float32)
     return out.astype(np.float64) / scale
@@ -82,6 +97,14 @@ def compare(df: pd.DataFrame, pairs: np.ndarray, fields: Sequence[Field]) -> Fea
                 cols.append(v)
                 names.append(f"{f.column}:{k}")
             primary.append(start if f.kind == "name" else start + 1)
+        elif f.kind == "tokens":
+            indptr, indices = _token_sets(df[f.column])
+            jac = np.empty(len(i))
+            ovl = np.empty(len(i))
+            K.token_overlap(indptr, indices, np.ascontiguousarray(i, np.int64), np.ascontiguousarray(j, np.int64), jac, ovl)
+            cols += [jac, ovl]
+            names += [f"{f.column}:jaccard", f"{f.column}:overlap"]
+            primary.append(start + 1)
         elif f.kind == "phone":
             d = df[f.column].fillna("").astype(str).str.replace(r"\D+", "", regex=True).str[-10:]
             arr = d.to_numpy(dtype=object)

@@ -143,6 +143,27 @@ def _grow_i32(a, need):
     return b
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _emit(v, size, univ, R, tmp, sizes, members, n_sizes, n_members):
+    """Append clique {v} ∪ univ[R[1:size]] (sorted) to the output buffers."""
+    tmp[0] = v
+    for k in range(1, size):
+        tmp[k] = univ[R[k]]
+    for a_ in range(1, size):  # insertion sort (cliques are small)
+        key = tmp[a_]
+        b_ = a_ - 1
+        while b_ >= 0 and tmp[b_] > key:
+            tmp[b_ + 1] = tmp[b_]
+            b_ -= 1
+        tmp[b_ + 1] = key
+    sizes = _grow_i32(sizes, n_sizes + 1)
+    members = _grow_i32(members, n_members + size)
+    sizes[n_sizes] = size
+    for k in range(size):
+        members[n_members + k] = tmp[k]
+    return sizes, members, n_sizes + 1, n_members + size
+
+
 @njit(cache=True, nogil=True)
 def enumerate_chunk(indptr, indices, rank, verts, min_size, materialize):
     """Enumerate the maximal cliques whose lowest-ranked vertex is in ``verts``.
@@ -233,23 +254,56 @@ def enumerate_chunk(indptr, indices, rank, verts, min_size, materialize):
             eoff = np.empty(max(p + 1, 2 * eoff.shape[0]), np.int64)
         ne = 0
         eoff[0] = 0
+        v0 = indptr[v]
+        v1 = indptr[v + 1]
         for i in range(p):
             w = univ[i]
             a0 = indptr[w]
             a1 = indptr[w + 1]
-            if ebuf.shape[0] < ne + (a1 - a0):
-                ebuf = _grow_i32(ebuf, ne + (a1 - a0))
-            for e in range(a0, a1):
-                x = indices[e]
-                j = pos[x]
-                if j == -2:
-                    j = u_n
-                    pos[x] = j
-                    univ[u_n] = x
-                    u_n += 1
-                if j >= 0:
-                    ebuf[ne] = j
-                    ne += 1
+            dw = a1 - a0
+            if ebuf.shape[0] < ne + d0:
+                ebuf = _grow_i32(ebuf, ne + d0)
+            if dw > 8 * d0:
+                # hub neighbour: look the (few) neighbours of v up in N(w) instead of
+                # scanning all of N(w) -- O(deg(v) log deg(w)).
+                lo = a0
+                for e in range(v0, v1):
+                    x = indices[e]
+                    # lower bound of x in indices[lo:a1]
+                    l_ = lo
+                    h_ = a1
+                    while l_ < h_:
+                        mid = (l_ + h_) >> 1
+                        if indices[mid] < x:
+                            l_ = mid + 1
+                        else:
+                            h_ = mid
+                    lo = l_
+                    if lo >= a1:
+                        break
+                    if indices[lo] != x:
+                        continue
+                    j = pos[x]
+                    if j == -2:
+                        j = u_n
+                        pos[x] = j
+                        univ[u_n] = x
+                        u_n += 1
+                    if j >= 0:
+                        ebuf[ne] = j
+                        ne += 1
+            else:
+                for e in range(a0, a1):
+                    x = indices[e]
+                    j = pos[x]
+                    if j == -2:
+                        j = u_n
+                        pos[x] = j
+                        univ[u_n] = x
+                        u_n += 1
+                    if j >= 0:
+                        ebuf[ne] = j
+                        ne += 1
             eoff[i + 1] = ne
         # reset markers
         for e in range(indptr[v], indptr[v + 1]):
@@ -278,6 +332,64 @@ def enumerate_chunk(indptr, indices, rank, verts, min_size, materialize):
             pc = np.empty(m, np.int64)
         if tmp.shape[0] < levels:
             tmp = np.empty(max(levels, 2 * tmp.shape[0]), np.int32)
+
+        if W == 1:
+            # the common sparse case: every set is one machine word
+            full = (_ONE << np.uint64(u_n)) - _ONE if u_n < 64 else ~_ZERO
+            P0 = (_ONE << np.uint64(p)) - _ONE if p < 64 else ~_ZERO
+            stack[0] = P0
+            stack[1] = full & ~P0
+            d = 0
+            descend = True
+            while d >= 0:
+                b3 = 3 * d
+                if descend:
+                    descend = False
+                    Pw = stack[b3]
+                    pcount = _popcount(Pw)
+                    word = Pw | stack[b3 + 1]
+                    best = 0
+                    bestc = -1
+                    while word != _ZERO:
+                        b = np.int64(trailing_zeros(word))
+                        word &= word - _ONE
+                        c = np.int64(_popcount(Pw & adj[b]))
+                        if c > bestc:
+                            bestc = c
+                            best = b
+                            if c == pcount:
+                                break
+                    stack[b3 + 2] = Pw & ~adj[best]
+                C = stack[b3 + 2]
+                if C == _ZERO:
+                    d -= 1
+                    continue
+                w = np.int64(trailing_zeros(C))
+                stack[b3 + 2] = C & (C - _ONE)
+                a = adj[w]
+                nP = stack[b3] & a
+                nX = stack[b3 + 1] & a
+                bit = _ONE << np.uint64(w)
+                stack[b3] &= ~bit
+                stack[b3 + 1] |= bit
+                R[d + 1] = w
+                size = d + 2
+                if nP == _ZERO:
+                    if nX == _ZERO and size >= min_size:
+                        count += 1
+                        if size > max_size:
+                            max_size = size
+                        if materialize:
+                            sizes, members, n_sizes, n_members = _emit(
+                                v, size, univ, R, tmp, sizes, members, n_sizes, n_members)
+                    continue
+                if size + np.int64(_popcount(nP)) < min_size:
+                    continue
+                d += 1
+                stack[b3 + 3] = nP
+                stack[b3 + 4] = nX
+                descend = True
+            continue
 
         # level 0: P = [0, p), X = [p, u_n)
         for j in range(W):
@@ -368,24 +480,8 @@ def enumerate_chunk(indptr, indices, rank, verts, min_size, materialize):
                     if size > max_size:
                         max_size = size
                     if materialize:
-                        tmp[0] = v
-                        for k in range(1, size):
-                            tmp[k] = univ[R[k]]
-                        # insertion sort (cliques are small)
-                        for a_ in range(1, size):
-                            key = tmp[a_]
-                            b_ = a_ - 1
-                            while b_ >= 0 and tmp[b_] > key:
-                                tmp[b_ + 1] = tmp[b_]
-                                b_ -= 1
-                            tmp[b_ + 1] = key
-                        sizes = _grow_i32(sizes, n_sizes + 1)
-                        members = _grow_i32(members, n_members + size)
-                        sizes[n_sizes] = size
-                        n_sizes += 1
-                        for k in range(size):
-                            members[n_members + k] = tmp[k]
-                        n_members += size
+                        sizes, members, n_sizes, n_members = _emit(
+                            v, size, univ, R, tmp, sizes, members, n_sizes, n_members)
                 continue
             if size + npc < min_size:
                 continue

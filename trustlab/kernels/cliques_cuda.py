@@ -496,10 +496,16 @@ def enumerate_maximal_cliques_bitset_host(indptr: np.ndarray, indices: np.ndarra
 # --------------------------------------------------------------------------------------
 # Device kernel (built lazily: numba.cuda is imported only here)
 # --------------------------------------------------------------------------------------
+cuda: Any = None  # numba.cuda, bound on first use (the simulator patches this global)
+
+
 @functools.lru_cache(maxsize=None)
 def _get_kernel(tpb: int):
-    from numba import cuda
+    global cuda
+    if cuda is None:
+        from numba import cuda as _cuda
 
+        cuda = _cuda
     TPB = tpb
 
     @cuda.jit
@@ -512,6 +518,8 @@ def _get_kernel(tpb: int):
         ctrl = cuda.shared.array(8, dtype=numba.int64)
         red_a = cuda.shared.array(TPB, dtype=numba.int64)
         red_b = cuda.shared.array(TPB, dtype=numba.int64)
+        red_c = cuda.shared.array(TPB, dtype=numba.int64)
+        red_d = cuda.shared.array(TPB, dtype=numba.int64)
         adj = adj_ws[b]
         stk = stk_ws[b]
         while True:
@@ -564,44 +572,58 @@ def _get_kernel(tpb: int):
             ncl = 0
             nel = 0
             d = 0
-            entering = True
             cuda.syncthreads()
+            # Each search step costs three block barriers:
+            #   (A) level d is complete -> (B) partial reductions are in shared memory ->
+            #   (C) thread 0 has decided (emit / pivot / next candidate / backtrack).
             while True:
-                if entering:
-                    entering = False
-                    # reduction: |P| and any(X)
-                    pc = 0
-                    ax = 0
-                    for w in range(t, W, TPB):
-                        pc += cuda.popc(stk[d, 0, w])
-                        ax |= stk[d, 1, w]
+                # --- phase 1 (all threads): |P|, any(X) and pivot partials on level d
+                pc = 0
+                ax = 0
+                for w in range(t, W, TPB):
+                    pc += cuda.popc(stk[d, 0, w])
+                    ax |= stk[d, 1, w]
+                best = -1
+                bu = 0
+                for u in range(t, k, TPB):
+                    if ((stk[d, 0, u >> 5] | stk[d, 1, u >> 5]) >> (u & 31)) & 1:
+                        c = 0
+                        for w in range(W):
+                            c += cuda.popc(stk[d, 0, w] & adj[u, w])
+                        if c > best:
+                            best = c
+                            bu = u
+                red_a[t] = pc
+                red_b[t] = ax
+                red_c[t] = best
+                red_d[t] = bu
+                cuda.syncthreads()  # (B)
+                # --- phase 2 (thread 0): decide, then find the next branch (backtracking)
+                if t == 0:
+                    cntp = 0
+                    anyx = 0
+                    bb = -1
+                    piv = 0
+                    for i in range(TPB):
+                        cntp += red_a[i]
+                        anyx |= red_b[i]
+                        if red_c[i] > bb:
+                            bb = red_c[i]
+                            piv = red_d[i]
+                    for w in range(W):
                         stk[d, 3, w] = 0
-                    red_a[t] = pc
-                    red_b[t] = ax
-                    cuda.syncthreads()
-                    if t == 0:
-                        sa = 0
-                        sb = 0
-                        for i in range(TPB):
-                            sa += red_a[i]
-                            sb |= red_b[i]
-                        ctrl[1] = sa
-                        ctrl[2] = sb
-                    cuda.syncthreads()
-                    cntp = ctrl[1]
-                    anyx = ctrl[2]
                     if cntp == 0:
                         if anyx == 0 and d + 1 >= min_size:
-                            if write and t == 0:
+                            if write:
                                 pos = ebase[s] + nel
                                 placed = False
                                 for w in range(W):
                                     word = stk[d, 2, w]
                                     while word != 0:
                                         low = word & (-word)
-                                        bb = w * 32 + cuda.popc(low - 1)
+                                        bi = w * 32 + cuda.popc(low - 1)
                                         word ^= low
-                                        g = sub_idx[lo + bb]
+                                        g = sub_idx[lo + bi]
                                         if not placed and g > v:
                                             out_indices[pos] = v
                                             pos += 1
@@ -615,66 +637,43 @@ def _get_kernel(tpb: int):
                             ncl += 1
                             nel += d + 1
                     elif d + 1 + cntp >= min_size:
-                        # pivot: argmax_{u in P ∪ X} |P ∩ N(u)|
-                        best = -1
-                        bu = 0
-                        for u in range(t, k, TPB):
-                            if ((stk[d, 0, u >> 5] | stk[d, 1, u >> 5]) >> (u & 31)) & 1:
-                                c = 0
-                                for w in range(W):
-                                    c += cuda.popc(stk[d, 0, w] & adj[u, w])
-                                if c > best:
-                                    best = c
-                                    bu = u
-                        red_a[t] = best
-                        red_b[t] = bu
-                        cuda.syncthreads()
-                        if t == 0:
-                            bb = -1
-                            bi = 0
-                            for i in range(TPB):
-                                if red_a[i] > bb:
-                                    bb = red_a[i]
-                                    bi = red_b[i]
-                            ctrl[3] = bi
-                        cuda.syncthreads()
-                        piv = ctrl[3]
-                        for w in range(t, W, TPB):
+                        for w in range(W):
                             stk[d, 3, w] = stk[d, 0, w] & ~adj[piv, w]
-                    cuda.syncthreads()
-                # next candidate q = lowest bit of C[d]
-                if t == 0:
                     q = -1
-                    for w in range(W):
-                        word = stk[d, 3, w]
-                        if word != 0:
-                            q = w * 32 + cuda.popc((word & (-word)) - 1)
+                    while d >= 0:
+                        for w in range(W):
+                            word = stk[d, 3, w]
+                            if word != 0:
+                                q = w * 32 + cuda.popc((word & (-word)) - 1)
+                                break
+                        if q >= 0:
+                            qw = q >> 5
+                            bit = 1 << (q & 31)
+                            stk[d, 0, qw] = stk[d, 0, qw] & ~bit
+                            stk[d, 1, qw] = stk[d, 1, qw] | bit
+                            stk[d, 3, qw] = stk[d, 3, qw] & ~bit
                             break
-                    ctrl[4] = q
-                cuda.syncthreads()
-                q = ctrl[4]
+                        d -= 1
+                    ctrl[1] = q
+                    ctrl[2] = d
+                cuda.syncthreads()  # (C)
+                q = ctrl[1]
+                d = ctrl[2]
                 if q < 0:
-                    d -= 1
-                    if d < 0:
-                        break
-                    cuda.syncthreads()
-                    continue
+                    break
+                # --- phase 3 (all threads): child level d+1 (q is not in N(q), so the
+                # parent's updated P/X words give the same child)
                 qw = q >> 5
-                bit = 1 << (q & 31)
                 for w in range(t, W, TPB):
                     aw = adj[q, w]
                     stk[d + 1, 0, w] = stk[d, 0, w] & aw
                     stk[d + 1, 1, w] = stk[d, 1, w] & aw
                     rw = stk[d, 2, w]
                     if w == qw:
-                        rw |= bit
-                        stk[d, 0, w] = stk[d, 0, w] & ~bit
-                        stk[d, 1, w] = stk[d, 1, w] | bit
-                        stk[d, 3, w] = stk[d, 3, w] & ~bit
+                        rw |= 1 << (q & 31)
                     stk[d + 1, 2, w] = rw
                 d += 1
-                entering = True
-                cuda.syncthreads()
+                cuda.syncthreads()  # (A)
             if t == 0 and not write:
                 cnt[s] = ncl
                 ecnt[s] = nel

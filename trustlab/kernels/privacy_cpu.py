@@ -31,6 +31,7 @@ from numba import njit, prange
 
 __all__ = [
     "add_radial_noise",
+    "noise_into",
     "fill_normals",
     "fill_gamma",
     "fill_raw",
@@ -73,6 +74,7 @@ def zig_tables(n_layers: int = 256, r: float = 3.6541528853610088, v: float = 0.
 
 
 _KI, _WI, _FI = zig_tables()
+_KI = _KI.astype(np.int64)  # thresholds < 2**52
 _ZR = 3.6541528853610088
 _ZINV_R = 1.0 / _ZR
 
@@ -129,7 +131,7 @@ def _next(st):
 @njit(inline="always", cache=True)
 def _uniform(st):
     """Uniform double in [0, 1) from the top 53 bits."""
-    return float(_next(st) >> _U64(11)) * _TWO_M53
+    return float(np.int64(_next(st) >> _U64(11))) * _TWO_M53
 
 
 @njit(cache=True)
@@ -140,7 +142,7 @@ def _normal(st):
         idx = np.int64(r & _U64(0xFF))
         r = r >> _U64(8)
         sign = r & _U64(1)
-        rabs = (r >> _U64(1)) & _MASK52
+        rabs = np.int64((r >> _U64(1)) & _MASK52)  # < 2**52: exact, fast int64 -> double
         x = float(rabs) * _WI[idx]
         if sign:
             x = -x
@@ -212,6 +214,32 @@ def add_radial_noise(Y, scale, key0, key1, row_offset):
             f = radius / math.sqrt(ss)
             for j in range(k):
                 Y[i, j] += f * z[j]
+
+
+@njit(parallel=True, cache=True)
+def noise_into(out, P, scale, key0, key1, row_offset):
+    """``out[i] = P[i] + l_i u_i`` (float64 out; P float32 or float64): the fused
+    cast + noise + store of one chunk, same streams as :func:`add_radial_noise`."""
+    n, k = out.shape
+    nblocks = (n + _BLOCK - 1) // _BLOCK
+    shape = float(k)
+    for b in prange(nblocks):
+        st = np.empty(4, dtype=np.uint64)
+        z = np.empty(k, dtype=np.float64)
+        lo = b * _BLOCK
+        hi = min(n, lo + _BLOCK)
+        for i in range(lo, hi):
+            _seed_row(st, key0, key1, row_offset + i)
+            ss = 0.0
+            while ss == 0.0:
+                for j in range(k):
+                    g = _normal(st)
+                    z[j] = g
+                    ss += g * g
+            radius = _gamma(st, shape) * scale
+            f = radius / math.sqrt(ss)
+            for j in range(k):
+                out[i, j] = np.float64(P[i, j]) + f * z[j]
 
 
 @njit(parallel=True, cache=True)

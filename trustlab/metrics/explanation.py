@@ -878,6 +878,8 @@ def input_consistency(
     pi, pj = [], []
     for gi, g in enumerate(groups):
         g = [int(x) for x in g]
+        if not g:
+            continue
         if any(x < 0 or x >= n for x in g):
             raise ValueError(f"groups[{gi}] has an index outside [0, {n - 1}].")
         for x in g[1:]:
@@ -944,7 +946,6 @@ def winobias_template_groups(
             f2 = parts[1] if len(parts) > 1 else tpl
             f3 = parts[2] if len(parts) > 2 else ("" if len(parts) > 1 else tpl)
             groups.append([b0 + i for i, line in enumerate(block) if f2 in line and f3 in line])
-    groups = [g for g in groups if g]
     return groups[:max_groups] if max_groups is not None else groups
 
 

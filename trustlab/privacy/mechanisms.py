@@ -107,6 +107,12 @@ class PrivateRelease:
     def __iter__(self):
         return iter((self.vectors, self.record))
 
+    def __getitem__(self, i):
+        return (self.vectors, self.record)[i]
+
+    def __len__(self) -> int:
+        return 2
+
 
 def _version() -> str:
     from trustlab import __version__
@@ -152,6 +158,7 @@ class Mechanism:
             self.phi = None
             self.noise_scale = 1.0 / epsilon
         self._phi_gpu = None
+        self._phi32 = None
 
     def __repr__(self) -> str:  # never shows the key
         return (f"Mechanism({self.name!r}, d={self.d}, m={self.m}, epsilon={self.epsilon}, "
@@ -161,36 +168,44 @@ class Mechanism:
     def out_dim(self) -> int:
         return self.m
 
-    def apply(self, X: np.ndarray, row_offset: int) -> np.ndarray:
+    def apply(self, X: np.ndarray, row_offset: int, out: np.ndarray | None = None) -> np.ndarray:
         """Privatise rows ``X`` (validated float64/float32, C-contiguous) whose first row
-        has global index ``row_offset``; returns float64 (n, out_dim)."""
+        has global index ``row_offset``; returns float64 (n, out_dim), written into
+        ``out`` (C-contiguous float64) when given."""
         if self.backend == "gpu":
             from trustlab.kernels import privacy_gpu
 
             if self._phi_gpu is None and self.phi is not None:
                 self._phi_gpu = privacy_gpu.to_device(self.phi)
-            return privacy_gpu.privatize_chunk(
+            Y = privacy_gpu.privatize_chunk(
                 X, self._phi_gpu, self.noise_scale, int(self._key0), int(self._key1), int(row_offset)
             )
-        from trustlab.kernels.privacy_cpu import add_radial_noise
+            if out is not None:
+                out[...] = Y
+                return out
+            return Y
+        from trustlab.kernels.privacy_cpu import noise_into
 
         if self.phi is not None:
             if X.dtype == np.float32:
                 # float32 GEMM for float32 input: rounding of Φx (~1e-7 relative) is far
                 # below the noise; the noise itself is drawn and added in float64.
-                Y = np.dot(X, self.phi.T.astype(np.float32)).astype(np.float64)
+                if self._phi32 is None:
+                    self._phi32 = np.ascontiguousarray(self.phi.T, dtype=np.float32)
+                P = X @ self._phi32
             else:
-                Y = X @ self.phi.T
+                P = X @ self.phi.T
         else:
-            Y = np.array(X, dtype=np.float64, order="C", copy=True)
-        Y = np.ascontiguousarray(Y)
-        add_radial_noise(Y, self.noise_scale, self._key0, self._key1, np.int64(row_offset))
-        return Y
+            P = X
+        if out is None:
+            out = np.empty((X.shape[0], self.out_dim), dtype=np.float64)
+        noise_into(out, np.ascontiguousarray(P), self.noise_scale, self._key0, self._key1, np.int64(row_offset))
+        return out
 
     def record(self, n: int, sample: np.ndarray | None, vocab_swap: bool = False) -> ReleaseRecord:
         emp = spec = None
         if self.phi is not None:
-            spec = float(np.linalg.norm(self.phi, 2))
+            spec = float(np.sqrt(np.linalg.eigvalsh(self.phi @ self.phi.T)[-1]))  # = ||Φ||₂
             if sample is not None and sample.shape[0] >= 2:
                 emp = empirical_sensitivity(self.phi, sample, max_points=500)
         return ReleaseRecord(
@@ -358,7 +373,7 @@ def privatize(
     out = np.empty((n, mech.out_dim), dtype=np.float64)
     for lo in range(0, n, chunk_size):
         hi = min(n, lo + chunk_size)
-        out[lo:hi] = mech.apply(X[lo:hi], lo)
+        mech.apply(X[lo:hi], lo, out=out[lo:hi])
     idx = None
     if V is not None:
         idx = nearest_neighbor_swap(out, V)
