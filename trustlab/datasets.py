@@ -30,6 +30,12 @@ class ERDataset:
     fields: dict
     blocking: list = field(default_factory=list)
     description: str = ""
+    max_block_size: int = 200
+
+    def resolve_kwargs(self) -> dict:
+        """Keyword arguments for :func:`trustlab.resolve` that fit this dataset."""
+        return {"id_col": self.id_col, "fields": self.fields, "blocking": self.blocking,
+                "max_block_size": self.max_block_size}
 
     @property
     def truth(self) -> pd.Series:
@@ -116,8 +122,9 @@ def load_er_dataset(name: str) -> ERDataset:
         return ERDataset(
             name, df, "person_id", "leuven_id",
             {"Name": "name", "Lat,Lng": "latlon", "Coauthor": "tokens", "Class": "tokens"},
-            ["token:Name", "qgram:Name:5", "sorted:Name:10"],
+            ["token:Name", "qgram:Name:4", "sorted:Name:10"],
             "PATSTAT patent holders (dedupe patent example); 2,379 records, 102 entities.",
+            max_block_size=1000,
         )
     if name == "settlements":
         df = _csv("settlements_vertices.csv.gz", dtype=str, keep_default_na=False, na_values=[""])
@@ -132,7 +139,7 @@ def load_er_dataset(name: str) -> ERDataset:
         return ERDataset(
             name, df, "id", "unique_id",
             {"name": "name", "address": "address", "city": "exact", "cuisine": "string"},
-            ["all"],
+            ["token:name", "token:address", "sorted:name:10"],
             "Fodors–Zagat restaurants; 864 records, 752 entities.",
         )
     k = int(name[-1])

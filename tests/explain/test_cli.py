@@ -57,8 +57,9 @@ def test_consistency_and_geco(capsys):
     assert [round(v["value"], 3) for v in out["results"].values()] == [0.656, 0.581]
     out = _json(capsys, ["explain-metrics", "geco-bias", "--variant", "subj", "--json"])
     assert round(out["value"], 4) == 0.4753
-    out = _json(capsys, ["explain-metrics", "mass-accuracy", "--variant", "all", "--json"])
+    out = _json(capsys, ["explain-metrics", "mass-accuracy", "--variant", "all", "--pattern-variant", "--json"])
     assert round(out["uniform_baseline"], 3) == 0.169
+    assert round(out["pattern_variant"], 3) == 0.992
 
 
 def test_mass_accuracy_with_attributions(tmp_path, capsys):

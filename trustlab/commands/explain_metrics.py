@@ -55,6 +55,8 @@ def register(sub) -> None:
     m.add_argument("--variant", default="all", choices=["all", "subj"], help="bundled GECO variant")
     m.add_argument("--split", default="test", choices=["train", "test"], help="bundled GECO split")
     m.add_argument("--attributions", help="word-level attributions, one list per line (same order as --data)")
+    m.add_argument("--pattern-variant", action="store_true",
+                   help="also score the model-free Pattern Variant (word-level tf-idf covariance; approximate)")
     add_output_flags(m)
     m.set_defaults(func=run_mass_accuracy)
 
@@ -188,9 +190,14 @@ def run_mass_accuracy(args) -> int:
         d = r.to_dict()
         d.pop("per_sentence")
         out.update({"value": r.value, "n": r.n, "ci": r.ci, "dropped": d["dropped"]})
+    if args.pattern_variant:
+        pv = ex.pattern_variant_attributions(data.sentences, data.targets)
+        out["pattern_variant"] = ex.mass_accuracy(pv, data.ground_truth).value
     if args.json:
         emit_json(out)
         return 0
+    if "pattern_variant" in out:
+        print(f"Pattern Variant mass accuracy {_fmt(out['pattern_variant'])}  (word-level approximation)")
     if "value" in out:
         print(f"mass accuracy {_fmt(out['value'])}  (n {out['n']}, 95% CI [{_fmt(out['ci'][0])}, "
               f"{_fmt(out['ci'][1])}], dropped {len(out['dropped'])})")

@@ -29,7 +29,7 @@ def register(sub) -> None:
     p.add_argument("--record", default=None, help="also write the release record (JSON) to this file")
     p.add_argument("--dtype", default="float32", choices=["float32", "float64"],
                    help="storage dtype of the output (noise is drawn and added in float64)")
-    p.add_argument("--chunk-size", type=int, default=16384, help="rows per chunk (bounds memory)")
+    p.add_argument("--chunk-size", type=int, default=65536, help="rows per chunk (bounds memory)")
     p.add_argument("--phi-seed", type=int, default=None, help="reuse the public projection of an earlier release")
     p.add_argument("--seed", type=int, default=None,
                    help="fix ALL randomness (reproducible, NOT private against whoever knows the seed)")

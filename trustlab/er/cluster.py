@@ -103,7 +103,8 @@ def _status_of(res: Any, W: sp.coo_matrix) -> tuple[np.ndarray, list[str], np.nd
 
 
 @CLUSTER_METHODS.register("xer")
-def _cluster_xer(n, pairs, weights, *, threshold=-np.inf, time_limit=None, M=10, solver_method="auto", **_):
+def _cluster_xer(n, pairs, weights, *, threshold=-np.inf, time_limit=None, M=10, solver_method="auto",
+                 solver_options=None, **_):
     keep = weights >= threshold
     pairs = pairs[keep]
     weights = weights[keep].copy()
@@ -130,7 +131,7 @@ def _cluster_xer(n, pairs, weights, *, threshold=-np.inf, time_limit=None, M=10,
             (weights[inside], (pos[sp_pairs[:, 0]], pos[sp_pairs[:, 1]])), shape=(nodes.size, nodes.size)
         )
         partition = _get_partition()
-        kw = {"method": solver_method, "M": M}
+        kw = {"method": solver_method, "M": M, "random_state": 0, **(solver_options or {})}
         if time_limit is not None:
             kw["time_limit"] = time_limit
         res = partition(W, **kw)
@@ -238,7 +239,8 @@ def cluster_pairs(
         ``xer``: blocking threshold T (pairs with lower weight are dropped and may not
         share a cluster; default keeps all pairs). Baselines: link threshold (default 0).
     **kwargs
-        ``time_limit``, ``M``, ``solver_method`` for ``xer``; ``prob``/``p_threshold``
+        ``time_limit``, ``M``, ``solver_method``, ``solver_options`` (extra keywords
+        for :func:`trustlab.solvers.partition`) for ``xer``; ``prob``/``p_threshold``
         for ``hierarchical``.
 
     Examples

@@ -252,10 +252,11 @@ def resolve(
     model: str = "logistic",
     C: float = 10.0,
     train_fraction: float = 0.5,
-    weights: str = "logit",
+    weights: str = "centered",
     threshold: float | None = None,
     time_limit: float | None = None,
     M: int = 10,
+    solver_options: Mapping[str, Any] | None = None,
     compare_methods: Sequence[str] = (),
     complete_components: int = 1000,
     random_state: Any = 0,
@@ -291,12 +292,13 @@ def resolve(
     scorer : {"auto", "supervised", "fellegi_sunter"}
     model : {"logistic", "ridge"}
         Supervised model (regularised).
-    weights : {"logit", "centered"}
-        Map probabilities to signed weights (log-odds or ``p - 0.5``).
+    weights : {"centered", "logit"}
+        Map probabilities to signed weights (``p - 0.5``, the default, or log-odds).
     threshold : float, optional
         xER blocking threshold T on the weights (pairs below it are dropped).
-    time_limit, M
-        Passed to :func:`trustlab.solvers.partition`.
+    time_limit, M, solver_options
+        Passed to :func:`trustlab.solvers.partition` (``solver_options`` is a dict of
+        extra keywords, e.g. ``{"method": "qsp"}`` is spelled ``solver_method`` there).
     complete_components : int
         After scoring, every pair inside a positive-weight component of up to this
         many records that blocking missed is scored too (0 disables). Blocking finds
@@ -422,7 +424,7 @@ def resolve(
     t = time.perf_counter()
     kw: dict[str, Any] = {}
     if method == "xer":
-        kw = {"time_limit": time_limit, "M": M}
+        kw = {"time_limit": time_limit, "M": M, "solver_options": dict(solver_options or {})}
     if method == "hierarchical":
         kw = {"prob": prob}
     cr = cluster_pairs(n, pairs, w, method=method, threshold=threshold, **kw)
@@ -438,7 +440,7 @@ def resolve(
         if m == method:
             continue
         tb = time.perf_counter()
-        kwb = {"prob": prob} if m == "hierarchical" else ({"time_limit": time_limit, "M": M} if m == "xer" else {})
+        kwb = {"prob": prob} if m == "hierarchical" else ({"time_limit": time_limit, "M": M, "solver_options": dict(solver_options or {})} if m == "xer" else {})
         crb = cluster_pairs(n, pairs, w, method=m, threshold=threshold if m == "xer" else None, **kwb)
         entry: dict[str, Any] = {"n_entities": int(crb.labels.max()) + 1, "seconds": time.perf_counter() - tb}
         if truth_arr is not None:

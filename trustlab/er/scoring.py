@@ -211,7 +211,7 @@ class SupervisedScorer:
         if self.model == "logistic":
             from sklearn.linear_model import LogisticRegression
 
-            self._m = LogisticRegression(C=self.C, max_iter=2000)
+            self._m = LogisticRegression(C=self.C, max_iter=1000)
         else:
             from sklearn.linear_model import Ridge
 

@@ -794,16 +794,32 @@ def enumerate_maximal_cliques_cuda(indptr: np.ndarray, indices: np.ndarray, n: i
     """
     from trustlab._backend import GPUUnavailableError, gpu_unavailable_reason
 
+    tpb = int(threads_per_block)
+    if tpb < 1 or tpb > 1024 or tpb & (tpb - 1):
+        raise ValueError(
+            f"threads_per_block must be a power of two in [1, 1024], got {threads_per_block!r}."
+        )
+    if int(max_universe) < 1:
+        raise ValueError(f"max_universe must be >= 1, got {max_universe!r}.")
+    indptr, indices, n = _as_csr(indptr, indices, n)
     why = gpu_unavailable_reason("numba-cuda")
     if why is not None:
-        raise GPUUnavailableError(f"The CUDA clique kernel cannot run: {why}")
+        raise GPUUnavailableError(
+            f"The CUDA clique kernel cannot run: {why} Use the CPU kernel "
+            "(trustlab.maximal_cliques(..., backend='cpu'))."
+        )
     from numba import cuda
 
-    if threads_per_block < 1 or threads_per_block & (threads_per_block - 1):
-        raise ValueError(f"threads_per_block must be a power of two >= 1, got {threads_per_block}.")
-    if max_universe < 1:
-        raise ValueError(f"max_universe must be >= 1, got {max_universe}.")
-    indptr, indices, n = _as_csr(indptr, indices, n)
+    try:
+        usable = bool(cuda.is_available())
+    except Exception:  # pragma: no cover - broken driver
+        usable = False
+    if not usable:
+        raise GPUUnavailableError(
+            "The CUDA clique kernel cannot run: numba.cuda finds no device. (If you meant the "
+            "simulator, NUMBA_ENABLE_CUDASIM=1 must be set before numba.cuda is first "
+            "imported in the process.) Use backend='cpu'."
+        )
     min_size = int(min_size)
     info: dict[str, Any] = {}
     t0 = time.perf_counter()
@@ -822,7 +838,7 @@ def enumerate_maximal_cliques_cuda(indptr: np.ndarray, indices: np.ndarray, n: i
         dp = sub_ptr[s0:] - sub_ptr[s0]
         di = sub_idx[sub_ptr[s0]:]
         parts.append(_device_run(cuda, indptr, indices, rank, dv, dp, di, int(p0[dv].max()), min_size,
-                                 int(threads_per_block), max_blocks, int(workspace_bytes), info))
+                                 tpb, max_blocks, int(workspace_bytes), info))
     if big.any():
         s1 = int(np.flatnonzero(big)[-1]) + 1
         t1 = time.perf_counter()

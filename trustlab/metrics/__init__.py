@@ -11,8 +11,8 @@ from typing import Any
 
 # public name -> module (relative to trustlab.metrics); add yours with a one-line edit
 _EXPORTS: dict[str, str] = {
-    **{n: "explanation" for n in ("plausibility", "plausibility_baselines", "model_consistency", "input_consistency", "winobias_template_groups", "clamped_pearson", "mass_accuracy", "mass_accuracy_uniform_baseline", "aggregate_attributions", "geco_cooccurrence_bias", "precision_at_k", "uncertainty_scores", "influence_score", "unlike_ratio", "load_ding_koehn", "load_geco", "read_saliency", "read_spans", "read_indices", "read_geco_jsonl")},
-    **{n: "reliability" for n in ("spearman", "cross_dataset_reliability", "cross_model_reliability", "downstream_instability", "roc_auc", "group_error_rates", "fped", "fned", "load_rios_lwowski", "average_over_models")},
+    **{n: "explanation" for n in ("plausibility", "plausibility_baselines", "model_consistency", "input_consistency", "winobias_template_groups", "clamped_pearson", "mass_accuracy", "mass_accuracy_uniform_baseline", "aggregate_attributions", "geco_cooccurrence_bias", "precision_at_k", "uncertainty_scores", "influence_score", "unlike_ratio", "load_ding_koehn", "load_geco", "read_saliency", "read_spans", "read_indices", "read_geco_jsonl", "pattern_variant_attributions", "attribution_difference_test", "decoy_statistics")},
+    **{n: "reliability" for n in ("spearman", "cross_dataset_reliability", "cross_model_reliability", "downstream_instability", "roc_auc", "group_error_rates", "fped", "fned", "load_rios_lwowski", "average_over_models", "prediction_rates", "average_prediction_difference")},
 }
 
 _SUBMODULES = ("clustering", "bias", "explanation", "reliability", "embeddings")

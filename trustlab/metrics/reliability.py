@@ -20,7 +20,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from trustlab._validation import check_interval, check_option
+from trustlab._validation import check_interval
 
 __all__ = [
     "spearman",
@@ -36,6 +36,8 @@ __all__ = [
     "fned",
     "load_rios_lwowski",
     "average_over_models",
+    "prediction_rates",
+    "average_prediction_difference",
 ]
 
 
@@ -355,6 +357,47 @@ def fned(y_true: Any, y_pred: Any, groups: Any, *, threshold: float | None = 0.5
     0.5
     """
     return group_error_rates(y_true, y_pred, groups, threshold=threshold).fned
+
+
+def prediction_rates(y_true: Any, y_pred: Any) -> dict[str, float]:
+    """TPR and TNR of hard binary predictions (GECOBench Table 4: male = positive).
+
+    Examples
+    --------
+    >>> prediction_rates([1, 1, 0, 0], [1, 0, 0, 0])
+    {'tpr': 0.5, 'tnr': 1.0}
+    """
+    y = np.asarray(y_true)
+    p = np.asarray(y_pred)
+    if y.ndim != 1 or y.size == 0 or p.shape != y.shape:
+        raise ValueError(f"y_true and y_pred must be non-empty 1-D arrays of equal length; got {y.shape}, {p.shape}.")
+    for a, nm in ((y, "y_true"), (p, "y_pred")):
+        if not np.all((a == 0) | (a == 1)):
+            raise ValueError(f"{nm} must be binary (0/1 or bool).")
+    yb, pb = y.astype(bool), p.astype(bool)
+    if not yb.any() or yb.all():
+        raise ValueError("prediction_rates needs both classes in y_true.")
+    return {"tpr": float((pb & yb).sum() / yb.sum()), "tnr": float((~pb & ~yb).sum() / (~yb).sum())}
+
+
+def average_prediction_difference(p_male: Any, p_female: Any) -> float:
+    """GECOBench APD = (1/N) sum_i |pred(x_i^M, M) - pred(x_i^F, F)|.
+
+    ``p_male[i]`` is the softmax probability of the true class (male) for the male version
+    of sentence ``i``, ``p_female[i]`` that of the true class (female) for its female version.
+
+    Examples
+    --------
+    >>> round(average_prediction_difference([0.9, 0.8], [0.7, 0.8]), 12)
+    0.1
+    """
+    a = _vector(p_male, "p_male")
+    b = _vector(p_female, "p_female")
+    if a.size != b.size:
+        raise ValueError(f"p_male has {a.size} values but p_female has {b.size}; pass paired sentences.")
+    if np.any((a < 0) | (a > 1) | (b < 0) | (b > 1)):
+        raise ValueError("probabilities must lie in [0, 1].")
+    return float(np.mean(np.abs(a - b)))
 
 
 def load_rios_lwowski(table: int = 2):

@@ -29,7 +29,7 @@ def noise_radius_bound(m: int, epsilon: float, beta: float, gamma: float = 1e-6)
     Examples
     --------
     >>> round(noise_radius_bound(54, 1.0, 0.9, 1e-6), 1)
-    1826.6
+    1826.7
     """
     m = check_int(m, "m", low=1, func="noise_radius_bound")
     epsilon = check_interval(epsilon, "epsilon", low=0, func="noise_radius_bound")

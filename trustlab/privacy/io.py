@@ -403,7 +403,7 @@ def privatize_file(
     vocab=None,
     phi_seed: int | None = None,
     allow_m_above_d: bool = False,
-    chunk_size: int = 16384,
+    chunk_size: int = 65536,
     input_format: str | None = None,
     output_format: str | None = None,
     dtype=np.float32,
@@ -490,7 +490,7 @@ def privatize_file(
                     X = X.astype(np.float64)
                 X = np.ascontiguousarray(X)
                 if sample is None:
-                    sample = np.array(X[:500], dtype=np.float64)
+                    sample = np.array(X[:256], dtype=np.float64)
                 Y = mech.apply(X, off)
                 if V is not None:
                     idx = nearest_neighbor_swap(Y, V)

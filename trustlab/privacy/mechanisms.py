@@ -184,7 +184,7 @@ class Mechanism:
                 out[...] = Y
                 return out
             return Y
-        from trustlab.kernels.privacy_cpu import noise_into
+        from trustlab.kernels.privacy_cpu import add_radial_noise, noise_into
 
         if self.phi is not None:
             if X.dtype == np.float32:
@@ -194,7 +194,11 @@ class Mechanism:
                     self._phi32 = np.ascontiguousarray(self.phi.T, dtype=np.float32)
                 P = X @ self._phi32
             else:
-                P = X @ self.phi.T
+                if out is None:
+                    out = np.empty((X.shape[0], self.out_dim), dtype=np.float64)
+                np.matmul(X, self.phi.T, out=out)  # GEMM straight into the output
+                add_radial_noise(out, self.noise_scale, self._key0, self._key1, np.int64(row_offset))
+                return out
         else:
             P = X
         if out is None:
@@ -207,7 +211,7 @@ class Mechanism:
         if self.phi is not None:
             spec = float(np.sqrt(np.linalg.eigvalsh(self.phi @ self.phi.T)[-1]))  # = ||Φ||₂
             if sample is not None and sample.shape[0] >= 2:
-                emp = empirical_sensitivity(self.phi, sample, max_points=500)
+                emp = empirical_sensitivity(self.phi, sample, max_points=256)
         return ReleaseRecord(
             mechanism=self.name,
             epsilon=self.epsilon,
@@ -297,7 +301,7 @@ def privatize(
     vocab=None,
     phi_seed: int | None = None,
     allow_m_above_d: bool = False,
-    chunk_size: int = 16384,
+    chunk_size: int = 262144,
 ) -> PrivateRelease:
     """Release private versions of embedding vectors under (ε, δ)-Lipschitz privacy.
 
@@ -333,7 +337,8 @@ def privatize(
     allow_m_above_d : bool
         Permit m > d.
     chunk_size : int
-        Rows per batch (bounds temporary memory).
+        Rows per batch (bounds temporary memory to about chunk_size × m floats). Large
+        batches keep the BLAS and Numba thread pools from thrashing on small CPUs.
 
     Returns
     -------
@@ -378,7 +383,7 @@ def privatize(
     if V is not None:
         idx = nearest_neighbor_swap(out, V)
         out = V[idx]
-    return PrivateRelease(out, mech.record(n, X[: min(n, 500)], vocab_swap=V is not None), idx)
+    return PrivateRelease(out, mech.record(n, X[: min(n, 256)], vocab_swap=V is not None), idx)
 
 
 def nearest_neighbor_swap(Q, vocab, *, block: int = 8192, precision: str = "float64") -> np.ndarray:

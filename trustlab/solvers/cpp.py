@@ -40,7 +40,8 @@ def _remaining(deadline: float | None) -> float | None:
     return max(0.0, deadline - time.perf_counter())
 
 
-def separate_triangles(X: np.ndarray, A: np.ndarray, max_cuts: int, eps: float = _EPS):
+def separate_triangles(X: np.ndarray, A: np.ndarray, max_cuts: int, eps: float = _EPS,
+                       per_apex: int | None = None):
     """Most violated triangle inequalities ``x_ij + x_ik - x_jk <= 1`` at ``X``.
 
     ``X`` is the dense symmetric solution (0 on forbidden pairs and the diagonal).
@@ -64,6 +65,9 @@ def separate_triangles(X: np.ndarray, A: np.ndarray, max_cuts: int, eps: float =
         if not m.any():
             continue
         a, b = np.nonzero(m)
+        if per_apex is not None and a.size > per_apex:
+            top = np.argpartition(-V[a, b], per_apex - 1)[:per_apex]
+            a, b = a[top], b[top]
         out_i.append(np.full(a.size, i))
         out_j.append(cand[a])
         out_k.append(cand[b])
@@ -100,6 +104,7 @@ def solve_cpp(
     workers: int | None = None,
     max_cuts_per_round: int | None = None,
     lp_method: str = "highs-ipm",
+    per_apex: int | None = None,
 ) -> dict:
     """Solve one (component) CPP exactly; see the module docstring.
 
@@ -162,7 +167,7 @@ def solve_cpp(
                           cuts=n_added, phase="lp")
         X[iu, ju] = xv
         X[ju, iu] = xv
-        tri = separate_triangles(X, A, max_cuts)
+        tri = separate_triangles(X, A, max_cuts, per_apex=per_apex)
         if tri.shape[0] == 0:
             break
         if cuts:  # drop cuts that are slack at the current LP optimum (keeps the LP small)

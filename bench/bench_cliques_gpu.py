@@ -1,0 +1,123 @@
+"""GPU maximal-clique kernel vs the CPU kernel (issue 2, Part B; runs only on a real GPU).
+
+Run:
+    .venv/bin/python -m pytest bench/bench_cliques_gpu.py --benchmark-enable -p no:cacheprovider
+
+Every benchmark is skipped when no real CUDA device is usable (and always under the CUDA
+simulator, which is far too slow for these sizes). Families are those of issue 2:
+G(n=100k, m=1M), random geometric (20k, r=0.02), Barabási–Albert (50k, 10),
+powerlaw-cluster (50k, 15, 0.7) and dense G(300, 0.5). Peer: the CPU kernel,
+``trustlab.maximal_cliques(edges, backend="cpu")``, measured in the same run; target
+>= 10x the CPU kernel on the largest graphs. The GPU timing includes the host-side
+degeneracy ordering, sub-problem construction, transfers and both passes, i.e. the same
+work the CPU call does (CSR in, CSR out).
+"""
+from __future__ import annotations
+
+import functools
+import os
+
+import networkx as nx
+import numpy as np
+import pytest
+
+from trustlab._backend import cuda_simulator_enabled, gpu_available
+
+
+def _real_gpu() -> bool:
+    return (not cuda_simulator_enabled()) and gpu_available("numba-cuda")
+
+
+pytestmark = pytest.mark.skipif(not _real_gpu(), reason="needs a real CUDA device (numba.cuda)")
+
+
+def _gnm(n, m, seed):
+    rng = np.random.default_rng(seed)
+    seen = np.zeros(0, np.int64)
+    while seen.size < m:
+        k = int(1.2 * (m - seen.size)) + 16
+        u = rng.integers(0, n, k)
+        v = rng.integers(0, n, k)
+        lo, hi = np.minimum(u, v), np.maximum(u, v)
+        key = lo[lo != hi] * n + hi[lo != hi]
+        seen = np.unique(np.concatenate([seen, key]))
+    seen = rng.permutation(seen)[:m]
+    return np.stack([seen // n, seen % n], axis=1)
+
+
+def _rgg(n, r, seed):
+    from scipy.spatial import cKDTree
+
+    pts = np.random.default_rng(seed).random((n, 2))
+    return np.asarray(sorted(cKDTree(pts).query_pairs(r)), dtype=np.int64).reshape(-1, 2)
+
+
+def _nx_edges(G):
+    return np.asarray(list(G.edges()), dtype=np.int64).reshape(-1, 2)
+
+
+FAMILIES = {
+    "gnm_100k_1M": lambda: (100_000, _gnm(100_000, 1_000_000, 0)),
+    "rgg_20k_r0.02": lambda: (20_000, _rgg(20_000, 0.02, 0)),
+    "ba_50k_10": lambda: (50_000, _nx_edges(nx.barabasi_albert_graph(50_000, 10, seed=0))),
+    "plc_50k_15_0.7": lambda: (50_000, _nx_edges(nx.powerlaw_cluster_graph(50_000, 15, 0.7, seed=0))),
+    "gnp_300_0.5": lambda: (300, _nx_edges(nx.gnp_random_graph(300, 0.5, seed=0))),
+}
+
+
+@functools.lru_cache(maxsize=None)
+def _graph(name):
+    import scipy.sparse as sp
+
+    n, e = FAMILIES[name]()
+    A = sp.coo_matrix((np.ones(len(e), np.int8), (e[:, 0], e[:, 1])), shape=(n, n))
+    A = (A + A.T).tocsr()
+    A.sort_indices()
+    return n, e, A.indptr.astype(np.int64), A.indices.astype(np.int32)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _warm_up():
+    from trustlab.kernels.cliques_cuda import enumerate_maximal_cliques_cuda
+
+    ip = np.array([0, 2, 4, 6])
+    ix = np.array([1, 2, 0, 2, 0, 1], np.int32)
+    enumerate_maximal_cliques_cuda(ip, ix, 3)  # JIT-compile the kernel outside the timing
+
+
+@pytest.mark.parametrize("family", list(FAMILIES))
+def test_gpu_kernel(benchmark, family):
+    from trustlab.kernels.cliques_cuda import enumerate_maximal_cliques_cuda
+
+    n, _, ip, ix = _graph(family)
+    benchmark.group = family
+    benchmark.extra_info["peer"] = "trustlab CPU kernel"
+    cp, ci = benchmark.pedantic(enumerate_maximal_cliques_cuda, args=(ip, ix, n), rounds=3,
+                                iterations=1, warmup_rounds=1)
+    benchmark.extra_info["n_maximal_cliques"] = int(len(cp) - 1)
+    _, _, info = enumerate_maximal_cliques_cuda(ip, ix, n, return_info=True)
+    benchmark.extra_info.update({k: v for k, v in info.items() if isinstance(v, (int, float))})
+
+
+@pytest.mark.parametrize("family", list(FAMILIES))
+def test_cpu_kernel(benchmark, family):
+    import trustlab
+
+    n, e, _, _ = _graph(family)
+    benchmark.group = family
+    res = benchmark.pedantic(trustlab.maximal_cliques, args=(e,), kwargs={"backend": "cpu"},
+                             rounds=int(os.environ.get("TRUSTLAB_BENCH_CPU_ROUNDS", "1")),
+                             iterations=1, warmup_rounds=0)
+    benchmark.extra_info["n_maximal_cliques"] = int(len(res))
+
+
+@pytest.mark.parametrize("family", ["gnp_300_0.5", "rgg_20k_r0.02"])
+def test_gpu_agrees_with_cpu(family):
+    """Same clique count (and same clique set on the dense graph) as the CPU kernel."""
+    import trustlab
+    from trustlab.kernels.cliques_cuda import enumerate_maximal_cliques_cuda
+
+    n, e, ip, ix = _graph(family)
+    cp, ci = enumerate_maximal_cliques_cuda(ip, ix, n)
+    res = trustlab.maximal_cliques(e, backend="cpu")
+    assert len(cp) - 1 == len(res)

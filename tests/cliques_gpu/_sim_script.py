@@ -1,0 +1,39 @@
+"""Run the CUDA clique kernel under Numba's CUDA simulator; print JSON cliques.
+
+Invoked by test_cliques_cuda.py in a subprocess, because the simulator must be switched
+on before numba.cuda is first imported in a process. Reads a JSON list of cases
+``{"n", "edges", "min_size", "tpb", "max_universe"}`` on stdin and writes, for each, the
+cliques (lists of positions) and the diagnostics dict.
+"""
+import json
+import os
+import sys
+
+os.environ["NUMBA_ENABLE_CUDASIM"] = "1"
+
+import numpy as np  # noqa: E402
+
+from trustlab.kernels.cliques_cuda import enumerate_maximal_cliques_cuda  # noqa: E402
+
+
+def to_csr(n, edges):
+    adj = [set() for _ in range(n)]
+    for u, v in edges:
+        adj[u].add(v)
+        adj[v].add(u)
+    indptr = np.zeros(n + 1, np.int64)
+    indptr[1:] = np.cumsum([len(a) for a in adj])
+    indices = np.array([u for a in adj for u in sorted(a)], np.int32)
+    return indptr, indices
+
+
+out = []
+for case in json.load(sys.stdin):
+    ip, ix = to_csr(case["n"], case["edges"])
+    cp, ci, info = enumerate_maximal_cliques_cuda(
+        ip, ix, case["n"], case["min_size"], threads_per_block=case["tpb"],
+        max_universe=case["max_universe"], max_blocks=2, return_info=True)
+    assert cp.dtype == np.int64 and ci.dtype == np.int32 and cp[0] == 0 and cp[-1] == len(ci)
+    out.append({"cliques": [ci[cp[k]:cp[k + 1]].tolist() for k in range(len(cp) - 1)],
+                "info": {k: v for k, v in info.items() if not k.startswith("seconds")}})
+json.dump(out, sys.stdout)

@@ -1,0 +1,236 @@
+"""Tests of the GPU maximal-clique kernel (trustlab.kernels.cliques_cuda).
+
+* The device kernel itself runs under Numba's CUDA simulator in ONE subprocess (the
+  simulator must be enabled before numba.cuda is imported, and it is slow: every block
+  barrier costs milliseconds), on a handful of small graphs, against networkx.
+* Its host mirror (same sub-problems, same bitset Bron–Kerbosch) runs in-process on
+  hundreds of hypothesis graphs.
+* With a real GPU, test_real_gpu_* compare larger graphs (skipped otherwise).
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import networkx as nx
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from trustlab._backend import GPUUnavailableError, cuda_simulator_enabled
+from trustlab.kernels import cliques_cuda as cc
+
+HERE = Path(__file__).resolve().parent
+
+
+# ----------------------------------------------------------------------------- helpers
+def to_csr(n, edges):
+    adj = [set() for _ in range(n)]
+    for u, v in edges:
+        if u != v:
+            adj[u].add(v)
+            adj[v].add(u)
+    indptr = np.zeros(n + 1, np.int64)
+    indptr[1:] = np.cumsum([len(a) for a in adj])
+    indices = np.array([u for a in adj for u in sorted(a)], np.int32)
+    return indptr, indices
+
+
+def nx_cliques(n, edges, min_size=1):
+    G = nx.Graph()
+    G.add_nodes_from(range(n))
+    G.add_edges_from((u, v) for u, v in edges if u != v)
+    return sorted(sorted(c) for c in nx.find_cliques(G) if len(c) >= min_size) if n else []
+
+
+def csr_cliques(cp, ci):
+    return [ci[cp[k]:cp[k + 1]].tolist() for k in range(len(cp) - 1)]
+
+
+def gnp_edges(n, p, seed):
+    return [list(e) for e in nx.gnp_random_graph(n, p, seed=seed).edges()]
+
+
+@st.composite
+def graphs(draw, max_n=24):
+    kind = draw(st.sampled_from(["gnp", "gnp", "gnp", "empty", "complete", "star", "union"]))
+    n = draw(st.integers(0, max_n))
+    if kind == "empty":
+        return n, []
+    if kind == "complete":
+        return n, [[u, v] for u in range(n) for v in range(u + 1, n)]
+    if kind == "star":
+        return n, [[0, v] for v in range(1, n)]
+    p = draw(st.floats(0.0, 1.0))
+    seed = draw(st.integers(0, 2**31 - 1))
+    if kind == "union":  # disjoint union of two random graphs
+        h = n // 2
+        e1 = gnp_edges(h, p, seed)
+        e2 = [[u + h, v + h] for u, v in gnp_edges(n - h, 1.0 - p, seed + 1)]
+        return n, e1 + e2
+    return n, gnp_edges(n, p, seed)
+
+
+# ------------------------------------------------------------- host mirror (in-process)
+@settings(max_examples=200)
+@given(g=graphs(max_n=20), min_size=st.integers(0, 5))
+def test_host_mirror_equals_networkx(g, min_size):
+    n, edges = g
+    ip, ix = to_csr(n, edges)
+    cp, ci = cc.enumerate_maximal_cliques_bitset_host(ip, ix, n, min_size)
+    assert cp.dtype == np.int64 and ci.dtype == np.int32
+    got = csr_cliques(cp, ci)
+    assert all(c == sorted(c) for c in got)  # members sorted
+    assert sorted(got) == nx_cliques(n, edges, min_size)
+
+
+def test_host_mirror_int32_indptr_and_universe_over_one_word():
+    # K_40 minus a 4-edge matching: universes > 32 bits (several words per row), 16 cliques
+    n = 40
+    edges = [[u, v] for u in range(n) for v in range(u + 1, n) if not (u < 8 and u % 2 == 0 and v == u + 1)]
+    ip, ix = to_csr(n, edges)
+    cp, ci = cc.enumerate_maximal_cliques_bitset_host(ip.astype(np.int32), ix, n)
+    got = sorted(csr_cliques(cp, ci))
+    assert got == nx_cliques(n, edges)
+    assert len(got) == 2 ** 4
+
+
+@settings(max_examples=60)
+@given(g=graphs(max_n=30))
+def test_degeneracy_order_matches_networkx_core_number(g):
+    n, edges = g
+    ip, ix = to_csr(n, edges)
+    rank, core = cc.degeneracy_order(ip, ix, n)
+    G = nx.Graph()
+    G.add_nodes_from(range(n))
+    G.add_edges_from(edges)
+    assert core.tolist() == [nx.core_number(G)[v] for v in range(n)]
+    assert sorted(rank.tolist()) == list(range(n))
+    # degeneracy order: every vertex has at most `degeneracy` later neighbours
+    later = [sum(rank[u] > rank[v] for u in ix[ip[v]:ip[v + 1]]) for v in range(n)]
+    assert max(later, default=0) <= max(core.tolist(), default=0)
+
+
+@settings(max_examples=60)
+@given(g=graphs(max_n=30))
+def test_subproblem_universes(g):
+    n, edges = g
+    ip, ix = to_csr(n, edges)
+    rank, sub_v, sub_ptr, sub_idx, p0 = cc.build_subproblems(ip, ix, n)
+    nbrs = [set(ix[ip[v]:ip[v + 1]].tolist()) for v in range(n)]
+    assert np.all(np.diff(sub_ptr)[:-1] >= np.diff(sub_ptr)[1:]) if len(sub_v) > 1 else True
+    for s, v in enumerate(sub_v.tolist()):
+        U = sub_idx[sub_ptr[s]:sub_ptr[s + 1]].tolist()
+        later = {u for u in nbrs[v] if rank[u] > rank[v]}
+        earlier = {w for w in nbrs[v] - later if nbrs[w] & later}
+        assert U == sorted(later | earlier)
+        assert p0[v] == len(later) > 0
+
+
+def test_bad_input_errors():
+    with pytest.raises(ValueError, match="Inconsistent CSR"):
+        cc.enumerate_maximal_cliques_bitset_host(np.array([0, 1]), np.array([0, 1], np.int32), 1)
+    with pytest.raises(ValueError, match="Inconsistent CSR"):
+        cc.degeneracy_order(np.array([0, 0]), np.zeros(0, np.int32), 5)
+    ip, ix = to_csr(3, [[0, 1]])
+    with pytest.raises(ValueError, match="power of two"):
+        cc.enumerate_maximal_cliques_cuda(ip, ix, 3, threads_per_block=24)
+    with pytest.raises(ValueError, match="max_universe"):
+        cc.enumerate_maximal_cliques_cuda(ip, ix, 3, max_universe=0)
+
+
+def _real_gpu() -> bool:
+    if cuda_simulator_enabled():
+        return False
+    from trustlab._backend import gpu_available
+
+    return gpu_available("numba-cuda")
+
+
+@pytest.mark.skipif(_real_gpu() or cuda_simulator_enabled(), reason="a CUDA device is present")
+def test_no_gpu_raises_clear_error():
+    ip, ix = to_csr(3, [[0, 1]])
+    with pytest.raises(GPUUnavailableError, match="backend='cpu'"):
+        cc.enumerate_maximal_cliques_cuda(ip, ix, 3)
+
+
+# ------------------------------------------------------- device kernel in the simulator
+def _sim_cases():
+    """Small cases: the simulator costs milliseconds per block barrier."""
+    cases = []
+    # disjoint union: random graphs of several densities + K5 + star + 2 isolated nodes
+    # (G(7, 0.5, seed=113) reaches a search node with P empty and X non-empty, so it
+    # catches a kernel that skips the maximality test)
+    parts = [(7, gnp_edges(7, 0.5, 113)), (9, gnp_edges(9, 0.5, 11)), (8, gnp_edges(8, 0.3, 12)),
+             (5, [[u, v] for u in range(5) for v in range(u + 1, 5)]),
+             (6, [[0, v] for v in range(1, 6)]), (2, [])]
+    off, edges = 0, []
+    for m, e in parts:
+        edges += [[u + off, v + off] for u, v in e]
+        off += m
+    cases.append({"n": off, "edges": edges, "min_size": 1, "tpb": 4, "max_universe": 1024})
+    # same graph, min_size filter, a single thread per block, small universes on the host
+    cases.append({"n": off, "edges": edges, "min_size": 3, "tpb": 1, "max_universe": 3})
+    # K_36 minus one edge: universes of 34-35 bits = 2 words per row, full warp
+    K = [[u, v] for u in range(36) for v in range(u + 1, 36) if (u, v) != (0, 1)]
+    cases.append({"n": 36, "edges": K, "min_size": 1, "tpb": 32, "max_universe": 1024})
+    # degenerate inputs: empty graph, edgeless graph, one edge
+    cases.append({"n": 0, "edges": [], "min_size": 1, "tpb": 32, "max_universe": 1024})
+    cases.append({"n": 4, "edges": [], "min_size": 1, "tpb": 32, "max_universe": 1024})
+    cases.append({"n": 2, "edges": [[0, 1]], "min_size": 1, "tpb": 2, "max_universe": 1024})
+    return cases
+
+
+@pytest.mark.slow
+def test_cuda_kernel_in_simulator_equals_networkx():
+    cases = _sim_cases()
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
+    env.pop("TRUSTLAB_BACKEND", None)
+    proc = subprocess.run([sys.executable, str(HERE / "_sim_script.py")], input=json.dumps(cases),
+                          capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    results = json.loads(proc.stdout)
+    assert len(results) == len(cases)
+    for case, res in zip(cases, results):
+        got = res["cliques"]
+        assert all(c == sorted(c) for c in got)
+        assert sorted(got) == nx_cliques(case["n"], case["edges"], case["min_size"]), case
+    # the device path really ran (and the host fallback where it was forced)
+    assert results[0]["info"]["n_host_fallback"] == 0 and results[0]["info"]["blocks"] >= 1
+    assert results[1]["info"]["n_host_fallback"] > 0
+    assert results[1]["info"]["n_subproblems"] > results[1]["info"]["n_host_fallback"]
+    assert results[2]["info"]["words"] == 2
+
+
+# ----------------------------------------------------------------- real GPU (skipped)
+@pytest.mark.gpu
+@pytest.mark.skipif(not _real_gpu(), reason="needs a real CUDA device")
+@pytest.mark.parametrize("n,p,seed", [(300, 0.05, 0), (200, 0.3, 1), (120, 0.6, 2)])
+def test_real_gpu_equals_networkx(n, p, seed):
+    edges = gnp_edges(n, p, seed)
+    ip, ix = to_csr(n, edges)
+    cp, ci = cc.enumerate_maximal_cliques_cuda(ip, ix, n)
+    assert sorted(csr_cliques(cp, ci)) == nx_cliques(n, edges)
+    cp2, ci2 = cc.enumerate_maximal_cliques_cuda(ip, ix, n, max_universe=16, min_size=3)
+    assert sorted(csr_cliques(cp2, ci2)) == nx_cliques(n, edges, 3)
+
+
+@pytest.mark.skipif(_real_gpu(), reason="a CUDA device is present")
+def test_simulator_switched_on_too_late_gives_clear_error():
+    """numba.cuda imported before NUMBA_ENABLE_CUDASIM=1: a GPUUnavailableError, no crash."""
+    code = (
+        "import os\nfrom numba import cuda\nos.environ['NUMBA_ENABLE_CUDASIM'] = '1'\n"
+        "import numpy as np\nfrom trustlab._backend import GPUUnavailableError\n"
+        "from trustlab.kernels.cliques_cuda import enumerate_maximal_cliques_cuda as f\n"
+        "try:\n    f(np.array([0, 1, 2]), np.array([1, 0], np.int32), 2)\n"
+        "except GPUUnavailableError as e:\n    print('OK', e)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_ENABLE_CUDASIM", "TRUSTLAB_BACKEND")}
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                          timeout=120)
+    assert proc.stdout.startswith("OK") and "before numba.cuda is first imported" in proc.stdout, (
+        proc.stdout + proc.stderr[-2000:])
