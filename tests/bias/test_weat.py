@@ -135,18 +135,19 @@ def test_monte_carlo_agrees_with_exact(emb, test):
 
 def test_monte_carlo_samples_are_distinct_and_exclude_observed():
     s = np.random.default_rng(0).normal(size=10)
-    # C(10, 5) = 252 splits; ask for 250 of the 251 non-observed ones
+    # C(10, 5) = 252 splits; ask the rejection sampler for 250 of the 251 non-observed ones
     sums = B._sample_distinct(s, 5, 250, 7, "cpu")
     assert sums.size == 250
     all_sums = {round(float(s[list(c)].sum()), 12) for c in itertools.combinations(range(10), 5)}
     obs = round(float(s[:5].sum()), 12)
     got = [round(float(x), 12) for x in sums]
     assert len(set(got)) == 250 and set(got) <= all_sums and obs not in got
-    # p-value formula: (1 + count) / (1 + M)
+    # p-value formula (1 + count) / (1 + M): M = 250 of the 251 other splits leaves one out
     r = B.weat_permutation_test(s, 5, permutations=250, random_state=7, alternative="greater")
-    md = np.array(got) * (2 / 5) - s.sum() / 5
-    md_obs = obs * (2 / 5) - s.sum() / 5
-    assert r.p_value == pytest.approx((1 + np.sum(md >= md_obs - 1e-12)) / 251)
+    p_exact, _ = brute_p(s, 5, "greater")
+    c_other = round(p_exact * 252) - 1  # extreme splits other than the observed one
+    assert r.method == "monte-carlo"
+    assert r.p_value in (pytest.approx((1 + c_other) / 251), pytest.approx(c_other / 251))
 
 
 def test_monte_carlo_large_n_uses_distinct_keys():
@@ -281,7 +282,11 @@ def test_summary_table3_word2vec(emb):
 def test_auto_permutation_modes():
     s = np.random.default_rng(0).normal(size=16)
     assert B.weat_permutation_test(s, 8).method == "exact"
-    assert B.weat_permutation_test(s, 8, exact_limit=1000, random_state=0).method == "monte-carlo"
+    assert B.weat_permutation_test(s, 8, exact_limit=1000, random_state=0).method == "exact"  # 100k > C
+    r = B.weat_permutation_test(s, 8, permutations=5000, random_state=0)  # dense: enumerate + subsample
+    assert r.method == "monte-carlo" and r.n_permutations == 5000
+    r = B.weat_permutation_test(s, 8, permutations=1000, random_state=0)  # sparse: rejection of duplicates
+    assert r.method == "monte-carlo" and r.n_permutations == 1000
     assert B.weat_permutation_test(s, 8, permutations=20000).method == "exact"  # M >= C - 1
     r = B.weat_permutation_test(np.r_[s, s, s], 24, random_state=0)
     assert r.method == "monte-carlo" and r.n_permutations == 100_000 and r.p_value_se > 0

@@ -141,6 +141,8 @@ def test_bad_input_errors():
         cc.enumerate_maximal_cliques_cuda(ip, ix, 3, threads_per_block=24)
     with pytest.raises(ValueError, match="max_universe"):
         cc.enumerate_maximal_cliques_cuda(ip, ix, 3, max_universe=0)
+    with pytest.raises(ValueError, match="split_min"):
+        cc.enumerate_maximal_cliques_cuda(ip, ix, 3, split_min=0)
 
 
 def _real_gpu() -> bool:
@@ -173,8 +175,12 @@ def _sim_cases():
         edges += [[u + off, v + off] for u, v in e]
         off += m
     cases.append({"n": off, "edges": edges, "min_size": 1, "tpb": 4, "max_universe": 1024})
+    # same graph, every sub-problem split into root branches
+    cases.append({"n": off, "edges": edges, "min_size": 1, "tpb": 2, "max_universe": 1024,
+                  "split_min": 1})
     # same graph, min_size filter, a single thread per block, small universes on the host
-    cases.append({"n": off, "edges": edges, "min_size": 3, "tpb": 1, "max_universe": 3})
+    cases.append({"n": off, "edges": edges, "min_size": 3, "tpb": 1, "max_universe": 3,
+                  "split_min": 3})
     # K_36 minus one edge: universes of 34-35 bits = 2 words per row, full warp
     K = [[u, v] for u in range(36) for v in range(u + 1, 36) if (u, v) != (0, 1)]
     cases.append({"n": 36, "edges": K, "min_size": 1, "tpb": 32, "max_universe": 1024})
@@ -191,7 +197,7 @@ def test_cuda_kernel_in_simulator_equals_networkx():
     env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
     env.pop("TRUSTLAB_BACKEND", None)
     proc = subprocess.run([sys.executable, str(HERE / "_sim_script.py")], input=json.dumps(cases),
-                          capture_output=True, text=True, env=env, timeout=300)
+                          capture_output=True, text=True, env=env, timeout=240)
     assert proc.returncode == 0, proc.stderr[-3000:]
     results = json.loads(proc.stdout)
     assert len(results) == len(cases)
@@ -200,10 +206,12 @@ def test_cuda_kernel_in_simulator_equals_networkx():
         assert all(c == sorted(c) for c in got)
         assert sorted(got) == nx_cliques(case["n"], case["edges"], case["min_size"]), case
     # the device path really ran (and the host fallback where it was forced)
-    assert results[0]["info"]["n_host_fallback"] == 0 and results[0]["info"]["blocks"] >= 1
-    assert results[1]["info"]["n_host_fallback"] > 0
-    assert results[1]["info"]["n_subproblems"] > results[1]["info"]["n_host_fallback"]
-    assert results[2]["info"]["words"] == 2
+    info = [r["info"] for r in results]
+    assert info[0]["n_host_fallback"] == 0 and info[0]["blocks"] >= 1 and info[0]["n_split"] == 0
+    assert info[1]["n_split"] == info[1]["n_subproblems"] and info[1]["n_items"] > 0
+    assert info[2]["n_host_fallback"] > 0 and info[2]["n_split"] > 0
+    assert info[2]["n_subproblems"] > info[2]["n_host_fallback"]
+    assert info[3]["words"] == 2
 
 
 # ----------------------------------------------------------------- real GPU (skipped)

@@ -125,3 +125,9 @@ def test_models_separate_classes():
     assert to_weights(np.array([0.5]), "logit")[0] == 0.0
     with pytest.raises(ValueError, match="weights"):
         to_weights(np.array([0.5]), "probit")
+
+
+def test_compound_key_needs_every_part():
+    df = pd.DataFrame({"a": ["x", "x", None, None, "y"], "b": ["1", "1", "1", "1", None]})
+    assert block(df, ["key:a+b"]).tolist() == [[0, 1]]
+    assert block(df, ["key:b"]).tolist() == [[0, 1], [0, 2], [0, 3], [1, 2], [1, 3], [2, 3]]

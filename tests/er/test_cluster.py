@@ -138,3 +138,27 @@ def test_interop_splink_and_dedupe():
     assert e2["a"] == e2["b"] != e2["c"]
     with pytest.raises(ValueError, match="dedupe scored pairs"):
         cluster_dedupe_pairs([1, 2, 3])
+
+
+def test_xer_many_components_of_mixed_sizes():
+    # closed form (1-2), enumeration (3-6) and the partition layer (7+) side by side
+    rng = np.random.default_rng(11)
+    pairs, w, comps, off = [], [], [], 0
+    for m in (1, 2, 3, 4, 5, 6, 7, 8, 3, 2):
+        loc = [(a, b) for a, b in combinations(range(m), 2) if rng.random() < 0.85]
+        if m >= 2:
+            loc.append((0, 1))  # keep (0, 1) positive: the block is one positive component
+        ww = {p: float(rng.uniform(-1, 1)) for p in loc}
+        if m >= 2:
+            ww[(0, 1)] = abs(ww[(0, 1)]) + 0.1
+        comps.append((off, m, list(ww), [ww[p] for p in ww]))
+        pairs += [(off + a, off + b) for a, b in ww]
+        w += [ww[p] for p in ww]
+        off += m
+    r = cluster_pairs(off, pairs, w, method="xer")
+    expected = sum(brute_optimum(m, p, x) for _, m, p, x in comps if m >= 2)
+    assert objective(r.labels, pairs, w) == pytest.approx(expected, abs=1e-9)
+    for o, m, _, _ in comps:  # no entity spans two blocks
+        inside = set(r.labels[o:o + m].tolist())
+        outside = set(r.labels[:o].tolist()) | set(r.labels[o + m:].tolist())
+        assert not inside & outside

@@ -137,7 +137,7 @@ def test_cli_privacy_eval(tmp_path, capsys):
                "--output-dir", str(tmp_path), "--json"])
     assert rc == 0
     out = json.loads(capsys.readouterr().out)
-    assert out["summary"]["m2_beats_m1"]["distance@eps=5"]
+    assert out["summary"]["m2_beats_m1"]["distance@eps=5"] == {"0.9": True}
     for name in ("distance.png", "inner_product.png", "privacy_eval.json"):
         assert (tmp_path / name).read_bytes()[:4] in (b"\x89PNG", b"{\n  ")
     rc = main(["privacy-eval", "--epsilons", "x", "--output-dir", str(tmp_path)])

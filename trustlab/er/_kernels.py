@@ -82,3 +82,49 @@ def token_overlap(indptr, indices, left, right, jac, ovl):  # pragma: no cover -
                 y += 1
         jac[k] = inter / (na + nb - inter)
         ovl[k] = inter / min(na, nb)
+
+
+@njit("void(int64[:], int64[:], int64[:], float64[:], int64[:])", parallel=True, cache=True)
+def enumerate_small_components(nodes, starts, woff, wflat, out):  # pragma: no cover - compiled
+    """Exact clique partitioning of tiny components by enumerating all set partitions.
+
+    Component ``c`` has nodes ``nodes[starts[c]:starts[c+1]]`` (m <= 8) and a dense
+    m x m weight block at ``wflat[woff[c]:]`` with ``-inf`` for forbidden pairs. Writes a
+    local cluster id (0..) per node to ``out`` (aligned with ``nodes``).
+    """
+    for c in prange(starts.shape[0] - 1):
+        lo = starts[c]
+        m = starts[c + 1] - lo
+        off = woff[c]
+        a = np.zeros(m, np.int64)
+        b = np.zeros(m, np.int64)
+        best = -np.inf
+        best_a = np.zeros(m, np.int64)
+        while True:
+            val = 0.0
+            ok = True
+            for i in range(m):
+                for j in range(i + 1, m):
+                    if a[i] == a[j]:
+                        w = wflat[off + i * m + j]
+                        if w == -np.inf:
+                            ok = False
+                            break
+                        val += w
+                if not ok:
+                    break
+            if ok and val > best:
+                best = val
+                for i in range(m):
+                    best_a[i] = a[i]
+            i = m - 1
+            while i >= 1 and a[i] == b[i] + 1:
+                i -= 1
+            if i < 1:
+                break
+            a[i] += 1
+            for j in range(i + 1, m):
+                a[j] = 0
+                b[j] = max(b[j - 1], a[j - 1])
+        for i in range(m):
+            out[lo + i] = best_a[i]

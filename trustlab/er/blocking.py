@@ -70,12 +70,13 @@ def _key_membership(df: pd.DataFrame, spec: str):
     if kind == "key":
         plen = int(parts[2]) if len(parts) > 2 else None
         vals = None
+        valid = np.ones(n, bool)
         for c in cols:
             v = _norm(df[c]).str.replace(" ", "", regex=False)
             if plen:
                 v = v.str[:plen]
+            valid &= (v != "").to_numpy()  # a compound key needs every part
             vals = v if vals is None else vals + "|" + v
-        valid = (vals.str.replace("|", "", regex=False) != "").to_numpy()
         codes = pd.factorize(vals)[0].astype(np.int64)
         rec = np.arange(n, dtype=np.int64)[valid]
         return "members", (rec, codes[valid])

@@ -102,6 +102,41 @@ def _status_of(res: Any, W: sp.coo_matrix) -> tuple[np.ndarray, list[str], np.nd
     return lab, status, gap
 
 
+#: components up to this size are solved by enumerating all set partitions (Bell(6) = 203)
+ENUM_MAX = 6
+
+
+def _enumerate_mid(n, pairs, weights, comp, sizes, mid):
+    """Exact labels (globally unique per component) and objective for the ``mid`` components."""
+    from trustlab.er import _kernels as K
+
+    nodes = np.flatnonzero(mid)
+    o = np.argsort(comp[nodes], kind="stable")
+    nodes = nodes[o].astype(np.int64)
+    cn = comp[nodes]
+    starts = np.flatnonzero(np.r_[True, cn[1:] != cn[:-1], True]).astype(np.int64)
+    m = np.diff(starts)
+    woff = np.r_[0, np.cumsum(m * m)[:-1]].astype(np.int64)
+    local = np.empty(n, np.int64)
+    local[nodes] = np.arange(nodes.size) - np.repeat(starts[:-1], m)
+    cidx = np.full(n, -1, np.int64)
+    cidx[nodes] = np.repeat(np.arange(m.size), m)
+    wflat = np.full(int((m * m).sum()), -np.inf)
+    e = mid[pairs[:, 0]] & (comp[pairs[:, 0]] == comp[pairs[:, 1]])
+    a, b = pairs[e, 0], pairs[e, 1]
+    cc = cidx[a]
+    la, lb = local[a], local[b]
+    mm = m[cc]
+    wflat[woff[cc] + la * mm + lb] = weights[e]
+    wflat[woff[cc] + lb * mm + la] = weights[e]
+    out = np.empty(nodes.size, np.int64)
+    K.enumerate_small_components(nodes, starts, woff, wflat, out)
+    lab = np.full(n, -1, np.int64)
+    lab[nodes] = cidx[nodes] * (ENUM_MAX + 1) + out
+    same = lab[a] == lab[b]
+    return lab, float(weights[e][same].sum())
+
+
 @CLUSTER_METHODS.register("xer")
 def _cluster_xer(n, pairs, weights, *, threshold=-np.inf, time_limit=None, M=10, solver_method="auto",
                  solver_options=None, **_):
@@ -114,13 +149,23 @@ def _cluster_xer(n, pairs, weights, *, threshold=-np.inf, time_limit=None, M=10,
     labels = comp.astype(np.int64).copy()  # singletons and pairs: component = entity
     status = ["closed_form"] * k
     gap = np.zeros(k)
-    big = sizes[comp] > 2
     objective = 0.0
     bound = 0.0
     # closed form for components of size <= 2 (a pair is in one component only if w > 0)
-    small_edge = (~big[pairs[:, 0]]) & (comp[pairs[:, 0]] == comp[pairs[:, 1]])
-    objective += float(weights[small_edge].sum())
-    bound += float(weights[small_edge].sum())
+    tiny = sizes[comp] <= 2
+    tiny_edge = tiny[pairs[:, 0]] & (comp[pairs[:, 0]] == comp[pairs[:, 1]])
+    objective += float(weights[tiny_edge].sum())
+    bound += float(weights[tiny_edge].sum())
+    # exact enumeration of all set partitions for components of 3..ENUM_MAX records
+    mid = (sizes[comp] >= 3) & (sizes[comp] <= ENUM_MAX)
+    if mid.any():
+        lab_mid, obj_mid = _enumerate_mid(n, pairs, weights, comp, sizes, mid)
+        labels[mid] = labels.max() + 1 + _relabel(lab_mid[mid])
+        for c in np.unique(comp[mid]):
+            status[c] = "optimal"
+        objective += obj_mid
+        bound += obj_mid
+    big = sizes[comp] > ENUM_MAX
     if big.any():
         nodes = np.flatnonzero(big)
         pos = np.full(n, -1, np.int64)
@@ -137,7 +182,7 @@ def _cluster_xer(n, pairs, weights, *, threshold=-np.inf, time_limit=None, M=10,
         res = partition(W, **kw)
         sub = np.asarray(res.labels, dtype=np.int64)
         # keep entities inside their component (the solver may number globally)
-        labels[nodes] = k + _relabel(comp[nodes] * (sub.max() + 1) + sub)
+        labels[nodes] = labels.max() + 1 + _relabel(comp[nodes] * (sub.max() + 1) + sub)
         lab, st, gp = _status_of(res, W)
         for loc, glob in zip(lab, comp[nodes]):
             status[glob] = st[loc]

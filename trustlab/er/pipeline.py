@@ -180,10 +180,12 @@ class Resolution:
         Examples
         --------
         >>> import trustlab, pandas as pd
-        >>> df = pd.DataFrame({"id": [1, 2, 3], "name": ["ann lee", "anne lee", "bob ray"]})
-        >>> r = trustlab.resolve(df, id_col="id", fields={"name": "name"}, method="connected_components")
-        >>> sorted(r.explain_entity(int(r.entity[0]))["records"])
-        [1, 2]
+        >>> df = pd.DataFrame({"id": [1, 2, 3, 4], "name": ["ann lee", "anne lee", "bob ray", "bob rae"],
+        ...                    "ent": [0, 0, 1, 1]})
+        >>> r = trustlab.resolve(df, id_col="id", fields={"name": "name"}, labels="ent", train_fraction=1.0)
+        >>> e = r.explain_entity(int(r.entity[0]))
+        >>> sorted(e["records"]), e["status"]
+        ([1, 2], 'closed_form')
         """
         rows = np.flatnonzero(self.entity == entity_id)
         if rows.size == 0:
@@ -400,7 +402,14 @@ def resolve(
     else:
         cols = fm.primary
         mdl = FellegiSunter()
-        mdl.fit(fm.X[:, cols])
+        # u-probabilities from random record pairs (Splink's estimate_u_using_random_sampling)
+        n_rand = int(min(max(n * 2, 10_000), 200_000, n * (n - 1) // 2))
+        ri = rng.integers(0, n, size=n_rand)
+        rj = rng.integers(0, n, size=n_rand)
+        ok = ri != rj
+        rp = np.sort(np.stack([ri[ok], rj[ok]], axis=1), axis=1)
+        Xr = compare(df, rp, flds).X[:, cols] if len(rp) else None
+        mdl.fit(fm.X[:, cols], Xr)
         mdl.columns_ = cols
     def _predict(X):
         if X.shape[0] == 0:

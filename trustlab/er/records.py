@@ -125,7 +125,7 @@ def validate_records(records: Any, id_col: str | None) -> tuple[pd.DataFrame, st
     return df, id_col
 
 
-_PHONE = re.compile(r"^[\s\d\-\+\(\)\.x]{6,}$")
+_PHONE = re.compile(r"^[\s\d\-\+\(\)\.]{6,}$")
 _DATE = re.compile(r"^\d{4}-\d{1,2}-\d{1,2}|^\d{1,2}/\d{1,2}/\d{2,4}$|^\d{8}$")
 
 

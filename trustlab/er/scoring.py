@@ -264,7 +264,14 @@ class FellegiSunter:
             G[ok, c] = lv[ok]
         return G
 
-    def fit(self, X: np.ndarray) -> "FellegiSunter":
+    def fit(self, X: np.ndarray, X_random: np.ndarray | None = None) -> "FellegiSunter":
+        """Fit by EM on candidate-pair features ``X``.
+
+        With ``X_random`` (features of randomly sampled record pairs, almost all
+        non-matches) the u-probabilities are estimated from it and kept fixed, as Splink
+        does; EM then fits only the m-probabilities and λ. This is much more robust when
+        blocking leaves mostly matches among the candidates.
+        """
         G = self._gamma(X)
         L = len(self.levels) + 1
         n, d = G.shape
@@ -272,7 +279,12 @@ class FellegiSunter:
         # init: matches concentrate on the top levels
         m = np.tile(np.linspace(1.0, 0.05, L) ** 3, (d, 1))
         m /= m.sum(1, keepdims=True)
-        u = np.stack([oh.sum(0) + 1.0 for oh in onehot])
+        fixed_u = X_random is not None and len(X_random) > 0
+        if fixed_u:
+            Gr = self._gamma(X_random)
+            u = np.stack([np.bincount(Gr[Gr[:, c] >= 0, c], minlength=L) + 0.5 for c in range(d)]).astype(np.float64)
+        else:
+            u = np.stack([oh.sum(0) + 1.0 for oh in onehot])
         u /= u.sum(1, keepdims=True)
         lam = self.lambda0
         prev = -np.inf
@@ -286,7 +298,8 @@ class FellegiSunter:
                 mc = post @ onehot[c] + 1e-3
                 uc = (1 - post) @ onehot[c] + 1e-3
                 m[c] = mc / mc.sum()
-                u[c] = uc / uc.sum()
+                if not fixed_u:
+                    u[c] = uc / uc.sum()
             ll = float(np.sum(np.logaddexp(0, lw)))
             if abs(ll - prev) < self.tol * max(1.0, abs(ll)):
                 break

@@ -25,10 +25,18 @@ Maximal Clique Enumeration on GPUs", PACT 2023)
    the threads of the block; the pivot (``argmax_u |P ∩ N(u)|`` over ``u ∈ P ∪ X``) is a
    block-wide arg-max reduction in shared memory; control decisions are taken by thread 0
    and broadcast through shared memory. A branch is cut when ``|R| + |P| < min_size``.
-4. **Two passes.** Pass 1 only counts cliques and their total length per sub-problem; the
-   host prefix-sums those into offsets; pass 2 re-runs the identical search and writes
-   every clique (members sorted by position) straight into the final CSR arrays. No
-   dynamic allocation on the device, output is exactly sized.
+4. **Root-branch splitting (load balance).** One huge sub-problem would otherwise keep a
+   single block busy long after the others finish (dense graphs: the first vertices of
+   the order own most of the search tree). Sub-problems with ``|U(v)| >= split_min``
+   (default 64) are split: pass 0 computes the root pivot and the number of root branches
+   ``|C0| = |P0 \ N(pivot)|``; the host then makes one work item per branch ``i``. Item
+   ``i`` recomputes the same (deterministic) root pivot, moves the root candidates before
+   the ``i``-th one from ``P`` to ``X`` exactly as the serial search would, and explores
+   only branch ``i``. Small sub-problems stay whole.
+5. **Count, then write.** Pass 1 only counts cliques and their total length per work
+   item; the host prefix-sums those into offsets; pass 2 re-runs the identical search and
+   writes every clique (members sorted by position) straight into the final CSR arrays.
+   No dynamic allocation on the device, output is exactly sized.
 
 Limits
 ------
@@ -415,11 +423,12 @@ def build_subproblems(indptr, indices, n, min_size=1):
     Examples
     --------
     >>> import numpy as np
-    >>> # triangle 0-1-2: exactly one sub-problem (the first vertex in the order)
+    >>> # triangle: the first two vertices of the order get a 2-vertex universe each;
+    >>> # the last has no later neighbour, so no sub-problem
     >>> ip = np.array([0, 2, 4, 6]); ix = np.array([1, 2, 0, 2, 0, 1], np.int32)
     >>> rank, sv, sp, si, p0 = build_subproblems(ip, ix, 3)
-    >>> len(sv), int(sp[-1])
-    (1, 2)
+    >>> len(sv), np.diff(sp).tolist()
+    (2, [2, 2])
     """
     indptr, indices, n = _as_csr(indptr, indices, n)
     rank, _ = _degeneracy_rank(indptr, indices, n)
@@ -509,12 +518,15 @@ def _get_kernel(tpb: int):
     TPB = tpb
 
     @cuda.jit
-    def _bk_kernel(indptr, indices, rank, sub_v, sub_ptr, sub_idx, adj_ws, stk_ws,
-                   min_size, write, cnt, ecnt, cbase, ebase, out_indptr, out_indices,
+    def _bk_kernel(indptr, indices, rank, sub_v, sub_ptr, sub_idx, item_s, item_b, adj_ws,
+                   stk_ws, min_size, mode, cnt, ecnt, cbase, ebase, out_indptr, out_indices,
                    work_ctr):
+        # mode 0: count root branches |C0| per item; 1: count cliques; 2: write cliques.
+        # item j = (sub-problem item_s[j], root branch item_b[j]; -1 = whole sub-problem)
         t = cuda.threadIdx.x
         b = cuda.blockIdx.x
-        nsub = sub_v.shape[0]
+        nitems = item_s.shape[0]
+        write = mode == 2
         ctrl = cuda.shared.array(8, dtype=numba.int64)
         red_a = cuda.shared.array(TPB, dtype=numba.int64)
         red_b = cuda.shared.array(TPB, dtype=numba.int64)
@@ -527,9 +539,11 @@ def _get_kernel(tpb: int):
             if t == 0:
                 ctrl[0] = cuda.atomic.add(work_ctr, 0, 1)
             cuda.syncthreads()
-            s = ctrl[0]
-            if s >= nsub:
+            it = ctrl[0]
+            if it >= nitems:
                 break
+            s = item_s[it]
+            br = item_b[it]
             v = sub_v[s]
             lo = sub_ptr[s]
             k = sub_ptr[s + 1] - lo
@@ -615,7 +629,7 @@ def _get_kernel(tpb: int):
                     if cntp == 0:
                         if anyx == 0 and d + 1 >= min_size:
                             if write:
-                                pos = ebase[s] + nel
+                                pos = ebase[it] + nel
                                 placed = False
                                 for w in range(W):
                                     word = stk[d, 2, w]
@@ -633,12 +647,36 @@ def _get_kernel(tpb: int):
                                 if not placed:
                                     out_indices[pos] = v
                                     pos += 1
-                                out_indptr[cbase[s] + ncl + 1] = pos
+                                out_indptr[cbase[it] + ncl + 1] = pos
                             ncl += 1
                             nel += d + 1
                     elif d + 1 + cntp >= min_size:
                         for w in range(W):
                             stk[d, 3, w] = stk[d, 0, w] & ~adj[piv, w]
+                        if d == 0 and mode == 0:
+                            nb = 0
+                            for w in range(W):
+                                nb += cuda.popc(stk[0, 3, w])
+                                stk[0, 3, w] = 0
+                            ncl = nb
+                        elif d == 0 and br >= 0:
+                            # root branch split: keep only the br-th candidate; the
+                            # candidates before it move from P to X (as the serial
+                            # search would have done before reaching it)
+                            seen = 0
+                            for w in range(W):
+                                word = stk[0, 3, w]
+                                keep = 0
+                                while word != 0:
+                                    low = word & (-word)
+                                    word ^= low
+                                    if seen < br:
+                                        stk[0, 0, w] = stk[0, 0, w] & ~low
+                                        stk[0, 1, w] = stk[0, 1, w] | low
+                                    elif seen == br:
+                                        keep = low
+                                    seen += 1
+                                stk[0, 3, w] = keep
                     q = -1
                     while d >= 0:
                         for w in range(W):
@@ -675,28 +713,25 @@ def _get_kernel(tpb: int):
                 d += 1
                 cuda.syncthreads()  # (A)
             if t == 0 and not write:
-                cnt[s] = ncl
-                ecnt[s] = nel
+                cnt[it] = ncl
+                ecnt[it] = nel
     return _bk_kernel
 
 
 def _device_run(cuda, indptr, indices, rank, sub_v, sub_ptr, sub_idx, p0max, min_size, tpb,
-                max_blocks, workspace_bytes, info):
+                max_blocks, workspace_bytes, split_min, info):
     nsub = sub_v.shape[0]
     ksz = np.diff(sub_ptr)
     kmax = int(ksz.max())
     W = (kmax + 31) // 32
     depth = int(p0max) + 2  # levels 0..|R|max+1 with |R| <= |N+(v)|
-    per_block = 8 * W * (kmax + 4 * depth)  # int64 words
+    per_block = 8 * W * (kmax + 4 * depth)  # bytes (int64 words)
     if max_blocks is None:
         try:
             dev = cuda.get_current_device()
             max_blocks = 16 * int(getattr(dev, "MULTIPROCESSOR_COUNT", 8))
         except Exception:
             max_blocks = 64
-    nblocks = int(max(1, min(nsub, max_blocks, workspace_bytes // max(per_block, 1))))
-    info.update(kmax=kmax, words=W, blocks=nblocks, threads_per_block=tpb,
-                workspace_bytes=nblocks * per_block)
     kern = _get_kernel(tpb)
     d_indptr = cuda.to_device(indptr)
     d_indices = cuda.to_device(indices)
@@ -704,32 +739,58 @@ def _device_run(cuda, indptr, indices, rank, sub_v, sub_ptr, sub_idx, p0max, min
     d_sv = cuda.to_device(sub_v)
     d_sp = cuda.to_device(sub_ptr)
     d_si = cuda.to_device(sub_idx)
-    adj_ws = cuda.device_array((nblocks, kmax, W), np.int64)
-    stk_ws = cuda.device_array((nblocks, depth, 4, W), np.int64)
-    d_cnt = cuda.to_device(np.zeros(nsub, np.int64))
-    d_ecnt = cuda.to_device(np.zeros(nsub, np.int64))
     dummy64 = cuda.to_device(np.zeros(1, np.int64))
     dummy32 = cuda.to_device(np.zeros(1, np.int32))
-    ctr = cuda.to_device(np.zeros(1, np.int64))
+    cap_blocks = max(1, min(int(max_blocks), workspace_bytes // max(per_block, 1)))
+    adj_ws = cuda.device_array((cap_blocks, kmax, W), np.int64)
+    stk_ws = cuda.device_array((cap_blocks, depth, 4, W), np.int64)
+
+    def launch(item_s, item_b, mode, cbase=None, ebase=None, oip=None, oix=None):
+        m = item_s.shape[0]
+        cnt = cuda.to_device(np.zeros(max(m, 1), np.int64))
+        ecnt = cuda.to_device(np.zeros(max(m, 1), np.int64))
+        if m == 0:
+            return np.zeros(0, np.int64), np.zeros(0, np.int64)
+        nb = int(min(m, cap_blocks))
+        kern[nb, tpb](d_indptr, d_indices, d_rank, d_sv, d_sp, d_si, cuda.to_device(item_s),
+                      cuda.to_device(item_b), adj_ws, stk_ws, min_size, mode, cnt, ecnt,
+                      dummy64 if cbase is None else cuda.to_device(cbase),
+                      dummy64 if ebase is None else cuda.to_device(ebase),
+                      dummy64 if oip is None else oip, dummy32 if oix is None else oix,
+                      cuda.to_device(np.zeros(1, np.int64)))
+        return cnt.copy_to_host()[:m], ecnt.copy_to_host()[:m]
+
+    # pass 0: split large sub-problems into their root branches (load balance)
     t0 = time.perf_counter()
-    kern[nblocks, tpb](d_indptr, d_indices, d_rank, d_sv, d_sp, d_si, adj_ws, stk_ws,
-                       min_size, False, d_cnt, d_ecnt, dummy64, dummy64, dummy64, dummy32, ctr)
-    cnt = d_cnt.copy_to_host()
-    ecnt = d_ecnt.copy_to_host()
+    big = ksz >= split_min
+    nbr = np.ones(nsub, np.int64)
+    sel = np.flatnonzero(big)
+    if sel.size:
+        nbr[sel] = launch(sel.astype(np.int64), np.full(sel.size, -1, np.int64), 0)[0]
+    item_s = np.repeat(np.arange(nsub, dtype=np.int64), nbr)
+    first = np.cumsum(nbr) - nbr
+    item_b = np.arange(item_s.size, dtype=np.int64) - np.repeat(first, nbr)
+    item_b[~big[item_s]] = -1
+    info.update(kmax=kmax, words=W, blocks=int(min(max(item_s.size, 1), cap_blocks)),
+                threads_per_block=tpb, workspace_bytes=cap_blocks * per_block,
+                n_split=int(sel.size), n_items=int(item_s.size),
+                seconds_split_pass=time.perf_counter() - t0)
+    # pass 1: count
+    t0 = time.perf_counter()
+    cnt, ecnt = launch(item_s, item_b, 1)
     info["seconds_count_pass"] = time.perf_counter() - t0
-    cbase = np.zeros(nsub + 1, np.int64)
-    ebase = np.zeros(nsub + 1, np.int64)
+    cbase = np.zeros(item_s.size + 1, np.int64)
+    ebase = np.zeros(item_s.size + 1, np.int64)
     np.cumsum(cnt, out=cbase[1:])
     np.cumsum(ecnt, out=ebase[1:])
     ncl = int(cbase[-1])
     nel = int(ebase[-1])
+    # pass 2: write at prefix-summed offsets
     t0 = time.perf_counter()
     d_oip = cuda.to_device(np.zeros(ncl + 1, np.int64))
     d_oix = cuda.device_array(max(nel, 1), np.int32)
-    ctr = cuda.to_device(np.zeros(1, np.int64))
-    kern[nblocks, tpb](d_indptr, d_indices, d_rank, d_sv, d_sp, d_si, adj_ws, stk_ws,
-                       min_size, True, d_cnt, d_ecnt, cuda.to_device(cbase),
-                       cuda.to_device(ebase), d_oip, d_oix, ctr)
+    if ncl:
+        launch(item_s, item_b, 2, cbase, ebase, d_oip, d_oix)
     out_ip = d_oip.copy_to_host()
     out_ix = d_oix.copy_to_host()[:nel]
     info["seconds_write_pass"] = time.perf_counter() - t0
@@ -739,7 +800,7 @@ def _device_run(cuda, indptr, indices, rank, sub_v, sub_ptr, sub_idx, p0max, min
 def enumerate_maximal_cliques_cuda(indptr: np.ndarray, indices: np.ndarray, n: int,
                                    min_size: int = 1, *, max_universe: int = 1024,
                                    threads_per_block: int = 32, max_blocks: int | None = None,
-                                   workspace_bytes: int = 1 << 30,
+                                   workspace_bytes: int = 1 << 30, split_min: int = 64,
                                    return_info: bool = False) -> Any:
     """All maximal cliques of a CSR graph on a CUDA GPU (numba.cuda).
 
@@ -766,6 +827,9 @@ def enumerate_maximal_cliques_cuda(indptr: np.ndarray, indices: np.ndarray, n: i
         Resident blocks (default 16 per multiprocessor).
     workspace_bytes : int, default 1 GiB
         Device memory budget for per-block bitset slabs.
+    split_min : int, default 64
+        Sub-problems with a universe of at least this many vertices are split into one
+        work item per root branch (after the root pivot), for load balance.
     return_info : bool, default False
         Also return a dict of diagnostics (sub-problem counts, fallbacks, timings).
 
@@ -801,6 +865,8 @@ def enumerate_maximal_cliques_cuda(indptr: np.ndarray, indices: np.ndarray, n: i
         )
     if int(max_universe) < 1:
         raise ValueError(f"max_universe must be >= 1, got {max_universe!r}.")
+    if int(split_min) < 1:
+        raise ValueError(f"split_min must be >= 1, got {split_min!r}.")
     indptr, indices, n = _as_csr(indptr, indices, n)
     why = gpu_unavailable_reason("numba-cuda")
     if why is not None:
@@ -838,7 +904,7 @@ def enumerate_maximal_cliques_cuda(indptr: np.ndarray, indices: np.ndarray, n: i
         dp = sub_ptr[s0:] - sub_ptr[s0]
         di = sub_idx[sub_ptr[s0]:]
         parts.append(_device_run(cuda, indptr, indices, rank, dv, dp, di, int(p0[dv].max()), min_size,
-                                 tpb, max_blocks, int(workspace_bytes), info))
+                                 tpb, max_blocks, int(workspace_bytes), int(split_min), info))
     if big.any():
         s1 = int(np.flatnonzero(big)[-1]) + 1
         t1 = time.perf_counter()

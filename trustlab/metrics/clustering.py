@@ -134,8 +134,8 @@ def homogeneity_completeness_v_measure(
 
     Examples
     --------
-    >>> homogeneity_completeness_v_measure([0, 0, 1, 1], [0, 0, 1, 1])
-    (1.0, 1.0, 1.0)
+    >>> [round(v, 12) for v in homogeneity_completeness_v_measure([0, 0, 1, 1], [0, 0, 1, 1])]
+    [1.0, 1.0, 1.0]
     """
     pc, tc = _encode(pred, truth)
     n = float(pc.shape[0])

@@ -8,7 +8,10 @@
   :func:`input_consistency`, :func:`winobias_template_groups`).
 * **Mass accuracy** of GECOBench (Wilming et al.) with token aggregation, and its
   uniform-random baseline (:func:`mass_accuracy`, :func:`mass_accuracy_uniform_baseline`);
-  the GECO **co-occurrence dataset bias** (:func:`geco_cooccurrence_bias`).
+  the GECO **co-occurrence dataset bias** (:func:`geco_cooccurrence_bias`), the model-free
+  **Pattern Variant** (:func:`pattern_variant_attributions`, word-level approximation) and the
+  Wilcoxon test of gender attribution differences (:func:`attribution_difference_test`).
+* Decoy applicability / productivity / coverage (Idahl et al. 2021, :func:`decoy_statistics`).
 * AEC **precision at K** (Misra et al. 2021) and the MOXIE **influence score** and
   **unlike ratio** (Kumar et al. 2021).
 * Readers for the released formats (Ding & Koehn saliency/span/index files, GECO jsonl)

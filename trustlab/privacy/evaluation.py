@@ -9,7 +9,6 @@ distortion of each drawn Φ.
 from __future__ import annotations
 
 import importlib.resources
-import math
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -278,18 +277,22 @@ def evaluate(
 def summarize(res: dict) -> dict[str, Any]:
     """Qualitative checks of the paper on an :func:`evaluate` result.
 
-    ``m2_beats_m1``: for each experiment and ε, M2's mean error < M1's at every β;
-    ``gap_widens``: M1 − M2 grows (weakly) from the smallest to the largest β;
-    ``svm_m2_ge_m1``: M2 accuracy ≥ M1 at the largest ε and β.
+    ``m2_beats_m1``: per experiment and ε, for each β whether M2's mean error < M1's;
+    ``m2_beats_m1_all_beta``: the same for every β at once (note: for inner products the
+    expected noise ratio M2/M1 ≈ (m/d)^1.5 (1+β)² is ≈ 1 at β = 0.5, d = 300, so parity
+    there is what theory predicts); ``gap_widens``: M2's error falls monotonically as β
+    grows; ``svm_m2_ge_m1``: M2 accuracy ≥ M1 at the largest ε and β.
     """
-    out: dict[str, Any] = {"m2_beats_m1": {}, "gap_widens": {}}
+    out: dict[str, Any] = {"m2_beats_m1": {}, "m2_beats_m1_all_beta": {}, "gap_widens": {}}
     for exp in ("distance", "inner_product"):
         rows = [r for r in res["pairs"] if r["experiment"] == exp]
         for e in res["config"]["epsilons"]:
             m1 = next(r["mean"] for r in rows if r["mechanism"] == "m1" and r["epsilon"] == e)
             m2 = sorted(((r["beta"], r["mean"]) for r in rows if r["mechanism"] == "m2" and r["epsilon"] == e))
-            out["m2_beats_m1"][f"{exp}@eps={e:g}"] = all(v < m1 for _, v in m2)
-            out["gap_widens"][f"{exp}@eps={e:g}"] = (m1 - m2[-1][1]) >= (m1 - m2[0][1])
+            key = f"{exp}@eps={e:g}"
+            out["m2_beats_m1"][key] = {f"{b:g}": bool(v < m1) for b, v in m2}
+            out["m2_beats_m1_all_beta"][key] = all(v < m1 for _, v in m2)
+            out["gap_widens"][key] = all(a[1] > b[1] for a, b in zip(m2, m2[1:]))
     if res["svm"]:
         e = max(res["config"]["epsilons"])
         b = max(res["config"]["betas"])
@@ -313,6 +316,10 @@ def write_report(res: dict, output_dir) -> list[Path]:
     paths = plot_results(res, out)
     with atomic_write(out / "privacy_eval.json") as fh:
         fh.write(json.dumps(res, indent=2) + "\n")
+    from trustlab.privacy.io import _umask_chmod
+
+    for p in (out / "privacy_eval.json", *paths):
+        _umask_chmod(p)  # temporary files are created 0600
     return [out / "privacy_eval.json", *paths]
 
 

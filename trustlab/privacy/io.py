@@ -206,28 +206,32 @@ class VectorSource:
         row_bytes = 4 * self.d
         with open(self.path, "rb") as f:
             self._read_w2v_header(f)
+            buf = b""
+            pos = 0
+            eof = False
             left = self.n
+            done = 0
             while left > 0:
                 k = min(cs, left)
                 words = []
-                buf = np.empty((k, self.d), dtype="<f4")
+                out = np.empty((k, self.d), dtype="<f4")
                 for i in range(k):
-                    w = bytearray()
-                    while True:
-                        ch = f.read(1)
-                        if not ch:
-                            raise ValueError(f"{self.path}: file is truncated at vector {self.n - left + i + 1}.")
-                        if ch == b" ":
+                    while True:  # need "word " + row_bytes available in buf[pos:]
+                        sp = buf.find(b" ", pos)
+                        if sp >= 0 and len(buf) - sp - 1 >= row_bytes:
                             break
-                        if ch != b"\n":
-                            w += ch
-                    data = f.read(row_bytes)
-                    if len(data) != row_bytes:
-                        raise ValueError(f"{self.path}: file is truncated at vector {self.n - left + i + 1}.")
-                    buf[i] = np.frombuffer(data, dtype="<f4")
-                    words.append(w.decode("utf-8", errors="replace"))
+                        if eof:
+                            raise ValueError(f"{self.path}: file is truncated at vector {done + i + 1}.")
+                        more = f.read(1 << 20)
+                        eof = not more
+                        buf = buf[pos:] + more
+                        pos = 0
+                    words.append(buf[pos:sp].strip(b"\n").decode("utf-8", errors="replace"))
+                    out[i] = np.frombuffer(buf, dtype="<f4", count=self.d, offset=sp + 1)
+                    pos = sp + 1 + row_bytes
                 left -= k
-                yield words, buf
+                done += k
+                yield words, out
 
     def _chunks_parquet(self, cs):
         import pyarrow.parquet as pq

@@ -104,7 +104,8 @@ def solve_cpp(
     workers: int | None = None,
     max_cuts_per_round: int | None = None,
     lp_method: str = "highs-ipm",
-    per_apex: int | None = None,
+    per_apex: int | None = 8,
+    tail_rounds: int = 8,
 ) -> dict:
     """Solve one (component) CPP exactly; see the module docstring.
 
@@ -150,6 +151,8 @@ def solve_cpp(
     xv = None
     X = np.zeros((n, n))
     n_added = 0
+    history: list[float] = []
+    age = np.zeros(0, np.int64)
     while True:
         rem = _remaining(deadline)
         if rem is not None and rem <= 0:
@@ -162,6 +165,7 @@ def solve_cpp(
                           cuts=n_added, phase="lp")
         xv, val = res
         bound = min(bound, val)
+        history.append(bound)
         if warm_obj >= rnd(bound) - 1e-9:
             return result(warm_labels, warm_obj, rnd(bound), "optimal", lp_rounds=rounds,
                           cuts=n_added, phase="lp")
@@ -170,13 +174,19 @@ def solve_cpp(
         tri = separate_triangles(X, A, max_cuts, per_apex=per_apex)
         if tri.shape[0] == 0:
             break
-        if cuts:  # drop cuts that are slack at the current LP optimum (keeps the LP small)
+        if len(history) > tail_rounds and history[-tail_rounds - 1] - bound < 1e-4 * max(1.0, abs(bound)):
+            break  # tailing off: branch (MIP phase) instead of cutting further
+        if cuts:  # drop cuts slack for 3 LP rounds in a row (keeps the LP small, avoids cycling)
             C = np.asarray(cuts)
             lhs = xv[C[:, 0]] + xv[C[:, 1]] - np.where(C[:, 2] >= 0, xv[np.maximum(C[:, 2], 0)], 0.0)
-            cuts = [c for c, keep in zip(cuts, lhs > 1.0 - 1e-3) if keep]
+            age = np.where(lhs > 1.0 - 1e-3, 0, age + 1)
+            keep = age < 3
+            cuts = [c for c, k in zip(cuts, keep) if k]
+            age = age[keep]
         new = to_cuts(tri)
         n_added += len(new)
         cuts.extend(new)
+        age = np.concatenate([age, np.zeros(len(new), np.int64)])
 
     frac = np.abs(xv - np.round(xv)) > _EPS
     if not frac.any():
@@ -243,7 +253,13 @@ def _solve_lp(w, cuts, nv, rem, method):
         res = linprog(-w, bounds=(0.0, 1.0), method=method, options=opts)
     if res.status != 0 or res.x is None:
         return None
-    return np.clip(res.x, 0.0, 1.0), float(-res.fun)
+    val = float(np.maximum(w, 0.0).sum())
+    if cuts:
+        # a certificate independent of solver tolerances (weak duality): for any y >= 0,
+        # sum(y) + sum(max(0, w - A^T y)) bounds max w.x over the LP and so the CPP
+        y = np.maximum(-np.asarray(res.ineqlin.marginals), 0.0)
+        val = float(y.sum() + np.maximum(w - Aub.T @ y, 0.0).sum())
+    return np.clip(res.x, 0.0, 1.0), val
 
 
 def _mip_scip(w, cuts, same, rem):

@@ -155,15 +155,23 @@ def solve_spp(W, A, *, deadline=None, workers=None, warm_labels=None, max_clique
 
     n = W.shape[0]
     G = _graph(A)
+    msg = (f"spp: the graph has more than max_cliques={max_cliques} cliques; SPP needs all of "
+           "them as columns. Use method='cpp' or 'auto', or raise max_cliques.")
+    try:
+        from trustlab.cliques import count_cliques
+    except ImportError:  # pragma: no cover
+        count_cliques = None
+    if count_cliques is not None:
+        try:
+            count_cliques(G, max_count=max_cliques, min_size=2)
+        except ValueError:
+            raise ValueError(msg) from None
     cl = []
     for c in nx.enumerate_all_cliques(G):
         if len(c) >= 2:
             cl.append(c)
             if len(cl) > max_cliques:
-                raise ValueError(
-                    f"spp: the graph has more than max_cliques={max_cliques} cliques; SPP needs all of "
-                    "them as columns. Use method='cpp' or 'auto', or raise max_cliques."
-                )
+                raise ValueError(msg)
     model = cp_model.CpModel()
     xs = []
     per_node: list[list] = [[] for _ in range(n)]

@@ -1,0 +1,147 @@
+"""Benchmarks of the clique partitioning solvers (issue 3).
+
+Run:
+    .venv/bin/python -m pytest bench/bench_solvers.py --benchmark-enable -p no:cacheprovider
+Groups (select with -k): ``abr`` (CP-Lib ABR, n <= 158, exact), ``corr40`` (CP-Lib corr40-*,
+exact), ``heuristic`` (Correlation instances, quality vs best known), ``xer`` (synthetic
+planted-cluster graphs). Peers measured in the same run: CP-SAT on the full triangle
+formulation (what a user would write with OR-Tools) for the exact groups; plain KwikCluster
+(pivot only) for the heuristic group. Each test appends a row to bench/results/solvers_raw.jsonl.
+CP-Lib data comes from ../shared/data (skipped if absent).
+"""
+from __future__ import annotations
+
+import itertools
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from trustlab.solvers import partition
+from trustlab.solvers.io import read_cplib, read_cplib_optimum
+
+DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "cpp" / "cplib"
+RAW = Path(__file__).resolve().parent / "results" / "solvers_raw.jsonl"
+ABR = ["wildcats", "cars", "workers", "cetacea", "micro", "uno", "lung-cancer", "soybean-21", "soybean-35",
+       "sponge", "zoo", "bridges", "companies", "uno_1b", "uno_2b", "uno_3b", "lymphography",
+       "ta-evaluation", "uno_1a", "uno_2a", "uno_3a"]
+CORR40 = [f"corr40-{k}" for k in range(1, 11)]
+CORR = CORR40 + [f"corr60-{k}" for k in range(1, 11)] + [f"corr80-{k}" for k in range(1, 11)]
+PEER_LIMIT = 60.0
+
+needs_data = pytest.mark.skipif(not DATA.exists(), reason="../shared/data/cpp/cplib not present")
+
+
+def _record(**row):
+    RAW.parent.mkdir(parents=True, exist_ok=True)
+    with open(RAW, "a") as fh:
+        fh.write(json.dumps(row) + "\n")
+
+
+def _load(name):
+    folder = "Correlation" if name.startswith("corr") else "ABR"
+    W = read_cplib(DATA / folder / f"{name}.txt")
+    opt_file = DATA / folder / "Optimal" / f"{name}_opt.txt"
+    opt = read_cplib_optimum(opt_file)[0] if opt_file.exists() else None
+    return W, opt
+
+
+def cpsat_full_triangles(W, time_limit):
+    """The peer: every triangle inequality in one CP-SAT model (2 workers = the cores here)."""
+    from ortools.sat.python import cp_model
+
+    n = W.shape[0]
+    m = cp_model.CpModel()
+    x = {(i, j): m.new_bool_var("") for i, j in itertools.combinations(range(n), 2)}
+    for i, j, k in itertools.combinations(range(n), 3):
+        m.add(x[i, j] + x[i, k] - x[j, k] <= 1)
+        m.add(x[i, j] - x[i, k] + x[j, k] <= 1)
+        m.add(-x[i, j] + x[i, k] + x[j, k] <= 1)
+    m.maximize(sum(int(W[i, j]) * v for (i, j), v in x.items() if W[i, j] != 0))
+    s = cp_model.CpSolver()
+    s.parameters.max_time_in_seconds = time_limit
+    s.parameters.num_workers = 2
+    st = s.solve(m)
+    return s.objective_value, s.best_objective_bound, s.status_name(st)
+
+
+def _exact(benchmark, name, group):
+    W, opt = _load(name)
+    t0 = time.process_time()
+    r = benchmark.pedantic(partition, args=(W,), kwargs=dict(method="auto", time_limit=60, random_state=0),
+                           rounds=1, iterations=1)
+    cpu = time.process_time() - t0
+    t = time.perf_counter()
+    peer = cpsat_full_triangles(W, PEER_LIMIT) if W.shape[0] <= 60 else (None, None, "not run (n > 60)")
+    peer_s = time.perf_counter() - t
+    _record(group=group, name=name, n=W.shape[0], known=opt, objective=r.objective, bound=r.bound,
+            status=r.status, seconds=r.seconds, cpu_seconds=cpu, peer_objective=peer[0], peer_bound=peer[1],
+            peer_status=peer[2], peer_seconds=peer_s)
+    assert r.objective <= opt + 1e-9 and r.bound >= opt - 1e-9  # never claims beyond the known optimum
+
+
+@needs_data
+@pytest.mark.parametrize("name", ABR)
+def test_abr(benchmark, name):
+    _exact(benchmark, name, "abr")
+
+
+@needs_data
+@pytest.mark.parametrize("name", CORR40)
+def test_corr40(benchmark, name):
+    _exact(benchmark, name, "corr40")
+
+
+@needs_data
+@pytest.mark.parametrize("name", CORR)
+def test_heuristic(benchmark, name):
+    from trustlab.kernels.cpp_heuristic import objective, pivot_labels
+
+    W, opt = _load(name)
+    if opt is None:  # corr80: best known = best of our exact attempt is not run here
+        pytest.skip("no published optimum")
+    r = benchmark.pedantic(partition, args=(W,), kwargs=dict(method="heuristic", time_limit=10, random_state=0),
+                           rounds=1, iterations=1)
+    t = time.perf_counter()
+    rng = np.random.default_rng(0)
+    Wc = np.ascontiguousarray(W)
+    piv = max(objective(Wc, pivot_labels(Wc, rng.permutation(W.shape[0]).astype(np.int64), -1e300))
+              for _ in range(100))
+    peer_s = time.perf_counter() - t
+    _record(group="heuristic", name=name, n=W.shape[0], known=opt, objective=r.objective,
+            ratio=r.objective / opt, seconds=r.seconds, peer="KwikCluster best of 100", peer_objective=float(piv),
+            peer_ratio=float(piv) / opt, peer_seconds=peer_s)
+    assert r.objective <= opt + 1e-9
+
+
+XER = [(49, 2.5, -0.7), (49, 2.5, -0.5), (49, 2.5, -0.3), (49, 2.5, -0.2),
+       (135, 4.5, -0.3), (226, 10.0, -0.3), (262, 13.0, -0.3)]
+
+
+@pytest.mark.parametrize("n, size, T", XER, ids=[f"n{n}_T{T}" for n, _, T in XER])
+def test_xer(benchmark, n, size, T):
+    from trustlab.cliques import count_cliques, maximal_cliques
+    from trustlab.solvers.synthetic import planted_er_graph
+
+    G, gold = planted_er_graph(n, size, T, random_state=0)
+    t = time.perf_counter()
+    mc = len(maximal_cliques(G))
+    mc_s = time.perf_counter() - t
+    try:
+        nc = count_cliques(G, max_count=5_000_000, min_size=1)
+    except ValueError:
+        nc = "> 5e6"
+    r = benchmark.pedantic(partition, args=(G,), kwargs=dict(method="auto", time_limit=60, random_state=0),
+                           rounds=1, iterations=1)
+    row = dict(group="xer", n=n, T=T, edges=G.number_of_edges(), maximal_cliques=mc, all_cliques=nc,
+               mc_seconds=mc_s, auto_seconds=r.seconds, auto_status=r.status, objective=r.objective)
+    for method, kw in (("cpp", {}), ("qsp", {"M": 3}), ("spp", {})):
+        t = time.perf_counter()
+        try:
+            q = partition(G, method=method, time_limit=60, random_state=0, decompose=False, **kw)
+            row[method] = dict(seconds=time.perf_counter() - t, status=q.status, objective=q.objective)
+        except ValueError as exc:  # spp clique guard
+            row[method] = dict(seconds=time.perf_counter() - t, status=f"refused: {str(exc)[:40]}")
+    _record(**row)

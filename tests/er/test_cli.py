@@ -1,0 +1,79 @@
+"""``trustlab resolve``: JSON output, errors without tracebacks, atomic output."""
+import json
+
+import pandas as pd
+import pytest
+
+from trustlab.cli import main
+
+
+def test_dataset_json(capsys):
+    assert main(["resolve", "--dataset", "restaurant", "--json", "--compare", "connected_components"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    for k in ("precision", "recall", "f1", "n_entities", "seconds", "homogeneity", "completeness",
+              "v_measure", "ari", "fmi", "baselines"):
+        assert k in out
+    assert out["f1"] > 0.85
+
+
+def _write(tmp_path, df, name="in.csv"):
+    p = tmp_path / name
+    df.to_csv(p, index=False)
+    return str(p)
+
+
+def test_input_file_output_atomic(tmp_path, capsys, monkeypatch):
+    df = pd.DataFrame({"rid": ["a", "b", "c", "d"], "name": ["ann lee", "anne lee", "bob ray", "bob rae"],
+                       "ent": [0, 0, 1, 1]})
+    inp = _write(tmp_path, df)
+    out = tmp_path / "clusters.csv"
+    assert main(["resolve", inp, "--id-col", "rid", "--fields", "name:name", "--labels", "ent",
+                 "--truth", "ent", "--train-fraction", "1", "--output", str(out), "--json"]) == 0
+    res = json.loads(capsys.readouterr().out)
+    assert res["n_entities"] == 2 and res["f1"] == 1.0
+    got = pd.read_csv(out)
+    assert list(got.columns) == ["rid", "entity_id"] and len(got) == 4
+    # a failing write leaves the old file untouched and no temporary file behind
+    before = out.read_bytes()
+
+    def boom(self, path, *a, **k):
+        open(path, "w").write("half")
+        raise OSError("disk full")
+
+    monkeypatch.setattr(pd.DataFrame, "to_csv", boom)
+    with pytest.raises(OSError):
+        main(["resolve", inp, "--id-col", "rid", "--fields", "name:name", "--output", str(out), "-q"])
+    assert out.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["clusters.csv", "in.csv"]
+
+
+@pytest.mark.parametrize("args,msg", [
+    (["--id-col", "nope"], "id column 'nope' not found"),
+    (["--id-col", "rid", "--fields", "surname:name"], "not in the records"),
+    (["--id-col", "rid", "--method", "louvain"], "method"),
+])
+def test_cli_errors_are_one_line(tmp_path, capsys, args, msg):
+    df = pd.DataFrame({"rid": ["a", "b"], "name": ["x y", "x z"]})
+    inp = _write(tmp_path, df)
+    assert main(["resolve", inp, *args]) == 2
+    err = capsys.readouterr().err
+    assert msg in err and "Traceback" not in err and err.count("\n") == 1
+
+
+def test_cli_file_errors(tmp_path, capsys):
+    e = tmp_path / "e.csv"
+    e.write_text("")
+    assert main(["resolve", str(e)]) == 2
+    assert "empty" in capsys.readouterr().err
+    d = tmp_path / "dup.csv"
+    d.write_text("id,name\n1,a\n1,b\n")
+    assert main(["resolve", str(d)]) == 2
+    assert "duplicate" in capsys.readouterr().err
+    assert main(["resolve"]) == 2
+    assert "INPUT or --dataset" in capsys.readouterr().err
+    lab = tmp_path / "lab.csv"
+    lab.write_text("id_l,id_r,match\n1,99,1\n")
+    ok = tmp_path / "ok.csv"
+    ok.write_text("id,name\n1,ann\n2,anne\n")
+    assert main(["resolve", str(ok), "--labels", str(lab)]) == 2
+    assert "not in the records" in capsys.readouterr().err

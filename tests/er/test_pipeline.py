@@ -1,0 +1,154 @@
+"""End-to-end entity resolution on bundled data, explanations and bad inputs."""
+import numpy as np
+import pandas as pd
+import pytest
+
+import trustlab
+from trustlab.datasets import ER_DATASETS, load_er_dataset, load_famer_edges
+from trustlab.er import cluster_pairs, evaluate, generate_records, infer_fields, resolve
+
+
+@pytest.fixture(scope="module")
+def csv_subset():
+    ds = load_er_dataset("csv_example")
+    ents = ds.records[ds.truth_col].drop_duplicates().iloc[:250]
+    df = ds.records[ds.records[ds.truth_col].isin(ents)].reset_index(drop=True)
+    return ds, df
+
+
+def test_restaurant_end_to_end_beats_threshold():
+    ds = load_er_dataset("restaurant")
+    r = resolve(ds.records, labels=ds.truth_col, truth=ds.truth_col,
+                compare_methods=["connected_components", "hierarchical"], **ds.resolve_kwargs())
+    assert r.metrics["f1"] > 0.85
+    assert r.metrics["pair_completeness"] > 0.95
+    assert set(r.baselines) == {"connected_components", "hierarchical"}
+    # metrics are the library's report of the returned labels (checked vs sklearn elsewhere)
+    assert r.metrics["f1"] == evaluate(r.entity, ds.records[ds.truth_col])["f1"]
+    assert r.n_entities == len(np.unique(r.entity))
+
+
+def test_csv_example_subset_supervised(csv_subset):
+    ds, df = csv_subset
+    r = resolve(df, labels=ds.truth_col, truth=ds.truth_col, **ds.resolve_kwargs())
+    assert r.metrics["f1"] > 0.9
+    assert set(r.clusters.status) <= {"closed_form", "optimal"}
+    fr = r.to_frame()
+    assert list(fr.columns) == ["Id", "entity_id"] and len(fr) == len(df)
+
+
+def test_explanations(csv_subset):
+    ds, df = csv_subset
+    r = resolve(df, labels=ds.truth_col, **ds.resolve_kwargs())
+    sizes = np.bincount(r.entity)
+    ent = int(np.argmax(sizes))
+    e = r.explain_entity(ent)
+    assert len(e["records"]) == sizes[ent] and e["status"] in ("optimal", "closed_form")
+    inside = (r.entity[r.pairs[:, 0]] == ent) & (r.entity[r.pairs[:, 1]] == ent)
+    assert e["within_weight"] == pytest.approx(r.weights[inside].sum())
+    rec = e["records"][0]
+    x = r.explain_record(rec)
+    assert x["alternatives"][0]["assigned"] and x["alternatives"][0]["entity_id"] == ent
+    # the chosen entity has at least the weight of any alternative that could take the record
+    own = x["alternatives"][0]["weight"]
+    assert all(a["weight"] <= own + 1e-9 or a["n_pairs"] < np.sum(r.entity == a["entity_id"])
+               for a in x["alternatives"][1:])
+    assert set(x["alternatives"][0]["agreed"]) <= set(ds.fields)
+    with pytest.raises(KeyError):
+        r.explain_record("no-such-id")
+    with pytest.raises(KeyError):
+        r.explain_entity(10**9)
+
+
+def test_unsupervised_synthetic_and_top_level_export():
+    from trustlab.er.synthetic import SYNTHETIC_BLOCKING, SYNTHETIC_FIELDS
+
+    df = generate_records(1500, random_state=7)
+    assert df["rec_id"].is_unique and len(df) == 1500
+    r = trustlab.resolve(df, id_col="rec_id", fields=SYNTHETIC_FIELDS, blocking=SYNTHETIC_BLOCKING,
+                         truth="entity")
+    assert r.metrics["f1"] > 0.9
+
+
+def test_settlements_famer_graph_directly():
+    ds = load_er_dataset("settlements")
+    e = load_famer_edges("0.95")
+    pos = {v: i for i, v in enumerate(ds.records["id"])}
+    pairs = np.stack([e["id_l"].astype(str).map(pos), e["id_r"].astype(str).map(pos)], axis=1)
+    res = cluster_pairs(len(ds.records), pairs, e["similarity"].to_numpy() - 0.5, method="connected_components")
+    assert evaluate(res.labels, ds.truth)["f1"] > 0.5
+    with pytest.raises(ValueError, match="thresholds"):
+        load_famer_edges("0.7")
+
+
+def test_datasets_registry():
+    with pytest.raises(ValueError, match="Valid choices"):
+        load_er_dataset("nope")
+    assert "febrl1" in ER_DATASETS
+    ds = load_er_dataset("patent")
+    assert ds.records[ds.truth_col].notna().all() and ds.records[ds.truth_col].nunique() == 102
+
+
+def test_infer_fields():
+    df = pd.DataFrame({"id": range(30), "Name": ["ann"] * 30, "Phone": ["555-1234"] * 30,
+                       "zip": ["1000"] * 30, "notes": ["x" * 40 + str(i) for i in range(30)]})
+    kinds = {f.column: f.kind for f in infer_fields(df, exclude=["id"])}
+    assert kinds == {"Name": "name", "Phone": "phone", "zip": "exact", "notes": "string"}
+
+
+# ------------------------------------------------------------------ bad inputs
+@pytest.fixture()
+def small():
+    return pd.DataFrame({"id": [1, 2, 3], "name": ["ann lee", "anne lee", "bob ray"], "ent": [0, 0, 1]})
+
+
+def test_missing_id_column(small):
+    with pytest.raises(ValueError, match="id column 'rid' not found"):
+        resolve(small, id_col="rid", fields={"name": "name"})
+
+
+def test_duplicate_ids(small):
+    small.loc[2, "id"] = 1
+    with pytest.raises(ValueError, match="duplicate id"):
+        resolve(small, id_col="id", fields={"name": "name"})
+
+
+def test_absent_field_columns_and_bad_kind(small):
+    with pytest.raises(ValueError, match=r"\['surname'\]"):
+        resolve(small, id_col="id", fields={"surname": "name"})
+    with pytest.raises(ValueError, match="unknown kind"):
+        resolve(small, id_col="id", fields={"name": "soundex"})
+
+
+def test_labels_with_unknown_ids(small):
+    with pytest.raises(ValueError, match="not in the records"):
+        resolve(small, id_col="id", fields={"name": "name"}, labels={1: 0, 99: 0})
+    pl = pd.DataFrame({"l": [1, 7], "r": [2, 3], "m": [1, 0]})
+    with pytest.raises(ValueError, match="ids not in the records"):
+        resolve(small, id_col="id", fields={"name": "name"}, labels=pl)
+
+
+def test_empty_and_unreadable_files(tmp_path, small):
+    p = tmp_path / "empty.csv"
+    p.write_text("")
+    with pytest.raises(ValueError, match="empty"):
+        resolve(str(p))
+    h = tmp_path / "header.csv"
+    h.write_text("id,name\n")
+    with pytest.raises(ValueError, match="no records"):
+        resolve(str(h))
+    b = tmp_path / "latin.csv"
+    b.write_bytes("id,name\n1,Jos\xe9\n".encode("latin-1"))
+    with pytest.raises(ValueError, match="encoding"):
+        resolve(str(b))
+    with pytest.raises(FileNotFoundError):
+        resolve(str(tmp_path / "nope.csv"))
+    with pytest.raises(TypeError, match="DataFrame"):
+        resolve(12)
+
+
+def test_bad_parameters(small):
+    with pytest.raises(ValueError, match="method"):
+        resolve(small, id_col="id", method="kmeans")
+    with pytest.raises(ValueError, match="train_fraction"):
+        resolve(small, id_col="id", labels="ent", train_fraction=0)
