@@ -176,3 +176,16 @@ def test_direct_bias_formula():
         B.direct_bias(emb, prof, np.ones(3))
     with pytest.raises(ValueError, match="none of the definitional"):
         B.gender_direction({"a": [1.0]}, [("x", "y")])
+
+
+def test_gendered_form_bias_german_scientist():
+    # Matthews et al.: unweighted 0.13, weighted -0.04 (seed catalogue: -0.0448)
+    assert B.gendered_form_bias([-0.06, 0.32]) == pytest.approx(0.13)
+    assert B.gendered_form_bias([-0.06, 0.32], [32467, 1354]) == pytest.approx(
+        (-0.06 * 32467 + 0.32 * 1354) / (32467 + 1354)
+    )
+    assert round(B.gendered_form_bias([-0.06, 0.32], [32467, 1354]), 2) == -0.04
+    with pytest.raises(ValueError, match="one count per form"):
+        B.gendered_form_bias([0.1, 0.2], [1])
+    with pytest.raises(ValueError):
+        B.gendered_form_bias([])

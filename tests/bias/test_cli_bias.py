@@ -2,7 +2,6 @@
 import json
 from importlib import resources
 
-import numpy as np
 import pytest
 
 from trustlab.cli import main

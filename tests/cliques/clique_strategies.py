@@ -42,11 +42,19 @@ def special_graphs(draw):
 
 @st.composite
 def wide_graphs(draw):
-    """Neighbourhoods wider than one 64-bit word (exercise the multi-word bitsets)."""
-    n = draw(st.integers(66, 150))
-    p = draw(st.sampled_from([0.5, 0.7, 0.85]))
+    """Neighbourhoods wider than one 64-bit word (exercise the multi-word bitsets):
+    a few large overlapping cliques plus sparse noise, so degrees exceed 64 while the
+    number of maximal cliques stays small enough for networkx."""
+    import random
+
+    n = draw(st.integers(70, 140))
     seed = draw(st.integers(0, 2**31 - 1))
-    return nx.gnp_random_graph(n, p, seed=seed)
+    rng = random.Random(seed)
+    G = nx.gnp_random_graph(n, draw(st.sampled_from([0.0, 0.01, 0.03])), seed=seed)
+    for _ in range(draw(st.integers(1, 4))):
+        members = rng.sample(range(n), rng.randint(40, min(n, 100)))
+        G.add_edges_from((a, b) for i, a in enumerate(members) for b in members[i + 1:])
+    return G
 
 
 any_graph = st.one_of(gnp_graphs(), special_graphs())

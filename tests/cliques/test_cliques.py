@@ -201,3 +201,10 @@ def test_brute_force_helper_is_sane():
     assert brute_force_count(G) == 4 + 4 + 1
     assert sum(1 for r in range(1, 5) for c in itertools.combinations(G, r)
                if all(G.has_edge(a, b) for a, b in itertools.combinations(c, 2))) == 9
+
+
+def test_dense_wide_random_graph():
+    G = nx.gnp_random_graph(130, 0.5, seed=7)  # degrees ~65: two-word bitsets, many cliques
+    res = maximal_cliques(G)
+    assert res.to_sets() == nx_sets(G)
+    assert count_maximal_cliques(G) == len(res)

@@ -76,12 +76,12 @@ def graphs(draw, max_n=24):
 
 
 # ------------------------------------------------------------- host mirror (in-process)
-@settings(max_examples=200)
-@given(g=graphs(max_n=20), min_size=st.integers(0, 5))
-def test_host_mirror_equals_networkx(g, min_size):
+@settings(max_examples=250)
+@given(g=graphs(max_n=20), min_size=st.integers(0, 5), split_min=st.sampled_from([None, 1, 5]))
+def test_host_mirror_equals_networkx(g, min_size, split_min):
     n, edges = g
     ip, ix = to_csr(n, edges)
-    cp, ci = cc.enumerate_maximal_cliques_bitset_host(ip, ix, n, min_size)
+    cp, ci = cc.enumerate_maximal_cliques_bitset_host(ip, ix, n, min_size, split_min=split_min)
     assert cp.dtype == np.int64 and ci.dtype == np.int32
     got = csr_cliques(cp, ci)
     assert all(c == sorted(c) for c in got)  # members sorted
@@ -166,8 +166,9 @@ def _sim_cases():
     cases = []
     # disjoint union: random graphs of several densities + K5 + star + 2 isolated nodes
     # (G(7, 0.5, seed=113) reaches a search node with P empty and X non-empty, so it
-    # catches a kernel that skips the maximality test)
-    parts = [(7, gnp_edges(7, 0.5, 113)), (9, gnp_edges(9, 0.5, 11)), (8, gnp_edges(8, 0.3, 12)),
+    # catches a kernel that skips the maximality test; G(7, 0.7, seed=113) catches a root
+    # branch split that forgets to move the earlier candidates into X)
+    parts = [(7, gnp_edges(7, 0.5, 113)), (9, gnp_edges(9, 0.5, 11)), (7, gnp_edges(7, 0.7, 113)),
              (5, [[u, v] for u in range(5) for v in range(u + 1, 5)]),
              (6, [[0, v] for v in range(1, 6)]), (2, [])]
     off, edges = 0, []
@@ -188,6 +189,8 @@ def _sim_cases():
     cases.append({"n": 0, "edges": [], "min_size": 1, "tpb": 32, "max_universe": 1024})
     cases.append({"n": 4, "edges": [], "min_size": 1, "tpb": 32, "max_universe": 1024})
     cases.append({"n": 2, "edges": [[0, 1]], "min_size": 1, "tpb": 2, "max_universe": 1024})
+    # the public API dispatching to this kernel (labels = the edge array's integers)
+    cases.append({"api": True, "n": 10, "edges": gnp_edges(10, 0.5, 3), "min_size": 2})
     return cases
 
 
@@ -202,7 +205,7 @@ def test_cuda_kernel_in_simulator_equals_networkx():
     results = json.loads(proc.stdout)
     assert len(results) == len(cases)
     for case, res in zip(cases, results):
-        got = res["cliques"]
+        got = [sorted(c) for c in res["cliques"]] if case.get("api") else res["cliques"]
         assert all(c == sorted(c) for c in got)
         assert sorted(got) == nx_cliques(case["n"], case["edges"], case["min_size"]), case
     # the device path really ran (and the host fallback where it was forced)
@@ -212,6 +215,7 @@ def test_cuda_kernel_in_simulator_equals_networkx():
     assert info[2]["n_host_fallback"] > 0 and info[2]["n_split"] > 0
     assert info[2]["n_subproblems"] > info[2]["n_host_fallback"]
     assert info[3]["words"] == 2
+    assert info[-1]["backend"] == "gpu"
 
 
 # ----------------------------------------------------------------- real GPU (skipped)

@@ -152,3 +152,13 @@ def test_bad_parameters(small):
         resolve(small, id_col="id", method="kmeans")
     with pytest.raises(ValueError, match="train_fraction"):
         resolve(small, id_col="id", labels="ent", train_fraction=0)
+
+
+def test_dask_client_gives_same_entities(csv_subset):
+    distributed = pytest.importorskip("distributed")
+    ds, df = csv_subset
+    local = resolve(df, labels=ds.truth_col, **ds.resolve_kwargs())
+    with distributed.Client(processes=False, n_workers=1, threads_per_worker=2, dashboard_address=None) as c:
+        remote = resolve(df, labels=ds.truth_col, client=c, **ds.resolve_kwargs())
+    assert evaluate(remote.entity, local.entity)["ari"] == 1.0
+    assert local.clusters.info["n_solver_nodes"] > 0  # some components did go to the partition layer

@@ -142,3 +142,26 @@ def test_cli_privacy_eval(tmp_path, capsys):
         assert (tmp_path / name).read_bytes()[:4] in (b"\x89PNG", b"{\n  ")
     rc = main(["privacy-eval", "--epsilons", "x", "--output-dir", str(tmp_path)])
     assert rc == 2
+
+
+def test_truncated_binary_files(tmp_path, X):
+    p = tmp_path / "v.bin"
+    write_vectors(p, X, [f"w{i}" for i in range(len(X))])
+    data = p.read_bytes()
+    p.write_bytes(data[:-100])
+    with pytest.raises(ValueError, match="truncated at vector 257"):
+        read_vectors(p)
+    q = tmp_path / "v.npy"
+    np.save(q, X)
+    q.write_bytes(q.read_bytes()[:-8])
+    with pytest.raises(ValueError, match="truncated"):
+        read_vectors(q)
+
+
+@pytest.mark.skipif(__import__("trustlab._backend", fromlist=["x"]).gpu_available(), reason="a GPU is present")
+def test_cli_gpu_unavailable_is_one_line(tmp_path, X, capsys):
+    src = tmp_path / "in.npy"
+    np.save(src, X)
+    rc = main(["privatize", str(src), "--epsilon", "1", "--m", "5", "--backend", "gpu", "-o", str(tmp_path / "o.npy")])
+    err = capsys.readouterr().err
+    assert rc == 2 and "GPU backend is unavailable" in err and "Traceback" not in err

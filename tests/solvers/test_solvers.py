@@ -317,3 +317,44 @@ def test_dask_scheduler():
         r = partition(W, method="cpp", scheduler=client)
     assert math.isclose(r.objective, local.objective, abs_tol=1e-9)
     assert r.status == "optimal"
+
+
+def test_heuristic_kernel_is_a_local_optimum_and_feasible():
+    from trustlab.kernels.cpp_heuristic import local_search, objective, pivot_labels
+    from trustlab.solvers.heuristic import encode_forbidden
+
+    rng = np.random.default_rng(2)
+    for trial in range(5):
+        n = 25
+        W, A = random_instance(rng, n, density=0.7)
+        Wh, forbid = encode_forbidden(W, A)
+        lab0 = pivot_labels(Wh, rng.permutation(n).astype(np.int64), forbid)
+        lab = local_search(Wh, lab0, rng.permutation(n).astype(np.int64), 1000)
+        for i, j in itertools.combinations(range(n), 2):  # feasible
+            if lab[i] == lab[j]:
+                assert A[i, j]
+        val = objective(Wh, lab)
+        assert math.isclose(val, sum(W[i, j] for i, j in itertools.combinations(range(n), 2)
+                                     if lab[i] == lab[j]), abs_tol=1e-9)
+        # no single-vertex move (to another cluster or alone) improves
+        for i in range(n):
+            for c in list(set(lab.tolist())) + [lab.max() + 1]:
+                alt = lab.copy()
+                alt[i] = c
+                assert objective(Wh, alt) <= val + 1e-9
+
+
+def test_planted_er_graph_matches_paper_edge_density():
+    from trustlab.solvers.synthetic import planted_er_graph
+
+    dens = []
+    for T in (-0.7, -0.5, -0.3, -0.2):
+        G, gold = planted_er_graph(49, 2.5, T, random_state=0)
+        dens.append(G.number_of_edges() / (49 * 48 / 2))
+        w = np.array([d["weight"] for *_, d in G.edges(data=True)])
+        assert w.min() >= T
+    assert dens == sorted(dens, reverse=True)
+    # paper, Table 6: 863/1176 = 0.73 at T=-0.7 and 598/1176 = 0.51 at T=-0.5
+    assert abs(dens[0] - 0.73) < 0.06 and abs(dens[1] - 0.51) < 0.06
+    with pytest.raises(ValueError, match="mean_cluster_size"):
+        planted_er_graph(10, 0.5)

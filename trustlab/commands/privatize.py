@@ -82,6 +82,8 @@ def run(args) -> int:
         if not 1 <= args.threads <= numba.config.NUMBA_NUM_THREADS:
             raise CLIError(f"--threads must be in [1, {numba.config.NUMBA_NUM_THREADS}], got {args.threads}")
         numba.set_num_threads(args.threads)
+    from trustlab._backend import GPUUnavailableError
+
     try:
         info = privatize_file(
             args.input, args.output, epsilon=args.epsilon, delta=args.delta, beta=args.beta, m=args.m,
@@ -89,6 +91,8 @@ def run(args) -> int:
             phi_seed=args.phi_seed, allow_m_above_d=args.allow_m_above_d, chunk_size=args.chunk_size,
             dtype=args.dtype, progress=show_progress(args), record_path=args.record,
         )
+    except GPUUnavailableError as exc:
+        raise CLIError(str(exc)) from None
     finally:
         numba.set_num_threads(old)
     if args.json:

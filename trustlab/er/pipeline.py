@@ -263,6 +263,7 @@ def resolve(
     complete_components: int = 1000,
     random_state: Any = 0,
     progress: bool = False,
+    client: Any = None,
 ) -> Resolution:
     """Resolve records into entities, with the evidence for every merge.
 
@@ -313,6 +314,10 @@ def resolve(
         Seed for the training split.
     progress : bool
         Show a progress bar over the stages.
+    client : dask.distributed.Client, optional
+        Ship the partition layer's components (those with more than 6 records) to a
+        Dask cluster (its ``scheduler=`` argument). Blocking, scoring and the small
+        components always run locally (vectorised / Numba-parallel).
 
     Returns
     -------
@@ -331,6 +336,8 @@ def resolve(
     """
     t0 = time.perf_counter()
     secs: dict[str, float] = {}
+    if client is not None:
+        solver_options = {**dict(solver_options or {}), "scheduler": client}
     check_option(method, "method", list(CLUSTER_METHODS), func="resolve")
     check_option(scorer, "scorer", ["auto", "supervised", "fellegi_sunter"], func="resolve")
     check_option(weights, "weights", ["logit", "centered"], func="resolve")

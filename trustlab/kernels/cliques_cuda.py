@@ -1,4 +1,4 @@
-"""GPU maximal-clique enumeration with numba.cuda (subtree-per-block, bit-packed).
+r"""GPU maximal-clique enumeration with numba.cuda (subtree-per-block, bit-packed).
 
 Design (in the spirit of Almasri, Chang, El Hajj, Nagi, Xiong & Hwu, "Parallelizing
 Maximal Clique Enumeration on GPUs", PACT 2023)
@@ -21,7 +21,7 @@ Maximal Clique Enumeration on GPUs", PACT 2023)
    per universe vertex, rows split across threads, each row a sorted-list merge) in a
    per-block slab of global memory, then runs **iterative Bron–Kerbosch with Tomita
    pivoting** on an explicit stack whose levels hold the bitsets ``P``, ``X``, ``R`` and
-   the remaining candidates ``P \\ N(pivot)``. Word-wise set operations are spread over
+   the remaining candidates ``P \ N(pivot)``. Word-wise set operations are spread over
    the threads of the block; the pivot (``argmax_u |P ∩ N(u)|`` over ``u ∈ P ∪ X``) is a
    block-wide arg-max reduction in shared memory; control decisions are taken by thread 0
    and broadcast through shared memory. A branch is cut when ``|R| + |P| < min_size``.
@@ -132,10 +132,13 @@ def _degeneracy_rank(indptr, indices, n):  # pragma: no cover - compiled
 def _build_subproblems_py(indptr, indices, rank, n, min_size, nchunks):  # pragma: no cover
     """Local universes U(v) for ELS sub-problems (see module docstring, step 2).
 
-    Returns (sub_v, sub_ptr, sub_idx, sub_p0, n_isolated_singletons_mask).
+    One pass writes each U(v) (a sorted subset of N(v)) into v's own CSR slot of a
+    scratch array; a second, cheap pass compacts the kept ones, heaviest first.
+    Returns (sub_v, sub_ptr, sub_idx, p0) with ``p0[v] = |N+(v)|``.
     """
     ksz = np.zeros(n, np.int64)
     p0 = np.zeros(n, np.int64)
+    tmp = np.empty(indices.shape[0], np.int32)
     chunk = (n + nchunks - 1) // nchunks if n > 0 else 1
     for c in prange(nchunks):
         stamp = np.full(n, -1, np.int64)
@@ -152,25 +155,27 @@ def _build_subproblems_py(indptr, indices, rank, n, min_size, nchunks):  # pragm
             p0[v] = cntp
             if cntp == 0 or cntp + 1 < min_size:
                 continue
-            k = cntp
+            o = indptr[v]
             for a in range(indptr[v], indptr[v + 1]):
                 w = indices[a]
-                if rank[w] < rv:
+                if rank[w] > rv:
+                    tmp[o] = w
+                    o += 1
+                else:
                     for b in range(indptr[w], indptr[w + 1]):
                         if stamp[indices[b]] == v:
-                            k += 1
+                            tmp[o] = w
+                            o += 1
                             break
-            ksz[v] = k
-    keep = np.zeros(n, np.bool_)
+            ksz[v] = o - indptr[v]
     nsub = 0
     for v in range(n):
         if ksz[v] > 0:
-            keep[v] = True
             nsub += 1
     sub_v = np.empty(nsub, np.int64)
     j = 0
     for v in range(n):
-        if keep[v]:
+        if ksz[v] > 0:
             sub_v[j] = v
             j += 1
     # heaviest first (load balance on the device work queue)
@@ -180,30 +185,11 @@ def _build_subproblems_py(indptr, indices, rank, n, min_size, nchunks):  # pragm
     for s in range(nsub):
         sub_ptr[s + 1] = sub_ptr[s] + ksz[sub_v[s]]
     sub_idx = np.empty(sub_ptr[nsub], np.int32)
-    chunk2 = (nsub + nchunks - 1) // nchunks if nsub > 0 else 1
-    for c in prange(nchunks):
-        stamp = np.full(n, -1, np.int64)
-        lo = c * chunk2
-        hi = min(nsub, lo + chunk2)
-        for s in range(lo, hi):
-            v = sub_v[s]
-            rv = rank[v]
-            for a in range(indptr[v], indptr[v + 1]):
-                u = indices[a]
-                if rank[u] > rv:
-                    stamp[u] = v
-            o = sub_ptr[s]
-            for a in range(indptr[v], indptr[v + 1]):
-                w = indices[a]
-                if rank[w] > rv:
-                    sub_idx[o] = w
-                    o += 1
-                else:
-                    for b in range(indptr[w], indptr[w + 1]):
-                        if stamp[indices[b]] == v:
-                            sub_idx[o] = w
-                            o += 1
-                            break
+    for s in prange(nsub):
+        v = sub_v[s]
+        o = indptr[v]
+        for i in range(sub_ptr[s + 1] - sub_ptr[s]):
+            sub_idx[sub_ptr[s] + i] = tmp[o + i]
     return sub_v, sub_ptr, sub_idx, p0
 
 
@@ -216,13 +202,15 @@ def _popc32(x):  # pragma: no cover
 
 
 @njit(cache=True)
-def _host_one(indptr, indices, rank, v, U, min_size, write, out_indptr, out_indices,
+def _host_one(indptr, indices, rank, v, U, min_size, mode, br, out_indptr, out_indices,
               cbase, ebase):  # pragma: no cover
-    """Bitset BK-Tomita on one ELS sub-problem; mirrors the device kernel exactly.
+    """Bitset BK-Tomita on one ELS sub-problem (or one root branch ``br >= 0`` of it).
 
-    Returns (n_cliques, n_elements). When ``write`` is true, writes the cliques at
-    ``cbase``/``ebase`` into the output CSR arrays.
+    Same algorithm and modes as the device kernel (only pivot ties may break
+    differently): mode 0 returns (|C0|, 0), mode 1 returns (n_cliques, n_elements),
+    mode 2 also writes the cliques at ``cbase``/``ebase`` into the output CSR arrays.
     """
+    write = mode == 2
     k = U.shape[0]
     W = (k + 31) // 32
     adj = np.zeros((k, W), np.int64)
@@ -301,6 +289,26 @@ def _host_one(indptr, indices, rank, v, U, min_size, write, out_indptr, out_indi
                             bu = u
                 for w in range(W):
                     stk[d, 3, w] = stk[d, 0, w] & ~adj[bu, w] & 0xFFFFFFFF
+                if d == 0 and mode == 0:
+                    nb = 0
+                    for w in range(W):
+                        nb += _popc32(stk[0, 3, w])
+                    return nb, 0
+                if d == 0 and br >= 0:
+                    seen = 0
+                    for w in range(W):
+                        word = stk[0, 3, w]
+                        keep = np.int64(0)
+                        while word != 0:
+                            low = word & (-word)
+                            word ^= low
+                            if seen < br:
+                                stk[0, 0, w] &= ~low
+                                stk[0, 1, w] |= low
+                            elif seen == br:
+                                keep = low
+                            seen += 1
+                        stk[0, 3, w] = keep
         q = -1
         for w in range(W):
             word = stk[d, 3, w]
@@ -327,27 +335,43 @@ def _host_one(indptr, indices, rank, v, U, min_size, write, out_indptr, out_indi
     return ncl, nel
 
 
-def _host_subproblems_py(indptr, indices, rank, sub_v, sub_ptr, sub_idx, min_size):  # pragma: no cover
-    nsub = sub_v.shape[0]
-    cnt = np.zeros(nsub, np.int64)
-    ecnt = np.zeros(nsub, np.int64)
+def _host_branches_py(indptr, indices, rank, sub_v, sub_ptr, sub_idx, sel, min_size):  # pragma: no cover
+    """Pass 0 on the host: number of root branches |C0| of the sub-problems ``sel``."""
+    out = np.zeros(sel.shape[0], np.int64)
     dummy_p = np.zeros(1, np.int64)
     dummy_i = np.zeros(1, np.int32)
-    for s in prange(nsub):
+    for j in prange(sel.shape[0]):
+        s = sel[j]
+        out[j] = _host_one(indptr, indices, rank, sub_v[s], sub_idx[sub_ptr[s]:sub_ptr[s + 1]],
+                           min_size, 0, -1, dummy_p, dummy_i, 0, 0)[0]
+    return out
+
+
+def _host_subproblems_py(indptr, indices, rank, sub_v, sub_ptr, sub_idx, item_s, item_b,
+                         min_size):  # pragma: no cover
+    """Count, prefix-sum, write: all cliques of the work items (sub-problem, branch)."""
+    m = item_s.shape[0]
+    cnt = np.zeros(m, np.int64)
+    ecnt = np.zeros(m, np.int64)
+    dummy_p = np.zeros(1, np.int64)
+    dummy_i = np.zeros(1, np.int32)
+    for j in prange(m):
+        s = item_s[j]
         c, e = _host_one(indptr, indices, rank, sub_v[s], sub_idx[sub_ptr[s]:sub_ptr[s + 1]],
-                         min_size, False, dummy_p, dummy_i, 0, 0)
-        cnt[s] = c
-        ecnt[s] = e
-    cbase = np.zeros(nsub + 1, np.int64)
-    ebase = np.zeros(nsub + 1, np.int64)
-    for s in range(nsub):
-        cbase[s + 1] = cbase[s] + cnt[s]
-        ebase[s + 1] = ebase[s] + ecnt[s]
-    out_indptr = np.zeros(cbase[nsub] + 1, np.int64)
-    out_indices = np.empty(ebase[nsub], np.int32)
-    for s in prange(nsub):
+                         min_size, 1, item_b[j], dummy_p, dummy_i, 0, 0)
+        cnt[j] = c
+        ecnt[j] = e
+    cbase = np.zeros(m + 1, np.int64)
+    ebase = np.zeros(m + 1, np.int64)
+    for j in range(m):
+        cbase[j + 1] = cbase[j] + cnt[j]
+        ebase[j + 1] = ebase[j] + ecnt[j]
+    out_indptr = np.zeros(cbase[m] + 1, np.int64)
+    out_indices = np.empty(ebase[m], np.int32)
+    for j in prange(m):
+        s = item_s[j]
         _host_one(indptr, indices, rank, sub_v[s], sub_idx[sub_ptr[s]:sub_ptr[s + 1]],
-                  min_size, True, out_indptr, out_indices, cbase[s], ebase[s])
+                  min_size, 2, item_b[j], out_indptr, out_indices, cbase[j], ebase[j])
     return out_indptr, out_indices
 
 
@@ -358,13 +382,36 @@ _build_subproblems_ser = njit(cache=True)(_build_subproblems_py)
 _build_subproblems_par = njit(cache=True, parallel=True)(_build_subproblems_py)
 _host_subproblems_ser = njit(cache=True)(_host_subproblems_py)
 _host_subproblems_par = njit(cache=True, parallel=True)(_host_subproblems_py)
+_host_branches_ser = njit(cache=True)(_host_branches_py)
+_host_branches_par = njit(cache=True, parallel=True)(_host_branches_py)
 _PARALLEL_MIN = 2048
 
 
-def _host_subproblems(indptr, indices, rank, sub_v, sub_ptr, sub_idx, min_size):
-    """Host bitset BK over sub-problems; serial or parallel by size."""
-    fn = _host_subproblems_par if sub_v.shape[0] >= _PARALLEL_MIN // 8 else _host_subproblems_ser
-    return fn(indptr, indices, rank, sub_v, sub_ptr, sub_idx, min_size)
+def _work_items(nsub, big, nbr):
+    """(item_s, item_b): one item per sub-problem, or one per root branch of the big ones."""
+    cnt = np.ones(nsub, np.int64)
+    cnt[big] = nbr
+    item_s = np.repeat(np.arange(nsub, dtype=np.int64), cnt)
+    first = np.cumsum(cnt) - cnt
+    item_b = np.arange(item_s.size, dtype=np.int64) - np.repeat(first, cnt)
+    item_b[~big[item_s]] = -1
+    return item_s, item_b
+
+
+def _host_subproblems(indptr, indices, rank, sub_v, sub_ptr, sub_idx, min_size, split_min=None):
+    """Host bitset BK over sub-problems (optionally split into root branches)."""
+    nsub = sub_v.shape[0]
+    par = nsub >= _PARALLEL_MIN // 8
+    big = np.zeros(nsub, np.bool_)
+    nbr = np.zeros(0, np.int64)
+    if split_min is not None:
+        big = np.diff(sub_ptr) >= split_min
+        sel = np.flatnonzero(big).astype(np.int64)
+        fn0 = _host_branches_par if par else _host_branches_ser
+        nbr = fn0(indptr, indices, rank, sub_v, sub_ptr, sub_idx, sel, min_size)
+    item_s, item_b = _work_items(nsub, big, nbr)
+    fn = _host_subproblems_par if par else _host_subproblems_ser
+    return fn(indptr, indices, rank, sub_v, sub_ptr, sub_idx, item_s, item_b, min_size)
 
 
 # --------------------------------------------------------------------------------------
@@ -463,7 +510,8 @@ def _concat_csr(parts):
 
 
 def enumerate_maximal_cliques_bitset_host(indptr: np.ndarray, indices: np.ndarray, n: int,
-                                          min_size: int = 1) -> tuple[np.ndarray, np.ndarray]:
+                                          min_size: int = 1, *, split_min: int | None = None
+                                          ) -> tuple[np.ndarray, np.ndarray]:
     """All maximal cliques with the GPU kernel's algorithm, run on the host (Numba).
 
     This is the exact host mirror of :func:`enumerate_maximal_cliques_cuda` (same ELS
@@ -480,6 +528,9 @@ def enumerate_maximal_cliques_bitset_host(indptr: np.ndarray, indices: np.ndarra
         Number of vertices.
     min_size : int, default 1
         Only cliques with at least this many vertices are returned.
+    split_min : int, optional
+        Split sub-problems with universes of at least this size into root branches, as
+        the device path does (default: no splitting).
 
     Returns
     -------
@@ -498,7 +549,8 @@ def enumerate_maximal_cliques_bitset_host(indptr: np.ndarray, indices: np.ndarra
     """
     indptr, indices, n = _as_csr(indptr, indices, n)
     rank, sub_v, sub_ptr, sub_idx, _ = build_subproblems(indptr, indices, n, min_size)
-    ip, ix = _host_subproblems(indptr, indices, rank, sub_v, sub_ptr, sub_idx, int(min_size))
+    ip, ix = _host_subproblems(indptr, indices, rank, sub_v, sub_ptr, sub_idx, int(min_size),
+                               None if split_min is None else int(split_min))
     return _concat_csr([(ip, ix), _singletons(indptr, n, min_size)])
 
 
@@ -767,10 +819,7 @@ def _device_run(cuda, indptr, indices, rank, sub_v, sub_ptr, sub_idx, p0max, min
     sel = np.flatnonzero(big)
     if sel.size:
         nbr[sel] = launch(sel.astype(np.int64), np.full(sel.size, -1, np.int64), 0)[0]
-    item_s = np.repeat(np.arange(nsub, dtype=np.int64), nbr)
-    first = np.cumsum(nbr) - nbr
-    item_b = np.arange(item_s.size, dtype=np.int64) - np.repeat(first, nbr)
-    item_b[~big[item_s]] = -1
+    item_s, item_b = _work_items(nsub, big, nbr[big])
     info.update(kmax=kmax, words=W, blocks=int(min(max(item_s.size, 1), cap_blocks)),
                 threads_per_block=tpb, workspace_bytes=cap_blocks * per_block,
                 n_split=int(sel.size), n_items=int(item_s.size),
@@ -909,7 +958,7 @@ def enumerate_maximal_cliques_cuda(indptr: np.ndarray, indices: np.ndarray, n: i
         s1 = int(np.flatnonzero(big)[-1]) + 1
         t1 = time.perf_counter()
         parts.append(_host_subproblems(indptr, indices, rank, sub_v[:s1], sub_ptr[:s1 + 1],
-                                       sub_idx[:sub_ptr[s1]], min_size))
+                                       sub_idx[:sub_ptr[s1]], min_size, int(split_min)))
         info["seconds_host_fallback"] = time.perf_counter() - t1
     parts.append(_singletons(indptr, n, min_size))
     out = _concat_csr(parts)

@@ -13,7 +13,7 @@ from typing import Any
 _EXPORTS: dict[str, str] = {
     **{n: "explanation" for n in ("plausibility", "plausibility_baselines", "model_consistency", "input_consistency", "winobias_template_groups", "clamped_pearson", "mass_accuracy", "mass_accuracy_uniform_baseline", "aggregate_attributions", "geco_cooccurrence_bias", "precision_at_k", "uncertainty_scores", "influence_score", "unlike_ratio", "load_ding_koehn", "load_geco", "read_saliency", "read_spans", "read_indices", "read_geco_jsonl", "pattern_variant_attributions", "attribution_difference_test", "decoy_statistics")},
     **{n: "clustering" for n in ("pairwise_precision_recall_f1", "bcubed_precision_recall_f1", "homogeneity_completeness_v_measure", "adjusted_rand_index", "fowlkes_mallows", "cluster_count_error", "cluster_size_error", "clustering_report")},
-    **{n: "bias" for n in ("weat", "weat_test", "weat_summary", "weat_permutation_test", "weat_effect_size", "load_weat_sets", "load_weat_embeddings", "mac", "bayesian_bias", "load_bayes_example", "hpdi", "weat_simulation", "gender_direction", "direct_bias")},
+    **{n: "bias" for n in ("weat", "weat_test", "weat_summary", "weat_permutation_test", "weat_effect_size", "load_weat_sets", "load_weat_embeddings", "mac", "bayesian_bias", "load_bayes_example", "hpdi", "weat_simulation", "gender_direction", "direct_bias", "gendered_form_bias")},
     **{n: "embeddings" for n in ("Embeddings", "as_embeddings", "load_embeddings")},
     **{n: "reliability" for n in ("spearman", "cross_dataset_reliability", "cross_model_reliability", "downstream_instability", "roc_auc", "group_error_rates", "fped", "fned", "load_rios_lwowski", "average_over_models", "prediction_rates", "average_prediction_difference")},
 }

@@ -64,6 +64,7 @@ __all__ = [
     "weat_simulation",
     "gender_direction",
     "direct_bias",
+    "gendered_form_bias",
     "SIMILARITIES",
     "STATISTICS",
 ]
@@ -323,7 +324,13 @@ def _prec_glasso(A: np.ndarray) -> np.ndarray:
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return GraphicalLassoCV(cv=3).fit(A).precision_
+        try:
+            return GraphicalLassoCV(cv=3).fit(A).precision_
+        except (FloatingPointError, ValueError, np.linalg.LinAlgError) as exc:
+            raise ValueError(
+                f"GraphicalLassoCV(cv=3) failed on a {A.shape[0]} x {A.shape[1]} attribute set ({exc}); "
+                "use covariance='ledoit_wolf' or pass precision=(P_A, P_B)."
+            ) from None
 
 
 @COVARIANCE_ESTIMATORS.register("ledoit_wolf")
@@ -1367,3 +1374,28 @@ def direct_bias(
         per_word={w: float(v) for w, v in zip(L.words, cosv)},
         dropped=L.missing,
     )
+
+
+def gendered_form_bias(scores: Sequence[float], counts: Sequence[float] | None = None) -> float:
+    """Per-profession bias over grammatical forms (Matthews et al. 2021, P6.5).
+
+    The count-weighted mean sum_f n_f b_f / sum_f n_f of the per-form biases b_f (the
+    paper's recommendation), or the unweighted mean when ``counts`` is None.
+
+    Examples
+    --------
+    >>> # German "scientist": Wissenschaftler -0.06 (32,467), Wissenschaftlerin +0.32 (1,354)
+    >>> round(gendered_form_bias([-0.06, 0.32], [32467, 1354]), 4), round(gendered_form_bias([-0.06, 0.32]), 2)
+    (-0.0448, 0.13)
+    """
+    b = np.asarray(scores, dtype=np.float64).ravel()
+    if b.size == 0 or not np.isfinite(b).all():
+        raise ValueError("scores must be a non-empty list of finite per-form bias values.")
+    if counts is None:
+        return float(b.mean())
+    n = np.asarray(counts, dtype=np.float64).ravel()
+    if n.shape != b.shape:
+        raise ValueError(f"counts has {n.size} entries but scores has {b.size}; give one count per form.")
+    if not np.isfinite(n).all() or (n < 0).any() or n.sum() <= 0:
+        raise ValueError("counts must be non-negative, finite and not all zero.")
+    return float((n * b).sum() / n.sum())

@@ -14,7 +14,6 @@ words in their result objects.
 """
 from __future__ import annotations
 
-import io
 import os
 import warnings
 from dataclasses import dataclass, field
