@@ -101,6 +101,7 @@ def _write_output(res, out: str) -> None:
 
 
 def run(args) -> int:
+    from trustlab._backend import GPUUnavailableError
     from trustlab.cliques import maximal_cliques
 
     if args.min_size < 1:
@@ -111,8 +112,11 @@ def run(args) -> int:
         g = read_edge_file(args.edgefile)
     for w in caught:  # one line on stderr, never a warning traceback-style dump
         print(f"trustlab cliques: warning: {w.message}", file=sys.stderr)
-    res = maximal_cliques(g, min_size=args.min_size, backend=args.backend,
-                          progress=show_progress(args))
+    try:
+        res = maximal_cliques(g, min_size=args.min_size, backend=args.backend,
+                              progress=show_progress(args))
+    except GPUUnavailableError as exc:
+        raise CLIError(str(exc)) from None
     if args.output:
         _write_output(res, args.output)
     seconds = time.perf_counter() - t0

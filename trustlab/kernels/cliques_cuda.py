@@ -59,7 +59,6 @@ on a CPU-only machine is free.
 from __future__ import annotations
 
 import functools
-import math
 import time
 from typing import Any
 
@@ -74,7 +73,6 @@ __all__ = [
     "build_subproblems",
 ]
 
-_WORD = 32  # bits per uint32 word
 
 
 # --------------------------------------------------------------------------------------
