@@ -16,6 +16,7 @@ _EXPORTS = {
     # Phase 1 of xER: maximal cliques
     "maximal_cliques": "trustlab.cliques",
     "count_cliques": "trustlab.cliques",
+    "count_maximal_cliques": "trustlab.cliques",
     "CliqueResult": "trustlab.cliques",
     # Phase 2: clique partitioning
     "partition": "trustlab.solvers",

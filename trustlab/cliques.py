@@ -128,7 +128,9 @@ def _schedule(g: CSRGraph, rank: np.ndarray, n_threads: int) -> tuple[np.ndarray
         return np.zeros(1, np.int64), verts
     cum = np.cumsum(work[verts], dtype=np.float64)
     total = float(cum[-1]) if cum[-1] > 0 else 1.0
-    n_chunks = int(min(n, max(8 * n_threads, min(4096, n // 64 + 1))))
+    # enough chunks for dynamic load balance, few enough that the per-chunk O(n)
+    # marker array stays negligible
+    n_chunks = int(min(n, 32 * n_threads, max(1, n // 16)))
     # equal-work cut points (each chunk at least one vertex)
     cuts = np.searchsorted(cum, total * np.arange(1, n_chunks) / n_chunks, side="left") + 1
     chunk_ptr = np.unique(np.concatenate([[0], cuts, [n]])).astype(np.int64)

@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import importlib.resources as ir
 from dataclasses import dataclass, field
-from typing import Any
 
-import numpy as np
 import pandas as pd
 
 __all__ = ["ER_DATASETS", "ERDataset", "load_er_dataset", "load_famer_edges"]

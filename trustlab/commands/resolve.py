@@ -44,8 +44,6 @@ def register(subparsers) -> None:
 
 
 def _read_labels(path: str, id_col: str):
-    import pandas as pd
-
     from trustlab.er.records import read_records
 
     lab = read_records(path)
@@ -57,8 +55,13 @@ def _read_labels(path: str, id_col: str):
 
 
 def run(args) -> int:
-    import pandas as pd
+    try:
+        return _run(args)
+    except ImportError as exc:  # optional dependency missing: say how to install it
+        raise CLIError(str(exc)) from None
 
+
+def _run(args) -> int:
     from trustlab.er import resolve
     from trustlab.er.records import read_records
 

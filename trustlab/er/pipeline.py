@@ -11,7 +11,7 @@ import pandas as pd
 from trustlab._validation import check_interval, check_option, check_random_state
 from trustlab.er.blocking import BlockingStats, block, default_blocking_rules, pair_completeness, reduction_ratio
 from trustlab.er.cluster import CLUSTER_METHODS, ClusterResult, cluster_pairs
-from trustlab.er.records import Field, normalize_fields, validate_records
+from trustlab.er.records import normalize_fields, validate_records
 from trustlab.er.scoring import FeatureMatrix, FellegiSunter, SupervisedScorer, compare, to_weights
 
 __all__ = ["resolve", "Resolution", "evaluate"]
@@ -322,6 +322,17 @@ def resolve(
     Returns
     -------
     Resolution
+
+    Notes
+    -----
+    What is exact and what is not: the clustering of each positive-weight component is
+    exact (closed form for 1–2 records, enumeration of every set partition for 3–6, the
+    partition layer's exact ``cpp`` up to 400 records, with status and gap per component
+    in the explanations); larger components use the partition layer's heuristic
+    (status ``"feasible"``, an upper bound is still reported). Blocking with purging may
+    miss true pairs (``pair_completeness`` says how many when the truth is known), and the
+    scores are model estimates: Fellegi–Sunter assumes fields agree independently given
+    the match status, so its probabilities are approximate.
 
     Examples
     --------

@@ -19,7 +19,6 @@ import numpy as np
 import pandas as pd
 from rapidfuzz import distance, fuzz, process
 
-from trustlab._validation import check_random_state
 from trustlab.er import _kernels as K
 from trustlab.er.records import Field
 
