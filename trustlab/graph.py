@@ -125,8 +125,6 @@ def csr_from_edges(src: np.ndarray, dst: np.ndarray, n: int, *, warn_self_loops:
 
 
 def _from_networkx(G) -> CSRGraph:
-    import networkx as nx
-
     if G.is_directed():
         raise ValueError(
             f"directed graphs are not supported (got {type(G).__name__}); cliques are "
@@ -153,7 +151,6 @@ def _from_networkx(G) -> CSRGraph:
         src[k] = index[u]
         dst[k] = index[v]
         k += 1
-    del nx
     return csr_from_edges(src[:k], dst[:k], n, nodes=_labels_array(labels))
 
 

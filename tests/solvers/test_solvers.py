@@ -358,3 +358,36 @@ def test_planted_er_graph_matches_paper_edge_density():
     assert abs(dens[0] - 0.73) < 0.06 and abs(dens[1] - 0.51) < 0.06
     with pytest.raises(ValueError, match="mean_cluster_size"):
         planted_er_graph(10, 0.5)
+
+
+@pytest.mark.parametrize("which", ["scip", "cpsat"])
+def test_mip_phase_backends_with_all_triangles_equal_brute_force(which):
+    from trustlab.solvers import cpp
+
+    rng = np.random.default_rng(6)
+    for trial in range(3):
+        n = 7
+        W, A = random_instance(rng, n, density=0.8)
+        iu, ju = np.nonzero(np.triu(A, 1))
+        P = -np.ones((n, n), np.int64)
+        P[iu, ju] = P[ju, iu] = np.arange(iu.size)
+        cuts = []
+        for i in range(n):
+            for j, k in itertools.combinations(range(n), 2):
+                if i not in (j, k) and A[i, j] and A[i, k]:
+                    cuts.append((P[i, j], P[i, k], P[j, k]))
+        same = np.zeros(iu.size, bool)
+        fn = cpp._mip_scip if which == "scip" else (lambda *a: cpp._mip_cpsat(*a, None))
+        sol, bound, ok, proven = fn(W[iu, ju], cuts, same, 10.0)
+        assert proven
+        assert math.isclose(float(W[iu, ju] @ sol), brute_force(W, A), abs_tol=1e-6)
+
+
+@pytest.mark.parametrize("mod", ["trustlab.solvers", "trustlab.solvers.api", "trustlab.solvers.explain",
+                                 "trustlab.solvers.io", "trustlab.solvers.synthetic"])
+def test_docstring_examples_run(mod):
+    import doctest
+    import importlib
+
+    res = doctest.testmod(importlib.import_module(mod))
+    assert res.failed == 0 and res.attempted > 0

@@ -1,7 +1,7 @@
 """``trustlab partition``: clique partitioning of a CP-Lib matrix or weighted edge list."""
 from __future__ import annotations
 
-from trustlab.commands._common import CLIError, add_output_flags, atomic_write, emit_json
+from trustlab.commands._common import CLIError, add_output_flags, atomic_write, emit_json, show_progress
 
 
 def register(sub) -> None:
@@ -34,7 +34,7 @@ def run(args) -> int:
     if args.time_limit is not None and args.time_limit <= 0:
         raise CLIError(f"--time-limit must be > 0 seconds, got {args.time_limit}")
     res = partition(data, method=args.method, time_limit=args.time_limit, M=args.M, workers=args.workers,
-                    n_jobs=args.jobs, random_state=args.seed)
+                    n_jobs=args.jobs, random_state=args.seed, progress=show_progress(args))
     if args.output:
         with atomic_write(args.output) as fh:
             for v, l in zip(res.nodes, res.labels.tolist()):

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import os
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
@@ -119,7 +119,7 @@ def _solve_component(W, A, method, *, M, time_limit, seed, workers, mip_solver, 
     if method != "heuristic" and deadline is not None:
         hdead = t0 + 0.2 * time_limit
     lab, val = solve_heuristic(W, A, rng=rng, deadline=hdead, n_starts=heuristic_starts,
-                               n_ils=heuristic_iters if method == "heuristic" else min(heuristic_iters, 30))
+                               n_ils=heuristic_iters if method == "heuristic" else min(heuristic_iters, 200))
     info["heuristic_objective"] = val
     if method == "heuristic":
         ub = float(np.where(A, np.maximum(W, 0.0), 0.0).sum() / 2)
@@ -171,7 +171,8 @@ def partition(
     mip_solver: str = "scip",
     max_cliques: int = 200_000,
     heuristic_starts: int = 8,
-    heuristic_iters: int = 200,
+    heuristic_iters: int = 1000,
+    progress: bool = False,
 ) -> PartitionResult:
     """Clique partitioning: disjoint clusters, each a clique, of maximum within-cluster weight.
 
@@ -223,6 +224,8 @@ def partition(
         Guard for ``spp``.
     heuristic_starts, heuristic_iters : int
         Pivot restarts and iterated-local-search rounds of the heuristic.
+    progress : bool
+        Show a tqdm bar over the components (the CLI turns it on for terminals).
 
     Returns
     -------
@@ -287,19 +290,29 @@ def partition(
         return W, A
 
     outs: dict[int, dict] = {}
-    if scheduler is not None and big:
-        # kwargs travel in one dict: Client.submit has its own ``workers=`` keyword
-        futs = {c: scheduler.submit(_solve_component_job, (*job_args(c), method, int(seeds[c]), kw), pure=False)
-                for c in big}
-        for c, f in futs.items():
-            outs[c] = f.result()
-    elif len(big) > 1 and (n_jobs or os.cpu_count() or 1) > 1:
-        with ThreadPoolExecutor(max_workers=min(len(big), n_jobs or os.cpu_count() or 1)) as ex:
-            futs = {c: ex.submit(_solve_component, *job_args(c), method, seed=int(seeds[c]), **kw) for c in big}
-            outs = {c: f.result() for c, f in futs.items()}
-    else:
-        for c in big:
-            outs[c] = _solve_component(*job_args(c), method, seed=int(seeds[c]), **kw)
+    from tqdm.auto import tqdm
+
+    bar = tqdm(total=len(big), desc="components", unit="comp", disable=not progress or not big)
+    try:
+        if scheduler is not None and big:
+            # kwargs travel in one dict: Client.submit has its own ``workers=`` keyword
+            futs = {c: scheduler.submit(_solve_component_job, (*job_args(c), method, int(seeds[c]), kw), pure=False)
+                    for c in big}
+            for c, f in futs.items():
+                outs[c] = f.result()
+                bar.update()
+        elif len(big) > 1 and (n_jobs or os.cpu_count() or 1) > 1:
+            with ThreadPoolExecutor(max_workers=min(len(big), n_jobs or os.cpu_count() or 1)) as ex:
+                futs = {ex.submit(_solve_component, *job_args(c), method, seed=int(seeds[c]), **kw): c for c in big}
+                for f in as_completed(futs):
+                    outs[futs[f]] = f.result()
+                    bar.update()
+        else:
+            for c in big:
+                outs[c] = _solve_component(*job_args(c), method, seed=int(seeds[c]), **kw)
+                bar.update()
+    finally:
+        bar.close()
 
     labels = np.empty(P.n, np.int64)
     nxt = 0

@@ -112,8 +112,6 @@ def solve_cpp(
     Returns a dict with ``labels``, ``objective``, ``bound``, ``status``
     (``optimal`` / ``time_limit``), ``lp_rounds``, ``cuts``, ``phase``.
     """
-    from ortools.linear_solver import pywraplp
-
     n = W.shape[0]
     iu, ju = np.nonzero(np.triu(A, 1))
     nv = iu.size

@@ -109,7 +109,6 @@ def solve_qsp(W, A, *, M: int, deadline=None, workers=None, warm_labels=None, cl
     val = 0.0
     bound = float(np.where(A, np.maximum(W, 0), 0).sum() / 2)
     if st in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        nxt = n
         for (k, m, i), v in y.items():
             if s.value(v):
                 labels[i] = n + k * M + m

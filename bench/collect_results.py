@@ -1,0 +1,51 @@
+"""Assemble bench/RESULTS.md from the per-area result files in bench/results/.
+
+Usage: python bench/collect_results.py
+Each area's benchmark writes bench/results/<area>.md; this script concatenates them
+(in a fixed order) under one header so the numbers live in one place.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ORDER = ["cliques", "cliques_gpu", "solvers", "er", "privacy", "bias", "explain"]
+
+HEADER = """# trustlab benchmark results
+
+All numbers below were measured with pytest-benchmark, the peer a user would pick
+instead measured in the same run, and the ratio reported. Machine unless a section
+says otherwise: 2-core x86-64 CPU, 24 GiB RAM, no GPU (none was lent to this
+development session), Python 3.11.7, numba 0.68.1, numpy 2.4. **Caveat:** during these
+runs the 2-core machine was shared with other jobs (load average 4-18), so absolute
+timings are noisy and ratios are the more meaningful figure; targets marked "not met"
+are reported as measured. Date: 2026-11-22.
+
+Regenerate this file with `python bench/collect_results.py` after re-running a suite.
+
+## Summary of targets
+
+{summary}
+"""
+
+
+def main() -> None:
+    parts = []
+    files = {p.stem: p for p in (HERE / "results").glob("*.md")}
+    for name in ORDER + sorted(set(files) - set(ORDER)):
+        if name in files:
+            text = files[name].read_text().strip()
+            # demote the area's top heading one level
+            lines = text.splitlines()
+            if lines and lines[0].startswith("# "):
+                lines[0] = "#" + lines[0]
+            parts.append("\n".join(lines))
+    summary_file = HERE / "results" / "SUMMARY.txt"
+    summary = summary_file.read_text().strip() if summary_file.exists() else "(see sections)"
+    out = HEADER.format(summary=summary) + "\n\n" + "\n\n---\n\n".join(parts) + "\n"
+    (HERE / "RESULTS.md").write_text(out)
+    print(f"wrote {HERE / 'RESULTS.md'} ({len(parts)} sections)")
+
+
+if __name__ == "__main__":
+    main()
