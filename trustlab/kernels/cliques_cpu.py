@@ -383,6 +383,18 @@ def enumerate_chunk(indptr, indices, rank, verts, min_size, materialize):
                             sizes, members, n_sizes, n_members = _emit(
                                 v, size, univ, R, tmp, sizes, members, n_sizes, n_members)
                     continue
+                if (nP & (nP - _ONE)) == _ZERO:
+                    # one candidate q left: R + q is maximal iff no vertex of X sees all of it
+                    q = np.int64(trailing_zeros(nP))
+                    if (nX & adj[q]) == _ZERO and size + 1 >= min_size:
+                        R[d + 2] = q
+                        count += 1
+                        if size + 1 > max_size:
+                            max_size = size + 1
+                        if materialize:
+                            sizes, members, n_sizes, n_members = _emit(
+                                v, size + 1, univ, R, tmp, sizes, members, n_sizes, n_members)
+                    continue
                 if size + np.int64(_popcount(nP)) < min_size:
                     continue
                 d += 1
