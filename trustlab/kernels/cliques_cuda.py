@@ -78,53 +78,15 @@ __all__ = [
 # --------------------------------------------------------------------------------------
 # Host kernels (plain Numba, no validation)
 # --------------------------------------------------------------------------------------
-@njit(cache=True)
-def _degeneracy_rank(indptr, indices, n):  # pragma: no cover - compiled
-    """Matula–Beck bucket peel. Returns (rank[n] int64, core[n] int64)."""
-    deg = np.empty(n, np.int64)
-    maxdeg = 0
-    for v in range(n):
-        d = indptr[v + 1] - indptr[v]
-        deg[v] = d
-        if d > maxdeg:
-            maxdeg = d
-    bin_ = np.zeros(maxdeg + 2, np.int64)
-    for v in range(n):
-        bin_[deg[v]] += 1
-    start = 0
-    for d in range(maxdeg + 1):
-        c = bin_[d]
-        bin_[d] = start
-        start += c
-    pos = np.empty(n, np.int64)
-    vert = np.empty(n, np.int64)
-    for v in range(n):
-        pos[v] = bin_[deg[v]]
-        vert[pos[v]] = v
-        bin_[deg[v]] += 1
-    for d in range(maxdeg, 0, -1):
-        bin_[d] = bin_[d - 1]
-    bin_[0] = 0
-    for i in range(n):
-        v = vert[i]
-        for a in range(indptr[v], indptr[v + 1]):
-            u = indices[a]
-            if deg[u] > deg[v]:
-                du = deg[u]
-                pu = pos[u]
-                pw = bin_[du]
-                w = vert[pw]
-                if u != w:
-                    pos[u] = pw
-                    vert[pu] = w
-                    pos[w] = pu
-                    vert[pw] = u
-                bin_[du] += 1
-                deg[u] -= 1
-    rank = np.empty(n, np.int64)
-    for i in range(n):
-        rank[vert[i]] = i
-    return rank, deg
+def _degeneracy_rank(indptr, indices, n):
+    """Matula–Beck bucket peel, shared with the CPU engine
+    (:func:`trustlab.kernels.cliques_cpu.degeneracy_order`).
+    Returns (rank[n] int64, core[n] int64)."""
+    from trustlab.kernels.cliques_cpu import degeneracy_order as _peel
+
+    ip = np.ascontiguousarray(indptr[: n + 1], dtype=np.int64)
+    _, rank, core = _peel(ip, np.ascontiguousarray(indices))
+    return rank.astype(np.int64), core.astype(np.int64)
 
 
 def _build_subproblems_py(indptr, indices, rank, n, min_size, nchunks):  # pragma: no cover
