@@ -8,16 +8,24 @@ Formulation (Grötschel & Wakabayashi 1989; xER eqs. 1–5): one variable ``x_ij
 1. **LP phase** — HiGHS (``scipy.optimize.linprog``, interior point + crossover;
    measured faster here than GLOP's incremental dual simplex) on the LP relaxation;
    violated triangles are separated exactly by enumeration (O(n^3) NumPy per round),
-   the up-to-40n most violated ones are added and cuts slack at the LP optimum are
-   dropped, until no triangle is violated. The LP value is a valid upper bound; with integer weights it is rounded
-   down. If the heuristic already meets the bound, or the LP optimum is integral,
-   the problem is solved.
-2. **MIP phase** — the binary programme with only the active triangles, solved by
-   SCIP (``mip_solver="scip"``, default, deterministic single thread) or CP-SAT
-   (``"cpsat"``), warm-started from the heuristic. The integer solution is checked
-   against *all* triangles; violated ones are added and the MIP re-solved (lazy
-   constraints). The MIP's dual bound on the relaxed constraint set is a valid upper
-   bound for the full problem.
+   the up-to-40n most violated ones are added, together with violated **2-partition
+   inequalities** ``x(v:T) - x(T) <= 1`` (Grötschel & Wakabayashi 1990, ``|S| = 1``,
+   greedy heuristic separation, see :func:`separate_two_partition`); cuts slack at the
+   LP optimum are dropped, until no cut is violated or the bound tails off. The bound is
+   a weak-duality certificate computed from the LP duals (valid whatever the solver's
+   tolerances); with integer weights it is rounded down. After each LP,
+   **reduced-cost fixing** fixes every variable whose flip would push the certificate
+   below the incumbent (+1 for integer weights); the optimum is then at most
+   ``max(bound of the restricted problem, incumbent)``, which is what is reported. If
+   the heuristic already meets the bound, or the LP optimum is integral, the problem
+   is solved.
+2. **MIP phase** — the binary programme with *every* cut separated in the LP phase
+   (``mip_cuts="all"``, default; ``"active"`` keeps only those active at the end) and
+   the fixings, solved by SCIP (``mip_solver="scip"``, default, deterministic single
+   thread) or CP-SAT (``"cpsat"``), warm-started from the heuristic. The integer
+   solution is checked against *all* triangles; violated ones are added and the MIP
+   re-solved (lazy constraints). The MIP's dual bound on the relaxed constraint set is
+   a valid upper bound for the (restricted) problem.
 
 CP-SAT configuration (a deliberate choice): with ``workers`` < 8 it runs with
 ``num_workers=1`` and ``linearization_level=2`` (we saw 2-worker portfolios stall on
@@ -84,6 +92,68 @@ def separate_triangles(X: np.ndarray, A: np.ndarray, max_cuts: int, eps: float =
     return np.stack([I[sel], J[sel], K[sel]], axis=1).astype(np.int64)
 
 
+def separate_two_partition(X: np.ndarray, A: np.ndarray, max_cuts: int, eps: float = _EPS,
+                            seeds: int = 3):
+    """Violated 2-partition inequalities with ``|S| = 1`` (Grötschel & Wakabayashi 1990).
+
+    For a node ``v`` and a set ``T`` of its allowed neighbours (``|T| >= 3``),
+    ``sum_{t in T} x_vt - sum_{t < t' in T} x_tt' <= 1`` holds for every clique partition:
+    if ``k`` members of ``T`` share ``v``'s cluster the left side is at most
+    ``k - k(k-1)/2 <= 1`` (a forbidden pair ``tt'`` only drops a ``-x_tt' = 0`` term).
+    ``T`` is grown greedily (largest marginal gain first) from the empty set and from the
+    ``seeds`` neighbours with the largest ``x_vt``. Heuristic separation: a returned cut
+    is always violated at ``X``, but violated cuts may be missed.
+
+    Returns a list of ``(v, T, violation)``, most violated first (at most ``max_cuts``).
+    """
+    n = X.shape[0]
+    found: dict[tuple, float] = {}
+    for v in range(n):
+        xv = X[v]
+        cand = np.flatnonzero(A[v] & (xv > eps))
+        if cand.size < 3:
+            continue
+        xs = xv[cand]
+        Xc = X[np.ix_(cand, cand)]
+        starts = [-1] + np.argsort(-xs, kind="stable")[:seeds].tolist()
+        for s0 in starts:
+            gain = xs.copy()
+            inT = np.zeros(cand.size, bool)
+            lhs = 0.0
+            if s0 >= 0:
+                inT[s0] = True
+                lhs += gain[s0]
+                gain = gain - Xc[s0]
+            while True:
+                g = np.where(inT, -np.inf, gain)
+                t = int(np.argmax(g))
+                if g[t] <= eps:
+                    break
+                inT[t] = True
+                lhs += g[t]
+                gain = gain - Xc[t]
+            k = int(inT.sum())
+            if k >= 3 and lhs > 1.0 + eps:
+                key = (v, tuple(cand[inT].tolist()))
+                found[key] = lhs - 1.0
+    items = sorted(found.items(), key=lambda kv: -kv[1])[:max_cuts]
+    return [(v, np.asarray(T, np.int64), viol) for (v, T), viol in items]
+
+
+def two_partition_row(v: int, T: np.ndarray, P: np.ndarray):
+    """(variable indices, coefficients) of the 2-partition cut for ``v`` and ``T``;
+    forbidden pairs (``P < 0``) inside ``T`` are constants 0 and are left out."""
+    idx = [int(P[v, t]) for t in T]
+    coef = [1.0] * len(idx)
+    for a in range(len(T)):
+        for b in range(a + 1, len(T)):
+            p = int(P[T[a], T[b]])
+            if p >= 0:
+                idx.append(p)
+                coef.append(-1.0)
+    return np.asarray(idx, np.int64), np.asarray(coef, np.float64)
+
+
 def _labels_from_x(n: int, iu: np.ndarray, ju: np.ndarray, xv: np.ndarray) -> np.ndarray:
     import scipy.sparse as sp
 
@@ -106,8 +176,17 @@ def solve_cpp(
     lp_method: str = "highs-ipm",
     per_apex: int | None = 8,
     tail_rounds: int = 8,
+    two_partition: bool = True,
+    tp_frac: int = 10,
+    reduced_cost_fixing: bool = True,
+    mip_cuts: str = "all",
 ) -> dict:
     """Solve one (component) CPP exactly; see the module docstring.
+
+    ``two_partition`` turns the 2-partition cuts on (separated in a round when fewer
+    than ``max_cuts // tp_frac`` triangles were violated), ``reduced_cost_fixing`` the
+    fixing, ``mip_cuts`` picks the cuts handed to the MIP (``"all"`` or ``"active"``),
+    ``tail_rounds`` LP rounds without progress end the LP phase.
 
     Returns a dict with ``labels``, ``objective``, ``bound``, ``status``
     (``optimal`` / ``time_limit``), ``lp_rounds``, ``cuts``, ``phase``.
@@ -138,7 +217,8 @@ def solve_cpp(
     P[ju, iu] = np.arange(nv)
     max_cuts = max_cuts_per_round or max(200, 40 * n)
 
-    cuts: list[tuple[int, int, int]] = []  # active (p_ij, p_ik, p_jk or -1)
+    cuts: list[tuple[int, int, int]] = []  # active triangles (p_ij, p_ik, p_jk or -1)
+    gcuts: list[tuple[np.ndarray, np.ndarray]] = []  # active 2-partition cuts (idx, coef)
 
     def to_cuts(tri):
         i, j, k = tri[:, 0], tri[:, 1], tri[:, 2]
@@ -151,26 +231,42 @@ def solve_cpp(
     n_added = 0
     history: list[float] = []
     age = np.zeros(0, np.int64)
+    gage = np.zeros(0, np.int64)
+    pool_tri: set = set()  # every cut ever separated (for mip_cuts="all")
+    pool_g: list = []
+    lo = np.zeros(nv)  # variable bounds: reduced-cost fixing tightens them (see _fix_by_reduced_cost)
+    hi = np.ones(nv)
+    n_fixed = 0
     while True:
         rem = _remaining(deadline)
         if rem is not None and rem <= 0:
             return result(warm_labels, warm_obj, rnd(bound), "time_limit", lp_rounds=rounds,
                           cuts=n_added, phase="lp")
-        res = _solve_lp(w, cuts, nv, rem, lp_method)
+        Aub = _rows(cuts, gcuts, nv)
+        res = _solve_lp(w, Aub, nv, rem, lp_method, lo, hi)
         rounds += 1
         if res is None:
             return result(warm_labels, warm_obj, rnd(bound), "time_limit", lp_rounds=rounds,
                           cuts=n_added, phase="lp")
-        xv, val = res
+        xv, val, red = res
+        if xv is None:  # the fixings left nothing better than the incumbent
+            return result(warm_labels, warm_obj, warm_obj, "optimal", lp_rounds=rounds,
+                          cuts=n_added, phase="lp")
         bound = min(bound, val)
         history.append(bound)
+        if reduced_cost_fixing:
+            n_fixed += _fix_by_reduced_cost(val, red, lo, hi, warm_obj, integral)
         if warm_obj >= rnd(bound) - 1e-9:
             return result(warm_labels, warm_obj, rnd(bound), "optimal", lp_rounds=rounds,
                           cuts=n_added, phase="lp")
         X[iu, ju] = xv
         X[ju, iu] = xv
         tri = separate_triangles(X, A, max_cuts, per_apex=per_apex)
-        if tri.shape[0] == 0:
+        tp = []
+        if two_partition and tri.shape[0] < max_cuts // tp_frac:
+            # stronger cuts once the triangle LP is nearly settled
+            tp = separate_two_partition(X, A, max(50, max_cuts // 4), eps=1e-4)
+        if tri.shape[0] == 0 and not tp:
             break
         if len(history) > tail_rounds and history[-tail_rounds - 1] - bound < 1e-4 * max(1.0, abs(bound)):
             break  # tailing off: branch (MIP phase) instead of cutting further
@@ -181,19 +277,35 @@ def solve_cpp(
             keep = age < 3
             cuts = [c for c, k in zip(cuts, keep) if k]
             age = age[keep]
+        if gcuts:
+            glhs = np.array([float(coef @ xv[idx]) for idx, coef in gcuts])
+            gage = np.where(glhs > 1.0 - 1e-3, 0, gage + 1)
+            keep = gage < 5
+            gcuts = [c for c, k in zip(gcuts, keep) if k]
+            gage = gage[keep]
         new = to_cuts(tri)
         n_added += len(new)
         cuts.extend(new)
+        pool_tri.update(new)
         age = np.concatenate([age, np.zeros(len(new), np.int64)])
+        for v_, T_, _ in tp:
+            gcuts.append(two_partition_row(v_, T_, P))
+            pool_g.append(gcuts[-1])
+        n_added += len(tp)
+        gage = np.concatenate([gage, np.zeros(len(tp), np.int64)])
 
     frac = np.abs(xv - np.round(xv)) > _EPS
-    if not frac.any():
+    if not frac.any() and tri.shape[0] == 0:  # integral *and* no violated triangle: a partition
         labels = _labels_from_x(n, iu, ju, np.round(xv))
         val = float(w @ np.round(xv))
         if val >= warm_obj:
             return result(labels, val, rnd(bound), "optimal", lp_rounds=rounds, cuts=n_added, phase="lp")
 
     # ---------------------------------------------------------------- MIP phase
+    if mip_cuts == "all":
+        act = set(cuts)
+        cuts = cuts + [c for c in pool_tri if c not in act]
+        gcuts = pool_g
     best_lab, best_val = warm_labels, warm_obj
     same = warm_labels[iu] == warm_labels[ju]
     status = "time_limit"
@@ -201,12 +313,14 @@ def solve_cpp(
         rem = _remaining(deadline)
         if rem is not None and rem <= 0:
             break
+        Aub = _rows(cuts, gcuts, nv)
         if mip_solver == "cpsat":
-            sol, mip_bound, st_ok, proven = _mip_cpsat(w, cuts, same, rem, workers)
+            sol, mip_bound, st_ok, proven = _mip_cpsat(w, Aub, same, rem, workers, lo, hi)
         else:
-            sol, mip_bound, st_ok, proven = _mip_scip(w, cuts, same, rem)
+            sol, mip_bound, st_ok, proven = _mip_scip(w, Aub, same, rem, lo, hi)
         if mip_bound is not None:
-            bound = min(bound, mip_bound)
+            # -inf: infeasible under the reduced-cost fixings, so nothing beats the incumbent
+            bound = min(bound, mip_bound if mip_bound > -np.inf else best_val)
         if sol is None:
             break
         X[:] = 0.0
@@ -232,51 +346,101 @@ def solve_cpp(
     return result(best_lab, best_val, rnd(bound), status, lp_rounds=rounds, cuts=n_added, phase="mip")
 
 
-def _solve_lp(w, cuts, nv, rem, method):
-    """max w.x over [0,1]^nv and the cuts; (x, value) or None if not solved to optimality."""
+def _rows(cuts, gcuts, nv):
+    """CSR matrix of the active cuts (every right-hand side is 1): triangles, then
+    2-partition cuts; None if there are none."""
     import scipy.sparse as sp
-    from scipy.optimize import linprog
 
-    opts = {} if rem is None else {"time_limit": max(rem, 1e-3)}
+    if not cuts and not gcuts:
+        return None
+    rr, cc, vv = [], [], []
+    m = 0
     if cuts:
         C = np.asarray(cuts, np.int64)
         m = C.shape[0]
         has3 = C[:, 2] >= 0
-        r = np.concatenate([np.arange(m), np.arange(m), np.flatnonzero(has3)])
-        c = np.concatenate([C[:, 0], C[:, 1], C[has3, 2]])
-        v = np.concatenate([np.ones(2 * m), -np.ones(int(has3.sum()))])
-        Aub = sp.csr_matrix((v, (r, c)), shape=(m, nv))
-        res = linprog(-w, A_ub=Aub, b_ub=np.ones(m), bounds=(0.0, 1.0), method=method, options=opts)
+        rr += [np.arange(m), np.arange(m), np.flatnonzero(has3)]
+        cc += [C[:, 0], C[:, 1], C[has3, 2]]
+        vv += [np.ones(2 * m), -np.ones(int(has3.sum()))]
+    for idx, coef in gcuts:
+        rr.append(np.full(idx.size, m))
+        cc.append(idx)
+        vv.append(coef)
+        m += 1
+    return sp.csr_matrix((np.concatenate(vv), (np.concatenate(rr), np.concatenate(cc))), shape=(m, nv))
+
+
+def _certificate(w, Aub, y, lo, hi):
+    """Weak-duality bound ``sum(y) + sum_p max(c_p lo_p, c_p hi_p)`` with ``c = w - A^T y``,
+    valid for any ``y >= 0`` (every rhs is 1) over ``lo <= x <= hi``; returns (bound, c)."""
+    y = np.maximum(np.asarray(y, np.float64), 0.0)
+    c = w - Aub.T @ y if Aub is not None else w.astype(np.float64)
+    return float(y.sum() + np.maximum(c * lo, c * hi).sum()), c
+
+
+def _fix_by_reduced_cost(val, c, lo, hi, incumbent, integral) -> int:
+    """Reduced-cost fixing from the certificate ``val`` and its reduced costs ``c``.
+
+    Forcing a free ``x_p`` to the other bound lowers the certificate by ``|c_p|``, so if
+    ``val - |c_p|`` cannot beat the incumbent (by 1 with integer weights), every
+    solution better than the incumbent has ``x_p`` at its LP bound: fix it there. The
+    optimum is then at most ``max(bound of the restricted problem, incumbent)``.
+    """
+    thresh = incumbent + 1.0 - 1e-6 if integral else incumbent - 1e-9 * max(1.0, abs(incumbent))
+    free = (lo < hi)
+    to0 = free & (c < 0) & (val + c < thresh)
+    to1 = free & (c > 0) & (val - c < thresh)
+    hi[to0] = 0.0
+    lo[to1] = 1.0
+    return int(to0.sum() + to1.sum())
+
+
+def _solve_lp(w, Aub, nv, rem, method, lo=None, hi=None):
+    """max w.x over ``lo <= x <= hi`` and ``Aub x <= 1``; (x, certificate, reduced costs)
+    or None if not solved to optimality."""
+    from scipy.optimize import linprog
+
+    lo = np.zeros(nv) if lo is None else lo
+    hi = np.ones(nv) if hi is None else hi
+    opts = {} if rem is None else {"time_limit": max(rem, 1e-3)}
+    bounds = np.stack([lo, hi], axis=1)
+    if Aub is not None:
+        res = linprog(-w, A_ub=Aub, b_ub=np.ones(Aub.shape[0]), bounds=bounds, method=method,
+                      options=opts)
     else:
-        res = linprog(-w, bounds=(0.0, 1.0), method=method, options=opts)
+        res = linprog(-w, bounds=bounds, method=method, options=opts)
+    if res.status == 2 and np.any(lo > 0):
+        # infeasible: only possible through fixings at 1 (x = 0 is feasible otherwise)
+        return None, -np.inf, None
     if res.status != 0 or res.x is None:
         return None
-    val = float(np.maximum(w, 0.0).sum())
-    if cuts:
-        # a certificate independent of solver tolerances (weak duality): for any y >= 0,
-        # sum(y) + sum(max(0, w - A^T y)) bounds max w.x over the LP and so the CPP
-        y = np.maximum(-np.asarray(res.ineqlin.marginals), 0.0)
-        val = float(y.sum() + np.maximum(w - Aub.T @ y, 0.0).sum())
-    return np.clip(res.x, 0.0, 1.0), val
+    # a certificate independent of solver tolerances (weak duality): for any y >= 0,
+    # sum(y) + sum(max(c lo, c hi)) bounds max w.x over the LP and so the CPP
+    y = None if Aub is None else -np.asarray(res.ineqlin.marginals)
+    val, c = _certificate(w, Aub, y if y is not None else np.zeros(0), lo, hi)
+    return np.clip(res.x, 0.0, 1.0), val, c
 
 
-def _mip_scip(w, cuts, same, rem):
+def _mip_scip(w, Aub, same, rem, lo=None, hi=None):
     from ortools.linear_solver import pywraplp
 
     s = pywraplp.Solver.CreateSolver("SCIP")
     nv = w.size
     x = [s.BoolVar("") for _ in range(nv)]
+    if lo is not None:
+        for p in np.flatnonzero((lo > 0) | (hi < 1)).tolist():
+            x[p].SetBounds(float(lo[p]), float(hi[p]))
     o = s.Objective()
     for p in range(nv):
         if w[p] != 0.0:
             o.SetCoefficient(x[p], float(w[p]))
     o.SetMaximization()
-    for a, b, d in cuts:
-        ct = s.Constraint(-s.infinity(), 1.0)
-        ct.SetCoefficient(x[a], 1.0)
-        ct.SetCoefficient(x[b], 1.0)
-        if d >= 0:
-            ct.SetCoefficient(x[d], -1.0)
+    if Aub is not None:
+        ind, ptr, dat = Aub.indices, Aub.indptr, Aub.data
+        for r in range(Aub.shape[0]):
+            ct = s.Constraint(-s.infinity(), 1.0)
+            for q in range(ptr[r], ptr[r + 1]):
+                ct.SetCoefficient(x[int(ind[q])], float(dat[q]))
     s.SetHint(x, [1.0 if t else 0.0 for t in same])
     if rem is not None:
         s.SetTimeLimit(int(rem * 1000) + 1)
@@ -284,20 +448,28 @@ def _mip_scip(w, cuts, same, rem):
     if st in (pywraplp.Solver.OPTIMAL, pywraplp.Solver.FEASIBLE):
         sol = np.fromiter((v.solution_value() for v in x), np.float64, nv).round()
         return sol, s.Objective().BestBound(), True, st == pywraplp.Solver.OPTIMAL
+    if st == pywraplp.Solver.INFEASIBLE and lo is not None:
+        return None, -np.inf, False, False  # nothing beats the incumbent under the fixings
     return None, None, False, False
 
 
-def _mip_cpsat(w, cuts, same, rem, workers):
+def _mip_cpsat(w, Aub, same, rem, workers, lo=None, hi=None):
     from ortools.sat.python import cp_model
 
     m = cp_model.CpModel()
     nv = w.size
     x = [m.new_bool_var("") for _ in range(nv)]
-    for a, b, d in cuts:
-        if d >= 0:
-            m.add(x[a] + x[b] - x[d] <= 1)
-        else:
-            m.add(x[a] + x[b] <= 1)
+    if lo is not None:
+        for p in np.flatnonzero(lo > 0).tolist():
+            m.add(x[p] == 1)
+        for p in np.flatnonzero(hi < 1).tolist():
+            m.add(x[p] == 0)
+    if Aub is not None:
+        ind, ptr, dat = Aub.indices, Aub.indptr, Aub.data
+        for r in range(Aub.shape[0]):
+            sl = slice(ptr[r], ptr[r + 1])
+            m.add(cp_model.LinearExpr.weighted_sum([x[int(q)] for q in ind[sl]],
+                                                   [int(c) for c in dat[sl]]) <= 1)
     m.maximize(sum(float(w[p]) * x[p] for p in range(nv) if w[p] != 0.0))
     for p in range(nv):
         m.add_hint(x[p], bool(same[p]))
@@ -309,6 +481,8 @@ def _mip_cpsat(w, cuts, same, rem, workers):
     if st in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         sol = np.array([s.value(v) for v in x], np.float64)
         return sol, s.best_objective_bound, True, st == cp_model.OPTIMAL
+    if st == cp_model.INFEASIBLE and lo is not None:
+        return None, -np.inf, False, False  # nothing beats the incumbent under the fixings
     return None, None, False, False
 
 

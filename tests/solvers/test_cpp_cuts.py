@@ -1,0 +1,161 @@
+"""Cut separation and certificates of the exact CPP solver, checked by brute force."""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from trustlab.solvers import cpp, partition
+
+
+def set_partitions(items):
+    if not items:
+        yield []
+        return
+    first, rest = items[0], items[1:]
+    for p in set_partitions(rest):
+        yield [[first]] + p
+        for k in range(len(p)):
+            yield p[:k] + [[first] + p[k]] + p[k + 1:]
+
+
+def feasible_x(n, A, iu, ju):
+    """Incidence vectors of every clique partition of the graph ``A``."""
+    out = []
+    for p in set_partitions(list(range(n))):
+        lab = np.empty(n, np.int64)
+        for c, b in enumerate(p):
+            lab[b] = c
+        same = lab[:, None] == lab[None, :]
+        if np.any(same & ~A & ~np.eye(n, dtype=bool)):
+            continue
+        out.append(same[iu, ju].astype(np.float64))
+    return np.array(out)
+
+
+def instance(rng, n, density):
+    W = np.round(rng.normal(0, 1, (n, n)) * 5)
+    W = np.triu(W, 1)
+    W = W + W.T
+    A = np.triu(rng.random((n, n)) < density, 1)
+    A = A | A.T
+    iu, ju = np.nonzero(np.triu(A, 1))
+    P = -np.ones((n, n), np.int64)
+    P[iu, ju] = P[ju, iu] = np.arange(iu.size)
+    return W, A, iu, ju, P
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_two_partition_cuts_are_valid_and_violated(seed):
+    rng = np.random.default_rng(seed)
+    n = 7
+    W, A, iu, ju, P = instance(rng, n, density=0.7 + 0.05 * seed)
+    F = feasible_x(n, A, iu, ju)
+    n_cuts = 0
+    for trial in range(20):
+        # a fractional point: random values, biased high so that cuts are violated
+        xv = rng.random(iu.size) ** rng.uniform(0.2, 2.0)
+        X = np.zeros((n, n))
+        X[iu, ju] = X[ju, iu] = xv
+        found = cpp.separate_two_partition(X, A, 100)
+        viols = [v for *_, v in found]
+        assert viols == sorted(viols, reverse=True)
+        for v, T, viol in found:
+            assert len(T) >= 3 and v not in T and len(set(T.tolist())) == len(T)
+            assert all(A[v, t] for t in T)
+            # the inequality, evaluated independently of the separation code
+            lhs = sum(X[v, t] for t in T) - sum(X[s, t] for s, t in itertools.combinations(T, 2))
+            assert lhs > 1.0 and abs(lhs - 1.0 - viol) < 1e-9
+            idx, coef = cpp.two_partition_row(v, T, P)
+            assert abs(float(coef @ xv[idx]) - lhs) < 1e-9
+            # valid: every clique partition satisfies it
+            assert (F[:, idx] @ coef).max() <= 1.0 + 1e-9
+            n_cuts += 1
+    assert n_cuts > 0
+
+
+def test_two_partition_separation_finds_the_classic_fractional_point():
+    # x_vt = 1/2 for t = 1..4, x_tt' = 0: every triangle holds (1/2 + 1/2 - 0 = 1),
+    # but the 2-partition cut with T = {1, 2, 3, 4} reads 2 > 1
+    n = 5
+    A = ~np.eye(n, dtype=bool)
+    X = np.zeros((n, n))
+    X[0, 1:] = X[1:, 0] = 0.5
+    assert cpp.separate_triangles(X, A, 100).shape[0] == 0
+    found = cpp.separate_two_partition(X, A, 10)
+    assert found and found[0][0] == 0 and sorted(found[0][1].tolist()) == [1, 2, 3, 4]
+    assert abs(found[0][2] - 1.0) < 1e-12
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_certificate_and_reduced_cost_fixing_are_valid(seed):
+    rng = np.random.default_rng(100 + seed)
+    n = 7
+    W, A, iu, ju, P = instance(rng, n, density=0.85)
+    w = W[iu, ju]
+    F = feasible_x(n, A, iu, ju)
+    vals = F @ w
+    opt = vals.max()
+    tri = []
+    for i in range(n):
+        for j, k in itertools.combinations(range(n), 2):
+            if i not in (j, k) and A[i, j] and A[i, k]:
+                tri.append((P[i, j], P[i, k], P[j, k] if A[j, k] else -1))
+    Aub = cpp._rows(tri, [], iu.size)
+    for trial in range(5):
+        y = rng.random(Aub.shape[0]) * rng.uniform(0, 3)
+        lo, hi = np.zeros(iu.size), np.ones(iu.size)
+        bound, c = cpp._certificate(w, Aub, y, lo, hi)
+        assert bound >= opt - 1e-9  # weak duality for any y >= 0
+    # with the LP optimum, fixing never cuts off a solution better than the incumbent
+    x, val, c = cpp._solve_lp(w, Aub, iu.size, None, "highs-ipm")
+    assert val >= opt - 1e-6
+    for incumbent in sorted(set(vals.tolist()))[-4:]:
+        lo, hi = np.zeros(iu.size), np.ones(iu.size)
+        cpp._fix_by_reduced_cost(val, c, lo, hi, incumbent, True)
+        better = F[vals > incumbent]
+        assert np.all((better >= lo - 1e-12) & (better <= hi + 1e-12))
+        # the certificate of the restricted problem bounds every solution inside it
+        _, val2, _ = cpp._solve_lp(w, Aub, iu.size, None, "highs-ipm", lo, hi)
+        inside = np.all((F >= lo) & (F <= hi), axis=1)
+        if inside.any():
+            assert val2 >= vals[inside].max() - 1e-6
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_cpp_with_new_cuts_equals_brute_force(seed):
+    rng = np.random.default_rng(200 + seed)
+    n = 8
+    W, A, iu, ju, P = instance(rng, n, density=0.9)
+    F = feasible_x(n, A, iu, ju)
+    opt = (F @ W[iu, ju]).max()
+    if A[np.triu_indices(n, 1)].all():  # a dense matrix means every pair is an edge
+        r = partition(W, method="cpp", random_state=seed)
+        assert r.status == "optimal" and abs(r.objective - opt) < 1e-9
+    lab0 = np.arange(n)
+    out = cpp.solve_cpp(W, A, warm_labels=lab0, warm_obj=0.0, integral=True)
+    assert out["status"] == "optimal"
+    assert abs(out["objective"] - opt) < 1e-9 and out["bound"] >= opt - 1e-9
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("mip_solver", ["scip", "cpsat"])
+def test_mip_phase_with_pool_and_fixings_equals_brute_force(seed, mip_solver):
+    # tail_rounds=0 ends the LP phase after one round, so the MIP phase (with the cut
+    # pool, the 2-partition cuts and the reduced-cost fixings) does the work
+    rng = np.random.default_rng(300 + seed)
+    n = 8
+    W, A, iu, ju, P = instance(rng, n, density=0.8)
+    F = feasible_x(n, A, iu, ju)
+    opt = (F @ W[iu, ju]).max()
+    for kw in (dict(), dict(mip_cuts="active"), dict(two_partition=False, reduced_cost_fixing=False)):
+        lab0 = np.arange(n)
+        out = cpp.solve_cpp(W, A, warm_labels=lab0, warm_obj=0.0, integral=True, tail_rounds=0,
+                            mip_solver=mip_solver, **kw)
+        assert out["status"] == "optimal", kw
+        assert abs(out["objective"] - opt) < 1e-9 and out["bound"] >= opt - 1e-9
+        lab = out["labels"]
+        same = lab[:, None] == lab[None, :]
+        assert not np.any(same & ~A & ~np.eye(n, dtype=bool))
+        assert abs(W[iu, ju] @ same[iu, ju] - opt) < 1e-9
