@@ -184,6 +184,20 @@ def _gamma(st, shape):
 _BLOCK = 64  # rows per parallel task (amortises the per-task buffers)
 
 
+@njit(cache=True, inline="always")
+def _radial_row(st, z, key0, key1, row, shape, scale):
+    """Draw row ``row``'s noise direction into ``z`` (unnormalised normals) and
+    return the factor ``radius / ||z||`` (radius ~ Gamma(shape, scale))."""
+    _seed_row(st, key0, key1, row)
+    ss = 0.0
+    while ss == 0.0:
+        for j in range(z.shape[0]):
+            g = _normal(st)
+            z[j] = g
+            ss += g * g
+    return _gamma(st, shape) * scale / math.sqrt(ss)
+
+
 @njit(parallel=True, cache=True)
 def add_radial_noise(Y, scale, key0, key1, row_offset):
     """In place: ``Y[i] += l_i * u_i`` for every row, fresh draw per row.
@@ -203,15 +217,7 @@ def add_radial_noise(Y, scale, key0, key1, row_offset):
         lo = b * _BLOCK
         hi = min(n, lo + _BLOCK)
         for i in range(lo, hi):
-            _seed_row(st, key0, key1, row_offset + i)
-            ss = 0.0
-            while ss == 0.0:
-                for j in range(k):
-                    g = _normal(st)
-                    z[j] = g
-                    ss += g * g
-            radius = _gamma(st, shape) * scale
-            f = radius / math.sqrt(ss)
+            f = _radial_row(st, z, key0, key1, row_offset + i, shape, scale)
             for j in range(k):
                 Y[i, j] += f * z[j]
 
@@ -229,15 +235,7 @@ def noise_into(out, P, scale, key0, key1, row_offset):
         lo = b * _BLOCK
         hi = min(n, lo + _BLOCK)
         for i in range(lo, hi):
-            _seed_row(st, key0, key1, row_offset + i)
-            ss = 0.0
-            while ss == 0.0:
-                for j in range(k):
-                    g = _normal(st)
-                    z[j] = g
-                    ss += g * g
-            radius = _gamma(st, shape) * scale
-            f = radius / math.sqrt(ss)
+            f = _radial_row(st, z, key0, key1, row_offset + i, shape, scale)
             for j in range(k):
                 out[i, j] = np.float64(P[i, j]) + f * z[j]
 
