@@ -1,5 +1,7 @@
 """Suite-wide test configuration."""
 import os
+import sys
+from pathlib import Path
 
 from hypothesis import HealthCheck, settings
 
@@ -10,3 +12,6 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+# shared slow references (tests/reference.py) importable from every test module
+sys.path.insert(0, str(Path(__file__).parent))

@@ -10,17 +10,9 @@ from scipy.cluster.hierarchy import fcluster, linkage
 
 from trustlab.er import cluster_pairs, cluster_dedupe_pairs, cluster_splink_predictions
 from trustlab.metrics.clustering import pairwise_precision_recall_f1
+from reference import set_partitions  # tests/reference.py
 
 
-def set_partitions(items):
-    if not items:
-        yield []
-        return
-    first, rest = items[0], items[1:]
-    for p in set_partitions(rest):
-        for k in range(len(p)):
-            yield p[:k] + [[first] + p[k]] + p[k + 1:]
-        yield [[first]] + p
 
 
 def brute_optimum(n, pairs, w):

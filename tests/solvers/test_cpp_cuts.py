@@ -7,17 +7,9 @@ import numpy as np
 import pytest
 
 from trustlab.solvers import cpp, partition
+from reference import set_partitions  # tests/reference.py
 
 
-def set_partitions(items):
-    if not items:
-        yield []
-        return
-    first, rest = items[0], items[1:]
-    for p in set_partitions(rest):
-        yield [[first]] + p
-        for k in range(len(p)):
-            yield p[:k] + [[first] + p[k]] + p[k + 1:]
 
 
 def feasible_x(n, A, iu, ju):

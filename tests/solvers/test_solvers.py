@@ -14,18 +14,10 @@ from hypothesis import strategies as st
 from trustlab.cli import main
 from trustlab.solvers import explain, partition
 from trustlab.solvers.io import read_cplib, read_cplib_optimum
+from reference import set_partitions  # tests/reference.py
 
 
 # ----------------------------------------------------------------- brute force
-def set_partitions(items):
-    if not items:
-        yield []
-        return
-    first, rest = items[0], items[1:]
-    for p in set_partitions(rest):
-        yield [[first]] + p
-        for k in range(len(p)):
-            yield p[:k] + [[first] + p[k]] + p[k + 1:]
 
 
 def brute_force(W, allowed):
