@@ -134,8 +134,9 @@ def test_cpp_with_new_cuts_equals_brute_force(seed):
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("mip_solver", ["scip", "cpsat"])
 def test_mip_phase_with_pool_and_fixings_equals_brute_force(seed, mip_solver):
-    # tail_rounds=0 ends the LP phase after one round, so the MIP phase (with the cut
-    # pool, the 2-partition cuts and the reduced-cost fixings) does the work
+    # tail_rounds=0 ends the LP phase after one round and colgen=False skips branch and
+    # price, so the MIP phase (with the cut pool, the 2-partition cuts and the
+    # reduced-cost fixings) does the work
     rng = np.random.default_rng(300 + seed)
     n = 8
     W, A, iu, ju, P = instance(rng, n, density=0.8)
@@ -144,7 +145,8 @@ def test_mip_phase_with_pool_and_fixings_equals_brute_force(seed, mip_solver):
     for kw in (dict(), dict(mip_cuts="active"), dict(two_partition=False, reduced_cost_fixing=False)):
         lab0 = np.arange(n)
         out = cpp.solve_cpp(W, A, warm_labels=lab0, warm_obj=0.0, integral=True, tail_rounds=0,
-                            mip_solver=mip_solver, **kw)
+                            mip_solver=mip_solver, colgen=False, **kw)
+        assert out["phase"] in ("mip", "lp")
         assert out["status"] == "optimal", kw
         assert abs(out["objective"] - opt) < 1e-9 and out["bound"] >= opt - 1e-9
         lab = out["labels"]

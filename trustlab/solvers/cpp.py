@@ -180,13 +180,17 @@ def solve_cpp(
     tp_frac: int = 10,
     reduced_cost_fixing: bool = True,
     mip_cuts: str = "all",
+    colgen: bool = True,
+    colgen_max_n: int = 64,
 ) -> dict:
     """Solve one (component) CPP exactly; see the module docstring.
 
     ``two_partition`` turns the 2-partition cuts on (separated in a round when fewer
     than ``max_cuts // tp_frac`` triangles were violated), ``reduced_cost_fixing`` the
     fixing, ``mip_cuts`` picks the cuts handed to the MIP (``"all"`` or ``"active"``),
-    ``tail_rounds`` LP rounds without progress end the LP phase.
+    ``tail_rounds`` LP rounds without progress end the LP phase. ``colgen`` runs branch
+    and price (:mod:`trustlab.solvers.colgen`) between the LP and the MIP phase on
+    components of at most ``colgen_max_n`` nodes.
 
     Returns a dict with ``labels``, ``objective``, ``bound``, ``status``
     (``optimal`` / ``time_limit``), ``lp_rounds``, ``cuts``, ``phase``.
@@ -300,6 +304,23 @@ def solve_cpp(
         val = float(w @ np.round(xv))
         if val >= warm_obj:
             return result(labels, val, rnd(bound), "optimal", lp_rounds=rounds, cuts=n_added, phase="lp")
+
+    # ------------------------------------------------- branch and price (small n)
+    if colgen and n <= colgen_max_n:
+        from trustlab.solvers.colgen import branch_and_price
+
+        bp = branch_and_price(W, A, warm_labels=warm_labels, warm_obj=warm_obj, deadline=deadline,
+                              integral=integral)
+        if bp["objective"] > warm_obj:
+            warm_labels, warm_obj = np.asarray(bp["labels"], np.int64), float(bp["objective"])
+        bound = min(bound, bp["bound"])
+        extra = dict(lp_rounds=rounds, cuts=n_added, bp_nodes=bp["bp_nodes"],
+                     cg_iterations=bp["cg_iterations"], columns=bp["columns"])
+        if bp["status"] == "optimal":
+            return result(warm_labels, warm_obj, warm_obj, "optimal", phase="branch_and_price", **extra)
+        if bp["status"] == "time_limit":
+            return result(warm_labels, warm_obj, rnd(bound), "time_limit", phase="branch_and_price", **extra)
+        # "gave_up" (pricing too hard): the MIP below gets the remaining time
 
     # ---------------------------------------------------------------- MIP phase
     if mip_cuts == "all":
