@@ -142,3 +142,11 @@ def test_solve_cpp_branch_and_price_phase_equals_brute_force(seed):
     out = cpp.solve_cpp(W, A, warm_labels=np.arange(8), warm_obj=0.0, integral=True, tail_rounds=0)
     assert out["status"] == "optimal" and abs(out["objective"] - opt) < 1e-9
     assert out["phase"] in ("lp", "branch_and_price")
+
+
+def test_iteration_cap_gives_up_without_claiming_a_bound():
+    rng = np.random.default_rng(11)
+    W, A = random_instance(rng, 20, density=1.0)
+    r = colgen.branch_and_price(W, A, warm_labels=np.arange(20), warm_obj=0.0, integral=True,
+                                max_iterations=1)
+    assert r["status"] == "gave_up" and r["bound"] == np.inf and r["cg_iterations"] == 1

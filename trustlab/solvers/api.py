@@ -189,8 +189,8 @@ def partition(
           pairs are forbidden. (A list is always an edge list; a square ndarray is
           always a dense matrix.)
     method : {"auto", "cpp", "qsp", "spp", "heuristic"}
-        ``cpp``: exact branch-and-cut (triangle cutting planes + lazy MIP), proves
-        optimality. ``qsp``: xER's linearised quadratic set packing over maximal cliques
+        ``cpp``: exact (triangle and 2-partition cutting planes, then branch and price
+        on components of <= 64 nodes, then a lazy-constraint MIP), proves optimality. ``qsp``: xER's linearised quadratic set packing over maximal cliques
         (CP-SAT), exact when ``M`` is large enough. ``spp``: set packing over all cliques
         (CP-SAT; refuses graphs with more than ``max_cliques`` cliques). ``heuristic``:
         KwikCluster pivot + iterated local search (Numba), **approximate**, bound is the

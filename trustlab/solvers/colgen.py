@@ -26,8 +26,9 @@ triangle LP and every family of CPP cuts we separate; on random dense instances
   inherited by the children where they respect the branching.
 
 Exact up to the stated time limit; the pricing's search tree is capped
-(``max_price_nodes``) — when the cap is hit no bound is claimed at that node, and the
-search gives up (the caller falls back to branch and cut).
+(``max_price_nodes``) and so is the number of master LPs (``max_iterations``) — when
+either cap is hit no bound is claimed for the open nodes, and the search gives up (the
+caller falls back to branch and cut).
 """
 from __future__ import annotations
 
@@ -91,9 +92,14 @@ def branch_and_price(
     k_price: int = 40,
     alpha: float = 0.5,
     max_price_nodes: int = 20_000_000,
+    max_iterations: int | None = None,
     random_state: int = 0,
 ) -> dict:
     """Branch and price on one component; see the module docstring.
+
+    ``max_iterations`` caps the master LP solves over the whole search (default
+    ``100 * n``): degenerate instances whose column generation tails off give up
+    instead of running on without a time limit.
 
     Returns a dict with ``labels``, ``objective``, ``bound``, ``status`` (``optimal``,
     ``time_limit`` or ``gave_up``), ``bp_nodes``, ``cg_iterations``, ``columns``.
@@ -115,6 +121,7 @@ def branch_and_price(
     forb0 = ~A.copy()
     np.fill_diagonal(forb0, False)
     stats = {"bp_nodes": 0, "cg_iterations": 0}
+    max_it = 100 * n if max_iterations is None else int(max_iterations)
 
     def timed_out() -> bool:
         return deadline is not None and time.perf_counter() > deadline
@@ -137,6 +144,8 @@ def branch_and_price(
         while True:
             if timed_out():
                 return "time_limit"
+            if stats["cg_iterations"] >= max_it:
+                return "gave_up"
             # columns valid here: unions of groups, no forbidden pair
             cnt = pool.masks.astype(np.int32) @ Gf.T.astype(np.int32)  # (cols, m) members per group
             sizes = np.array([g.size for g in groups])

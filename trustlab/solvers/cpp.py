@@ -6,20 +6,31 @@ Formulation (Grötschel & Wakabayashi 1989; xER eqs. 1–5): one variable ``x_ij
 ``x_jk = 0``, so its triangles become ``x_ij + x_ik <= 1``.
 
 1. **LP phase** — HiGHS (``scipy.optimize.linprog``, interior point + crossover;
-   measured faster here than GLOP's incremental dual simplex) on the LP relaxation;
-   violated triangles are separated exactly by enumeration (O(n^3) NumPy per round),
-   the up-to-40n most violated ones are added, together with violated **2-partition
-   inequalities** ``x(v:T) - x(T) <= 1`` (Grötschel & Wakabayashi 1990, ``|S| = 1``,
-   greedy heuristic separation, see :func:`separate_two_partition`); cuts slack at the
-   LP optimum are dropped, until no cut is violated or the bound tails off. The bound is
-   a weak-duality certificate computed from the LP duals (valid whatever the solver's
-   tolerances); with integer weights it is rounded down. After each LP,
-   **reduced-cost fixing** fixes every variable whose flip would push the certificate
-   below the incumbent (+1 for integer weights); the optimum is then at most
-   ``max(bound of the restricted problem, incumbent)``, which is what is reported. If
-   the heuristic already meets the bound, or the LP optimum is integral, the problem
-   is solved.
-2. **MIP phase** — the binary programme with *every* cut separated in the LP phase
+   measured faster here than GLOP's incremental dual simplex and than HiGHS's
+   warm-started dual simplex, which stalls on these degenerate LPs) on the LP
+   relaxation; violated triangles are separated exactly by enumeration (O(n^3) NumPy
+   per round), the most violated ones (up to 12 per apex, 40n in all) are added,
+   together with violated **2-partition inequalities** ``x(v:T) - x(T) <= 1``
+   (Grötschel & Wakabayashi 1990, ``|S| = 1``, greedy heuristic separation, see
+   :func:`separate_two_partition`) in every round. Triangles whose two "+" pairs both
+   have weight <= 0 are not separated: they are redundant for the optimum (Miyauchi &
+   Sukegawa 2015), and leaving them out only relaxes the LP, so every bound stays
+   valid (an integral LP point is still checked against *all* triangles). Cuts slack
+   for two rounds are dropped. The loop ends when no cut is violated or the bound tails
+   off. The bound is a weak-duality certificate computed from the LP duals (valid
+   whatever the solver's tolerances); with integer weights it is rounded down. After
+   each LP, **reduced-cost fixing** fixes every variable whose flip would push the
+   certificate below the incumbent (+1 for integer weights); the optimum is then at
+   most ``max(bound of the restricted problem, incumbent)``, which is what is
+   reported. If the heuristic already meets the bound, or the LP optimum is a
+   partition, the problem is solved.
+2. **Branch and price** (components of at most ``colgen_max_n`` = 64 nodes, see
+   :mod:`trustlab.solvers.colgen`) — the set-partitioning LP over clusters, whose
+   bound dominates every family of cuts above; on random dense instances it usually
+   meets the optimum at the root. It proves all CP-Lib ``corr40-*`` instances, where
+   the cutting planes stop 2-3 % above the optimum. If its exact pricing becomes too
+   expensive it gives up and the MIP phase takes the remaining time.
+3. **MIP phase** — the binary programme with *every* cut separated in the LP phase
    (``mip_cuts="all"``, default; ``"active"`` keeps only those active at the end) and
    the fixings, solved by SCIP (``mip_solver="scip"``, default, deterministic single
    thread) or CP-SAT (``"cpsat"``), warm-started from the heuristic. The integer
@@ -49,7 +60,7 @@ def _remaining(deadline: float | None) -> float | None:
 
 
 def separate_triangles(X: np.ndarray, A: np.ndarray, max_cuts: int, eps: float = _EPS,
-                       per_apex: int | None = None):
+                       per_apex: int | None = None, nonpos: np.ndarray | None = None):
     """Most violated triangle inequalities ``x_ij + x_ik - x_jk <= 1`` at ``X``.
 
     ``X`` is the dense symmetric solution (0 on forbidden pairs and the diagonal).
@@ -70,6 +81,9 @@ def separate_triangles(X: np.ndarray, A: np.ndarray, max_cuts: int, eps: float =
         xs = xi[cand]
         V = xs[:, None] + xs[None, :] - X[np.ix_(cand, cand)] - 1.0
         m = (V > eps) & iu[: cand.size, : cand.size]
+        if nonpos is not None:  # skip triangles whose two "+" pairs both weigh <= 0
+            npc = nonpos[i, cand]
+            m &= ~(npc[:, None] & npc[None, :])
         if not m.any():
             continue
         a, b = np.nonzero(m)
@@ -174,10 +188,12 @@ def solve_cpp(
     workers: int | None = None,
     max_cuts_per_round: int | None = None,
     lp_method: str = "highs-ipm",
-    per_apex: int | None = 8,
+    per_apex: int | None = 12,
     tail_rounds: int = 8,
+    drop_age: int = 2,
+    nonpos_skip: bool = True,
     two_partition: bool = True,
-    tp_frac: int = 10,
+    tp_frac: int = 1,
     reduced_cost_fixing: bool = True,
     mip_cuts: str = "all",
     colgen: bool = True,
@@ -186,7 +202,9 @@ def solve_cpp(
     """Solve one (component) CPP exactly; see the module docstring.
 
     ``two_partition`` turns the 2-partition cuts on (separated in a round when fewer
-    than ``max_cuts // tp_frac`` triangles were violated), ``reduced_cost_fixing`` the
+    than ``max_cuts // tp_frac`` triangles were violated; with the default 1, always),
+    ``per_apex`` caps the triangles per apex and round, ``drop_age`` drops cuts slack
+    for that many rounds, ``nonpos_skip`` skips the redundant triangles, ``reduced_cost_fixing`` the
     fixing, ``mip_cuts`` picks the cuts handed to the MIP (``"all"`` or ``"active"``),
     ``tail_rounds`` LP rounds without progress end the LP phase. ``colgen`` runs branch
     and price (:mod:`trustlab.solvers.colgen`) between the LP and the MIP phase on
@@ -216,6 +234,9 @@ def solve_cpp(
     if warm_obj >= rnd(trivial_ub) - 1e-9:
         return result(warm_labels, warm_obj, rnd(trivial_ub), "optimal", lp_rounds=0, cuts=0, phase="trivial")
 
+    # triangles whose two "+" pairs both weigh <= 0 are redundant for the optimum
+    # (Miyauchi & Sukegawa 2015); leaving them out only relaxes the LP, so bounds stay valid
+    nonpos = (W <= 0) if nonpos_skip else None
     P = -np.ones((n, n), np.int64)
     P[iu, ju] = np.arange(nv)
     P[ju, iu] = np.arange(nv)
@@ -265,7 +286,7 @@ def solve_cpp(
                           cuts=n_added, phase="lp")
         X[iu, ju] = xv
         X[ju, iu] = xv
-        tri = separate_triangles(X, A, max_cuts, per_apex=per_apex)
+        tri = separate_triangles(X, A, max_cuts, per_apex=per_apex, nonpos=nonpos)
         tp = []
         if two_partition and tri.shape[0] < max_cuts // tp_frac:
             # stronger cuts once the triangle LP is nearly settled
@@ -278,13 +299,13 @@ def solve_cpp(
             C = np.asarray(cuts)
             lhs = xv[C[:, 0]] + xv[C[:, 1]] - np.where(C[:, 2] >= 0, xv[np.maximum(C[:, 2], 0)], 0.0)
             age = np.where(lhs > 1.0 - 1e-3, 0, age + 1)
-            keep = age < 3
+            keep = age < drop_age
             cuts = [c for c, k in zip(cuts, keep) if k]
             age = age[keep]
         if gcuts:
             glhs = np.array([float(coef @ xv[idx]) for idx, coef in gcuts])
             gage = np.where(glhs > 1.0 - 1e-3, 0, gage + 1)
-            keep = gage < 5
+            keep = gage < drop_age
             gcuts = [c for c, k in zip(gcuts, keep) if k]
             gage = gage[keep]
         new = to_cuts(tri)
@@ -299,10 +320,14 @@ def solve_cpp(
         gage = np.concatenate([gage, np.zeros(len(tp), np.int64)])
 
     frac = np.abs(xv - np.round(xv)) > _EPS
-    if not frac.any() and tri.shape[0] == 0:  # integral *and* no violated triangle: a partition
+    if not frac.any() and tri.shape[0] == 0:
+        # integral and no violated triangle among those separated; the skipped (redundant)
+        # ones are checked here, so only a true partition is accepted
+        X[iu, ju] = np.round(xv)
+        X[ju, iu] = X[iu, ju]
         labels = _labels_from_x(n, iu, ju, np.round(xv))
         val = float(w @ np.round(xv))
-        if val >= warm_obj:
+        if val >= warm_obj and separate_triangles(X, A, 1, eps=0.5).shape[0] == 0:
             return result(labels, val, rnd(bound), "optimal", lp_rounds=rounds, cuts=n_added, phase="lp")
 
     # ------------------------------------------------- branch and price (small n)
