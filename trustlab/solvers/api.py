@@ -20,6 +20,10 @@ for _m in ("auto", "cpp", "qsp", "spp", "heuristic"):
 
 #: components up to this size go to the exact solver under ``method="auto"``
 AUTO_EXACT_MAX = 400
+#: on components above AUTO_EXACT_MAX the heuristic stops after this many
+#: perturbation rounds in a row without improvement (a 2,315-node ER component:
+#: 30 s instead of 200 s for 1,000 rounds, same objective)
+HEURISTIC_PATIENCE = 100
 
 
 @dataclass
@@ -119,7 +123,8 @@ def _solve_component(W, A, method, *, M, time_limit, seed, workers, mip_solver, 
     if method != "heuristic" and deadline is not None:
         hdead = t0 + 0.2 * time_limit
     lab, val = solve_heuristic(W, A, rng=rng, deadline=hdead, n_starts=heuristic_starts,
-                               n_ils=heuristic_iters if method == "heuristic" else min(heuristic_iters, 200))
+                               n_ils=heuristic_iters if method == "heuristic" else min(heuristic_iters, 200),
+                               patience=HEURISTIC_PATIENCE if n > AUTO_EXACT_MAX else None)
     info["heuristic_objective"] = val
     if method == "heuristic":
         ub = float(np.where(A, np.maximum(W, 0.0), 0.0).sum() / 2)
@@ -223,7 +228,9 @@ def partition(
     max_cliques : int
         Guard for ``spp``.
     heuristic_starts, heuristic_iters : int
-        Pivot restarts and iterated-local-search rounds of the heuristic.
+        Pivot restarts and iterated-local-search rounds of the heuristic. On components
+        of more than 400 nodes the rounds also stop after 100 in a row that did not
+        improve the best partition.
     progress : bool
         Show a tqdm bar over the components (the CLI turns it on for terminals).
 

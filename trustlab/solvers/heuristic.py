@@ -31,9 +31,11 @@ def solve_heuristic(
     n_starts: int = 8,
     n_ils: int = 100,
     init: np.ndarray | None = None,
+    patience: int | None = None,
 ) -> tuple[np.ndarray, float]:
     """Best partition found by ``n_starts`` pivot+local-search runs and ``n_ils``
-    perturbation rounds (stopping early at ``deadline``). Returns (labels, objective)."""
+    perturbation rounds (stopping early at ``deadline``, or after ``patience`` rounds in
+    a row that did not improve the best). Returns (labels, objective)."""
     n = W.shape[0]
     if n <= 1:
         return np.zeros(n, np.int64), 0.0
@@ -54,8 +56,11 @@ def solve_heuristic(
         if deadline is not None and time.perf_counter() > deadline:
             break
     cur, cur_val = best_lab, best
+    stale = 0
     for _ in range(n_ils):
         if deadline is not None and time.perf_counter() > deadline:
+            break
+        if patience is not None and stale >= patience:
             break
         frac = rng.uniform(0.02, 0.2)
         lab = perturb(cur, rng.random(n), rng.integers(0, 1 << 30, n).astype(np.int64), frac)
@@ -63,6 +68,8 @@ def solve_heuristic(
         val = objective(Wh, lab)
         if val >= cur_val - 1e-12:
             cur, cur_val = lab, val
+        stale += 1
         if val > best + 1e-12:
             best, best_lab = val, lab
+            stale = 0
     return best_lab, float(objective(W * A, best_lab))
