@@ -12,3 +12,43 @@ def set_partitions(items):
         yield [[first]] + p
         for k in range(len(p)):
             yield p[:k] + [[first] + p[k]] + p[k + 1:]
+
+
+def clique_partition_labels(n, A):
+    """Label arrays of every partition of ``range(n)`` whose blocks are cliques of the
+    boolean adjacency ``A`` (brute force, Bell(n) candidates)."""
+    import numpy as np
+
+    off = ~A & ~np.eye(n, dtype=bool)
+    for p in set_partitions(list(range(n))):
+        lab = np.empty(n, np.int64)
+        for c, b in enumerate(p):
+            lab[b] = c
+        if not np.any((lab[:, None] == lab[None, :]) & off):
+            yield lab
+
+
+def brute_force_cpp(W, A):
+    """(optimum, labels) of the clique partitioning problem by enumeration."""
+    import numpy as np
+
+    best, best_lab = -np.inf, None
+    for lab in clique_partition_labels(W.shape[0], A):
+        v = np.where(lab[:, None] == lab[None, :], W, 0.0).sum() / 2.0
+        if v > best:
+            best, best_lab = v, lab
+    return best, best_lab
+
+
+def random_cpp_instance(rng, n, density=1.0, integer=False, scale=1.0):
+    """Symmetric N(0, scale^2) weights (rounded if ``integer``) and a random allowed-pair
+    mask of the given density."""
+    import numpy as np
+
+    W = rng.normal(0, 1, (n, n)) * scale
+    if integer:
+        W = np.round(W)
+    W = np.triu(W, 1)
+    W = W + W.T
+    A = np.triu(rng.random((n, n)) < density, 1)
+    return W, A | A.T

@@ -9,7 +9,7 @@ import pytest
 
 from trustlab.kernels.cpp_pricing import price_local, price_topk
 from trustlab.solvers import colgen, cpp
-from reference import set_partitions  # tests/reference.py
+from reference import brute_force_cpp, random_cpp_instance  # tests/reference.py
 
 
 def rc_of(W, pi, S):
@@ -18,30 +18,7 @@ def rc_of(W, pi, S):
 
 
 def random_instance(rng, n, density, integral=True):
-    W = rng.normal(0, 1, (n, n)) * 5
-    if integral:
-        W = np.round(W)
-    W = np.triu(W, 1)
-    W = W + W.T
-    A = np.triu(rng.random((n, n)) < density, 1)
-    A = A | A.T
-    return W, A
-
-
-def brute_force_cpp(W, A):
-    n = W.shape[0]
-    best, best_lab = -np.inf, None
-    for p in set_partitions(list(range(n))):
-        lab = np.empty(n, np.int64)
-        for c, b in enumerate(p):
-            lab[b] = c
-        same = lab[:, None] == lab[None, :]
-        if np.any(same & ~A & ~np.eye(n, dtype=bool)):
-            continue
-        v = np.where(same, W, 0.0).sum() / 2.0
-        if v > best:
-            best, best_lab = v, lab
-    return best, best_lab
+    return random_cpp_instance(rng, n, density, integer=integral, scale=5.0)
 
 
 @pytest.mark.parametrize("seed", range(10))

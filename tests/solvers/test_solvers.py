@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from trustlab.cli import main
 from trustlab.solvers import explain, partition
 from trustlab.solvers.io import read_cplib, read_cplib_optimum
-from reference import set_partitions  # tests/reference.py
+from reference import random_cpp_instance, set_partitions  # tests/reference.py
 
 
 # ----------------------------------------------------------------- brute force
@@ -41,14 +41,7 @@ def brute_force(W, allowed):
 
 
 def random_instance(rng, n, density=1.0, integer=False):
-    W = rng.normal(0, 1, (n, n))
-    if integer:
-        W = np.round(W * 5)
-    W = np.triu(W, 1)
-    W = W + W.T
-    A = np.triu(rng.random((n, n)) < density, 1)
-    A = A | A.T
-    return W, A
+    return random_cpp_instance(rng, n, density, integer=integer, scale=5.0 if integer else 1.0)
 
 
 def as_graph(W, A):
