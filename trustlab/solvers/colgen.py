@@ -49,23 +49,37 @@ def _floor_target(incumbent: float, integral: bool) -> float:
 
 
 class _Master:
-    """Column pool over the original nodes (bool masks) with their weights."""
+    """Column pool over the original nodes (bool masks) with their weights; storage grows
+    by doubling, ``masks`` / ``vals`` are views of the filled part."""
 
     def __init__(self, W: np.ndarray):
         self.W = W
         self.n = W.shape[0]
-        self.masks = np.zeros((0, self.n), bool)
-        self.vals = np.zeros(0)
+        self._masks = np.zeros((64, self.n), bool)
+        self._vals = np.zeros(64)
+        self.size = 0
         self.keys: set = set()
+
+    @property
+    def masks(self) -> np.ndarray:
+        return self._masks[: self.size]
+
+    @property
+    def vals(self) -> np.ndarray:
+        return self._vals[: self.size]
 
     def add(self, mask: np.ndarray) -> bool:
         key = np.packbits(mask).tobytes()
         if key in self.keys:
             return False
         self.keys.add(key)
+        if self.size == self._vals.size:
+            self._masks = np.concatenate([self._masks, np.zeros_like(self._masks)])
+            self._vals = np.concatenate([self._vals, np.zeros_like(self._vals)])
         idx = np.flatnonzero(mask)
-        self.masks = np.vstack([self.masks, mask[None, :]])
-        self.vals = np.append(self.vals, self.W[np.ix_(idx, idx)].sum() / 2.0)
+        self._masks[self.size] = mask
+        self._vals[self.size] = self.W[np.ix_(idx, idx)].sum() / 2.0
+        self.size += 1
         return True
 
 
