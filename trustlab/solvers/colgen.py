@@ -141,8 +141,10 @@ def branch_and_price(
         return deadline is not None and time.perf_counter() > deadline
 
     def solve_node(groups: list[np.ndarray], forb: np.ndarray):
-        """Column generation at one node. Returns (bound, lam, cols, G) or a status str."""
-        nonlocal best_lab, best_val
+        """Column generation at one node (super-nodes ``groups``, forbidden super-node
+        pairs ``forb``). Returns ``(bound, lam, rows, column ids, z)`` when converged,
+        ``("pruned", bound)`` when the bound cannot beat the incumbent, or the status
+        string ``"time_limit"`` / ``"gave_up"``."""
         m = len(groups)
         G = np.zeros((m, n), bool)
         for a, g in enumerate(groups):
