@@ -52,3 +52,19 @@ def random_cpp_instance(rng, n, density=1.0, integer=False, scale=1.0):
     W = W + W.T
     A = np.triu(rng.random((n, n)) < density, 1)
     return W, A | A.T
+
+
+def edges_to_csr(n, edges):
+    """CSR (indptr int64, sorted indices int32) of an undirected edge list; self-loops
+    are skipped."""
+    import numpy as np
+
+    adj = [set() for _ in range(n)]
+    for u, v in edges:
+        if u != v:
+            adj[u].add(v)
+            adj[v].add(u)
+    indptr = np.zeros(n + 1, np.int64)
+    indptr[1:] = np.cumsum([len(a) for a in adj])
+    indices = np.array([u for a in adj for u in sorted(a)], np.int32)
+    return indptr, indices

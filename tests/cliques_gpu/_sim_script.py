@@ -15,16 +15,11 @@ import numpy as np  # noqa: E402
 
 from trustlab.kernels.cliques_cuda import enumerate_maximal_cliques_cuda  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/
+from reference import edges_to_csr  # noqa: E402
 
-def to_csr(n, edges):
-    adj = [set() for _ in range(n)]
-    for u, v in edges:
-        adj[u].add(v)
-        adj[v].add(u)
-    indptr = np.zeros(n + 1, np.int64)
-    indptr[1:] = np.cumsum([len(a) for a in adj])
-    indices = np.array([u for a in adj for u in sorted(a)], np.int32)
-    return indptr, indices
+
+to_csr = edges_to_csr
 
 
 out = []

@@ -23,21 +23,13 @@ from hypothesis import strategies as st
 
 from trustlab._backend import GPUUnavailableError, cuda_simulator_enabled
 from trustlab.kernels import cliques_cuda as cc
+from reference import edges_to_csr  # tests/reference.py
 
 HERE = Path(__file__).resolve().parent
 
 
 # ----------------------------------------------------------------------------- helpers
-def to_csr(n, edges):
-    adj = [set() for _ in range(n)]
-    for u, v in edges:
-        if u != v:
-            adj[u].add(v)
-            adj[v].add(u)
-    indptr = np.zeros(n + 1, np.int64)
-    indptr[1:] = np.cumsum([len(a) for a in adj])
-    indices = np.array([u for a in adj for u in sorted(a)], np.int32)
-    return indptr, indices
+to_csr = edges_to_csr
 
 
 def nx_cliques(n, edges, min_size=1):

@@ -198,7 +198,6 @@ def _radial_row(st, z, key0, key1, row, shape, scale):
     return _gamma(st, shape) * scale / math.sqrt(ss)
 
 
-@njit(parallel=True, cache=True)
 def add_radial_noise(Y, scale, key0, key1, row_offset):
     """In place: ``Y[i] += l_i * u_i`` for every row, fresh draw per row.
 
@@ -208,24 +207,14 @@ def add_radial_noise(Y, scale, key0, key1, row_offset):
     is *taken from the array*, never passed, so it always equals the dimension the
     noise lives in. Row ``i``'s stream depends only on ``(key0, key1, row_offset+i)``.
     """
-    n, k = Y.shape
-    nblocks = (n + _BLOCK - 1) // _BLOCK
-    shape = float(k)
-    for b in prange(nblocks):
-        st = np.empty(4, dtype=np.uint64)
-        z = np.empty(k, dtype=np.float64)
-        lo = b * _BLOCK
-        hi = min(n, lo + _BLOCK)
-        for i in range(lo, hi):
-            f = _radial_row(st, z, key0, key1, row_offset + i, shape, scale)
-            for j in range(k):
-                Y[i, j] += f * z[j]
+    noise_into(Y, Y, scale, key0, key1, row_offset)  # element-wise, so in place is safe
 
 
 @njit(parallel=True, cache=True)
 def noise_into(out, P, scale, key0, key1, row_offset):
     """``out[i] = P[i] + l_i u_i`` (float64 out; P float32 or float64): the fused
-    cast + noise + store of one chunk, same streams as :func:`add_radial_noise`."""
+    cast + noise + store of one chunk; ``out`` may be ``P`` itself (in place, as
+    :func:`add_radial_noise` does)."""
     n, k = out.shape
     nblocks = (n + _BLOCK - 1) // _BLOCK
     shape = float(k)
