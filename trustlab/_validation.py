@@ -5,12 +5,23 @@ the messages say what was received and how to fix it (scikit-learn style).
 """
 from __future__ import annotations
 
+import functools
+import inspect
+import math
 import numbers
-from typing import Any, Iterable, Mapping
+import os
+from typing import Any, Callable, Iterable, Mapping
 
 import numpy as np
 
 __all__ = [
+    "InvalidParameterError",
+    "Interval",
+    "Options",
+    "validate_params",
+    "param_constraints",
+    "check_param",
+    "VALIDATED_FUNCTIONS",
     "check_random_state",
     "check_interval",
     "check_option",
@@ -81,7 +92,7 @@ def check_interval(
     >>> check_interval(-1, "epsilon", low=0, func="privatize")
     Traceback (most recent call last):
     ...
-    ValueError: The 'epsilon' parameter of privatize must be a float in the range (0, inf). Got -1 instead.
+    trustlab._validation.InvalidParameterError: The 'epsilon' parameter of privatize must be a float in the range (0, inf). Got -1 instead.
     """
     where = f" of {func}" if func else ""
     lo_b = "[" if closed in ("left", "both") else "("
@@ -93,16 +104,16 @@ def check_interval(
         f"{lo_b}{lo_s}, {hi_s}{hi_b}. Got {value!r} instead."
     )
     if isinstance(value, bool) or not isinstance(value, (numbers.Real, np.floating, np.integer)):
-        raise TypeError(msg)
+        raise InvalidParameterError(msg)
     v = float(value)
     if not np.isfinite(v):
-        raise ValueError(msg)
+        raise InvalidParameterError(msg)
     if low is not None:
         if v < low or (v == low and closed not in ("left", "both")):
-            raise ValueError(msg)
+            raise InvalidParameterError(msg)
     if high is not None:
         if v > high or (v == high and closed not in ("right", "both")):
-            raise ValueError(msg)
+            raise InvalidParameterError(msg)
     return v
 
 
@@ -123,10 +134,10 @@ def check_int(
         if isinstance(value, (float, np.floating)) and float(value).is_integer():
             value = int(value)
         else:
-            raise TypeError(msg)
+            raise InvalidParameterError(msg)
     v = int(value)
     if (low is not None and v < low) or (high is not None and v > high):
-        raise ValueError(msg)
+        raise InvalidParameterError(msg)
     return v
 
 
@@ -141,8 +152,8 @@ def check_option(value: Any, name: str, options: Iterable[str], *, func: str | N
     opts = list(options)
     if not isinstance(value, str) or value not in opts:
         where = f" of {func}" if func else ""
-        raise ValueError(
-            f"The {name!r} parameter{where} must be one of {opts}. Got {value!r} instead."
+        raise InvalidParameterError(
+            f"The {name!r} parameter{where} must be one of {opts}. Got {_short_repr(value)} instead."
         )
     return value
 
@@ -230,3 +241,296 @@ class Registry(Mapping):
 
     def __len__(self) -> int:
         return len(self._items)
+
+
+# ---------------------------------------------------------------------------
+# Declarative parameter validation (in the spirit of scikit-learn's
+# ``validate_params``): constraints are stored on each public function, checked
+# once on entry, and every failure uses one template naming the parameter, the
+# function, what is accepted and what was received.
+# ---------------------------------------------------------------------------
+
+
+class InvalidParameterError(ValueError, TypeError):
+    """A public function received a parameter outside its declared constraints.
+
+    Subclasses both :class:`ValueError` and :class:`TypeError`, so callers may catch
+    either; the CLI turns it into a one-line error with exit status 2.
+    """
+
+
+def _is_real(v: Any) -> bool:
+    return isinstance(v, (numbers.Real, np.floating, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, (numbers.Integral, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+
+class Interval:
+    """A numeric interval constraint.
+
+    Parameters
+    ----------
+    kind : {numbers.Integral, numbers.Real}
+        ``Integral`` accepts ints only (``3.0`` is rejected: say ``3``); ``Real``
+        accepts ints and floats. NaN is never accepted, and infinities only when
+        ``allow_inf=True`` and the bound on that side is open-ended.
+    left, right : float or None
+        Bounds; ``None`` is unbounded.
+    closed : {"neither", "left", "right", "both"}
+
+    Examples
+    --------
+    >>> Interval(numbers.Real, 0, None).is_satisfied_by(0.5)
+    True
+    >>> str(Interval(numbers.Integral, 1, None, closed="left"))
+    'an int in the range [1, inf)'
+    """
+
+    def __init__(self, kind: type, left: float | None, right: float | None, *,
+                 closed: str = "neither", allow_inf: bool = False):
+        if kind not in (numbers.Integral, numbers.Real):
+            raise ValueError(f"Interval kind must be numbers.Integral or numbers.Real, got {kind!r}")
+        if closed not in ("neither", "left", "right", "both"):
+            raise ValueError(f"closed must be one of neither/left/right/both, got {closed!r}")
+        self.kind, self.left, self.right, self.closed, self.allow_inf = kind, left, right, closed, allow_inf
+
+    def is_satisfied_by(self, v: Any) -> bool:
+        if self.kind is numbers.Integral:
+            if not _is_int(v):
+                return False
+        elif not _is_real(v):
+            return False
+        x = float(v) if not _is_int(v) else int(v)
+        if isinstance(x, float):
+            if math.isnan(x):
+                return False
+            if math.isinf(x) and not self.allow_inf:
+                return False
+        if self.left is not None:
+            if x < self.left or (x == self.left and self.closed not in ("left", "both")):
+                return False
+        if self.right is not None:
+            if x > self.right or (x == self.right and self.closed not in ("right", "both")):
+                return False
+        return True
+
+    def __str__(self) -> str:
+        what = "an int" if self.kind is numbers.Integral else "a float"
+        lb = "[" if self.closed in ("left", "both") else "("
+        rb = "]" if self.closed in ("right", "both") else ")"
+
+        def fmt(b, inf):
+            if b is None:
+                return inf
+            return f"{b:g}" if isinstance(b, float) else str(b)
+
+        return f"{what} in the range {lb}{fmt(self.left, '-inf')}, {fmt(self.right, 'inf')}{rb}"
+
+
+class Options:
+    """A constraint accepting one of a fixed set of values (names, usually).
+
+    Examples
+    --------
+    >>> str(Options({"cpu", "gpu", "auto"}))
+    "a str among {'auto', 'cpu', 'gpu'}"
+    """
+
+    def __init__(self, options: Iterable[Any], *, kind: type = str):
+        self.options = frozenset(options)
+        self.kind = kind
+
+    def is_satisfied_by(self, v: Any) -> bool:
+        try:
+            return isinstance(v, self.kind) and v in self.options
+        except TypeError:  # unhashable
+            return False
+
+    def __str__(self) -> str:
+        body = ", ".join(repr(o) for o in sorted(self.options, key=str))
+        return f"a {self.kind.__name__} among {{{body}}}"
+
+
+class _Special:
+    """Named constraints: "array-like", "random_state", "boolean", "callable", "path", "mapping"."""
+
+    DESCRIPTIONS = {
+        "array-like": "an array-like",
+        "random_state": "None, an int seed >= 0 or a numpy Generator",
+        "boolean": "a bool",
+        "callable": "a callable",
+        "path": "a path (str or os.PathLike)",
+        "mapping": "a mapping (dict)",
+        "sequence": "a list or tuple",
+    }
+
+    def __init__(self, name: str):
+        if name not in self.DESCRIPTIONS:
+            raise ValueError(f"unknown constraint {name!r}; valid: {sorted(self.DESCRIPTIONS)}")
+        self.name = name
+
+    def is_satisfied_by(self, v: Any) -> bool:
+        n = self.name
+        if n == "array-like":
+            return hasattr(v, "__array__") or hasattr(v, "__len__") and not isinstance(v, (str, bytes, Mapping))
+        if n == "random_state":
+            if v is None or isinstance(v, (np.random.Generator, np.random.RandomState,
+                                           np.random.SeedSequence, np.random.BitGenerator)):
+                return True
+            return _is_int(v) and int(v) >= 0
+        if n == "boolean":
+            return isinstance(v, (bool, np.bool_))
+        if n == "callable":
+            return callable(v)
+        if n == "path":
+            return isinstance(v, (str, os.PathLike)) and str(v) != ""
+        if n == "mapping":
+            return isinstance(v, Mapping)
+        if n == "sequence":
+            return isinstance(v, (list, tuple))
+        return False  # pragma: no cover
+
+    def __str__(self) -> str:
+        return self.DESCRIPTIONS[self.name]
+
+
+class _NoneConstraint:
+    def is_satisfied_by(self, v: Any) -> bool:
+        return v is None
+
+    def __str__(self) -> str:
+        return "None"
+
+
+class _TypeConstraint:
+    def __init__(self, t: type | tuple):
+        self.t = t
+
+    def is_satisfied_by(self, v: Any) -> bool:
+        if self.t is bool or (isinstance(self.t, tuple) and bool in self.t):
+            return isinstance(v, self.t)
+        if isinstance(v, (bool, np.bool_)) and self.t in (int, float, numbers.Integral, numbers.Real):
+            return False
+        return isinstance(v, self.t)
+
+    def __str__(self) -> str:
+        names = self.t if isinstance(self.t, tuple) else (self.t,)
+        return " or ".join(f"an instance of {getattr(t, '__name__', t)!r}" for t in names)
+
+
+def make_constraint(c: Any):
+    """Turn a constraint declaration into an object with ``is_satisfied_by``."""
+    if c is None:
+        return _NoneConstraint()
+    if isinstance(c, (Interval, Options, _Special, _NoneConstraint, _TypeConstraint)):
+        return c
+    if isinstance(c, str):
+        return _Special(c)
+    if isinstance(c, type) or (isinstance(c, tuple) and all(isinstance(t, type) for t in c)):
+        return _TypeConstraint(c)
+    if isinstance(c, (set, frozenset)):
+        return Options(c)
+    raise ValueError(f"unknown constraint declaration {c!r}")
+
+
+def _describe(constraints: list) -> str:
+    parts = [str(c) for c in constraints]
+    if len(parts) == 1:
+        return parts[0]
+    return ", ".join(parts[:-1]) + " or " + parts[-1]
+
+
+def _short_repr(v: Any) -> str:
+    r = repr(v)
+    if len(r) > 80:
+        r = r[:77] + "..."
+    if isinstance(v, np.ndarray):
+        r = f"an array of shape {v.shape}"
+    return r
+
+
+#: qualified public name -> the decorated function (the walking test reads this)
+VALIDATED_FUNCTIONS: dict[str, Callable] = {}
+
+
+def validate_params(constraints: Mapping[str, list], *, name: str | None = None):
+    """Decorate a public function with declared parameter constraints.
+
+    Each key names a parameter; its value is a list of accepted forms (any one
+    suffices): :class:`Interval`, :class:`Options` (or a set of strings), a type,
+    ``None``, or one of ``"array-like"``, ``"random_state"``, ``"boolean"``,
+    ``"callable"``, ``"path"``, ``"mapping"``, ``"sequence"``. Parameters not listed
+    are not checked here (the function checks them itself). The check runs once, on
+    entry, before any work; a failure raises :class:`InvalidParameterError` with one
+    message template.
+
+    Examples
+    --------
+    >>> @validate_params({"epsilon": [Interval(numbers.Real, 0, None)]})
+    ... def privatize_demo(X, epsilon=1.0):
+    ...     return epsilon
+    >>> privatize_demo([1], epsilon=-1)
+    Traceback (most recent call last):
+    ...
+    trustlab._validation.InvalidParameterError: The 'epsilon' parameter of privatize_demo must be a float in the range (0, inf). Got -1 instead.
+    """
+
+    def deco(func):
+        sig = inspect.signature(func)
+        unknown = set(constraints) - set(sig.parameters)
+        if unknown:
+            raise ValueError(f"constraints for unknown parameters {sorted(unknown)} of {func.__qualname__}")
+        compiled = {k: [make_constraint(c) for c in v] for k, v in constraints.items()}
+        fname = name or func.__name__
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            try:
+                bound = sig.bind(*args, **kwargs)
+            except TypeError as exc:
+                raise TypeError(f"{fname}(): {exc}") from None
+            for pname, value in bound.arguments.items():
+                cs = compiled.get(pname)
+                if cs is None:
+                    continue
+                if sig.parameters[pname].kind is inspect.Parameter.VAR_KEYWORD:
+                    continue
+                if not any(c.is_satisfied_by(value) for c in cs):
+                    raise InvalidParameterError(
+                        f"The {pname!r} parameter of {fname} must be {_describe(cs)}. "
+                        f"Got {_short_repr(value)} instead."
+                    )
+            return func(*args, **kwargs)
+
+        wrapper.__trustlab_params__ = compiled
+        VALIDATED_FUNCTIONS[f"{func.__module__}.{func.__qualname__}"] = wrapper
+        return wrapper
+
+    return deco
+
+
+def param_constraints(func: Callable, param: str) -> list:
+    """The declared constraints of ``func``'s parameter ``param`` (for the CLI)."""
+    try:
+        return func.__trustlab_params__[param]
+    except (AttributeError, KeyError):
+        raise KeyError(f"{getattr(func, '__qualname__', func)!r} declares no constraint for {param!r}") from None
+
+
+def check_param(value: Any, name: str, constraints: list, *, func: str | None = None) -> Any:
+    """Check one value against declared constraints with the common template.
+
+    Examples
+    --------
+    >>> check_param(3, "runs", [Interval(numbers.Integral, 1, 1000, closed="both")], func="evaluate")
+    3
+    """
+    cs = [make_constraint(c) for c in constraints]
+    if not any(c.is_satisfied_by(value) for c in cs):
+        where = f" of {func}" if func else ""
+        raise InvalidParameterError(
+            f"The {name!r} parameter{where} must be {_describe(cs)}. Got {_short_repr(value)} instead."
+        )
+    return value

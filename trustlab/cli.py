@@ -26,8 +26,15 @@ COMMAND_MODULES = (
 )
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors: ``trustlab CMD: error: ...`` and exit status 2."""
+
+    def error(self, message: str):  # noqa: D401
+        self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="trustlab",
         description="Fast, exact solvers and kernels for trustworthy NLP data work.",
     )
@@ -51,22 +58,78 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 0
+    from trustlab._fileio import install_signal_cleanup, terminated_exit_code
+    from trustlab._validation import InvalidParameterError
     from trustlab.commands._common import CLIError
 
+    install_signal_cleanup()
+    prefix = f"trustlab {args.command}: error:"
     try:
         rc = args.func(args)
     except CLIError as exc:
-        print(f"trustlab {args.command}: error: {exc}", file=sys.stderr)
+        print(f"{prefix} {exc}", file=sys.stderr)
         return exc.code
-    except (ValueError, TypeError, FileNotFoundError, IsADirectoryError, PermissionError,
-            UnicodeDecodeError, KeyError) as exc:
-        msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
-        print(f"trustlab {args.command}: error: {msg}", file=sys.stderr)
+    except (InvalidParameterError, ValueError, TypeError) as exc:
+        # ValueError covers UnicodeDecodeError and the library's input checks;
+        # TypeError only the library's own input-type checks (see _user_type_error)
+        if isinstance(exc, TypeError) and not _user_type_error(exc):
+            raise
+        print(f"{prefix} {_one_line(exc)}", file=sys.stderr)
+        return 2
+    except OSError as exc:  # missing file, permission, read-only file system, disk full
+        print(f"{prefix} {_os_message(exc)}", file=sys.stderr)
+        return 2
+    except MemoryError:
+        print(f"{prefix} not enough memory for this input; use a smaller input or the "
+              "command's size options", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"trustlab {args.command}: interrupted", file=sys.stderr)
         return 130
+    except BaseException as exc:
+        code = terminated_exit_code(exc)
+        if code is None:
+            raise
+        print(f"trustlab {args.command}: terminated by signal {code - 128}", file=sys.stderr)
+        return code
     return int(rc or 0)
+
+
+def _one_line(exc: BaseException) -> str:
+    msg = str(exc)
+    if isinstance(exc, UnicodeDecodeError):
+        msg = (f"input is not valid {exc.encoding} text ({exc.reason} at byte {exc.start}); "
+               "pass --encoding with the file's encoding (e.g. latin-1)")
+    return " ".join(msg.split()) or type(exc).__name__
+
+
+def _user_type_error(exc: TypeError) -> bool:
+    """A TypeError raised on purpose by trustlab's input checks (not a bug)."""
+    from trustlab._validation import InvalidParameterError
+
+    if isinstance(exc, InvalidParameterError):
+        return True
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    if tb is None:
+        return False
+    mod = tb.tb_frame.f_globals.get("__name__", "")
+    # raised directly by a trustlab module's own ``raise TypeError(...)`` line
+    return mod.startswith("trustlab.") and "raise" in _source_line(tb)
+
+
+def _source_line(tb) -> str:
+    import linecache
+
+    return linecache.getline(tb.tb_frame.f_code.co_filename, tb.tb_lineno).strip()
+
+
+def _os_message(exc: OSError) -> str:
+    msg = exc.strerror or str(exc)
+    if exc.filename and str(exc.filename) not in msg:
+        return f"{msg}: {exc.filename!s}"
+    return " ".join(str(exc).split()) if not exc.strerror else msg
 
 
 if __name__ == "__main__":  # pragma: no cover

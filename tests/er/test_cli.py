@@ -41,8 +41,10 @@ def test_input_file_output_atomic(tmp_path, capsys, monkeypatch):
         raise OSError("disk full")
 
     monkeypatch.setattr(pd.DataFrame, "to_csv", boom)
-    with pytest.raises(OSError):
-        main(["resolve", inp, "--id-col", "rid", "--fields", "name:name", "--output", str(out), "-q"])
+    capsys.readouterr()
+    assert main(["resolve", inp, "--id-col", "rid", "--fields", "name:name", "--output", str(out), "-q"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "disk full" in err   # one line, no traceback
     assert out.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["clusters.csv", "in.csv"]
 

@@ -1,15 +1,17 @@
-"""Shared helpers for CLI subcommands: JSON output, atomic writes, progress."""
+"""Shared helpers for CLI subcommands: JSON output, progress, errors.
+
+Atomic file output lives in :mod:`trustlab._fileio` (re-exported here).
+"""
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import sys
-import tempfile
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
+
+from trustlab._fileio import atomic_path, atomic_write  # noqa: F401  (re-export)
 
 
 class CLIError(Exception):
@@ -55,50 +57,3 @@ def emit_json(obj: Any, stream=None) -> None:
     stream = stream or sys.stdout
     stream.write(json.dumps(obj, default=_default, sort_keys=False) + "\n")
     stream.flush()
-
-
-@contextlib.contextmanager
-def atomic_write(path: str | os.PathLike, mode: str = "w", **kwargs) -> Iterator[Any]:
-    """Write to a temporary file beside ``path`` and rename it into place on success.
-
-    The target is never left half-written: on any exception the temporary file is
-    removed and ``path`` is untouched.
-    """
-    path = Path(path)
-    parent = path.parent if str(path.parent) else Path(".")
-    if not parent.exists():
-        raise CLIError(f"output directory {str(parent)!r} does not exist")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=parent)
-    try:
-        with os.fdopen(fd, mode, **kwargs) as fh:
-            yield fh
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
-
-
-def atomic_path(path: str | os.PathLike) -> "contextlib.AbstractContextManager[Path]":
-    """Yield a temporary *path* beside ``path`` (for writers that want a filename,
-    e.g. ``np.save`` or ``DataFrame.to_parquet``) and rename it into place on success."""
-
-    @contextlib.contextmanager
-    def _cm():
-        p = Path(path)
-        parent = p.parent if str(p.parent) else Path(".")
-        if not parent.exists():
-            raise CLIError(f"output directory {str(parent)!r} does not exist")
-        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=p.suffix or ".tmp", dir=parent)
-        os.close(fd)
-        try:
-            yield Path(tmp)
-            os.replace(tmp, p)
-        except BaseException:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(tmp)
-            raise
-
-    return _cm()
