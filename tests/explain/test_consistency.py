@@ -1,11 +1,13 @@
 """Faithfulness: model and input consistency (Ding & Koehn), checked against scipy."""
+import math
 import warnings
+from fractions import Fraction
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy.stats import pearsonr
+from scipy.stats import NearConstantInputWarning, pearsonr
 
 from trustlab.kernels import explain as kern
 from trustlab.metrics import explanation as ex
@@ -20,6 +22,36 @@ def _slow_clamped_pearson(a, b, t=0.01):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return float(pearsonr(a, b)[0])
+
+
+def _exact_clamped_pearson(a, b, t=0.01):
+    """The same quantity in exact rational arithmetic (the trusted reference on
+    near-constant, subnormal or huge inputs, where float64 scipy loses accuracy)."""
+    a = np.array(a, dtype=float)
+    b = np.array(b, dtype=float)
+    a[np.abs(a) < t * np.max(np.abs(a))] = 0.0
+    b[np.abs(b) < t * np.max(np.abs(b))] = 0.0
+    A = [Fraction(float(v)) for v in a]
+    B = [Fraction(float(v)) for v in b]
+    ma, mb = sum(A) / len(A), sum(B) / len(B)
+    sab = sum((x - ma) * (y - mb) for x, y in zip(A, B))
+    saa = sum((x - ma) ** 2 for x in A)
+    sbb = sum((y - mb) ** 2 for y in B)
+    if saa == 0 or sbb == 0:
+        return float("nan")
+    return math.copysign(math.sqrt(float(sab * sab / (saa * sbb))), float(sab)) if sab else 0.0
+
+
+def _scipy_flags_near_constant(a, b, t=0.01):
+    """True where scipy itself warns that its r may be inaccurate (near-constant input)."""
+    a = np.array(a, dtype=float)
+    b = np.array(b, dtype=float)
+    a[np.abs(a) < t * np.max(np.abs(a))] = 0.0
+    b[np.abs(b) < t * np.max(np.abs(b))] = 0.0
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        pearsonr(a, b)
+    return any(issubclass(x.category, NearConstantInputWarning) for x in w)
 
 
 @pytest.fixture(scope="module")
@@ -131,12 +163,42 @@ def test_template_groups_match_shell_pipeline(gender, tmp_path):
     st.lists(st.floats(-5, 5, allow_nan=False), min_size=n, max_size=n))))
 def test_clamped_pearson_matches_scipy(ab):
     a, b = ab
-    slow = _slow_clamped_pearson(a, b)
     fast = ex.clamped_pearson(a, b)
-    if np.isnan(slow):
+    exact = _exact_clamped_pearson(a, b)
+    if np.isnan(exact):
         assert np.isnan(fast)
     else:
-        assert fast == pytest.approx(slow, abs=1e-9)
+        assert fast == pytest.approx(exact, abs=1e-9)
+    if not _scipy_flags_near_constant(a, b):   # the released script's scipy call agrees too
+        slow = _slow_clamped_pearson(a, b)
+        assert (np.isnan(slow) and np.isnan(fast)) or fast == pytest.approx(slow, abs=1e-9)
+
+
+@settings(max_examples=60)
+@given(st.integers(3, 12), st.floats(-5, 5, allow_nan=False, allow_subnormal=True), st.data())
+def test_clamped_pearson_near_constant_rows(n, c, data):
+    """One entry a few ulps off a constant row: r equals corr(e_j, b) exactly."""
+    a = np.full(n, c)
+    j = data.draw(st.integers(0, n - 1))
+    a[j] = np.nextafter(c, np.inf if c <= 0 else -np.inf)
+    b = data.draw(st.lists(st.floats(-5, 5, allow_nan=False), min_size=n, max_size=n))
+    exact = _exact_clamped_pearson(a, b)
+    fast = ex.clamped_pearson(a, b)
+    assert (np.isnan(exact) and np.isnan(fast)) or fast == pytest.approx(exact, abs=1e-9)
+
+
+@pytest.mark.parametrize("a,b,want", [
+    ([0.0, 1e-300], [0.0, 1e-300], 1.0),          # subnormal-scale deviations: no underflow to NaN
+    ([5e-324, 0.0], [1.0, 2.0], -1.0),            # two points: exactly -1, as scipy
+    ([1e-200, 2e-200, 3e-200], [3.0, 2.0, 1.0], -1.0),
+    ([0.1, 0.1, 0.1], [1.0, 2.0, 3.0], float("nan")),   # exactly constant: undefined
+])
+def test_clamped_pearson_extreme_scales(a, b, want):
+    got = ex.clamped_pearson(a, b)
+    if np.isnan(want):
+        assert np.isnan(got)
+    else:
+        assert got == pytest.approx(want, abs=1e-12)
 
 
 def test_kernels_compiled_equal_python():

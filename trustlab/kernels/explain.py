@@ -48,13 +48,60 @@ def ragged_select_max(values, v_off, sel, s_off):
     return out
 
 
+@njit(cache=True, inline="always")
+def _clamped(v, t):
+    return 0.0 if abs(v) < t else v
+
+
+@njit(cache=True)
+def _centred_row(x, a0, n, t, buf):
+    """Write the clamped row ``x[a0:a0+n]``, shifted by its first entry and scaled to
+    [-1, 1], into ``buf``; return False if the row is constant after clamping.
+
+    Shifting by a data value makes near-equal entries subtract exactly (Sterbenz), so
+    deviations of one ulp survive; scaling keeps subnormal rows from underflowing.
+    Pearson r is invariant to both.
+    """
+    c0 = _clamped(x[a0], t)
+    mu = 0.0
+    for k in range(n):
+        u = _clamped(x[a0 + k], t) - c0
+        buf[k] = u
+        mu = max(mu, abs(u))
+    if mu == 0.0:
+        return False
+    if not np.isfinite(mu):  # differences of values near the float64 limit overflow
+        m = 0.0
+        for k in range(n):
+            m = max(m, abs(x[a0 + k]))
+        mu = 0.0
+        for k in range(n):
+            u = _clamped(x[a0 + k], t) / m - c0 / m
+            buf[k] = u
+            mu = max(mu, abs(u))
+    s = 0.0
+    for k in range(n):
+        buf[k] /= mu
+        s += buf[k]
+    mean = s / n
+    c = 0.0
+    for k in range(n):
+        c += buf[k] - mean
+    mean += c / n
+    for k in range(n):
+        buf[k] -= mean
+    return True
+
+
 def clamped_pearson_pairs(x, x_off, y, y_off, pi, pj, thresh):
     """Pearson r between ragged rows ``x[pi[p]]`` and ``y[pj[p]]`` for every pair ``p``.
 
     Before correlating, entries whose magnitude is below ``thresh * max|row|`` are set
     to zero (each row clamped with its own maximum), the recipe of Ding & Koehn
     (2021).  Rows of different length, of length < 2, or constant after clamping give
-    NaN.
+    NaN; two-entry rows give exactly +-1 (as ``scipy.stats.pearsonr``).  Rows are
+    shifted and scaled before the moments are taken (see ``_centred_row``), so tiny,
+    huge or near-constant rows keep full accuracy.
     """
     n_pairs = pi.shape[0]
     out = np.empty(n_pairs, dtype=np.float64)
@@ -69,51 +116,27 @@ def clamped_pearson_pairs(x, x_off, y, y_off, pi, pj, thresh):
         ma = 0.0
         mb = 0.0
         for k in range(la):
-            va = abs(x[a0 + k])
-            vb = abs(y[b0 + k])
-            if va > ma:
-                ma = va
-            if vb > mb:
-                mb = vb
-        ta = thresh * ma
-        tb = thresh * mb
-        sa = 0.0
-        sb = 0.0
-        for k in range(la):
-            va = x[a0 + k]
-            vb = y[b0 + k]
-            if abs(va) < ta:
-                va = 0.0
-            if abs(vb) < tb:
-                vb = 0.0
-            sa += va
-            sb += vb
-        mean_a = sa / la
-        mean_b = sb / la
+            ma = max(ma, abs(x[a0 + k]))
+            mb = max(mb, abs(y[b0 + k]))
+        da = np.empty(la, dtype=np.float64)
+        db = np.empty(la, dtype=np.float64)
+        if not (_centred_row(x, a0, la, thresh * ma, da) and _centred_row(y, b0, la, thresh * mb, db)):
+            out[p] = np.nan
+            continue
+        if la == 2:
+            out[p] = 1.0 if (da[1] > da[0]) == (db[1] > db[0]) else -1.0
+            continue
         sab = 0.0
         saa = 0.0
         sbb = 0.0
         for k in range(la):
-            va = x[a0 + k]
-            vb = y[b0 + k]
-            if abs(va) < ta:
-                va = 0.0
-            if abs(vb) < tb:
-                vb = 0.0
-            da = va - mean_a
-            db = vb - mean_b
-            sab += da * db
-            saa += da * da
-            sbb += db * db
+            sab += da[k] * db[k]
+            saa += da[k] * da[k]
+            sbb += db[k] * db[k]
         if saa == 0.0 or sbb == 0.0:
             out[p] = np.nan
         else:
-            r = sab / np.sqrt(saa * sbb)
-            if r > 1.0:
-                r = 1.0
-            elif r < -1.0:
-                r = -1.0
-            out[p] = r
+            out[p] = min(1.0, max(-1.0, sab / np.sqrt(saa * sbb)))
     return out
 
 
