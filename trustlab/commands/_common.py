@@ -57,3 +57,42 @@ def emit_json(obj: Any, stream=None) -> None:
     stream = stream or sys.stdout
     stream.write(json.dumps(obj, default=_default, sort_keys=False) + "\n")
     stream.flush()
+
+
+def constrained(spec, param: str | None = None):
+    """An argparse ``type=`` that parses a number and checks declared constraints.
+
+    ``spec`` is a public function decorated with
+    :func:`trustlab._validation.validate_params` (then ``param`` names its parameter,
+    so the CLI checks exactly what the library declares) or a list of constraints.
+    Integer constraints accept ``1e6``-style spellings of whole numbers. A bad value
+    becomes argparse's one-line error with exit status 2.
+    """
+    import argparse
+    import numbers as _numbers
+
+    from trustlab._validation import Interval, _describe, make_constraint, param_constraints
+
+    cons = param_constraints(spec, param) if param is not None else [make_constraint(c) for c in spec]
+    want_int = any(isinstance(c, Interval) and c.kind is _numbers.Integral for c in cons) and not any(
+        isinstance(c, Interval) and c.kind is _numbers.Real for c in cons)
+
+    def parse(text: str):
+        v = float(text)  # ValueError for non-numbers
+        if want_int and v == v and abs(v) != float("inf") and v.is_integer():
+            return int(v)
+        return v
+
+    def convert(text: str):
+        try:
+            v = parse(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be {_describe(cons)}. Got {text!r} instead.") from None
+        if not any(c.is_satisfied_by(v) for c in cons):
+            raise argparse.ArgumentTypeError(f"must be {_describe(cons)}. Got {text!r} instead.")
+        return v
+
+    convert.constraints = cons
+    convert.parse = parse
+    convert.__name__ = "number"
+    return convert

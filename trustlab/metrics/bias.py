@@ -23,6 +23,8 @@ words are dropped *and reported* (``result.dropped``, plus a
 """
 from __future__ import annotations
 
+import numbers
+
 import json
 import math
 import warnings
@@ -41,6 +43,7 @@ from trustlab._validation import (
     check_random_state,
 )
 from trustlab.metrics.embeddings import Embeddings, MissingWordsWarning, as_embeddings
+from trustlab._validation import Interval, Options, validate_params
 
 __all__ = [
     "WEATResult",
@@ -358,6 +361,7 @@ def _associations(SA: np.ndarray, SB: np.ndarray, statistic: str) -> np.ndarray:
     return f(SA, axis=1) - f(SB, axis=1)
 
 
+@validate_params({"sx": ["array-like"], "sy": ["array-like"], "ddof": [Interval(numbers.Integral, 0, None, closed='left')]})
 def weat_effect_size(sx: Sequence[float], sy: Sequence[float], ddof: int = 1) -> float:
     """WEAT effect size (mean(sx) - mean(sy)) / std(sx u sy, ddof).
 
@@ -471,6 +475,7 @@ def _exact_sums(s: np.ndarray, k: int) -> np.ndarray:
     return out
 
 
+@validate_params({"associations": ["array-like"], "n_x": [Interval(numbers.Integral, 1, None, closed='left')], "permutations": [Interval(numbers.Integral, 1, 1000000000, closed='both'), Options({"auto", "exact"})], "exact_limit": [Interval(numbers.Integral, 1, None, closed='left')], "alternative": [Options({"two-sided", "greater", "less"})], "random_state": ["random_state"], "backend": [Options({"auto", "cpu", "gpu"})]})
 def weat_permutation_test(
     associations: Any,
     n_x: int,
@@ -600,6 +605,7 @@ def _lookup_sets(emb: Embeddings, sets: Mapping[str, Any], on_missing: str):
     return vecs, used, dropped
 
 
+@validate_params({"X": ["array-like"], "Y": ["array-like"], "A": ["array-like"], "B": ["array-like"], "similarity": [str], "statistic": [Options({"mean", "median", "min", "max", "discrete"})], "ddof": [Interval(numbers.Integral, 0, None, closed='left')], "permutations": [Interval(numbers.Integral, 1, 1000000000, closed='both'), Options({"auto", "exact"})], "exact_limit": [Interval(numbers.Integral, 1, None, closed='left')], "alternative": [Options({"two-sided", "greater", "less"})], "on_missing": [Options({"drop", "raise"})], "covariance": [str], "random_state": ["random_state"], "backend": [Options({"auto", "cpu", "gpu"})], "name": [str]})
 def weat(
     embeddings: Any,
     X: Sequence[str],
@@ -810,6 +816,7 @@ def _test_sets(test: int | str) -> tuple[str, dict[str, list[str]]]:
     return t["name"], {k: d["sets"][t[k]] for k in ("X", "Y", "A", "B")}
 
 
+@validate_params({"test": [Interval(numbers.Integral, 1, None, closed='left'), str]})
 def weat_test(embeddings: Any, test: int | str, **kwargs) -> WEATResult:
     """Run Caliskan's WEAT ``test`` (1..10) with the packaged, corrected word sets.
 
@@ -826,6 +833,7 @@ def weat_test(embeddings: Any, test: int | str, **kwargs) -> WEATResult:
     return weat(embeddings, sets["X"], sets["Y"], sets["A"], sets["B"], **kwargs)
 
 
+@validate_params({"tests": ["array-like"], "alpha": [Interval(numbers.Real, 0, 1, closed='neither')], "alternative": [Options({"auto", "two-sided", "greater", "less"})], "progress": ["boolean"]})
 def weat_summary(
     embeddings: Any,
     tests: Sequence[int] = tuple(range(1, 11)),
@@ -898,6 +906,7 @@ def weat_summary(
 # ---------------------------------------------------------------------------
 # MAC
 # ---------------------------------------------------------------------------
+@validate_params({"targets": ["array-like"], "attributes": ["mapping"], "on_missing": [Options({"drop", "raise"})]})
 def mac(
     embeddings: Any,
     targets: Sequence[str],
@@ -969,6 +978,7 @@ def _safe_norm(V: np.ndarray, words: Sequence[str]) -> np.ndarray:
 # ---------------------------------------------------------------------------
 # Bayesian hierarchical model (seed S2)
 # ---------------------------------------------------------------------------
+@validate_params({"samples": ["array-like"], "prob": [Interval(numbers.Real, 0, 1, closed='right')]})
 def hpdi(samples: Any, prob: float = 0.89) -> tuple[float, float]:
     """Highest posterior density interval: the shortest interval holding ``prob`` of
     the draws (McElreath's HPDI).
@@ -1061,6 +1071,7 @@ def load_bayes_example():
         return pd.read_csv(fh, compression="gzip")
 
 
+@validate_params({"model": [Options({"connection", "cell"})], "draws": [Interval(numbers.Integral, 10, 10000000, closed='both')], "warmup": [Interval(numbers.Integral, 0, 10000000, closed='both')], "chains": [Interval(numbers.Integral, 1, 64, closed='both')], "hdi_prob": [Interval(numbers.Real, 0, 1, closed='neither')], "random_state": ["random_state"]})
 def bayesian_bias(
     data: Any,
     *,
@@ -1191,6 +1202,7 @@ def bayesian_bias(
 # ---------------------------------------------------------------------------
 # small-sample WEAT simulation (seed S2.3)
 # ---------------------------------------------------------------------------
+@validate_params({"means": ["array-like"], "sigma": [Interval(numbers.Real, 0, None, closed='neither')], "n_targets": [Interval(numbers.Integral, 1, 1000000, closed='both')], "n_attributes": [Interval(numbers.Integral, 1, 1000000, closed='both')], "n_sims": [Interval(numbers.Integral, 1, 100000000, closed='both')], "ddof": [Interval(numbers.Integral, 0, None, closed='left')], "random_state": ["random_state"]})
 def weat_simulation(
     means: Sequence[float] = (0.0, 0.0, 0.0, 0.0),
     sigma: float = 0.05,
@@ -1256,6 +1268,7 @@ DEFINITIONAL_PAIRS = (
 )
 
 
+@validate_params({"pairs": ["array-like"], "normalize": ["boolean"]})
 def gender_direction(
     embeddings: Any,
     pairs: Sequence[tuple[str, str]] = DEFINITIONAL_PAIRS,
@@ -1326,6 +1339,7 @@ def gender_direction(
     return GenderDirection(g, evr, dom, used, dropped)
 
 
+@validate_params({"words": ["array-like"], "c": [Interval(numbers.Real, 0, None, closed='neither')], "on_missing": [Options({"drop", "raise"})]})
 def direct_bias(
     embeddings: Any,
     words: Sequence[str],
@@ -1376,6 +1390,7 @@ def direct_bias(
     )
 
 
+@validate_params({"scores": ["array-like"], "counts": ["array-like", None]})
 def gendered_form_bias(scores: Sequence[float], counts: Sequence[float] | None = None) -> float:
     """Per-profession bias over grammatical forms (Matthews et al. 2021, P6.5).
 

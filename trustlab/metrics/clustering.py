@@ -8,9 +8,12 @@ sparse contingency table so a full report costs a single pass.
 """
 from __future__ import annotations
 
+import numbers
+
 from typing import Any, Sequence
 
 import numpy as np
+from trustlab._validation import Interval, Options, validate_params
 
 __all__ = [
     "pairwise_precision_recall_f1",
@@ -68,6 +71,7 @@ def _pair_counts(pc, tc):
     return tp, pred_pairs, true_pairs
 
 
+@validate_params({"pred": ["array-like"], "truth": ["array-like"]})
 def pairwise_precision_recall_f1(pred: Sequence, truth: Sequence) -> tuple[float, float, float]:
     """Pairwise precision, recall and F1 over all record pairs.
 
@@ -97,6 +101,7 @@ def pairwise_precision_recall_f1(pred: Sequence, truth: Sequence) -> tuple[float
     return float(p), float(r), float(f)
 
 
+@validate_params({"pred": ["array-like"], "truth": ["array-like"]})
 def bcubed_precision_recall_f1(pred: Sequence, truth: Sequence) -> tuple[float, float, float]:
     """B-cubed precision, recall and F1 (Bagga & Baldwin 1998), averaged over records.
 
@@ -124,6 +129,7 @@ def _entropy(counts: np.ndarray) -> float:
     return float(-np.sum(pr * np.log(pr)))
 
 
+@validate_params({"pred": ["array-like"], "truth": ["array-like"], "beta": [Interval(numbers.Real, 0, None, closed='neither')]})
 def homogeneity_completeness_v_measure(
     pred: Sequence, truth: Sequence, *, beta: float = 1.0
 ) -> tuple[float, float, float]:
@@ -160,6 +166,7 @@ def homogeneity_completeness_v_measure(
     return float(hom), float(com), float(v)
 
 
+@validate_params({"pred": ["array-like"], "truth": ["array-like"]})
 def adjusted_rand_index(pred: Sequence, truth: Sequence) -> float:
     """Adjusted Rand index (Hubert & Arabie 1985), as :func:`sklearn.metrics.adjusted_rand_score`.
 
@@ -181,6 +188,7 @@ def adjusted_rand_index(pred: Sequence, truth: Sequence) -> float:
     return float((tp - expected) / (max_index - expected))
 
 
+@validate_params({"pred": ["array-like"], "truth": ["array-like"]})
 def fowlkes_mallows(pred: Sequence, truth: Sequence) -> float:
     """Fowlkes–Mallows index sqrt(P·R) over pairs, as :func:`sklearn.metrics.fowlkes_mallows_score`.
 
@@ -196,6 +204,7 @@ def fowlkes_mallows(pred: Sequence, truth: Sequence) -> float:
     return float(np.sqrt(tp / pp) * np.sqrt(tp / tpairs))
 
 
+@validate_params({"pred": ["array-like"], "truth": ["array-like"]})
 def cluster_count_error(pred: Sequence, truth: Sequence) -> float:
     """Relative error in the number of entities: ``(n_pred - n_true) / n_true``.
 
@@ -212,6 +221,7 @@ def cluster_count_error(pred: Sequence, truth: Sequence) -> float:
     return float((n_p - n_t) / n_t)
 
 
+@validate_params({"pred": ["array-like"], "truth": ["array-like"]})
 def cluster_size_error(pred: Sequence, truth: Sequence) -> float:
     """Mean absolute error of each record's cluster size: ``mean_i |s_pred(i) - s_true(i)|``.
 
@@ -229,6 +239,7 @@ def cluster_size_error(pred: Sequence, truth: Sequence) -> float:
     return float(np.mean(np.abs(a - b)))
 
 
+@validate_params({"pred": ["array-like"], "truth": ["array-like"]})
 def clustering_report(pred: Sequence, truth: Sequence) -> dict[str, float]:
     """All metrics in one dict (pairwise, B-cubed, Table 5 set, count/size errors).
 

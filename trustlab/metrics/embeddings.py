@@ -14,6 +14,8 @@ words in their result objects.
 """
 from __future__ import annotations
 
+import numbers
+
 import os
 import warnings
 from dataclasses import dataclass, field
@@ -23,6 +25,7 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 
 from trustlab._validation import check_option
+from trustlab._validation import Interval, Options, validate_params
 
 __all__ = ["Embeddings", "as_embeddings", "load_embeddings", "MissingWordsWarning"]
 
@@ -266,6 +269,7 @@ def _chain(*its):
         yield from it
 
 
+@validate_params({"path": ["path"]})
 def load_embeddings(path: str | os.PathLike) -> Embeddings:
     """Load an embedding file.
 

@@ -23,6 +23,8 @@ confidence interval where one is meaningful, and what was dropped.
 """
 from __future__ import annotations
 
+import numbers
+
 import ast
 import gzip
 import io
@@ -36,6 +38,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from trustlab._validation import check_interval, check_int, check_option
+from trustlab._validation import Interval, Options, validate_params
 
 __all__ = [
     # readers / loaders
@@ -180,6 +183,7 @@ def _parse_vector(s: str, lineno: int, what: str) -> np.ndarray:
 # --------------------------------------------------------------------------------------
 # readers for the released formats
 # --------------------------------------------------------------------------------------
+@validate_params({"source": ["source"]})
 def read_saliency(source: Any) -> list[np.ndarray]:
     """Read a Ding & Koehn saliency file (``out.verum`` / ``out.malum``).
 
@@ -209,6 +213,7 @@ def read_saliency(source: Any) -> list[np.ndarray]:
     return [_parse_vector(s, i + 1, "saliency") for i, s in enumerate(lines) if s.strip() or i < len(lines) - 1]
 
 
+@validate_params({"source": ["source"]})
 def read_spans(source: Any) -> tuple[list[list[tuple[int, int]]], list[list[tuple[int, int]]]]:
     """Read a Ding & Koehn ``all.subjs.txt`` file: ``[(i, j), ...] ||| [(k, l), ...]``.
 
@@ -242,6 +247,7 @@ def read_spans(source: Any) -> tuple[list[list[tuple[int, int]]], list[list[tupl
     return cues, attrs
 
 
+@validate_params({"source": ["source"]})
 def read_indices(source: Any) -> np.ndarray:
     """Read an index file (``out.pos.idx``, ``out.passed.idx``): one integer per line.
 
@@ -299,6 +305,7 @@ _DK_TASKS = {"gender": ("Winobias", "example-gender"), "number": ("Syneval", "ex
 _DK_ALIASES = {"winobias": "gender", "syneval": "number", "gender": "gender", "number": "number"}
 
 
+@validate_params({"task": [str], "model": [Options({"sota", "distilled"})]})
 def load_ding_koehn(task: str = "gender", model: str = "sota") -> DingKoehnData:
     """Load a bundled Ding & Koehn test set with the released Transformer + SmoothGrad saliency.
 
@@ -396,6 +403,7 @@ def _parse_geco_lines(lines: Iterable[str], what: str) -> GecoData:
     return GecoData(sents, gts, np.asarray(tg, dtype=np.int64), np.asarray(idx, dtype=np.int64))
 
 
+@validate_params({"source": ["source"]})
 def read_geco_jsonl(source: Any) -> GecoData:
     """Read a GECO jsonl file (``sentence``, ``ground_truth``, ``target``, ``sentence_idx``).
 
@@ -408,6 +416,7 @@ def read_geco_jsonl(source: Any) -> GecoData:
     return _parse_geco_lines(_lines_of(source, "GECO jsonl"), "GECO jsonl")
 
 
+@validate_params({"variant": [Options({"all", "subj"})], "split": [Options({"train", "test"})]})
 def load_geco(variant: str = "all", split: str = "test") -> GecoData:
     """Load a bundled GECO split: ``variant`` "all" (D_A) or "subj" (D_S), ``split`` "train"/"test".
 
@@ -575,6 +584,7 @@ class PlausibilityResult(_ResultMixin):
     dropped: int = 0
 
 
+@validate_params({"verum": ["array-like"], "malum": ["array-like"], "cue_spans": ["array-like"], "attractor_spans": ["array-like"], "tokens": ["array-like", None]})
 def plausibility(
     verum: Sequence[Any],
     malum: Sequence[Any],
@@ -701,6 +711,7 @@ class BaselineResult(_ResultMixin):
     n_overlap: int
 
 
+@validate_params({"cue_spans": ["array-like"], "attractor_spans": ["array-like"], "lengths": ["array-like", None]})
 def plausibility_baselines(
     cue_spans: Sequence[Sequence[tuple[int, int]]],
     attractor_spans: Sequence[Sequence[tuple[int, int]]],
@@ -800,6 +811,7 @@ class ConsistencyResult(_ResultMixin):
     r: np.ndarray = field(repr=False)
 
 
+@validate_params({"x": ["array-like"], "y": ["array-like"], "threshold": [Interval(numbers.Real, 0, 1, closed='both')]})
 def clamped_pearson(x: Any, y: Any, threshold: float = 0.01) -> float:
     """Pearson r after zeroing entries below ``threshold * max|.|`` (each vector its own max).
 
@@ -846,6 +858,7 @@ def _consistency(xv, xo, yv, yo, pi, pj, t) -> ConsistencyResult:
     )
 
 
+@validate_params({"saliency_a": ["array-like"], "saliency_b": ["array-like"], "threshold": [Interval(numbers.Real, 0, 1, closed='both')]})
 def model_consistency(
     saliency_a: Sequence[Any], saliency_b: Sequence[Any], *, threshold: float = 0.01
 ) -> ConsistencyResult:
@@ -882,6 +895,7 @@ def model_consistency(
     return _consistency(xv, xo, yv, yo, idx, idx, t)
 
 
+@validate_params({"saliency": ["array-like"], "groups": ["array-like"], "threshold": [Interval(numbers.Real, 0, 1, closed='both')]})
 def input_consistency(
     saliency: Sequence[Any], groups: Sequence[Sequence[int]], *, threshold: float = 0.01
 ) -> ConsistencyResult:
@@ -929,6 +943,7 @@ def input_consistency(
     return _consistency(xv, xo, xv, xo, np.asarray(pi, np.int64), np.asarray(pj, np.int64), t)
 
 
+@validate_params({"prefixes": ["array-like"], "block_size": [Interval(numbers.Integral, 1, None, closed='left')], "max_groups": [Interval(numbers.Integral, 1, None, closed='left'), None], "nouns": ["array-like"]})
 def winobias_template_groups(
     prefixes: Sequence[str],
     *,
@@ -991,6 +1006,7 @@ def winobias_template_groups(
 # --------------------------------------------------------------------------------------
 # GECOBench: mass accuracy and co-occurrence bias
 # --------------------------------------------------------------------------------------
+@validate_params({"attribution": ["array-like"], "word_ids": ["array-like", None]})
 def aggregate_attributions(attribution: Any, word_ids: Sequence[int] | None = None) -> np.ndarray:
     """GECOBench aggregation of token attributions to normalised word importances.
 
@@ -1055,6 +1071,7 @@ def _gt_ragged(ground_truth: Sequence[Any], name: str = "ground_truth") -> tuple
     return gv, go
 
 
+@validate_params({"attributions": ["array-like"], "ground_truth": ["array-like"], "word_ids": ["array-like", None], "tokens": ["array-like", None]})
 def mass_accuracy(
     attributions: Sequence[Any],
     ground_truth: Sequence[Any],
@@ -1153,6 +1170,7 @@ def mass_accuracy(
     )
 
 
+@validate_params({"ground_truth": ["array-like"]})
 def mass_accuracy_uniform_baseline(ground_truth: Sequence[Any]) -> MassAccuracyResult:
     """Expected mass accuracy of uniform random attributions ``s ~ U(0,1)^d``: mean ``k/d``.
 
@@ -1182,6 +1200,7 @@ class CooccurrenceBiasResult(_ResultMixin):
     n_sentences: int
 
 
+@validate_params({"sentences": ["array-like"], "targets": ["array-like"], "male_terms": ["array-like"], "female_terms": ["array-like"], "count_gender_terms": ["boolean"]})
 def geco_cooccurrence_bias(
     sentences: Sequence[Sequence[str]],
     targets: Sequence[int],
@@ -1248,6 +1267,7 @@ def geco_cooccurrence_bias(
     return CooccurrenceBiasResult(value=cf / (cf + cm), count_female=cf, count_male=cm, n_sentences=len(sentences))
 
 
+@validate_params({"sentences": ["array-like"], "targets": ["array-like"], "fit_sentences": ["array-like", None], "fit_targets": ["array-like", None]})
 def pattern_variant_attributions(
     sentences: Sequence[Sequence[str]],
     targets: Sequence[int],
@@ -1319,6 +1339,7 @@ class AttributionDifferenceResult(_ResultMixin):
     differences: np.ndarray = field(repr=False)
 
 
+@validate_params({"attributions_female": ["array-like"], "attributions_male": ["array-like"], "ground_truth": ["array-like"], "normalise": ["boolean"]})
 def attribution_difference_test(
     attributions_female: Sequence[Any],
     attributions_male: Sequence[Any],
@@ -1387,6 +1408,7 @@ class DecoyStatistics(_ResultMixin):
     n: int
 
 
+@validate_params({"documents": ["array-like"], "labels": ["array-like"], "decoy": [str]})
 def decoy_statistics(documents: Sequence[Sequence[str]], labels: Sequence[Any], decoy: str) -> DecoyStatistics:
     """Decoy applicability ``a_d = |X^d|``, productivity ``p_d = max_c |{y = c}| / a_d`` and
     coverage ``c_d = a_d / |X|`` of a decoy token (Idahl et al. 2021).
@@ -1423,6 +1445,7 @@ def decoy_statistics(documents: Sequence[Sequence[str]], labels: Sequence[Any], 
 # --------------------------------------------------------------------------------------
 # AEC precision at K, MOXIE influence and unlike ratio
 # --------------------------------------------------------------------------------------
+@validate_params({"scores": ["array-like"], "is_error": ["array-like"], "k": [Interval(numbers.Integral, 1, None, closed='left'), "array-like"]})
 def precision_at_k(scores: Any, is_error: Any, k: int | Sequence[int]) -> float | np.ndarray:
     """AEC precision at K: the share of true errors among the K highest-scored instances.
 
@@ -1464,6 +1487,7 @@ def precision_at_k(scores: Any, is_error: Any, k: int | Sequence[int]) -> float 
     return float(out[0]) if np.ndim(k) == 0 else out
 
 
+@validate_params({"proba": ["array-like"]})
 def uncertainty_scores(proba: Any) -> np.ndarray:
     """Least-confidence uncertainty ``1 - max_c p(c|x)`` (the AEC uncertainty baseline).
 
@@ -1480,6 +1504,7 @@ def uncertainty_scores(proba: Any) -> np.ndarray:
     return 1.0 - p.max(axis=1)
 
 
+@validate_params({"logits": ["array-like"], "positive": [Interval(numbers.Integral, 0, None, closed='left')]})
 def influence_score(logits: Any, positive: int = 1) -> np.ndarray:
     """MOXIE influence score ``s = 2 * softmax(logits)[positive] - 1`` in [-1, 1].
 
@@ -1504,6 +1529,7 @@ def influence_score(logits: Any, positive: int = 1) -> np.ndarray:
     return 2.0 * p[:, positive] - 1.0
 
 
+@validate_params({"predictions": ["array-like"]})
 def unlike_ratio(predictions: Any, label: Any) -> float | np.ndarray:
     """MOXIE unlike ratio: the share of vocabulary substitutions whose prediction differs from ``label``.
 

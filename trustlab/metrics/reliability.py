@@ -13,6 +13,8 @@ All functions take plain arrays (predictions, scores, metric vectors); no model 
 """
 from __future__ import annotations
 
+import numbers
+
 import math
 from dataclasses import asdict, dataclass, field
 from importlib import resources
@@ -21,6 +23,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from trustlab._validation import check_interval
+from trustlab._validation import Interval, Options, validate_params
 
 __all__ = [
     "spearman",
@@ -83,6 +86,7 @@ class ReliabilityResult:
         return asdict(self)
 
 
+@validate_params({"x": ["array-like"], "y": ["array-like"]})
 def spearman(x: Any, y: Any) -> ReliabilityResult:
     """Spearman rank correlation (average ranks for ties) with scipy's t-based p-value.
 
@@ -125,6 +129,7 @@ def _metric_vector(f: Any, name: str) -> np.ndarray:
     return _vector(a, name, min_size=2)
 
 
+@validate_params({"f_Z": ["array-like"], "f_Zbar": ["array-like"]})
 def cross_dataset_reliability(f_Z: Any, f_Zbar: Any) -> ReliabilityResult:
     """Cross-dataset reliability CDR_m(Z, Z̄) = Spearman rho(f(Z, m), f(Z̄, m)) (Rios & Lwowski).
 
@@ -148,6 +153,7 @@ def cross_dataset_reliability(f_Z: Any, f_Zbar: Any) -> ReliabilityResult:
     return spearman(_metric_vector(f_Z, "f_Z"), _metric_vector(f_Zbar, "f_Zbar"))
 
 
+@validate_params({"f_m": ["array-like"], "f_mbar": ["array-like"]})
 def cross_model_reliability(f_m: Any, f_mbar: Any) -> ReliabilityResult:
     """Cross-model reliability CMR_Z(m, m̄) = Spearman rho(f(Z, m), f(Z, m̄)).
 
@@ -175,6 +181,7 @@ class InstabilityResult:
         return asdict(self)
 
 
+@validate_params({"pred_a": ["array-like"], "pred_b": ["array-like"]})
 def downstream_instability(pred_a: Any, pred_b: Any) -> InstabilityResult:
     """Downstream instability DI = (1/N) sum_i 1[g_X(z_i) != g_X̄(z_i)] (0-1 loss).
 
@@ -201,6 +208,7 @@ def downstream_instability(pred_a: Any, pred_b: Any) -> InstabilityResult:
     return InstabilityResult(k / n, n, k, _wilson(k, n))
 
 
+@validate_params({"y_true": ["array-like"], "y_score": ["array-like"]})
 def roc_auc(y_true: Any, y_score: Any) -> float:
     """Area under the ROC curve by the Mann-Whitney statistic (ties count 1/2); GAUC when
     evaluated on the GenTemp templates.
@@ -268,6 +276,7 @@ def _rates(y: np.ndarray, p: np.ndarray) -> tuple[float, float]:
     return fpr, fnr
 
 
+@validate_params({"y_true": ["array-like"], "y_pred": ["array-like"], "groups": ["array-like"], "threshold": [Interval(numbers.Real, 0, 1, closed='both'), None]})
 def group_error_rates(
     y_true: Any, y_pred: Any, groups: Any, *, threshold: float | None = 0.5
 ) -> GroupRatesResult:
@@ -337,6 +346,7 @@ def group_error_rates(
     return GroupRatesResult(fpr, fnr, fped_sum, fned_sum, fg, ng, cnt, threshold, dropped)
 
 
+@validate_params({"y_true": ["array-like"], "y_pred": ["array-like"], "groups": ["array-like"], "threshold": [Interval(numbers.Real, 0, 1, closed='both'), None]})
 def fped(y_true: Any, y_pred: Any, groups: Any, *, threshold: float | None = 0.5) -> float:
     """False-positive equality difference ``sum_t |FPR - FPR_t|`` (see :func:`group_error_rates`).
 
@@ -348,6 +358,7 @@ def fped(y_true: Any, y_pred: Any, groups: Any, *, threshold: float | None = 0.5
     return group_error_rates(y_true, y_pred, groups, threshold=threshold).fped
 
 
+@validate_params({"y_true": ["array-like"], "y_pred": ["array-like"], "groups": ["array-like"], "threshold": [Interval(numbers.Real, 0, 1, closed='both'), None]})
 def fned(y_true: Any, y_pred: Any, groups: Any, *, threshold: float | None = 0.5) -> float:
     """False-negative equality difference ``sum_t |FNR - FNR_t|`` (see :func:`group_error_rates`).
 
@@ -359,6 +370,7 @@ def fned(y_true: Any, y_pred: Any, groups: Any, *, threshold: float | None = 0.5
     return group_error_rates(y_true, y_pred, groups, threshold=threshold).fned
 
 
+@validate_params({"y_true": ["array-like"], "y_pred": ["array-like"]})
 def prediction_rates(y_true: Any, y_pred: Any) -> dict[str, float]:
     """TPR and TNR of hard binary predictions (GECOBench Table 4: male = positive).
 
@@ -380,6 +392,7 @@ def prediction_rates(y_true: Any, y_pred: Any) -> dict[str, float]:
     return {"tpr": float((pb & yb).sum() / yb.sum()), "tnr": float((~pb & ~yb).sum() / (~yb).sum())}
 
 
+@validate_params({"p_male": ["array-like"], "p_female": ["array-like"]})
 def average_prediction_difference(p_male: Any, p_female: Any) -> float:
     """GECOBench APD = (1/N) sum_i |pred(x_i^M, M) - pred(x_i^F, F)|.
 
@@ -400,6 +413,7 @@ def average_prediction_difference(p_male: Any, p_female: Any) -> float:
     return float(np.mean(np.abs(a - b)))
 
 
+@validate_params({"table": [Options({1, 2}, kind=int)]})
 def load_rios_lwowski(table: int = 2):
     """The published Rios & Lwowski cells as a long :class:`pandas.DataFrame`.
 
@@ -424,6 +438,7 @@ def load_rios_lwowski(table: int = 2):
         return pd.read_csv(fh)
 
 
+@validate_params({"value": [str, None], "models": ["array-like"]})
 def average_over_models(df, value: str | None = None, models: Sequence[str] = ("CNN", "NBoW", "LSTM", "GRU")):
     """The AVG rows of Rios & Lwowski: the mean over the 4 models of each per-model cell.
 

@@ -11,11 +11,14 @@ pass ``m`` explicitly to override.
 """
 from __future__ import annotations
 
+import numbers
+
 import math
 
 import numpy as np
 
 from trustlab._validation import check_finite_array, check_int, check_interval
+from trustlab._validation import Interval, Options, validate_params
 
 __all__ = [
     "calibrate_m",
@@ -30,6 +33,7 @@ def _width_term(d: int, delta: float) -> float:
     return (math.sqrt(math.log2(d)) + math.sqrt(math.log(1.0 / delta))) ** 2
 
 
+@validate_params({"d": [Interval(numbers.Integral, 2, None, closed='left')], "delta": [Interval(numbers.Real, 0, 1, closed='neither')], "beta": [Interval(numbers.Real, 0, 1, closed='neither')]})
 def calibrate_m(d: int, delta: float = 1e-6, beta: float = 0.9) -> int:
     """Default projection dimension ``m = ⌈(√log₂ d + √ln(1/δ))² / β²⌉``.
 
@@ -61,6 +65,7 @@ def calibrate_m(d: int, delta: float = 1e-6, beta: float = 0.9) -> int:
     return int(math.ceil(_width_term(d, delta) / beta**2 - 1e-9))
 
 
+@validate_params({"d": [Interval(numbers.Integral, 2, None, closed='left')], "m": [Interval(numbers.Integral, 1, None, closed='left')], "delta": [Interval(numbers.Real, 0, 1, closed='neither')]})
 def beta_for_m(d: int, m: int, delta: float = 1e-6) -> float:
     """Inverse of :func:`calibrate_m`: the β that a projection dimension ``m`` buys.
 
@@ -75,6 +80,7 @@ def beta_for_m(d: int, m: int, delta: float = 1e-6) -> float:
     return math.sqrt(_width_term(d, delta) / m)
 
 
+@validate_params({"m": [Interval(numbers.Integral, 1, None, closed='left')], "d": [Interval(numbers.Integral, 1, None, closed='left')], "seed": [Interval(numbers.Integral, 0, None, closed='left')]})
 def projection_matrix(m: int, d: int, seed: int) -> np.ndarray:
     """The public PrivEmb projection Φ ∈ R^{m×d}, i.i.d. N(0, 1/m) entries.
 
@@ -93,6 +99,7 @@ def projection_matrix(m: int, d: int, seed: int) -> np.ndarray:
     return np.ascontiguousarray(phi)
 
 
+@validate_params({"phi": ["array-like"], "X": ["array-like"], "max_points": [Interval(numbers.Integral, 2, None, closed='left')], "min_dist": [Interval(numbers.Real, 0, None, closed='neither')]})
 def empirical_sensitivity(phi: np.ndarray, X, *, max_points: int = 1000, min_dist: float = 1e-8) -> float:
     """``max ‖Φx − Φx'‖ / ‖x − x'‖`` over all pairs of (up to ``max_points``) rows of X.
 
@@ -128,6 +135,7 @@ def empirical_sensitivity(phi: np.ndarray, X, *, max_points: int = 1000, min_dis
     return float(np.sqrt(np.max(np.maximum(num[ok], 0.0) / den[ok])))
 
 
+@validate_params({"phi": ["array-like"], "X": ["array-like"], "Y": ["array-like", None]})
 def jl_distortion(phi: np.ndarray, X, Y=None) -> dict:
     """Worst relative JL distortions of Φ on the rows of X (and pairs X × Y).
 

@@ -1,15 +1,19 @@
 """Readers for clique-partitioning instances: CP-Lib matrices and weighted edge lists."""
 from __future__ import annotations
 
+import numbers
+
 import os
 import re
 from pathlib import Path
 
 import numpy as np
+from trustlab._validation import Interval, Options, validate_params
 
 __all__ = ["read_cplib", "read_cplib_optimum", "read_edgelist", "read_instance"]
 
 
+@validate_params({"path": ["path"]})
 def read_cplib(path: str | os.PathLike) -> np.ndarray:
     """Read a CP-Lib instance into a dense symmetric weight matrix.
 
@@ -76,6 +80,7 @@ def read_cplib(path: str | os.PathLike) -> np.ndarray:
     return W
 
 
+@validate_params({"path": ["path"]})
 def read_cplib_optimum(path: str | os.PathLike) -> tuple[float, list[list[int]]]:
     """Read a CP-Lib ``*_opt.txt`` file: (optimal value, clusters as 0-based node lists)."""
     text = Path(path).read_text()
@@ -86,6 +91,7 @@ def read_cplib_optimum(path: str | os.PathLike) -> tuple[float, list[list[int]]]
     return float(m.group(1)), clusters
 
 
+@validate_params({"path": ["path"]})
 def read_edgelist(path: str | os.PathLike) -> list[tuple]:
     """Read ``i j w`` lines (``#`` comments, blank lines skipped) into a list of edges.
 
