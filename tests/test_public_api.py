@@ -30,9 +30,7 @@ def test_every_command_module_is_registered():
 @pytest.mark.parametrize("cmd", ["cliques", "partition", "resolve", "privatize", "privacy-eval",
                                  "bias", "explain-metrics"])
 def test_subcommand_help(cmd, capsys):
-    with pytest.raises(SystemExit) as e:
-        main([cmd, "--help"])
-    assert e.value.code == 0
+    assert main([cmd, "--help"]) == 0
     assert "usage: trustlab" in capsys.readouterr().out
 
 

@@ -54,7 +54,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help, --version, or a one-line usage error
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
     if not getattr(args, "func", None):
         parser.print_help()
         return 0

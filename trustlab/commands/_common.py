@@ -59,40 +59,78 @@ def emit_json(obj: Any, stream=None) -> None:
     stream.flush()
 
 
-def constrained(spec, param: str | None = None):
+class constrained:
     """An argparse ``type=`` that parses a number and checks declared constraints.
 
-    ``spec`` is a public function decorated with
-    :func:`trustlab._validation.validate_params` (then ``param`` names its parameter,
-    so the CLI checks exactly what the library declares) or a list of constraints.
-    Integer constraints accept ``1e6``-style spellings of whole numbers. A bad value
-    becomes argparse's one-line error with exit status 2.
+    ``spec`` names a public function decorated with
+    :func:`trustlab._validation.validate_params` as ``"module:function"`` (resolved
+    lazily, so ``--help`` imports nothing heavy) and ``param`` its parameter: the CLI
+    checks exactly what the library declares. ``spec`` may also be a list of
+    constraints. Integer constraints accept ``1e6``-style spellings of whole numbers.
+    A bad value becomes argparse's one-line error with exit status 2.
+
+    Examples
+    --------
+    >>> t = constrained("trustlab.privacy.calibration:calibrate_m", "beta")
+    >>> t("0.5")
+    0.5
     """
-    import argparse
-    import numbers as _numbers
 
-    from trustlab._validation import Interval, _describe, make_constraint, param_constraints
+    __name__ = "number"
 
-    cons = param_constraints(spec, param) if param is not None else [make_constraint(c) for c in spec]
-    want_int = any(isinstance(c, Interval) and c.kind is _numbers.Integral for c in cons) and not any(
-        isinstance(c, Interval) and c.kind is _numbers.Real for c in cons)
+    def __init__(self, spec, param: str | None = None):
+        self.spec, self.param = spec, param
+        self._cons = None
 
-    def parse(text: str):
+    @property
+    def constraints(self) -> list:
+        if self._cons is None:
+            from trustlab._validation import make_constraint, param_constraints
+
+            if isinstance(self.spec, str):
+                import importlib
+
+                mod, _, name = self.spec.partition(":")
+                self._cons = param_constraints(getattr(importlib.import_module(mod), name), self.param)
+            else:
+                self._cons = [make_constraint(c) for c in self.spec]
+        return self._cons
+
+    def _wants_int(self) -> bool:
+        import numbers as _numbers
+
+        from trustlab._validation import Interval
+
+        kinds = {c.kind for c in self.constraints if isinstance(c, Interval)}
+        return kinds == {_numbers.Integral}
+
+    def parse(self, text: str):
         v = float(text)  # ValueError for non-numbers
-        if want_int and v == v and abs(v) != float("inf") and v.is_integer():
+        if self._wants_int() and v == v and abs(v) != float("inf") and v.is_integer():
             return int(v)
         return v
 
-    def convert(text: str):
+    def __call__(self, text: str):
+        import argparse
+
+        from trustlab._validation import _describe
+
         try:
-            v = parse(text)
+            v = self.parse(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"must be {_describe(cons)}. Got {text!r} instead.") from None
-        if not any(c.is_satisfied_by(v) for c in cons):
-            raise argparse.ArgumentTypeError(f"must be {_describe(cons)}. Got {text!r} instead.")
+            v = None
+        if v is None or not any(c.is_satisfied_by(v) for c in self.constraints):
+            raise argparse.ArgumentTypeError(f"must be {_describe(self.constraints)}. Got {text!r} instead.")
         return v
 
-    convert.constraints = cons
-    convert.parse = parse
-    convert.__name__ = "number"
-    return convert
+    def __repr__(self) -> str:
+        return "number"
+
+
+def seed_type() -> constrained:
+    """``type=`` for ``--seed`` options: an int in [0, 2**63 - 1]."""
+    import numbers as _numbers
+
+    from trustlab._validation import Interval
+
+    return constrained([Interval(_numbers.Integral, 0, 2**63 - 1, closed="both")])

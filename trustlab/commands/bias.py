@@ -15,7 +15,15 @@ import json
 import warnings
 from pathlib import Path
 
-from trustlab.commands._common import CLIError, add_output_flags, atomic_write, emit_json, show_progress
+from trustlab.commands._common import (
+    CLIError,
+    add_output_flags,
+    atomic_write,
+    constrained,
+    emit_json,
+    seed_type,
+    show_progress,
+)
 
 _EMB_HELP = "embedding file: .npz (arrays 'vectors', 'words'), word2vec text (.txt/.vec) or gensim .kv"
 
@@ -35,13 +43,13 @@ def register(sub) -> None:
     w.add_argument("--statistic", default="mean", help="mean | median | min | max | discrete (default mean)")
     w.add_argument("--permutations", default="auto",
                    help="'auto' (exact when <= --exact-limit splits, else 100000 sampled), 'exact', or a number of sampled splits")
-    w.add_argument("--exact-limit", type=int, default=1_000_000, help="largest number of splits enumerated exactly under 'auto'")
+    w.add_argument("--exact-limit", type=constrained("trustlab.metrics.bias:weat", "exact_limit"), default=1_000_000, help="largest number of splits enumerated exactly under 'auto'")
     w.add_argument("--alternative", default=None,
                    help="two-sided | greater | less (default: two-sided for single tests, the stereotype direction for --test all)")
-    w.add_argument("--ddof", type=int, default=1, help="ddof of the effect-size SD (1 reproduces Caliskan)")
-    w.add_argument("--alpha", type=float, default=0.01, help="significance level of the summary (default 0.01)")
-    w.add_argument("--seed", type=int, default=None, help="seed of the permutation sampler")
-    w.add_argument("--backend", default="auto", help="auto | cpu | gpu")
+    w.add_argument("--ddof", type=constrained("trustlab.metrics.bias:weat", "ddof"), default=1, help="ddof of the effect-size SD (1 reproduces Caliskan)")
+    w.add_argument("--alpha", type=constrained("trustlab.metrics.bias:weat_summary", "alpha"), default=0.01, help="significance level of the summary (default 0.01)")
+    w.add_argument("--seed", type=seed_type(), default=None, help="seed of the permutation sampler")
+    w.add_argument("--backend", default="auto", choices=["auto", "cpu", "gpu"], help="auto | cpu | gpu")
     w.add_argument("--on-missing", default="drop", help="drop (default; dropped words are reported) | raise")
     w.add_argument("-o", "--output", default=None, help="also write the JSON result to this file (atomically)")
     add_output_flags(w)
@@ -61,11 +69,11 @@ def register(sub) -> None:
     src.add_argument("--data", help="CSV with columns protected_word, connection, cosine_distance")
     src.add_argument("--example", action="store_true", help="use the shipped religion / Reddit data")
     b.add_argument("--model", default="connection", help="connection (m[word] + co[connection]) | cell (m[word x connection])")
-    b.add_argument("--draws", type=int, default=2000)
-    b.add_argument("--warmup", type=int, default=500)
-    b.add_argument("--chains", type=int, default=4)
-    b.add_argument("--hdi", type=float, default=0.89, help="HPDI mass (default 0.89)")
-    b.add_argument("--seed", type=int, default=None)
+    b.add_argument("--draws", type=constrained("trustlab.metrics.bias:bayesian_bias", "draws"), default=2000)
+    b.add_argument("--warmup", type=constrained("trustlab.metrics.bias:bayesian_bias", "warmup"), default=500)
+    b.add_argument("--chains", type=constrained("trustlab.metrics.bias:bayesian_bias", "chains"), default=4)
+    b.add_argument("--hdi", type=constrained("trustlab.metrics.bias:bayesian_bias", "hdi_prob"), default=0.89, help="HPDI mass (default 0.89)")
+    b.add_argument("--seed", type=seed_type(), default=None)
     b.add_argument("-o", "--output", default=None, help="also write the JSON result to this file (atomically)")
     add_output_flags(b)
     b.set_defaults(func=run_bayes)
@@ -74,7 +82,7 @@ def register(sub) -> None:
     d.add_argument("--embeddings", required=True, help=_EMB_HELP)
     d.add_argument("--sets", default=None,
                    help="JSON with optional 'pairs' [[female, male], ...] and 'words' [...]; default: Matthews et al.'s 7 pairs and 32 professions")
-    d.add_argument("--c", type=float, default=1.0, help="DirectBias strictness c (default 1)")
+    d.add_argument("--c", type=constrained("trustlab.metrics.bias:direct_bias", "c"), default=1.0, help="DirectBias strictness c (default 1)")
     d.add_argument("-o", "--output", default=None, help="also write the JSON result to this file (atomically)")
     add_output_flags(d)
     d.set_defaults(func=run_direct)

@@ -9,7 +9,7 @@ Subcommands (each defaults to the data bundled with trustlab):
 """
 from __future__ import annotations
 
-from trustlab.commands._common import CLIError, add_output_flags, atomic_write, emit_json
+from trustlab.commands._common import CLIError, add_output_flags, atomic_write, constrained, emit_json
 
 
 def register(sub) -> None:
@@ -43,10 +43,10 @@ def register(sub) -> None:
     c.add_argument("--b", dest="file_b", help="model: saliency file of model M'")
     c.add_argument("--saliency", action="append", help="input: saliency file(s) (default: bundled verum and malum)")
     c.add_argument("--prefixes", help="input: Winobias prefixes (all.prefx.txt)")
-    c.add_argument("--max-groups", type=int, default=147,
+    c.add_argument("--max-groups", type=constrained("trustlab.metrics.explanation:winobias_template_groups", "max_groups"), default=147,
                    help="input: use the first N template groups (147 = the released script; default)")
     c.add_argument("--all-groups", action="store_true", help="input: use every template group")
-    c.add_argument("--threshold", type=float, default=0.01, help="zero |psi| < threshold * max|psi| (default 0.01)")
+    c.add_argument("--threshold", type=constrained("trustlab.metrics.explanation:model_consistency", "threshold"), default=0.01, help="zero |psi| < threshold * max|psi| (default 0.01)")
     add_output_flags(c)
     c.set_defaults(func=run_consistency)
 
