@@ -248,3 +248,47 @@ def test_invalid_cli_option_is_one_line_exit_2(path, opt, bad, capsys):
     lines = [ln for ln in err.splitlines() if ln.strip()]
     assert len(lines) == 1 and "Traceback" not in err, err
     assert opt in lines[0], lines[0]
+
+
+# ---------------------------------------------------------------------------
+# regressions from the hostile-input report
+# ---------------------------------------------------------------------------
+
+
+def _one_line_error(capsys, argv, *needles):
+    from trustlab.cli import main
+
+    rc = main(argv)
+    err = capsys.readouterr().err
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert rc == 2 and len(lines) == 1 and "Traceback" not in err, err
+    for n in needles:
+        assert n in lines[0], lines[0]
+    return lines[0]
+
+
+def test_cplib_extreme_weights_rejected(tmp_path, capsys):
+    f = tmp_path / "huge.txt"
+    f.write_text("3\n1e308 1e308\n1e308\n")
+    _one_line_error(capsys, ["partition", str(f), "--format", "cplib"], "magnitude")
+    g = tmp_path / "huge.edges"
+    g.write_text("0 1 1e308\n1 2 nan\n")
+    _one_line_error(capsys, ["partition", str(g), "--format", "edgelist"], "line 1")
+
+
+def test_empty_npz_is_a_clean_error(tmp_path, capsys):
+    f = tmp_path / "empty.npz"
+    f.write_bytes(b"")
+    _one_line_error(capsys, ["bias", "weat", "--embeddings", str(f), "--test", "1"], "empty")
+    _one_line_error(capsys, ["privacy-eval", "--embeddings", str(f), "--output-dir", str(tmp_path / "o")],
+                    "empty")
+
+
+def test_privacy_eval_output_dir_naming_a_file(tmp_path, capsys):
+    f = tmp_path / "taken"
+    f.write_text("x")
+    _one_line_error(capsys, ["privacy-eval", "--output-dir", str(f), "--runs", "1", "--no-svm"], "existing file")
+
+
+def test_bayes_draws_capped(capsys):
+    _one_line_error(capsys, ["bias", "bayes", "--example", "--draws", "1e14"], "--draws")

@@ -17,6 +17,7 @@ from __future__ import annotations
 import numbers
 
 import os
+import zipfile
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -305,10 +306,11 @@ def load_embeddings(path: str | os.PathLike) -> Embeddings:
                         f"{p} must contain arrays 'vectors' and 'words'; it has {z.files}."
                     )
                 return Embeddings([str(w) for w in z["words"]], z["vectors"])
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
             if isinstance(exc, ValueError) and "must contain" in str(exc):
                 raise
-            raise ValueError(f"could not read {p} as .npz: {exc}") from None
+            why = "the file is empty" if isinstance(exc, EOFError) else str(exc)
+            raise ValueError(f"could not read {p} as .npz: {why}") from None
     if ext in (".txt", ".vec", ".w2v"):
         return _load_word2vec_text(p)
     if ext in (".kv", ".bin"):

@@ -8,7 +8,10 @@ distortion of each drawn Φ.
 """
 from __future__ import annotations
 
+import numbers
+
 import importlib.resources
+import zipfile
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -18,6 +21,7 @@ from trustlab._validation import check_finite_array, check_int, check_interval, 
 from trustlab.privacy.bounds import distance_bound, inner_product_bound
 from trustlab.privacy.calibration import calibrate_m, jl_distortion, projection_matrix
 from trustlab.privacy.mechanisms import privatize
+from trustlab._validation import Interval, Options, validate_params
 
 __all__ = ["load_embeddings_subset", "evaluate", "plot_results", "summarize"]
 
@@ -34,6 +38,7 @@ def _read_lexicon(name: str, lexicon_dir=None) -> set[str]:
     return {w.strip() for w in text.splitlines() if w.strip() and not w.startswith(";")}
 
 
+@validate_params({"path": ["path", None], "lexicon_dir": ["path", None], "n_pairs": [Interval(numbers.Integral, 1, None, closed='left')], "random_state": ["random_state"]})
 def load_embeddings_subset(path=None, *, lexicon_dir=None, n_pairs: int = 100, random_state=0) -> dict[str, Any]:
     """Word vectors, opinion labels and the fixed word pairs for :func:`evaluate`.
 
@@ -80,8 +85,9 @@ def load_embeddings_subset(path=None, *, lexicon_dir=None, n_pairs: int = 100, r
         try:
             z = np.load(p, allow_pickle=False)
             vectors, words = z["vectors"], z["words"]
-        except (KeyError, ValueError, OSError) as exc:
-            raise ValueError(f"{p}: expected an .npz with arrays 'vectors' and 'words' ({exc}).") from None
+        except (KeyError, ValueError, OSError, EOFError, zipfile.BadZipFile) as exc:
+            why = "the file is empty" if isinstance(exc, EOFError) else exc
+            raise ValueError(f"{p}: expected an .npz with arrays 'vectors' and 'words' ({why}).") from None
     vectors = check_finite_array(vectors, "vectors")
     words = [str(w) for w in words]
     if len(words) != vectors.shape[0]:
@@ -106,6 +112,7 @@ def _pair_errors(XA, XB, WA, WB):
     return dist, inner
 
 
+@validate_params({"data": ["mapping", None], "epsilons": ["array-like"], "betas": ["array-like"], "delta": [Interval(numbers.Real, 0, 1, closed='neither')], "runs": [Interval(numbers.Integral, 1, 1000, closed='both')], "svm_runs": [Interval(numbers.Integral, 1, 1000, closed='both')], "svm": ["boolean"], "svm_max_per_class": [Interval(numbers.Integral, 2, None, closed='left'), None], "random_state": ["random_state"], "output_dir": ["path", None], "progress": ["boolean"]})
 def evaluate(
     data: dict | None = None,
     *,
@@ -159,6 +166,8 @@ def evaluate(
     ['m1', 'm2']
     """
     data = load_embeddings_subset() if data is None else data
+    if output_dir is not None:
+        _output_dir(output_dir)  # fail before the work, not after it
     X = check_finite_array(data["vectors"], "vectors")
     eps_list = [check_interval(e, "epsilon", low=0, func="evaluate") for e in epsilons]
     beta_list = [check_interval(b, "beta", low=0, high=1, func="evaluate") for b in betas]
@@ -303,13 +312,22 @@ def summarize(res: dict) -> dict[str, Any]:
     return out
 
 
+def _output_dir(output_dir) -> Path:
+    out = Path(output_dir)
+    if out.exists() and not out.is_dir():
+        raise NotADirectoryError(
+            f"output_dir {str(out)!r} is an existing file; pass a directory (it is created if missing)"
+        )
+    return out
+
+
 def write_report(res: dict, output_dir) -> list[Path]:
     """Write ``privacy_eval.json`` and the PNG plots atomically into ``output_dir``."""
     import json
 
     from trustlab.commands._common import atomic_write
 
-    out = Path(output_dir)
+    out = _output_dir(output_dir)
     out.mkdir(parents=True, exist_ok=True)
     res = dict(res)
     res["summary"] = summarize(res)

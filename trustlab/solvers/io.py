@@ -12,6 +12,10 @@ from trustlab._validation import Interval, Options, validate_params
 
 __all__ = ["read_cplib", "read_cplib_optimum", "read_edgelist", "read_instance"]
 
+#: largest weight magnitude accepted: objectives, bounds and LP duals built from
+#: such weights stay far from float64 overflow
+MAX_ABS_WEIGHT = 1e15
+
 
 @validate_params({"path": ["path"]})
 def read_cplib(path: str | os.PathLike) -> np.ndarray:
@@ -73,6 +77,13 @@ def read_cplib(path: str | os.PathLike) -> np.ndarray:
         raise ValueError(f"CP-Lib instance {str(path)!r} has a non-numeric entry: {exc}.") from None
     if not np.all(np.isfinite(vals)):
         raise ValueError(f"CP-Lib instance {str(path)!r} contains NaN or infinite weights.")
+    big = float(np.abs(vals).max(initial=0.0))
+    if big > MAX_ABS_WEIGHT:
+        raise ValueError(
+            f"CP-Lib instance {str(path)!r} has a weight of magnitude {big:.3g}; weights must be at most "
+            f"{MAX_ABS_WEIGHT:.0e} in magnitude so that objectives and bounds stay exact in float64. "
+            "Divide all weights by a common factor (the optimal partition does not change)."
+        )
     W = np.zeros((n, n), np.float64)
     iu = np.triu_indices(n, 1)
     W[iu] = vals
@@ -117,6 +128,11 @@ def read_edgelist(path: str | os.PathLike) -> list[tuple]:
             w = float(parts[2])
         except ValueError:
             raise ValueError(f"edge list {str(path)!r} line {ln}: weight {parts[2]!r} is not a number.") from None
+        if not abs(w) <= MAX_ABS_WEIGHT:
+            raise ValueError(
+                f"edge list {str(path)!r} line {ln}: weight {parts[2]!r} is NaN, infinite or larger than "
+                f"{MAX_ABS_WEIGHT:.0e} in magnitude; divide all weights by a common factor."
+            )
         rows.append((parts[0], parts[1], w))
     if not rows:
         raise ValueError(f"edge list {str(path)!r} has no edges.")
