@@ -325,7 +325,7 @@ def write_report(res: dict, output_dir) -> list[Path]:
     """Write ``privacy_eval.json`` and the PNG plots atomically into ``output_dir``."""
     import json
 
-    from trustlab.commands._common import atomic_write
+    from trustlab._fileio import atomic_write
 
     out = _output_dir(output_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -348,7 +348,7 @@ def plot_results(res: dict, output_dir) -> list[Path]:
     matplotlib.use("Agg", force=False)
     import matplotlib.pyplot as plt
 
-    from trustlab.commands._common import atomic_path
+    from trustlab._fileio import atomic_path
 
     out = Path(output_dir)
     written = []
