@@ -16,10 +16,11 @@ _EXPORTS: dict[str, str] = {
     **{n: "bias" for n in ("weat", "weat_test", "weat_summary", "weat_permutation_test", "weat_effect_size", "load_weat_sets", "load_weat_embeddings", "mac", "bayesian_bias", "load_bayes_example", "hpdi", "weat_simulation", "gender_direction", "direct_bias", "gendered_form_bias")},
     **{n: "embeddings" for n in ("Embeddings", "as_embeddings", "load_embeddings")},
     **{n: "composition" for n in ("compose_word_saliency", "compose_saliency")},
+    **{n: "moxie" for n in ("all_correct_accuracy", "masked_context_predictions", "mask_length", "mask_length_summary", "counterfactual_accuracy", "counterfactual_summary")},
     **{n: "reliability" for n in ("spearman", "cross_dataset_reliability", "cross_model_reliability", "downstream_instability", "roc_auc", "group_error_rates", "fped", "fned", "load_rios_lwowski", "average_over_models", "prediction_rates", "average_prediction_difference")},
 }
 
-_SUBMODULES = ("clustering", "bias", "explanation", "reliability", "embeddings", "composition")
+_SUBMODULES = ("clustering", "bias", "explanation", "reliability", "embeddings", "composition", "moxie")
 
 
 def __getattr__(name: str) -> Any:
