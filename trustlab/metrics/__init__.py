@@ -19,10 +19,11 @@ _EXPORTS: dict[str, str] = {
     **{n: "moxie" for n in ("all_correct_accuracy", "masked_context_predictions", "mask_length", "mask_length_summary", "counterfactual_accuracy", "counterfactual_summary")},
     **{n: "aec" for n in ("balanced_undersample", "error_classifier", "conversational_cues")},
     **{n: "graph_stats" for n in ("weighted_clustering_coefficient",)},
+    **{n: "aggregation" for n in ("seed_average", "max_median_min", "gentemp")},
     **{n: "reliability" for n in ("spearman", "cross_dataset_reliability", "cross_model_reliability", "downstream_instability", "roc_auc", "group_error_rates", "fped", "fned", "load_rios_lwowski", "average_over_models", "prediction_rates", "average_prediction_difference")},
 }
 
-_SUBMODULES = ("clustering", "bias", "explanation", "reliability", "embeddings", "composition", "moxie", "aec", "graph_stats")
+_SUBMODULES = ("clustering", "bias", "explanation", "reliability", "embeddings", "composition", "moxie", "aec", "graph_stats", "aggregation")
 
 
 def __getattr__(name: str) -> Any:
