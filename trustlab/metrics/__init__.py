@@ -20,10 +20,11 @@ _EXPORTS: dict[str, str] = {
     **{n: "aec" for n in ("balanced_undersample", "error_classifier", "conversational_cues")},
     **{n: "graph_stats" for n in ("weighted_clustering_coefficient",)},
     **{n: "aggregation" for n in ("seed_average", "max_median_min", "gentemp")},
+    **{n: "relation" for n in ("relation_micro_prf", "bleu")},
     **{n: "reliability" for n in ("spearman", "cross_dataset_reliability", "cross_model_reliability", "downstream_instability", "roc_auc", "group_error_rates", "fped", "fned", "load_rios_lwowski", "average_over_models", "prediction_rates", "average_prediction_difference")},
 }
 
-_SUBMODULES = ("clustering", "bias", "explanation", "reliability", "embeddings", "composition", "moxie", "aec", "graph_stats", "aggregation")
+_SUBMODULES = ("clustering", "bias", "explanation", "reliability", "embeddings", "composition", "moxie", "aec", "graph_stats", "aggregation", "relation")
 
 
 def __getattr__(name: str) -> Any:
