@@ -21,10 +21,12 @@ _EXPORTS: dict[str, str] = {
     **{n: "graph_stats" for n in ("weighted_clustering_coefficient",)},
     **{n: "aggregation" for n in ("seed_average", "max_median_min", "gentemp")},
     **{n: "relation" for n in ("relation_micro_prf", "bleu")},
+    **{n: "bias_stats" for n in ("bias_score_ttest", "cross_language_correlation", "token_share", "tfidf_target_correlation")},
+    **{n: "decoys" for n in ("insert_decoy", "natural_decoy", "bug_sampling_probability", "submodular_pick")},
     **{n: "reliability" for n in ("spearman", "cross_dataset_reliability", "cross_model_reliability", "downstream_instability", "roc_auc", "group_error_rates", "fped", "fned", "load_rios_lwowski", "average_over_models", "prediction_rates", "average_prediction_difference")},
 }
 
-_SUBMODULES = ("clustering", "bias", "explanation", "reliability", "embeddings", "composition", "moxie", "aec", "graph_stats", "aggregation", "relation")
+_SUBMODULES = ("clustering", "bias", "explanation", "reliability", "embeddings", "composition", "moxie", "aec", "graph_stats", "aggregation", "relation", "bias_stats", "decoys")
 
 
 def __getattr__(name: str) -> Any:
