@@ -36,7 +36,7 @@ def _width_term(d: int, delta: float, width: float | None = None) -> float:
     return (w + math.sqrt(math.log(1.0 / delta))) ** 2
 
 
-@validate_params({"d": [Interval(numbers.Integral, 2, None, closed='left')], "delta": [Interval(numbers.Real, 0, 1, closed='neither')], "beta": [Interval(numbers.Real, 0, 1, closed='neither')], "width": [Interval(numbers.Real, 0, None, closed='neither'), None]})
+@validate_params({"d": [Interval(numbers.Integral, 2, None, closed='left')], "delta": [Interval(numbers.Real, 0, 1, closed='neither')], "beta": [Interval(numbers.Real, 0, 1, closed='neither')], "width": [Interval(numbers.Real, 0, None, closed='left'), None]})
 def calibrate_m(d: int, delta: float = 1e-6, beta: float = 0.9, *, width: float | None = None) -> int:
     """Default projection dimension ``m = ⌈(ω + √ln(1/δ))² / β²⌉`` with ω = √log₂ d.
 
