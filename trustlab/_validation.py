@@ -335,7 +335,7 @@ class Options:
     Examples
     --------
     >>> str(Options({"cpu", "gpu", "auto"}))
-    "a str among {'auto', 'cpu', 'gpu'}"
+    "one of ['auto', 'cpu', 'gpu']"
     """
 
     def __init__(self, options: Iterable[Any], *, kind: type = str):
@@ -349,15 +349,14 @@ class Options:
             return False
 
     def __str__(self) -> str:
-        body = ", ".join(repr(o) for o in sorted(self.options, key=str))
-        return f"a {self.kind.__name__} among {{{body}}}"
+        return f"one of {sorted(self.options, key=str)!r}"
 
 
 class _Special:
     """Named constraints: "array-like", "random_state", "boolean", "callable", "path", "mapping"."""
 
     DESCRIPTIONS = {
-        "array-like": "an array-like (a list, tuple or array; not a single string)",
+        "array-like": "an array-like (a list, tuple or array, not a string)",
         "random_state": "None, an int seed >= 0 or a numpy Generator",
         "boolean": "a bool",
         "callable": "a callable",

@@ -325,7 +325,7 @@ def test_bad_word_sets():
         B.weat(emb, ["n"], ["c"], ["a"], ["b"])
     with pytest.raises(ValueError, match="zero vector"):
         B.weat(emb, ["z"], ["c"], ["a"], ["b"])
-    with pytest.raises(TypeError, match="single string"):
+    with pytest.raises(TypeError, match="not a string"):
         B.weat(emb, "abc", ["c"], ["a"], ["b"])
     with pytest.raises(ValueError, match="Unknown WEAT test"):
         B.weat_test(emb, 11)

@@ -18,6 +18,8 @@ as columns of ``X``.
 """
 from __future__ import annotations
 
+import numbers
+
 import re
 from dataclasses import dataclass, field
 from typing import Any, Sequence
@@ -26,6 +28,7 @@ import numpy as np
 
 from trustlab._validation import check_int, check_interval, check_random_state
 from trustlab.metrics.explanation import precision_at_k
+from trustlab._validation import Interval, Options, validate_params
 
 __all__ = ["balanced_undersample", "error_classifier", "ErrorClassifierResult", "conversational_cues",
            "CUE_NAMES"]
@@ -46,6 +49,7 @@ def _labels(is_error: Any, n: int | None = None) -> np.ndarray:
     return e.astype(np.int64)
 
 
+@validate_params({"is_error": ["array-like"], "random_state": ["random_state"]})
 def balanced_undersample(is_error: Any, random_state: Any = None) -> np.ndarray:
     """Indices of a class-balanced subsample: every minority instance plus an equal number of
     majority instances drawn without replacement (AEC P4.2).
@@ -105,6 +109,7 @@ class ErrorClassifierResult:
         return self.model.predict_proba(X)[:, list(self.model.classes_).index(1)]
 
 
+@validate_params({"X": ["array-like"], "is_error": ["array-like"], "feature_names": ["array-like", None], "undersample": ["boolean"], "test_size": [Interval(numbers.Real, 0, 1, closed='neither')], "cv": [Interval(numbers.Integral, 2, 1000, closed='both')], "n_estimators": [Interval(numbers.Integral, 1, 100000, closed='both')], "top": [Interval(numbers.Integral, 1, None, closed='left')], "k": ["array-like"], "random_state": ["random_state"]})
 def error_classifier(
     X: Any,
     is_error: Any,
@@ -213,6 +218,7 @@ _WH = re.compile(r"^\s*(who|what|where)\b[^?]*\?")
 _SENT = re.compile(r"[^.!?]*[.!?]?")
 
 
+@validate_params({"texts": ["array-like"]})
 def conversational_cues(texts: Sequence[str]) -> np.ndarray:
     """AEC P4.3(d) conversational lexical cues (Oraby et al. 2017), per text, divided by the
     number of whitespace tokens.

@@ -12,15 +12,19 @@
 """
 from __future__ import annotations
 
+import numbers
+
 from typing import Any, Sequence
 
 import numpy as np
 
 from trustlab._validation import check_int, check_random_state
+from trustlab._validation import Interval, Options, validate_params
 
 __all__ = ["seed_average", "max_median_min", "gentemp", "GENTEMP_WORDS", "GENTEMP_TEMPLATES"]
 
 
+@validate_params({"value": [str], "seed": [str], "by": ["array-like"]})
 def seed_average(scores: Any, *, value: str = "value", seed: str = "seed", by: Sequence[str] = ("embedding",)):
     """Average a metric over training seeds (Rios & Lwowski S4.2).
 
@@ -72,6 +76,7 @@ def seed_average(scores: Any, *, value: str = "value", seed: str = "seed", by: S
     return a.mean(axis=1)
 
 
+@validate_params({"value": [str], "by": ["array-like", None]})
 def max_median_min(vector: Any, *, value: str = "mean", by: Sequence[str] | None = None):
     """Max, median and min over embeddings of per-embedding means (Rios & Lwowski S4.9).
 
@@ -139,6 +144,7 @@ GENTEMP_TEMPLATES = [
 ]
 
 
+@validate_params({"n_pairs": [Interval(numbers.Integral, 1, None, closed='left'), None], "random_state": ["random_state"], "words": ["mapping", None]})
 def gentemp(n_pairs: int | None = None, *, random_state: Any = None, words: dict | None = None):
     """GenTemp-style gender-swapped templates for GAUC / FPED / FNED (Rios & Lwowski S4.5).
 

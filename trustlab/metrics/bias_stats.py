@@ -11,12 +11,15 @@
 """
 from __future__ import annotations
 
+import numbers
+
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 import numpy as np
 
 from trustlab._validation import check_option
+from trustlab._validation import Interval, Options, validate_params
 
 __all__ = ["bias_score_ttest", "TTestResult", "cross_language_correlation", "CrossLanguageResult",
            "token_share", "tfidf_target_correlation"]
@@ -43,6 +46,7 @@ def _vec(x: Any, name: str, min_size: int = 2) -> np.ndarray:
     return a
 
 
+@validate_params({"a": ["array-like"], "b": ["array-like"], "test": [Options({"paired", "welch", "student"})]})
 def bias_score_ttest(a: Any, b: Any, *, test: str = "paired") -> TTestResult:
     """Two-sided t-test between two sets of per-word bias scores (P6.7).
 
@@ -93,6 +97,7 @@ class CrossLanguageResult:
     clusters: dict = field(default_factory=dict)
 
 
+@validate_params({"vectors": ["mapping"], "n_clusters": [Interval(numbers.Integral, 1, None, closed='left'), None]})
 def cross_language_correlation(vectors: Mapping[str, Any], *, n_clusters: int | None = None) -> CrossLanguageResult:
     """Pearson correlation of per-profession bias vectors across languages, with clustering (P6.8).
 
@@ -141,6 +146,7 @@ def cross_language_correlation(vectors: Mapping[str, Any], *, n_clusters: int | 
     return CrossLanguageResult(pd.DataFrame(R, index=langs, columns=langs), Z, order, clusters)
 
 
+@validate_params({"documents": ["array-like"], "targets": ["array-like"], "lowercase": ["boolean"]})
 def token_share(documents: Sequence[Sequence[str]], targets: Sequence[str], *, lowercase: bool = True) -> dict:
     """Percentage of target tokens among all tokens, overall and per target (P6.9).
 
@@ -169,6 +175,7 @@ def token_share(documents: Sequence[Sequence[str]], targets: Sequence[str], *, l
     return {"percent": 100.0 * hit / n, "n_tokens": n, "n_target": hit, "per_target": per}
 
 
+@validate_params({"sentences": ["array-like"], "targets": ["array-like"], "top": [Interval(numbers.Integral, 1, None, closed='left'), None]})
 def tfidf_target_correlation(sentences: Sequence[Sequence[str]], targets: Sequence[Any], *, top: int | None = None):
     """Pearson r between each word's tf-idf column and the target (GECOBench S1.6, Fig. 3).
 

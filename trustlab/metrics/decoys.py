@@ -13,6 +13,8 @@
 """
 from __future__ import annotations
 
+import numbers
+
 import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
@@ -20,6 +22,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from trustlab._validation import check_int, check_random_state
+from trustlab._validation import Interval, Options, validate_params
 
 __all__ = ["insert_decoy", "natural_decoy", "bug_sampling_probability", "submodular_pick", "SubmodularPick"]
 
@@ -32,6 +35,7 @@ def _docs(documents: Sequence[Sequence[str]], labels: Sequence[Any]) -> list[lis
     return [list(d) for d in documents]
 
 
+@validate_params({"documents": ["array-like"], "labels": ["array-like"], "tokens": ["mapping", None], "random_state": ["random_state"]})
 def insert_decoy(
     documents: Sequence[Sequence[str]],
     labels: Sequence[Any],
@@ -74,6 +78,7 @@ def insert_decoy(
     return out
 
 
+@validate_params({"documents": ["array-like"], "labels": ["array-like"], "word": [str]})
 def natural_decoy(documents: Sequence[Sequence[str]], labels: Sequence[Any], word: str = "movie",
                   remove_label: Any = 0) -> np.ndarray:
     """Indices of the documents kept by the natural-decoy construction (P8.4 ii): every
@@ -89,6 +94,7 @@ def natural_decoy(documents: Sequence[Sequence[str]], labels: Sequence[Any], wor
     return np.asarray(keep, dtype=np.int64)
 
 
+@validate_params({"n": [Interval(numbers.Integral, 1, None, closed='left')], "n_bug": [Interval(numbers.Integral, 0, None, closed='left')], "k": [Interval(numbers.Integral, 1, None, closed='left')]})
 def bug_sampling_probability(n: int, n_bug: int, k: int = 1) -> float:
     """Probability that at least one of ``k`` instances sampled uniformly without replacement
     from ``n`` contains the bug, when ``n_bug`` do: 1 − C(n − n_bug, k) / C(n, k).
@@ -121,6 +127,7 @@ class SubmodularPick:
     importance: np.ndarray = field(repr=False)
 
 
+@validate_params({"W": ["array-like"], "budget": [Interval(numbers.Integral, 1, None, closed='left')]})
 def submodular_pick(W: Any, budget: int) -> SubmodularPick:
     """Greedy Submodular Pick (Ribeiro et al. 2016, Algorithm 2) over an explanation matrix.
 

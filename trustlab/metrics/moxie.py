@@ -20,12 +20,15 @@ COUNTERFACTUAL_ACC divides by ``size`` (the pseudo-code's ``count`` is a typo).
 """
 from __future__ import annotations
 
+import numbers
+
 from dataclasses import dataclass, field
 from typing import Any, Callable, Hashable, Sequence
 
 import numpy as np
 
 from trustlab._validation import check_int
+from trustlab._validation import Interval, Options, validate_params
 
 __all__ = [
     "all_correct_accuracy",
@@ -70,6 +73,7 @@ def _tokens(tokens: Any, name: str = "tokens") -> list:
     return t
 
 
+@validate_params({"token_predictions": ["array-like"], "references": ["array-like"]})
 def all_correct_accuracy(token_predictions: Sequence[Sequence[Any]], references: Sequence[Any]) -> float:
     """MOXIE all-correct accuracy: the fraction of examples whose token-level predictions
     *all* equal the example's reference label.
@@ -107,6 +111,7 @@ def all_correct_accuracy(token_predictions: Sequence[Sequence[Any]], references:
     return correct / len(references)
 
 
+@validate_params({"predict_fn": ["callable"], "tokens": ["array-like"]})
 def masked_context_predictions(predict_fn: PredictFn, tokens: Sequence[Any], mask_token: Any = "<mask>") -> list:
     """The teacher's prediction on every single-token masked context ``f(x^i_mask)``.
 
@@ -128,6 +133,7 @@ def masked_context_predictions(predict_fn: PredictFn, tokens: Sequence[Any], mas
     return out
 
 
+@validate_params({"predict_fn": ["callable"], "tokens": ["array-like"], "scores": ["array-like"], "budget": [Interval(numbers.Integral, 1, None, closed='left')]})
 def mask_length(
     predict_fn: PredictFn,
     tokens: Sequence[Any],
@@ -198,6 +204,7 @@ class MaskLengthResult:
     lengths: np.ndarray = field(repr=False)
 
 
+@validate_params({"predict_fn": ["callable"], "examples": ["array-like"], "scores": ["array-like"], "budget": [Interval(numbers.Integral, 1, None, closed='left')]})
 def mask_length_summary(
     predict_fn: PredictFn,
     examples: Sequence[Sequence[Any]],
@@ -239,6 +246,7 @@ class CounterfactualResult:
     words: list = field(repr=False, default_factory=list)
 
 
+@validate_params({"predict_fn": ["callable"], "tokens": ["array-like"], "position": [Interval(numbers.Integral, 0, None, closed='left')], "vocabulary": ["array-like"], "student_proba": ["array-like"], "top": [Interval(numbers.Integral, 1, None, closed='left')]})
 def counterfactual_accuracy(
     predict_fn: PredictFn,
     tokens: Sequence[Any],
@@ -306,6 +314,7 @@ def counterfactual_accuracy(
     return CounterfactualResult(size=size, correct=correct, accuracy=acc, words=[vocab[j] for j in selected])
 
 
+@validate_params({"results": ["array-like"]})
 def counterfactual_summary(results: Sequence[CounterfactualResult]) -> dict:
     """Median counterfactual accuracy and size over contexts with at least one counterfactual
     (MOXIE reports a median accuracy of 90.0% on SST-2 dev).

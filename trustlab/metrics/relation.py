@@ -13,12 +13,15 @@
 """
 from __future__ import annotations
 
+import numbers
+
 import math
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Hashable, Sequence
 
 from trustlab._validation import check_int, check_option
+from trustlab._validation import Interval, Options, validate_params
 
 __all__ = ["relation_micro_prf", "RelationScores", "bleu"]
 
@@ -37,6 +40,7 @@ class RelationScores:
     per_relation: dict = field(repr=False, default_factory=dict)
 
 
+@validate_params({"gold": ["array-like"], "predicted": ["array-like"]})
 def relation_micro_prf(gold: Sequence[Hashable], predicted: Sequence[Hashable], *,
                        negative: Hashable = "no_relation") -> RelationScores:
     """TACRED micro precision, recall and F1, with ``negative`` as the negative class.
@@ -96,6 +100,7 @@ def _tokens(x: Any, what: str) -> list:
     return list(x)
 
 
+@validate_params({"hypotheses": ["array-like"], "references": ["array-like"], "max_n": [Interval(numbers.Integral, 1, 100, closed='both')], "level": [Options({"corpus", "sentence"})], "smoothing": [Options({"none", "method1"})]})
 def bleu(
     hypotheses: Sequence[Sequence[Any]],
     references: Sequence[Sequence[Sequence[Any]]],
