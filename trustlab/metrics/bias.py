@@ -1007,7 +1007,6 @@ def _rhat(ch: np.ndarray) -> float:
     if h < 2:
         return float("nan")
     sp = np.concatenate([ch[:, :h], ch[:, h: 2 * h]], axis=0)
-    m = sp.shape[0]
     W = sp.var(axis=1, ddof=1).mean()
     B = h * sp.mean(axis=1).var(ddof=1)
     if W == 0:
