@@ -75,3 +75,10 @@ def test_info_data_lists_bundled_files(capsys):
     assert not any(p.endswith("LICENSE-NOTES.md") for p in flat)
     rc, out, err = run(capsys, "info", "--data")
     assert "karate.edges" in out and "cplib:" in out
+
+
+def test_info_doctest():
+    import doctest
+
+    from trustlab.commands import info
+    assert doctest.testmod(info).failed == 0
