@@ -29,7 +29,7 @@ def test_weat_summary_and_output_file(capsys, tmp_path):
     out_file = tmp_path / "res.json"
     rc, out, err = run(capsys, "bias", "weat", "--embeddings", EMB, "--test", "all", "--seed", "0",
                        "--permutations", "2000", "-o", str(out_file), "-q")
-    assert rc == 0 and "significant (p < 0.01)" in out and "dropped: {'X': ['Billy']}" in out
+    assert rc == 0 and "significant (p < 0.01, one-sided, greater)" in out and "dropped: {'X': ['Billy']}" in out
     d = json.loads(out_file.read_text())
     assert d["n_tests"] == 10 and d["results"]["10"]["dropped"]["X"] == ["Billy"]
 

@@ -126,3 +126,14 @@ def test_submodular_pick_greedy_bound_and_reference():
 def test_doctests():
     assert doctest.testmod(bias_stats).failed == 0
     assert doctest.testmod(decoys).failed == 0
+
+
+@pytest.mark.parametrize("variant", ["all", "subj"])
+def test_geco_tfidf_gender_words_rank_top(variant):
+    # GECOBench Fig. 3 (S1.6): he/she/his/her have the largest |r| with the target; he/his
+    # correlate positively with male (target 1), she/her negatively
+    from trustlab.metrics import load_geco
+    d = load_geco(variant, "train")
+    df = tfidf_target_correlation(d.sentences, d.targets, top=4).set_index("word")
+    assert set(df.index) == {"he", "she", "his", "her"}
+    assert df.r["he"] > 0 and df.r["his"] > 0 and df.r["she"] < 0 and df.r["her"] < 0

@@ -1,6 +1,5 @@
 """MOXIE all-correct accuracy, MASKLENGTH and COUNTERFACTUAL_ACC with toy teachers."""
 import doctest
-import itertools
 
 import numpy as np
 import pytest

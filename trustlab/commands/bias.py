@@ -1,7 +1,13 @@
 """``trustlab bias``: WEAT, MAC, the Bayesian bias model and DirectBias from the shell.
 
+Without ``--embeddings`` (and ``--sets``) the commands use the bundled word2vec GoogleNews
+subset and the bundled word sets, as ``bias bayes --example`` does.
+
 Examples::
 
+    trustlab bias weat --test 6
+    trustlab bias mac
+    trustlab bias direct
     trustlab bias weat --embeddings vectors.npz --test 6
     trustlab bias weat --embeddings vectors.txt --test all --similarity euclidean --json
     trustlab bias weat --embeddings vectors.npz --sets my_sets.json --permutations 100000
@@ -25,7 +31,9 @@ from trustlab.commands._common import (
     show_progress,
 )
 
-_EMB_HELP = "embedding file: .npz (arrays 'vectors', 'words'), word2vec text (.txt/.vec) or gensim .kv"
+_EMB_HELP = ("embedding file: .npz (arrays 'vectors', 'words'), word2vec text (.txt/.vec) or gensim .kv "
+             "(default: the bundled word2vec GoogleNews subset of the WEAT and gender words)")
+_BUNDLED_NOTE = "embeddings: bundled word2vec GoogleNews subset (trustlab/data/weat/word2vec_weat_subset.npz)"
 
 
 def register(sub) -> None:
@@ -34,7 +42,7 @@ def register(sub) -> None:
     p.set_defaults(func=lambda args: (p.print_help(), 0)[1])
 
     w = bsub.add_parser("weat", help="generalised WEAT with exact/Monte-Carlo permutation p-values")
-    w.add_argument("--embeddings", required=True, help=_EMB_HELP)
+    w.add_argument("--embeddings", default=None, help=_EMB_HELP)
     g = w.add_mutually_exclusive_group()
     g.add_argument("--test", default=None, help="Caliskan WEAT 1..10, or 'all' for the Table-3 summary (default: all)")
     g.add_argument("--sets", default=None,
@@ -45,7 +53,9 @@ def register(sub) -> None:
                    help="'auto' (exact when <= --exact-limit splits, else 100000 sampled), 'exact', or a number of sampled splits")
     w.add_argument("--exact-limit", type=constrained("trustlab.metrics.bias:weat", "exact_limit"), default=1_000_000, help="largest number of splits enumerated exactly under 'auto'")
     w.add_argument("--alternative", default=None,
-                   help="two-sided | greater | less (default: two-sided for single tests, the stereotype direction for --test all)")
+                   help="two-sided | greater | less (default: two-sided for a single --test or --sets; one-sided in the "
+                        "stereotype direction for --test all, as in Azarpanah & Farhadloo's Table 3). "
+                        "The sidedness used is printed with every p-value")
     w.add_argument("--ddof", type=constrained("trustlab.metrics.bias:weat", "ddof"), default=1, help="ddof of the effect-size SD (1 reproduces Caliskan)")
     w.add_argument("--alpha", type=constrained("trustlab.metrics.bias:weat_summary", "alpha"), default=0.01, help="significance level of the summary (default 0.01)")
     w.add_argument("--seed", type=seed_type(), default=None, help="seed of the permutation sampler")
@@ -56,9 +66,10 @@ def register(sub) -> None:
     w.set_defaults(func=run_weat)
 
     m = bsub.add_parser("mac", help="Mean Average Cosine distance (Manzini et al.) with per-class breakdown")
-    m.add_argument("--embeddings", required=True, help=_EMB_HELP)
-    m.add_argument("--sets", required=True,
-                   help="JSON file with {'targets': [...], 'attributes': {class: [...], ...}}")
+    m.add_argument("--embeddings", default=None, help=_EMB_HELP)
+    m.add_argument("--sets", default=None,
+                   help="JSON file with {'targets': [...], 'attributes': {class: [...], ...}} (default: the 32 bundled "
+                        "professions against the female and male words of the 7 bundled gender pairs)")
     m.add_argument("--on-missing", default="drop", help="drop | raise")
     m.add_argument("-o", "--output", default=None, help="also write the JSON result to this file (atomically)")
     add_output_flags(m)
@@ -79,13 +90,24 @@ def register(sub) -> None:
     b.set_defaults(func=run_bayes)
 
     d = bsub.add_parser("direct", help="gender direction (PCA of definitional pairs) and DirectBias")
-    d.add_argument("--embeddings", required=True, help=_EMB_HELP)
+    d.add_argument("--embeddings", default=None, help=_EMB_HELP)
     d.add_argument("--sets", default=None,
                    help="JSON with optional 'pairs' [[female, male], ...] and 'words' [...]; default: Matthews et al.'s 7 pairs and 32 professions")
     d.add_argument("--c", type=constrained("trustlab.metrics.bias:direct_bias", "c"), default=1.0, help="DirectBias strictness c (default 1)")
     d.add_argument("-o", "--output", default=None, help="also write the JSON result to this file (atomically)")
     add_output_flags(d)
     d.set_defaults(func=run_direct)
+
+
+def _embeddings(args):
+    """The embeddings named by --embeddings, or the bundled subset (with a note for text output)."""
+    from trustlab.metrics.embeddings import load_embeddings
+
+    if args.embeddings:
+        return load_embeddings(args.embeddings), []
+    from trustlab.metrics.bias import load_weat_embeddings
+
+    return load_weat_embeddings(), [_BUNDLED_NOTE]
 
 
 def _read_json(path: str):
@@ -139,10 +161,10 @@ def _fmt_p(p: float) -> str:
 
 def run_weat(args) -> int:
     from trustlab.metrics.bias import weat, weat_summary
-    from trustlab.metrics.embeddings import MissingWordsWarning, load_embeddings
+    from trustlab.metrics.embeddings import MissingWordsWarning
 
     perms = _perm_arg(args.permutations)
-    emb = load_embeddings(args.embeddings)
+    emb, head = _embeddings(args)
     common = dict(
         similarity=args.similarity, statistic=args.statistic, ddof=args.ddof, permutations=perms,
         exact_limit=args.exact_limit, on_missing=args.on_missing, random_state=args.seed,
@@ -160,18 +182,21 @@ def run_weat(args) -> int:
                 r = weat(emb, sp["X"], sp["Y"], sp["A"], sp["B"], name=str(sp.get("name", f"set {i + 1}")),
                          alternative=args.alternative or "two-sided", **common)
             results.append(r.to_dict())
-        lines = [_weat_line(r) for r in results]
+        lines = head + [_weat_line(r) for r in results]
         return _finish(args, results[0] if len(results) == 1 else results, lines)
     test = args.test or "all"
     if test == "all":
         s = weat_summary(emb, alpha=args.alpha, alternative=args.alternative or "auto",
                          progress=show_progress(args), **common)
         obj = s.to_dict()
-        lines = [_weat_line(r) for r in s.results.values()]
+        lines = head + [_weat_line(r) for r in s.results.values()]
         lines.append(
-            f"significant (p < {s.alpha:g}): {s.n_significant} of {s.n_tests}; "
+            f"significant (p < {s.alpha:g}, {_sided(s.alternative)}): {s.n_significant} of {s.n_tests}; "
             f"|d| mean {s.mean_abs_effect:.3f}, sd {s.sd_abs_effect:.3f}"
         )
+        if args.alternative is None:
+            lines.append("note: --test all uses one-sided p-values in the stereotype direction (the paper's "
+                         "Table 3); a single --test is two-sided by default; choose with --alternative")
         return _finish(args, obj, lines)
     try:
         t = int(test)
@@ -182,7 +207,11 @@ def run_weat(args) -> int:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", MissingWordsWarning)
         r = weat_test(emb, t, alternative=args.alternative or "two-sided", **common)
-    return _finish(args, r.to_dict(), [_weat_line(r.to_dict())])
+    return _finish(args, r.to_dict(), head + [_weat_line(r.to_dict())])
+
+
+def _sided(alternative: str) -> str:
+    return "two-sided" if alternative == "two-sided" else f"one-sided, {alternative}"
 
 
 def _weat_line(r: dict) -> str:
@@ -191,23 +220,30 @@ def _weat_line(r: dict) -> str:
     se = f" +- {r['p_value_se']:.2g}" if r["method"] != "exact" else ""
     return (
         f"{r['name'] or 'WEAT'}: d = {r['effect_size']:.3f}, p = {_fmt_p(r['p_value'])}{se} "
-        f"({r['method']}, {r['n_permutations']} splits, {r['alternative']}; "
+        f"({_sided(r['alternative'])}; {r['method']}, {r['n_permutations']} splits; "
         f"{r['similarity']}/{r['statistic_name']}; sizes {r['sizes']}){extra}"
     )
 
 
 def run_mac(args) -> int:
-    from trustlab.metrics.bias import mac
-    from trustlab.metrics.embeddings import MissingWordsWarning, load_embeddings
+    from trustlab.metrics.bias import load_weat_sets, mac
+    from trustlab.metrics.embeddings import MissingWordsWarning
 
-    spec = _read_json(args.sets)
-    if not isinstance(spec, dict) or "targets" not in spec or "attributes" not in spec:
-        raise CLIError(f"{args.sets} needs keys 'targets' (list) and 'attributes' ({{class: list}})")
-    emb = load_embeddings(args.embeddings)
+    if args.sets:
+        spec = _read_json(args.sets)
+        if not isinstance(spec, dict) or "targets" not in spec or "attributes" not in spec:
+            raise CLIError(f"{args.sets} needs keys 'targets' (list) and 'attributes' ({{class: list}})")
+        sets_note = []
+    else:
+        d = load_weat_sets()
+        spec = {"targets": d["professions"],
+                "attributes": {"female": [f for f, _ in d["gender_pairs"]], "male": [m for _, m in d["gender_pairs"]]}}
+        sets_note = ["sets: bundled 32 professions vs the female / male words of the 7 gender pairs"]
+    emb, head = _embeddings(args)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", MissingWordsWarning)
         r = mac(emb, spec["targets"], spec["attributes"], on_missing=args.on_missing)
-    lines = [f"MAC = {r.value:.4f}"] + [f"  {c}: {v:.4f}" for c, v in r.per_class.items()]
+    lines = head + sets_note + [f"MAC = {r.value:.4f}"] + [f"  {c}: {v:.4f}" for c, v in r.per_class.items()]
     dropped = {k: v for k, v in r.dropped.items() if v}
     if dropped:
         lines.append(f"dropped: {dropped}")
@@ -242,7 +278,7 @@ def run_bayes(args) -> int:
 
 def run_direct(args) -> int:
     from trustlab.metrics.bias import direct_bias, gender_direction, load_weat_sets
-    from trustlab.metrics.embeddings import MissingWordsWarning, load_embeddings
+    from trustlab.metrics.embeddings import MissingWordsWarning
 
     d = load_weat_sets()
     pairs, words = d["gender_pairs"], d["professions"]
@@ -252,7 +288,7 @@ def run_direct(args) -> int:
             raise CLIError(f"{args.sets} must be a JSON object with optional 'pairs' and 'words'")
         pairs = spec.get("pairs", pairs)
         words = spec.get("words", words)
-    emb = load_embeddings(args.embeddings)
+    emb, head = _embeddings(args)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", MissingWordsWarning)
         g = gender_direction(emb, pairs)
@@ -267,7 +303,7 @@ def run_direct(args) -> int:
         "per_word": r.per_word,
         "words_dropped": r.dropped,
     }
-    lines = [
+    lines = head + [
         f"DirectBias_{r.c:g} = {r.value:.4f} over {len(r.per_word)} words "
         f"(PC1 - PC2 = {g.dominance:.3f}, {len(g.pairs)} pairs)",
     ]

@@ -2,7 +2,13 @@
 
 Thin lazy re-export; each function lives in (and is documented at) its module:
 :mod:`trustlab.metrics.clustering`, :mod:`trustlab.metrics.bias`,
-:mod:`trustlab.metrics.explanation`, :mod:`trustlab.metrics.reliability`.
+:mod:`trustlab.metrics.explanation`, :mod:`trustlab.metrics.reliability`,
+:mod:`trustlab.metrics.composition` (gradient composition), :mod:`trustlab.metrics.moxie`
+(black-box MOXIE metrics), :mod:`trustlab.metrics.aec` (error classifier),
+:mod:`trustlab.metrics.graph_stats` (weighted clustering coefficient),
+:mod:`trustlab.metrics.aggregation` (seed averaging, GenTemp), :mod:`trustlab.metrics.relation`
+(relation-extraction P/R/F1, BLEU), :mod:`trustlab.metrics.bias_stats` and
+:mod:`trustlab.metrics.decoys`.
 """
 from __future__ import annotations
 

@@ -173,6 +173,9 @@ class WEATSummary(_ResultMixin):
     alpha : float
     results : dict
         Test id -> :class:`WEATResult` as a dict.
+    alternative : str
+        The sidedness of every p-value ("greater"/"less" are one-sided, the default of
+        :func:`weat_summary`; :func:`weat_test` and :func:`weat` default to "two-sided").
     """
 
     n_significant: int
@@ -181,6 +184,7 @@ class WEATSummary(_ResultMixin):
     sd_abs_effect: float
     alpha: float
     results: dict
+    alternative: str = ""
 
 
 @dataclass(frozen=True)
@@ -820,7 +824,10 @@ def _test_sets(test: int | str) -> tuple[str, dict[str, list[str]]]:
 def weat_test(embeddings: Any, test: int | str, **kwargs) -> WEATResult:
     """Run Caliskan's WEAT ``test`` (1..10) with the packaged, corrected word sets.
 
-    ``kwargs`` go to :func:`weat`.
+    ``kwargs`` go to :func:`weat`. The p-value is **two-sided** by default (``weat``'s
+    ``alternative="two-sided"``), whereas :func:`weat_summary` defaults to one-sided p-values
+    in the stereotype direction (Caliskan et al. and the Table 3 summary are one-sided); pass
+    ``alternative="greater"`` for the one-sided value. ``result.alternative`` always says which.
 
     Examples
     --------
@@ -900,6 +907,7 @@ def weat_summary(
         sd_abs_effect=float(d.std(ddof=1)) if d.size > 1 else 0.0,
         alpha=alpha,
         results={k: r.to_dict() for k, r in results.items()},
+        alternative=alternative,
     )
 
 
@@ -1009,7 +1017,6 @@ def _rhat(ch: np.ndarray) -> float:
     if h < 2:
         return float("nan")
     sp = np.concatenate([ch[:, :h], ch[:, h: 2 * h]], axis=0)
-    m = sp.shape[0]
     W = sp.var(axis=1, ddof=1).mean()
     B = h * sp.mean(axis=1).var(ddof=1)
     if W == 0:

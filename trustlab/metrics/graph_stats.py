@@ -116,6 +116,8 @@ def weighted_clustering_coefficient(
     ----------
     graph : networkx.Graph, square adjacency matrix (dense or SciPy sparse; symmetric or
         triangular as in xER's i < j storage), or (m, 2) integer edge array
+        A dense NumPy array of shape (2, 2) is read as two edges; pass a 2-node adjacency
+        as a SciPy sparse matrix.
     weights : array of shape (m,), optional
         Edge weights for an edge array (default 1).
     variant : {"onnela", "barrat", "unweighted"}
