@@ -292,3 +292,13 @@ def test_privacy_eval_output_dir_naming_a_file(tmp_path, capsys):
 
 def test_bayes_draws_capped(capsys):
     _one_line_error(capsys, ["bias", "bayes", "--example", "--draws", "1e14"], "--draws")
+
+
+def test_gpu_backend_without_gpu_is_one_line(capsys):
+    from trustlab.cli import main
+
+    rc = main(["bias", "weat", "--test", "1", "--backend", "gpu", "--permutations", "100", "--seed", "0"])
+    err = capsys.readouterr().err
+    if rc == 0:  # a real GPU is present
+        pytest.skip("a usable GPU is present")
+    assert rc == 2 and err.count("\n") == 1 and "backend='gpu'" in err, err

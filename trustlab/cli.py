@@ -61,6 +61,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 0
+    from trustlab._backend import GPUUnavailableError
     from trustlab._fileio import install_signal_cleanup, terminated_exit_code
     from trustlab._validation import InvalidParameterError
     from trustlab.commands._common import CLIError
@@ -72,6 +73,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CLIError as exc:
         print(f"{prefix} {exc}", file=sys.stderr)
         return exc.code
+    except GPUUnavailableError as exc:
+        print(f"{prefix} {_one_line(exc)}", file=sys.stderr)
+        return 2
     except (InvalidParameterError, ValueError, TypeError) as exc:
         # ValueError covers UnicodeDecodeError and the library's input checks;
         # TypeError only the library's own input-type checks (see _user_type_error)
