@@ -507,8 +507,6 @@ def nearest_neighbor_swap(Q, vocab, *, block: int = 8192, precision: str = "floa
     >>> nearest_neighbor_swap(np.array([[0.9, 0.1, 0.0], [0.0, 0.2, 1.1]]), E)
     array([0, 2])
     """
-    from trustlab.kernels.privacy_cpu import nn_argmin_update
-
     precision = check_option(precision, "precision", ["float64", "float32"], func="nearest_neighbor_swap")
     Q = check_finite_array(Q, "Q", ndim=2)
     V = check_finite_array(vocab, "vocab", ndim=2)
@@ -582,7 +580,7 @@ def privatize_dask(X, *, epsilon: float, delta: float = 1e-6, beta: float = 0.9,
     >>> np.allclose(W.compute(), privatize(X, epsilon=5, random_state=1).vectors)
     True
     """
-    import dask.array as da
+    import dask.array  # noqa: F401  (fail early, with the import error, without dask)
 
     if X.ndim != 2:
         raise ValueError(f"Expected a 2D dask array, got {X.ndim}D with shape {X.shape}.")
