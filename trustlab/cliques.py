@@ -110,9 +110,15 @@ def _check_min_size(min_size: Any, func: str) -> int:
 
 
 def _n_threads() -> int:
+    """Threads to use: ``numba.get_num_threads()`` once Numba's parallel runtime is
+    up (it honours ``numba.set_num_threads``), else ``NUMBA_NUM_THREADS`` without
+    starting that runtime (these kernels never need it)."""
     import numba
+    from numba.np.ufunc import parallel as _par
 
-    return max(1, int(numba.get_num_threads()))
+    if getattr(_par, "_is_initialized", True):
+        return max(1, int(numba.get_num_threads()))
+    return max(1, int(numba.config.NUMBA_NUM_THREADS))
 
 
 def _schedule(g: CSRGraph, rank: np.ndarray, n_threads: int) -> tuple[np.ndarray, np.ndarray]:
@@ -143,7 +149,12 @@ def _prepare(g: CSRGraph):
     return rank
 
 
-def _enumerate_cpu(g: CSRGraph, min_size: int, progress: Callable[[int], None] | None = None):
+def _run_chunks(g: CSRGraph, min_size: int, materialize: bool,
+                progress: Callable[[int], None] | None = None):
+    """Run :func:`~trustlab.kernels.cliques_cpu.enumerate_chunk` over equal-work
+    chunks of top-level vertices on a thread pool (the kernel releases the GIL).
+    Returns ``(total count, parts)``. One thread, or one chunk, runs inline: the
+    pool is not started for small graphs."""
     from trustlab.kernels.cliques_cpu import enumerate_chunk
 
     rank = _prepare(g)
@@ -153,7 +164,7 @@ def _enumerate_cpu(g: CSRGraph, min_size: int, progress: Callable[[int], None] |
 
     def job(c: int):
         out = enumerate_chunk(g.indptr, g.indices, rank, verts[chunk_ptr[c]:chunk_ptr[c + 1]],
-                              min_size, True)
+                              min_size, materialize)
         if progress is not None:
             progress(int(chunk_ptr[c + 1] - chunk_ptr[c]))
         return out
@@ -161,8 +172,13 @@ def _enumerate_cpu(g: CSRGraph, min_size: int, progress: Callable[[int], None] |
     if nt == 1 or n_chunks <= 1:
         parts = [job(c) for c in range(n_chunks)]
     else:
-        with ThreadPoolExecutor(max_workers=nt) as ex:
+        with ThreadPoolExecutor(max_workers=min(nt, n_chunks)) as ex:
             parts = list(ex.map(job, range(n_chunks)))
+    return sum(int(p[2]) for p in parts), parts
+
+
+def _enumerate_cpu(g: CSRGraph, min_size: int, progress: Callable[[int], None] | None = None):
+    _, parts = _run_chunks(g, min_size, True, progress)
     n_cl = sum(int(p[2]) for p in parts)
     n_mem = sum(int(p[1].shape[0]) for p in parts)
     indptr = np.zeros(n_cl + 1, dtype=np.int64)
@@ -296,7 +312,8 @@ def count_maximal_cliques(graph: Any, *, min_size: int = 1, backend: str = "auto
     """Number of maximal cliques (with at least ``min_size`` vertices), without storing them.
 
     The CPU path runs the same kernel as :func:`maximal_cliques` in count-only mode,
-    one ``prange`` iteration per chunk of top-level vertices (dynamic scheduling).
+    chunks of top-level vertices on a thread pool (dynamic scheduling, no Numba
+    parallel region, so nothing extra to compile on first use).
 
     Parameters
     ----------
@@ -321,19 +338,7 @@ def count_maximal_cliques(graph: Any, *, min_size: int = 1, backend: str = "auto
     if be == "gpu":
         indptr, _ = _enumerate_gpu(g, min_size)
         return int(indptr.shape[0] - 1)
-    import numba
-
-    from trustlab.kernels.cliques_cpu import count_maximal_parallel
-
-    rank = _prepare(g)
-    chunk_ptr, verts = _schedule(g, rank, _n_threads())
-    old = numba.get_parallel_chunksize()
-    numba.set_parallel_chunksize(1)  # dynamic scheduling: one chunk per grab
-    try:
-        counts, _ = count_maximal_parallel(g.indptr, g.indices, rank, chunk_ptr, verts, min_size)
-    finally:
-        numba.set_parallel_chunksize(old)
-    return int(counts.sum())
+    return _run_chunks(g, min_size, materialize=False)[0]
 
 
 def count_cliques(graph: Any, *, max_count: int = 10_000_000, min_size: int = 1) -> int:

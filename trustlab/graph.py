@@ -23,6 +23,7 @@ Normalisation rules (documented and tested):
 from __future__ import annotations
 
 import numbers
+import sys
 import warnings
 from dataclasses import dataclass
 from typing import Any
@@ -298,20 +299,14 @@ def as_csr_graph(graph: Any, *, n_nodes: int | None = None) -> CSRGraph:
     """
     if isinstance(graph, CSRGraph):
         return graph
-    try:
-        import networkx as nx
-
-        if isinstance(graph, nx.Graph):
-            return _from_networkx(graph)
-    except ImportError:  # pragma: no cover
-        pass
-    try:
-        import scipy.sparse as sp
-
-        if sp.issparse(graph):
-            return _from_sparse(graph)
-    except ImportError:  # pragma: no cover
-        pass
+    # A networkx graph or a SciPy sparse matrix can only exist once its package is
+    # imported: check sys.modules instead of importing them (0.3-0.8 s of start-up).
+    nx = sys.modules.get("networkx")
+    if nx is not None and isinstance(graph, nx.Graph):
+        return _from_networkx(graph)
+    sp = sys.modules.get("scipy.sparse")
+    if sp is not None and sp.issparse(graph):
+        return _from_sparse(graph)
     if isinstance(graph, (str, bytes, dict)) or graph is None:
         raise TypeError(
             f"graph must be a networkx.Graph, an (m, 2) integer edge array or a scipy "

@@ -9,6 +9,9 @@ from trustlab.cli import main
 from trustlab.privacy import privatize
 from trustlab.privacy.io import open_vectors, privatize_file, read_vectors, write_vectors
 
+# integer seeds warn (tests only): expected here
+pytestmark = pytest.mark.filterwarnings("ignore:random_state=.*tests only:UserWarning")
+
 
 @pytest.fixture()
 def X():

@@ -78,10 +78,14 @@ def test_fresh_independent_draw_per_vector():
 def test_noise_is_added_in_float64():
     X = np.random.default_rng(0).standard_normal((200, 50)).astype(np.float32)
     for mech in ("privemb", "m1"):
-        W, rec = privatize(X, epsilon=1.0, mechanism=mech, beta=0.9, random_state=1)
+        W, rec = privatize(X, epsilon=1.0, mechanism=mech, beta=0.9, random_state=1, dtype="float64")
         assert W.dtype == np.float64
         # values not representable in float32: the noise was not rounded to float32
         assert np.mean(W != W.astype(np.float32).astype(np.float64)) > 0.99
+        W32, rec32 = privatize(X, epsilon=1.0, mechanism=mech, beta=0.9, random_state=1)
+        assert W32.dtype == np.float32  # the release follows X's dtype by default
+        # float32 end to end = the float32 rounding of the float64 release (same streams)
+        np.testing.assert_array_equal(W32, W.astype(np.float32))
 
 
 def test_default_randomness_is_os_entropy_and_seed_is_reproducible():

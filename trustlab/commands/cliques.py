@@ -20,14 +20,45 @@ def read_edge_file(path: str | Path):
     further columns (e.g. a weight) are ignored. Labels that all parse as integers
     are kept as integers, otherwise as strings. Only nodes that appear in an edge
     exist. Self-loops are dropped with a warning, duplicate edges merged.
-    """
-    from trustlab.graph import csr_from_edges
 
+    Plain ASCII files of integer labels (the usual case) are parsed and turned into
+    CSR by Numba kernels; anything else (string labels, non-ASCII bytes, malformed
+    lines) goes through the exact Python reader, which also words the errors.
+    """
     path = Path(path)
     if path.is_dir():
         raise CLIError(f"{str(path)!r} is a directory, not an edge file")
     if not path.exists():
         raise CLIError(f"edge file {str(path)!r} does not exist")
+    g = _read_int_edges_fast(path)
+    return g if g is not None else _read_edge_file_python(path)
+
+
+def _read_int_edges_fast(path: Path):
+    from trustlab.graph import CSRGraph
+    from trustlab.kernels.cliques_cpu import compact_labels, edges_to_csr, parse_int_edges
+
+    buf = np.fromfile(path, dtype=np.uint8)
+    src, dst, m, ok = parse_int_edges(buf)
+    del buf
+    if not ok or 2 * m > np.iinfo(np.int32).max:
+        return None
+    labels, sp, dp = compact_labels(src, dst)
+    del src, dst
+    indptr, indices, loops = edges_to_csr(sp, dp, labels.shape[0])
+    if loops:
+        warnings.warn(
+            f"the graph has {loops} self-loop(s); they were dropped (a self-loop "
+            "never changes which vertex sets are cliques).",
+            UserWarning,
+            stacklevel=2,
+        )
+    return CSRGraph(indptr, indices, labels, int(loops))
+
+
+def _read_edge_file_python(path: Path):
+    from trustlab.graph import csr_from_edges
+
     us: list[str] = []
     vs: list[str] = []
     with open(path, encoding="utf-8") as fh:
@@ -87,17 +118,26 @@ def _write_output(res, out: str) -> None:
             with open(tmp, "wb") as fh:
                 np.savez_compressed(fh, indptr=res.indptr, indices=res.indices, nodes=nodes)
         return
-    labels = [str(x) for x in res.nodes.tolist()]
-    with atomic_write(path, "w", encoding="utf-8") as fh:
-        indptr, indices = res.indptr, res.indices
-        buf = []
-        for k in range(len(res)):
-            buf.append(" ".join(labels[i] for i in indices[indptr[k]:indptr[k + 1]]))
-            if len(buf) >= 65536:
-                fh.write("\n".join(buf) + "\n")
-                buf = []
-        if buf:
-            fh.write("\n".join(buf) + "\n")
+    from trustlab.kernels.cliques_cpu import clique_line_bytes, format_clique_lines
+
+    enc = [str(x).encode("utf-8") for x in res.nodes.tolist()]
+    lab_len = np.fromiter((len(b) for b in enc), dtype=np.int64, count=len(enc))
+    lab_off = np.zeros(len(enc) + 1, dtype=np.int64)
+    np.cumsum(lab_len, out=lab_off[1:])
+    lab_buf = np.frombuffer(b"".join(enc), dtype=np.uint8) if enc else np.zeros(0, np.uint8)
+    line_len = clique_line_bytes(res.indptr, res.indices, lab_len)
+    ends = np.cumsum(line_len)
+    n_cl = len(res)
+    with atomic_write(path, "wb") as fh:
+        c0 = 0
+        while c0 < n_cl:  # blocks of about 32 MiB bound the extra memory
+            base = int(ends[c0 - 1]) if c0 else 0
+            c1 = max(c0 + 1, int(np.searchsorted(ends, base + (1 << 25), side="right")))
+            c1 = min(c1, n_cl)
+            out = np.empty(int(ends[c1 - 1]) - base, dtype=np.uint8)
+            w = format_clique_lines(res.indptr, res.indices, lab_buf, lab_off, c0, c1, out)
+            fh.write(memoryview(out)[:w])
+            c0 = c1
 
 
 def run(args) -> int:

@@ -77,15 +77,21 @@ def run(args) -> int:
 
     from trustlab.privacy.io import privatize_file
 
-    old = numba.get_num_threads()
-    if args.threads is not None:
+    old = None
+    if args.threads is not None:  # touching the thread count starts Numba's parallel runtime
         if not 1 <= args.threads <= numba.config.NUMBA_NUM_THREADS:
             raise CLIError(f"--threads must be in [1, {numba.config.NUMBA_NUM_THREADS}], got {args.threads}")
+        old = numba.get_num_threads()
         numba.set_num_threads(args.threads)
     from trustlab._backend import GPUUnavailableError
 
+    import warnings
+
+    caught: list = []
     try:
-        info = privatize_file(
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            info = privatize_file(
             args.input, args.output, epsilon=args.epsilon, delta=args.delta, beta=args.beta, m=args.m,
             mechanism=args.mechanism, backend=args.backend, random_state=args.seed, vocab=args.vocab,
             phi_seed=args.phi_seed, allow_m_above_d=args.allow_m_above_d, chunk_size=args.chunk_size,
@@ -94,7 +100,10 @@ def run(args) -> int:
     except GPUUnavailableError as exc:
         raise CLIError(str(exc)) from None
     finally:
-        numba.set_num_threads(old)
+        if old is not None:
+            numba.set_num_threads(old)
+        for w in caught:  # one line each on stderr (e.g. the --seed warning)
+            print(f"trustlab privatize: warning: {w.message}", file=sys.stderr)
     if args.json:
         emit_json(info)
     elif not args.quiet:

@@ -17,9 +17,10 @@ graphs in near-optimal time"):
 * Bron–Kerbosch with Tomita pivoting runs iteratively on those bitsets (an
   explicit stack of ``P``/``X``/candidate bitsets, LLVM ``ctpop``/``cttz``), so the
   hot loop touches no Python object;
-* the sub-problems are independent, so callers run chunks of them in parallel
-  (``prange`` for counting; ``nogil`` calls on a thread pool when the cliques are
-  materialised, because every chunk needs its own growable output buffer).
+* the sub-problems are independent, so callers run chunks of them in parallel as
+  ``nogil`` calls on a Python thread pool (for counting too): no kernel here is
+  ``parallel=True``, so the Numba parallel runtime is never started and nothing
+  compiles a parallel region (that took ~12 s on the first call after install).
 
 Cliques are written as (``sizes``, ``members``): ``members`` concatenates the
 vertex ids of each clique (sorted ascending within a clique).
@@ -28,7 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 from llvmlite import ir
-from numba import njit, prange
+from numba import njit
 from numba.core import cgutils, types
 from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import intrinsic
@@ -36,7 +37,11 @@ from numba.extending import intrinsic
 __all__ = [
     "degeneracy_order",
     "enumerate_chunk",
-    "count_maximal_parallel",
+    "parse_int_edges",
+    "compact_labels",
+    "edges_to_csr",
+    "clique_line_bytes",
+    "format_clique_lines",
     "count_all_cliques",
     "subproblem_work",
 ]
@@ -503,25 +508,6 @@ def enumerate_chunk(indptr, indices, rank, verts, min_size, materialize):
     return sizes[:n_sizes].copy(), members[:n_members].copy(), count, max_size
 
 
-@njit(cache=True, parallel=True)
-def count_maximal_parallel(indptr, indices, rank, chunk_ptr, chunk_verts, min_size):
-    """Count maximal cliques, one ``prange`` iteration per chunk of top-level vertices.
-
-    ``chunk_verts[chunk_ptr[c]:chunk_ptr[c+1]]`` are the vertices of chunk ``c``.
-    Returns ``(counts per chunk, max sizes per chunk)``.
-    """
-    n_chunks = chunk_ptr.shape[0] - 1
-    counts = np.zeros(n_chunks, np.int64)
-    maxs = np.zeros(n_chunks, np.int64)
-    for c in prange(n_chunks):
-        s, m, cnt, mx = enumerate_chunk(
-            indptr, indices, rank, chunk_verts[chunk_ptr[c]:chunk_ptr[c + 1]], min_size, False
-        )
-        counts[c] = cnt
-        maxs[c] = mx
-    return counts, maxs
-
-
 @njit(cache=True, nogil=True)
 def count_all_cliques(indptr, indices, rank, min_size, max_count):
     """Count every clique (not only maximal ones) with at least ``min_size`` vertices.
@@ -622,3 +608,231 @@ def count_all_cliques(indptr, indices, rank, min_size, max_count):
                 d += 1
                 cur[d] = 0
     return count, False
+
+
+# ---------------------------------------------------------------------------
+# Edge-file I/O for the CLI (whole-process speed): bytes -> int edges -> CSR, and
+# cliques -> text lines. Each returns a status so the caller can fall back to the
+# exact Python path for anything unusual.
+# ---------------------------------------------------------------------------
+
+@njit(cache=True, nogil=True)
+def parse_int_edges(buf):
+    """Parse an ASCII edge file whose first two columns are integers.
+
+    ``buf`` is the file as uint8. Lines end at ``\\n`` or ``\\r`` (universal
+    newlines, like Python text mode); ``#`` starts a comment; blank lines are
+    skipped; columns after the second are ignored. Returns ``(src, dst, n_edges,
+    ok)``; ``ok`` is False as soon as anything needs the exact Python reader: a
+    non-ASCII byte, a line with fewer than two columns, a label that is not
+    ``[+-]?[0-9]{1,18}``, or an ASCII separator (0x1c-0x1f) outside a comment.
+    """
+    n = buf.shape[0]
+    cap = 1024
+    src = np.empty(cap, np.int64)
+    dst = np.empty(cap, np.int64)
+    m = 0
+    i = 0
+    while i < n:
+        # one line: up to two integer tokens, then skip to the end of the line
+        ntok = 0
+        a = np.int64(0)
+        b = np.int64(0)
+        comment = False
+        while i < n:
+            c = buf[i]
+            if c == 10 or c == 13:
+                break
+            if c >= 128:
+                return src[:0], dst[:0], 0, False
+            if comment:
+                i += 1
+                continue
+            if c == 35:  # '#'
+                comment = True
+                i += 1
+                continue
+            if c == 32 or c == 9 or c == 11 or c == 12:
+                i += 1
+                continue
+            if 28 <= c <= 31:
+                return src[:0], dst[:0], 0, False
+            # a token
+            if ntok >= 2:
+                while i < n:
+                    c = buf[i]
+                    if c == 10 or c == 13 or c == 32 or c == 9 or c == 11 or c == 12 or c == 35:
+                        break
+                    if c >= 128 or 28 <= c <= 31:
+                        return src[:0], dst[:0], 0, False
+                    i += 1
+                ntok += 1
+                continue
+            neg = False
+            if c == 43 or c == 45:  # '+' '-'
+                neg = c == 45
+                i += 1
+            val = np.int64(0)
+            nd = 0
+            while i < n:
+                c = buf[i]
+                if 48 <= c <= 57:
+                    val = val * 10 + (c - 48)
+                    nd += 1
+                    i += 1
+                else:
+                    break
+            if nd == 0 or nd > 18:
+                return src[:0], dst[:0], 0, False
+            if i < n:
+                c = buf[i]
+                if not (c == 10 or c == 13 or c == 32 or c == 9 or c == 11 or c == 12 or c == 35):
+                    return src[:0], dst[:0], 0, False
+            if neg:
+                val = -val
+            if ntok == 0:
+                a = val
+            else:
+                b = val
+            ntok += 1
+        i += 1  # past the line end
+        if ntok == 0:
+            continue
+        if ntok == 1:
+            return src[:0], dst[:0], 0, False
+        if m == cap:
+            cap *= 2
+            s2 = np.empty(cap, np.int64)
+            d2 = np.empty(cap, np.int64)
+            s2[:m] = src[:m]
+            d2[:m] = dst[:m]
+            src = s2
+            dst = d2
+        src[m] = a
+        dst[m] = b
+        m += 1
+    return src[:m], dst[:m], m, True
+
+
+@njit(cache=True, nogil=True)
+def compact_labels(src, dst):
+    """Sorted distinct labels of ``src``/``dst`` and their positions (int64).
+
+    Dense marker array when the label range is at most 4x the number of endpoints
+    (the usual case), a sort otherwise. Returns ``(labels, src_pos, dst_pos)``.
+    """
+    m = src.shape[0]
+    if m == 0:
+        return np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, np.int64)
+    lo = min(src.min(), dst.min())
+    hi = max(src.max(), dst.max())
+    span = hi - lo + 1
+    if span <= 4 * (2 * m) + 1024:
+        pos = np.full(span, -1, np.int64)
+        for e in range(m):
+            pos[src[e] - lo] = 0
+            pos[dst[e] - lo] = 0
+        k = 0
+        for j in range(span):
+            if pos[j] == 0:
+                pos[j] = k
+                k += 1
+        labels = np.empty(k, np.int64)
+        for j in range(span):
+            if pos[j] >= 0:
+                labels[pos[j]] = j + lo
+        sp = np.empty(m, np.int64)
+        dp = np.empty(m, np.int64)
+        for e in range(m):
+            sp[e] = pos[src[e] - lo]
+            dp[e] = pos[dst[e] - lo]
+        return labels, sp, dp
+    allv = np.concatenate((src, dst))
+    labels = np.unique(allv)
+    sp = np.searchsorted(labels, src)
+    dp = np.searchsorted(labels, dst)
+    return labels, sp, dp
+
+
+@njit(cache=True, nogil=True)
+def edges_to_csr(src, dst, n):
+    """Symmetric CSR (int32, sorted rows) of the undirected edges ``src[e]-dst[e]``
+    on vertices ``0..n-1``; self-loops dropped, duplicates merged.
+
+    The caller checks ``2 * len(src) <= int32 max``. Returns ``(indptr, indices,
+    n_self_loops)``; the same graph :func:`trustlab.graph.csr_from_edges` builds.
+    """
+    m = src.shape[0]
+    deg = np.zeros(n + 1, np.int64)
+    loops = 0
+    for e in range(m):
+        u = src[e]
+        v = dst[e]
+        if u == v:
+            loops += 1
+        else:
+            deg[u + 1] += 1
+            deg[v + 1] += 1
+    for v in range(n):
+        deg[v + 1] += deg[v]
+    fill = deg[:n].copy()
+    adj = np.empty(deg[n], np.int32)
+    for e in range(m):
+        u = src[e]
+        v = dst[e]
+        if u != v:
+            adj[fill[u]] = v
+            fill[u] += 1
+            adj[fill[v]] = u
+            fill[v] += 1
+    indptr = np.zeros(n + 1, np.int32)
+    w = 0
+    for v in range(n):
+        a = deg[v]
+        b = deg[v + 1]
+        seg = adj[a:b]
+        seg.sort()
+        prev = -1
+        for j in range(b - a):
+            x = seg[j]
+            if x != prev:
+                adj[w] = x
+                w += 1
+                prev = x
+        indptr[v + 1] = w
+    return indptr, adj[:w].copy(), loops
+
+
+@njit(cache=True, nogil=True)
+def clique_line_bytes(indptr, indices, lab_len):
+    """Byte length of each clique's text line (labels, spaces and the newline)."""
+    k = indptr.shape[0] - 1
+    out = np.empty(k, np.int64)
+    for c in range(k):
+        t = 0
+        for j in range(indptr[c], indptr[c + 1]):
+            t += lab_len[indices[j]] + 1
+        out[c] = t if t > 0 else 1
+    return out
+
+
+@njit(cache=True, nogil=True)
+def format_clique_lines(indptr, indices, lab_buf, lab_off, c0, c1, out):
+    """Write cliques ``c0..c1-1`` as space-separated labels, one per line, into the
+    uint8 buffer ``out`` (sized by :func:`clique_line_bytes`); returns bytes written.
+    Label ``i`` is ``lab_buf[lab_off[i]:lab_off[i+1]]``."""
+    w = 0
+    for c in range(c0, c1):
+        first = True
+        for j in range(indptr[c], indptr[c + 1]):
+            if not first:
+                out[w] = 32
+                w += 1
+            first = False
+            i = indices[j]
+            for t in range(lab_off[i], lab_off[i + 1]):
+                out[w] = lab_buf[t]
+                w += 1
+        out[w] = 10
+        w += 1
+    return w

@@ -1,7 +1,9 @@
 """CPU kernels for private embedding release (PrivEmb / M1).
 
-Plain Numba functions on validated, C-contiguous float64 arrays; no validation here
-(that happens once in :mod:`trustlab.privacy`).
+Plain Numba functions on validated, C-contiguous float32/float64 arrays; no validation
+here (that happens once in :mod:`trustlab.privacy`; the noise kernels count the
+non-finite values they store, which is how the pipeline checks finiteness without an
+extra pass over the input).
 
 Randomness design (reproducible *and* parallel)
 -----------------------------------------------
@@ -32,6 +34,7 @@ from numba import njit, prange
 __all__ = [
     "add_radial_noise",
     "noise_into",
+    "noise_into_serial",
     "fill_normals",
     "fill_gamma",
     "fill_raw",
@@ -206,27 +209,59 @@ def add_radial_noise(Y, scale, key0, key1, row_offset):
     noise has density proportional to ``exp(-||z|| / scale)`` in R^k. The Gamma shape
     is *taken from the array*, never passed, so it always equals the dimension the
     noise lives in. Row ``i``'s stream depends only on ``(key0, key1, row_offset+i)``.
+    Returns the number of non-finite values written (0 on success).
     """
-    noise_into(Y, Y, scale, key0, key1, row_offset)  # element-wise, so in place is safe
+    return noise_into(Y, Y, scale, key0, key1, row_offset)  # element-wise, so in place is safe
+
+
+@njit(cache=True, inline="always")
+def _noise_rows(out, P, scale, key0, key1, row_offset, lo, hi, st, z):
+    """Rows ``lo..hi-1`` of :func:`noise_into`; returns how many stored values are
+    not finite. The sum is formed in float64 and rounded once to ``out``'s dtype."""
+    k = out.shape[1]
+    shape = float(k)
+    bad = 0
+    for i in range(lo, hi):
+        f = _radial_row(st, z, key0, key1, row_offset + i, shape, scale)
+        for j in range(k):
+            out[i, j] = np.float64(P[i, j]) + f * z[j]
+        for j in range(k):
+            x = out[i, j]
+            if not (x - x == 0.0):  # NaN or +-inf (after rounding to out's dtype)
+                bad += 1
+    return bad
 
 
 @njit(parallel=True, cache=True)
 def noise_into(out, P, scale, key0, key1, row_offset):
-    """``out[i] = P[i] + l_i u_i`` (float64 out; P float32 or float64): the fused
-    cast + noise + store of one chunk; ``out`` may be ``P`` itself (in place, as
-    :func:`add_radial_noise` does)."""
+    """``out[i] = P[i] + l_i u_i``: the fused (cast +) noise + store of one chunk.
+
+    ``out`` is float64 or float32, ``P`` float32 or float64 (the same shape);
+    ``out`` may be ``P`` itself (in place). The noise is drawn in float64 (see
+    :func:`add_radial_noise`), added to ``P`` in float64 and rounded once to
+    ``out``'s dtype, so a float32 ``out`` holds exactly the float32 rounding of the
+    float64 result. Rows run in parallel blocks of 64. Returns the number of
+    non-finite values stored (the caller's finiteness check, for free).
+    """
     n, k = out.shape
     nblocks = (n + _BLOCK - 1) // _BLOCK
-    shape = float(k)
+    bad = 0
     for b in prange(nblocks):
         st = np.empty(4, dtype=np.uint64)
         z = np.empty(k, dtype=np.float64)
         lo = b * _BLOCK
-        hi = min(n, lo + _BLOCK)
-        for i in range(lo, hi):
-            f = _radial_row(st, z, key0, key1, row_offset + i, shape, scale)
-            for j in range(k):
-                out[i, j] = np.float64(P[i, j]) + f * z[j]
+        bad += _noise_rows(out, P, scale, key0, key1, row_offset, lo, min(n, lo + _BLOCK), st, z)
+    return bad
+
+
+@njit(cache=True)
+def noise_into_serial(out, P, scale, key0, key1, row_offset):
+    """:func:`noise_into` on one thread (identical output): for small chunks, so the
+    Numba parallel runtime (thread pool start-up) is not needed."""
+    n, k = out.shape
+    st = np.empty(4, dtype=np.uint64)
+    z = np.empty(k, dtype=np.float64)
+    return _noise_rows(out, P, scale, key0, key1, row_offset, 0, n, st, z)
 
 
 @njit(parallel=True, cache=True)

@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import contextlib
 import io as _io
+import numbers
 import os
 import time
+import warnings
 from pathlib import Path
 from typing import Iterator
 
@@ -427,7 +429,12 @@ def privatize_file(
     input, output : path
         Files; formats from the extension or ``input_format`` / ``output_format``.
     dtype : numpy dtype, default float32
-        Storage dtype of the output (the noise is drawn and added in float64 first).
+        Storage dtype of the output. Each chunk is released directly in this dtype:
+        the noise is drawn in float64, added to the projection in float64 and rounded
+        once (see the Notes of :func:`trustlab.privacy.privatize`).
+    random_state : None, int, Generator or SeedSequence
+        ``None`` (default) for a real release. An integer seed emits a ``UserWarning``:
+        anyone who knows or guesses it can remove the noise (tests only).
     vocab : path or array (V, d), optional
         M1 nearest-neighbour swap vocabulary (held in memory).
     progress : bool
@@ -447,7 +454,7 @@ def privatize_file(
     >>> import numpy as np, tempfile, os
     >>> tmp = tempfile.mkdtemp(); src = os.path.join(tmp, "x.npy"); dst = os.path.join(tmp, "w.npy")
     >>> np.save(src, np.random.default_rng(0).standard_normal((100, 300)))
-    >>> info = privatize_file(src, dst, epsilon=5, random_state=0)
+    >>> info = privatize_file(src, dst, epsilon=5)
     >>> np.load(dst).shape, info["m"]
     ((100, 54), 54)
     """
@@ -463,6 +470,14 @@ def privatize_file(
     if Path(output).resolve() == src.path.resolve():
         raise ValueError("output must differ from input (the input is read while the output is written).")
     chunk_size = check_int(chunk_size, "chunk_size", low=1, func="privatize_file")
+    if isinstance(random_state, (numbers.Integral, np.integer)) and not isinstance(random_state, bool):
+        warnings.warn(
+            f"random_state={int(random_state)} makes this release reproducible by anyone who knows or "
+            "guesses the seed (and so lets them remove the noise): integer seeds are for tests only. "
+            "Leave the seed unset (OS entropy) for a release you publish.",
+            UserWarning,
+            stacklevel=2,
+        )
     mech = make_mechanism(src.d, epsilon=epsilon, delta=delta, beta=beta, m=m, mechanism=mechanism,
                           backend=backend, random_state=random_state, phi_seed=phi_seed,
                           allow_m_above_d=allow_m_above_d, n_hint=src.n, func="privatize_file")
@@ -485,6 +500,7 @@ def privatize_file(
         bar = tqdm(total=src.n, unit="vec", unit_scale=True, desc="privatize", file=None)
     sample = None
     off = 0
+    out_dtype = np.float32 if ofmt == "w2vbin" else np.dtype(dtype)
     with atomic_path(output) as tmp:
         _umask_chmod(tmp)
         w = _Writer(tmp, ofmt, src.n, mech.out_dim, dtype)
@@ -495,7 +511,9 @@ def privatize_file(
                 X = np.ascontiguousarray(X)
                 if sample is None:
                     sample = np.array(X[:256], dtype=np.float64)
-                Y = mech.apply(X, off)
+                # the chunk is released straight in the storage dtype (float32 end to
+                # end for float32 files: one GEMM into the buffer + one noise pass)
+                Y = mech.apply(X, off, dtype=out_dtype)
                 if V is not None:
                     idx = nearest_neighbor_swap(Y, V)
                     Y = V[idx]

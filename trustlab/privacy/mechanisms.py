@@ -10,6 +10,7 @@ import dataclasses
 import datetime as _dt
 import json
 import math
+import numbers
 import secrets
 from typing import Any, Iterator
 
@@ -121,15 +122,37 @@ def _version() -> str:
 
 
 def _keys_from(random_state) -> tuple[int, np.uint64, np.uint64]:
-    """(public Φ seed, secret noise key words). OS entropy unless a seed is given."""
+    """(public Φ seed, secret noise key words). OS entropy unless a seed is given.
+
+    With a seed, Φ's seed and the noise key come from two *independent* children of
+    one :class:`numpy.random.SeedSequence` (``spawn(2)``), so the published
+    ``phi_seed`` is not an output of the stream the key is drawn from and cannot be
+    used to reproduce the noise. A guessable seed (a small integer) can still be
+    confirmed by recomputing ``phi_seed`` for each guess, and the key then follows:
+    integer seeds are for tests and reproducible experiments only, never for a real
+    release (:func:`trustlab.privacy.privatize_file` warns when one is used).
+    """
     if random_state is None:
         phi_seed = secrets.randbits(63)
         k = secrets.randbits(128)
         return phi_seed, np.uint64(k & (2**64 - 1)), np.uint64(k >> 64)
-    rng = check_random_state(random_state)
-    phi_seed = int(rng.integers(0, 2**63 - 1))
-    kw = rng.integers(0, 2**64 - 1, size=2, dtype=np.uint64, endpoint=True)
+    if isinstance(random_state, (numbers.Integral, np.integer)) and not isinstance(random_state, bool):
+        check_random_state(random_state)  # the usual validation and message (negative, ...)
+        root = np.random.SeedSequence(int(random_state))
+    elif isinstance(random_state, np.random.SeedSequence):
+        root = random_state
+    else:
+        rng = check_random_state(random_state)
+        root = np.random.SeedSequence([int(w) for w in rng.integers(0, 2**64, size=4, dtype=np.uint64)])
+    phi_ss, noise_ss = root.spawn(2)
+    phi_seed = int(phi_ss.generate_state(1, dtype=np.uint64)[0] >> np.uint64(1))  # 63 bits
+    kw = noise_ss.generate_state(2, dtype=np.uint64)
     return phi_seed, np.uint64(kw[0]), np.uint64(kw[1])
+
+
+# Chunks with fewer rows than this run the single-threaded noise kernel (same bits),
+# so small releases never start Numba's parallel runtime.
+_PARALLEL_ROWS = 4096
 
 
 class Mechanism:
@@ -168,42 +191,55 @@ class Mechanism:
     def out_dim(self) -> int:
         return self.m
 
-    def apply(self, X: np.ndarray, row_offset: int, out: np.ndarray | None = None) -> np.ndarray:
-        """Privatise rows ``X`` (validated float64/float32, C-contiguous) whose first row
-        has global index ``row_offset``; returns float64 (n, out_dim), written into
-        ``out`` (C-contiguous float64) when given."""
+    def apply(self, X: np.ndarray, row_offset: int, out: np.ndarray | None = None,
+              dtype=None) -> np.ndarray:
+        """Privatise rows ``X`` (float32/float64, 2-D, C-contiguous) whose first row has
+        global index ``row_offset``.
+
+        Returns an (n, out_dim) array of ``dtype`` (default: float32 for float32 input,
+        else float64), written into ``out`` when given (C-contiguous float32/float64;
+        its dtype wins). The fused CPU path makes one GEMM straight into the output and
+        one in-place pass that draws the noise, adds it in float64, rounds once to the
+        output dtype and counts non-finite results; a non-finite release raises
+        ``ValueError`` (NaN/inf in ``X``, or an overflow), so ``X`` itself is never
+        scanned on the way in.
+        """
+        n = X.shape[0]
+        if out is None:
+            if dtype is None:
+                dtype = np.float32 if X.dtype == np.float32 else np.float64
+            out = np.empty((n, self.out_dim), dtype=dtype)
         if self.backend == "gpu":
             from trustlab.kernels import privacy_gpu
 
             if self._phi_gpu is None and self.phi is not None:
                 self._phi_gpu = privacy_gpu.to_device(self.phi)
-            Y = privacy_gpu.privatize_chunk(
+            out[...] = privacy_gpu.privatize_chunk(
                 X, self._phi_gpu, self.noise_scale, int(self._key0), int(self._key1), int(row_offset)
             )
-            if out is not None:
-                out[...] = Y
-                return out
-            return Y
-        from trustlab.kernels.privacy_cpu import add_radial_noise, noise_into
+            bad = int(out.size - np.count_nonzero(np.isfinite(out)))
+        else:
+            from trustlab.kernels.privacy_cpu import noise_into, noise_into_serial
 
-        if self.phi is not None:
-            if X.dtype == np.float32:
-                # float32 GEMM for float32 input: rounding of Φx (~1e-7 relative) is far
-                # below the noise; the noise itself is drawn and added in float64.
+            if self.phi is None:
+                P = X  # M1: noise in the input space
+            elif X.dtype == np.float32:
+                # float32 GEMM for float32 input: rounding of Φx (~6e-8 relative) is far
+                # below the noise.
                 if self._phi32 is None:
                     self._phi32 = np.ascontiguousarray(self.phi.T, dtype=np.float32)
-                P = X @ self._phi32
+                if out.dtype == np.float32:
+                    P = np.matmul(X, self._phi32, out=out)  # GEMM straight into the output
+                else:
+                    P = X @ self._phi32
+            elif out.dtype == np.float64:
+                P = np.matmul(X, self.phi.T, out=out)
             else:
-                if out is None:
-                    out = np.empty((X.shape[0], self.out_dim), dtype=np.float64)
-                np.matmul(X, self.phi.T, out=out)  # GEMM straight into the output
-                add_radial_noise(out, self.noise_scale, self._key0, self._key1, np.int64(row_offset))
-                return out
-        else:
-            P = X
-        if out is None:
-            out = np.empty((X.shape[0], self.out_dim), dtype=np.float64)
-        noise_into(out, np.ascontiguousarray(P), self.noise_scale, self._key0, self._key1, np.int64(row_offset))
+                P = X @ self.phi.T
+            kernel = noise_into if n >= _PARALLEL_ROWS else noise_into_serial
+            bad = kernel(out, P, self.noise_scale, self._key0, self._key1, np.int64(row_offset))
+        if bad:
+            _raise_nonfinite(X, out, row_offset, self.noise_scale)
         return out
 
     def record(self, n: int, sample: np.ndarray | None, vocab_swap: bool = False) -> ReleaseRecord:
@@ -283,7 +319,41 @@ def make_mechanism(
                      calibration=calibration, phi_seed=seed_phi, key0=k0, key1=k1, backend=backend)
 
 
+def _raise_nonfinite(X, out, row_offset, noise_scale):
+    """Explain a release with NaN/inf values: bad input, or an overflow."""
+    if X.dtype.kind == "f":
+        bad_in = ~np.isfinite(X)
+        if bad_in.any():
+            i, j = np.argwhere(bad_in)[0]
+            raise ValueError(
+                f"X contains NaN or infinity ({int(bad_in.sum())} value(s); first at index "
+                f"({int(i) + int(row_offset)}, {int(j)})). Remove or impute them first."
+            )
+    r = int(np.argwhere(~np.isfinite(out))[0][0]) + int(row_offset)
+    big = float(np.max(np.abs(X))) if X.size else 0.0
+    raise ValueError(
+        f"the release overflowed {out.dtype.name} (first non-finite value in row {r}; max |X| = {big:g}, "
+        f"noise scale = {noise_scale:g}). Rescale X, use a larger epsilon, or release in float64."
+    )
+
+
+def _check_dtype(dtype, func="privatize") -> np.dtype:
+    try:
+        dt = np.dtype(dtype)
+    except TypeError:
+        dt = None
+    if dt not in (np.dtype(np.float32), np.dtype(np.float64)):
+        raise ValueError(f"{func}: dtype must be 'float32' or 'float64' (or None to follow X); got {dtype!r}.")
+    return dt
+
+
 def _validate_X(X, func="privatize") -> np.ndarray:
+    """2-D float32/float64 C-contiguous X. An array that already has that form is
+    returned as is (no copy, no scan): finiteness is checked on the release itself
+    (the noise kernels count non-finite outputs), which also catches overflow."""
+    if (isinstance(X, np.ndarray) and X.dtype in (np.float32, np.float64) and X.ndim == 2
+            and X.size and X.flags.c_contiguous):
+        return X
     dtype = np.float32 if getattr(X, "dtype", None) == np.float32 else np.float64
     return check_finite_array(X, "X", ndim=2, dtype=dtype)
 
@@ -302,6 +372,7 @@ def privatize(
     phi_seed: int | None = None,
     allow_m_above_d: bool = False,
     chunk_size: int = 262144,
+    dtype=None,
 ) -> PrivateRelease:
     """Release private versions of embedding vectors under (ε, δ)-Lipschitz privacy.
 
@@ -314,8 +385,8 @@ def privatize(
     Parameters
     ----------
     X : array-like of shape (n, d)
-        Finite vectors. float32 input is projected in float32 (the noise is always drawn
-        and added in float64).
+        Finite vectors. A C-contiguous float32/float64 array is used without a copy;
+        NaN/inf (or an overflowing release) raise ``ValueError``.
     epsilon : float
         Privacy parameter ε > 0.
     delta : float, default 1e-6
@@ -329,7 +400,9 @@ def privatize(
         ``gpu`` uses CuPy (Philox streams; same distribution, different bits than CPU).
     random_state : None, int or numpy Generator
         ``None`` (default): OS entropy. Fix it only when you need reproducibility — anyone
-        knowing the seed can remove the noise.
+        knowing (or guessing) the seed can remove the noise; integer seeds are for tests.
+        Φ's seed and the noise key come from independent ``SeedSequence`` children, so
+        the published ``phi_seed`` does not reproduce the noise.
     vocab : array-like of shape (V, d), optional
         M1 only: swap each noisy vector to its exact Euclidean nearest vocabulary row.
     phi_seed : int, optional
@@ -339,11 +412,29 @@ def privatize(
     chunk_size : int
         Rows per batch (bounds temporary memory to about chunk_size × m floats). Large
         batches keep the BLAS and Numba thread pools from thrashing on small CPUs.
+    dtype : {None, "float32", "float64"}
+        dtype of the release; ``None`` (default) follows X (float32 in → float32 out,
+        anything else → float64).
 
     Returns
     -------
     PrivateRelease
-        Unpacks as ``(vectors, record)``: float64 array (n, m) and :class:`ReleaseRecord`.
+        Unpacks as ``(vectors, record)``: array (n, m) of ``dtype`` and :class:`ReleaseRecord`.
+
+    Notes
+    -----
+    **Precision.** float32 input with a float32 release runs float32 end to end where
+    it is only rounding: the GEMM Φx is computed in float32 straight into the output
+    buffer (relative error ~d·2⁻²⁴, orders of magnitude below the noise), then one
+    in-place pass adds the noise. What stays float64, and why: the secret key
+    expansion and the uniform/normal variates (52-53-bit ziggurat magnitudes), the
+    Gamma(m, (1+β)/ε) radius, the normalisation ‖z‖ of the direction, and the sum
+    ``Φx + κ`` itself, which is formed in float64 and rounded *once* to float32. So the
+    radius and direction are sampled exactly as in the float64 release (same streams,
+    same bits) and the float32 release is exactly the float32 rounding of the
+    float64 release computed from the float32 projection; rounding the released value
+    is post-processing. As for any floating-point implementation of a continuous
+    mechanism (Mironov, CCS 2012), the guarantee is that of the real-valued mechanism.
 
     Raises
     ------
@@ -375,14 +466,17 @@ def privatize(
         V = check_finite_array(vocab, "vocab", ndim=2)
         if V.shape[1] != d:
             raise ValueError(f"vocab has dimension {V.shape[1]} but X has dimension {d}; they must match.")
-    out = np.empty((n, mech.out_dim), dtype=np.float64)
+    if dtype is None:
+        dtype = np.float32 if X.dtype == np.float32 else np.float64
+    dtype = _check_dtype(dtype)
+    out = np.empty((n, mech.out_dim), dtype=dtype)
     for lo in range(0, n, chunk_size):
         hi = min(n, lo + chunk_size)
         mech.apply(X[lo:hi], lo, out=out[lo:hi])
     idx = None
     if V is not None:
         idx = nearest_neighbor_swap(out, V)
-        out = V[idx]
+        out = V[idx].astype(dtype, copy=False)
     return PrivateRelease(out, mech.record(n, X[: min(n, 256)], vocab_swap=V is not None), idx)
 
 
@@ -413,8 +507,6 @@ def nearest_neighbor_swap(Q, vocab, *, block: int = 8192, precision: str = "floa
     >>> nearest_neighbor_swap(np.array([[0.9, 0.1, 0.0], [0.0, 0.2, 1.1]]), E)
     array([0, 2])
     """
-    from trustlab.kernels.privacy_cpu import nn_argmin_update
-
     precision = check_option(precision, "precision", ["float64", "float32"], func="nearest_neighbor_swap")
     Q = check_finite_array(Q, "Q", ndim=2)
     V = check_finite_array(vocab, "vocab", ndim=2)
@@ -488,7 +580,7 @@ def privatize_dask(X, *, epsilon: float, delta: float = 1e-6, beta: float = 0.9,
     >>> np.allclose(W.compute(), privatize(X, epsilon=5, random_state=1).vectors)
     True
     """
-    import dask.array as da
+    import dask.array  # noqa: F401  (fail early, with the import error, without dask)
 
     if X.ndim != 2:
         raise ValueError(f"Expected a 2D dask array, got {X.ndim}D with shape {X.shape}.")
@@ -501,7 +593,7 @@ def privatize_dask(X, *, epsilon: float, delta: float = 1e-6, beta: float = 0.9,
     def _blk(xb, block_info=None):
         off = block_info[0]["array-location"][0][0]
         xb = _validate_X(xb)
-        return mech.apply(xb, off)
+        return mech.apply(xb, off, dtype=np.float64)
 
     out = X.map_blocks(_blk, dtype=np.float64, chunks=(X.chunks[0], (mech.out_dim,)))
     return out, mech.record(int(n), None)
