@@ -380,7 +380,7 @@ def write_vectors(path, X, words=None, fmt: str | None = None, dtype=np.float32)
     >>> write_vectors(p, np.eye(2), ["a", "b"]); read_vectors(p)[0]
     ['a', 'b']
     """
-    from trustlab.commands._common import atomic_path
+    from trustlab._fileio import atomic_path
 
     fmt = guess_format(path, fmt)
     X = np.asarray(X)
@@ -458,7 +458,7 @@ def privatize_file(
     >>> np.load(dst).shape, info["m"]
     ((100, 54), 54)
     """
-    from trustlab.commands._common import atomic_path
+    from trustlab._fileio import atomic_path
     from trustlab.privacy.mechanisms import make_mechanism, nearest_neighbor_swap
     from trustlab._validation import check_finite_array
 
@@ -535,7 +535,7 @@ def privatize_file(
             raise ValueError(f"{src.path} holds no vectors.")
         rec = mech.record(src.n, sample, vocab_swap=V is not None).to_dict()
         if record_path is not None:
-            from trustlab.commands._common import atomic_write
+            from trustlab._fileio import atomic_write
             import json
 
             with atomic_write(record_path) as fh:
