@@ -363,15 +363,16 @@ def _perturb(W, lab, S, size, active, apos, K, strength, split_prob):
 
 @njit(cache=True, nogil=True)
 def its(W, nbr_ptr, nbr_idx, use_nbrs, cur_lab, best_lab, best_val, seed, n_rounds, depth,
-        tt_lo, tt_hi, str_lo, str_hi, split_prob, restart_prob, first):
+        tt_lo, tt_hi, str_lo, str_hi, split_prob, restart_prob, restart_after, stale, first):
     """``n_rounds`` rounds of iterated tabu search (perturb, tabu walk, descent).
 
     ``cur_lab`` (the current solution, in/out) and ``best_lab``/``best_val`` (the best
     so far, in/out through the returned value) carry the state between calls, so the
     caller can check a wall clock between chunks. ``first`` runs the descent on
-    ``cur_lab`` before the first round. Returns ``(best_val, last)`` where ``last`` is
-    the last round (0-based; -1 for the initial descent) that improved the best, or
-    ``-2`` if none did.
+    ``cur_lab`` before the first round. ``stale`` (in) counts the rounds since the best
+    last improved; every ``restart_after`` stale rounds the search restarts from a
+    random partition (as many random clusters as the best has) instead of perturbing.
+    Returns ``(best_val, stale)``.
     """
     np.random.seed(seed)
     n = W.shape[0]
@@ -384,7 +385,6 @@ def its(W, nbr_ptr, nbr_idx, use_nbrs, cur_lab, best_lab, best_val, seed, n_roun
     tabu = np.zeros(n, np.int64)
     K = _build(W, lab, S, size, active, apos)
     cur = objective(W, lab)
-    last = -2
     if first:
         K, g = _descent(W, lab, S, size, active, apos, K, use_nbrs, nbr_ptr, nbr_idx, mark, tabu)
         cur += g
@@ -392,17 +392,26 @@ def its(W, nbr_ptr, nbr_idx, use_nbrs, cur_lab, best_lab, best_val, seed, n_roun
             cur = objective(W, lab)
             best_val = cur
             best_lab[:] = lab
-            last = -1
     wlab = lab.copy()
     it = 1
     for rnd in range(n_rounds):
-        # ---- perturbation (from the best with probability restart_prob)
-        if np.random.random() < restart_prob:
-            lab[:] = best_lab
+        if stale > 0 and stale % restart_after == 0:
+            # ---- random restart
+            kb = 1
+            for i in range(n):
+                if best_lab[i] + 1 > kb:
+                    kb = best_lab[i] + 1
+            for i in range(n):
+                lab[i] = np.random.randint(kb)
             K = _build(W, lab, S, size, active, apos)
-            cur = best_val
-        s = str_lo + np.random.randint(str_hi - str_lo + 1)
-        K = _perturb(W, lab, S, size, active, apos, K, s, split_prob)
+            K, g = _descent(W, lab, S, size, active, apos, K, use_nbrs, nbr_ptr, nbr_idx, mark, tabu)
+        else:
+            # ---- perturbation (from the best with probability restart_prob)
+            if np.random.random() < restart_prob:
+                lab[:] = best_lab
+                K = _build(W, lab, S, size, active, apos)
+            s = str_lo + np.random.randint(str_hi - str_lo + 1)
+            K = _perturb(W, lab, S, size, active, apos, K, s, split_prob)
         cur = objective(W, lab)
         # ---- tabu walk
         wbest = cur
@@ -433,6 +442,8 @@ def its(W, nbr_ptr, nbr_idx, use_nbrs, cur_lab, best_lab, best_val, seed, n_roun
         if cur > best_val + EPS:
             best_val = cur
             best_lab[:] = lab
-            last = rnd
+            stale = 0
+        else:
+            stale += 1
     cur_lab[:] = lab
-    return best_val, last
+    return best_val, stale

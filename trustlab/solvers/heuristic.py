@@ -43,6 +43,7 @@ def search_params(n: int) -> dict:
         str_hi=max(3, n // 8),
         split_prob=0.2,
         restart_prob=0.5,
+        restart_after=10,
     )
 
 
@@ -66,13 +67,17 @@ def solve_heuristic(
     patience: int | None = None,
     init: np.ndarray | None = None,
     target: float | None = None,
+    params: dict | None = None,
+    stats: dict | None = None,
 ) -> tuple[np.ndarray, float]:
     """Best partition found by iterated tabu search. Returns (labels, objective).
 
     ``W`` dense symmetric weights, ``A`` the allowed-pair mask; ``init`` an optional
     start (else a KwikCluster pivot partition in a random order); ``patience``
     defaults to ``max(200, 2 n)`` rounds without improvement; ``target`` stops the
-    search as soon as the best reaches it (a known optimum, for benchmarks).
+    search as soon as the best reaches it (a known optimum, for benchmarks);
+    ``params`` overrides :func:`search_params`; ``stats``, if a dict, receives
+    ``rounds`` (rounds run) and ``stale`` (rounds since the last improvement).
     """
     n = W.shape[0]
     if n <= 1:
@@ -81,6 +86,8 @@ def solve_heuristic(
     if patience is None:
         patience = max(PATIENCE_MIN, int(PATIENCE_PER_NODE * n))
     prm = search_params(n)
+    if params:
+        prm.update(params)
     ptr, idx = _positive_neighbours(Wh)
     use_nbrs = idx.size < 0.25 * n * n  # mean positive degree < n / 4
     if init is not None:
@@ -100,14 +107,15 @@ def solve_heuristic(
         if deadline is not None and time.perf_counter() >= deadline and not first:
             break
         k = min(chunk, max_rounds - done, patience - stale)
-        best_val, last = its(Wh, ptr, idx, use_nbrs, cur, best, best_val, int(rng.integers(0, 2**31 - 1)),
-                             k, prm["depth"], prm["tt_lo"], prm["tt_hi"], prm["str_lo"], prm["str_hi"],
-                             prm["split_prob"], prm["restart_prob"], first)
+        best_val, stale = its(Wh, ptr, idx, use_nbrs, cur, best, best_val, int(rng.integers(0, 2**31 - 1)),
+                              k, prm["depth"], prm["tt_lo"], prm["tt_hi"], prm["str_lo"], prm["str_hi"],
+                              prm["split_prob"], prm["restart_prob"], prm["restart_after"], stale, first)
         first = False
         done += k
-        stale = stale + k if last == -2 else k - 1 - last
         chunk = min(cap, 2 * chunk)
         if target is not None and best_val >= target - 1e-9:
             break
     val = float(objective(np.ascontiguousarray(W * A, dtype=np.float64), best))
+    if stats is not None:
+        stats.update(rounds=done, stale=stale)
     return best, val

@@ -40,17 +40,23 @@ def _graph(A: np.ndarray) -> nx.Graph:
     return G
 
 
-def maximal_cliques_of(A: np.ndarray) -> list[list[int]]:
-    """Maximal cliques of the allowed graph (via :func:`trustlab.cliques.maximal_cliques`)."""
+def _maximal_cliques_csr(A: np.ndarray):
     from trustlab.cliques import maximal_cliques
 
-    G = _graph(A)
-    cr = maximal_cliques(G, min_size=1)
+    return maximal_cliques(_graph(A), min_size=1)
+
+
+def _clique_lists(cr) -> list[list[int]]:
     nodes = np.asarray(cr.nodes)
     out = []
     for k in range(len(cr)):
         out.append(sorted(int(nodes[i]) for i in cr.indices[cr.indptr[k]:cr.indptr[k + 1]]))
     return out
+
+
+def maximal_cliques_of(A: np.ndarray) -> list[list[int]]:
+    """Maximal cliques of the allowed graph (via :func:`trustlab.cliques.maximal_cliques`)."""
+    return _clique_lists(_maximal_cliques_csr(A))
 
 
 #: estimated bytes per model variable / per constraint (Python objects, the model
@@ -118,11 +124,18 @@ def solve_qsp(W, A, *, M: int, deadline=None, workers=None, warm_labels=None, cl
     from ortools.sat.python import cp_model
 
     n = W.shape[0]
-    cl = cliques if cliques is not None else maximal_cliques_of(A)
-    cl = [c for c in cl if len(c) >= 2]
-    est = qsp_model_size(np.array([len(c) for c in cl], np.int64), M, n)
-    _refuse(f"qsp: {len(cl):,} maximal cliques with M={M}", est, max_model_bytes,
+    if cliques is None:
+        cr = _maximal_cliques_csr(A)
+        sizes = np.diff(np.asarray(cr.indptr))
+        sizes = sizes[sizes >= 2]
+    else:
+        sizes = np.array([len(c) for c in cliques if len(c) >= 2], np.int64)
+    # refuse before the clique lists (let alone the model) are built
+    est = qsp_model_size(sizes, M, n)
+    _refuse(f"qsp: {sizes.size:,} maximal cliques with M={M}", est, max_model_bytes,
             "Use method='cpp' or 'auto' (exact, no clique enumeration), a smaller M,")
+    cl = cliques if cliques is not None else _clique_lists(cr)
+    cl = [c for c in cl if len(c) >= 2]
     if deadline is not None and time.perf_counter() >= deadline:
         return _timeout_result(W, warm_labels, n, A, n_maximal_cliques=len(cl), model_estimate=est)
     model = cp_model.CpModel()
