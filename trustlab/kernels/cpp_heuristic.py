@@ -6,9 +6,9 @@ orchestration lives in :mod:`trustlab.solvers.heuristic`).
 The search is of the class of Palubeckis' iterated tabu search and Zhou, Hao &
 Goëffon's three-phase search for the CPP:
 
-* **gain table** ``S[i, c]`` = total weight from node ``i`` to cluster ``c``; moving
-  ``i`` from cluster ``a`` to ``b`` gains ``S[i, b] - S[i, a]`` and updates the table
-  in O(n) (one column of ``W`` added to column ``b``, subtracted from column ``a``);
+* **gain table** ``S[c, i]`` = total weight from node ``i`` to cluster ``c``; moving
+  ``i`` from cluster ``a`` to ``b`` gains ``S[b, i] - S[a, i]`` and updates the table
+  in O(n) (row ``i`` of ``W`` added to row ``b``, subtracted from row ``a``);
 * **descent**: best-improvement vertex moves (to another cluster or a new singleton),
   then cluster merges (best positive merge from the cluster-to-cluster weight table),
   until neither improves;
@@ -27,7 +27,7 @@ states but the best partition kept never uses a forbidden pair.
 Candidate clusters of a node: either every non-empty cluster (dense instances) or
 only the clusters of its positive neighbours (``nbr_ptr``/``nbr_idx``, sparse
 instances). The restriction is exact for improving moves: joining a cluster with
-``S[i, c] <= 0`` never beats becoming a singleton.
+``S[c, i] <= 0`` never beats becoming a singleton.
 """
 from __future__ import annotations
 
@@ -106,7 +106,8 @@ def objective(W, labels):
 
 
 # --------------------------------------------------------------------- state
-# lab[n]: cluster id in [0, n); S[n, n]: gain table; size[n]; active[K]: the non-empty
+# lab[n]: cluster id in [0, n); S[n, n]: gain table, cluster-major (S[c, i] is the
+# weight from node i to cluster c, so a move updates two contiguous rows); size[n]; active[K]: the non-empty
 # cluster ids, apos[c]: position of c in active (-1 if empty); free ids are the
 # empty ones (found through apos).
 
@@ -118,10 +119,11 @@ def _build(W, lab, S, size, active, apos):
     size[:] = 0
     for i in range(n):
         size[lab[i]] += 1
-    for i in range(n):
-        for j in range(n):
-            if j != i:
-                S[i, lab[j]] += W[i, j]
+    for j in range(n):
+        c = lab[j]
+        for i in range(n):
+            if i != j:
+                S[c, i] += W[j, i]
     K = 0
     apos[:] = -1
     for c in range(n):
@@ -146,9 +148,9 @@ def _move(W, lab, S, size, active, apos, K, i, b):
     n = W.shape[0]
     a = lab[i]
     for v in range(n):
-        w = W[v, i]
-        S[v, a] -= w
-        S[v, b] += w
+        w = W[i, v]
+        S[a, v] -= w
+        S[b, v] += w
     size[a] -= 1
     if size[b] == 0:
         active[K] = b
@@ -169,138 +171,187 @@ def _move(W, lab, S, size, active, apos, K, i, b):
 @njit(cache=True)
 def _merge_pass(W, lab, S, size, active, apos, K):
     """Apply the best positive cluster merges until none is positive; returns
-    (K, total gain)."""
+    (K, total gain). The cluster-to-cluster weight table is built once (O(n K)) and
+    updated in O(K) per merge."""
     n = W.shape[0]
     total = 0.0
-    while K > 1:
-        G = np.zeros((K, K))
+    if K < 2:
+        return K, total
+    ids = active[:K].copy()
+    G = np.zeros((K, K))
+    for t in range(K):  # G[t, a] = weight between clusters ids[t] and ids[a] (symmetric)
+        c = ids[t]
         for i in range(n):
-            a = apos[lab[i]]
-            for t in range(K):
-                G[a, t] += S[i, active[t]]
+            G[t, apos[lab[i]]] += S[c, i]
+    alive = np.ones(K, np.bool_)
+    while True:
         bg = EPS
         ba = -1
         bb = -1
-        for a in range(K):
-            for b in range(a + 1, K):
-                if G[a, b] > bg:
-                    bg = G[a, b]
-                    ba = a
-                    bb = b
+        for x in range(K):
+            if not alive[x]:
+                continue
+            for y in range(x + 1, K):
+                if alive[y] and G[x, y] > bg:
+                    bg = G[x, y]
+                    ba = x
+                    bb = y
         if ba < 0:
             break
-        ca = active[ba]
-        cb = active[bb]
+        ca = ids[ba]
+        cb = ids[bb]
         for i in range(n):
             if lab[i] == cb:
                 lab[i] = ca
         for v in range(n):
-            S[v, ca] += S[v, cb]
-            S[v, cb] = 0.0
+            S[ca, v] += S[cb, v]
+            S[cb, v] = 0.0
         size[ca] += size[cb]
         size[cb] = 0
-        p = apos[cb]
-        K -= 1
-        last = active[K]
-        active[p] = last
-        apos[last] = p
-        apos[cb] = -1
+        for t in range(K):
+            G[ba, t] += G[bb, t]
+        for t in range(K):
+            G[t, ba] += G[t, bb]
+        alive[bb] = False
         total += bg
-    return K, total
+    # rebuild the active list
+    Kn = 0
+    for t in range(K):
+        apos[ids[t]] = -1
+    for t in range(K):
+        if alive[t]:
+            active[Kn] = ids[t]
+            apos[ids[t]] = Kn
+            Kn += 1
+    return Kn, total
 
 
 @njit(cache=True)
-def _best_move(lab, S, size, active, K, tabu, it, cur, wbest, use_nbrs, nbr_ptr, nbr_idx, mark, improving):
-    """Best admissible vertex move (random tie-break). ``improving``: only moves with
-    positive gain, tabu ignored. Returns (gain, node, target) with target -1 for a new
-    singleton; node -1 if none."""
-    n = lab.shape[0]
+def _vertex_best(i, lab, S, size, active, K, use_nbrs, nbr_ptr, nbr_idx, mark):
+    """Best move of node ``i`` (random tie-break): (gain, target); target -1 is a new
+    singleton, -2 means no move exists."""
+    own = lab[i]
+    so = S[own, i]
+    bg = -np.inf
+    bc = -2
+    ties = 0
+    if size[own] > 1:
+        bg = -so
+        bc = -1
+        ties = 1
+    if use_nbrs:
+        mark[own] = 1
+        for p in range(nbr_ptr[i], nbr_ptr[i + 1]):
+            c = lab[nbr_idx[p]]
+            if mark[c] == 1:
+                continue
+            mark[c] = 1
+            g = S[c, i] - so
+            if g > bg + EPS:
+                bg = g
+                bc = c
+                ties = 1
+            elif g >= bg - EPS:
+                ties += 1
+                if np.random.randint(ties) == 0:
+                    bc = c
+        mark[own] = 0
+        for p in range(nbr_ptr[i], nbr_ptr[i + 1]):
+            mark[lab[nbr_idx[p]]] = 0
+    else:
+        for t in range(K):
+            c = active[t]
+            if c == own:
+                continue
+            g = S[c, i] - so
+            if g > bg + EPS:
+                bg = g
+                bc = c
+                ties = 1
+            elif g >= bg - EPS:
+                ties += 1
+                if np.random.randint(ties) == 0:
+                    bc = c
+    return bg, bc
+
+
+@njit(cache=True)
+def _refresh(lab, S, size, active, K, use_nbrs, nbr_ptr, nbr_idx, mark, bgain, btgt):
+    for i in range(lab.shape[0]):
+        bgain[i], btgt[i] = _vertex_best(i, lab, S, size, active, K, use_nbrs, nbr_ptr, nbr_idx, mark)
+
+
+@njit(cache=True)
+def _apply(W, lab, S, size, active, apos, K, i, b, use_nbrs, nbr_ptr, nbr_idx, mark, bgain, btgt):
+    """Move ``i`` to ``b`` (-1: a new singleton) and update the cached best moves
+    exactly: only members of the two clusters touched, and nodes whose cached target
+    is one of them, can change. Returns K."""
+    n = W.shape[0]
+    if b < 0:
+        b = _free_id(size, n)
+    a = lab[i]
+    K = _move(W, lab, S, size, active, apos, K, i, b)
+    for v in range(n):
+        lv = lab[v]
+        if v == i or lv == a or lv == b:
+            bgain[v], btgt[v] = _vertex_best(v, lab, S, size, active, K, use_nbrs, nbr_ptr, nbr_idx, mark)
+            continue
+        w = W[i, v]
+        if w == 0.0:
+            continue
+        t = btgt[v]
+        if t == a or (t == b and w < 0.0):
+            bgain[v], btgt[v] = _vertex_best(v, lab, S, size, active, K, use_nbrs, nbr_ptr, nbr_idx, mark)
+        elif w > 0.0:
+            g = S[b, v] - S[lv, v]
+            if t == b or g > bgain[v] + EPS:
+                bgain[v] = g
+                btgt[v] = b
+    return K
+
+
+@njit(cache=True)
+def _pick(bgain, btgt, tabu, it, cur, wbest, improving):
+    """Best admissible cached move over all nodes (random tie-break): (gain, node,
+    target); node -1 if none. ``improving``: positive gains only, tabu ignored."""
+    n = bgain.shape[0]
     bg = -np.inf
     bi = -1
-    bc = -1
     ties = 0
-    stamp = it * 2 + 1
     for i in range(n):
-        own = lab[i]
-        so = S[i, own]
-        is_tabu = (not improving) and tabu[i] > it
-        lim = cur + 0.0
-        # singleton move
-        if size[own] > 1:
-            g = -so
-            if (not improving or g > EPS) and (not is_tabu or lim + g > wbest + EPS):
-                if g > bg + EPS:
-                    bg = g
-                    bi = i
-                    bc = -1
-                    ties = 1
-                elif g >= bg - EPS:
-                    ties += 1
-                    if np.random.randint(ties) == 0:
-                        bi = i
-                        bc = -1
-        if use_nbrs:
-            for p in range(nbr_ptr[i], nbr_ptr[i + 1]):
-                c = lab[nbr_idx[p]]
-                if c == own or mark[c] == stamp:
-                    continue
-                mark[c] = stamp
-                g = S[i, c] - so
-                if improving and g <= EPS:
-                    continue
-                if is_tabu and not (lim + g > wbest + EPS):
-                    continue
-                if g > bg + EPS:
-                    bg = g
-                    bi = i
-                    bc = c
-                    ties = 1
-                elif g >= bg - EPS:
-                    ties += 1
-                    if np.random.randint(ties) == 0:
-                        bi = i
-                        bc = c
-            # reset marks lazily: stamp changes with it; for improving passes (same
-            # it) clear explicitly
-            for p in range(nbr_ptr[i], nbr_ptr[i + 1]):
-                mark[lab[nbr_idx[p]]] = 0
-        else:
-            for t in range(K):
-                c = active[t]
-                if c == own:
-                    continue
-                g = S[i, c] - so
-                if improving and g <= EPS:
-                    continue
-                if is_tabu and not (lim + g > wbest + EPS):
-                    continue
-                if g > bg + EPS:
-                    bg = g
-                    bi = i
-                    bc = c
-                    ties = 1
-                elif g >= bg - EPS:
-                    ties += 1
-                    if np.random.randint(ties) == 0:
-                        bi = i
-                        bc = c
-    return bg, bi, bc
+        if btgt[i] == -2:
+            continue
+        g = bgain[i]
+        if improving:
+            if g <= EPS:
+                continue
+        elif tabu[i] > it and not (cur + g > wbest + EPS):
+            continue
+        if g > bg + EPS:
+            bg = g
+            bi = i
+            ties = 1
+        elif g >= bg - EPS:
+            ties += 1
+            if np.random.randint(ties) == 0:
+                bi = i
+    if bi < 0:
+        return bg, -1, -2
+    return bg, bi, btgt[bi]
 
 
 @njit(cache=True)
-def _descent(W, lab, S, size, active, apos, K, use_nbrs, nbr_ptr, nbr_idx, mark, tabu):
-    """Best-improvement moves and merges to a local optimum; returns (K, gain)."""
-    n = W.shape[0]
+def _descent(W, lab, S, size, active, apos, K, use_nbrs, nbr_ptr, nbr_idx, mark, tabu, bgain, btgt):
+    """Best-improvement moves and merges to a local optimum; returns (K, gain). The
+    cached best moves are valid on return."""
     total = 0.0
     while True:
+        _refresh(lab, S, size, active, K, use_nbrs, nbr_ptr, nbr_idx, mark, bgain, btgt)
         while True:
-            g, i, c = _best_move(lab, S, size, active, K, tabu, 0, 0.0, 0.0, use_nbrs, nbr_ptr, nbr_idx,
-                                 mark, True)
+            g, i, c = _pick(bgain, btgt, tabu, 0, 0.0, 0.0, True)
             if i < 0:
                 break
-            if c < 0:
-                c = _free_id(size, n)
-            K = _move(W, lab, S, size, active, apos, K, i, c)
+            K = _apply(W, lab, S, size, active, apos, K, i, c, use_nbrs, nbr_ptr, nbr_idx, mark, bgain, btgt)
             total += g
         K, gm = _merge_pass(W, lab, S, size, active, apos, K)
         total += gm
@@ -325,7 +376,9 @@ def local_search(W, labels_in, order, max_rounds):
     tabu = np.zeros(n, np.int64)
     ptr = np.zeros(n + 1, np.int64)
     idx = np.zeros(0, np.int64)
-    _descent(W, lab, S, size, active, apos, K, False, ptr, idx, mark, tabu)
+    bgain = np.zeros(n)
+    btgt = np.zeros(n, np.int64)
+    _descent(W, lab, S, size, active, apos, K, False, ptr, idx, mark, tabu, bgain, btgt)
     out, _ = relabel(lab)
     return out
 
@@ -383,10 +436,12 @@ def its(W, nbr_ptr, nbr_idx, use_nbrs, cur_lab, best_lab, best_val, seed, n_roun
     apos = np.zeros(n, np.int64)
     mark = np.zeros(n, np.int64)
     tabu = np.zeros(n, np.int64)
+    bgain = np.zeros(n)
+    btgt = np.zeros(n, np.int64)
     K = _build(W, lab, S, size, active, apos)
     cur = objective(W, lab)
     if first:
-        K, g = _descent(W, lab, S, size, active, apos, K, use_nbrs, nbr_ptr, nbr_idx, mark, tabu)
+        K, g = _descent(W, lab, S, size, active, apos, K, use_nbrs, nbr_ptr, nbr_idx, mark, tabu, bgain, btgt)
         cur += g
         if cur > best_val + EPS:
             cur = objective(W, lab)
@@ -404,7 +459,7 @@ def its(W, nbr_ptr, nbr_idx, use_nbrs, cur_lab, best_lab, best_val, seed, n_roun
             for i in range(n):
                 lab[i] = np.random.randint(kb)
             K = _build(W, lab, S, size, active, apos)
-            K, g = _descent(W, lab, S, size, active, apos, K, use_nbrs, nbr_ptr, nbr_idx, mark, tabu)
+            K, g = _descent(W, lab, S, size, active, apos, K, use_nbrs, nbr_ptr, nbr_idx, mark, tabu, bgain, btgt)
         else:
             # ---- perturbation (from the best with probability restart_prob)
             if np.random.random() < restart_prob:
@@ -417,14 +472,12 @@ def its(W, nbr_ptr, nbr_idx, use_nbrs, cur_lab, best_lab, best_val, seed, n_roun
         wbest = cur
         wlab[:] = lab
         stall = 0
+        _refresh(lab, S, size, active, K, use_nbrs, nbr_ptr, nbr_idx, mark, bgain, btgt)
         while stall < depth:
-            g, i, c = _best_move(lab, S, size, active, K, tabu, it, cur, wbest, use_nbrs, nbr_ptr, nbr_idx,
-                                 mark, False)
+            g, i, c = _pick(bgain, btgt, tabu, it, cur, wbest, False)
             if i < 0:
                 break
-            if c < 0:
-                c = _free_id(size, n)
-            K = _move(W, lab, S, size, active, apos, K, i, c)
+            K = _apply(W, lab, S, size, active, apos, K, i, c, use_nbrs, nbr_ptr, nbr_idx, mark, bgain, btgt)
             tabu[i] = it + tt_lo + np.random.randint(tt_hi - tt_lo + 1)
             it += 1
             cur += g
@@ -437,12 +490,17 @@ def its(W, nbr_ptr, nbr_idx, use_nbrs, cur_lab, best_lab, best_val, seed, n_roun
         # ---- descent from the walk's best (adds merges)
         lab[:] = wlab
         K = _build(W, lab, S, size, active, apos)
-        K, g = _descent(W, lab, S, size, active, apos, K, use_nbrs, nbr_ptr, nbr_idx, mark, tabu)
+        K, g = _descent(W, lab, S, size, active, apos, K, use_nbrs, nbr_ptr, nbr_idx, mark, tabu, bgain, btgt)
         cur = objective(W, lab)
         if cur > best_val + EPS:
+            # a round counts as progress (resets ``stale``) only if it gains more
+            # than a relative 1e-7: float weights allow endless tiny improvements
+            if cur > best_val + 1e-7 * max(1.0, abs(best_val)):
+                stale = 0
+            else:
+                stale += 1
             best_val = cur
             best_lab[:] = lab
-            stale = 0
         else:
             stale += 1
     cur_lab[:] = lab

@@ -20,9 +20,12 @@ import numpy as np
 
 from trustlab.kernels.cpp_heuristic import its, objective, pivot_labels
 
-#: default patience (rounds without improvement) is max(PATIENCE_MIN, PATIENCE_PER_NODE * n)
-PATIENCE_MIN = 200
-PATIENCE_PER_NODE = 2.0
+
+
+def default_patience(n: int) -> int:
+    """Rounds without improvement before the search stops: 200 up to 400 nodes, then
+    fewer (rounds get longer), at least 20."""
+    return int(max(20, min(200, 80_000 // max(n, 1))))
 
 
 def encode_forbidden(W: np.ndarray, A: np.ndarray) -> tuple[np.ndarray, float]:
@@ -36,7 +39,7 @@ def encode_forbidden(W: np.ndarray, A: np.ndarray) -> tuple[np.ndarray, float]:
 def search_params(n: int) -> dict:
     """Tabu walk depth, tenure range, perturbation strength range of the search."""
     return dict(
-        depth=max(50, 2 * n),
+        depth=max(50, min(2 * n, 400)),
         tt_lo=max(1, n // 25),
         tt_hi=max(2, n // 8),
         str_lo=max(2, n // 25),
@@ -74,7 +77,7 @@ def solve_heuristic(
 
     ``W`` dense symmetric weights, ``A`` the allowed-pair mask; ``init`` an optional
     start (else a KwikCluster pivot partition in a random order); ``patience``
-    defaults to ``max(200, 2 n)`` rounds without improvement; ``target`` stops the
+    defaults to :func:`default_patience` rounds without improvement; ``target`` stops the
     search as soon as the best reaches it (a known optimum, for benchmarks);
     ``params`` overrides :func:`search_params`; ``stats``, if a dict, receives
     ``rounds`` (rounds run) and ``stale`` (rounds since the last improvement).
@@ -84,7 +87,7 @@ def solve_heuristic(
         return np.zeros(n, np.int64), 0.0
     Wh, forbid = encode_forbidden(W, A)
     if patience is None:
-        patience = max(PATIENCE_MIN, int(PATIENCE_PER_NODE * n))
+        patience = default_patience(n)
     prm = search_params(n)
     if params:
         prm.update(params)
@@ -98,7 +101,7 @@ def solve_heuristic(
     best_val = -np.inf
     # rounds per chunk: a few tens of ms (a round costs ~ depth * n * clusters flops)
     work = prm["depth"] * n * max(8.0, np.sqrt(n)) + n * n
-    cap = int(max(1, min(256, 3e7 / work)))
+    cap = int(max(1, min(256, 1e7 / work)))
     chunk = 1
     done = 0
     stale = 0
