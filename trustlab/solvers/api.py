@@ -289,9 +289,9 @@ def partition(
         tabu search.
     heuristic_patience : int, optional
         The heuristic stops after this many rounds in a row without improving its best
-        partition; default 200 rounds for components of up to 400 nodes, then
-        ``max(20, 80000 // n)`` (a round's tabu walk grows with ``n``). A round counts as
-        progress only if it gains more than a relative 1e-7.
+        partition; default ``100000 // n`` clipped to [20, 1000] for a component of
+        ``n`` nodes (a round's tabu walk grows with ``n``). A round counts as progress
+        only if it gains more than a relative 1e-7.
     progress : bool
         Show a tqdm bar over the components (the CLI turns it on for terminals).
 
