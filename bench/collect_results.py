@@ -9,7 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-ORDER = ["cliques", "cliques_gpu", "solvers", "er", "privacy", "bias", "explain", "perf"]
+ORDER = ["cliques", "cliques_gpu", "solvers", "solvers_families", "solvers_exact", "er", "er-flow",
+         "privacy", "bias", "explain", "metrics", "perf"]
 
 HEADER = """# trustlab benchmark results
 

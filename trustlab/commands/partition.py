@@ -15,7 +15,7 @@ def register(sub) -> None:
     p.add_argument("instance", metavar="INSTANCE", help="instance file")
     p.add_argument("--format", choices=["cplib", "edgelist"], default="cplib", help="instance format (default cplib)")
     p.add_argument("--method", choices=["auto", "cpp", "qsp", "spp", "heuristic"], default="auto")
-    p.add_argument("--time-limit", type=float, default=None, metavar="S", help="seconds per component")
+    p.add_argument("--time-limit", type=float, default=None, metavar="S", help="seconds for the whole call (shared by the components)")
     p.add_argument("--workers", type=int, default=None, metavar="N", help="CP-SAT workers (qsp/spp)")
     p.add_argument("--jobs", type=int, default=None, metavar="N", help="components solved in parallel")
     p.add_argument("-M", type=int, default=None, help="partitions per maximal clique for qsp (default 10)")

@@ -20,10 +20,37 @@ for _m in ("auto", "cpp", "qsp", "spp", "heuristic"):
 
 #: components up to this size go to the exact solver under ``method="auto"``
 AUTO_EXACT_MAX = 400
-#: on components above AUTO_EXACT_MAX the heuristic stops after this many
-#: perturbation rounds in a row without improvement (a 2,315-node ER component:
-#: 30 s instead of 200 s for 1,000 rounds, same objective)
-HEURISTIC_PATIENCE = 100
+
+
+class _Clock:
+    """The global time budget of one :func:`partition` call, shared by its components.
+
+    Components start smallest first. When a component starts it gets
+    ``remaining * min(1, slots * size / unstarted_size)`` seconds, where ``remaining``
+    is the time left of the whole call, ``size`` its node count, ``unstarted_size``
+    the node count of the components not started yet (itself included) and ``slots``
+    the number of components solved at once; time a component does not use stays in
+    ``remaining`` and so passes on to the later ones.
+    """
+
+    def __init__(self, deadline: float | None, sizes: dict[int, int], slots: int):
+        import threading
+
+        self.deadline = deadline
+        self.left = float(sum(sizes.values()))
+        self.sizes = sizes
+        self.slots = max(1, slots)
+        self.lock = threading.Lock()
+
+    def start(self, c: int) -> float | None:
+        """Seconds granted to component ``c`` (None: no limit)."""
+        with self.lock:
+            w = self.sizes[c]
+            share = min(1.0, self.slots * w / self.left) if self.left > 0 else 1.0
+            self.left -= w
+            if self.deadline is None:
+                return None
+            return max(0.0, (self.deadline - time.perf_counter()) * share)
 
 
 @dataclass
@@ -105,8 +132,9 @@ def _gap(obj: float, bound: float) -> float:
 
 
 def _solve_component(W, A, method, *, M, time_limit, seed, workers, mip_solver, integral,
-                     max_cliques, heuristic_starts, heuristic_iters) -> dict:
-    """Solve one component (a top-level function so Dask can ship it)."""
+                     max_cliques, heuristic_iters, heuristic_patience, max_model_bytes) -> dict:
+    """Solve one component within ``time_limit`` seconds (None: no limit); a
+    top-level function so Dask can ship it."""
     from trustlab.solvers.heuristic import solve_heuristic
 
     t0 = time.perf_counter()
@@ -115,17 +143,17 @@ def _solve_component(W, A, method, *, M, time_limit, seed, workers, mip_solver, 
     rng = np.random.default_rng(seed)
     n_edges = int(np.triu(A, 1).sum())
     info: dict[str, Any] = {"size": n, "edges": n_edges}
+    if time_limit is not None:
+        info["time_budget"] = float(time_limit)
     if method == "auto":
         method = "cpp" if n <= AUTO_EXACT_MAX else "heuristic"
     info["method"] = method
-    # heuristic first: the answer for "heuristic" and the warm start of every exact method
-    hdead = deadline
-    if method != "heuristic" and deadline is not None:
-        hdead = t0 + 0.2 * time_limit
-    lab, val = solve_heuristic(W, A, rng=rng, deadline=hdead, n_starts=heuristic_starts,
-                               n_ils=heuristic_iters if method == "heuristic" else min(heuristic_iters, 200),
-                               patience=HEURISTIC_PATIENCE if n > AUTO_EXACT_MAX else None)
+    # the heuristic first, with the same seed and stopping rule as method="heuristic":
+    # the answer for "heuristic" and the warm start (and floor) of every exact method
+    lab, val = solve_heuristic(W, A, rng=rng, deadline=deadline, max_rounds=heuristic_iters,
+                               patience=heuristic_patience)
     info["heuristic_objective"] = val
+    info["heuristic_seconds"] = time.perf_counter() - t0
     if method == "heuristic":
         ub = float(np.where(A, np.maximum(W, 0.0), 0.0).sum() / 2)
         if integral:
@@ -139,20 +167,33 @@ def _solve_component(W, A, method, *, M, time_limit, seed, workers, mip_solver, 
     elif method == "qsp":
         from trustlab.solvers.qsp import solve_qsp
 
-        r = solve_qsp(W, A, M=M, deadline=deadline, workers=workers, warm_labels=lab)
+        r = solve_qsp(W, A, M=M, deadline=deadline, workers=workers, warm_labels=lab,
+                      max_model_bytes=max_model_bytes)
     else:
         from trustlab.solvers.qsp import solve_spp
 
-        r = solve_spp(W, A, deadline=deadline, workers=workers, warm_labels=lab, max_cliques=max_cliques)
+        r = solve_spp(W, A, deadline=deadline, workers=workers, warm_labels=lab, max_cliques=max_cliques,
+                      max_model_bytes=max_model_bytes)
     info.update(r)
     info["labels"] = np.asarray(r["labels"], np.int64)
     info["objective"] = float(r["objective"])
     info["bound"] = float(r["bound"])
+    if info["objective"] < val - 1e-9:
+        # never return less than the heuristic found (e.g. qsp with a small M, whose
+        # optimum is then not the CPP's)
+        info["labels"], info["objective"] = np.asarray(lab, np.int64), float(val)
+        info["bound"] = max(info["bound"], info["objective"])
+        if info["status"] == "optimal":
+            info["status"] = "feasible"
     if info["status"] == "optimal":
         # CP-SAT scales float objectives internally; its proof holds up to that scaling
         info["bound"] = info["objective"]
     info["seconds"] = time.perf_counter() - t0
     return info
+
+
+def _solve_component_clocked(W, A, method, c, clock, seed, kw) -> dict:
+    return _solve_component(W, A, method, seed=seed, time_limit=clock.start(c), **kw)
 
 
 def _solve_component_job(job: tuple) -> dict:
@@ -175,8 +216,9 @@ def partition(
     nodes: Sequence | None = None,
     mip_solver: str = "scip",
     max_cliques: int = 200_000,
-    heuristic_starts: int = 8,
-    heuristic_iters: int = 1000,
+    max_model_bytes: int = 2 * 1024**3,
+    heuristic_iters: int = 100_000,
+    heuristic_patience: int | None = None,
     progress: bool = False,
 ) -> PartitionResult:
     """Clique partitioning: disjoint clusters, each a clique, of maximum within-cluster weight.
@@ -200,10 +242,21 @@ def partition(
         (CP-SAT; refuses graphs with more than ``max_cliques`` cliques). ``heuristic``:
         KwikCluster pivot + iterated local search (Numba), **approximate**, bound is the
         sum of positive weights. ``auto``: ``cpp`` on components up to 400 nodes,
-        ``heuristic`` above.
+        ``heuristic`` above. Every method runs the heuristic first (same seed and
+        stopping rule as ``method="heuristic"``) and never returns less than it found,
+        so ``auto`` is at least as good as ``heuristic`` whenever the heuristic stops
+        by its own rule before the time limit.
     time_limit : float, optional
-        Seconds per component (components run in parallel). On expiry the best feasible
-        partition found is returned with ``status="time_limit"`` and the best bound.
+        Wall-clock seconds for the **whole call** (input checks, decomposition,
+        heuristic, model building and solving of every component). Components start
+        smallest first; a starting component gets the time left times
+        ``min(1, slots * size / unstarted)`` (``size`` its node count, ``unstarted``
+        the node count of the components not started yet, itself included, ``slots``
+        the components solved at once), so the budget is shared in proportion to size
+        and time a component does not use passes on to the later ones. On expiry the
+        best feasible partition found is returned with ``status="time_limit"`` and the
+        best bound. Solvers check the clock between steps, so a call can overrun by a
+        fraction of a second.
     M : int, optional
         Partitions per maximal clique for ``qsp`` (default 10, the paper's choice for
         the dedupe sets). Must be >= 1.
@@ -226,11 +279,19 @@ def partition(
     mip_solver : {"scip", "cpsat"}
         Integer solver of ``cpp``'s MIP phase.
     max_cliques : int
-        Guard for ``spp``.
-    heuristic_starts, heuristic_iters : int
-        Pivot restarts and iterated-local-search rounds of the heuristic. On components
-        of more than 400 nodes the rounds also stop after 100 in a row that did not
-        improve the best partition.
+        Guard for ``spp``: more cliques than this are refused.
+    max_model_bytes : int, default 2 GiB
+        Guard for ``qsp``/``spp``: the model's size is estimated from its variable and
+        constraint counts before it is built, and a larger estimate is refused with a
+        ``ValueError`` naming the estimate (raise this to override).
+    heuristic_iters : int
+        Most rounds (perturbation + tabu walk + descent) of the heuristic's iterated
+        tabu search.
+    heuristic_patience : int, optional
+        The heuristic stops after this many rounds in a row without improving its best
+        partition; default ``100000 // n`` clipped to [20, 1000] for a component of
+        ``n`` nodes (a round's tabu walk grows with ``n``). A round counts as progress
+        only if it gains more than a relative 1e-7.
     progress : bool
         Show a tqdm bar over the components (the CLI turns it on for terminals).
 
@@ -278,6 +339,10 @@ def partition(
         n_jobs = check_int(n_jobs, "n_jobs", low=1, func="partition")
     mip_solver = check_option(mip_solver, "mip_solver", ["scip", "cpsat"], func="partition")
     max_cliques = check_int(max_cliques, "max_cliques", low=1, func="partition")
+    max_model_bytes = check_int(max_model_bytes, "max_model_bytes", low=1, func="partition")
+    heuristic_iters = check_int(heuristic_iters, "heuristic_iters", low=1, func="partition")
+    if heuristic_patience is not None:
+        heuristic_patience = check_int(heuristic_patience, "heuristic_patience", low=1, func="partition")
     rng = check_random_state(random_state)
     P = as_problem(graph_or_weights, weight=weight, nodes=nodes)
     if P.n == 0:
@@ -289,8 +354,11 @@ def partition(
         comp_of[idx] = c
     big = [c for c, idx in enumerate(comps) if idx.size >= 2]
     seeds = rng.integers(0, 2**63 - 1, size=len(comps))
-    kw = dict(M=M, time_limit=time_limit, workers=workers, mip_solver=mip_solver, integral=integral,
-              max_cliques=max_cliques, heuristic_starts=heuristic_starts, heuristic_iters=heuristic_iters)
+    big.sort(key=lambda c: (comps[c].size, c))  # smallest first (see time_limit)
+    kw = dict(M=M, workers=workers, mip_solver=mip_solver, integral=integral, max_cliques=max_cliques,
+              heuristic_iters=heuristic_iters, heuristic_patience=heuristic_patience,
+              max_model_bytes=max_model_bytes)
+    deadline = None if time_limit is None else t0 + time_limit
 
     def job_args(c):
         W, A = P.sub(comps[c], comp_of if decompose else None, c)
@@ -302,21 +370,30 @@ def partition(
     bar = tqdm(total=len(big), desc="components", unit="comp", disable=not progress or not big)
     try:
         if scheduler is not None and big:
-            # kwargs travel in one dict: Client.submit has its own ``workers=`` keyword
-            futs = {c: scheduler.submit(_solve_component_job, (*job_args(c), method, int(seeds[c]), kw), pure=False)
+            # kwargs travel in one dict: Client.submit has its own ``workers=`` keyword;
+            # every component gets its size share of the time left now
+            slots = max(1, len(big))
+            clock = _Clock(deadline, {c: int(comps[c].size) for c in big}, slots)
+            futs = {c: scheduler.submit(_solve_component_job,
+                                        (*job_args(c), method, int(seeds[c]), dict(kw, time_limit=clock.start(c))),
+                                        pure=False)
                     for c in big}
             for c, f in futs.items():
                 outs[c] = f.result()
                 bar.update()
         elif len(big) > 1 and (n_jobs or os.cpu_count() or 1) > 1:
-            with ThreadPoolExecutor(max_workers=min(len(big), n_jobs or os.cpu_count() or 1)) as ex:
-                futs = {ex.submit(_solve_component, *job_args(c), method, seed=int(seeds[c]), **kw): c for c in big}
+            slots = min(len(big), n_jobs or os.cpu_count() or 1)
+            clock = _Clock(deadline, {c: int(comps[c].size) for c in big}, slots)
+            with ThreadPoolExecutor(max_workers=slots) as ex:
+                futs = {ex.submit(_solve_component_clocked, *job_args(c), method, c, clock, int(seeds[c]), kw): c
+                        for c in big}
                 for f in as_completed(futs):
                     outs[futs[f]] = f.result()
                     bar.update()
         else:
+            clock = _Clock(deadline, {c: int(comps[c].size) for c in big}, 1)
             for c in big:
-                outs[c] = _solve_component(*job_args(c), method, seed=int(seeds[c]), **kw)
+                outs[c] = _solve_component_clocked(*job_args(c), method, c, clock, int(seeds[c]), kw)
                 bar.update()
     finally:
         bar.close()

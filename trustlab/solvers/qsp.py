@@ -15,6 +15,12 @@ on the CPP optimum, and the reported bound is QSP's own bound, not the CPP's).
 
 SPP (eqs. 6–8): weighted set packing over *all* cliques (size >= 2) of the graph,
 weight = the within-clique weight; guarded by ``max_cliques``.
+
+Guards: both models are sized before they are built (:func:`qsp_model_size`,
+:func:`spp_model_size`: variables, constraints and an estimate of the bytes the
+Python model plus CP-SAT's copy take) and refused with a ``ValueError`` naming the
+estimate above ``max_model_bytes``; building checks the deadline every few hundred
+cliques and returns the warm start with ``status="time_limit"`` when it runs out.
 """
 from __future__ import annotations
 
@@ -34,17 +40,72 @@ def _graph(A: np.ndarray) -> nx.Graph:
     return G
 
 
-def maximal_cliques_of(A: np.ndarray) -> list[list[int]]:
-    """Maximal cliques of the allowed graph (via :func:`trustlab.cliques.maximal_cliques`)."""
+def _maximal_cliques_csr(A: np.ndarray):
     from trustlab.cliques import maximal_cliques
 
-    G = _graph(A)
-    cr = maximal_cliques(G, min_size=1)
+    return maximal_cliques(_graph(A), min_size=1)
+
+
+def _clique_lists(cr) -> list[list[int]]:
     nodes = np.asarray(cr.nodes)
     out = []
     for k in range(len(cr)):
         out.append(sorted(int(nodes[i]) for i in cr.indices[cr.indptr[k]:cr.indptr[k + 1]]))
     return out
+
+
+def maximal_cliques_of(A: np.ndarray) -> list[list[int]]:
+    """Maximal cliques of the allowed graph (via :func:`trustlab.cliques.maximal_cliques`)."""
+    return _clique_lists(_maximal_cliques_csr(A))
+
+
+#: estimated bytes per model variable / per constraint (Python objects, the model
+#: proto and CP-SAT's presolved copy; measured with ortools 9 on x86-64)
+BYTES_PER_VAR = 400
+BYTES_PER_CONSTRAINT = 450
+#: building checks the clock every this many cliques
+_CLOCK_EVERY = 64
+
+
+def qsp_model_size(clique_sizes: np.ndarray, M: int, n: int) -> dict:
+    """Upper estimate of the LSP model size from the maximal-clique sizes (every pair
+    of a clique counted as a nonzero weight): variables, constraints, bytes."""
+    s = np.asarray(clique_sizes, np.int64)
+    s = s[s >= 2]
+    mk = np.maximum(np.minimum(M, s // 2), 1)
+    pairs = s * (s - 1) // 2
+    n_var = int((mk * (s + pairs)).sum())
+    n_con = int((mk * 2 * pairs).sum() + (mk - 1).sum() + n)
+    return dict(variables=n_var, constraints=n_con,
+                bytes=int(n_var * BYTES_PER_VAR + n_con * BYTES_PER_CONSTRAINT))
+
+
+def spp_model_size(clique_sizes: np.ndarray, n: int) -> dict:
+    """Size of the SPP model from the sizes of all cliques (>= 2 nodes)."""
+    s = np.asarray(clique_sizes, np.int64)
+    n_var = int(s.size)
+    n_con = n
+    # an at-most-one constraint holds every clique of the node: sum |c| terms
+    return dict(variables=n_var, constraints=n_con,
+                bytes=int(n_var * BYTES_PER_VAR + int(s.sum()) * 16 + n_con * BYTES_PER_CONSTRAINT))
+
+
+def _refuse(what: str, est: dict, max_model_bytes: int, hint: str) -> None:
+    if est["bytes"] > max_model_bytes:
+        raise ValueError(
+            f"{what}: the model would have about {est['variables']:,} variables and "
+            f"{est['constraints']:,} constraints, an estimated {est['bytes'] / 2**30:.2f} GiB, over "
+            f"max_model_bytes={max_model_bytes:,} ({max_model_bytes / 2**30:.2f} GiB). {hint} "
+            "or raise max_model_bytes (partition(..., max_model_bytes=...)) if the memory is there."
+        )
+
+
+def _timeout_result(W, warm_labels, n, A, **extra) -> dict:
+    labels = np.arange(n, dtype=np.int64) if warm_labels is None else np.asarray(warm_labels, np.int64)
+    same = labels[:, None] == labels[None, :]
+    val = float(np.triu(W * same, 1).sum())
+    bound = float(np.where(A, np.maximum(W, 0), 0).sum() / 2)
+    return dict(labels=labels, objective=val, bound=bound, status="time_limit", phase="model_building", **extra)
 
 
 def _status(s, st, cp_model):
@@ -53,19 +114,38 @@ def _status(s, st, cp_model):
     return "time_limit"
 
 
-def solve_qsp(W, A, *, M: int, deadline=None, workers=None, warm_labels=None, cliques=None) -> dict:
-    """Solve the LSP with CP-SAT. Returns labels/objective/bound/status and model sizes."""
+def solve_qsp(W, A, *, M: int, deadline=None, workers=None, warm_labels=None, cliques=None,
+              max_model_bytes: int = 2 * 1024**3) -> dict:
+    """Solve the LSP with CP-SAT. Returns labels/objective/bound/status and model sizes.
+
+    Refuses (``ValueError``) a model whose estimated size exceeds ``max_model_bytes``;
+    returns the warm start with ``status="time_limit"`` if ``deadline`` passes while
+    the model is being built."""
     from ortools.sat.python import cp_model
 
     n = W.shape[0]
-    cl = cliques if cliques is not None else maximal_cliques_of(A)
+    if cliques is None:
+        cr = _maximal_cliques_csr(A)
+        sizes = np.diff(np.asarray(cr.indptr))
+        sizes = sizes[sizes >= 2]
+    else:
+        sizes = np.array([len(c) for c in cliques if len(c) >= 2], np.int64)
+    # refuse before the clique lists (let alone the model) are built
+    est = qsp_model_size(sizes, M, n)
+    _refuse(f"qsp: {sizes.size:,} maximal cliques with M={M}", est, max_model_bytes,
+            "Use method='cpp' or 'auto' (exact, no clique enumeration), a smaller M,")
+    cl = cliques if cliques is not None else _clique_lists(cr)
     cl = [c for c in cl if len(c) >= 2]
+    if deadline is not None and time.perf_counter() >= deadline:
+        return _timeout_result(W, warm_labels, n, A, n_maximal_cliques=len(cl), model_estimate=est)
     model = cp_model.CpModel()
     y = {}  # (k, m, i) -> var
     per_node: list[list] = [[] for _ in range(n)]
     obj = []
     n_u = 0
     for k, S in enumerate(cl):
+        if k % _CLOCK_EVERY == 0 and deadline is not None and time.perf_counter() >= deadline:
+            return _timeout_result(W, warm_labels, n, A, n_maximal_cliques=len(cl), model_estimate=est)
         Mk = min(M, len(S) // 2) if len(S) >= 2 else 0  # a partition needs >= 2 nodes to score
         Mk = max(Mk, 1)
         sizes = []
@@ -100,6 +180,8 @@ def solve_qsp(W, A, *, M: int, deadline=None, workers=None, warm_labels=None, cl
     model.maximize(sum(obj) if obj else 0)
     if warm_labels is not None:
         _hint_qsp(model, y, cl, warm_labels, M)
+    if deadline is not None and time.perf_counter() >= deadline:
+        return _timeout_result(W, warm_labels, n, A, n_maximal_cliques=len(cl), model_estimate=est)
     s = cp_model.CpSolver()
     configure_cpsat(s, workers)
     if deadline is not None:
@@ -122,7 +204,7 @@ def solve_qsp(W, A, *, M: int, deadline=None, workers=None, warm_labels=None, cl
         same = labels[:, None] == labels[None, :]
         val = float(np.triu(W * same, 1).sum())
     return dict(labels=labels, objective=val, bound=bound, status=_status(s, st, cp_model),
-                n_maximal_cliques=len(cl), n_y=len(y), n_u=n_u)
+                n_maximal_cliques=len(cl), n_y=len(y), n_u=n_u, model_estimate=est)
 
 
 def _hint_qsp(model, y, cl, warm, M):
@@ -148,8 +230,10 @@ def _hint_qsp(model, y, cl, warm, M):
         model.add_hint(v, key in assign)
 
 
-def solve_spp(W, A, *, deadline=None, workers=None, warm_labels=None, max_cliques: int = 200_000) -> dict:
-    """Weighted set packing over all cliques (size >= 2) with CP-SAT."""
+def solve_spp(W, A, *, deadline=None, workers=None, warm_labels=None, max_cliques: int = 200_000,
+              max_model_bytes: int = 2 * 1024**3) -> dict:
+    """Weighted set packing over all cliques (size >= 2) with CP-SAT; refuses more than
+    ``max_cliques`` cliques or an estimated model over ``max_model_bytes``."""
     from ortools.sat.python import cp_model
 
     n = W.shape[0]
@@ -166,16 +250,22 @@ def solve_spp(W, A, *, deadline=None, workers=None, warm_labels=None, max_clique
         except ValueError:
             raise ValueError(msg) from None
     cl = []
-    for c in nx.enumerate_all_cliques(G):
+    for t, c in enumerate(nx.enumerate_all_cliques(G)):
+        if t % 1024 == 0 and deadline is not None and time.perf_counter() >= deadline:
+            return _timeout_result(W, warm_labels, n, A, n_cliques=len(cl))
         if len(c) >= 2:
             cl.append(c)
             if len(cl) > max_cliques:
                 raise ValueError(msg)
+    est = spp_model_size(np.array([len(c) for c in cl], np.int64), n)
+    _refuse(f"spp: {len(cl):,} cliques", est, max_model_bytes, "Use method='cpp' or 'auto',")
     model = cp_model.CpModel()
     xs = []
     per_node: list[list] = [[] for _ in range(n)]
     obj = []
-    for c in cl:
+    for t, c in enumerate(cl):
+        if t % 1024 == 0 and deadline is not None and time.perf_counter() >= deadline:
+            return _timeout_result(W, warm_labels, n, A, n_cliques=len(cl), model_estimate=est)
         v = model.new_bool_var("")
         xs.append(v)
         wt = float(sum(W[c[a], c[b]] for a in range(len(c)) for b in range(a + 1, len(c))))
@@ -193,6 +283,8 @@ def solve_spp(W, A, *, deadline=None, workers=None, warm_labels=None, max_clique
         want = {tuple(sorted(g)) for g in groups.values() if len(g) >= 2}
         for c, v in zip(cl, xs):
             model.add_hint(v, tuple(sorted(c)) in want)
+    if deadline is not None and time.perf_counter() >= deadline:
+        return _timeout_result(W, warm_labels, n, A, n_cliques=len(cl), model_estimate=est)
     s = cp_model.CpSolver()
     configure_cpsat(s, workers)
     if deadline is not None:
@@ -213,4 +305,4 @@ def solve_spp(W, A, *, deadline=None, workers=None, warm_labels=None, max_clique
     same = labels[:, None] == labels[None, :]
     val = float(np.triu(W * same, 1).sum())
     return dict(labels=labels, objective=val, bound=bound, status=_status(s, st, cp_model),
-                n_cliques=len(cl))
+                n_cliques=len(cl), model_estimate=est)

@@ -1,0 +1,151 @@
+"""The iterated tabu search heuristic, the global clock of ``partition`` and the
+qsp/spp model-size guards."""
+from __future__ import annotations
+
+import itertools
+import time
+
+import networkx as nx
+import numpy as np
+import pytest
+
+from reference import brute_force_cpp, random_cpp_instance  # tests/reference.py
+from trustlab.solvers import partition
+from trustlab.solvers.heuristic import solve_heuristic
+from trustlab.solvers.synthetic import make_instance
+
+
+def _graph(W, A):
+    G = nx.Graph()
+    G.add_nodes_from(range(W.shape[0]))
+    for i, j in zip(*np.nonzero(np.triu(A, 1))):
+        G.add_edge(int(i), int(j), weight=float(W[i, j]))
+    return G
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_heuristic_matches_brute_force_with_forbidden_pairs(seed):
+    rng = np.random.default_rng(seed)
+    n = 8
+    W, A = random_cpp_instance(rng, n, density=0.6 if seed % 2 else 1.0, integer=seed % 3 == 0, scale=3.0)
+    opt, _ = brute_force_cpp(W, A)
+    lab, val = solve_heuristic(W, A, rng=np.random.default_rng(seed))
+    assert val == pytest.approx(opt)
+    same = lab[:, None] == lab[None, :]
+    assert not np.any(same & ~A & ~np.eye(n, dtype=bool))  # clusters are cliques
+    assert val == pytest.approx(np.where(same, W, 0).sum() / 2)
+
+
+def test_heuristic_feasible_on_sparse_graph_and_never_below_descent():
+    from trustlab.kernels.cpp_heuristic import local_search, objective, pivot_labels
+    from trustlab.solvers.heuristic import encode_forbidden
+
+    rng = np.random.default_rng(7)
+    n = 60
+    W, A = random_cpp_instance(rng, n, density=0.15, scale=1.0)
+    W += 0.3
+    Wh, forbid = encode_forbidden(W, A)
+    lab0 = local_search(Wh, pivot_labels(Wh, np.arange(n), forbid), np.arange(n), 1)
+    lab, val = solve_heuristic(W, A, rng=np.random.default_rng(0), max_rounds=50)
+    same = lab[:, None] == lab[None, :]
+    assert not np.any(same & ~A & ~np.eye(n, dtype=bool))
+    assert val >= objective(np.where(A, W, 0.0), lab0) - 1e-9
+    r = partition(_graph(W, A), method="heuristic", random_state=0)  # checks feasibility itself
+    assert r.objective == pytest.approx(r._problem.objective(r.labels))
+
+
+def test_heuristic_is_deterministic_and_patience_stops_it():
+    W = make_instance("random", 40, random_state=3)
+    A = ~np.eye(40, dtype=bool)
+    a = solve_heuristic(W, A, rng=np.random.default_rng(5))
+    b = solve_heuristic(W, A, rng=np.random.default_rng(5))
+    assert np.array_equal(a[0], b[0]) and a[1] == b[1]
+    st: dict = {}
+    solve_heuristic(W, A, rng=np.random.default_rng(5), patience=7, stats=st)
+    assert st["stale"] == 7 and 7 <= st["rounds"] < 100_000
+    st2: dict = {}
+    solve_heuristic(W, A, rng=np.random.default_rng(5), max_rounds=3, stats=st2)
+    assert st2["rounds"] == 3
+    r1 = partition(W, method="heuristic", random_state=11)
+    r2 = partition(W, method="heuristic", random_state=11)
+    assert np.array_equal(r1.labels, r2.labels)
+
+
+@pytest.mark.parametrize("family", ["random", "equicut", "cluster_editing", "mcf"])
+def test_auto_never_below_heuristic(family):
+    W = make_instance(family, 36, random_state=21)
+    h = partition(W, method="heuristic", random_state=4)
+    a = partition(W, method="auto", time_limit=3, random_state=4)
+    assert a.objective >= h.objective - 1e-9
+    assert a.components[0]["heuristic_objective"] == pytest.approx(h.objective)
+
+
+def test_time_limit_is_global_across_components():
+    # 16 random-integer blocks, every weight across blocks negative: 16 components,
+    # none of which the exact solver closes in the time given
+    blocks = [make_instance("random", 40, random_state=s) for s in range(16)]
+    n = 40 * 16
+    W = -np.ones((n, n))
+    for b, B in enumerate(blocks):
+        W[40 * b:40 * (b + 1), 40 * b:40 * (b + 1)] = B
+    np.fill_diagonal(W, 0)
+    t = time.perf_counter()
+    r = partition(W, method="auto", time_limit=5, random_state=0)
+    elapsed = time.perf_counter() - t
+    assert len(r.components) == 16
+    assert elapsed < 7.5, elapsed
+    assert all("time_budget" in c for c in r.components)
+    assert sum(c["seconds"] for c in r.components) < 5 * 2 + 1  # at most two at once
+
+
+def _multipartite(parts, size, rng):
+    G = nx.complete_multipartite_graph(*([size] * parts))
+    for u, v in G.edges:
+        G.edges[u, v]["weight"] = float(rng.choice([-1.0, 1.0, 2.0]))
+    return G
+
+
+def test_qsp_refuses_a_huge_model_promptly():
+    G = _multipartite(10, 3, np.random.default_rng(0))  # 3**10 = 59,049 maximal cliques
+    t = time.perf_counter()
+    with pytest.raises(ValueError, match=r"59,049 maximal cliques.*GiB.*max_model_bytes"):
+        partition(G, method="qsp", time_limit=10, random_state=0)
+    assert time.perf_counter() - t < 10
+
+
+def test_qsp_building_stops_at_the_deadline():
+    G = _multipartite(8, 3, np.random.default_rng(1))  # 6,561 maximal cliques of 8 nodes
+    h = partition(G, method="heuristic", random_state=0)
+    t = time.perf_counter()
+    r = partition(G, method="qsp", time_limit=1.5, random_state=0)
+    assert time.perf_counter() - t < 4
+    assert r.status == "time_limit" and r.objective >= h.objective - 1e-9
+    assert r.components[0].get("phase") == "model_building"
+
+
+def test_spp_guard_names_estimate_and_override():
+    G = _multipartite(4, 3, np.random.default_rng(2))
+    with pytest.raises(ValueError, match="max_model_bytes"):
+        partition(G, method="spp", max_model_bytes=1000)
+    r = partition(G, method="spp", random_state=0)
+    assert r.status == "optimal"
+
+
+def test_qsp_size_estimate_counts_variables_exactly_when_no_weight_is_zero():
+    from trustlab.solvers.qsp import qsp_model_size, solve_qsp
+
+    rng = np.random.default_rng(3)
+    G = _multipartite(3, 2, rng)
+    n = G.number_of_nodes()
+    W = np.zeros((n, n))
+    A = np.zeros((n, n), bool)
+    for u, v, d in G.edges(data=True):
+        W[u, v] = W[v, u] = d["weight"]
+        A[u, v] = A[v, u] = True
+    for M in (1, 2, 10):
+        r = solve_qsp(W, A, M=M)
+        est = qsp_model_size(np.full(r["n_maximal_cliques"], 3), M, n)
+        assert est["variables"] == r["n_y"] + r["n_u"]
+        for i, j in itertools.combinations(range(n), 2):
+            if r["labels"][i] == r["labels"][j]:
+                assert A[i, j]
