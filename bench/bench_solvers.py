@@ -8,7 +8,7 @@ exact, peer CP-SAT with 8 workers; ``BENCH_PEER=0`` skips every peer), ``heurist
 planted-cluster graphs). Peers measured in the same run: CP-SAT on the full triangle
 formulation (what a user would write with OR-Tools) for the exact groups; plain KwikCluster
 (pivot only) for the heuristic group. Each test appends a row to bench/results/solvers_raw.jsonl.
-CP-Lib data comes from ../shared/data (skipped if absent).
+CP-Lib data comes from ../shared/data, or the folder in ``CPLIB_DIR`` (skipped if absent).
 """
 from __future__ import annotations
 
@@ -24,8 +24,8 @@ import pytest
 from trustlab.solvers import partition
 from trustlab.solvers.io import read_cplib, read_cplib_optimum
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "cpp" / "cplib"
-RAW = Path(__file__).resolve().parent / "results" / "solvers_raw.jsonl"
+DATA = Path(os.environ.get("CPLIB_DIR", Path(__file__).resolve().parents[1].parent / "shared" / "data" / "cpp" / "cplib"))
+RAW = Path(os.environ.get("BENCH_RAW", Path(__file__).resolve().parent / "results" / "solvers_raw.jsonl"))
 ABR = ["wildcats", "cars", "workers", "cetacea", "micro", "uno", "lung-cancer", "soybean-21", "soybean-35",
        "sponge", "zoo", "bridges", "companies", "uno_1b", "uno_2b", "uno_3b", "lymphography",
        "ta-evaluation", "uno_1a", "uno_2a", "uno_3a"]
@@ -245,4 +245,6 @@ def summarize(raw: Path = RAW) -> str:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    print(summarize())
+    import sys
+
+    print(summarize(Path(sys.argv[1]) if len(sys.argv) > 1 else RAW))

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-ORDER = ["cliques", "cliques_gpu", "solvers", "er", "privacy", "bias", "explain"]
+ORDER = ["cliques", "cliques_gpu", "solvers", "solvers_exact", "er", "privacy", "bias", "explain"]
 
 HEADER = """# trustlab benchmark results
 
