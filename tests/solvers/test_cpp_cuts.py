@@ -144,3 +144,70 @@ def test_mip_phase_with_pool_and_fixings_equals_brute_force(seed, mip_solver):
         same = lab[:, None] == lab[None, :]
         assert not np.any(same & ~A & ~np.eye(n, dtype=bool))
         assert abs(W[iu, ju] @ same[iu, ju] - opt) < 1e-9
+
+
+# ---------------------------------------------------------------- statistics and families
+FAMILY_CASES = [(fam, n, seed) for fam in ("cluster_editing", "random", "mcf", "equicut")
+                for n, seed in ((8, 0), (9, 1), (10, 2))]
+
+
+@pytest.mark.parametrize("fam,n,seed", FAMILY_CASES)
+def test_reported_optimum_equals_brute_force_on_each_family(fam, n, seed):
+    from reference import brute_force_cpp
+    from trustlab.solvers.synthetic import make_instance
+
+    W = make_instance(fam, n, random_state=seed)
+    A = ~np.eye(n, dtype=bool)
+    opt, _ = brute_force_cpp(W, A)
+    r = partition(W, method="cpp", random_state=0)
+    assert r.status == "optimal"
+    assert r.objective == pytest.approx(opt, abs=1e-9)
+    assert r.bound == pytest.approx(opt, abs=1e-9)
+    for c in r.components:
+        assert c["root_bound"] >= c["bound"] - 1e-9  # the root bound is proven: never below the optimum
+
+
+@pytest.mark.parametrize("fam,seed", [("cluster_editing", 3), ("random", 4), ("equicut", 5), ("mcf", 6)])
+@pytest.mark.parametrize("colgen", [True, False])
+def test_statistics_are_proven_and_consistent(fam, seed, colgen):
+    # a weak warm start (all singletons) and tail_rounds=0 so that the later phases run
+    from reference import brute_force_cpp
+    from trustlab.solvers.synthetic import make_instance
+
+    n = 9
+    W = make_instance(fam, n, random_state=seed)
+    A = ~np.eye(n, dtype=bool)
+    opt, _ = brute_force_cpp(W, A)
+    out = cpp.solve_cpp(W, A, warm_labels=np.arange(n), warm_obj=0.0, integral=True, tail_rounds=0,
+                        small_tail=0, colgen=colgen)
+    assert out["status"] == "optimal" and out["objective"] == pytest.approx(opt)
+    assert out["root_bound"] >= opt - 1e-9
+    fams = out["cuts_by_family"]
+    assert set(fams) == {"triangle", "two_partition", "lazy_triangle"}
+    assert all(v >= 0 for v in fams.values())
+    if out["phase"] != "trivial":
+        assert fams["triangle"] + fams["two_partition"] + fams["lazy_triangle"] == out["cuts"]
+    if out["phase"] == "branch_and_price":
+        assert out["nodes"] == out["bp_nodes"] >= 1
+    assert out["phase"] in ("trivial", "lp", "branch_and_price", "mip")
+
+
+def test_partition_cli_json_reports_exact_statistics(tmp_path, capsys):
+    import json
+
+    from trustlab.cli import main
+    from trustlab.solvers.synthetic import make_instance
+
+    W = make_instance("cluster_editing", 12, random_state=1)
+    n = W.shape[0]
+    f = tmp_path / "inst.txt"
+    f.write_text(f"{n}\n" + "\n".join(" ".join(str(int(W[i, j])) for j in range(i + 1, n))
+                                      for i in range(n - 1)) + "\n")
+    assert main(["partition", str(f), "--method", "cpp", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["status"] == "optimal"
+    assert d["root_bound"] >= d["bound"] - 1e-9
+    assert set(d["cuts_by_family"]) <= {"triangle", "two_partition", "lazy_triangle"}
+    assert d["nodes"] >= 0 and d["phase"] in ("trivial", "lp", "branch_and_price", "mip")
+    for c in d["components"]:
+        assert {"root_bound", "cuts_by_family", "nodes", "phase"} <= set(c)

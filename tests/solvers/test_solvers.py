@@ -363,7 +363,7 @@ def test_mip_phase_backends_with_all_triangles_equal_brute_force(which):
                     cuts.append((P[i, j], P[i, k], P[j, k]))
         same = np.zeros(iu.size, bool)
         fn = cpp._mip_scip if which == "scip" else (lambda *a: cpp._mip_cpsat(*a, None))
-        sol, bound, ok, proven = fn(W[iu, ju], cpp._rows(cuts, [], iu.size), same, 10.0)
+        sol, bound, ok, proven, _nodes = fn(W[iu, ju], cpp._rows(cuts, [], iu.size), same, 10.0)
         assert proven
         assert math.isclose(float(W[iu, ju] @ sol), brute_force(W, A), abs_tol=1e-6)
 

@@ -41,6 +41,7 @@ def run(args) -> int:
                 fh.write(f"{v}\t{l}\n")
     if args.json:
         d = res.to_dict(include_labels=True)
+        d.update(exact_summary(d["components"]))
         emit_json(d)
         return 0
     print(f"status      {res.status}")
@@ -53,3 +54,26 @@ def run(args) -> int:
         for k, c in enumerate(res.clusters):
             print(f"cluster {k}: {' '.join(map(str, c))}")
     return 0
+
+
+def exact_summary(components: list[dict]) -> dict:
+    """Whole-instance summary of the exact solver's statistics for ``--json``.
+
+    ``root_bound``: sum over components of the proven bound at the end of the
+    cutting-plane phase (a component without one, e.g. solved by the heuristic,
+    contributes its final bound), so it is itself a proven bound; ``cuts_by_family``
+    and ``nodes`` are summed; ``phase`` is where the largest component ended.
+    """
+    if not components:
+        return {"root_bound": 0.0, "cuts_by_family": {}, "nodes": 0, "phase": "trivial"}
+    fams: dict[str, int] = {}
+    for c in components:
+        for k, v in (c.get("cuts_by_family") or {}).items():
+            fams[k] = fams.get(k, 0) + int(v)
+    big = max(components, key=lambda c: c.get("size", 0))
+    return {
+        "root_bound": float(sum(c.get("root_bound", c["bound"]) for c in components)),
+        "cuts_by_family": fams,
+        "nodes": int(sum(c.get("nodes", 0) for c in components)),
+        "phase": big.get("phase", big.get("method", "")),
+    }

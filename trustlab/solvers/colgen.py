@@ -28,7 +28,9 @@ triangle LP and every family of CPP cuts we separate; on random dense instances
 Exact up to the stated time limit; the pricing's search tree is capped
 (``max_price_nodes``) and so is the number of master LPs (``max_iterations``) — when
 either cap is hit no bound is claimed for the open nodes, and the search gives up (the
-caller falls back to branch and cut).
+caller falls back to branch and cut). A pricing search stopped by its cap that still
+found improving columns adds them and column generation goes on; only a complete
+pricing yields a bound.
 """
 from __future__ import annotations
 
@@ -195,19 +197,27 @@ def branch_and_price(
             if added:
                 continue
             # 2) exact, at the smoothed dual (then at the RMP dual on a misprice)
+            complete = True
             for a_ in ((alpha, 0.0) if center is not None else (0.0,)):
                 pi_sep = pi_out if a_ == 0.0 else a_ * center + (1 - a_) * pi_out
+                # a short search first: far from the optimal duals the exact pricing is
+                # hard, but the columns it finds still move the master on (no bound is
+                # taken from an incomplete search)
                 pv, pm, nf, _nodes, complete = price_topk(Wc, pi_sep - inner, 0.0, k_price,
-                                                          max_price_nodes)
-                if not complete:
+                                                          max(1, max_price_nodes // 10))
+                if not complete and nf == 0:
+                    pv, pm, nf, _nodes, complete = price_topk(Wc, pi_sep - inner, 0.0, k_price,
+                                                              max_price_nodes)
+                if not complete and nf == 0:
                     return "gave_up"
-                rc_star = float(pv[0]) if nf else 0.0
-                lb = float(pi_sep.sum()) + m * max(0.0, rc_star)
-                if lb < center_lb:
-                    center_lb, center = lb, pi_sep.copy()
-                node_lb = min(node_lb, lb)
-                if node_lb < target:
-                    return ("pruned", node_lb)
+                if complete:
+                    rc_star = float(pv[0]) if nf else 0.0
+                    lb = float(pi_sep.sum()) + m * max(0.0, rc_star)
+                    if lb < center_lb:
+                        center_lb, center = lb, pi_sep.copy()
+                    node_lb = min(node_lb, lb)
+                    if node_lb < target:
+                        return ("pruned", node_lb)
                 for q in range(nf):
                     S = pm[q]
                     rc_out = float(Wc[np.ix_(S, S)].sum() / 2.0 - pc[S].sum())
@@ -216,6 +226,8 @@ def branch_and_price(
                 if added:
                     break
             if not added:
+                if not complete:
+                    return "gave_up"  # an incomplete pricing found nothing that helps
                 # converged: no column with rc > delta at the RMP dual
                 return (node_lb, lam, rows, ok_idx, z)
 
@@ -224,7 +236,6 @@ def branch_and_price(
     counter = 0
     root = ([np.array([i]) for i in range(n)], forb0)
     heapq.heappush(heap, (-np.inf, counter, root))
-    global_open_bound = -np.inf
     status = "optimal"
     while heap:
         negb, _, (groups, forb) = heapq.heappop(heap)

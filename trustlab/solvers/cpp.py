@@ -198,6 +198,9 @@ def solve_cpp(
     mip_cuts: str = "all",
     colgen: bool = True,
     colgen_max_n: int = 64,
+    small_tail: int = 3,
+    small_tail_gap: float = 0.02,
+    small_lp_share: float = 0.35,
 ) -> dict:
     """Solve one (component) CPP exactly; see the module docstring.
 
@@ -208,10 +211,17 @@ def solve_cpp(
     fixing, ``mip_cuts`` picks the cuts handed to the MIP (``"all"`` or ``"active"``),
     ``tail_rounds`` LP rounds without progress end the LP phase. ``colgen`` runs branch
     and price (:mod:`trustlab.solvers.colgen`) between the LP and the MIP phase on
-    components of at most ``colgen_max_n`` nodes.
+    components of at most ``colgen_max_n`` nodes. On those components the LP phase also
+    ends once ``small_tail`` rounds close less than ``small_tail_gap`` of the gap to the
+    incumbent, or after ``small_lp_share`` of the time left at the start.
 
     Returns a dict with ``labels``, ``objective``, ``bound``, ``status``
-    (``optimal`` / ``time_limit``), ``lp_rounds``, ``cuts``, ``phase``.
+    (``optimal`` / ``time_limit``), ``lp_rounds``, ``cuts``, ``phase`` (where it ended:
+    ``trivial``, ``lp``, ``branch_and_price`` or ``mip``), ``root_bound`` (the proven
+    bound at the end of the cutting-plane phase, before any branching), ``cuts_by_family``
+    (cuts separated: ``triangle``, ``two_partition`` in the LP phase, ``lazy_triangle``
+    in the MIP phase) and ``nodes`` (branch-and-price nodes plus MIP search nodes —
+    SCIP nodes or CP-SAT branches).
     """
     n = W.shape[0]
     iu, ju = np.nonzero(np.triu(A, 1))
@@ -222,12 +232,20 @@ def solve_cpp(
     def rnd(b: float) -> float:
         return math.floor(b + 1e-6) if integral else b
 
+    stat = {"root_bound": None, "cuts_by_family": {"triangle": 0, "two_partition": 0, "lazy_triangle": 0},
+            "nodes": 0}
+
     def result(labels, obj, bound, status, **kw):
         bound = min(bound, trivial_ub)
         if obj >= bound - 1e-7 * max(1.0, abs(bound)):
             status = "optimal"
             bound = max(bound, obj)
-        return dict(labels=labels, objective=float(obj), bound=float(bound), status=status, **kw)
+        rb = stat["root_bound"]
+        out = dict(labels=labels, objective=float(obj), bound=float(bound), status=status,
+                   root_bound=float(bound if rb is None else max(min(rb, trivial_ub), bound)),
+                   cuts_by_family=dict(stat["cuts_by_family"]), nodes=int(stat["nodes"]))
+        out.update(kw)
+        return out
 
     if nv == 0 or trivial_ub <= 0:
         return result(np.arange(n, dtype=np.int64), 0.0, 0.0, "optimal", lp_rounds=0, cuts=0, phase="trivial")
@@ -251,6 +269,12 @@ def solve_cpp(
 
     bound = trivial_ub
     rounds = 0
+    # components that branch and price can take end their LP phase earlier: after
+    # ``small_tail`` rounds closing less than ``small_tail_gap`` of the gap, or after
+    # ``small_lp_share`` of the remaining time
+    small = colgen and n <= colgen_max_n
+    rem0 = _remaining(deadline)
+    lp_deadline = None if rem0 is None else time.perf_counter() + small_lp_share * rem0
     xv = None
     X = np.zeros((n, n))
     n_added = 0
@@ -278,6 +302,7 @@ def solve_cpp(
             return result(warm_labels, warm_obj, warm_obj, "optimal", lp_rounds=rounds,
                           cuts=n_added, phase="lp")
         bound = min(bound, val)
+        stat["root_bound"] = rnd(bound)
         history.append(bound)
         if reduced_cost_fixing:
             n_fixed += _fix_by_reduced_cost(val, red, lo, hi, warm_obj, integral)
@@ -295,6 +320,10 @@ def solve_cpp(
             break
         if len(history) > tail_rounds and history[-tail_rounds - 1] - bound < 1e-4 * max(1.0, abs(bound)):
             break  # tailing off: branch (MIP phase) instead of cutting further
+        if small and len(history) > small_tail and (
+                history[-small_tail - 1] - bound < small_tail_gap * (bound - warm_obj)
+                or (lp_deadline is not None and time.perf_counter() > lp_deadline)):
+            break  # small component: branch and price / MIP get the rest of the time
         if cuts:  # drop cuts slack for 3 LP rounds in a row (keeps the LP small, avoids cycling)
             C = np.asarray(cuts)
             lhs = xv[C[:, 0]] + xv[C[:, 1]] - np.where(C[:, 2] >= 0, xv[np.maximum(C[:, 2], 0)], 0.0)
@@ -310,6 +339,8 @@ def solve_cpp(
             gage = gage[keep]
         new = to_cuts(tri)
         n_added += len(new)
+        stat["cuts_by_family"]["triangle"] += len(new)
+        stat["cuts_by_family"]["two_partition"] += len(tp)
         cuts.extend(new)
         pool_tri.update(new)
         age = np.concatenate([age, np.zeros(len(new), np.int64)])
@@ -339,6 +370,7 @@ def solve_cpp(
         if bp["objective"] > warm_obj:
             warm_labels, warm_obj = np.asarray(bp["labels"], np.int64), float(bp["objective"])
         bound = min(bound, bp["bound"])
+        stat["nodes"] += int(bp["bp_nodes"])
         extra = dict(lp_rounds=rounds, cuts=n_added, bp_nodes=bp["bp_nodes"],
                      cg_iterations=bp["cg_iterations"], columns=bp["columns"])
         if bp["status"] == "optimal":
@@ -361,9 +393,10 @@ def solve_cpp(
             break
         Aub = _rows(cuts, gcuts, nv)
         if mip_solver == "cpsat":
-            sol, mip_bound, st_ok, proven = _mip_cpsat(w, Aub, same, rem, workers, lo, hi)
+            sol, mip_bound, st_ok, proven, nodes = _mip_cpsat(w, Aub, same, rem, workers, lo, hi)
         else:
-            sol, mip_bound, st_ok, proven = _mip_scip(w, Aub, same, rem, lo, hi)
+            sol, mip_bound, st_ok, proven, nodes = _mip_scip(w, Aub, same, rem, lo, hi)
+        stat["nodes"] += nodes
         if mip_bound is not None:
             # -inf: infeasible under the reduced-cost fixings, so nothing beats the incumbent
             bound = min(bound, mip_bound if mip_bound > -np.inf else best_val)
@@ -386,6 +419,7 @@ def solve_cpp(
             continue  # not proven but feasible: loop ends by the time check
         new = to_cuts(tri)
         n_added += len(new)
+        stat["cuts_by_family"]["lazy_triangle"] += len(new)
         cuts.extend(new)
         if best_val >= rnd(bound) - 1e-9:
             break
@@ -493,10 +527,10 @@ def _mip_scip(w, Aub, same, rem, lo=None, hi=None):
     st = s.Solve()
     if st in (pywraplp.Solver.OPTIMAL, pywraplp.Solver.FEASIBLE):
         sol = np.fromiter((v.solution_value() for v in x), np.float64, nv).round()
-        return sol, s.Objective().BestBound(), True, st == pywraplp.Solver.OPTIMAL
+        return sol, s.Objective().BestBound(), True, st == pywraplp.Solver.OPTIMAL, int(s.nodes())
     if st == pywraplp.Solver.INFEASIBLE and lo is not None:
-        return None, -np.inf, False, False  # nothing beats the incumbent under the fixings
-    return None, None, False, False
+        return None, -np.inf, False, False, int(s.nodes())  # nothing beats the incumbent under the fixings
+    return None, None, False, False, int(s.nodes())
 
 
 def _mip_cpsat(w, Aub, same, rem, workers, lo=None, hi=None):
@@ -526,10 +560,10 @@ def _mip_cpsat(w, Aub, same, rem, workers, lo=None, hi=None):
     st = s.solve(m)
     if st in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         sol = np.array([s.value(v) for v in x], np.float64)
-        return sol, s.best_objective_bound, True, st == cp_model.OPTIMAL
+        return sol, s.best_objective_bound, True, st == cp_model.OPTIMAL, int(s.num_branches)
     if st == cp_model.INFEASIBLE and lo is not None:
-        return None, -np.inf, False, False  # nothing beats the incumbent under the fixings
-    return None, None, False, False
+        return None, -np.inf, False, False, int(s.num_branches)  # nothing beats the incumbent
+    return None, None, False, False, int(s.num_branches)
 
 
 def configure_cpsat(solver, workers: int | None) -> None:
