@@ -236,13 +236,17 @@ class FSModel:
             prev = ll
         self.m_, self.u_, self.lambda_ = m, u, lam
         self.n_iter_ = it + 1
-        self.problems_ = self._diagnose(post, npairs)
+        self.problems_ = self._diagnose(post, npairs, n)
         return self
 
-    def _diagnose(self, post: np.ndarray, npairs: int) -> list[str]:
+    def _diagnose(self, post: np.ndarray, npairs: int, n: int) -> list[str]:
         out = []
         if npairs == 0:
             return ["there are no candidate pairs (blocking found none)"]
+        info = float(np.sum(-np.log(self.u_[:, 0])))
+        if n > 2 and info < math.log(n):
+            out.append(f"the fields cannot single out a record: agreeing exactly on all of them happens by chance "
+                       f"(information {info:.1f} nats < log(n records) = {math.log(n):.1f})")
         if self.lambda_ * npairs < 0.5:
             out.append(f"EM found (almost) no matches (lambda = {self.lambda_:.2e} over {npairs} candidate pairs)")
         if self.lambda_ > 0.9:
