@@ -257,3 +257,13 @@ def test_febrl_inferred_fields(k):
     kinds = {f.column: f.kind for f in r.field_report.fields}
     assert kinds["date_of_birth"] == "date" and "soc_sec_id" in kinds and len(kinds) == 10
     assert r.metrics["f1"] >= 0.95, r.metrics
+
+
+@pytest.mark.parametrize("name", ["trustlab.er.fields", "trustlab.er.comparisons", "trustlab.er.defaults",
+                                  "trustlab.er.blocking", "trustlab.er.synthetic", "trustlab.er.records"])
+def test_doctests_new_modules(name):
+    import doctest
+    import importlib
+
+    res = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
+    assert res.failed == 0 and res.attempted > 0

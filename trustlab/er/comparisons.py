@@ -100,15 +100,17 @@ class FSModel:
 
     Examples
     --------
-    >>> import pandas as pd
     >>> from trustlab.er.scoring import compare
-    >>> df = pd.DataFrame({"name": ["ann lee", "ann lee", "bob ray", "bo ray", "cy doe", "di fox"]})
-    >>> fl = [Field("name", "name")]
-    >>> P = np.array([[i, j] for i in range(6) for j in range(i + 1, 6)])
-    >>> m = FSModel(fl).fit(df, P, compare(df, P, fl), P, compare(df, P, fl))
-    >>> p = m.predict_proba(df, P, compare(df, P, fl))
-    >>> bool(p[0] > 0.5), bool(p[-1] < 0.5)
-    (True, False)
+    >>> from trustlab.er.synthetic import generate_people
+    >>> df = generate_people(150, random_state=0)
+    >>> fl = [Field("first_name", "name"), Field("surname", "name"), Field("dob", "date")]
+    >>> P = np.array([[i, j] for i in range(150) for j in range(i + 1, 150)])
+    >>> fm = compare(df, P, fl)
+    >>> m = FSModel(fl).fit(df, P, fm, P, fm)
+    >>> p = m.predict_proba(df, P, fm)
+    >>> same = df["cluster"].to_numpy()[P[:, 0]] == df["cluster"].to_numpy()[P[:, 1]]
+    >>> bool(np.mean(p[same] > 0.5) > 0.9 and np.mean(p[~same] > 0.5) < 0.01)
+    True
     """
 
     def __init__(self, fields: Sequence[Field], *, max_iter: int = 200, tol: float = 1e-7, tf: bool = True,

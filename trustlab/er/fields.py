@@ -186,7 +186,8 @@ def _classify(c: Any, s: pd.Series, n: int, id_col: str | None) -> FieldChoice:
         return FieldChoice(name, "field", "address", "name says address")
     if mean_tok > 12 or mean_len > 80:
         return FieldChoice(name, "field", "tokens", f"long free text ({mean_tok:.0f} words on average): token overlap")
-    if mean_len < 12 and nun <= 10:
+    person = any(k in lname for k in ("name", "first", "last", "given", "surname", "forename", "author"))
+    if mean_len < 12 and nun <= 10 and not person:
         return FieldChoice(name, "field", "exact", f"a few categories ({nun} distinct values)")
     if any(k in lname for k in _NAMEISH) and mean_tok <= 4:
         return FieldChoice(name, "field", "name", "name says a name/place; short text")
