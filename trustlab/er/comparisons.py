@@ -68,6 +68,20 @@ def tf_keys(df: pd.DataFrame, f: Field) -> np.ndarray:
     return v.fillna("").to_numpy(dtype=object)
 
 
+def _distinct_rows(G: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct rows of a level matrix (values -1..3) and their counts."""
+    if len(G) == 0:
+        return G, np.zeros(0, np.int64)
+    d = G.shape[1]
+    if d <= 27:  # 5**27 < 2**63: one int64 code per row
+        code = np.zeros(len(G), np.int64)
+        for c in range(d):
+            code = code * 5 + (G[:, c].astype(np.int64) + 1)
+        _, first, cnt = np.unique(code, return_index=True, return_counts=True)
+        return G[first], cnt
+    return np.unique(G, axis=0, return_counts=True)
+
+
 def _feature_index(names: Sequence[str], column: str, feat: str) -> int:
     key = f"{column}:{feat}"
     try:
@@ -150,6 +164,14 @@ class FSModel:
             G[:, c] = np.where(ok, g, -1)
         return G
 
+    def needed_features(self) -> dict:
+        """column -> feature names the levels need (for ``compare(..., only=...)``)."""
+        out: dict = {}
+        for f in self.fields:
+            ex, sim = self.spec(f)[:2]
+            out.setdefault(f.column, set()).update({ex, sim})
+        return out
+
     def _tf_fields(self) -> list[int]:
         return [c for c, f in enumerate(self.fields) if self.tf and self.spec(f)[4]]
 
@@ -197,21 +219,25 @@ class FSModel:
         u = u.astype(np.float64)
         u /= u.sum(1, keepdims=True)
         u_rand = u.copy()
-        onehot = [np.stack([(G[:, c] == k) for k in range(_L)], axis=1).astype(np.float64) for c in range(d)]
+        # EM runs on the distinct level patterns, weighted by how many pairs show them
+        Gu, cnt = _distinct_rows(G)
+        cnt = cnt.astype(np.float64)
+        onehot = [np.stack([(Gu[:, c] == k) for k in range(_L)], axis=1).astype(np.float64) for c in range(d)]
         # deterministic seed: exact agreements jointly rarer than 1 / (number of record pairs)
         rare = -np.log(u[:, 0])
-        score = ((G == 0) * rare[None, :]).sum(1)
+        score = ((Gu == 0) * rare[None, :]).sum(1)
         seed = score >= math.log(max(2.0, n * (n - 1) / 2.0))
-        self.n_seed_pairs_ = int(seed.sum())
-        if seed.sum() >= 2:
-            m = np.stack([np.bincount(G[seed & (G[:, c] >= 0), c].astype(np.int64), minlength=_L) + 0.5
-                          for c in range(d)]).astype(np.float64)
-            lam = float(np.clip(seed.mean(), 1e-6, 0.5))
+        self.n_seed_pairs_ = int(cnt[seed].sum())
+        if self.n_seed_pairs_ >= 2:
+            m = np.stack([np.bincount(Gu[seed & (Gu[:, c] >= 0), c].astype(np.int64), weights=cnt[seed & (Gu[:, c] >= 0)],
+                                      minlength=_L) + 0.5 for c in range(d)]).astype(np.float64)
+            lam = float(np.clip(self.n_seed_pairs_ / max(1.0, cnt.sum()), 1e-6, 0.5))
         else:
             m = np.tile(np.array([0.7, 0.2, 0.07, 0.03]), (d, 1))
             lam = 1e-3
         m /= m.sum(1, keepdims=True)
         npairs = G.shape[0]
+        nu = Gu.shape[0]
         # how much the candidates look like random pairs: all pairs -> u stays the
         # random-pair estimate; strict blocking -> u follows the candidate non-matches
         frac = min(1.0, npairs / max(1.0, n * (n - 1) / 2.0))
@@ -220,25 +246,25 @@ class FSModel:
         it = 0
         post = np.zeros(npairs)
         for it in range(self.max_iter):
-            lw = np.full(npairs, math.log(lam / (1 - lam)))
+            lw = np.full(nu, math.log(lam / (1 - lam)))
             for c in range(d):
                 lw += onehot[c] @ (np.log(m[c]) - np.log(u[c]))
             post = 1.0 / (1.0 + np.exp(-np.clip(lw, -50, 50)))
-            lam = float(np.clip(post.mean(), 1e-9, 1 - 1e-9)) if npairs else lam
+            lam = float(np.clip((post * cnt).sum() / npairs, 1e-9, 1 - 1e-9)) if npairs else lam
             for c in range(d):
-                mc = post @ onehot[c] + 1e-3
+                mc = (post * cnt) @ onehot[c] + 1e-3
                 m[c] = mc / mc.sum()
                 # u: the candidate non-matches (blocking makes them more alike than random
                 # pairs), shrunk towards the random-pair estimate
-                uc = (1 - post) @ onehot[c] + prior * u_rand[c]
+                uc = ((1 - post) * cnt) @ onehot[c] + prior * u_rand[c]
                 u[c] = uc / uc.sum()
-            ll = float(np.sum(np.logaddexp(0, lw)))
+            ll = float(np.sum(cnt * np.logaddexp(0, lw)))
             if abs(ll - prev) < self.tol * max(1.0, abs(ll)):
                 break
             prev = ll
         self.m_, self.u_, self.lambda_ = m, u, lam
         self.n_iter_ = it + 1
-        self.problems_ = self._diagnose(post, npairs, n)
+        self.problems_ = self._diagnose(np.repeat(post, cnt.astype(np.int64)), npairs, n)
         return self
 
     def _diagnose(self, post: np.ndarray, npairs: int, n: int) -> list[str]:
@@ -293,6 +319,11 @@ class FSModel:
             if adj.any():
                 W[adj, c] = np.log(self.m_[c, 0]) - np.log(np.maximum(t[adj], 1e-12))
         return W
+
+    def proba_from_field_weights(self, W: np.ndarray) -> np.ndarray:
+        """Match probability from :meth:`field_weights` (saves recomputing them)."""
+        lw = math.log(self.lambda_ / (1 - self.lambda_)) + W.sum(1)
+        return 1.0 / (1.0 + np.exp(-np.clip(lw, -50, 50)))
 
     def match_weight(self, df: pd.DataFrame, pairs: np.ndarray, fm: Any) -> np.ndarray:
         """Posterior log-odds of a match (natural log) per pair."""

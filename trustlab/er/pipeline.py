@@ -420,11 +420,12 @@ def resolve(
     step("blocking", t)
 
     t = time.perf_counter()
-    fm = compare(df, pairs, flds)
+    use_sup = scorer == "supervised" or (scorer == "auto" and labels is not None)
+    only = None if use_sup else FSModel(flds).needed_features()  # FS needs two features per field
+    fm = compare(df, pairs, flds, only=only)
     step("features", t)
 
     t = time.perf_counter()
-    use_sup = scorer == "supervised" or (scorer == "auto" and labels is not None)
     if use_sup:
         if labels is None:
             raise ValueError("scorer='supervised' needs labels=...; or use scorer='fellegi_sunter'")
@@ -449,7 +450,7 @@ def resolve(
         # multi-level Fellegi-Sunter with TF adjustment; u from random record pairs
         # (Splink's estimate_u_using_random_sampling), EM seeded by a deterministic rule
         rp = random_pairs(n, rng)
-        mdl = FSModel(flds).fit(df, pairs, fm, rp, compare(df, rp, flds))
+        mdl = FSModel(flds).fit(df, pairs, fm, rp, compare(df, rp, flds, only=only))
         mdl.warn_if_degenerate(stacklevel=3)
 
     def _predict(P, F):
@@ -457,19 +458,21 @@ def resolve(
             return np.zeros(0)
         return mdl.predict_proba(F.X) if use_sup else mdl.predict_proba(df, P, F)
 
-    prob = _predict(pairs, fm)
+    fw = None if use_sup else mdl.field_weights(df, pairs, fm)
+    prob = _predict(pairs, fm) if use_sup else mdl.proba_from_field_weights(fw)
     w = to_weights(prob, weights)
     if complete_components and len(pairs):
         extra = _component_completion(n, pairs, w, int(complete_components))
         if len(extra):
-            fx = compare(df, extra, flds)
+            fx = compare(df, extra, flds, only=only)
             px = _predict(extra, fx)
             pairs = np.concatenate([pairs, extra])
             prob = np.concatenate([prob, px])
             w = np.concatenate([w, to_weights(px, weights)])
             fm.X = np.vstack([fm.X, fx.X])
+            if fw is not None:
+                fw = np.vstack([fw, mdl.field_weights(df, extra, fx)])
             stats.n_completed_pairs = int(len(extra))
-    fw = None if use_sup else mdl.field_weights(df, pairs, fm)
     if blocking is None and not use_sup and len(rules) > 1 and len(pairs):
         stats.estimated_pair_completeness = estimate_pair_completeness(
             rule_hits(df, rules, pairs, max_block_size=max_block_size), prob > 0.5)
