@@ -305,12 +305,36 @@ def peers(files=PEER_FILES, out_path=None):
     return rows
 
 
+def safe_default(n=376, seed=0):
+    """A dense, noisy 376-record component (the size that hung in issue 13) clustered
+    with the defaults: it must return within the size-scaled budget and say whether it
+    was proven optimal."""
+    rng = np.random.default_rng(seed)
+    truth = rng.integers(0, n // 8, n)
+    i, j = np.triu_indices(n, 1)
+    same = truth[i] == truth[j]
+    w = np.where(same, 0.3, -0.3) + rng.normal(0, 0.45, i.size)  # heavy noise: hard LP
+    t = time.perf_counter()
+    r = cluster_pairs(n, np.stack([i, j], 1), w)
+    from trustlab.er.cluster import _proof_summary
+    from trustlab.er.defaults import default_time_limit
+
+    row = {"bench": "safe_default", "n": n, "seconds": time.perf_counter() - t, "budget_s": default_time_limit(n),
+           "status": sorted(set(r.status)), **_proof_summary(r), "f1_vs_planted": evaluate(r.labels, truth)["f1"],
+           "load": os.getloadavg()[0]}
+    print(json.dumps(row, default=float), flush=True)
+    return row
+
+
 if __name__ == "__main__":
     import argparse
 
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("what", choices=["peers"])
+    ap.add_argument("what", choices=["peers", "safe_default"])
     ap.add_argument("--files", default=",".join(PEER_FILES))
     ap.add_argument("--out", default=None, help="append JSON lines here")
     a = ap.parse_args()
-    peers([f for f in a.files.split(",") if f], a.out)
+    if a.what == "safe_default":
+        safe_default()
+    else:
+        peers([f for f in a.files.split(",") if f], a.out)
