@@ -58,13 +58,25 @@ def _token_sets(s: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     return np.cumsum(indptr), np.ascontiguousarray(ids)
 
 
-def _cp(a, b, scorer, scale=1.0):
+def _cp(a, b, scorer, scale=1.0, codes=None):
+    """Element-wise similarity; with ``codes`` (value codes of a and b) each distinct
+    value pair is scored once."""
+    if codes is not None and len(a) > 1000:
+        ca, cb = codes
+        k = int(max(ca.max(initial=0), cb.max(initial=0))) + 1
+        u, first, inv = np.unique(ca.astype(np.int64) * k + cb, return_index=True, return_inverse=True)
+        if u.size < 0.8 * len(a):
+            out = process.cpdist(a[first], b[first], scorer=scorer, workers=-1, dtype=np.float32)
+            return out.astype(np.float64)[inv.ravel()] / scale
     out = process.cpdist(a, b, scorer=scorer, workers=-1, dtype=np.float32)
     return out.astype(np.float64) / scale
 
 
-def compare(df: pd.DataFrame, pairs: np.ndarray, fields: Sequence[Field]) -> FeatureMatrix:
+def compare(df: pd.DataFrame, pairs: np.ndarray, fields: Sequence[Field], *, only: dict | None = None) -> FeatureMatrix:
     """Similarity features for each candidate pair (rows of ``pairs``).
+
+    ``only`` (column -> set of feature names) computes just those text features (the
+    others are left out of the matrix); used by the unsupervised model, which needs two.
 
     Examples
     --------
@@ -84,18 +96,27 @@ def compare(df: pd.DataFrame, pairs: np.ndarray, fields: Sequence[Field]) -> Fea
             arr, miss = _text(df[f.column])
             a, b = arr[i], arr[j]
             m = miss[i] | miss[j]
-            feats = {
-                "jaro_winkler": _cp(a, b, distance.JaroWinkler.normalized_similarity),
-                "token_set": _cp(a, b, fuzz.token_set_ratio, 100.0),
-                "indel": _cp(a, b, distance.Indel.normalized_similarity),
+            vc = pd.factorize(arr)[0]
+            cc = (vc[i], vc[j])
+            scorers = {
+                "jaro_winkler": (distance.JaroWinkler.normalized_similarity, 1.0),
+                "token_set": (fuzz.token_set_ratio, 100.0),
+                "indel": (distance.Indel.normalized_similarity, 1.0),
             }
             if f.kind == "address":
-                feats["token_sort"] = _cp(a, b, fuzz.token_sort_ratio, 100.0)
-            for k, v in feats.items():
+                scorers["token_sort"] = (fuzz.token_sort_ratio, 100.0)
+            want = None if only is None else only.get(f.column)
+            main = "jaro_winkler" if f.kind == "name" else "token_set"
+            got = []
+            for k, (sc, scale) in scorers.items():
+                if want is not None and k not in want:
+                    continue
+                v = _cp(a, b, sc, scale, codes=cc)
                 v[m] = np.nan
                 cols.append(v)
                 names.append(f"{f.column}:{k}")
-            primary.append(start if f.kind == "name" else start + 1)
+                got.append(k)
+            primary.append(start + (got.index(main) if main in got else 0))
         elif f.kind == "tokens":
             indptr, indices = _token_sets(df[f.column])
             jac = np.empty(len(i))
@@ -111,11 +132,28 @@ def compare(df: pd.DataFrame, pairs: np.ndarray, fields: Sequence[Field]) -> Fea
             a, b = arr[i], arr[j]
             m = miss[i] | miss[j]
             ex = (a == b).astype(np.float64)
-            lev = _cp(a, b, distance.Levenshtein.normalized_similarity)
+            vc = pd.factorize(arr)[0]
+            lev = _cp(a, b, distance.Levenshtein.normalized_similarity, codes=(vc[i], vc[j]))
             ex[m] = np.nan
             lev[m] = np.nan
             cols += [ex, lev]
             names += [f"{f.column}:exact", f"{f.column}:levenshtein"]
+            primary.append(start + 1)
+        elif f.kind in ("postcode", "code", "email"):
+            v = df[f.column].fillna("").astype(str).str.strip().str.lower()
+            v = v.str.replace(r"\s+", "", regex=True) if f.kind == "email" else v.str.replace(r"[^0-9a-z]+", "", regex=True)
+            arr = v.to_numpy(dtype=object)
+            miss = (v == "").to_numpy()
+            a, b = arr[i], arr[j]
+            m = miss[i] | miss[j]
+            ex = (a == b).astype(np.float64)
+            vc = pd.factorize(arr)[0]
+            sim = _cp(a, b, distance.JaroWinkler.normalized_similarity if f.kind == "email"
+                      else distance.Levenshtein.normalized_similarity, codes=(vc[i], vc[j]))
+            ex[m] = np.nan
+            sim[m] = np.nan
+            cols += [ex, sim]
+            names += [f"{f.column}:exact", f"{f.column}:{'jaro_winkler' if f.kind == 'email' else 'levenshtein'}"]
             primary.append(start + 1)
         elif f.kind == "exact":
             v = df[f.column]
@@ -144,7 +182,8 @@ def compare(df: pd.DataFrame, pairs: np.ndarray, fields: Sequence[Field]) -> Fea
             names += [f"{f.column}:exact", f"{f.column}:year_sim"]
             # typo-level string similarity too (swapped day/month)
             arr, miss = _text(df[f.column])
-            lev = _cp(arr[i], arr[j], distance.Levenshtein.normalized_similarity)
+            vc = pd.factorize(arr)[0]
+            lev = _cp(arr[i], arr[j], distance.Levenshtein.normalized_similarity, codes=(vc[i], vc[j]))
             lev[miss[i] | miss[j]] = np.nan
             cols.append(lev)
             names.append(f"{f.column}:levenshtein")
