@@ -11,6 +11,7 @@ import pandas as pd
 from trustlab._validation import check_interval, check_option, check_random_state
 from trustlab.er.blocking import BlockingStats, block, default_blocking_rules, pair_completeness, reduction_ratio
 from trustlab.er.cluster import CLUSTER_METHODS, ClusterResult, cluster_pairs
+from trustlab.er.linking import prepare_link
 from trustlab.er.records import normalize_fields, validate_records
 from trustlab.er.scoring import FeatureMatrix, FellegiSunter, SupervisedScorer, compare, to_weights
 
@@ -142,14 +143,28 @@ class Resolution:
     metrics: dict | None = None
     baselines: dict = field(default_factory=dict)
     model: Any = None
+    source: np.ndarray | None = None
+    source_col: str | None = None
+    link_type: str = "dedupe_only"
+    records: pd.DataFrame | None = None
 
     @property
     def n_entities(self) -> int:
         return int(self.entity.max()) + 1 if self.entity.size else 0
 
-    def to_frame(self) -> pd.DataFrame:
-        """``DataFrame`` with the id column and ``entity_id``."""
-        return pd.DataFrame({self.id_col: self.ids, "entity_id": self.entity})
+    def to_frame(self, records: bool = False) -> pd.DataFrame:
+        """``DataFrame`` with the id column and ``entity_id`` (and the source column
+        first when several tables were resolved), one row per input record; with
+        ``records=True`` the records' other columns follow."""
+        if self.source is not None:
+            out = pd.DataFrame({self.source_col: self.source, self.id_col: self.ids, "entity_id": self.entity})
+        else:
+            out = pd.DataFrame({self.id_col: self.ids, "entity_id": self.entity})
+        if records and self.records is not None:
+            rest = self.records.drop(columns=[c for c in self.records.columns if c in out.columns or
+                                              str(c).startswith("__trustlab")])
+            out = pd.concat([out, rest.reset_index(drop=True)], axis=1)
+        return out
 
     def summary(self) -> dict:
         """Headline numbers (and all metrics when the truth was given)."""
@@ -264,6 +279,8 @@ def resolve(
     random_state: Any = 0,
     progress: bool = False,
     client: Any = None,
+    link_type: str | None = None,
+    source_col: str = "source_dataset",
 ) -> Resolution:
     """Resolve records into entities, with the evidence for every merge.
 
@@ -318,6 +335,17 @@ def resolve(
         Ship the partition layer's components (those with more than 6 records) to a
         Dask cluster (its ``scheduler=`` argument). Blocking, scoring and the small
         components always run locally (vectorised / Numba-parallel).
+    link_type : {"dedupe_only", "link_only", "link_and_dedupe"}, optional
+        With several tables (``records`` a list, tuple or dict of DataFrames / paths):
+        ``"link_only"`` compares only records of different tables and never puts two
+        records of one table in an entity (needs ``method="xer"``);
+        ``"link_and_dedupe"`` (the default for several tables) compares all pairs. With
+        one table, ``"link_only"`` reads the table of each record from ``source_col``.
+        See :mod:`trustlab.er.linking`.
+    source_col : str
+        The source column added to (or read from) the records; Splink's name by default.
+        The result's :meth:`Resolution.to_frame` has it first, then the id column (ids
+        need to be unique only within their table) and ``entity_id``.
 
     Returns
     -------
@@ -356,8 +384,10 @@ def resolve(
     for m in compare_methods:
         check_option(m, "compare_methods", list(CLUSTER_METHODS), func="resolve")
     rng = check_random_state(random_state)
+    records, id_col, make_link = prepare_link(records, id_col, link_type, source_col, method)
     df, id_col = validate_records(records, id_col)
-    exclude = [c for c in (labels, truth) if isinstance(c, str)]
+    link = make_link(df) if make_link else None
+    exclude = [c for c in (labels, truth) if isinstance(c, str)] + ([link.id_col, link.source_col] if link else [])
     flds = normalize_fields(fields, df, id_col=id_col, exclude=exclude)
     n = len(df)
     bar = None
@@ -386,6 +416,8 @@ def resolve(
     t = time.perf_counter()
     rules = blocking if blocking is not None else default_blocking_rules(flds, n)
     pairs = block(df, rules, max_block_size=max_block_size)
+    if link is not None:
+        pairs = link.keep(pairs)
     stats = BlockingStats(n_records=n, n_candidate_pairs=int(len(pairs)), reduction_ratio=reduction_ratio(len(pairs), n))
     if truth_arr is not None:
         stats.pair_completeness = pair_completeness(pairs, truth_arr)
@@ -438,6 +470,8 @@ def resolve(
     w = to_weights(prob, weights)
     if complete_components and len(pairs):
         extra = _component_completion(n, pairs, w, int(complete_components))
+        if link is not None:
+            extra = link.keep(extra)
         if len(extra):
             fx = compare(df, extra, flds)
             px = _predict(fx.X)
@@ -477,7 +511,11 @@ def resolve(
     if bar is not None:
         bar.close()
     secs["total"] = time.perf_counter() - t0
+    if link is not None:
+        id_col = link.id_col
     return Resolution(
         ids=df[id_col].to_numpy(), entity=cr.labels, id_col=id_col, pairs=pairs, prob=prob, weights=w,
         features=fm, clusters=cr, blocking=stats, seconds=secs, metrics=metrics, baselines=baselines, model=mdl,
+        source=df[link.source_col].to_numpy() if link else None, source_col=link.source_col if link else None,
+        link_type=link.link_type if link else "dedupe_only", records=df,
     )
