@@ -25,7 +25,10 @@ import pandas as pd
 from trustlab.er import _kernels as K
 from trustlab.er.records import Field
 
-__all__ = ["block", "default_blocking_rules", "pair_completeness", "reduction_ratio", "BlockingStats"]
+__all__ = [
+    "block", "default_blocking_rules", "adaptive_blocking_rules", "rule_hits", "estimate_pair_completeness",
+    "pair_completeness", "reduction_ratio", "BlockingStats",
+]
 
 
 def _norm(s: pd.Series) -> pd.Series:
@@ -175,6 +178,8 @@ class BlockingStats:
     reduction_ratio: float
     pair_completeness: float | None = None
     n_completed_pairs: int = 0
+    rules: list = None  # type: ignore[assignment]
+    estimated_pair_completeness: float | None = None
 
     def to_dict(self):
         return dict(self.__dict__)
@@ -197,3 +202,111 @@ def pair_completeness(pairs: np.ndarray, truth: np.ndarray) -> float:
         return 1.0
     hit = int(np.sum(tc[pairs[:, 0]] == tc[pairs[:, 1]])) if len(pairs) else 0
     return hit / total
+
+
+def _key_sizes(df: pd.DataFrame, spec: str) -> tuple[int, float]:
+    """(pairs the rule emits after purging, share of records purged) without emitting them."""
+    kind, val = _key_membership(df, spec)
+    if kind != "members":
+        return 0, 0.0
+    rec, key = val
+    if rec.size == 0:
+        return 0, 1.0
+    cnt = np.bincount(key)
+    kept = cnt[cnt <= _MBS[0]]
+    pairs = int(np.sum(kept * (kept - 1) // 2))
+    purged = float(cnt[cnt > _MBS[0]].sum()) / max(1, len(df))
+    return pairs, purged
+
+
+_MBS = [200]
+_KEYABLE = ("name", "string", "address", "phone", "email", "postcode", "code", "exact", "date")
+
+
+def adaptive_blocking_rules(
+    df: pd.DataFrame,
+    fields: Sequence[Field],
+    *,
+    max_block_size: int = 200,
+    pairs_per_record: int = 50,
+) -> list[str]:
+    """Blocking rules chosen from the data: a union of several cheap rules.
+
+    For each keyable field the exact normalised value is a rule when its blocks are
+    small (after purging at most ``pairs_per_record * n`` pairs and less than 30 % of
+    the records purged); fields too coarse alone (state, year, sex…) are combined in
+    pairs into compound keys that are selective; text fields (names, titles,
+    addresses) also get token blocking when it stays within budget, so records that
+    agree on no field exactly but share a rare word are still compared. The union
+    catches a true pair when *any* rule does. Heuristic; see
+    :func:`estimate_pair_completeness` for a label-free estimate of what it misses.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"surname": ["lee", "lee", "ray", "roy"] * 5, "city": ["a", "b"] * 10})
+    >>> adaptive_blocking_rules(df, [Field("surname", "name"), Field("city", "exact")])
+    ['key:surname', 'token:surname', 'key:city+surname']
+    """
+    n = len(df)
+    budget = max(10_000, pairs_per_record * n)
+    _MBS[0] = int(max_block_size)
+    selective, coarse, rules = [], [], []
+    for f in fields:
+        if f.kind not in _KEYABLE or f.kind == "latlon":
+            continue
+        p, purged = _key_sizes(df, f"key:{f.column}")
+        if p <= budget and purged < 0.3:
+            selective.append((p, f.column))
+        else:
+            coarse.append(f.column)
+    selective.sort()
+    rules += [f"key:{c}" for _, c in selective]
+    for f in fields:
+        if f.kind in ("name", "string", "address", "tokens"):
+            p, purged = _key_sizes(df, f"token:{f.column}")
+            if p <= budget:
+                rules.append(f"token:{f.column}")
+    for a in range(len(coarse)):
+        for b in coarse[a + 1:]:
+            spec = f"key:{coarse[a]}+{b}"
+            p, purged = _key_sizes(df, spec)
+            if p <= budget and purged < 0.3:
+                rules.append(spec)
+    if not rules:
+        f0 = next((f for f in fields if f.kind != "latlon"), fields[0])
+        rules = [f"sorted:{f0.columns()[0]}:10"]
+    return rules
+
+
+def rule_hits(df: pd.DataFrame, rules: Sequence[str], pairs: np.ndarray, *, max_block_size: int = 200) -> np.ndarray:
+    """Boolean matrix (n_pairs, n_rules): which rule proposes each candidate pair."""
+    n = len(df)
+    code = pairs[:, 0].astype(np.int64) * n + pairs[:, 1]
+    H = np.zeros((len(pairs), len(rules)), bool)
+    for r, spec in enumerate(rules):
+        pr = block(df, [spec], max_block_size=max_block_size)
+        H[:, r] = np.isin(code, pr[:, 0] * n + pr[:, 1])
+    return H
+
+
+def estimate_pair_completeness(hits: np.ndarray, is_match: np.ndarray) -> float | None:
+    """Label-free estimate of the share of true pairs the union of rules finds.
+
+    Capture–recapture over the rules: the recall ``r_k`` of rule ``k`` is estimated as
+    the share of the predicted matches found by the *other* rules that rule ``k`` also
+    finds; assuming rules miss pairs independently, the union misses
+    ``prod_k (1 - r_k)`` of them. Approximate (rules that share a field are not
+    independent, and predicted matches stand in for true ones). None with fewer than
+    two rules or no predicted match.
+    """
+    H = np.asarray(hits, bool)[np.asarray(is_match, bool)]
+    if H.shape[0] == 0 or H.shape[1] < 2:
+        return None
+    miss = 1.0
+    for k in range(H.shape[1]):
+        others = np.delete(H, k, axis=1).any(1)
+        if others.sum() == 0:
+            continue
+        r = float(H[others, k].mean())
+        miss *= 1.0 - r
+    return float(1.0 - miss)

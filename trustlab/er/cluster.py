@@ -177,8 +177,11 @@ def _cluster_xer(n, pairs, weights, *, threshold=-np.inf, time_limit=None, M=10,
         )
         partition = _get_partition()
         kw = {"method": solver_method, "M": M, "random_state": 0, **(solver_options or {})}
-        if time_limit is not None:
-            kw["time_limit"] = time_limit
+        if time_limit is None:  # safe default: a budget scaled by the problem size
+            from trustlab.er.defaults import default_time_limit
+
+            time_limit = default_time_limit(int(sizes[sizes > ENUM_MAX].max()))
+        kw["time_limit"] = time_limit
         res = partition(W, **kw)
         sub = np.asarray(res.labels, dtype=np.int64)
         # keep entities inside their component (the solver may number globally)
@@ -196,6 +199,19 @@ def _cluster_xer(n, pairs, weights, *, threshold=-np.inf, time_limit=None, M=10,
         objective=objective, bound=bound, method="xer",
         info={"n_components": int(k), "n_solver_nodes": int(big.sum()), "n_edges": int(len(pairs))},
     )
+
+
+def _proof_summary(cr: "ClusterResult") -> dict:
+    """How many multi-record components were proven optimal, and the worst gap."""
+    if not cr.status:
+        return {}
+    sizes = np.bincount(cr.component, minlength=len(cr.status))
+    multi = [c for c in range(len(cr.status)) if sizes[c] >= 2]
+    proven = [c for c in multi if cr.status[c] in ("optimal", "closed_form")]
+    gaps = [float(cr.gap[c]) for c in multi if c < len(cr.gap) and np.isfinite(cr.gap[c])]
+    return {"n_components_multi": len(multi), "n_components_proven": len(proven),
+            "max_gap": max(gaps) if gaps else 0.0,
+            "unproven_component_sizes": sorted((int(sizes[c]) for c in multi if c not in set(proven)), reverse=True)[:10]}
 
 
 @CLUSTER_METHODS.register("connected_components")
@@ -295,6 +311,10 @@ def cluster_pairs(
     [0, 0, 1, 2]
     """
     fn = CLUSTER_METHODS[method]
+    if kwargs.get("time_limit") is not None:
+        from trustlab.er.defaults import check_time_limit
+
+        kwargs["time_limit"] = check_time_limit(kwargs["time_limit"], func="cluster_pairs")
     pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
     weights = np.asarray(weights, dtype=np.float64).ravel()
     if weights.shape[0] != pairs.shape[0]:

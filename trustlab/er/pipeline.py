@@ -9,11 +9,15 @@ import numpy as np
 import pandas as pd
 
 from trustlab._validation import check_interval, check_option, check_random_state
-from trustlab.er.blocking import BlockingStats, block, default_blocking_rules, pair_completeness, reduction_ratio
+from trustlab.er.blocking import BlockingStats, block, pair_completeness, reduction_ratio
 from trustlab.er.cluster import CLUSTER_METHODS, ClusterResult, cluster_pairs
+from trustlab.er.blocking import estimate_pair_completeness, rule_hits
+from trustlab.er.comparisons import FSModel
+from trustlab.er.defaults import canonical_order, check_time_limit, default_rules, field_report, random_pairs
+from trustlab.er.cluster import _proof_summary
 from trustlab.er.linking import prepare_link
-from trustlab.er.records import normalize_fields, validate_records
-from trustlab.er.scoring import FeatureMatrix, FellegiSunter, SupervisedScorer, compare, to_weights
+from trustlab.er.records import validate_records
+from trustlab.er.scoring import FeatureMatrix, SupervisedScorer, compare, to_weights
 
 __all__ = ["resolve", "Resolution", "evaluate"]
 
@@ -143,6 +147,13 @@ class Resolution:
     metrics: dict | None = None
     baselines: dict = field(default_factory=dict)
     model: Any = None
+    #: per pair (rows of ``pairs``) and field: natural-log Bayes factor of the field's
+    #: comparison level (unsupervised Fellegi-Sunter only; None for supervised scorers)
+    field_weights: np.ndarray | None = None
+    #: the fields compared and why (:class:`trustlab.er.fields.FieldInference`)
+    field_report: Any = None
+    #: rows in the order they were processed (row-order independence); internal
+    order: np.ndarray | None = None
     source: np.ndarray | None = None
     source_col: str | None = None
     link_type: str = "dedupe_only"
@@ -176,6 +187,11 @@ class Resolution:
         st = pd.Series(self.clusters.status).value_counts().to_dict() if self.clusters.status else {}
         out["component_status"] = {str(k): int(v) for k, v in st.items()}
         out["objective"] = float(self.clusters.objective)
+        out.update(_proof_summary(self.clusters))
+        if self.field_report is not None:
+            out["fields"] = [{"column": f.column, "kind": f.kind} for f in self.field_report.fields]
+        if self.model is not None and hasattr(self.model, "problems_"):
+            out["model_warnings"] = list(self.model.problems_)
         if self.baselines:
             out["baselines"] = self.baselines
         return out
@@ -375,6 +391,7 @@ def resolve(
     """
     t0 = time.perf_counter()
     secs: dict[str, float] = {}
+    time_limit = check_time_limit(time_limit, func="resolve")
     if client is not None:
         solver_options = {**dict(solver_options or {}), "scheduler": client}
     check_option(method, "method", list(CLUSTER_METHODS), func="resolve")
@@ -386,10 +403,22 @@ def resolve(
     rng = check_random_state(random_state)
     records, id_col, make_link = prepare_link(records, id_col, link_type, source_col, method)
     df, id_col = validate_records(records, id_col)
-    link = make_link(df) if make_link else None
-    exclude = [c for c in (labels, truth) if isinstance(c, str)] + ([link.id_col, link.source_col] if link else [])
-    flds = normalize_fields(fields, df, id_col=id_col, exclude=exclude)
+    exclude = [c for c in (labels, truth) if isinstance(c, str)]
+    if make_link is not None:  # the stacked tables' own id and source columns are not fields
+        lk = make_link(df)
+        exclude += [lk.id_col, lk.source_col]
+    freport = field_report(fields, df, id_col=id_col, exclude=exclude)
+    flds = freport.fields
     n = len(df)
+    # process the rows in a canonical order (by id, or by content when the id is the row
+    # number): results do not depend on the input's row order for a fixed seed
+    order = canonical_order(df, id_col)
+    if isinstance(labels, (list, tuple, np.ndarray)):
+        labels = np.asarray(labels, dtype=object)[order]
+    if isinstance(truth, (list, tuple, np.ndarray)):
+        truth = np.asarray(truth, dtype=object)[order]
+    df = df.iloc[order].reset_index(drop=True)
+    link = make_link(df) if make_link else None
     bar = None
     if progress:
         from tqdm.auto import tqdm
@@ -414,11 +443,13 @@ def resolve(
         raise ValueError("truth must give an entity id for every record (some are missing)")
 
     t = time.perf_counter()
-    rules = blocking if blocking is not None else default_blocking_rules(flds, n)
+    rules = blocking if blocking is not None else default_rules(df, flds, max_block_size=max_block_size)
+    rules = [rules] if isinstance(rules, str) else list(rules)
     pairs = block(df, rules, max_block_size=max_block_size)
     if link is not None:
         pairs = link.keep(pairs)
     stats = BlockingStats(n_records=n, n_candidate_pairs=int(len(pairs)), reduction_ratio=reduction_ratio(len(pairs), n))
+    stats.rules = list(rules)
     if truth_arr is not None:
         stats.pair_completeness = pair_completeness(pairs, truth_arr)
     step("blocking", t)
@@ -450,23 +481,18 @@ def resolve(
             Xtr = fm.X[tr]
         mdl = SupervisedScorer(model=model, C=C).fit(Xtr, ytr)
     else:
-        cols = fm.primary
-        mdl = FellegiSunter()
-        # u-probabilities from random record pairs (Splink's estimate_u_using_random_sampling)
-        n_rand = int(min(max(n * 2, 10_000), 200_000, n * (n - 1) // 2))
-        ri = rng.integers(0, n, size=n_rand)
-        rj = rng.integers(0, n, size=n_rand)
-        ok = ri != rj
-        rp = np.sort(np.stack([ri[ok], rj[ok]], axis=1), axis=1)
-        Xr = compare(df, rp, flds).X[:, cols] if len(rp) else None
-        mdl.fit(fm.X[:, cols], Xr)
-        mdl.columns_ = cols
-    def _predict(X):
-        if X.shape[0] == 0:
-            return np.zeros(0)
-        return mdl.predict_proba(X if use_sup else X[:, mdl.columns_])
+        # multi-level Fellegi-Sunter with TF adjustment; u from random record pairs
+        # (Splink's estimate_u_using_random_sampling), EM seeded by a deterministic rule
+        rp = random_pairs(n, rng)
+        mdl = FSModel(flds).fit(df, pairs, fm, rp, compare(df, rp, flds))
+        mdl.warn_if_degenerate(stacklevel=3)
 
-    prob = _predict(fm.X)
+    def _predict(P, F):
+        if F.X.shape[0] == 0:
+            return np.zeros(0)
+        return mdl.predict_proba(F.X) if use_sup else mdl.predict_proba(df, P, F)
+
+    prob = _predict(pairs, fm)
     w = to_weights(prob, weights)
     if complete_components and len(pairs):
         extra = _component_completion(n, pairs, w, int(complete_components))
@@ -474,12 +500,16 @@ def resolve(
             extra = link.keep(extra)
         if len(extra):
             fx = compare(df, extra, flds)
-            px = _predict(fx.X)
+            px = _predict(extra, fx)
             pairs = np.concatenate([pairs, extra])
             prob = np.concatenate([prob, px])
             w = np.concatenate([w, to_weights(px, weights)])
             fm.X = np.vstack([fm.X, fx.X])
             stats.n_completed_pairs = int(len(extra))
+    fw = None if use_sup else mdl.field_weights(df, pairs, fm)
+    if blocking is None and not use_sup and len(rules) > 1 and len(pairs):
+        stats.estimated_pair_completeness = estimate_pair_completeness(
+            rule_hits(df, rules, pairs, max_block_size=max_block_size), prob > 0.5)
     step("scoring", t)
 
     t = time.perf_counter()
@@ -511,11 +541,20 @@ def resolve(
     if bar is not None:
         bar.close()
     secs["total"] = time.perf_counter() - t0
+    # back to the caller's row order
+    inv = np.empty(n, np.int64)
+    inv[order] = np.arange(n)
+    cr.labels = cr.labels[inv]
+    cr.component = cr.component[inv]
+    pairs = np.sort(order[pairs], axis=1) if len(pairs) else pairs
+    ids = df[id_col].to_numpy()[inv]
     if link is not None:
+        ids = df[link.id_col].to_numpy()[inv]
         id_col = link.id_col
     return Resolution(
-        ids=df[id_col].to_numpy(), entity=cr.labels, id_col=id_col, pairs=pairs, prob=prob, weights=w,
+        ids=ids, entity=cr.labels, id_col=id_col, pairs=pairs, prob=prob, weights=w,
         features=fm, clusters=cr, blocking=stats, seconds=secs, metrics=metrics, baselines=baselines, model=mdl,
-        source=df[link.source_col].to_numpy() if link else None, source_col=link.source_col if link else None,
-        link_type=link.link_type if link else "dedupe_only", records=df,
+        field_weights=fw, field_report=freport, order=order,
+        source=df[link.source_col].to_numpy()[inv] if link else None, source_col=link.source_col if link else None,
+        link_type=link.link_type if link else "dedupe_only", records=df.iloc[inv].reset_index(drop=True),
     )

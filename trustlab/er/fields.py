@@ -1,0 +1,255 @@
+"""Field inference that looks at every column and says why it chose what it chose.
+
+:func:`infer_fields_report` classifies each column of a record table as an **id**
+(unique per record: skipped, and used as the record id when none was given), a
+**truth-like** column (``label``, ``cluster``, ``entity_id``, ``true id``…: never
+compared, it would leak the answer), a **source** column, an **empty** or **constant**
+column (skipped), or a compared field of one of the kinds of
+:data:`trustlab.er.records.FIELD_KINDS`: ``date``, ``email``, ``phone``, ``postcode``,
+``name``, ``address``, ``string`` (short text), ``tokens`` (long free text),
+``exact`` (categories, small integers, years), ``numeric`` (measurements) or
+``latlon``. The decision uses the column name and a sample of values; it is a
+heuristic, so the report lists the reason for every column and ``fields=`` overrides it.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+from typing import Any, Sequence
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["FieldChoice", "FieldInference", "infer_fields_report", "is_truth_like", "index_as_id"]
+
+_TRUTH_EXACT = {
+    "label", "labels", "cluster", "clusters", "cluster_id", "clusterid", "entity", "entities", "entity_id",
+    "entityid", "true_id", "trueid", "true id", "truth", "gold", "gold_id", "match_id", "ground_truth",
+    "groundtruth", "target", "y", "class_label", "dedupe_id", "canonical_id", "golden_id", "leuven_id",
+}
+_TRUTH_PARTS = ("cluster", "entity", "truth", "gold", "true_", "true ")
+_SOURCE = {"source", "src", "src_id", "source_id", "source_dataset", "dataset", "database", "db", "origin", "srcid"}
+_ID_NAMES = re.compile(r"(^|[_\s\-])(id|uid|uuid|key|rec|record|recid|row)$|^(id|rid|uid|uuid|unique_id|record_id|rec_id|recid|row_id|pk)$", re.I)
+_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[a-z]{2,}$", re.I)
+_PHONE = re.compile(r"^\+?[\d\s\-\(\)\.]{7,20}$")
+_DATE_SEP = re.compile(r"^(\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4})([ T].*)?$")
+_NAMEISH = ("name", "first", "last", "given", "surname", "middle", "fname", "lname", "forename", "author",
+            "suburb", "city", "town", "county", "country", "company", "organisation", "organization", "firm")
+
+
+def is_truth_like(column: Any) -> bool:
+    """True for column names that look like the answer (``label``, ``cluster_id``, ``True Id``…).
+
+    Examples
+    --------
+    >>> is_truth_like("True Id"), is_truth_like("entity_id"), is_truth_like("surname")
+    (True, True, False)
+    """
+    s = str(column).strip().lower()
+    return s in _TRUTH_EXACT or s.replace(" ", "_") in _TRUTH_EXACT or any(p in s + "_" for p in _TRUTH_PARTS)
+
+
+@dataclass(frozen=True)
+class FieldChoice:
+    """What inference decided for one column: ``role`` is ``"field"``, ``"id"``,
+    ``"truth"``, ``"source"``, ``"empty"``, ``"constant"`` or ``"excluded"``;
+    ``kind`` is the field kind for ``role="field"``."""
+
+    column: str
+    role: str
+    kind: str | None
+    reason: str
+
+
+@dataclass
+class FieldInference:
+    """The chosen fields plus the decision (and reason) for every column."""
+
+    fields: list = field(default_factory=list)
+    choices: list[FieldChoice] = field(default_factory=list)
+    id_col: str | None = None
+
+    def to_dict(self) -> dict:
+        return {"fields": [{"column": f.column, "kind": f.kind} for f in self.fields],
+                "choices": [asdict(c) for c in self.choices], "id_col": self.id_col}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "FieldInference":
+        from trustlab.er.records import Field
+
+        return cls(fields=[Field(f["column"], f["kind"]) for f in d["fields"]],
+                   choices=[FieldChoice(**c) for c in d.get("choices", [])], id_col=d.get("id_col"))
+
+    def describe(self) -> str:
+        """One line per column: ``column  -> kind (reason)`` or ``skipped: reason``."""
+        w = max([len(c.column) for c in self.choices] + [6])
+        lines = []
+        for c in self.choices:
+            what = c.kind if c.role == "field" else f"skipped ({c.role})"
+            lines.append(f"  {c.column:<{w}}  {what:<20} {c.reason}")
+        return "\n".join(lines)
+
+    def __str__(self) -> str:  # pragma: no cover - convenience
+        return self.describe()
+
+
+def _clean(s: pd.Series) -> pd.Series:
+    v = s.dropna()
+    if v.dtype == object or isinstance(v.dtype, pd.StringDtype):
+        v = v.astype(str).str.strip()
+        v = v[(v != "") & (v.str.lower() != "nan")]
+    return v
+
+
+def _date_share(sample: pd.Series) -> float:
+    s = sample.astype(str)
+    sep = s.str.match(_DATE_SEP)
+    d8 = s.str.fullmatch(r"\d{8}")
+    ok8 = pd.Series(False, index=s.index)
+    if d8.any():
+        y = pd.to_numeric(s[d8].str[:4], errors="coerce")
+        a = pd.to_numeric(s[d8].str[4:6], errors="coerce")
+        b = pd.to_numeric(s[d8].str[6:8], errors="coerce")
+        good = y.between(1800, 2100) & ((a.between(1, 12) & b.between(1, 31)) | (b.between(1, 12) & a.between(1, 31)))
+        ok8[d8] = good.to_numpy()
+    return float((sep | ok8).mean()) if len(s) else 0.0
+
+
+def index_as_id(df: pd.DataFrame) -> str | None:
+    """Name of the DataFrame's index when it is a usable record id (named, unique,
+    not a plain 0..n-1 range), else None."""
+    idx = df.index
+    if isinstance(idx, pd.MultiIndex) or not idx.is_unique:
+        return None
+    if isinstance(idx, pd.RangeIndex):
+        return None
+    if idx.name is None:
+        return None
+    if idx.name in df.columns:
+        return None
+    return str(idx.name)
+
+
+def _classify(c: Any, s: pd.Series, n: int, id_col: str | None) -> FieldChoice:
+    name = str(c)
+    lname = name.strip().lower()
+    if id_col is not None and name == str(id_col):
+        return FieldChoice(name, "id", None, "the record id column")
+    if is_truth_like(name):
+        return FieldChoice(name, "truth", None, "name looks like a true entity / label column; never compared "
+                           "(pass it as truth= to evaluate)")
+    if lname in _SOURCE:
+        return FieldChoice(name, "source", None, "name looks like a source/dataset column")
+    v = _clean(s)
+    if len(v) < max(2, 0.05 * n):
+        return FieldChoice(name, "empty", None, f"only {len(v)} of {n} values present")
+    nun = int(v.astype(str).nunique())
+    if nun <= 1:
+        return FieldChoice(name, "constant", None, "a single distinct value")
+    sv = v.astype(str)
+    sample = sv.sample(min(len(sv), 500), random_state=0) if len(sv) > 500 else sv
+    uniq_share = nun / len(v)
+    idname = bool(_ID_NAMES.search(lname))
+    if uniq_share == 1.0 and len(v) == n and n > 20 and (idname or sample.str.fullmatch(r"[\w\-\.:]+").mean() > 0.99
+                                                          and sample.str.contains(r"\d").mean() > 0.99):
+        return FieldChoice(name, "id", None, "unique per record and id-like: a record id, not evidence")
+    numeric = pd.to_numeric(sample, errors="coerce")
+    num_share = float(numeric.notna().mean())
+    mean_len = float(sample.str.len().mean())
+    mean_tok = float(sample.str.split().str.len().mean())
+    if sample.str.match(_EMAIL).mean() > 0.8 or ("mail" in lname and sample.str.contains("@").mean() > 0.5):
+        return FieldChoice(name, "field", "email", "values look like e-mail addresses")
+    if any(k in lname for k in ("date", "dob", "birth", "born")) or _date_share(sample) > 0.9:
+        if _date_share(sample) > 0.5:
+            return FieldChoice(name, "field", "date", "name or values look like dates")
+    if any(k in lname for k in ("zip", "postcode", "postal", "post_code", "plz")):
+        return FieldChoice(name, "field", "postcode", "name says postcode")
+    if any(k in lname for k in ("phone", "fax", "tel", "mobile", "cell")) or (
+            num_share < 0.5 and sample.str.match(_PHONE).mean() > 0.9 and sample.str.count(r"\d").mean() >= 7):
+        return FieldChoice(name, "field", "phone", "name or values look like phone numbers")
+    if lname in ("lat", "lon", "lng", "latitude", "longitude"):
+        return FieldChoice(name, "field", "numeric", "a coordinate")
+    if num_share > 0.95:
+        x = numeric.dropna()
+        integral = bool(np.all(np.isclose(x, np.round(x))))
+        if integral and ("year" in lname or (x.between(1800, 2100).mean() > 0.95 and mean_len <= 4.5)):
+            return FieldChoice(name, "field", "exact", "years: compared exactly")
+        if integral and (sample.str.len().max() >= 6 or uniq_share > 0.5):
+            return FieldChoice(name, "field", "code",
+                               "numeric code (ids, numbers): edit distance on the digits")
+        if integral:
+            return FieldChoice(name, "field", "exact", "small integers / codes: compared exactly")
+        return FieldChoice(name, "field", "numeric", "real numbers: relative difference")
+    if "address" in lname or "street" in lname or "addr" in lname:
+        return FieldChoice(name, "field", "address", "name says address")
+    if mean_tok > 12 or mean_len > 80:
+        return FieldChoice(name, "field", "tokens", f"long free text ({mean_tok:.0f} words on average): token overlap")
+    if any(k in lname for k in _NAMEISH) and mean_tok <= 4:
+        return FieldChoice(name, "field", "name", "name says a name/place; short text")
+    if mean_len < 12 and nun < max(50, 0.2 * len(v)):
+        return FieldChoice(name, "field", "exact", f"short categories ({nun} distinct values)")
+    if mean_tok <= 2.5 and sample.str.fullmatch(r"[^\d]+").mean() > 0.9:
+        return FieldChoice(name, "field", "name", "short alphabetic text")
+    return FieldChoice(name, "field", "string", f"text ({mean_tok:.1f} words on average)")
+
+
+def infer_fields_report(
+    df: pd.DataFrame,
+    *,
+    exclude: Sequence[str] = (),
+    id_col: str | None = None,
+) -> FieldInference:
+    """Decide, for every column, whether and how to compare it; with the reasons.
+
+    Parameters
+    ----------
+    df : DataFrame
+        The records.
+    exclude : sequence of str
+        Columns never compared (e.g. the truth column given to ``resolve``).
+    id_col : str, optional
+        The record id column (reported as the id). When None, a unique id-like column
+        is reported as ``role="id"`` and the first one becomes ``FieldInference.id_col``.
+
+    Returns
+    -------
+    FieldInference
+        ``fields`` (list of :class:`~trustlab.er.records.Field`), ``choices`` (one
+        :class:`FieldChoice` per column) and ``id_col``.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"rid": [f"r{i}" for i in range(30)], "surname": ["smith", "smyth"] * 15,
+    ...                    "dob": ["19800101", "19800110"] * 15, "label": [0, 1] * 15})
+    >>> rep = infer_fields_report(df)
+    >>> [(f.column, f.kind) for f in rep.fields], rep.id_col
+    ([('surname', 'name'), ('dob', 'date')], 'rid')
+    >>> [c.role for c in rep.choices]
+    ['id', 'field', 'field', 'truth']
+    """
+    from trustlab.er.records import Field
+
+    n = len(df)
+    ex = {str(e) for e in exclude}
+    choices: list[FieldChoice] = []
+    found_id = id_col
+    for c in df.columns:
+        if str(c) in ex and str(c) != str(id_col):
+            choices.append(FieldChoice(str(c), "excluded", None, "excluded by the caller (truth/labels/source)"))
+            continue
+        ch = _classify(c, df[c], n, id_col)
+        if ch.role == "id" and found_id is None:
+            found_id = ch.column
+        choices.append(ch)
+    # latitude + longitude -> one latlon field
+    lat = next((c for c in choices if c.role == "field" and c.column.lower() in ("lat", "latitude")), None)
+    lon = next((c for c in choices if c.role == "field" and c.column.lower() in ("lon", "lng", "long", "longitude")), None)
+    fields = []
+    for c in choices:
+        if c.role != "field" or c is lon:
+            continue
+        if c is lat and lon is not None:
+            fields.append(Field(f"{lat.column},{lon.column}", "latlon"))
+        else:
+            fields.append(Field(c.column, c.kind))
+    return FieldInference(fields=fields, choices=choices, id_col=found_id)
