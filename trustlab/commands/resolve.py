@@ -49,6 +49,15 @@ def register(subparsers) -> None:
                     help="several tables: compare all pairs (the default for several inputs)")
     lk.add_argument("--link-type", dest="link_type", choices=["dedupe_only", "link_only", "link_and_dedupe"],
                     help="as in the API; with one INPUT, link_only reads the table of each record from --source-col")
+    p.add_argument("--save-model", metavar="PATH", help="save the fitted model (fields, blocking rules, "
+                   "parameters) to this JSON file")
+    p.add_argument("--model", metavar="PATH", help="apply a model saved with --save-model (no training)")
+    p.add_argument("--existing", metavar="PATH", help="with --model: an earlier --output to resolve INPUT "
+                   "against; existing entity ids stay stable (they change only when new records merge "
+                   "entities: the merged entity keeps the smallest id)")
+    p.add_argument("--pairs", metavar="PATH", help="write the scored pairs with record ids, probability, "
+                   "weight and per-field match weights (CSV, or parquet by extension)")
+    p.add_argument("--report", metavar="PATH", help="write a self-contained HTML report of the run")
     p.add_argument("--source-col", default="source_dataset",
                    help="name of the source column (default source_dataset, as Splink); the file stem is the source")
     add_output_flags(p)
@@ -131,6 +140,14 @@ def _run(args) -> int:
         else:
             labels = _read_labels(args.labels, kw.get("id_col") or "id")
     compare = [m for m in args.compare.split(",") if m.strip()]
+    if args.existing and not args.model:
+        raise CLIError("--existing needs --model PATH (the model saved with --save-model)")
+    if args.model:
+        kw["model"] = args.model
+    if args.existing:
+        if isinstance(records, dict):
+            raise CLIError("--existing takes one INPUT file of new records")
+        kw["existing"] = read_records(args.existing, encoding=args.encoding)
     res = resolve(
         records, labels=labels, truth=truth, method=args.method, threshold=args.threshold,
         time_limit=args.time_limit, train_fraction=args.train_fraction, random_state=args.seed,
@@ -140,6 +157,21 @@ def _run(args) -> int:
         frame = res.to_frame(records=True)
         with atomic_path(args.output) as tmp:
             _write_table(frame, tmp, args.output)
+    if args.save_model:
+        from trustlab.er.model import save_model
+
+        with atomic_path(args.save_model) as tmp:
+            save_model(res, tmp)
+    if args.pairs:
+        from trustlab.er.report import pairs_frame
+
+        with atomic_path(args.pairs) as tmp:
+            _write_table(pairs_frame(res), tmp, args.pairs)
+    if args.report:
+        from trustlab.er.report import write_report
+
+        with atomic_path(args.report) as tmp:
+            write_report(res, tmp, title=f"trustlab resolve {' '.join(args.input) if args.input else args.dataset}")
     summary = res.summary()
     summary["seconds"] = round(time.perf_counter() - t0, 4)
     inp = args.input[0] if args.input and len(args.input) == 1 else (args.input or None)
@@ -147,8 +179,9 @@ def _run(args) -> int:
     if res.metrics is None:
         out.update({"precision": None, "recall": None, "f1": None})
     out.update(summary)
-    if args.output:
-        out["output"] = args.output
+    for k in ("output", "save_model", "pairs", "report"):
+        if getattr(args, k):
+            out[k] = getattr(args, k)
     if args.json:
         emit_json(out)
         return 0

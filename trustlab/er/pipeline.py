@@ -158,6 +158,8 @@ class Resolution:
     source_col: str | None = None
     link_type: str = "dedupe_only"
     records: pd.DataFrame | None = None
+    #: clustering settings saved with the model (method, weights, threshold, ...)
+    settings: dict = field(default_factory=dict)
 
     @property
     def n_entities(self) -> int:
@@ -297,6 +299,7 @@ def resolve(
     client: Any = None,
     link_type: str | None = None,
     source_col: str = "source_dataset",
+    existing: Any = None,
 ) -> Resolution:
     """Resolve records into entities, with the evidence for every merge.
 
@@ -326,8 +329,15 @@ def resolve(
     max_block_size : int
         Block purging size.
     scorer : {"auto", "supervised", "fellegi_sunter"}
-    model : {"logistic", "ridge"}
-        Supervised model (regularised).
+    model : {"logistic", "ridge"}, or a saved model
+        Supervised model kind; or a fitted model to apply without training: a path to a
+        model JSON (:func:`trustlab.er.model.save_model`, CLI ``--save-model``), its
+        dict, an :class:`~trustlab.er.model.ERModel` or an earlier :class:`Resolution`.
+        Its fields, blocking rules, scorer, weights and threshold are used.
+    existing : DataFrame or path, optional
+        With a saved ``model``: an earlier output (ids, ``entity_id`` and the fields) to
+        resolve ``records`` against incrementally; existing entity ids stay stable (they
+        change only when new records merge entities; see :mod:`trustlab.er.model`).
     weights : {"centered", "logit"}
         Map probabilities to signed weights (``p - 0.5``, the default, or log-odds).
     threshold : float, optional
@@ -389,6 +399,20 @@ def resolve(
     >>> r.metrics["f1"]
     1.0
     """
+    from trustlab.er.model import is_saved_model, load_model, resolve_incremental
+
+    fitted = load_model(model) if is_saved_model(model) else None
+    if existing is not None:
+        if fitted is None:
+            raise ValueError("existing=... needs model=... (a saved model or a Resolution) to score the new records")
+        return resolve_incremental(records, existing, fitted, id_col=id_col, threshold=threshold,
+                                   time_limit=time_limit, complete_components=complete_components)
+    if fitted is not None:  # apply a saved model: its fields, blocking and scorer; no training
+        fields = fitted.fields if fields is None else fields
+        weights = fitted.settings.get("weights", weights)
+        threshold = fitted.settings.get("threshold") if threshold is None else threshold
+        model = "logistic"
+        labels = None
     t0 = time.perf_counter()
     secs: dict[str, float] = {}
     time_limit = check_time_limit(time_limit, func="resolve")
@@ -443,6 +467,8 @@ def resolve(
         raise ValueError("truth must give an entity id for every record (some are missing)")
 
     t = time.perf_counter()
+    if blocking is None and fitted is not None:
+        blocking = fitted.rules_for(df)
     rules = blocking if blocking is not None else default_rules(df, flds, max_block_size=max_block_size)
     rules = [rules] if isinstance(rules, str) else list(rules)
     pairs = block(df, rules, max_block_size=max_block_size)
@@ -460,7 +486,9 @@ def resolve(
 
     t = time.perf_counter()
     use_sup = scorer == "supervised" or (scorer == "auto" and labels is not None)
-    if use_sup:
+    if fitted is not None:
+        mdl, use_sup = fitted.scorer, fitted.supervised
+    elif use_sup:
         if labels is None:
             raise ValueError("scorer='supervised' needs labels=...; or use scorer='fellegi_sunter'")
         if pair_lab is not None:
@@ -557,4 +585,7 @@ def resolve(
         field_weights=fw, field_report=freport, order=order,
         source=df[link.source_col].to_numpy()[inv] if link else None, source_col=link.source_col if link else None,
         link_type=link.link_type if link else "dedupe_only", records=df.iloc[inv].reset_index(drop=True),
+        settings={"method": method, "weights": weights, "threshold": threshold, "max_block_size": max_block_size,
+                  "time_limit": time_limit, "id_col": link.id_col if link else id_col, "n_training_records": n,
+                  "link_type": link.link_type if link else "dedupe_only", "source_col": source_col},
     )
