@@ -111,8 +111,10 @@ class FSModel:
     (True, False)
     """
 
-    def __init__(self, fields: Sequence[Field], *, max_iter: int = 200, tol: float = 1e-7, tf: bool = True):
+    def __init__(self, fields: Sequence[Field], *, max_iter: int = 200, tol: float = 1e-7, tf: bool = True,
+                 u_prior: float = 1000.0):
         self.fields = list(fields)
+        self.u_prior = float(u_prior)
         self.max_iter = int(max_iter)
         self.tol = float(tol)
         self.tf = bool(tf)
@@ -192,6 +194,7 @@ class FSModel:
         u = np.stack([np.bincount(Gr[Gr[:, c] >= 0, c].astype(np.int64), minlength=_L) + 0.5 for c in range(d)])
         u = u.astype(np.float64)
         u /= u.sum(1, keepdims=True)
+        u_rand = u.copy()
         onehot = [np.stack([(G[:, c] == k) for k in range(_L)], axis=1).astype(np.float64) for c in range(d)]
         # deterministic seed: exact agreements jointly rarer than 1 / (number of record pairs)
         rare = -np.log(u[:, 0])
@@ -207,6 +210,10 @@ class FSModel:
             lam = 1e-3
         m /= m.sum(1, keepdims=True)
         npairs = G.shape[0]
+        # how much the candidates look like random pairs: all pairs -> u stays the
+        # random-pair estimate; strict blocking -> u follows the candidate non-matches
+        frac = min(1.0, npairs / max(1.0, n * (n - 1) / 2.0))
+        prior = max(self.u_prior, 10.0 * npairs * frac)
         prev = -np.inf
         it = 0
         post = np.zeros(npairs)
@@ -219,6 +226,10 @@ class FSModel:
             for c in range(d):
                 mc = post @ onehot[c] + 1e-3
                 m[c] = mc / mc.sum()
+                # u: the candidate non-matches (blocking makes them more alike than random
+                # pairs), shrunk towards the random-pair estimate
+                uc = (1 - post) @ onehot[c] + prior * u_rand[c]
+                u[c] = uc / uc.sum()
             ll = float(np.sum(np.logaddexp(0, lw)))
             if abs(ll - prev) < self.tol * max(1.0, abs(ll)):
                 break
@@ -303,6 +314,7 @@ class FSModel:
             "n_seed_pairs": self.n_seed_pairs_,
             "problems": list(self.problems_),
             "max_iter": self.max_iter,
+            "u_prior": self.u_prior,
             "tol": self.tol,
         }
 
@@ -311,7 +323,8 @@ class FSModel:
         if d.get("type") != "FSModel":
             raise ValueError(f"not an FSModel dict (type={d.get('type')!r})")
         m = cls([Field(f["column"], f["kind"]) for f in d["fields"]], max_iter=d.get("max_iter", 200),
-                tol=d.get("tol", 1e-7), tf=d.get("tf", True))
+                tol=d.get("tol", 1e-7), tf=d.get("tf", True),
+                u_prior=d.get("u_prior", 1000.0))
         m.m_ = None if d["m"] is None else np.asarray(d["m"], np.float64)
         m.u_ = None if d["u"] is None else np.asarray(d["u"], np.float64)
         m.lambda_ = float(d["lambda"])

@@ -14,7 +14,7 @@ import pandas as pd
 
 from trustlab._validation import check_int, check_interval, check_random_state
 
-__all__ = ["generate_records", "SYNTHETIC_FIELDS", "SYNTHETIC_BLOCKING"]
+__all__ = ["generate_records", "generate_people", "generate_citations", "PEOPLE_SHAPES", "SYNTHETIC_FIELDS", "SYNTHETIC_BLOCKING"]
 
 #: field spec that fits :func:`generate_records`
 SYNTHETIC_FIELDS = {
@@ -118,7 +118,7 @@ def generate_records(
         "given_name": g, "surname": s, "street_number": num, "address_1": addr, "suburb": subs,
         "postcode": pc, "state": state, "date_of_birth": dob, "soc_sec_id": ssn,
     }
-    names = list(cols)
+
     ent = np.arange(n_orig)
     src = rng.integers(0, n_orig, n_dup)
     out = {k: np.concatenate([v, v[src]]) for k, v in cols.items()}
@@ -148,4 +148,235 @@ def generate_records(
     df.insert(0, "entity", entity[perm])
     df.insert(0, "rec_id", [f"rec-{i}" for i in range(n)])
     df = df.replace("", np.nan)
+    return df
+
+
+# ---------------------------------------------------------------------------------------
+# flexible generators: people with several column shapes, and citation-style records
+
+
+def _pick(rng, arr, k):
+    return arr[rng.integers(0, len(arr), k)]
+
+
+_DOMAINS = np.array(["mail.com", "post.net", "inbox.org", "web.de", "example.co.uk"], dtype=object)
+#: column spellings for :func:`generate_people` shapes
+PEOPLE_SHAPES = {
+    "split": {"first": "first_name", "last": "surname", "dob": "dob", "city": "city", "email": "email"},
+    "upper": {"first": "FirstName", "last": "LastName", "dob": "BirthDate", "city": "Town", "email": "E-mail"},
+    "full": {"name": "name", "dob": "date of birth", "city": "city", "email": "email", "phone": "phone"},
+    "terse": {"first": "fn", "last": "ln", "dob": "born", "city": "loc", "email": "contact"},
+}
+
+
+def generate_people(
+    n_records: int,
+    *,
+    shape: str = "split",
+    dup_rate: float = 0.35,
+    missing_rate: float = 0.08,
+    typo_rate: float = 0.25,
+    max_cluster: int = 5,
+    date_format: str = "iso",
+    id_col: str = "id",
+    truth_col: str = "cluster",
+    random_state: Any = None,
+) -> pd.DataFrame:
+    """People records (first name, surname, date of birth, city, e-mail, …) with typos,
+    transpositions, missing values and true entity ids, in several column shapes.
+
+    Parameters
+    ----------
+    n_records : int
+        Total records.
+    shape : {"split", "upper", "full", "terse"}
+        Column names / layout (:data:`PEOPLE_SHAPES`); ``"full"`` has one ``name``
+        column ("first last" or "last, first") and a phone column.
+    dup_rate : float
+        Share of records that duplicate another entity (clusters of up to ``max_cluster``).
+    missing_rate, typo_rate : float
+        Per-value probability of a blank / of a typo (substitution, insertion,
+        deletion, transposition) in a duplicate.
+    date_format : {"iso", "dmy", "compact"}
+        ``1980-04-09``, ``09/04/1980`` or ``19800409``.
+    id_col, truth_col : str
+        Names of the record id and the true entity columns.
+    random_state : int, Generator or None
+
+    Examples
+    --------
+    >>> df = generate_people(200, random_state=1)
+    >>> list(df.columns), len(df)
+    (['id', 'first_name', 'surname', 'dob', 'city', 'email', 'cluster'], 200)
+    """
+    n = check_int(n_records, "n_records", low=2, func="generate_people")
+    if shape not in PEOPLE_SHAPES:
+        raise ValueError(f"unknown shape {shape!r}; valid shapes are {sorted(PEOPLE_SHAPES)}")
+    if date_format not in ("iso", "dmy", "compact"):
+        raise ValueError(f"unknown date_format {date_format!r}; valid: ['iso', 'dmy', 'compact']")
+    rng = check_random_state(random_state)
+    n_ent = max(1, int(round(n * (1 - dup_rate))))
+    first_v = _vocab(rng, max(150, n // 8), (1, 3))
+    last_v = _vocab(rng, max(400, n // 2), (2, 3))
+    city_v = _vocab(rng, max(40, n // 40), (2, 3))
+    # Zipf-like first names and cities (common values exist, as in real data)
+    pf = 1.0 / np.arange(1, first_v.size + 1) ** 0.8
+    pc = 1.0 / np.arange(1, city_v.size + 1) ** 1.0
+    first = first_v[rng.choice(first_v.size, n_ent, p=pf / pf.sum())]
+    last = last_v[rng.integers(0, last_v.size, n_ent)]
+    city = city_v[rng.choice(city_v.size, n_ent, p=pc / pc.sum())]
+    days = rng.integers(0, 365 * 70, n_ent)
+    dob = np.datetime64("1940-01-01") + days.astype("timedelta64[D]")
+    user = np.array([f"{a[:int(k)]}{b}{'' if d < 0.5 else int(d * 100)}" for a, b, k, d in
+                     zip(first, last, rng.integers(1, 4, n_ent), rng.random(n_ent))], dtype=object)
+    email = user + "@" + _pick(rng, _DOMAINS, n_ent)
+    phone = np.array([f"0{rng.integers(200, 999)} {rng.integers(100, 999)} {rng.integers(1000, 9999)}"
+                      for _ in range(n_ent)], dtype=object)
+    # entity of each record: every entity once, the rest duplicates (cluster size capped)
+    ent = list(range(n_ent))
+    count = np.ones(n_ent, np.int64)
+    while len(ent) < n:
+        e = int(rng.integers(0, n_ent))
+        if count[e] < max_cluster:
+            ent.append(e)
+            count[e] += 1
+    ent = np.array(ent)
+    is_dup = np.zeros(n, bool)
+    is_dup[n_ent:] = True
+    rows = []
+    for r in range(n):
+        e = ent[r]
+        d = pd.Timestamp(dob[e])
+        rec = {"first": first[e], "last": last[e], "city": city[e], "email": email[e], "phone": phone[e], "d": d}
+        if is_dup[r]:
+            for k in ("first", "last", "city", "email"):
+                if rng.random() < typo_rate:
+                    rec[k] = _typo(rec[k], rng)
+            if rng.random() < 0.05:
+                rec["first"], rec["last"] = rec["last"], rec["first"]
+            if rng.random() < 0.1 and d.day <= 12:
+                d = pd.Timestamp(year=d.year, month=d.day, day=d.month)
+            elif rng.random() < 0.05:
+                d = d + pd.Timedelta(days=int(rng.integers(-3, 4)))
+            rec["d"] = d
+            for k in ("first", "last", "city", "email", "phone", "d"):
+                if rng.random() < missing_rate:
+                    rec[k] = None
+        rows.append(rec)
+    fmt = {"iso": "%Y-%m-%d", "dmy": "%d/%m/%Y", "compact": "%Y%m%d"}[date_format]
+    cols = PEOPLE_SHAPES[shape]
+    out: dict[str, list] = {id_col: [f"p{i:06d}" for i in range(n)]}
+    if "name" in cols:
+        out[cols["name"]] = [
+            None if (x["first"] is None and x["last"] is None) else
+            (f"{x['last'] or ''}, {x['first'] or ''}" if rng.random() < 0.3 else f"{x['first'] or ''} {x['last'] or ''}").strip()
+            for x in rows]
+    else:
+        out[cols["first"]] = [x["first"] for x in rows]
+        out[cols["last"]] = [x["last"] for x in rows]
+    out[cols["dob"]] = [None if x["d"] is None else x["d"].strftime(fmt) for x in rows]
+    out[cols["city"]] = [x["city"] for x in rows]
+    out[cols["email"]] = [x["email"] for x in rows]
+    if "phone" in cols:
+        out[cols["phone"]] = [x["phone"] for x in rows]
+    out[truth_col] = ent
+    perm = rng.permutation(n)
+    df = pd.DataFrame(out).iloc[perm].reset_index(drop=True)
+    df[id_col] = [f"p{i:06d}" for i in range(n)]
+    return df
+
+
+_TOPIC = ("learning", "neural", "networks", "data", "query", "optimization", "databases", "graph", "models",
+          "inference", "bayesian", "distributed", "systems", "matching", "entity", "resolution", "efficient",
+          "scalable", "approximate", "algorithms", "mining", "clustering", "information", "retrieval", "semantic",
+          "web", "streams", "indexing", "probabilistic", "analysis", "kernel", "methods", "parallel", "robust",
+          "structured", "prediction", "relational", "logic", "reasoning", "temporal", "spatial", "privacy")
+_GLUE = ("for", "of", "in", "with", "and", "on", "via", "using", "towards", "a", "the")
+_VENUES = (
+    ("Proceedings of the International Conference on Very Large Data Bases", "VLDB"),
+    ("ACM SIGMOD International Conference on Management of Data", "SIGMOD"),
+    ("International Conference on Machine Learning", "ICML"),
+    ("Advances in Neural Information Processing Systems", "NIPS"),
+    ("IEEE International Conference on Data Engineering", "ICDE"),
+    ("ACM SIGKDD Conference on Knowledge Discovery and Data Mining", "KDD"),
+    ("Journal of Machine Learning Research", "JMLR"),
+    ("Artificial Intelligence Journal", "AIJ"),
+    ("Conference on Uncertainty in Artificial Intelligence", "UAI"),
+    ("International Joint Conference on Artificial Intelligence", "IJCAI"),
+    ("AAAI Conference on Artificial Intelligence", "AAAI"),
+    ("ACM Transactions on Database Systems", "TODS"),
+)
+
+
+def generate_citations(
+    n_records: int,
+    *,
+    mean_cluster: float = 3.0,
+    max_cluster: int = 40,
+    typo_rate: float = 0.15,
+    missing_rate: float = 0.08,
+    random_state: Any = None,
+) -> pd.DataFrame:
+    """Citation-style records (``authors``, ``title``, ``venue``, ``year``) with true
+    entity ids: author initials vs full names, dropped/reordered authors, title typos and
+    dropped words, venue abbreviations, year off by one or missing; cluster sizes are
+    heavy-tailed (a few papers cited many times), like Cora-style citation data.
+
+    Examples
+    --------
+    >>> df = generate_citations(120, random_state=0)
+    >>> list(df.columns), len(df)
+    (['id', 'authors', 'title', 'venue', 'year', 'cluster'], 120)
+    """
+    n = check_int(n_records, "n_records", low=2, func="generate_citations")
+    rng = check_random_state(random_state)
+    firsts = _vocab(rng, 300, (1, 3))
+    lasts = _vocab(rng, max(300, n // 2), (2, 3))
+    sizes = []
+    while sum(sizes) < n:
+        s = int(min(max_cluster, 1 + rng.zipf(1.0 + 1.0 / max(0.5, mean_cluster - 1.0))))
+        sizes.append(min(s, n - sum(sizes)))
+    n_ent = len(sizes)
+    rows = []
+    topic = np.array(_TOPIC, dtype=object)
+    glue = np.array(_GLUE, dtype=object)
+    for e in range(n_ent):
+        k_auth = int(rng.integers(1, 5))
+        auth = [(firsts[rng.integers(firsts.size)], lasts[rng.integers(lasts.size)]) for _ in range(k_auth)]
+        words = []
+        for t in range(int(rng.integers(4, 10))):
+            words.append(topic[rng.integers(topic.size)] if t % 3 != 1 else glue[rng.integers(glue.size)])
+        title = " ".join(words)
+        venue = _VENUES[rng.integers(len(_VENUES))]
+        year = int(rng.integers(1985, 2015))
+        for c in range(sizes[e]):
+            style = rng.random()
+            a = list(auth)
+            if c and rng.random() < 0.15 and len(a) > 1:
+                a = a[:-1]
+            names = [f"{f[0]}. {l}" if style < 0.5 else (f"{f} {l}" if style < 0.85 else f"{l}, {f[0]}.") for f, l in a]
+            if c:
+                names = [_typo(x, rng) if rng.random() < typo_rate else x for x in names]
+            authors = (", ".join(names[:-1]) + " and " + names[-1]) if len(names) > 1 and rng.random() < 0.5 else ", ".join(names)
+            t = title
+            if c:
+                w = t.split()
+                if rng.random() < 0.2 and len(w) > 4:
+                    del w[int(rng.integers(len(w)))]
+                w = [_typo(x, rng) if rng.random() < typo_rate / 2 else x for x in w]
+                t = " ".join(w)
+                if rng.random() < 0.5:
+                    t = t.title()
+            v = venue[0] if (c == 0 or rng.random() < 0.5) else venue[1]
+            if c and rng.random() < 0.1:
+                v = "In " + v
+            y = year if not (c and rng.random() < 0.08) else year + int(rng.choice([-1, 1]))
+            rec = {"authors": authors, "title": t, "venue": v, "year": str(y), "cluster": e}
+            if c:
+                for k in ("authors", "venue", "year"):
+                    if rng.random() < missing_rate:
+                        rec[k] = None
+            rows.append(rec)
+    df = pd.DataFrame(rows).iloc[rng.permutation(n)].reset_index(drop=True)
+    df.insert(0, "id", [f"c{i:05d}" for i in range(n)])
     return df
