@@ -6,6 +6,7 @@ import pytest
 
 MODULES = ["trustlab.er.records", "trustlab.er.blocking", "trustlab.er.scoring", "trustlab.er.cluster",
            "trustlab.er.pipeline", "trustlab.er.interop", "trustlab.er.synthetic",
+           "trustlab.er.linking", "trustlab.er.model", "trustlab.er.report",
            "trustlab.metrics.clustering", "trustlab.datasets"]
 
 

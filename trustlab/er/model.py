@@ -182,6 +182,8 @@ def save_model(model: Any, path: str | os.PathLike) -> Path:
         if not hasattr(model, "blocking") or not hasattr(model, "model"):
             raise TypeError(f"save_model needs an ERModel or a Resolution; got {type(model).__name__}")
         model = ERModel.from_resolution(model)
+    from trustlab.commands._common import _default as _json_default  # numpy -> JSON
+
     d = model.to_dict()
     path = Path(path)
     tmp = path.with_name(f".{path.name}.tmp")
@@ -190,16 +192,6 @@ def save_model(model: Any, path: str | os.PathLike) -> Path:
         fh.write("\n")
     os.replace(tmp, path)
     return path
-
-
-def _json_default(o: Any):
-    if isinstance(o, np.integer):
-        return int(o)
-    if isinstance(o, np.floating):
-        return float(o)
-    if isinstance(o, np.ndarray):
-        return o.tolist()
-    raise TypeError(f"cannot write {type(o).__name__} to the model JSON")
 
 
 def load_model(model: Any) -> ERModel:
