@@ -50,11 +50,12 @@ def pairs_frame(res: Any) -> pd.DataFrame:
 
     Examples
     --------
-    >>> import trustlab, pandas as pd
-    >>> df = pd.DataFrame({"id": [1, 2, 3], "name": ["ann lee", "anne lee", "bob ray"]})
-    >>> r = trustlab.resolve(df, fields={"name": "name"})
-    >>> list(pairs_frame(r).columns)[:4]
-    ['id_l', 'id_r', 'match_probability', 'weight']
+    >>> import trustlab
+    >>> from trustlab.er import generate_records
+    >>> df = generate_records(100, random_state=0)
+    >>> r = trustlab.resolve(df, id_col="rec_id", fields="given_name:name,surname:name,date_of_birth:date")
+    >>> list(pairs_frame(r).columns)
+    ['rec_id_l', 'rec_id_r', 'match_probability', 'weight', 'same_entity', 'entity_l', 'entity_r', 'w_given_name', 'w_surname', 'w_date_of_birth']
     """
     P = np.asarray(res.pairs, np.int64).reshape(-1, 2)
     idc = res.id_col
@@ -275,9 +276,10 @@ def write_report(res: Any, path: str | os.PathLike, **kw: Any) -> Path:
 
     Examples
     --------
-    >>> import tempfile, os, trustlab, pandas as pd
-    >>> df = pd.DataFrame({"id": [1, 2, 3], "name": ["ann lee", "anne lee", "bob ray"]})
-    >>> r = trustlab.resolve(df, fields={"name": "name"})
+    >>> import tempfile, os, trustlab
+    >>> from trustlab.er import generate_records
+    >>> df = generate_records(100, random_state=0)
+    >>> r = trustlab.resolve(df, id_col="rec_id", fields="given_name:name,surname:name,date_of_birth:date")
     >>> p = write_report(r, os.path.join(tempfile.mkdtemp(), "r.html"))
     >>> "weight-histogram" in p.read_text()
     True
