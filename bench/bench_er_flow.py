@@ -130,8 +130,12 @@ def interop(seed=0, n=3000):
     rows.append(("Splink cluster_pairwise_predictions_at_threshold(0.5)",
                  *_f1(own["cluster_id"].astype(str), truth.loc[own["unique_id"]].to_numpy()),
                  time.perf_counter() - t))
+    from trustlab.er.interop import splink_scorer
+
     for name, kw in (("trustlab xer, Splink's pairs only", {"ids": df["unique_id"]}),
-                     ("trustlab xer + completion (records=)", {"records": df.drop(columns="entity")})):
+                     ("trustlab xer + completion (records=)", {"records": df.drop(columns="entity")}),
+                     ("trustlab xer + completion by Splink (scorer=splink_scorer(linker, df))",
+                      {"ids": df["unique_id"], "scorer": splink_scorer(linker, df.drop(columns="entity"))})):
         t = time.perf_counter()
         out, res = cluster_splink_predictions(pred, threshold_probability=0.5, **kw)
         rows.append((name + f" [{res.info['n_completed_pairs']} pairs completed]",

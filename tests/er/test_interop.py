@@ -164,6 +164,13 @@ def test_splink_round_trip():
     assert x1.equals(x2) and len(x1) == len(df)
     truth = df.set_index("unique_id")["entity"]
     assert evaluate(x1["entity_id"], truth.loc[x1["id"]].to_numpy())["f1"] > 0.6
+    # splink_scorer gives Splink's own probabilities (checked on pairs Splink scored itself)
+    from trustlab.er.interop import splink_scorer
+
+    pdf = pred.as_pandas_dataframe().sort_values("match_probability").iloc[::40].head(6)
+    sc = splink_scorer(linker, df.drop(columns="entity"))
+    got = sc(pdf["unique_id_l"].to_numpy(dtype=object), pdf["unique_id_r"].to_numpy(dtype=object))
+    assert np.allclose(got, pdf["match_probability"].to_numpy(), atol=1e-6)
 
 
 def test_recordlinkage_round_trip():
