@@ -90,6 +90,9 @@ def test_dedupe_clusters_output():
     assert out["entity_id"].tolist() == [0, 0, 0, 1, 2, 3]
     out2, _ = cluster_dedupe_pairs(clusters)  # ids default to the clustered records
     assert out2["id"].tolist() == list("abcd")
+    # without ids, scored pairs alone cannot know the singletons: say so
+    with pytest.warns(UserWarning, match="pass ids="):
+        cluster_dedupe_pairs([(("a", "b"), 0.9)])
 
 
 def test_completion_lifts_recall_capped_by_foreign_blocking():

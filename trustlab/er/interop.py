@@ -265,6 +265,12 @@ def _cluster_ids(
             raise ValueError("give ids= or records=, not both (records= brings its ids)")
         ids = rec_df[id_col].tolist()
     left, right = sp.left, sp.right
+    if ids is None and sp.clusters is None:
+        warnings.warn(
+            "no ids= or records= given: records that appear in no scored pair are not in the output; "
+            "pass ids=<all record ids> or records=<the records> to keep every record as its own entity",
+            UserWarning, stacklevel=3,
+        )
     if ids is None:
         node_ids = pd.Index(pd.unique(np.concatenate([left, right]))) if len(left) else pd.Index([], dtype=object)
     else:
