@@ -28,6 +28,7 @@ candidate cluster (connected components of pairs above the threshold, up to
 ``complete_components`` records) are scored before clustering: by ``scorer`` when given,
 else by a logistic model trained on trustlab's comparison features of the pairs the
 external tool scored, with the tool's decisions (probability >= 0.5) as labels.
+:func:`splink_scorer` wraps a trained Splink linker as such a ``scorer``.
 """
 from __future__ import annotations
 
