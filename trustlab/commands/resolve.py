@@ -35,7 +35,9 @@ def register(subparsers) -> None:
     p.add_argument("--blocking", help="blocking rules separated by ';', e.g. 'token:name;key:zip'")
     p.add_argument("--max-block-size", type=int, default=None, help="purge blocks larger than this (default 200)")
     p.add_argument("--threshold", type=float, default=None, help="xER blocking threshold T on the signed weights")
-    p.add_argument("--time-limit", type=float, default=None, help="seconds per component for the exact solver")
+    p.add_argument("--time-limit", type=float, default=None,
+                   help="seconds per component for the partition layer (> 0; default scales with the "
+                        "component size, 10 s + 1 s per 20 records, at most 120 s)")
     p.add_argument("--train-fraction", type=float, default=0.5, help="share of labelled pairs used for training")
     p.add_argument("--seed", type=int, default=0, help="seed of the training split")
     p.add_argument("--encoding", default=None, help="text encoding of INPUT (default utf-8)")
@@ -148,6 +150,13 @@ def _run(args) -> int:
         if isinstance(records, dict):
             raise CLIError("--existing takes one INPUT file of new records")
         kw["existing"] = read_records(args.existing, encoding=args.encoding)
+    if args.time_limit is not None:
+        from trustlab.er.defaults import check_time_limit
+
+        try:
+            check_time_limit(args.time_limit, func="--time-limit")
+        except ValueError:
+            raise CLIError(f"--time-limit must be a positive number of seconds (omit it for the size-scaled default); got {args.time_limit}") from None
     res = resolve(
         records, labels=labels, truth=truth, method=args.method, threshold=args.threshold,
         time_limit=args.time_limit, train_fraction=args.train_fraction, random_state=args.seed,
@@ -179,6 +188,8 @@ def _run(args) -> int:
     if res.metrics is None:
         out.update({"precision": None, "recall": None, "f1": None})
     out.update(summary)
+    if res.field_report is not None:
+        out["field_choices"] = res.field_report.to_dict()["choices"]
     for k in ("output", "save_model", "pairs", "report"):
         if getattr(args, k):
             out[k] = getattr(args, k)
@@ -188,10 +199,16 @@ def _run(args) -> int:
     if not args.quiet:
         w = sys.stdout.write
         w(f"{out['n_records']} records -> {out['n_entities']} entities ({args.method}) in {out['seconds']:.2f} s\n")
+        if res.field_report is not None:
+            w("fields (inferred; override with --fields col:kind,...):\n" if not args.fields else "fields:\n")
+            w(res.field_report.describe() + "\n")
+        if out.get("model_warnings"):
+            w("WARNING: unsupervised training degenerated: " + "; ".join(out["model_warnings"]) + "\n")
         b = out["blocking"]
         w(f"blocking: {b['n_candidate_pairs']} candidate pairs, reduction ratio {b['reduction_ratio']:.4f}"
           + (f", pair completeness {b['pair_completeness']:.4f}" if b.get("pair_completeness") is not None else "") + "\n")
-        w(f"components: {out['component_status']}\n")
+        w(f"components: {out['component_status']}; proven optimal {out.get('n_components_proven', 0)} of "
+          f"{out.get('n_components_multi', 0)} multi-record components (max gap {out.get('max_gap', 0.0):.3g})\n")
         if res.metrics:
             m = res.metrics
             w("pairwise P/R/F1 %.4f / %.4f / %.4f; B3 F1 %.4f; homogeneity %.4f completeness %.4f V %.4f; "

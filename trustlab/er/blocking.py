@@ -245,7 +245,7 @@ def adaptive_blocking_rules(
     --------
     >>> df = pd.DataFrame({"surname": ["lee", "lee", "ray", "roy"] * 5, "city": ["a", "b"] * 10})
     >>> adaptive_blocking_rules(df, [Field("surname", "name"), Field("city", "exact")])
-    ['key:surname', 'token:surname', 'key:city+surname']
+    ['key:surname', 'key:city', 'token:surname']
     """
     n = len(df)
     budget = max(10_000, pairs_per_record * n)

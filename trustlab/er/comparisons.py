@@ -100,15 +100,17 @@ class FSModel:
 
     Examples
     --------
-    >>> import pandas as pd
     >>> from trustlab.er.scoring import compare
-    >>> df = pd.DataFrame({"name": ["ann lee", "ann lee", "bob ray", "bo ray", "cy doe", "di fox"]})
-    >>> fl = [Field("name", "name")]
-    >>> P = np.array([[i, j] for i in range(6) for j in range(i + 1, 6)])
-    >>> m = FSModel(fl).fit(df, P, compare(df, P, fl), P, compare(df, P, fl))
-    >>> p = m.predict_proba(df, P, compare(df, P, fl))
-    >>> bool(p[0] > 0.5), bool(p[-1] < 0.5)
-    (True, False)
+    >>> from trustlab.er.synthetic import generate_people
+    >>> df = generate_people(150, random_state=0)
+    >>> fl = [Field("first_name", "name"), Field("surname", "name"), Field("dob", "date")]
+    >>> P = np.array([[i, j] for i in range(150) for j in range(i + 1, 150)])
+    >>> fm = compare(df, P, fl)
+    >>> m = FSModel(fl).fit(df, P, fm, P, fm)
+    >>> p = m.predict_proba(df, P, fm)
+    >>> same = df["cluster"].to_numpy()[P[:, 0]] == df["cluster"].to_numpy()[P[:, 1]]
+    >>> bool(np.mean(p[same] > 0.5) > 0.9 and np.mean(p[~same] > 0.5) < 0.01)
+    True
     """
 
     def __init__(self, fields: Sequence[Field], *, max_iter: int = 200, tol: float = 1e-7, tf: bool = True,
@@ -236,13 +238,17 @@ class FSModel:
             prev = ll
         self.m_, self.u_, self.lambda_ = m, u, lam
         self.n_iter_ = it + 1
-        self.problems_ = self._diagnose(post, npairs)
+        self.problems_ = self._diagnose(post, npairs, n)
         return self
 
-    def _diagnose(self, post: np.ndarray, npairs: int) -> list[str]:
+    def _diagnose(self, post: np.ndarray, npairs: int, n: int) -> list[str]:
         out = []
         if npairs == 0:
             return ["there are no candidate pairs (blocking found none)"]
+        info = float(np.sum(-np.log(self.u_[:, 0])))
+        if n > 2 and info < math.log(n):
+            out.append(f"the fields cannot single out a record: agreeing exactly on all of them happens by chance "
+                       f"(information {info:.1f} nats < log(n records) = {math.log(n):.1f})")
         if self.lambda_ * npairs < 0.5:
             out.append(f"EM found (almost) no matches (lambda = {self.lambda_:.2e} over {npairs} candidate pairs)")
         if self.lambda_ > 0.9:

@@ -150,7 +150,9 @@ def _classify(c: Any, s: pd.Series, n: int, id_col: str | None) -> FieldChoice:
     sample = sv.sample(min(len(sv), 500), random_state=0) if len(sv) > 500 else sv
     uniq_share = nun / len(v)
     idname = bool(_ID_NAMES.search(lname))
-    if uniq_share == 1.0 and len(v) == n and n > 20 and (idname or sample.str.fullmatch(r"[\w\-\.:]+").mean() > 0.99
+    fieldname = any(k in lname for k in ("zip", "post", "phone", "tel", "fax", "mail", "date", "dob", "birth",
+                                         "name", "address", "street", "title", "ssn", "soc_sec"))
+    if uniq_share == 1.0 and (idname or not fieldname) and len(v) == n and n > 20 and (idname or sample.str.fullmatch(r"[\w\-\.:]+").mean() > 0.99
                                                           and sample.str.contains(r"\d").mean() > 0.99):
         return FieldChoice(name, "id", None, "unique per record and id-like: a record id, not evidence")
     numeric = pd.to_numeric(sample, errors="coerce")
@@ -184,6 +186,9 @@ def _classify(c: Any, s: pd.Series, n: int, id_col: str | None) -> FieldChoice:
         return FieldChoice(name, "field", "address", "name says address")
     if mean_tok > 12 or mean_len > 80:
         return FieldChoice(name, "field", "tokens", f"long free text ({mean_tok:.0f} words on average): token overlap")
+    person = any(k in lname for k in ("name", "first", "last", "given", "surname", "forename", "author"))
+    if mean_len < 12 and nun <= 10 and not person:
+        return FieldChoice(name, "field", "exact", f"a few categories ({nun} distinct values)")
     if any(k in lname for k in _NAMEISH) and mean_tok <= 4:
         return FieldChoice(name, "field", "name", "name says a name/place; short text")
     if mean_len < 12 and nun < max(50, 0.2 * len(v)):
