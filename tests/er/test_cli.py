@@ -32,7 +32,7 @@ def test_input_file_output_atomic(tmp_path, capsys, monkeypatch):
     res = json.loads(capsys.readouterr().out)
     assert res["n_entities"] == 2 and res["f1"] == 1.0
     got = pd.read_csv(out)
-    assert list(got.columns) == ["rid", "entity_id"] and len(got) == 4
+    assert list(got.columns) == ["rid", "entity_id", "name", "ent"] and len(got) == 4
     # a failing write leaves the old file untouched and no temporary file behind
     before = out.read_bytes()
 

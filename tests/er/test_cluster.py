@@ -125,7 +125,7 @@ def test_interop_splink_and_dedupe():
     with pytest.raises(ValueError, match="not in ids"):
         cluster_splink_predictions(pred, ids=["a", "b"])
     arr = np.array([(("a", "b"), 0.9), (("b", "c"), 0.2)], dtype=[("pairs", object, 2), ("score", "f4")])
-    out2, _ = cluster_dedupe_pairs(arr, method="hierarchical")
+    out2, _ = cluster_dedupe_pairs(arr, ids=["a", "b", "c"], method="hierarchical")
     e2 = dict(zip(out2["id"], out2["entity_id"]))
     assert e2["a"] == e2["b"] != e2["c"]
     with pytest.raises(ValueError, match="dedupe scored pairs"):

@@ -18,7 +18,8 @@ def register(subparsers) -> None:
             "dataset is resolved and evaluated against its true entities."
         ),
     )
-    p.add_argument("input", nargs="?", help="records file (CSV, .csv.gz or parquet)")
+    p.add_argument("input", nargs="*", help="records file (CSV, .csv.gz or parquet); two or more files are "
+                   "resolved together with a source column (see --link-only)")
     p.add_argument("--dataset", help="a bundled dataset instead of INPUT: csv_example, patent, settlements, "
                    "restaurant, febrl1..febrl4")
     p.add_argument("--id-col", help="unique record id column (default: 'id' if present, else the row number)")
@@ -40,7 +41,27 @@ def register(subparsers) -> None:
     p.add_argument("--train-fraction", type=float, default=0.5, help="share of labelled pairs used for training")
     p.add_argument("--seed", type=int, default=0, help="seed of the training split")
     p.add_argument("--encoding", default=None, help="text encoding of INPUT (default utf-8)")
-    p.add_argument("--output", "-o", help="write id,entity_id CSV here (atomically)")
+    p.add_argument("--output", "-o", help="write one row per input record here (atomically): [source,] id, "
+                   "entity_id, then the record's columns (CSV, or parquet by extension)")
+    lk = p.add_mutually_exclusive_group()
+    lk.add_argument("--link-only", dest="link_type", action="store_const", const="link_only",
+                    help="several tables: compare only records of different tables and never merge two "
+                    "records of one table")
+    lk.add_argument("--link-and-dedupe", dest="link_type", action="store_const", const="link_and_dedupe",
+                    help="several tables: compare all pairs (the default for several inputs)")
+    lk.add_argument("--link-type", dest="link_type", choices=["dedupe_only", "link_only", "link_and_dedupe"],
+                    help="as in the API; with one INPUT, link_only reads the table of each record from --source-col")
+    p.add_argument("--save-model", metavar="PATH", help="save the fitted model (fields, blocking rules, "
+                   "parameters) to this JSON file")
+    p.add_argument("--model", metavar="PATH", help="apply a model saved with --save-model (no training)")
+    p.add_argument("--existing", metavar="PATH", help="with --model: an earlier --output to resolve INPUT "
+                   "against; existing entity ids stay stable (they change only when new records merge "
+                   "entities: the merged entity keeps the smallest id)")
+    p.add_argument("--pairs", metavar="PATH", help="write the scored pairs with record ids, probability, "
+                   "weight and per-field match weights (CSV, or parquet by extension)")
+    p.add_argument("--report", metavar="PATH", help="write a self-contained HTML report of the run")
+    p.add_argument("--source-col", default="source_dataset",
+                   help="name of the source column (default source_dataset, as Splink); the file stem is the source")
     add_output_flags(p)
     p.set_defaults(func=run)
 
@@ -56,6 +77,16 @@ def _read_labels(path: str, id_col: str):
     raise ValueError(f"labels file {path!r} needs 2 columns (id, entity) or 3 (id_l, id_r, match); got {list(lab.columns)}")
 
 
+def _write_table(frame, tmp, name: str) -> None:
+    if str(name).lower().endswith((".parquet", ".pq")):
+        try:
+            frame.to_parquet(tmp, index=False)
+        except ImportError as exc:
+            raise ImportError(f"writing parquet needs pyarrow: pip install 'trustlab[parquet]' ({exc})") from None
+    else:
+        frame.to_csv(tmp, index=False)
+
+
 def run(args) -> int:
     try:
         return _run(args)
@@ -68,7 +99,7 @@ def _run(args) -> int:
     from trustlab.er.records import read_records
 
     t0 = time.perf_counter()
-    if (args.input is None) == (args.dataset is None):
+    if (not args.input) == (args.dataset is None):
         raise CLIError("give either INPUT or --dataset NAME (not both)")
     kw: dict = {}
     if args.dataset:
@@ -83,7 +114,13 @@ def _run(args) -> int:
         unsup = args.unsupervised or args.dataset.startswith("febrl")
         labels = None if unsup else ds.truth_col
     else:
-        records = read_records(args.input, encoding=args.encoding)
+        tables = [read_records(f, encoding=args.encoding) for f in args.input]
+        if len(tables) > 1:
+            from trustlab.er.linking import stem_names
+
+            records = dict(zip(stem_names(args.input), tables))
+        else:
+            records = tables[0]
         truth = args.truth
         labels = None
     if args.id_col:
@@ -94,12 +131,25 @@ def _run(args) -> int:
         kw["blocking"] = [r for r in args.blocking.split(";") if r.strip()]
     if args.max_block_size is not None:
         kw["max_block_size"] = args.max_block_size
+    if args.link_type:
+        kw["link_type"] = args.link_type
+    kw["source_col"] = args.source_col
     if args.labels:
+        if isinstance(records, dict):
+            raise CLIError("--labels with several INPUT files is not supported; stack them with a source column")
         if args.input and args.labels in records.columns:
             labels = args.labels
         else:
             labels = _read_labels(args.labels, kw.get("id_col") or "id")
     compare = [m for m in args.compare.split(",") if m.strip()]
+    if args.existing and not args.model:
+        raise CLIError("--existing needs --model PATH (the model saved with --save-model)")
+    if args.model:
+        kw["model"] = args.model
+    if args.existing:
+        if isinstance(records, dict):
+            raise CLIError("--existing takes one INPUT file of new records")
+        kw["existing"] = read_records(args.existing, encoding=args.encoding)
     if args.time_limit is not None:
         from trustlab.er.defaults import check_time_limit
 
@@ -113,19 +163,36 @@ def _run(args) -> int:
         compare_methods=compare, progress=show_progress(args), **kw,
     )
     if args.output:
-        frame = res.to_frame()
+        frame = res.to_frame(records=True)
         with atomic_path(args.output) as tmp:
-            frame.to_csv(tmp, index=False)
+            _write_table(frame, tmp, args.output)
+    if args.save_model:
+        from trustlab.er.model import save_model
+
+        with atomic_path(args.save_model) as tmp:
+            save_model(res, tmp)
+    if args.pairs:
+        from trustlab.er.report import pairs_frame
+
+        with atomic_path(args.pairs) as tmp:
+            _write_table(pairs_frame(res), tmp, args.pairs)
+    if args.report:
+        from trustlab.er.report import write_report
+
+        with atomic_path(args.report) as tmp:
+            write_report(res, tmp, title=f"trustlab resolve {' '.join(args.input) if args.input else args.dataset}")
     summary = res.summary()
     summary["seconds"] = round(time.perf_counter() - t0, 4)
-    out = {"dataset": args.dataset, "input": args.input, "method": args.method}
+    inp = args.input[0] if args.input and len(args.input) == 1 else (args.input or None)
+    out = {"dataset": args.dataset, "input": inp, "method": args.method, "link_type": res.link_type}
     if res.metrics is None:
         out.update({"precision": None, "recall": None, "f1": None})
     out.update(summary)
     if res.field_report is not None:
         out["field_choices"] = res.field_report.to_dict()["choices"]
-    if args.output:
-        out["output"] = args.output
+    for k in ("output", "save_model", "pairs", "report"):
+        if getattr(args, k):
+            out[k] = getattr(args, k)
     if args.json:
         emit_json(out)
         return 0

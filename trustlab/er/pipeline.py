@@ -15,6 +15,7 @@ from trustlab.er.blocking import estimate_pair_completeness, rule_hits
 from trustlab.er.comparisons import FSModel
 from trustlab.er.defaults import canonical_order, check_time_limit, default_rules, field_report, random_pairs
 from trustlab.er.cluster import _proof_summary
+from trustlab.er.linking import prepare_link
 from trustlab.er.records import validate_records
 from trustlab.er.scoring import FeatureMatrix, SupervisedScorer, compare, to_weights
 
@@ -153,14 +154,30 @@ class Resolution:
     field_report: Any = None
     #: rows in the order they were processed (row-order independence); internal
     order: np.ndarray | None = None
+    source: np.ndarray | None = None
+    source_col: str | None = None
+    link_type: str = "dedupe_only"
+    records: pd.DataFrame | None = None
+    #: clustering settings saved with the model (method, weights, threshold, ...)
+    settings: dict = field(default_factory=dict)
 
     @property
     def n_entities(self) -> int:
         return int(self.entity.max()) + 1 if self.entity.size else 0
 
-    def to_frame(self) -> pd.DataFrame:
-        """``DataFrame`` with the id column and ``entity_id``."""
-        return pd.DataFrame({self.id_col: self.ids, "entity_id": self.entity})
+    def to_frame(self, records: bool = False) -> pd.DataFrame:
+        """``DataFrame`` with the id column and ``entity_id`` (and the source column
+        first when several tables were resolved), one row per input record; with
+        ``records=True`` the records' other columns follow."""
+        if self.source is not None:
+            out = pd.DataFrame({self.source_col: self.source, self.id_col: self.ids, "entity_id": self.entity})
+        else:
+            out = pd.DataFrame({self.id_col: self.ids, "entity_id": self.entity})
+        if records and self.records is not None:
+            rest = self.records.drop(columns=[c for c in self.records.columns if c in out.columns or
+                                              str(c).startswith("__trustlab")])
+            out = pd.concat([out, rest.reset_index(drop=True)], axis=1)
+        return out
 
     def summary(self) -> dict:
         """Headline numbers (and all metrics when the truth was given)."""
@@ -280,6 +297,9 @@ def resolve(
     random_state: Any = 0,
     progress: bool = False,
     client: Any = None,
+    link_type: str | None = None,
+    source_col: str = "source_dataset",
+    existing: Any = None,
 ) -> Resolution:
     """Resolve records into entities, with the evidence for every merge.
 
@@ -309,8 +329,15 @@ def resolve(
     max_block_size : int
         Block purging size.
     scorer : {"auto", "supervised", "fellegi_sunter"}
-    model : {"logistic", "ridge"}
-        Supervised model (regularised).
+    model : {"logistic", "ridge"}, or a saved model
+        Supervised model kind; or a fitted model to apply without training: a path to a
+        model JSON (:func:`trustlab.er.model.save_model`, CLI ``--save-model``), its
+        dict, an :class:`~trustlab.er.model.ERModel` or an earlier :class:`Resolution`.
+        Its fields, blocking rules, scorer, weights and threshold are used.
+    existing : DataFrame or path, optional
+        With a saved ``model``: an earlier output (ids, ``entity_id`` and the fields) to
+        resolve ``records`` against incrementally; existing entity ids stay stable (they
+        change only when new records merge entities; see :mod:`trustlab.er.model`).
     weights : {"centered", "logit"}
         Map probabilities to signed weights (``p - 0.5``, the default, or log-odds).
     threshold : float, optional
@@ -334,6 +361,17 @@ def resolve(
         Ship the partition layer's components (those with more than 6 records) to a
         Dask cluster (its ``scheduler=`` argument). Blocking, scoring and the small
         components always run locally (vectorised / Numba-parallel).
+    link_type : {"dedupe_only", "link_only", "link_and_dedupe"}, optional
+        With several tables (``records`` a list, tuple or dict of DataFrames / paths):
+        ``"link_only"`` compares only records of different tables and never puts two
+        records of one table in an entity (needs ``method="xer"``);
+        ``"link_and_dedupe"`` (the default for several tables) compares all pairs. With
+        one table, ``"link_only"`` reads the table of each record from ``source_col``.
+        See :mod:`trustlab.er.linking`.
+    source_col : str
+        The source column added to (or read from) the records; Splink's name by default.
+        The result's :meth:`Resolution.to_frame` has it first, then the id column (ids
+        need to be unique only within their table) and ``entity_id``.
 
     Returns
     -------
@@ -361,6 +399,20 @@ def resolve(
     >>> r.metrics["f1"]
     1.0
     """
+    from trustlab.er.model import is_saved_model, load_model, resolve_incremental
+
+    fitted = load_model(model) if is_saved_model(model) else None
+    if existing is not None:
+        if fitted is None:
+            raise ValueError("existing=... needs model=... (a saved model or a Resolution) to score the new records")
+        return resolve_incremental(records, existing, fitted, id_col=id_col, threshold=threshold,
+                                   time_limit=time_limit, complete_components=complete_components)
+    if fitted is not None:  # apply a saved model: its fields, blocking and scorer; no training
+        fields = fitted.fields if fields is None else fields
+        weights = fitted.settings.get("weights", weights)
+        threshold = fitted.settings.get("threshold") if threshold is None else threshold
+        model = "logistic"
+        labels = None
     t0 = time.perf_counter()
     secs: dict[str, float] = {}
     time_limit = check_time_limit(time_limit, func="resolve")
@@ -373,8 +425,12 @@ def resolve(
     for m in compare_methods:
         check_option(m, "compare_methods", list(CLUSTER_METHODS), func="resolve")
     rng = check_random_state(random_state)
+    records, id_col, make_link = prepare_link(records, id_col, link_type, source_col, method)
     df, id_col = validate_records(records, id_col)
     exclude = [c for c in (labels, truth) if isinstance(c, str)]
+    if make_link is not None:  # the stacked tables' own id and source columns are not fields
+        lk = make_link(df)
+        exclude += [lk.id_col, lk.source_col]
     freport = field_report(fields, df, id_col=id_col, exclude=exclude)
     flds = freport.fields
     n = len(df)
@@ -386,6 +442,7 @@ def resolve(
     if isinstance(truth, (list, tuple, np.ndarray)):
         truth = np.asarray(truth, dtype=object)[order]
     df = df.iloc[order].reset_index(drop=True)
+    link = make_link(df) if make_link else None
     bar = None
     if progress:
         from tqdm.auto import tqdm
@@ -410,9 +467,13 @@ def resolve(
         raise ValueError("truth must give an entity id for every record (some are missing)")
 
     t = time.perf_counter()
+    if blocking is None and fitted is not None:
+        blocking = fitted.rules_for(df)
     rules = blocking if blocking is not None else default_rules(df, flds, max_block_size=max_block_size)
     rules = [rules] if isinstance(rules, str) else list(rules)
     pairs = block(df, rules, max_block_size=max_block_size)
+    if link is not None:
+        pairs = link.keep(pairs)
     stats = BlockingStats(n_records=n, n_candidate_pairs=int(len(pairs)), reduction_ratio=reduction_ratio(len(pairs), n))
     stats.rules = list(rules)
     if truth_arr is not None:
@@ -421,12 +482,16 @@ def resolve(
 
     t = time.perf_counter()
     use_sup = scorer == "supervised" or (scorer == "auto" and labels is not None)
+    if fitted is not None:
+        use_sup = fitted.supervised
     only = None if use_sup else FSModel(flds).needed_features()  # FS needs two features per field
     fm = compare(df, pairs, flds, only=only)
     step("features", t)
 
     t = time.perf_counter()
-    if use_sup:
+    if fitted is not None:
+        mdl, use_sup = fitted.scorer, fitted.supervised
+    elif use_sup:
         if labels is None:
             raise ValueError("scorer='supervised' needs labels=...; or use scorer='fellegi_sunter'")
         if pair_lab is not None:
@@ -463,6 +528,8 @@ def resolve(
     w = to_weights(prob, weights)
     if complete_components and len(pairs):
         extra = _component_completion(n, pairs, w, int(complete_components))
+        if link is not None:
+            extra = link.keep(extra)
         if len(extra):
             fx = compare(df, extra, flds, only=only)
             px = _predict(extra, fx)
@@ -514,8 +581,16 @@ def resolve(
     cr.component = cr.component[inv]
     pairs = np.sort(order[pairs], axis=1) if len(pairs) else pairs
     ids = df[id_col].to_numpy()[inv]
+    if link is not None:
+        ids = df[link.id_col].to_numpy()[inv]
+        id_col = link.id_col
     return Resolution(
         ids=ids, entity=cr.labels, id_col=id_col, pairs=pairs, prob=prob, weights=w,
         features=fm, clusters=cr, blocking=stats, seconds=secs, metrics=metrics, baselines=baselines, model=mdl,
         field_weights=fw, field_report=freport, order=order,
+        source=df[link.source_col].to_numpy()[inv] if link else None, source_col=link.source_col if link else None,
+        link_type=link.link_type if link else "dedupe_only", records=df.iloc[inv].reset_index(drop=True),
+        settings={"method": method, "weights": weights, "threshold": threshold, "max_block_size": max_block_size,
+                  "time_limit": time_limit, "id_col": link.id_col if link else id_col, "n_training_records": n,
+                  "link_type": link.link_type if link else "dedupe_only", "source_col": source_col},
     )

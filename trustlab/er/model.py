@@ -1,0 +1,436 @@
+"""Train once, apply many times: a fitted ER model as readable JSON, and incremental
+resolution of new records against an existing clustering with stable entity ids.
+
+A saved model holds the fields, the blocking rules, the fitted scorer (Fellegi–Sunter
+m/u/λ and term-frequency tables, or the supervised model's coefficients) and the
+clustering settings (method, weights, threshold). ``resolve(new_records, model=path)``
+applies it without training.
+
+**Incremental resolution** (``resolve(new_records, model=..., existing=old_output)``):
+the new records are blocked and scored against the existing records (and each other)
+with the saved model; every existing entity is treated as one node (its records stay
+together), the pairs between the nodes that a new record links are completed, and the
+partition layer clusters the nodes exactly as :func:`trustlab.er.resolve` would
+(``xer``). Then:
+
+* an existing entity id **never changes unless new evidence merges entities**: when a
+  new record's scores join two or more existing entities into one cluster, the merged
+  entity keeps the **smallest** of their ids and the records of the others change to it;
+* existing entities are never split, and records of entities untouched by the new
+  records keep their id whatever happens elsewhere;
+* new records that join no existing entity get fresh ids above the largest existing id,
+  numbered in the order of their smallest record id (not of the input rows).
+
+So adding records renumbers nothing: only the records of merged entities change id.
+"""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from trustlab.er.records import Field
+
+__all__ = ["ERModel", "save_model", "load_model", "resolve_incremental", "MODEL_FORMAT"]
+
+MODEL_FORMAT = "trustlab.er.model"
+MODEL_VERSION = 1
+
+
+def _scorer_to_dict(s: Any) -> dict:
+    if hasattr(s, "to_dict"):
+        return s.to_dict()
+    from trustlab.er.scoring import SupervisedScorer
+
+    if isinstance(s, SupervisedScorer):
+        m = s._m
+        return {"type": "SupervisedScorer", "model": s.model, "C": s.C,
+                "coef": np.asarray(m.coef_, np.float64).tolist(),
+                "intercept": np.asarray(m.intercept_, np.float64).ravel().tolist()}
+    raise TypeError(f"cannot save a scorer of type {type(s).__name__}")
+
+
+def _scorer_from_dict(d: dict) -> Any:
+    kind = d.get("type")
+    if kind == "FSModel":
+        from trustlab.er.comparisons import FSModel
+
+        return FSModel.from_dict(d)
+    if kind == "SupervisedScorer":
+        from trustlab.er.scoring import SupervisedScorer
+
+        s = SupervisedScorer(model=d["model"], C=d["C"])
+        if hasattr(SupervisedScorer, "from_dict"):
+            return SupervisedScorer.from_dict(d)
+        coef = np.asarray(d["coef"], np.float64)
+        icpt = np.asarray(d["intercept"], np.float64)
+        if s.model == "logistic":
+            from sklearn.linear_model import LogisticRegression
+
+            m = LogisticRegression()
+            m.coef_ = coef.reshape(1, -1)
+            m.intercept_ = icpt.reshape(1)
+            m.classes_ = np.array([0, 1])
+        else:
+            from sklearn.linear_model import Ridge
+
+            m = Ridge()
+            m.coef_ = coef.ravel()
+            m.intercept_ = float(icpt.ravel()[0])
+        m.n_features_in_ = coef.reshape(-1).shape[0] if s.model != "logistic" else coef.shape[1]
+        s._m = m
+        return s
+    raise ValueError(f"unknown scorer type {kind!r} in the model file; valid: ['FSModel', 'SupervisedScorer']")
+
+
+@dataclass
+class ERModel:
+    """A fitted entity-resolution model (what :func:`save_model` writes).
+
+    Attributes
+    ----------
+    fields : list of Field
+    blocking : list of str
+        The blocking rules used in training. ``["all"]`` (every pair, chosen for small
+        training sets) is replaced by the default rules of the fields when the model is
+        applied to more than 1,500 records.
+    scorer : FSModel or SupervisedScorer
+    settings : dict
+        ``method``, ``weights``, ``threshold``, ``max_block_size``, ``id_col``,
+        ``link_type``, ``source_col``, ``n_training_records``.
+    """
+
+    fields: list
+    blocking: list
+    scorer: Any
+    settings: dict = field(default_factory=dict)
+
+    @property
+    def supervised(self) -> bool:
+        return type(self.scorer).__name__ == "SupervisedScorer"
+
+    def rules_for(self, df: pd.DataFrame) -> list[str]:
+        rules = list(self.blocking)
+        from trustlab.er.defaults import ALL_PAIRS_MAX, default_rules
+
+        if "all" in rules and len(df) > ALL_PAIRS_MAX:
+            return default_rules(df, self.fields, max_block_size=int(self.settings.get("max_block_size", 200)))
+        return rules
+
+    def score(self, df: pd.DataFrame, pairs: np.ndarray):
+        """(match probabilities, FeatureMatrix) of ``pairs`` (row positions of ``df``)."""
+        from trustlab.er.scoring import compare
+
+        fm = compare(df, pairs, self.fields)
+        if len(pairs) == 0:
+            return np.zeros(0), fm
+        if self.supervised:
+            return self.scorer.predict_proba(fm.X), fm
+        return self.scorer.predict_proba(df, pairs, fm), fm
+
+    def to_dict(self) -> dict:
+        return {
+            "format": MODEL_FORMAT, "version": MODEL_VERSION,
+            "fields": [{"column": f.column, "kind": f.kind} for f in self.fields],
+            "blocking": list(self.blocking),
+            "settings": {k: v for k, v in self.settings.items()},
+            "scorer": _scorer_to_dict(self.scorer),
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "ERModel":
+        if not isinstance(d, dict) or d.get("format") != MODEL_FORMAT:
+            raise ValueError(
+                f"not a trustlab ER model (expected format {MODEL_FORMAT!r}, got "
+                f"{d.get('format') if isinstance(d, dict) else type(d).__name__!r}); "
+                "write one with save_model(...) or `trustlab resolve ... --save-model model.json`"
+            )
+        if int(d.get("version", 0)) > MODEL_VERSION:
+            raise ValueError(f"model file version {d.get('version')} is newer than this trustlab ({MODEL_VERSION})")
+        return cls(fields=[Field(f["column"], f["kind"]) for f in d["fields"]], blocking=list(d["blocking"]),
+                   scorer=_scorer_from_dict(d["scorer"]), settings=dict(d.get("settings", {})))
+
+    @classmethod
+    def from_resolution(cls, res: Any) -> "ERModel":
+        fields = list(res.features.fields) if res.features is not None and res.features.fields else \
+            list(getattr(res.field_report, "fields", []) or [])
+        return cls(fields=fields, blocking=list(res.blocking.rules or []), scorer=res.model,
+                   settings=dict(getattr(res, "settings", {}) or {}))
+
+
+def save_model(model: Any, path: str | os.PathLike) -> Path:
+    """Write a fitted model (an :class:`ERModel` or a :class:`~trustlab.er.Resolution`)
+    to ``path`` as indented JSON (written atomically).
+
+    Examples
+    --------
+    >>> import tempfile, os, trustlab
+    >>> from trustlab.er import generate_records
+    >>> df = generate_records(200, random_state=0)
+    >>> r = trustlab.resolve(df, id_col="rec_id", fields="given_name:name,surname:name,date_of_birth:date")
+    >>> p = save_model(r, os.path.join(tempfile.mkdtemp(), "model.json"))
+    >>> m = load_model(p)
+    >>> [f.column for f in m.fields], m.blocking
+    (['given_name', 'surname', 'date_of_birth'], ['all'])
+    """
+    if not isinstance(model, ERModel):
+        if not hasattr(model, "blocking") or not hasattr(model, "model"):
+            raise TypeError(f"save_model needs an ERModel or a Resolution; got {type(model).__name__}")
+        model = ERModel.from_resolution(model)
+    from trustlab.commands._common import _default as _json_default  # numpy -> JSON
+
+    d = model.to_dict()
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.tmp")
+    with open(tmp, "w", encoding="utf-8") as fh:
+        json.dump(d, fh, indent=2, default=_json_default)
+        fh.write("\n")
+    os.replace(tmp, path)
+    return path
+
+
+def load_model(model: Any) -> ERModel:
+    """An :class:`ERModel` from a path to a model JSON, its dict, a Resolution or an ERModel."""
+    if isinstance(model, ERModel):
+        return model
+    if hasattr(model, "blocking") and hasattr(model, "features"):  # a Resolution
+        return ERModel.from_resolution(model)
+    if isinstance(model, dict):
+        return ERModel.from_dict(model)
+    if isinstance(model, (str, os.PathLike)):
+        p = Path(model)
+        if not p.exists():
+            raise FileNotFoundError(f"model file {str(p)!r} does not exist")
+        try:
+            d = json.loads(p.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"model file {str(p)!r} is not valid JSON ({exc})") from None
+        return ERModel.from_dict(d)
+    raise TypeError(f"model must be a path to a model JSON, a dict or an ERModel; got {type(model).__name__}")
+
+
+def is_saved_model(model: Any) -> bool:
+    """True when ``model`` names a saved model rather than a supervised model kind."""
+    if isinstance(model, (ERModel, dict)) or (hasattr(model, "blocking") and hasattr(model, "features")):
+        return True
+    if isinstance(model, (str, os.PathLike)):
+        return str(model) not in ("logistic", "ridge")
+    return False
+
+
+# ---------------------------------------------------------------------------- incremental
+def _new_ids(old: pd.Series, k: int) -> list:
+    """``k`` fresh entity ids: above the largest numeric id, else ``e0, e1, …`` not taken."""
+    num = pd.to_numeric(old, errors="coerce")
+    if len(old) == 0 or num.notna().all():
+        top = int(num.max()) if len(old) else -1
+        return [top + 1 + i for i in range(k)]
+    taken = set(old.astype(str))
+    out, i = [], 0
+    while len(out) < k:
+        c = f"e{i}"
+        if c not in taken:
+            out.append(c)
+        i += 1
+    return out
+
+
+def resolve_incremental(
+    records: Any,
+    existing: Any,
+    model: Any,
+    *,
+    id_col: str | None = None,
+    entity_col: str = "entity_id",
+    method: str | None = None,
+    threshold: float | None = None,
+    time_limit: float | None = None,
+    complete_components: int = 1000,
+):
+    """Resolve new ``records`` against an ``existing`` clustering with a saved model.
+
+    Parameters
+    ----------
+    records : DataFrame or path
+        The new records (same columns as the model's fields; ids distinct from the
+        existing ones).
+    existing : DataFrame or path
+        The earlier output: one row per record with its id, ``entity_col`` and the
+        fields (what ``trustlab resolve --output`` writes).
+    model : path, dict or ERModel
+    id_col : str, optional
+        Id column (default: the model's, else ``id``).
+    entity_col : str
+        Entity id column of ``existing``.
+
+    Returns
+    -------
+    Resolution
+        Old and new records (old first) with their entity ids; see the module docstring
+        for exactly when an existing id changes.
+
+    Examples
+    --------
+    >>> import trustlab, pandas as pd
+    >>> from trustlab.er import generate_records
+    >>> df = generate_records(220, random_state=1)
+    >>> old, new = df.iloc[:200], df.iloc[200:]
+    >>> f = "given_name:name,surname:name,date_of_birth:date,soc_sec_id:string"
+    >>> r0 = trustlab.resolve(old, id_col="rec_id", fields=f)
+    >>> r1 = trustlab.resolve(new, model=r0, existing=r0.to_frame(records=True))
+    >>> before = dict(zip(r0.ids, r0.entity))
+    >>> after = dict(zip(r1.ids, r1.entity))
+    >>> len(r1.ids), int(sum(after[k] != v for k, v in before.items()))
+    (220, 0)
+    """
+    from trustlab.er.blocking import BlockingStats, block, reduction_ratio
+    from trustlab.er.cluster import cluster_pairs
+    from trustlab.er.linking import _as_frame
+    from trustlab.er.pipeline import Resolution, _component_completion
+    from trustlab.er.scoring import FeatureMatrix, to_weights
+    import time
+
+    t0 = time.perf_counter()
+    mdl = load_model(model)
+    st = mdl.settings
+    method = method or st.get("method", "xer")
+    if method not in ("xer", "connected_components"):
+        raise ValueError(f"incremental resolution supports method 'xer' or 'connected_components'; got {method!r}")
+    weights = st.get("weights", "logit")
+    if threshold is None:
+        threshold = st.get("threshold")
+    new = _as_frame(records, "records").reset_index(drop=True)
+    old = _as_frame(existing, "existing").reset_index(drop=True)
+    idc = id_col or st.get("id_col") or ("id" if "id" in new.columns else None)
+    if idc is None or idc == "_row":
+        raise ValueError("incremental resolution needs a record id column in both tables; pass id_col=... (CLI --id-col)")
+    for nm, t, cols in (("records", new, [idc]), ("existing", old, [idc, entity_col])):
+        miss = [c for c in cols + [c for f in mdl.fields for c in f.columns()] if c not in t.columns]
+        if miss:
+            raise ValueError(
+                f"{nm} lacks column(s) {sorted(set(miss))} that the model or the ids need; it has "
+                f"{list(map(str, t.columns))}" + (" (write the earlier output with its records: "
+                                                   "`trustlab resolve ... --output`)" if nm == "existing" else "")
+            )
+    if old[entity_col].isna().any():
+        raise ValueError(f"existing has records without an {entity_col!r}")
+    clash = set(old[idc].astype(str)) & set(new[idc].astype(str))
+    if clash:
+        raise ValueError(f"{len(clash)} new record id(s) already exist, e.g. {sorted(clash)[:5]}; ids must be new")
+    n_old, n_new = len(old), len(new)
+    cols = [c for c in old.columns if c != entity_col]
+    allc = list(dict.fromkeys([*cols, *new.columns]))
+    df = pd.concat([old.reindex(columns=allc), new.reindex(columns=allc)], ignore_index=True)
+    for c in allc:  # the old output was read back as text: align dtypes for comparisons
+        if df[c].dtype == object:
+            continue
+        df[c] = df[c].astype(object).where(df[c].notna(), None)
+    n = len(df)
+    # 1. candidate pairs touching a new record
+    rules = mdl.rules_for(df)
+    if rules == ["all"] or "all" in rules:
+        i_new = np.arange(n_old, n, dtype=np.int64)
+        a = np.repeat(i_new, n)
+        b = np.tile(np.arange(n, dtype=np.int64), n_new)
+        P = np.stack([np.minimum(a, b), np.maximum(a, b)], axis=1)
+        P = P[P[:, 0] != P[:, 1]]
+        P = np.unique(P, axis=0)
+    else:
+        P = block(df, rules, max_block_size=int(st.get("max_block_size", 200)))
+        P = P[(P[:, 0] >= n_old) | (P[:, 1] >= n_old)]
+    prob, fm = mdl.score(df, P)
+    w = to_weights(prob, weights)
+    # 2. nodes: one per existing entity, one per new record
+    ent_codes, ent_vals = pd.factorize(old[entity_col].astype(str))
+    n_ent = len(ent_vals)
+    node = np.r_[ent_codes.astype(np.int64), n_ent + np.arange(n_new, dtype=np.int64)]
+    n_nodes = n_ent + n_new
+    # 3. complete record pairs between the nodes of each positive component
+    wk = w if threshold is None else np.where(w >= threshold, w, -1.0)
+    NP = np.sort(np.stack([node[P[:, 0]], node[P[:, 1]]], axis=1), axis=1) if len(P) else np.empty((0, 2), np.int64)
+    members = pd.Series(np.arange(n_old)).groupby(ent_codes).apply(list).to_dict()
+    if complete_components and len(NP):
+        # node pairs inside positive components (of nodes) that no candidate pair covers
+        extra_nodes = _component_completion(n_nodes, NP[NP[:, 0] != NP[:, 1]], wk[NP[:, 0] != NP[:, 1]],
+                                            int(complete_components))
+        # every record pair between two nodes of a component (also those blocking missed)
+        touched = np.unique(np.r_[NP[wk > 0].ravel(), extra_nodes.ravel()])
+        recs_of = {v: (members.get(v, []) if v < n_ent else [n_old + v - n_ent]) for v in touched.tolist()}
+        have = set(map(tuple, P.tolist()))
+        allnp = np.r_[NP[wk > 0], extra_nodes] if len(extra_nodes) else NP[wk > 0]
+        add = []
+        for u, v in {tuple(x) for x in allnp.tolist()}:
+            if u == v:
+                continue
+            for ra in recs_of[u]:
+                for rb in recs_of[v]:
+                    q = (min(ra, rb), max(ra, rb))
+                    if q not in have:
+                        have.add(q)
+                        add.append(q)
+        if add:
+            X = np.array(add, np.int64)
+            px, fx = mdl.score(df, X)
+            P = np.concatenate([P, X])
+            prob = np.concatenate([prob, px])
+            w = np.concatenate([w, to_weights(px, weights)])
+            fm = FeatureMatrix(X=np.vstack([fm.X, fx.X]), names=fm.names, field_of=fm.field_of,
+                               primary=fm.primary, fields=fm.fields)
+            NP = np.sort(np.stack([node[P[:, 0]], node[P[:, 1]]], axis=1), axis=1)
+    # 4. node weights: sum of the record-pair weights between two nodes
+    keep = NP[:, 0] != NP[:, 1] if len(NP) else np.zeros(0, bool)
+    if keep.any():
+        code = NP[keep, 0] * n_nodes + NP[keep, 1]
+        uc, inv = np.unique(code, return_inverse=True)
+        NW = np.bincount(inv.ravel(), weights=w[keep])
+        NPu = np.stack([uc // n_nodes, uc % n_nodes], axis=1)
+    else:
+        NPu, NW = np.empty((0, 2), np.int64), np.zeros(0)
+    kw: dict[str, Any] = {}
+    if method == "xer":
+        kw = {"time_limit": time_limit if time_limit is not None else st.get("time_limit")}
+    cr = cluster_pairs(n_nodes, NPu, NW, method=method, threshold=threshold, **kw)
+    lab = cr.labels
+    # 5. ids: existing ids kept; merges keep the smallest id; fresh ids for new clusters
+    old_ids_of_node = pd.Series(old[entity_col].to_numpy()).groupby(ent_codes).first()
+    num = pd.to_numeric(old[entity_col], errors="coerce")
+    numeric = bool(num.notna().all())
+    conv = (lambda v: int(pd.to_numeric(v))) if numeric else (lambda v: v)
+    cluster_id: dict[int, Any] = {}
+    for e in range(n_ent):
+        c = int(lab[e])
+        v = conv(old_ids_of_node.iloc[e])
+        cluster_id[c] = v if c not in cluster_id else min(cluster_id[c], v, key=lambda z: (str(type(z)), z))
+    fresh = sorted({int(lab[n_ent + k]) for k in range(n_new)} - set(cluster_id),
+                   key=lambda c: min(str(x) for x in new[idc].to_numpy()[lab[n_ent:] == c]))
+    ids_new = _new_ids(old[entity_col], len(fresh))
+    for c, v in zip(fresh, ids_new):
+        cluster_id[c] = v
+    entity = np.array([cluster_id[int(lab[node[r]])] for r in range(n)], dtype=object)
+    if numeric:
+        entity = entity.astype(np.int64)
+    n_merged = n_ent - len({int(lab[e]) for e in range(n_ent)})
+    stats = BlockingStats(n_records=n, n_candidate_pairs=int(len(P)), reduction_ratio=reduction_ratio(len(P), n))
+    stats.rules = list(rules)
+    cr.info.update({"incremental": True, "n_existing": n_old, "n_new": n_new, "n_merged_entities": int(n_merged),
+                    "n_new_entities": len(fresh)})
+    fw = None
+    if not mdl.supervised and hasattr(mdl.scorer, "field_weights"):
+        fw = mdl.scorer.field_weights(df, P, fm) if len(P) else np.zeros((0, len(mdl.fields)))
+    # per-record component for explanations: the node's cluster
+    cr.labels = pd.factorize(entity)[0].astype(np.int64)
+    cr.component = np.asarray(cr.component)[node]
+    res = Resolution(
+        ids=df[idc].to_numpy(), entity=entity, id_col=idc, pairs=P, prob=prob, weights=w, features=fm,
+        clusters=cr, blocking=stats, seconds={"total": time.perf_counter() - t0}, model=mdl.scorer,
+    )
+    res.records = df
+    if hasattr(res, "field_weights"):
+        res.field_weights = fw
+    res.settings = dict(st)
+    return res
