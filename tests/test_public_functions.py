@@ -302,3 +302,27 @@ def test_gpu_backend_without_gpu_is_one_line(capsys):
     if rc == 0:  # a real GPU is present
         pytest.skip("a usable GPU is present")
     assert rc == 2 and err.count("\n") == 1 and "backend='gpu'" in err, err
+
+
+def _moon_moser(k: int) -> np.ndarray:
+    """The complete k-partite graph with parts of 3: 3**k maximal cliques on 3k nodes."""
+    n = 3 * k
+    return np.array([(u, v) for u in range(n) for v in range(u + 1, n) if u // 3 != v // 3])
+
+
+def test_clique_output_is_capped_before_memory_runs_out(tmp_path, capsys):
+    from trustlab.cliques import CliqueOutputLimitError, count_maximal_cliques, maximal_cliques
+
+    small = _moon_moser(4)  # 81 cliques of 4: 81 * (4 * 4 + 8) = 1944 bytes
+    assert len(maximal_cliques(small, max_output_bytes=1944)) == 81
+    with pytest.raises(CliqueOutputLimitError, match="max_output_bytes"):
+        maximal_cliques(small, max_output_bytes=1943)
+    with pytest.raises(CliqueOutputLimitError, match="max_cliques"):
+        maximal_cliques(small, max_cliques=80)
+    assert count_maximal_cliques(small) == 81
+    # 3**18 (387 million) maximal cliques: stops at the cap, in well under a second
+    big = tmp_path / "mm54.txt"
+    big.write_text("".join(f"{u} {v}\n" for u, v in _moon_moser(18)))
+    _one_line_error(capsys, ["cliques", str(big), "--max-output-bytes", "100000"], "max_output_bytes=100,000",
+                    "--count")
+    _one_line_error(capsys, ["cliques", str(big), "--min-size", "1e20"], "--min-size")

@@ -16,12 +16,16 @@ from typing import Any, Callable, Iterator
 import numpy as np
 
 from trustlab._backend import GPUUnavailableError, resolve_backend
-from trustlab._validation import check_int
+import numbers
+
+from trustlab._validation import Interval, validate_params
 from trustlab.graph import CSRGraph, as_csr_graph
 
 __all__ = [
     "CliqueResult",
     "CliqueCountLimitError",
+    "CliqueOutputLimitError",
+    "DEFAULT_MAX_OUTPUT_BYTES",
     "maximal_cliques",
     "count_maximal_cliques",
     "count_cliques",
@@ -30,6 +34,18 @@ __all__ = [
 
 class CliqueCountLimitError(ValueError):
     """Raised by :func:`count_cliques` when the number of cliques exceeds ``max_count``."""
+
+
+class CliqueOutputLimitError(ValueError):
+    """Raised by :func:`maximal_cliques` when the output would pass ``max_cliques`` or
+    ``max_output_bytes``; enumeration stops as soon as a limit is passed, so memory
+    stays bounded."""
+
+
+#: default cap on the memory of the stored cliques (4-byte member ids + 8-byte offsets)
+DEFAULT_MAX_OUTPUT_BYTES = 2**30
+
+_BIG = np.iinfo(np.int64).max
 
 
 @dataclass
@@ -105,10 +121,6 @@ class CliqueResult:
         return sp.csr_matrix((data, (self.indices, cols)), shape=(len(self.nodes), ncl))
 
 
-def _check_min_size(min_size: Any, func: str) -> int:
-    return check_int(min_size, "min_size", low=1, func=func)
-
-
 def _n_threads() -> int:
     """Threads to use: ``numba.get_num_threads()`` once Numba's parallel runtime is
     up (it honours ``numba.set_num_threads``), else ``NUMBA_NUM_THREADS`` without
@@ -150,7 +162,8 @@ def _prepare(g: CSRGraph):
 
 
 def _run_chunks(g: CSRGraph, min_size: int, materialize: bool,
-                progress: Callable[[int], None] | None = None):
+                progress: Callable[[int], None] | None = None,
+                max_cliques: int | None = None, max_output_bytes: int | None = None):
     """Run :func:`~trustlab.kernels.cliques_cpu.enumerate_chunk` over equal-work
     chunks of top-level vertices on a thread pool (the kernel releases the GIL).
     Returns ``(total count, parts)``. One thread, or one chunk, runs inline: the
@@ -162,9 +175,28 @@ def _run_chunks(g: CSRGraph, min_size: int, materialize: bool,
     chunk_ptr, verts = _schedule(g, rank, nt)
     n_chunks = chunk_ptr.shape[0] - 1
 
+    import threading
+
+    lock = threading.Lock()
+    kept = [0, 0, 0]  # cliques, stored member ids, top-level vertices done
+    stop = threading.Event()
+
     def job(c: int):
+        if stop.is_set():
+            return None
+        with lock:  # each chunk may use what the finished ones left of the budget
+            left_c = _BIG if max_cliques is None else max_cliques - kept[0]
+            left_m = _BIG if max_output_bytes is None else (max_output_bytes - 8 * kept[0] - 4 * kept[1]) // 4
         out = enumerate_chunk(g.indptr, g.indices, rank, verts[chunk_ptr[c]:chunk_ptr[c + 1]],
-                              min_size, materialize)
+                              min_size, materialize, max(left_c, 0), max(left_m, 0))
+        with lock:
+            if int(out[2]) < 0:
+                stop.set()
+                return None
+            if materialize:
+                kept[0] += int(out[2])
+                kept[1] += int(out[1].shape[0])
+            kept[2] += int(chunk_ptr[c + 1] - chunk_ptr[c])
         if progress is not None:
             progress(int(chunk_ptr[c + 1] - chunk_ptr[c]))
         return out
@@ -174,11 +206,23 @@ def _run_chunks(g: CSRGraph, min_size: int, materialize: bool,
     else:
         with ThreadPoolExecutor(max_workers=min(nt, n_chunks)) as ex:
             parts = list(ex.map(job, range(n_chunks)))
+    if stop.is_set():
+        done = kept[2] / max(g.n_nodes, 1)
+        limit = (f"max_output_bytes={max_output_bytes:,}" if max_cliques is None
+                 else f"max_cliques={max_cliques:,}" if max_output_bytes is None
+                 else f"max_cliques={max_cliques:,} or max_output_bytes={max_output_bytes:,}")
+        raise CliqueOutputLimitError(
+            f"maximal_cliques stopped after {done:.0%} of the vertices: the output passed {limit}. "
+            "Count the cliques without storing them with count_maximal_cliques (CLI: trustlab "
+            "cliques --count), raise min_size, or lift the cap with max_output_bytes=None / "
+            "max_cliques=None (CLI: --max-output-bytes 0, --max-cliques 0) if the memory is there."
+        )
     return sum(int(p[2]) for p in parts), parts
 
 
-def _enumerate_cpu(g: CSRGraph, min_size: int, progress: Callable[[int], None] | None = None):
-    _, parts = _run_chunks(g, min_size, True, progress)
+def _enumerate_cpu(g: CSRGraph, min_size: int, progress: Callable[[int], None] | None = None,
+                   max_cliques: int | None = None, max_output_bytes: int | None = None):
+    _, parts = _run_chunks(g, min_size, True, progress, max_cliques, max_output_bytes)
     n_cl = sum(int(p[2]) for p in parts)
     n_mem = sum(int(p[1].shape[0]) for p in parts)
     indptr = np.zeros(n_cl + 1, dtype=np.int64)
@@ -217,12 +261,21 @@ def _enumerate_gpu(g: CSRGraph, min_size: int):
     return ip, ix
 
 
+_MIN_SIZE = [Interval(numbers.Integral, 1, 2**31 - 1, closed="both")]
+_BACKEND = [{"auto", "cpu", "gpu"}]
+_CAP = [Interval(numbers.Integral, 1, None, closed="left"), None]
+
+
+@validate_params({"graph": [object], "min_size": _MIN_SIZE, "backend": _BACKEND,
+                  "progress": ["boolean", "callable"], "max_cliques": _CAP, "max_output_bytes": _CAP})
 def maximal_cliques(
     graph: Any,
     *,
     min_size: int = 1,
     backend: str = "auto",
     progress: bool | Callable[[int], None] = False,
+    max_cliques: int | None = None,
+    max_output_bytes: int | None = DEFAULT_MAX_OUTPUT_BYTES,
 ) -> CliqueResult:
     """Enumerate every maximal clique of an undirected graph.
 
@@ -243,6 +296,15 @@ def maximal_cliques(
     progress : bool or callable, default False
         ``True`` shows a tqdm bar over top-level vertices (CPU backend); a callable
         is called with the number of top-level vertices finished after each chunk.
+    max_cliques : int or None, default None
+        Stop with :class:`CliqueOutputLimitError` once more than this many cliques
+        would be stored (``None``: no count cap).
+    max_output_bytes : int or None, default 2**30 (1 GiB)
+        Stop with :class:`CliqueOutputLimitError` once the stored cliques (4 bytes per
+        member, 8 per clique) would pass this size; ``None`` lifts the cap. The peak
+        memory of a run is a small multiple of this (growing buffers, one final copy).
+        Graphs such as Moon–Moser graphs have exponentially many maximal cliques; the
+        cap turns "runs out of memory" into a clear error (CPU backend).
 
     Returns
     -------
@@ -285,7 +347,6 @@ def maximal_cliques(
     >>> sorted(maximal_cliques([[0, 1], [1, 2], [2, 0], [2, 3]]).to_list())
     [[0, 1, 2], [2, 3]]
     """
-    min_size = _check_min_size(min_size, "maximal_cliques")
     g = as_csr_graph(graph)
     be = resolve_backend(backend, size=g.n_edges, need="numba-cuda", func="maximal_cliques")
     if be == "gpu":
@@ -301,13 +362,14 @@ def maximal_cliques(
     elif callable(progress):
         cb = progress
     try:
-        indptr, indices = _enumerate_cpu(g, min_size, cb)
+        indptr, indices = _enumerate_cpu(g, min_size, cb, max_cliques, max_output_bytes)
     finally:
         if bar is not None:
             bar.close()
     return CliqueResult(indptr, indices, g.nodes, backend="cpu")
 
 
+@validate_params({"graph": [object], "min_size": _MIN_SIZE, "backend": _BACKEND})
 def count_maximal_cliques(graph: Any, *, min_size: int = 1, backend: str = "auto") -> int:
     """Number of maximal cliques (with at least ``min_size`` vertices), without storing them.
 
@@ -332,7 +394,6 @@ def count_maximal_cliques(graph: Any, *, min_size: int = 1, backend: str = "auto
     >>> count_maximal_cliques(nx.karate_club_graph(), min_size=3)
     25
     """
-    min_size = _check_min_size(min_size, "count_maximal_cliques")
     g = as_csr_graph(graph)
     be = resolve_backend(backend, size=g.n_edges, need="numba-cuda", func="count_maximal_cliques")
     if be == "gpu":
@@ -341,6 +402,8 @@ def count_maximal_cliques(graph: Any, *, min_size: int = 1, backend: str = "auto
     return _run_chunks(g, min_size, materialize=False)[0]
 
 
+@validate_params({"graph": [object], "max_count": [Interval(numbers.Integral, 0, None, closed="left")],
+                  "min_size": _MIN_SIZE})
 def count_cliques(graph: Any, *, max_count: int = 10_000_000, min_size: int = 1) -> int:
     """Number of *all* cliques with at least ``min_size`` vertices (|C| in xER Table 1).
 
@@ -376,8 +439,6 @@ def count_cliques(graph: Any, *, max_count: int = 10_000_000, min_size: int = 1)
     >>> count_cliques(nx.complete_graph(4), min_size=3)
     5
     """
-    min_size = _check_min_size(min_size, "count_cliques")
-    max_count = check_int(max_count, "max_count", low=0, func="count_cliques")
     g = as_csr_graph(graph)
     from trustlab.kernels.cliques_cpu import count_all_cliques
 

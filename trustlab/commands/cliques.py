@@ -1,6 +1,7 @@
 """``trustlab cliques EDGEFILE``: enumerate the maximal cliques of an edge-list graph."""
 from __future__ import annotations
 
+import numbers
 import sys
 import time
 import warnings
@@ -8,7 +9,10 @@ from pathlib import Path
 
 import numpy as np
 
-from trustlab.commands._common import CLIError, add_output_flags, atomic_path, atomic_write, emit_json, show_progress
+from trustlab._validation import Interval
+
+from trustlab.commands._common import (CLIError, add_output_flags, atomic_path, atomic_write, constrained, emit_json,
+                                      show_progress)
 
 HELP = "enumerate the maximal cliques of a graph given as an edge file"
 
@@ -85,6 +89,9 @@ def _read_edge_file_python(path: Path):
     return csr_from_edges(inv[:m], inv[m:], int(labels.shape[0]), nodes=labels)
 
 
+_CAP0 = Interval(numbers.Integral, 0, None, closed="left")
+
+
 def register(subparsers) -> None:
     p = subparsers.add_parser(
         "cliques",
@@ -100,8 +107,15 @@ def register(subparsers) -> None:
     p.add_argument("edgefile", metavar="EDGEFILE", help="whitespace-separated edge list")
     p.add_argument("--backend", choices=["auto", "cpu", "gpu"], default="auto",
                    help="where to run (default: auto)")
-    p.add_argument("--min-size", type=int, default=1, metavar="K",
-                   help="report only maximal cliques with at least K nodes (default: 1)")
+    p.add_argument("--min-size", type=constrained("trustlab.cliques:maximal_cliques", "min_size"), default=1,
+                   metavar="K", help="report only maximal cliques with at least K nodes (default: 1)")
+    p.add_argument("--count", action="store_true",
+                   help="only count the maximal cliques (no memory for the output, no cap)")
+    p.add_argument("--max-cliques", type=constrained([_CAP0]), default=0, metavar="N",
+                   help="stop with an error past N cliques (default 0: no count cap)")
+    p.add_argument("--max-output-bytes", type=constrained([_CAP0]), default=2**30, metavar="B",
+                   help="stop with an error once the stored cliques pass B bytes (default 1 GiB; "
+                        "0 lifts the cap)")
     p.add_argument("--output", "-o", metavar="FILE", default=None,
                    help="write the cliques to FILE (.txt: one clique per line; .npz: CSR arrays)")
     add_output_flags(p)
@@ -144,18 +158,34 @@ def run(args) -> int:
     from trustlab._backend import GPUUnavailableError
     from trustlab.cliques import maximal_cliques
 
-    if args.min_size < 1:
-        raise CLIError(f"--min-size must be >= 1, got {args.min_size}")
     t0 = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         g = read_edge_file(args.edgefile)
     for w in caught:  # one line on stderr, never a warning traceback-style dump
         print(f"trustlab cliques: warning: {w.message}", file=sys.stderr)
+    if args.count:
+        from trustlab.cliques import count_maximal_cliques
+
+        try:
+            n = count_maximal_cliques(g, min_size=args.min_size, backend=args.backend)
+        except GPUUnavailableError as exc:
+            raise CLIError(str(exc)) from None
+        summary = {"n_nodes": g.n_nodes, "n_edges": g.n_edges, "n_maximal_cliques": n,
+                   "min_size": args.min_size, "seconds": round(time.perf_counter() - t0, 6)}
+        if args.json:
+            emit_json(summary)
+        elif not args.quiet:
+            print(f"{n} maximal cliques (min size {args.min_size}) in a graph of {g.n_nodes} nodes "
+                  f"and {g.n_edges} edges ({summary['seconds']:.3f} s)")
+        return 0
+    from trustlab.cliques import CliqueOutputLimitError
+
     try:
         res = maximal_cliques(g, min_size=args.min_size, backend=args.backend,
-                              progress=show_progress(args))
-    except GPUUnavailableError as exc:
+                              progress=show_progress(args), max_cliques=args.max_cliques or None,
+                              max_output_bytes=args.max_output_bytes or None)
+    except (GPUUnavailableError, CliqueOutputLimitError) as exc:
         raise CLIError(str(exc)) from None
     if args.output:
         _write_output(res, args.output)

@@ -170,7 +170,7 @@ def _emit(v, size, univ, R, tmp, sizes, members, n_sizes, n_members):
 
 
 @njit(cache=True, nogil=True)
-def enumerate_chunk(indptr, indices, rank, verts, min_size, materialize):
+def enumerate_chunk(indptr, indices, rank, verts, min_size, materialize, max_count, max_members):
     """Enumerate the maximal cliques whose lowest-ranked vertex is in ``verts``.
 
     Parameters
@@ -185,12 +185,17 @@ def enumerate_chunk(indptr, indices, rank, verts, min_size, materialize):
         Only cliques with at least ``min_size`` vertices are reported.
     materialize : bool
         When False only counts are kept (``sizes``/``members`` stay empty).
+    max_count, max_members : int
+        With ``materialize``, stop as soon as more than ``max_count`` cliques would be
+        kept, or the output would pass ``max_members`` 4-byte words (one per stored
+        vertex id, two per clique offset); ``count`` is then
+        returned as -1 (the output limit was hit) and the arrays are empty.
 
     Returns
     -------
     sizes : int32 array (one entry per clique)
     members : int32 array (the concatenated, per-clique sorted vertex ids)
-    count : int64 number of cliques
+    count : int64 number of cliques (-1: an output limit was hit)
     max_size : int64 size of the largest clique reported (0 if none)
     """
     n = indptr.shape[0] - 1
@@ -387,6 +392,8 @@ def enumerate_chunk(indptr, indices, rank, verts, min_size, materialize):
                         if materialize:
                             sizes, members, n_sizes, n_members = _emit(
                                 v, size, univ, R, tmp, sizes, members, n_sizes, n_members)
+                            if n_sizes > max_count or n_members + 2 * n_sizes > max_members:
+                                return sizes[:0].copy(), members[:0].copy(), -1, max_size
                     continue
                 if (nP & (nP - _ONE)) == _ZERO:
                     # one candidate q left: R + q is maximal iff no vertex of X sees all of it
@@ -399,6 +406,8 @@ def enumerate_chunk(indptr, indices, rank, verts, min_size, materialize):
                         if materialize:
                             sizes, members, n_sizes, n_members = _emit(
                                 v, size + 1, univ, R, tmp, sizes, members, n_sizes, n_members)
+                            if n_sizes > max_count or n_members + 2 * n_sizes > max_members:
+                                return sizes[:0].copy(), members[:0].copy(), -1, max_size
                     continue
                 if size + np.int64(_popcount(nP)) < min_size:
                     continue
@@ -499,6 +508,8 @@ def enumerate_chunk(indptr, indices, rank, verts, min_size, materialize):
                     if materialize:
                         sizes, members, n_sizes, n_members = _emit(
                             v, size, univ, R, tmp, sizes, members, n_sizes, n_members)
+                        if n_sizes > max_count or n_members + 2 * n_sizes > max_members:
+                            return sizes[:0].copy(), members[:0].copy(), -1, max_size
                 continue
             if size + npc < min_size:
                 continue

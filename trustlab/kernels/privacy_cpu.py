@@ -137,7 +137,7 @@ def _uniform(st):
     return float(np.int64(_next(st) >> _U64(11))) * _TWO_M53
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _normal(st):
     """Standard normal by the 256-layer ziggurat (exact)."""
     while True:
@@ -223,15 +223,12 @@ def _noise_rows(out, P, scale, key0, key1, row_offset, lo, hi, st, z):
     bad = 0
     for i in range(lo, hi):
         f = _radial_row(st, z, key0, key1, row_offset + i, shape, scale)
-        acc = 0.0
         for j in range(k):
             out[i, j] = np.float64(P[i, j]) + f * z[j]
-            acc += out[i, j] * 0.0  # NaN iff a stored value is NaN or +-inf (in out's dtype)
-        if acc != 0.0:
-            for j in range(k):
-                x = out[i, j]
-                if not (x - x == 0.0):
-                    bad += 1
+        for j in range(k):
+            x = out[i, j]
+            if not (x - x == 0.0):  # NaN or +-inf (after rounding to out's dtype)
+                bad += 1
     return bad
 
 
