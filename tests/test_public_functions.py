@@ -326,3 +326,60 @@ def test_clique_output_is_capped_before_memory_runs_out(tmp_path, capsys):
     _one_line_error(capsys, ["cliques", str(big), "--max-output-bytes", "100000"], "max_output_bytes=100,000",
                     "--count")
     _one_line_error(capsys, ["cliques", str(big), "--min-size", "1e20"], "--min-size")
+
+
+def test_resolve_bad_encoding_and_undecodable_file(tmp_path, capsys):
+    f = tmp_path / "people.csv"
+    f.write_bytes("id,name\n1,Zo\xe9\n2,Zoe\n".encode("latin-1"))
+    _one_line_error(capsys, ["resolve", str(f), "--encoding", "bogus-enc"], "encoding", "bogus-enc")
+    line = _one_line_error(capsys, ["resolve", str(f)], "people.csv")
+    assert "--encoding" in line
+
+
+def test_resolve_rejects_unknown_solver_options_and_bad_fields():
+    import pandas as pd
+
+    from trustlab.er import resolve
+
+    df = pd.DataFrame({"id": [1, 2, 3], "name": ["ann", "anne", "bob"]})
+    with pytest.raises(ValueError, match="solver_options.*bogus_key"):
+        resolve(df, id_col="id", fields=["name"], solver_options={"bogus_key": 1})
+    with pytest.raises(ValueError, match="'fields' parameter of resolve"):
+        resolve(df, id_col="id", fields=5)
+    with pytest.raises(ValueError, match="'max_block_size' parameter of resolve"):
+        resolve(df, id_col="id", max_block_size=2.5)
+
+
+def test_partition_rejects_duplicate_nodes_and_complex_weights():
+    from trustlab import partition
+
+    W = np.array([[0.0, 1.0, -1.0], [1.0, 0.0, 1.0], [-1.0, 1.0, 0.0]])
+    with pytest.raises(ValueError, match="distinct"):
+        partition(W, nodes=["a", "a", "b"])
+    with pytest.raises(ValueError, match="complex"):
+        partition(W.astype(complex))
+    with pytest.raises(ValueError, match="'decompose' parameter of partition"):
+        partition(W, decompose="no")
+
+
+def test_partition_default_budget_is_finite():
+    from trustlab.solvers.api import default_time_limit, partition
+
+    W = np.array([[0.0, 1.0], [1.0, 0.0]])
+    r = partition(W, method="cpp")
+    assert r.status == "optimal"
+    assert default_time_limit(10**9) == 600.0
+    assert partition(W, time_limit=float("inf")).status == "optimal"
+
+
+def test_privatize_refuses_allocation_beyond_memory_and_zero_input_record_is_json():
+    import json
+
+    from trustlab.privacy import privatize
+
+    X = np.random.default_rng(0).standard_normal((4, 20))
+    with pytest.raises(ValueError, match="GiB"):
+        privatize(X, epsilon=1.0, m=10**9, allow_m_above_d=True, random_state=0)
+    rec = privatize(np.zeros((3, 20)), epsilon=1.0, random_state=0).record.to_dict()
+    json.dumps(rec, allow_nan=False)  # no NaN in the public record
+    assert rec["empirical_sensitivity"] is None

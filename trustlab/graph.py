@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from trustlab._validation import Interval, Options, validate_params
+from trustlab._validation import Interval, validate_params
 
 __all__ = ["CSRGraph", "as_csr_graph", "csr_from_edges"]
 

@@ -1,9 +1,16 @@
 """``trustlab privatize`` (private release of a vector file) and ``trustlab privacy-eval``."""
 from __future__ import annotations
 
+import numbers
 import sys
 
-from trustlab.commands._common import CLIError, add_output_flags, emit_json, show_progress
+from trustlab._validation import Interval
+from trustlab.commands._common import CLIError, add_output_flags, constrained, emit_json, seed_type, show_progress
+
+_API = "trustlab.privacy.mechanisms:privatize"  # the declared constraints the options share
+_EVAL = "trustlab.privacy.evaluation:evaluate"  # the declared constraints the options share
+
+_THREADS = Interval(numbers.Integral, 1, 4096, closed="both")
 
 
 def register(sub) -> None:
@@ -18,10 +25,12 @@ def register(sub) -> None:
         ),
     )
     p.add_argument("input", help="input vector file")
-    p.add_argument("--epsilon", type=float, required=True, help="privacy parameter epsilon > 0")
-    p.add_argument("--delta", type=float, default=1e-6, help="delta in (0, 1) (default 1e-6)")
-    p.add_argument("--beta", type=float, default=0.9, help="JL distortion beta in (0, 1) (default 0.9)")
-    p.add_argument("--m", type=int, default=None, help="projection dimension (default: calibrated from d, delta, beta)")
+    p.add_argument("--epsilon", type=constrained(_API, "epsilon"), required=True, help="privacy parameter epsilon > 0")
+    p.add_argument("--delta", type=constrained(_API, "delta"), default=1e-6, help="delta in (0, 1) (default 1e-6)")
+    p.add_argument("--beta", type=constrained(_API, "beta"), default=0.9,
+                   help="JL distortion beta in (0, 1) (default 0.9)")
+    p.add_argument("--m", type=constrained(_API, "m"), default=None,
+                   help="projection dimension (default: calibrated from d, delta, beta)")
     p.add_argument("--allow-m-above-d", action="store_true", help="permit m > d")
     p.add_argument("--mechanism", default="privemb", choices=["privemb", "m1"], help="privemb (M2, default) or m1")
     p.add_argument("--vocab", default=None, help="M1 only: vocabulary vector file for the nearest-neighbour swap")
@@ -29,12 +38,14 @@ def register(sub) -> None:
     p.add_argument("--record", default=None, help="also write the release record (JSON) to this file")
     p.add_argument("--dtype", default="float32", choices=["float32", "float64"],
                    help="storage dtype of the output (noise is drawn and added in float64)")
-    p.add_argument("--chunk-size", type=int, default=65536, help="rows per chunk (bounds memory)")
-    p.add_argument("--phi-seed", type=int, default=None, help="reuse the public projection of an earlier release")
-    p.add_argument("--seed", type=int, default=None,
+    p.add_argument("--chunk-size", type=constrained(_API, "chunk_size"), default=65536,
+                   help="rows per chunk (bounds memory)")
+    p.add_argument("--phi-seed", type=constrained(_API, "phi_seed"), default=None,
+                   help="reuse the public projection of an earlier release")
+    p.add_argument("--seed", type=seed_type(), default=None,
                    help="fix ALL randomness (reproducible, NOT private against whoever knows the seed)")
     p.add_argument("--backend", default="auto", choices=["auto", "cpu", "gpu"])
-    p.add_argument("--threads", type=int, default=None, help="Numba threads (default: all cores)")
+    p.add_argument("--threads", type=constrained([_THREADS]), default=None, help="Numba threads (default: all cores)")
     add_output_flags(p)
     p.set_defaults(func=run)
 
@@ -52,11 +63,13 @@ def register(sub) -> None:
     e.add_argument("--lexicon-dir", default=None, help="folder with opinion_lexicon_{positive,negative}.txt")
     e.add_argument("--epsilons", default="1,2,5,10", help="comma-separated epsilons (default 1,2,5,10)")
     e.add_argument("--betas", default="0.5,0.6,0.7,0.8,0.9", help="comma-separated betas")
-    e.add_argument("--delta", type=float, default=1e-6)
-    e.add_argument("--runs", type=int, default=3, help="releases averaged for the pair experiments")
-    e.add_argument("--svm-runs", type=int, default=10, help="80/20 splits for the SVM experiment")
+    e.add_argument("--delta", type=constrained(_EVAL, "delta"), default=1e-6)
+    e.add_argument("--runs", type=constrained(_EVAL, "runs"), default=3,
+                   help="releases averaged for the pair experiments")
+    e.add_argument("--svm-runs", type=constrained(_EVAL, "svm_runs"), default=10,
+                   help="80/20 splits for the SVM experiment")
     e.add_argument("--no-svm", action="store_true", help="skip the SVM experiment")
-    e.add_argument("--seed", type=int, default=None, help="seed for a reproducible report")
+    e.add_argument("--seed", type=seed_type(), default=None, help="seed for a reproducible report")
     e.add_argument("--output-dir", required=True, help="folder for the PNG plots and JSON")
     add_output_flags(e)
     e.set_defaults(func=run_eval)

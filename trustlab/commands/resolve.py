@@ -4,7 +4,10 @@ from __future__ import annotations
 import sys
 import time
 
-from trustlab.commands._common import CLIError, add_output_flags, atomic_path, emit_json, show_progress
+from trustlab.commands._common import (CLIError, add_output_flags, atomic_path, constrained, emit_json, seed_type,
+                                      show_progress)
+
+_API = "trustlab.er.pipeline:resolve"  # the declared constraints the options share
 
 
 def register(subparsers) -> None:
@@ -33,13 +36,16 @@ def register(subparsers) -> None:
     p.add_argument("--method", default="xer", help="xer (default), connected_components or hierarchical")
     p.add_argument("--compare", default="", help="baseline methods to run on the same scores, comma separated")
     p.add_argument("--blocking", help="blocking rules separated by ';', e.g. 'token:name;key:zip'")
-    p.add_argument("--max-block-size", type=int, default=None, help="purge blocks larger than this (default 200)")
-    p.add_argument("--threshold", type=float, default=None, help="xER blocking threshold T on the signed weights")
-    p.add_argument("--time-limit", type=float, default=None,
+    p.add_argument("--max-block-size", type=constrained(_API, "max_block_size"), default=None,
+                   help="purge blocks larger than this (default 200)")
+    p.add_argument("--threshold", type=constrained(_API, "threshold"), default=None,
+                   help="xER blocking threshold T on the signed weights")
+    p.add_argument("--time-limit", type=constrained(_API, "time_limit"), default=None,
                    help="seconds per component for the partition layer (> 0; default scales with the "
                         "component size, 10 s + 1 s per 20 records, at most 120 s)")
-    p.add_argument("--train-fraction", type=float, default=0.5, help="share of labelled pairs used for training")
-    p.add_argument("--seed", type=int, default=0, help="seed of the training split")
+    p.add_argument("--train-fraction", type=constrained(_API, "train_fraction"), default=0.5,
+                   help="share of labelled pairs used for training")
+    p.add_argument("--seed", type=seed_type(), default=0, help="seed of the training split")
     p.add_argument("--encoding", default=None, help="text encoding of INPUT (default utf-8)")
     p.add_argument("--output", "-o", help="write one row per input record here (atomically): [source,] id, "
                    "entity_id, then the record's columns (CSV, or parquet by extension)")

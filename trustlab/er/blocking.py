@@ -16,12 +16,14 @@ pandas for keys, a Numba kernel to emit the pairs of each block.
 """
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
 import pandas as pd
 
+from trustlab._validation import Interval, validate_params
 from trustlab.er import _kernels as K
 from trustlab.er.records import Field
 
@@ -127,6 +129,7 @@ def default_blocking_rules(fields: Sequence[Field], n: int) -> list[str]:
     return rules or ["sorted:" + fields[0].columns()[0] + ":10"]
 
 
+@validate_params({"df": [pd.DataFrame], "rules": [str, "sequence"], "max_block_size": [Interval(numbers.Integral, 2, None, closed="left")]})
 def block(
     df: pd.DataFrame,
     rules: Sequence[str] | str,
@@ -185,12 +188,14 @@ class BlockingStats:
         return dict(self.__dict__)
 
 
+@validate_params({"n_pairs": [Interval(numbers.Integral, 0, None, closed="left")], "n": [Interval(numbers.Integral, 0, None, closed="left")]})
 def reduction_ratio(n_pairs: int, n: int) -> float:
     """``1 - candidate pairs / all pairs``."""
     tot = n * (n - 1) / 2
     return float(1.0 - n_pairs / tot) if tot > 0 else 1.0
 
 
+@validate_params({"pairs": ["array-like"], "truth": ["array-like"]})
 def pair_completeness(pairs: np.ndarray, truth: np.ndarray) -> float:
     """Share of the true matching pairs that survive blocking."""
     truth = np.asarray(truth)
@@ -223,6 +228,8 @@ _MBS = [200]
 _KEYABLE = ("name", "string", "address", "phone", "email", "postcode", "code", "exact", "date")
 
 
+@validate_params({"df": [pd.DataFrame], "fields": ["sequence"], "max_block_size": [Interval(numbers.Integral, 2, None, closed="left")],
+                  "pairs_per_record": [Interval(numbers.Integral, 1, None, closed="left")]})
 def adaptive_blocking_rules(
     df: pd.DataFrame,
     fields: Sequence[Field],
@@ -289,6 +296,7 @@ def rule_hits(df: pd.DataFrame, rules: Sequence[str], pairs: np.ndarray, *, max_
     return H
 
 
+@validate_params({"hits": ["array-like"], "is_match": ["array-like"]})
 def estimate_pair_completeness(hits: np.ndarray, is_match: np.ndarray) -> float | None:
     """Label-free estimate of the share of true pairs the union of rules finds.
 

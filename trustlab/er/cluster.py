@@ -16,6 +16,7 @@ All methods take ``n`` records, candidate ``pairs`` (i < j) and signed ``weights
 """
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -23,7 +24,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
-from trustlab._validation import Registry, check_interval
+from trustlab._validation import Interval, Registry, check_interval, validate_params
 
 __all__ = ["CLUSTER_METHODS", "ClusterResult", "cluster_pairs"]
 
@@ -276,6 +277,8 @@ def _cluster_hc(n, pairs, weights, *, threshold=0.0, prob=None, p_threshold=0.5,
     )
 
 
+@validate_params({"n": [Interval(numbers.Integral, 0, None, closed="left")], "pairs": ["array-like"], "weights": ["array-like"], "method": [str],
+                  "threshold": [Interval(numbers.Real, None, None), None]})
 def cluster_pairs(
     n: int,
     pairs: Any,

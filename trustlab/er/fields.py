@@ -20,6 +20,8 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
+from trustlab._validation import validate_params
+
 __all__ = ["FieldChoice", "FieldInference", "infer_fields_report", "is_truth_like", "index_as_id"]
 
 _TRUTH_EXACT = {
@@ -198,6 +200,7 @@ def _classify(c: Any, s: pd.Series, n: int, id_col: str | None) -> FieldChoice:
     return FieldChoice(name, "field", "string", f"text ({mean_tok:.1f} words on average)")
 
 
+@validate_params({"df": [pd.DataFrame], "exclude": ["array-like"], "id_col": [str, None]})
 def infer_fields_report(
     df: pd.DataFrame,
     *,

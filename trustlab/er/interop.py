@@ -32,6 +32,7 @@ external tool scored, with the tool's decisions (probability >= 0.5) as labels.
 """
 from __future__ import annotations
 
+import numbers
 import warnings
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
@@ -39,6 +40,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import pandas as pd
 
+from trustlab._validation import Interval, validate_params
 from trustlab.er.cluster import CLUSTER_METHODS, ClusterResult, cluster_pairs
 from trustlab.er.scoring import to_weights
 
@@ -358,6 +360,12 @@ _COMMON_DOC = """
 """
 
 
+@validate_params({"predictions": [object], "ids": ["array-like", None], "id_col": [str, None], "method": [str],
+                  "weights": [{"logit", "centered"}], "threshold": [Interval(numbers.Real, None, None), None],
+                  "threshold_probability": [Interval(numbers.Real, 0, 1, closed="neither"), None],
+                  "id_column": [str], "cluster_column": [str], "scorer": ["callable", None],
+                  "complete_components": [Interval(numbers.Integral, 0, None, closed="left")],
+                  "left_col": [str, None], "right_col": [str, None], "prob_col": [str, None]})
 def cluster_splink_predictions(
     predictions: Any,
     *,
@@ -404,6 +412,11 @@ def cluster_splink_predictions(
                         complete_components=complete_components, **kwargs)
 
 
+@validate_params({"scored_pairs": [object], "ids": ["array-like", None], "id_col": [str, None], "method": [str],
+                  "weights": [{"logit", "centered"}], "threshold": [Interval(numbers.Real, None, None), None],
+                  "threshold_probability": [Interval(numbers.Real, 0, 1, closed="neither"), None],
+                  "id_column": [str], "cluster_column": [str], "scorer": ["callable", None],
+                  "complete_components": [Interval(numbers.Integral, 0, None, closed="left")]})
 def cluster_dedupe_pairs(
     scored_pairs: Any,
     *,

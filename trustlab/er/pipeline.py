@@ -1,6 +1,7 @@
 """End-to-end entity resolution: records -> blocking -> scoring -> graph -> clusters."""
 from __future__ import annotations
 
+import numbers
 import time
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
@@ -8,7 +9,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from trustlab._validation import check_interval, check_option, check_random_state
+from trustlab._validation import Interval, InvalidParameterError, check_interval, check_option, check_random_state, validate_params
 from trustlab.er.blocking import BlockingStats, block, pair_completeness, reduction_ratio
 from trustlab.er.cluster import CLUSTER_METHODS, ClusterResult, cluster_pairs
 from trustlab.er.blocking import estimate_pair_completeness, rule_hits
@@ -22,6 +23,7 @@ from trustlab.er.scoring import FeatureMatrix, SupervisedScorer, compare, to_wei
 __all__ = ["resolve", "Resolution", "evaluate"]
 
 
+@validate_params({"pred": ["array-like"], "truth": ["array-like"]})
 def evaluate(pred: Any, truth: Any) -> dict[str, float]:
     """All clustering metrics of predicted entity ids against true ones.
 
@@ -273,6 +275,18 @@ class Resolution:
         return {"record": record_id, "entity_id": int(self.entity[i]), "alternatives": alts}
 
 
+@validate_params({
+    "records": [object], "id_col": [str, None], "fields": [str, "sequence", "mapping", None],
+    "labels": [str, "mapping", "array-like", None], "truth": [str, "mapping", "array-like", None],
+    "method": [str], "blocking": [str, "sequence", None], "max_block_size": [Interval(numbers.Integral, 2, None, closed="left")],
+    "scorer": [{"auto", "supervised", "fellegi_sunter"}], "C": [Interval(numbers.Real, 0, None, closed="neither")],
+    "train_fraction": [Interval(numbers.Real, 0, 1, closed="right")], "weights": [{"centered", "logit"}],
+    "threshold": [Interval(numbers.Real, None, None), None],
+    "time_limit": [Interval(numbers.Real, 0, None, closed="neither"), None], "M": [Interval(numbers.Integral, 1, None, closed="left")],
+    "solver_options": ["mapping", None], "compare_methods": ["sequence"],
+    "complete_components": [Interval(numbers.Integral, 0, None, closed="left")], "random_state": ["random_state"], "progress": ["boolean"],
+    "link_type": [{"dedupe_only", "link_only", "link_and_dedupe"}, None], "source_col": [str],
+})
 def resolve(
     records: Any,
     *,
@@ -416,6 +430,18 @@ def resolve(
     t0 = time.perf_counter()
     secs: dict[str, float] = {}
     time_limit = check_time_limit(time_limit, func="resolve")
+    if solver_options:
+        import inspect
+
+        from trustlab.solvers.api import partition
+
+        valid = sorted(set(inspect.signature(partition).parameters) - {"graph_or_weights", "time_limit", "M"})
+        unknown = sorted(set(map(str, solver_options)) - set(valid))
+        if unknown:
+            raise InvalidParameterError(
+                f"The 'solver_options' parameter of resolve has unknown key(s) {unknown}; valid keys are "
+                f"the keywords of trustlab.partition: {valid} (time_limit and M are resolve's own)."
+            )
     if client is not None:
         solver_options = {**dict(solver_options or {}), "scheduler": client}
     check_option(method, "method", list(CLUSTER_METHODS), func="resolve")

@@ -1,6 +1,7 @@
 """Reading and validating record tables, field specs and their inference."""
 from __future__ import annotations
 
+import numbers
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -8,6 +9,8 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
+
+from trustlab._validation import Interval, InvalidParameterError, validate_params
 
 __all__ = ["FIELD_KINDS", "Field", "read_records", "validate_records", "infer_fields", "normalize_fields"]
 
@@ -33,6 +36,7 @@ class Field:
         return self.column.split(",") if self.kind == "latlon" else [self.column]
 
 
+@validate_params({"path": ["path"], "encoding": [str, None]})
 def read_records(path: str | os.PathLike, *, encoding: str | None = None) -> pd.DataFrame:
     """Read a CSV (optionally ``.gz``) or parquet file into a DataFrame of records.
 
@@ -48,6 +52,16 @@ def read_records(path: str | os.PathLike, *, encoding: str | None = None) -> pd.
     >>> read_records(p).shape
     (2, 2)
     """
+    if encoding is not None:
+        import codecs
+
+        try:
+            codecs.lookup(encoding)
+        except LookupError:
+            raise InvalidParameterError(
+                f"The 'encoding' parameter of read_records must be a text encoding Python knows "
+                f"(e.g. 'utf-8', 'latin-1', 'cp1252'). Got {encoding!r} instead."
+            ) from None
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"input file {str(path)!r} does not exist")
@@ -138,6 +152,7 @@ def validate_records(records: Any, id_col: str | None) -> tuple[pd.DataFrame, st
 
 
 
+@validate_params({"df": [pd.DataFrame], "exclude": ["array-like"], "max_fields": [Interval(numbers.Integral, 1, None, closed="left"), None]})
 def infer_fields(df: pd.DataFrame, *, exclude: Sequence[str] = (), max_fields: int | None = None) -> list[Field]:
     """Guess which columns to compare and how (see :func:`trustlab.er.fields.infer_fields_report`,
     which also gives the reason for every column).

@@ -12,6 +12,7 @@ Both return match probabilities; :func:`to_weights` maps them to signed weights
 """
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass, field
 from typing import Sequence
 
@@ -19,6 +20,7 @@ import numpy as np
 import pandas as pd
 from rapidfuzz import distance, fuzz, process
 
+from trustlab._validation import Interval, validate_params
 from trustlab.er import _kernels as K
 from trustlab.er.records import Field
 
@@ -72,6 +74,7 @@ def _cp(a, b, scorer, scale=1.0, codes=None):
     return out.astype(np.float64) / scale
 
 
+@validate_params({"df": [pd.DataFrame], "pairs": ["array-like"], "fields": ["sequence"], "only": ["mapping", None]})
 def compare(df: pd.DataFrame, pairs: np.ndarray, fields: Sequence[Field], *, only: dict | None = None) -> FeatureMatrix:
     """Similarity features for each candidate pair (rows of ``pairs``).
 
@@ -360,6 +363,7 @@ class FellegiSunter:
         return 1.0 / (1.0 + np.exp(-np.clip(self.match_weight(X), -50, 50)))
 
 
+@validate_params({"p": ["array-like"], "kind": [{"logit", "centered"}], "clip": [Interval(numbers.Real, 0, None, closed="neither")]})
 def to_weights(p: np.ndarray, kind: str = "logit", *, clip: float = 12.0) -> np.ndarray:
     """Signed edge weights from match probabilities: ``logit`` (log-odds, clipped to
     ±``clip``) or ``centered`` (``p - 0.5``); positive means "same entity".

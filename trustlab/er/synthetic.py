@@ -7,12 +7,13 @@ Names are drawn from syllable-built vocabularies (no real people).
 """
 from __future__ import annotations
 
+import numbers
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from trustlab._validation import check_int, check_interval, check_random_state
+from trustlab._validation import Interval, check_int, check_interval, check_random_state, validate_params
 
 __all__ = ["generate_records", "generate_people", "generate_citations", "PEOPLE_SHAPES", "SYNTHETIC_FIELDS", "SYNTHETIC_BLOCKING"]
 
@@ -60,6 +61,8 @@ def _typo(s: str, r: np.random.Generator) -> str:
     return s + ch
 
 
+@validate_params({"n_records": [Interval(numbers.Integral, 1, 10**8, closed="both")], "dup_rate": [Interval(numbers.Real, 0, 1, closed="left")],
+                  "max_corruptions": [Interval(numbers.Integral, 1, 100, closed="both")], "random_state": ["random_state"]})
 def generate_records(
     n_records: int,
     *,
@@ -169,6 +172,9 @@ PEOPLE_SHAPES = {
 }
 
 
+@validate_params({"n_records": [Interval(numbers.Integral, 2, 10**8, closed="both")], "shape": [str], "dup_rate": [Interval(numbers.Real, 0, 1, closed="left")],
+                  "missing_rate": [Interval(numbers.Real, 0, 1, closed="both")], "typo_rate": [Interval(numbers.Real, 0, 1, closed="both")], "max_cluster": [Interval(numbers.Integral, 1, 10**6, closed="both")],
+                  "date_format": [{"iso", "dmy", "compact"}], "id_col": [str], "truth_col": [str], "random_state": ["random_state"]})
 def generate_people(
     n_records: int,
     *,
@@ -308,6 +314,9 @@ _VENUES = (
 )
 
 
+@validate_params({"n_records": [Interval(numbers.Integral, 2, 10**8, closed="both")], "mean_cluster": [Interval(numbers.Real, 1, 10**6, closed="both")],
+                  "max_cluster": [Interval(numbers.Integral, 1, 10**6, closed="both")], "typo_rate": [Interval(numbers.Real, 0, 1, closed="both")],
+                  "missing_rate": [Interval(numbers.Real, 0, 1, closed="both")], "random_state": ["random_state"]})
 def generate_citations(
     n_records: int,
     *,

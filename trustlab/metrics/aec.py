@@ -28,7 +28,7 @@ import numpy as np
 
 from trustlab._validation import check_int, check_interval, check_random_state
 from trustlab.metrics.explanation import precision_at_k
-from trustlab._validation import Interval, Options, validate_params
+from trustlab._validation import Interval, validate_params
 
 __all__ = ["balanced_undersample", "error_classifier", "ErrorClassifierResult", "conversational_cues",
            "CUE_NAMES"]

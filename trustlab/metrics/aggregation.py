@@ -19,7 +19,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from trustlab._validation import check_int, check_random_state
-from trustlab._validation import Interval, Options, validate_params
+from trustlab._validation import Interval, validate_params
 
 __all__ = ["seed_average", "max_median_min", "gentemp", "GENTEMP_WORDS", "GENTEMP_TEMPLATES"]
 

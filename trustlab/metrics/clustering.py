@@ -13,7 +13,7 @@ import numbers
 from typing import Any, Sequence
 
 import numpy as np
-from trustlab._validation import Interval, Options, validate_params
+from trustlab._validation import Interval, validate_params
 
 __all__ = [
     "pairwise_precision_recall_f1",

@@ -15,14 +15,13 @@ of 1-D vectors) is the input format of :func:`trustlab.metrics.plausibility`,
 """
 from __future__ import annotations
 
-import numbers
 
 from typing import Any, Sequence
 
 import numpy as np
 
 from trustlab._validation import check_option
-from trustlab._validation import Interval, Options, validate_params
+from trustlab._validation import Options, validate_params
 
 __all__ = ["compose_word_saliency", "compose_saliency", "COMPOSITIONS"]
 

@@ -22,7 +22,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from trustlab._validation import check_int, check_random_state
-from trustlab._validation import Interval, Options, validate_params
+from trustlab._validation import Interval, validate_params
 
 __all__ = ["insert_decoy", "natural_decoy", "bug_sampling_probability", "submodular_pick", "SubmodularPick"]
 

@@ -14,7 +14,6 @@ words in their result objects.
 """
 from __future__ import annotations
 
-import numbers
 
 import os
 import zipfile
@@ -26,7 +25,7 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 
 from trustlab._validation import check_option
-from trustlab._validation import Interval, Options, validate_params
+from trustlab._validation import validate_params
 
 __all__ = ["Embeddings", "as_embeddings", "load_embeddings", "MissingWordsWarning"]
 

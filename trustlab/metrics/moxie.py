@@ -28,7 +28,7 @@ from typing import Any, Callable, Hashable, Sequence
 import numpy as np
 
 from trustlab._validation import check_int
-from trustlab._validation import Interval, Options, validate_params
+from trustlab._validation import Interval, validate_params
 
 __all__ = [
     "all_correct_accuracy",

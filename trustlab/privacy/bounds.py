@@ -11,7 +11,7 @@ import numbers
 import math
 
 from trustlab._validation import check_int, check_interval
-from trustlab._validation import Interval, Options, validate_params
+from trustlab._validation import Interval, validate_params
 
 __all__ = ["noise_radius_bound", "distance_bound", "inner_product_bound", "erm_excess_bound"]
 

@@ -21,7 +21,7 @@ from trustlab._validation import check_finite_array, check_int, check_interval, 
 from trustlab.privacy.bounds import distance_bound, inner_product_bound
 from trustlab.privacy.calibration import calibrate_m, jl_distortion, projection_matrix
 from trustlab.privacy.mechanisms import privatize
-from trustlab._validation import Interval, Options, validate_params
+from trustlab._validation import Interval, validate_params
 
 __all__ = ["load_embeddings_subset", "evaluate", "plot_results", "summarize"]
 

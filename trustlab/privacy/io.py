@@ -28,7 +28,8 @@ from typing import Iterator
 
 import numpy as np
 
-from trustlab._validation import check_int
+from trustlab._validation import Interval, check_int, validate_params
+
 
 __all__ = ["VectorSource", "open_vectors", "read_vectors", "write_vectors", "privatize_file", "FORMATS"]
 
@@ -395,6 +396,15 @@ def write_vectors(path, X, words=None, fmt: str | None = None, dtype=np.float32)
         w.close()
 
 
+@validate_params({
+    "input": ["path"], "output": ["path"], "epsilon": [Interval(numbers.Real, 0, None, closed="neither")],
+    "delta": [Interval(numbers.Real, 0, 1, closed="neither")], "beta": [Interval(numbers.Real, 0, 1, closed="neither")],
+    "m": [Interval(numbers.Integral, 1, None, closed="left"), None], "mechanism": [str],
+    "random_state": ["random_state"], "phi_seed": [Interval(numbers.Integral, 0, 2**63 - 1, closed="both"), None],
+    "allow_m_above_d": ["boolean"], "backend": [{"auto", "cpu", "gpu"}],
+    "chunk_size": [Interval(numbers.Integral, 1, None, closed="left")], "input_format": [str, None], "output_format": [str, None], "progress": ["boolean"],
+    "record_path": ["path", None],
+})
 def privatize_file(
     input,
     output,

@@ -11,6 +11,7 @@ import datetime as _dt
 import json
 import math
 import numbers
+import os
 import secrets
 from typing import Any, Iterator
 
@@ -18,14 +19,18 @@ import numpy as np
 
 from trustlab._backend import resolve_backend
 from trustlab._validation import (
+    Interval,
+    InvalidParameterError,
     Registry,
     check_finite_array,
     check_int,
     check_interval,
     check_option,
     check_random_state,
+    validate_params,
 )
 from trustlab.privacy.calibration import calibrate_m, empirical_sensitivity, projection_matrix
+
 
 __all__ = [
     "MECHANISMS",
@@ -248,6 +253,8 @@ class Mechanism:
             spec = float(np.sqrt(np.linalg.eigvalsh(self.phi @ self.phi.T)[-1]))  # = ||Φ||₂
             if sample is not None and sample.shape[0] >= 2:
                 emp = empirical_sensitivity(self.phi, sample, max_points=256)
+                if not math.isfinite(emp):  # every sampled pair coincides (or overflowed): no estimate
+                    emp = None
         return ReleaseRecord(
             mechanism=self.name,
             epsilon=self.epsilon,
@@ -265,6 +272,14 @@ class Mechanism:
         )
 
 
+@validate_params({
+    "d": [Interval(numbers.Integral, 1, None, closed="left")], "epsilon": [Interval(numbers.Real, 0, None, closed="neither")],
+    "delta": [Interval(numbers.Real, 0, 1, closed="neither")], "beta": [Interval(numbers.Real, 0, 1, closed="neither")],
+    "m": [Interval(numbers.Integral, 1, None, closed="left"), None], "mechanism": [str],
+    "random_state": ["random_state"], "phi_seed": [Interval(numbers.Integral, 0, 2**63 - 1, closed="both"), None],
+    "allow_m_above_d": ["boolean"], "backend": [{"auto", "cpu", "gpu"}],
+    "n_hint": [Interval(numbers.Integral, 0, None, closed="left"), None], "func": [str],
+})
 def make_mechanism(
     d: int,
     *,
@@ -315,8 +330,28 @@ def make_mechanism(
         )
     if phi_seed is not None:
         seed_phi = check_int(phi_seed, "phi_seed", low=0, func=func)
+    _check_memory(8 * m * d + (0 if n_hint is None else 4 * int(n_hint) * m),
+                  f"the {m} x {d} projection" + ("" if n_hint is None else f" and the {n_hint} x {m} output"),
+                  "pass a smaller m (or let it be calibrated) or release in chunks (privatize_file)", func)
     return Mechanism(name="privemb", d=d, epsilon=epsilon, delta=delta, beta=beta, m=m,
                      calibration=calibration, phi_seed=seed_phi, key0=k0, key1=k1, backend=backend)
+
+
+def _physical_memory() -> int | None:
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))
+    except (AttributeError, ValueError, OSError):  # pragma: no cover - not POSIX
+        return None
+
+
+def _check_memory(nbytes: int, what: str, fix: str, func: str) -> None:
+    """Refuse, before allocating, an allocation larger than the machine's memory."""
+    total = _physical_memory()
+    if total is not None and nbytes > total:
+        raise InvalidParameterError(
+            f"{func}: {what} would need {nbytes / 2**30:,.1f} GiB, more than this machine's "
+            f"{total / 2**30:,.1f} GiB of memory; {fix}."
+        )
 
 
 def _raise_nonfinite(X, out, row_offset, noise_scale):
@@ -358,6 +393,14 @@ def _validate_X(X, func="privatize") -> np.ndarray:
     return check_finite_array(X, "X", ndim=2, dtype=dtype)
 
 
+@validate_params({
+    "X": ["array-like"], "epsilon": [Interval(numbers.Real, 0, None, closed="neither")],
+    "delta": [Interval(numbers.Real, 0, 1, closed="neither")], "beta": [Interval(numbers.Real, 0, 1, closed="neither")],
+    "m": [Interval(numbers.Integral, 1, None, closed="left"), None], "mechanism": [str],
+    "random_state": ["random_state"], "phi_seed": [Interval(numbers.Integral, 0, 2**63 - 1, closed="both"), None],
+    "allow_m_above_d": ["boolean"], "backend": [{"auto", "cpu", "gpu"}],
+    "vocab": ["array-like", None], "chunk_size": [Interval(numbers.Integral, 1, None, closed="left")],
+})
 def privatize(
     X,
     *,
@@ -480,6 +523,8 @@ def privatize(
     return PrivateRelease(out, mech.record(n, X[: min(n, 256)], vocab_swap=V is not None), idx)
 
 
+@validate_params({"Q": ["array-like"], "vocab": ["array-like"],
+                  "block": [Interval(numbers.Integral, 1, None, closed="left")], "precision": [{"float64", "float32"}]})
 def nearest_neighbor_swap(Q, vocab, *, block: int = 8192, precision: str = "float64") -> np.ndarray:
     """Exact Euclidean nearest vocabulary row for each query (M1's swap step).
 
@@ -562,6 +607,11 @@ def iter_chunks(mech: Mechanism, chunks: Iterator[np.ndarray]) -> Iterator[np.nd
         off += C.shape[0]
 
 
+@validate_params({"X": [object], "epsilon": [Interval(numbers.Real, 0, None, closed="neither")],
+    "delta": [Interval(numbers.Real, 0, 1, closed="neither")], "beta": [Interval(numbers.Real, 0, 1, closed="neither")],
+    "m": [Interval(numbers.Integral, 1, None, closed="left"), None], "mechanism": [str],
+    "random_state": ["random_state"], "phi_seed": [Interval(numbers.Integral, 0, 2**63 - 1, closed="both"), None],
+    "allow_m_above_d": ["boolean"],})
 def privatize_dask(X, *, epsilon: float, delta: float = 1e-6, beta: float = 0.9, m: int | None = None,
                    mechanism: str = "privemb", random_state=None, phi_seed: int | None = None,
                    allow_m_above_d: bool = False):

@@ -157,6 +157,39 @@ def _from_edges(nodes: list, r: np.ndarray, c: np.ndarray, v: np.ndarray, what: 
                    cols=hi.astype(np.int64), vals=v.astype(np.float64))
 
 
+def _node_labels(nodes: Sequence | None, n: int) -> list:
+    """``nodes`` as a list of ``n`` distinct labels (``0..n-1`` when None)."""
+    if nodes is None:
+        return list(range(n))
+    nl = list(nodes)
+    if len(nl) != n:
+        raise ValueError(f"nodes has {len(nl)} labels but the weight matrix has {n} rows; give one label per row.")
+    try:
+        distinct = len(set(nl))
+    except TypeError:
+        raise ValueError("node labels must be hashable (str, int, tuple...).") from None
+    if distinct != n:
+        seen, dup = set(), None
+        for u in nl:
+            if u in seen:
+                dup = u
+                break
+            seen.add(u)
+        raise ValueError(f"nodes must be distinct labels; {dup!r} appears more than once.")
+    return nl
+
+
+def _real_weights(a: Any, what: str) -> np.ndarray:
+    """``a`` as float64, refusing complex and non-numeric values."""
+    arr = np.asarray(a)
+    if np.iscomplexobj(arr):
+        raise ValueError(f"{what} must be real numbers; got complex values (drop the imaginary part first).")
+    try:
+        return np.asarray(arr, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{what} must be numeric.") from None
+
+
 def as_problem(data: Any, *, weight: str = "weight", nodes: Sequence | None = None) -> Problem:
     """Normalise a networkx graph, dense/sparse matrix or edge list to a :class:`Problem`."""
     try:
@@ -178,17 +211,14 @@ def as_problem(data: Any, *, weight: str = "weight", nodes: Sequence | None = No
                     f"(or pass weight=<attribute name>)."
                 )
             r.append(pos[a]); c.append(pos[b]); v.append(d[weight])
-        try:
-            vv = np.asarray(v, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise ValueError(f"edge weights ({weight!r}) must be numeric.") from None
+        vv = _real_weights(v, f"edge weights ({weight!r})")
         return _from_edges(nl, np.asarray(r, np.int64), np.asarray(c, np.int64), vv, "The graph")
     if sp.issparse(data):
         M = sp.coo_matrix(data)
         if M.shape[0] != M.shape[1]:
             raise ValueError(f"The weight matrix must be square; got a sparse matrix with shape {M.shape}.")
         n = M.shape[0]
-        r, c, v = M.row.astype(np.int64), M.col.astype(np.int64), M.data.astype(np.float64)
+        r, c, v = M.row.astype(np.int64), M.col.astype(np.int64), _real_weights(M.data, "The sparse weights")
         if not np.all(np.isfinite(v)):
             raise ValueError("The sparse weight matrix contains NaN or infinite weights. Remove those entries.")
         # symmetry: both triangles (if given) must agree
@@ -203,21 +233,18 @@ def as_problem(data: Any, *, weight: str = "weight", nodes: Sequence | None = No
                 f"The sparse weight matrix must be symmetric (or one triangle only); "
                 f"W[{i},{j}]={Mc[i, j]!r} but W[{j},{i}]={Mc[j, i]!r}."
             )
-        nl = list(nodes) if nodes is not None else list(range(n))
+        nl = _node_labels(nodes, n)
         return _from_edges(nl, r, c, v, "The sparse weight matrix")
     if isinstance(data, np.ndarray) and (data.ndim != 2 or data.shape[1] != 3 or data.shape[0] == 3):
         # a square ndarray is a dense weight matrix (a (3, 3) array too); (m, 3) arrays are edge lists
-        try:
-            W = np.asarray(data, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise ValueError("The weight matrix must be numeric.") from None
+        W = _real_weights(data, "The weight matrix")
         _check_symmetric_dense(W, "an array")
         W = W.copy()
         np.fill_diagonal(W, 0.0)
         n = W.shape[0]
         if n == 0:
             raise ValueError("The weight matrix is empty; at least one node is required.")
-        nl = list(nodes) if nodes is not None else list(range(n))
+        nl = _node_labels(nodes, n)
         return Problem(n=n, nodes=nl, complete=True, W=W)
     # edge list: sequence of (i, j, w)
     if isinstance(data, np.ndarray):
@@ -236,18 +263,19 @@ def as_problem(data: Any, *, weight: str = "weight", nodes: Sequence | None = No
         k = next(e for e in rows if len(e) != 3)
         raise ValueError(f"Each edge must be (i, j, weight); got {k!r}.")
     ends = [e[0] for e in rows] + [e[1] for e in rows]
-    try:
-        nl = sorted(set(ends)) if nodes is None else list(nodes)
-    except TypeError:
-        nl = list(dict.fromkeys(ends))
+    if nodes is not None:
+        nl = list(nodes)
+        nl = _node_labels(nl, len(nl))  # distinct
+    else:
+        try:
+            nl = sorted(set(ends))
+        except TypeError:
+            nl = list(dict.fromkeys(ends))
     pos = {u: i for i, u in enumerate(nl)}
     try:
         r = np.array([pos[e[0]] for e in rows], np.int64)
         c = np.array([pos[e[1]] for e in rows], np.int64)
     except KeyError as exc:
         raise ValueError(f"edge endpoint {exc.args[0]!r} is not in nodes.") from None
-    try:
-        v = np.array([float(e[2]) for e in rows], np.float64)
-    except (TypeError, ValueError):
-        raise ValueError("edge weights must be numeric.") from None
+    v = _real_weights([e[2] for e in rows], "edge weights")
     return _from_edges(nl, r, c, v, "The edge list")

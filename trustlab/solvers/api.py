@@ -1,6 +1,8 @@
 """``partition``: clique partitioning with certificates (Phase 2 of xER)."""
 from __future__ import annotations
 
+import math
+import numbers
 import os
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -9,8 +11,9 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from trustlab._validation import Registry, check_int, check_interval, check_option, check_random_state
+from trustlab._validation import Interval, Registry, check_int, check_option, check_random_state, validate_params
 from trustlab.solvers._problem import Problem, as_problem
+
 
 __all__ = ["partition", "PartitionResult", "METHODS"]
 
@@ -131,6 +134,18 @@ def _gap(obj: float, bound: float) -> float:
     return 0.0 if den == 0 else max(0.0, (bound - obj) / den)
 
 
+def default_time_limit(n_nodes: int) -> float:
+    """The whole-call budget of :func:`partition` when ``time_limit`` is None:
+    ``60 + n_nodes / 10`` seconds, at most 600.
+
+    Examples
+    --------
+    >>> default_time_limit(100), default_time_limit(10_000)
+    (70.0, 600.0)
+    """
+    return float(min(600.0, 60.0 + n_nodes / 10.0))
+
+
 def _solve_component(W, A, method, *, M, time_limit, seed, workers, mip_solver, integral,
                      max_cliques, heuristic_iters, heuristic_patience, max_model_bytes) -> dict:
     """Solve one component within ``time_limit`` seconds (None: no limit); a
@@ -201,6 +216,13 @@ def _solve_component_job(job: tuple) -> dict:
     return _solve_component(W, A, method, seed=seed, **kw)
 
 
+@validate_params({
+    "graph_or_weights": [object], "method": [str], "time_limit": [Interval(numbers.Real, 0, None, closed="neither", allow_inf=True), None],
+    "M": [Interval(numbers.Integral, 1, None, closed="left"), None], "workers": [Interval(numbers.Integral, 1, None, closed="left"), None], "n_jobs": [Interval(numbers.Integral, 1, None, closed="left"), None], "random_state": ["random_state"],
+    "decompose": ["boolean"], "weight": [str], "nodes": ["array-like", None], "mip_solver": [{"scip", "cpsat"}],
+    "max_cliques": [Interval(numbers.Integral, 1, None, closed="left")], "max_model_bytes": [Interval(numbers.Integral, 1, None, closed="left")], "heuristic_iters": [Interval(numbers.Integral, 1, None, closed="left")],
+    "heuristic_patience": [Interval(numbers.Integral, 1, None, closed="left"), None], "progress": ["boolean"],
+})
 def partition(
     graph_or_weights: Any,
     method: str = "auto",
@@ -247,6 +269,9 @@ def partition(
         so ``auto`` is at least as good as ``heuristic`` whenever the heuristic stops
         by its own rule before the time limit.
     time_limit : float, optional
+        Default None: a budget scaled by size, :func:`default_time_limit` (60 s plus
+        0.1 s per node, at most 600 s), so no default call can run unbounded; pass
+        ``math.inf`` for no limit (exact methods then run to a proof, however long).
         Wall-clock seconds for the **whole call** (input checks, decomposition,
         heuristic, model building and solving of every component). Components start
         smallest first; a starting component gets the time left times
@@ -330,8 +355,9 @@ def partition(
     """
     t0 = time.perf_counter()
     method = METHODS[method]
-    if time_limit is not None:
-        time_limit = check_interval(time_limit, "time_limit", low=0, closed="neither", func="partition")
+    default_budget = time_limit is None
+    if time_limit is not None and math.isinf(time_limit):
+        time_limit = None  # no limit, on request
     M = 10 if M is None else check_int(M, "M", low=1, func="partition")
     if workers is not None:
         workers = check_int(workers, "workers", low=1, func="partition")
@@ -347,6 +373,8 @@ def partition(
     P = as_problem(graph_or_weights, weight=weight, nodes=nodes)
     if P.n == 0:
         raise ValueError("The input has no nodes.")
+    if default_budget:
+        time_limit = default_time_limit(P.n)
     integral = P.integral
     comps = P.components(decompose)
     comp_of = np.empty(P.n, np.int64)
