@@ -27,7 +27,7 @@ AUTO_EXACT_MAX = 400
 #: the exact solver does not prove optimality), and ...
 STAGED_MAX = 64
 #: ... the heuristic's pause: stale rounds before the exact solver starts
-QUICK_PATIENCE = 20
+QUICK_PATIENCE = 10
 
 
 class _Clock:
@@ -300,7 +300,7 @@ def partition(
         stopping rule as ``method="heuristic"``) and never returns less than it found,
         so ``auto`` is at least as good as ``heuristic`` whenever the heuristic stops
         by its own rule before the time limit. (``cpp`` on a component of at most 64
-        nodes pauses the heuristic after 20 rounds without improvement and resumes it
+        nodes pauses the heuristic after 10 rounds without improvement and resumes it
         to its own rule only if the exact solver does not prove optimality; a resumed
         run ends where an uninterrupted one would.)
     time_limit : float, optional
