@@ -377,9 +377,9 @@ def test_privatize_refuses_allocation_beyond_memory_and_zero_input_record_is_jso
 
     from trustlab.privacy import privatize
 
-    X = np.random.default_rng(0).standard_normal((4, 20))
+    X = np.random.default_rng(0).standard_normal((4, 100))
     with pytest.raises(ValueError, match="GiB"):
         privatize(X, epsilon=1.0, m=10**9, allow_m_above_d=True, random_state=0)
-    rec = privatize(np.zeros((3, 20)), epsilon=1.0, random_state=0).record.to_dict()
+    rec = privatize(np.zeros((3, 100)), epsilon=1.0, random_state=0).record.to_dict()
     json.dumps(rec, allow_nan=False)  # no NaN in the public record
     assert rec["empirical_sensitivity"] is None

@@ -170,3 +170,28 @@ def terminated_exit_code(exc: BaseException) -> int | None:
         _cleanup_live()
         return 128 + exc.signum
     return None
+
+
+def json_default(o):
+    """``json.dump(default=...)`` for NumPy scalars and arrays, paths and objects with
+    ``to_dict()``.
+
+    Examples
+    --------
+    >>> import json, numpy as np
+    >>> json.dumps({"n": np.int64(3), "v": np.arange(2)}, default=json_default)
+    '{"n": 3, "v": [0, 1]}'
+    """
+    import numpy as np
+
+    if isinstance(o, np.integer):
+        return int(o)
+    if isinstance(o, np.floating):
+        return float(o)
+    if isinstance(o, np.ndarray):
+        return o.tolist()
+    if isinstance(o, os.PathLike):
+        return os.fspath(o)
+    if hasattr(o, "to_dict"):
+        return o.to_dict()
+    raise TypeError(f"not JSON serialisable: {type(o).__name__}")

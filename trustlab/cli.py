@@ -23,6 +23,7 @@ COMMAND_MODULES = (
     "privatize",
     "bias",
     "explain_metrics",
+    "warmup",
 )
 
 

@@ -65,7 +65,7 @@ def test_threshold_probability_matches_logodds_threshold():
     assert a["entity_id"].tolist() == b["entity_id"].tolist() == [0, 0, 1, 2]
     with pytest.raises(ValueError, match="not both"):
         cluster_splink_predictions(pred, threshold=0.0, threshold_probability=0.5)
-    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+    with pytest.raises(ValueError, match=r"threshold_probability.*\(0, 1\)"):
         cluster_splink_predictions(pred, threshold_probability=1.5)
     with pytest.raises(ValueError, match="Unknown clustering method"):
         cluster_splink_predictions(pred, method="louvain")

@@ -90,10 +90,13 @@ def test_datasets_registry():
 
 
 def test_infer_fields():
-    df = pd.DataFrame({"id": range(30), "Name": ["ann"] * 30, "Phone": ["555-1234"] * 30,
-                       "zip": ["1000"] * 30, "notes": ["x" * 40 + str(i) for i in range(30)]})
+    rng = np.random.default_rng(0)  # varied columns: constant ones carry no evidence and are skipped
+    df = pd.DataFrame({"id": range(30), "Name": [["ann", "bob", "cy"][i % 3] for i in range(30)],
+                       "Phone": [f"555-{rng.integers(1000, 9999)}" for _ in range(30)],
+                       "zip": [str(1000 + i % 7) for i in range(30)],
+                       "notes": [f"free text note number {i % 10} about this record" for i in range(30)]})
     kinds = {f.column: f.kind for f in infer_fields(df, exclude=["id"])}
-    assert kinds == {"Name": "name", "Phone": "phone", "zip": "exact", "notes": "string"}
+    assert kinds == {"Name": "name", "Phone": "phone", "zip": "postcode", "notes": "string"}
 
 
 # ------------------------------------------------------------------ bad inputs

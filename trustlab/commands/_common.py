@@ -6,12 +6,10 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 from typing import Any
 
-import numpy as np
 
-from trustlab._fileio import atomic_path, atomic_write  # noqa: F401  (re-export)
+from trustlab._fileio import atomic_path, atomic_write, json_default  # noqa: F401  (re-export)
 
 
 class CLIError(Exception):
@@ -38,18 +36,7 @@ def show_progress(args) -> bool:
     return sys.stderr.isatty() or getattr(args, "verbose", False)
 
 
-def _default(o: Any):
-    if isinstance(o, np.integer):
-        return int(o)
-    if isinstance(o, np.floating):
-        return float(o)
-    if isinstance(o, np.ndarray):
-        return o.tolist()
-    if isinstance(o, Path):
-        return str(o)
-    if hasattr(o, "to_dict"):
-        return o.to_dict()
-    raise TypeError(f"not JSON serialisable: {type(o).__name__}")
+_default = json_default  # NumPy-aware JSON encoding (trustlab._fileio)
 
 
 def emit_json(obj: Any, stream=None) -> None:

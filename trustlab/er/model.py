@@ -182,15 +182,13 @@ def save_model(model: Any, path: str | os.PathLike) -> Path:
         if not hasattr(model, "blocking") or not hasattr(model, "model"):
             raise TypeError(f"save_model needs an ERModel or a Resolution; got {type(model).__name__}")
         model = ERModel.from_resolution(model)
-    from trustlab.commands._common import _default as _json_default  # numpy -> JSON
+    from trustlab._fileio import atomic_write, json_default
 
     d = model.to_dict()
     path = Path(path)
-    tmp = path.with_name(f".{path.name}.tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        json.dump(d, fh, indent=2, default=_json_default)
+    with atomic_write(path) as fh:
+        json.dump(d, fh, indent=2, default=json_default)
         fh.write("\n")
-    os.replace(tmp, path)
     return path
 
 

@@ -300,7 +300,7 @@ def _apply(W, lab, S, size, active, apos, K, i, b, use_nbrs, nbr_ptr, nbr_idx, m
         if w == 0.0:
             continue
         t = btgt[v]
-        if t == a or (t == b and w < 0.0):
+        if t == a or w < 0.0:  # w < 0: leaving made ``a`` more attractive to v, ``b`` less
             bgain[v], btgt[v] = _vertex_best(v, lab, S, size, active, K, use_nbrs, nbr_ptr, nbr_idx, mark)
         elif w > 0.0:
             g = S[b, v] - S[lv, v]

@@ -1,17 +1,17 @@
-"""Fill the Numba on-disk cache of the common kernels once.
+"""``trustlab warmup``: fill the Numba on-disk cache of the common kernels once.
 
-Run ``python -m trustlab.warmup`` as a packaging or post-install step so that the first
-real call after an install does not pay the one-off compilation.
+Run it as a packaging or post-install step so that the first real call after an
+install does not pay the one-off compilation.
 """
 from __future__ import annotations
 
-__all__ = ["warm_caches"]
+__all__ = ["warm_caches", "register", "run"]
 
 
 def warm_caches(verbose: bool = False) -> dict[str, float]:
     """Compile (or load) the on-disk Numba cache of the common kernels once.
 
-    Meant for a packaging or post-install step (``python -m trustlab.warmup``),
+    Meant for a packaging or post-install step (``trustlab warmup``),
     so that the first real call after an install does not pay the one-off compilation
     (tens of seconds on a small CPU). Runs each family on a tiny input in this process;
     nothing runs in the background. Returns seconds per family.
@@ -67,5 +67,16 @@ def warm_caches(verbose: bool = False) -> dict[str, float]:
 
 
 
-if __name__ == "__main__":  # pragma: no cover
-    warm_caches(verbose=True)
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "warmup", help="compile the Numba kernels once (a post-install step)",
+        description="Compile (or load) the on-disk Numba cache of the clique and privacy kernels, so "
+                    "that the first real call after an install does not pay the compilation.")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    for name, sec in warm_caches().items():
+        print(f"{name}: {sec:.1f} s")
+    return 0
