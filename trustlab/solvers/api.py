@@ -236,7 +236,10 @@ def _preload(method: str, kw: dict) -> None:
     first, smallest components (which could then stop at their limit unproven)."""
     W = np.array([[0.0, 1.0, -1.0], [1.0, 0.0, 1.0], [-1.0, 1.0, 0.0]])
     A = ~np.eye(3, dtype=bool)
-    _solve_component(W, A, method, seed=0, time_limit=None, **dict(kw, workers=1, integral=False))
+    try:
+        _solve_component(W, A, method, seed=0, time_limit=None, **dict(kw, workers=1, integral=False))
+    except Exception:  # only a warm-up (e.g. spp with max_cliques < 7 refuses it): the real
+        pass  # components report their own errors
 
 
 def _solve_component_clocked(W, A, method, c, clock, seed, kw) -> dict:
@@ -422,7 +425,7 @@ def partition(
               heuristic_iters=heuristic_iters, heuristic_patience=heuristic_patience,
               max_model_bytes=max_model_bytes)
     deadline = None if time_limit is None else t0 + time_limit
-    if len(big) > 1 and scheduler is None:
+    if len(big) > 1 and scheduler is None and deadline is not None:
         _preload(method, kw)
 
     def job_args(c):
