@@ -12,7 +12,7 @@ import pandas as pd
 from trustlab._validation import Interval, InvalidParameterError, check_interval, check_option, check_random_state, validate_params
 from trustlab.er.blocking import BlockingStats, block, pair_completeness, reduction_ratio
 from trustlab.er.cluster import CLUSTER_METHODS, ClusterResult, cluster_pairs
-from trustlab.er.blocking import estimate_pair_completeness, rule_hits
+from trustlab.er.blocking import estimate_pair_completeness, rule_hits, setdiff_sorted
 from trustlab.er.comparisons import FSModel
 from trustlab.er.defaults import canonical_order, check_time_limit, default_rules, field_report, random_pairs
 from trustlab.er.cluster import _proof_summary
@@ -102,7 +102,7 @@ def _component_completion(n: int, pairs: np.ndarray, w: np.ndarray, limit: int) 
     K.fill_block_pairs(np.ascontiguousarray(rec), bounds, np.int64(limit), a, b)
     code = a * n + b
     have = pairs[:, 0] * n + pairs[:, 1]
-    code = np.setdiff1d(code, have)
+    code = setdiff_sorted(code, have)
     return np.stack([code // n, code % n], axis=1)
 
 

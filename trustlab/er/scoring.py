@@ -60,16 +60,32 @@ def _token_sets(s: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     return np.cumsum(indptr), np.ascontiguousarray(ids)
 
 
-def _cp(a, b, scorer, scale=1.0, codes=None):
-    """Element-wise similarity; with ``codes`` (value codes of a and b) each distinct
-    value pair is scored once."""
-    if codes is not None and len(a) > 1000:
-        ca, cb = codes
-        k = int(max(ca.max(initial=0), cb.max(initial=0))) + 1
-        u, first, inv = np.unique(ca.astype(np.int64) * k + cb, return_index=True, return_inverse=True)
-        if u.size < 0.8 * len(a):
-            out = process.cpdist(a[first], b[first], scorer=scorer, workers=-1, dtype=np.float32)
-            return out.astype(np.float64)[inv.ravel()] / scale
+def _distinct(a, b, codes):
+    """``(a', b', inverse)``: the distinct value pairs of ``a``/``b`` (from their value
+    ``codes``) and each pair's row among them, or None when deduplicating does not pay
+    (1000 pairs or fewer, or under 20% repeats). Computed once per field and shared by
+    its scorers."""
+    if codes is None or len(a) <= 1000:
+        return None
+    ca, cb = codes
+    k = int(max(ca.max(initial=0), cb.max(initial=0))) + 1
+    inv, uniq = pd.factorize(ca.astype(np.int64) * k + cb)
+    if uniq.size >= 0.8 * len(a):
+        return None
+    first = np.empty(uniq.size, np.int64)
+    first[inv[::-1]] = np.arange(len(a) - 1, -1, -1)  # first row of each distinct pair
+    return a[first], b[first], inv
+
+
+def _cp(a, b, scorer, scale=1.0, codes=None, distinct=None):
+    """Element-wise similarity; with ``codes`` (value codes of a and b) or ``distinct``
+    (from :func:`_distinct`) each distinct value pair is scored once."""
+    if distinct is None and codes is not None:
+        distinct = _distinct(a, b, codes)
+    if distinct is not None:
+        da, db, inv = distinct
+        out = process.cpdist(da, db, scorer=scorer, workers=-1, dtype=np.float32)
+        return out.astype(np.float64)[inv] / scale
     out = process.cpdist(a, b, scorer=scorer, workers=-1, dtype=np.float32)
     return out.astype(np.float64) / scale
 
@@ -111,10 +127,11 @@ def compare(df: pd.DataFrame, pairs: np.ndarray, fields: Sequence[Field], *, onl
             want = None if only is None else only.get(f.column)
             main = "jaro_winkler" if f.kind == "name" else "token_set"
             got = []
+            dist = _distinct(a, b, cc)
             for k, (sc, scale) in scorers.items():
                 if want is not None and k not in want:
                     continue
-                v = _cp(a, b, sc, scale, codes=cc)
+                v = _cp(a, b, sc, scale, distinct=dist)
                 v[m] = np.nan
                 cols.append(v)
                 names.append(f"{f.column}:{k}")
@@ -213,9 +230,16 @@ def compare(df: pd.DataFrame, pairs: np.ndarray, fields: Sequence[Field], *, onl
 
 def _design(X: np.ndarray) -> np.ndarray:
     """Impute NaN with 0 and add a missing indicator per feature with any NaN, plus squares."""
+    X = np.asarray(X, dtype=np.float64)
+    n, p = X.shape
+    D = np.empty((n, 3 * p))  # [X0, X0 ** 2, missing], filled in place
     miss = np.isnan(X)
-    X0 = np.where(miss, 0.0, X)
-    return np.hstack([X0, X0 ** 2, miss.astype(np.float64)])
+    X0 = D[:, :p]
+    np.copyto(X0, X)
+    X0[miss] = 0.0
+    np.square(X0, out=D[:, p:2 * p])
+    D[:, 2 * p:] = miss
+    return D
 
 
 class SupervisedScorer:
@@ -257,7 +281,13 @@ class SupervisedScorer:
             from sklearn.linear_model import Ridge
 
             self._m = Ridge(alpha=1.0 / self.C)
-        self._m.fit(D, y)
+        # one BLAS thread: the fitted coefficients then do not depend on the machine's
+        # core count (a threaded X.T @ g sums in a thread-count dependent order), and on
+        # a busy small machine the fit is about twice as fast
+        from threadpoolctl import threadpool_limits
+
+        with threadpool_limits(limits=1, user_api="blas"):
+            self._m.fit(D, y)
         return self
 
     def predict_proba(self, X: np.ndarray) -> np.ndarray:

@@ -6,6 +6,7 @@ a symmetric edge list (a missing edge forbids co-clustering).
 """
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
@@ -192,10 +193,9 @@ def _real_weights(a: Any, what: str) -> np.ndarray:
 
 def as_problem(data: Any, *, weight: str = "weight", nodes: Sequence | None = None) -> Problem:
     """Normalise a networkx graph, dense/sparse matrix or edge list to a :class:`Problem`."""
-    try:
-        import networkx as nx
-    except ImportError:  # pragma: no cover
-        nx = None
+    # a networkx graph can only exist once networkx is imported: do not import it
+    # (a few tenths of a second) for matrix or edge-list input
+    nx = sys.modules.get("networkx")
     if nx is not None and isinstance(data, nx.Graph):
         if data.is_directed():
             raise ValueError("partition needs an undirected graph; got a directed graph. Use G.to_undirected().")

@@ -61,6 +61,71 @@ def _positive_neighbours(Wh: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return ptr, idx
 
 
+class _Search:
+    """The state of one iterated tabu search, run in chunks of rounds.
+
+    :meth:`run` can stop early (``pause``: once ``stale`` reaches it, checked between
+    chunks) and be called again: the chunk schedule (sizes and the seed drawn per
+    chunk) depends only on the instance size, ``max_rounds`` and ``patience``, so a
+    search paused and resumed ends exactly where one uninterrupted run would (unless a
+    deadline cuts either).
+    """
+
+    def __init__(self, W, A, *, rng, max_rounds, patience, init, params):
+        n = W.shape[0]
+        self.W, self.A, self.rng, self.n = W, A, rng, n
+        self.Wh, self.forbid = encode_forbidden(W, A)
+        self.max_rounds = max_rounds
+        self.patience = default_patience(n) if patience is None else patience
+        self.prm = search_params(n)
+        if params:
+            self.prm.update(params)
+        self.ptr, self.idx = _positive_neighbours(self.Wh)
+        self.use_nbrs = self.idx.size < 0.25 * n * n  # mean positive degree < n / 4
+        if init is not None:
+            self.cur = np.asarray(init, np.int64).copy()
+        else:
+            self.cur = pivot_labels(self.Wh, rng.permutation(n).astype(np.int64), self.forbid)
+        self.best = self.cur.copy()
+        self.best_val = -np.inf
+        # rounds per chunk: a few tens of ms (a round costs ~ depth * n * clusters flops)
+        work = self.prm["depth"] * n * max(8.0, np.sqrt(n)) + n * n
+        self.cap = int(max(1, min(256, 1e7 / work)))
+        self.chunk = 1
+        self.done = 0
+        self.stale = 0
+        self.first = True
+        self.hit_target = False
+
+    @property
+    def finished(self) -> bool:
+        """True once the search stopped by its own rule (rounds, patience or target)."""
+        return self.done >= self.max_rounds or self.stale >= self.patience or self.hit_target
+
+    def run(self, *, deadline=None, target=None, pause=None) -> None:
+        prm = self.prm
+        while not self.finished:
+            if pause is not None and self.stale >= pause:
+                break
+            if deadline is not None and time.perf_counter() >= deadline and not self.first:
+                break
+            k = min(self.chunk, self.max_rounds - self.done, self.patience - self.stale)
+            self.best_val, self.stale = its(
+                self.Wh, self.ptr, self.idx, self.use_nbrs, self.cur, self.best, self.best_val,
+                int(self.rng.integers(0, 2**31 - 1)), k, prm["depth"], prm["tt_lo"], prm["tt_hi"],
+                prm["str_lo"], prm["str_hi"], prm["split_prob"], prm["restart_prob"], prm["restart_after"],
+                self.stale, self.first)
+            self.first = False
+            self.done += k
+            self.chunk = min(self.cap, 2 * self.chunk)
+            if target is not None and self.best_val >= target - 1e-9:
+                self.hit_target = True
+
+    def result(self) -> tuple[np.ndarray, float]:
+        val = float(objective(np.ascontiguousarray(self.W * self.A, dtype=np.float64), self.best))
+        return self.best.copy(), val
+
+
 def solve_heuristic(
     W: np.ndarray,
     A: np.ndarray,
@@ -86,40 +151,8 @@ def solve_heuristic(
     n = W.shape[0]
     if n <= 1:
         return np.zeros(n, np.int64), 0.0
-    Wh, forbid = encode_forbidden(W, A)
-    if patience is None:
-        patience = default_patience(n)
-    prm = search_params(n)
-    if params:
-        prm.update(params)
-    ptr, idx = _positive_neighbours(Wh)
-    use_nbrs = idx.size < 0.25 * n * n  # mean positive degree < n / 4
-    if init is not None:
-        cur = np.asarray(init, np.int64).copy()
-    else:
-        cur = pivot_labels(Wh, rng.permutation(n).astype(np.int64), forbid)
-    best = cur.copy()
-    best_val = -np.inf
-    # rounds per chunk: a few tens of ms (a round costs ~ depth * n * clusters flops)
-    work = prm["depth"] * n * max(8.0, np.sqrt(n)) + n * n
-    cap = int(max(1, min(256, 1e7 / work)))
-    chunk = 1
-    done = 0
-    stale = 0
-    first = True
-    while done < max_rounds and stale < patience:
-        if deadline is not None and time.perf_counter() >= deadline and not first:
-            break
-        k = min(chunk, max_rounds - done, patience - stale)
-        best_val, stale = its(Wh, ptr, idx, use_nbrs, cur, best, best_val, int(rng.integers(0, 2**31 - 1)),
-                              k, prm["depth"], prm["tt_lo"], prm["tt_hi"], prm["str_lo"], prm["str_hi"],
-                              prm["split_prob"], prm["restart_prob"], prm["restart_after"], stale, first)
-        first = False
-        done += k
-        chunk = min(cap, 2 * chunk)
-        if target is not None and best_val >= target - 1e-9:
-            break
-    val = float(objective(np.ascontiguousarray(W * A, dtype=np.float64), best))
+    s = _Search(W, A, rng=rng, max_rounds=max_rounds, patience=patience, init=init, params=params)
+    s.run(deadline=deadline, target=target)
     if stats is not None:
-        stats.update(rounds=done, stale=stale)
-    return best, val
+        stats.update(rounds=s.done, stale=s.stale)
+    return s.result()
