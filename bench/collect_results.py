@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-ORDER = ["cliques", "cliques_gpu", "solvers", "solvers_families", "solvers_exact", "er", "er-flow",
+ORDER = ["cliques", "cliques_gpu", "solvers", "solvers_families", "solvers_exact", "er", "er_peers", "er-flow",
          "privacy", "bias", "explain", "metrics", "perf"]
 
 HEADER = """# trustlab benchmark results
@@ -20,7 +20,8 @@ says otherwise: 2-core x86-64 CPU, 24 GiB RAM, no GPU (none was lent to this
 development session), Python 3.11.7, numba 0.68.1, numpy 2.4. **Caveat:** during these
 runs the 2-core machine was shared with other jobs (load average 4-18), so absolute
 timings are noisy and ratios are the more meaningful figure; targets marked "not met"
-are reported as measured. Date: 2026-11-22.
+are reported as measured. Dates: 2026-11-22 and 2026-11-23 (each section gives its own
+date, command and load).
 
 Regenerate this file with `python bench/collect_results.py` after re-running a suite.
 
