@@ -227,6 +227,20 @@ def _merge_pass(W, lab, S, size, active, apos, K):
 
 
 @njit(cache=True)
+def _consider(g, c, bg, bc, ties):
+    """Keep the better of the best move so far ``(bg, bc)`` and gain ``g`` to cluster
+    ``c``; ties within EPS are broken uniformly at random (reservoir sampling).
+    Returns ``(bg, bc, ties)``."""
+    if g > bg + EPS:
+        return g, c, 1
+    if g >= bg - EPS:
+        ties += 1
+        if np.random.randint(ties) == 0:
+            return bg, c, ties
+    return bg, bc, ties
+
+
+@njit(cache=True)
 def _vertex_best(i, lab, S, size, active, K, use_nbrs, nbr_ptr, nbr_idx, mark):
     """Best move of node ``i`` (random tie-break): (gain, target); target -1 is a new
     singleton, -2 means no move exists."""
@@ -246,15 +260,7 @@ def _vertex_best(i, lab, S, size, active, K, use_nbrs, nbr_ptr, nbr_idx, mark):
             if mark[c] == 1:
                 continue
             mark[c] = 1
-            g = S[c, i] - so
-            if g > bg + EPS:
-                bg = g
-                bc = c
-                ties = 1
-            elif g >= bg - EPS:
-                ties += 1
-                if np.random.randint(ties) == 0:
-                    bc = c
+            bg, bc, ties = _consider(S[c, i] - so, c, bg, bc, ties)
         mark[own] = 0
         for p in range(nbr_ptr[i], nbr_ptr[i + 1]):
             mark[lab[nbr_idx[p]]] = 0
@@ -263,15 +269,7 @@ def _vertex_best(i, lab, S, size, active, K, use_nbrs, nbr_ptr, nbr_idx, mark):
             c = active[t]
             if c == own:
                 continue
-            g = S[c, i] - so
-            if g > bg + EPS:
-                bg = g
-                bc = c
-                ties = 1
-            elif g >= bg - EPS:
-                ties += 1
-                if np.random.randint(ties) == 0:
-                    bc = c
+            bg, bc, ties = _consider(S[c, i] - so, c, bg, bc, ties)
     return bg, bc
 
 
