@@ -50,8 +50,9 @@ def _load(name):
     return W, opt
 
 
-def cpsat_full_triangles(W, time_limit, workers=2):
-    """The peer: every triangle inequality in one CP-SAT model (2 workers = the cores here)."""
+def triangle_model(W):
+    """The CPP as a user would write it for CP-SAT: a 0/1 variable per pair, every
+    triangle inequality, integer weights. Returns the model."""
     from ortools.sat.python import cp_model
 
     n = W.shape[0]
@@ -62,6 +63,14 @@ def cpsat_full_triangles(W, time_limit, workers=2):
         m.add(x[i, j] - x[i, k] + x[j, k] <= 1)
         m.add(-x[i, j] + x[i, k] + x[j, k] <= 1)
     m.maximize(sum(int(W[i, j]) * v for (i, j), v in x.items() if W[i, j] != 0))
+    return m
+
+
+def cpsat_full_triangles(W, time_limit, workers=2):
+    """The peer: every triangle inequality in one CP-SAT model (2 workers = the cores here)."""
+    from ortools.sat.python import cp_model
+
+    m = triangle_model(W)
     s = cp_model.CpSolver()
     s.parameters.max_time_in_seconds = time_limit
     s.parameters.num_workers = workers

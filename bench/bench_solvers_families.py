@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import itertools
 import json
 import os
 import platform
@@ -54,15 +53,10 @@ def cpsat_triangles(W: np.ndarray, time_limit: float, workers: int = 8):
     """The peer: the full triangle model in CP-SAT. Returns (objective, bound, status, seconds)."""
     from ortools.sat.python import cp_model
 
+    from bench_solvers import triangle_model
+
     t = time.perf_counter()
-    n = W.shape[0]
-    m = cp_model.CpModel()
-    x = {(i, j): m.new_bool_var("") for i, j in itertools.combinations(range(n), 2)}
-    for i, j, k in itertools.combinations(range(n), 3):
-        m.add(x[i, j] + x[i, k] - x[j, k] <= 1)
-        m.add(x[i, j] - x[i, k] + x[j, k] <= 1)
-        m.add(-x[i, j] + x[i, k] + x[j, k] <= 1)
-    m.maximize(sum(int(W[i, j]) * v for (i, j), v in x.items() if W[i, j] != 0))
+    m = triangle_model(W)
     s = cp_model.CpSolver()
     s.parameters.max_time_in_seconds = max(1.0, time_limit - (time.perf_counter() - t))
     s.parameters.num_workers = workers

@@ -426,7 +426,7 @@ def make_constraint(c: Any):
     """Turn a constraint declaration into an object with ``is_satisfied_by``."""
     if c is None:
         return _NoneConstraint()
-    if isinstance(c, (Interval, Options, _Special, _NoneConstraint, _TypeConstraint)) or hasattr(c, "is_satisfied_by"):
+    if isinstance(c, (Interval, Options, _Special, _NoneConstraint, _TypeConstraint)):
         return c
     if isinstance(c, str):
         return _Special(c)

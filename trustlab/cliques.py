@@ -9,6 +9,7 @@ All results are exact.
 """
 from __future__ import annotations
 
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator
@@ -174,8 +175,6 @@ def _run_chunks(g: CSRGraph, min_size: int, materialize: bool,
     nt = _n_threads()
     chunk_ptr, verts = _schedule(g, rank, nt)
     n_chunks = chunk_ptr.shape[0] - 1
-
-    import threading
 
     lock = threading.Lock()
     kept = [0, 0, 0]  # cliques, stored member ids, top-level vertices done

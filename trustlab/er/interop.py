@@ -360,11 +360,17 @@ _COMMON_DOC = """
 """
 
 
-@validate_params({"predictions": [object], "ids": ["array-like", None], "id_col": [str, None], "method": [str],
-                  "weights": [{"logit", "centered"}], "threshold": [Interval(numbers.Real, None, None), None],
-                  "threshold_probability": [Interval(numbers.Real, 0, 1, closed="neither"), None],
-                  "id_column": [str], "cluster_column": [str], "scorer": ["callable", None],
-                  "complete_components": [Interval(numbers.Integral, 0, None, closed="left")],
+#: the declared constraints shared by the two entry points that cluster others' scores
+_CLUSTER_IDS_PARAMS = {
+    "ids": ["array-like", None], "id_col": [str, None], "method": [str],
+    "weights": [{"logit", "centered"}], "threshold": [Interval(numbers.Real, None, None), None],
+    "threshold_probability": [Interval(numbers.Real, 0, 1, closed="neither"), None],
+    "id_column": [str], "cluster_column": [str], "scorer": ["callable", None],
+    "complete_components": [Interval(numbers.Integral, 0, None, closed="left")],
+}
+
+
+@validate_params({"predictions": [object], **_CLUSTER_IDS_PARAMS,
                   "left_col": [str, None], "right_col": [str, None], "prob_col": [str, None]})
 def cluster_splink_predictions(
     predictions: Any,
@@ -412,11 +418,7 @@ def cluster_splink_predictions(
                         complete_components=complete_components, **kwargs)
 
 
-@validate_params({"scored_pairs": [object], "ids": ["array-like", None], "id_col": [str, None], "method": [str],
-                  "weights": [{"logit", "centered"}], "threshold": [Interval(numbers.Real, None, None), None],
-                  "threshold_probability": [Interval(numbers.Real, 0, 1, closed="neither"), None],
-                  "id_column": [str], "cluster_column": [str], "scorer": ["callable", None],
-                  "complete_components": [Interval(numbers.Integral, 0, None, closed="left")]})
+@validate_params({"scored_pairs": [object], **_CLUSTER_IDS_PARAMS})
 def cluster_dedupe_pairs(
     scored_pairs: Any,
     *,
