@@ -34,6 +34,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from trustlab._results import ResultMixin
 from trustlab._backend import resolve_backend
 from trustlab._validation import (
     Registry,
@@ -80,17 +81,8 @@ _EXACT_HARD_CAP = 50_000_000
 # ---------------------------------------------------------------------------
 # result objects
 # ---------------------------------------------------------------------------
-class _ResultMixin:
-    def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)  # type: ignore[arg-type]
-        for k, v in list(d.items()):
-            if isinstance(v, np.ndarray):
-                d[k] = v.tolist()
-        return d
-
-
 @dataclass(frozen=True)
-class PermutationResult(_ResultMixin):
+class PermutationResult(ResultMixin):
     """Permutation test of a two-group mean difference of per-word associations.
 
     Attributes
@@ -116,7 +108,7 @@ class PermutationResult(_ResultMixin):
 
 
 @dataclass(frozen=True)
-class WEATResult(_ResultMixin):
+class WEATResult(ResultMixin):
     """Result of :func:`weat`.
 
     Attributes
@@ -160,7 +152,7 @@ class WEATResult(_ResultMixin):
 
 
 @dataclass(frozen=True)
-class WEATSummary(_ResultMixin):
+class WEATSummary(ResultMixin):
     """Significance summary over several WEAT tests (Azarpanah & Farhadloo, Table 3).
 
     Attributes
@@ -188,7 +180,7 @@ class WEATSummary(_ResultMixin):
 
 
 @dataclass(frozen=True)
-class MACResult(_ResultMixin):
+class MACResult(ResultMixin):
     """Mean Average Cosine distance (Manzini et al. 2019).
 
     Attributes
@@ -210,7 +202,7 @@ class MACResult(_ResultMixin):
 
 
 @dataclass(frozen=True)
-class BayesianBiasResult(_ResultMixin):
+class BayesianBiasResult(ResultMixin):
     """Posterior summary of :func:`bayesian_bias`.
 
     Attributes
@@ -248,7 +240,7 @@ class BayesianBiasResult(_ResultMixin):
 
 
 @dataclass(frozen=True)
-class GenderDirection(_ResultMixin):
+class GenderDirection(ResultMixin):
     """Bolukbasi gender direction: PC1 of the centred definitional-pair vectors.
 
     Attributes
@@ -274,7 +266,7 @@ class GenderDirection(_ResultMixin):
 
 
 @dataclass(frozen=True)
-class DirectBiasResult(_ResultMixin):
+class DirectBiasResult(ResultMixin):
     """DirectBias_c = mean_w |cos(w, g)|^c, with the signed per-word cos(w, g)."""
 
     value: float

@@ -31,12 +31,13 @@ import io
 import json
 import math
 import os
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any, Iterable, Sequence
 
 import numpy as np
 
+from trustlab._results import ResultMixin
 from trustlab._validation import check_interval, check_int, check_option
 from trustlab._validation import Interval, Options, validate_params
 
@@ -92,15 +93,6 @@ WINOBIAS_GENDER_NOUNS = (
 # --------------------------------------------------------------------------------------
 # small helpers
 # --------------------------------------------------------------------------------------
-class _ResultMixin:
-    def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        for k, v in list(d.items()):
-            if isinstance(v, np.ndarray):
-                d[k] = v.tolist()
-        return d
-
-
 def _wilson(k: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
     """Wilson score interval for a binomial proportion (95% by default)."""
     if n == 0:
@@ -560,7 +552,7 @@ def _check_tokens(tokens: Sequence[Any] | None, lengths: np.ndarray, name: str) 
 # plausibility (Ding & Koehn)
 # --------------------------------------------------------------------------------------
 @dataclass
-class PlausibilityResult(_ResultMixin):
+class PlausibilityResult(ResultMixin):
     """Result of :func:`plausibility`.
 
     ``value`` is the overall pass rate ("all" = p_exp * exp + p_alt * alt); ``ci`` its
@@ -692,7 +684,7 @@ def plausibility(
 
 
 @dataclass
-class BaselineResult(_ResultMixin):
+class BaselineResult(ResultMixin):
     """Model-free plausibility baselines (pass rates in the expected / alternative scenario).
 
     ``random_*`` are the exact expectations under iid continuous random saliency;
@@ -793,7 +785,7 @@ def plausibility_baselines(
 # faithfulness: model and input consistency
 # --------------------------------------------------------------------------------------
 @dataclass
-class ConsistencyResult(_ResultMixin):
+class ConsistencyResult(ResultMixin):
     """Result of :func:`model_consistency` / :func:`input_consistency`.
 
     ``value`` is the mean clamped Pearson r over the compared pairs; ``ci`` a 95%
@@ -1053,7 +1045,7 @@ def aggregate_attributions(attribution: Any, word_ids: Sequence[int] | None = No
 
 
 @dataclass
-class MassAccuracyResult(_ResultMixin):
+class MassAccuracyResult(ResultMixin):
     """Result of :func:`mass_accuracy`: mean MA over sentences, 95% t-interval, per-sentence
     values (NaN for dropped sentences) and the indices dropped (all-zero attributions)."""
 
@@ -1191,7 +1183,7 @@ def mass_accuracy_uniform_baseline(ground_truth: Sequence[Any]) -> MassAccuracyR
 
 
 @dataclass
-class CooccurrenceBiasResult(_ResultMixin):
+class CooccurrenceBiasResult(ResultMixin):
     """Result of :func:`geco_cooccurrence_bias`: ``value = C_F / (C_F + C_M)`` (0.5 = balanced)."""
 
     value: float
@@ -1328,7 +1320,7 @@ def pattern_variant_attributions(
 
 
 @dataclass
-class AttributionDifferenceResult(_ResultMixin):
+class AttributionDifferenceResult(ResultMixin):
     """Result of :func:`attribution_difference_test`: mean ``|s(x^F) - s(x^M)|`` on ground-truth
     words, and the Wilcoxon signed-rank test of the signed differences."""
 
@@ -1398,7 +1390,7 @@ def attribution_difference_test(
 
 
 @dataclass
-class DecoyStatistics(_ResultMixin):
+class DecoyStatistics(ResultMixin):
     """Result of :func:`decoy_statistics` (Idahl et al. 2021, eq. 1)."""
 
     applicability: int

@@ -16,12 +16,13 @@ from __future__ import annotations
 import numbers
 
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any, Sequence
 
 import numpy as np
 
+from trustlab._results import ResultMixin
 from trustlab._validation import check_interval
 from trustlab._validation import Interval, Options, validate_params
 
@@ -74,16 +75,13 @@ def _rank_average(a: np.ndarray) -> np.ndarray:
 
 
 @dataclass
-class ReliabilityResult:
+class ReliabilityResult(ResultMixin):
     """Result of :func:`spearman` / CDR / CMR: Spearman rho, two-sided p-value (t approximation,
     as scipy), and the number of embeddings compared."""
 
     value: float
     pvalue: float
     n: int
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 @validate_params({"x": ["array-like"], "y": ["array-like"]})
@@ -169,16 +167,13 @@ def cross_model_reliability(f_m: Any, f_mbar: Any) -> ReliabilityResult:
 
 
 @dataclass
-class InstabilityResult:
+class InstabilityResult(ResultMixin):
     """Result of :func:`downstream_instability`: disagreement rate, 95% Wilson CI, counts."""
 
     value: float
     n: int
     n_disagree: int
     ci: tuple[float, float]
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 @validate_params({"pred_a": ["array-like"], "pred_b": ["array-like"]})
@@ -241,7 +236,7 @@ def roc_auc(y_true: Any, y_score: Any) -> float:
 
 
 @dataclass
-class GroupRatesResult:
+class GroupRatesResult(ResultMixin):
     """Result of :func:`group_error_rates`.
 
     ``fped = sum_t |FPR - FPR_t|`` and ``fned = sum_t |FNR - FNR_t|`` over the groups
@@ -261,7 +256,7 @@ class GroupRatesResult:
     dropped: list = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
+        d = super().to_dict()
         for k in ("fpr_group", "fnr_group", "n_group"):
             d[k] = {str(g): v for g, v in d[k].items()}
         d["dropped"] = [str(x) for x in d["dropped"]]
