@@ -29,13 +29,13 @@ import json
 import math
 import warnings
 from dataclasses import asdict, dataclass, field
-from importlib import resources
 from typing import Any, Mapping, Sequence
 
 import numpy as np
 
 from trustlab._results import ResultMixin
 from trustlab._backend import resolve_backend
+from trustlab.datasets import open_data
 from trustlab._validation import (
     Registry,
     check_int,
@@ -762,10 +762,6 @@ def weat(
 # ---------------------------------------------------------------------------
 # packaged data
 # ---------------------------------------------------------------------------
-def _data_file(name: str):
-    return resources.files("trustlab") / "data" / "weat" / name
-
-
 def load_weat_sets() -> dict[str, Any]:
     """The Caliskan et al. (2017) WEAT word sets and test definitions (corrected).
 
@@ -781,7 +777,7 @@ def load_weat_sets() -> dict[str, Any]:
     >>> d["tests"]["6"]["X"], len(d["sets"]["career"])
     ('male_names', 8)
     """
-    with _data_file("weat_wordsets.json").open("r", encoding="utf-8") as fh:
+    with open_data("weat", "weat_wordsets.json", mode="r", encoding="utf-8") as fh:
         return json.load(fh)
 
 
@@ -798,7 +794,7 @@ def load_weat_embeddings() -> Embeddings:
     >>> emb.dim, "flower" in emb or "aster" in emb
     (300, True)
     """
-    with _data_file("word2vec_weat_subset.npz").open("rb") as fh:
+    with open_data("weat", "word2vec_weat_subset.npz") as fh:
         with np.load(fh, allow_pickle=False) as z:
             return Embeddings([str(w) for w in z["words"]], z["vectors"])
 
@@ -1066,7 +1062,7 @@ def load_bayes_example():
     """
     import pandas as pd
 
-    with _data_file("religion_reddit_cosine.csv.gz").open("rb") as fh:
+    with open_data("weat", "religion_reddit_cosine.csv.gz") as fh:
         return pd.read_csv(fh, compression="gzip")
 
 

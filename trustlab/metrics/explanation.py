@@ -32,12 +32,12 @@ import json
 import math
 import os
 from dataclasses import dataclass, field
-from importlib import resources
 from typing import Any, Iterable, Sequence
 
 import numpy as np
 
 from trustlab._results import ResultMixin
+from trustlab.datasets import read_text
 from trustlab._validation import check_interval, check_int, check_option
 from trustlab._validation import Interval, Options, validate_params
 
@@ -82,7 +82,6 @@ __all__ = [
     "unlike_ratio",
 ]
 
-_DATA = ("data", "explain")
 WINOBIAS_GENDER_NOUNS = (
     "aunt", "boy", "bride", "brother", "daughter", "father", "girl", "granddaughter",
     "grandfather", "grandmother", "grandson", "groom", "husband", "lady", "lord", "man",
@@ -127,19 +126,6 @@ def _open_text(path: str | os.PathLike):
     if p.endswith(".gz"):
         return io.TextIOWrapper(gzip.open(p, "rb"), encoding="utf-8")
     return open(p, encoding="utf-8")
-
-
-def _bundled(*parts: str):
-    return resources.files("trustlab").joinpath(*_DATA, *parts)
-
-
-def _bundled_text(*parts: str) -> str:
-    ref = _bundled(*parts)
-    with ref.open("rb") as fh:
-        raw = fh.read()
-    if parts[-1].endswith(".gz"):
-        raw = gzip.decompress(raw)
-    return raw.decode("utf-8")
 
 
 def _lines_of(source: Any, what: str) -> list[str]:
@@ -327,19 +313,19 @@ def load_ding_koehn(task: str = "gender", model: str = "sota") -> DingKoehnData:
     task = _DK_ALIASES[task.lower()]
     check_option(model, "model", ["sota", "distilled"], func="load_ding_koehn")
     ds, ex = _DK_TASKS[task]
-    prefixes = _bundled_text("ding_koehn", ds, "all.prefx.txt.gz").splitlines()
-    tags = read_indices(_bundled_text("ding_koehn", ds, "all.tag.txt.gz").splitlines())
-    cues, attrs = read_spans(_bundled_text("ding_koehn", ds, "all.subjs.txt.gz").splitlines())
+    prefixes = read_text("explain", "ding_koehn", ds, "all.prefx.txt.gz").splitlines()
+    tags = read_indices(read_text("explain", "ding_koehn", ds, "all.tag.txt.gz").splitlines())
+    cues, attrs = read_spans(read_text("explain", "ding_koehn", ds, "all.subjs.txt.gz").splitlines())
     sal = ("ding_koehn", "saliency", ex, model)
     return DingKoehnData(
         prefixes=prefixes,
         tags=tags,
         cue_spans=cues,
         attractor_spans=attrs,
-        verum=read_saliency(_bundled_text(*sal, "out.verum.gz").splitlines()),
-        malum=read_saliency(_bundled_text(*sal, "out.malum.gz").splitlines()),
-        expected=read_indices(_bundled_text(*sal, "out.pos.idx.gz").splitlines()),
-        passed=read_indices(_bundled_text(*sal, "out.passed.idx.gz").splitlines()),
+        verum=read_saliency(read_text("explain", *sal, "out.verum.gz").splitlines()),
+        malum=read_saliency(read_text("explain", *sal, "out.malum.gz").splitlines()),
+        expected=read_indices(read_text("explain", *sal, "out.pos.idx.gz").splitlines()),
+        passed=read_indices(read_text("explain", *sal, "out.passed.idx.gz").splitlines()),
     )
 
 
@@ -423,7 +409,7 @@ def load_geco(variant: str = "all", split: str = "test") -> GecoData:
     """
     check_option(variant, "variant", ["all", "subj"], func="load_geco")
     check_option(split, "split", ["train", "test"], func="load_geco")
-    text = _bundled_text("geco", f"binary_gender_{variant}_{split}.jsonl.gz")
+    text = read_text("explain", "geco", f"binary_gender_{variant}_{split}.jsonl.gz")
     return _parse_geco_lines(text.splitlines(), f"GECO {variant}/{split}")
 
 

@@ -17,12 +17,12 @@ import numbers
 
 import math
 from dataclasses import dataclass, field
-from importlib import resources
 from typing import Any, Sequence
 
 import numpy as np
 
 from trustlab._results import ResultMixin
+from trustlab.datasets import open_data
 from trustlab._validation import check_interval
 from trustlab._validation import Interval, Options, validate_params
 
@@ -428,8 +428,7 @@ def load_rios_lwowski(table: int = 2):
     if table not in (1, 2):
         raise ValueError(f"table must be 1 or 2; got {table!r}.")
     name = "rios_lwowski_table1_metrics.csv" if table == 1 else "rios_lwowski_table2_cdr.csv"
-    ref = resources.files("trustlab").joinpath("data", "explain", name)
-    with ref.open("r", encoding="utf-8") as fh:
+    with open_data("explain", name, mode="r", encoding="utf-8") as fh:
         return pd.read_csv(fh)
 
 

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import numbers
 
-import importlib.resources
 import zipfile
 from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
 
+from trustlab.datasets import open_data, read_text
 from trustlab._validation import check_finite_array, check_int, check_interval, check_random_state
 from trustlab.privacy.bounds import distance_bound, inner_product_bound
 from trustlab.privacy.calibration import calibrate_m, jl_distortion, projection_matrix
@@ -33,8 +33,7 @@ def _read_lexicon(name: str, lexicon_dir=None) -> set[str]:
             raise FileNotFoundError(f"lexicon file {str(p)!r} does not exist")
         text = p.read_text(encoding="utf-8", errors="replace")
     else:
-        text = importlib.resources.files("trustlab").joinpath("data", "embeddings", name).read_text(
-            encoding="utf-8", errors="replace")
+        text = read_text("embeddings", name, errors="replace")
     return {w.strip() for w in text.splitlines() if w.strip() and not w.startswith(";")}
 
 
@@ -68,14 +67,12 @@ def load_embeddings_subset(path=None, *, lexicon_dir=None, n_pairs: int = 100, r
     ((2200, 300), 100)
     """
     if path is None and lexicon_dir is None:
-        with importlib.resources.files("trustlab").joinpath("data", 
-                "embeddings", "word2vec_privacy_subset.npz").open("rb") as fh:
+        with open_data("embeddings", "word2vec_privacy_subset.npz") as fh:
             z = np.load(fh, allow_pickle=False)
             return {"vectors": z["vectors"].astype(np.float64), "words": [str(w) for w in z["words"]],
                     "label": z["label"].astype(np.int64), "pair_a": z["pair_a"], "pair_b": z["pair_b"]}
     if path is None:
-        with importlib.resources.files("trustlab").joinpath("data", 
-                "embeddings", "word2vec_privacy_subset.npz").open("rb") as fh:
+        with open_data("embeddings", "word2vec_privacy_subset.npz") as fh:
             z = np.load(fh, allow_pickle=False)
             vectors, words = z["vectors"], z["words"]
     else:
