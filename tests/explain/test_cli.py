@@ -1,7 +1,9 @@
 """``trustlab explain-metrics`` CLI: JSON output, file inputs, atomic output, one-line errors."""
 import doctest
 import gzip
+import importlib
 import json
+import pkgutil
 from importlib import resources
 
 import pytest
@@ -105,5 +107,10 @@ def test_nan_saliency_file(tmp_path, capsys):
 
 @pytest.mark.parametrize("mod", [explanation, reliability])
 def test_docstring_examples_run(mod):
-    res = doctest.testmod(mod, optionflags=doctest.NORMALIZE_WHITESPACE)
-    assert res.attempted > 10 and res.failed == 0
+    mods = [mod] + [importlib.import_module(m.name)
+                    for m in pkgutil.walk_packages(getattr(mod, "__path__", []), mod.__name__ + ".")]
+    attempted = failed = 0
+    for m in mods:
+        res = doctest.testmod(m, optionflags=doctest.NORMALIZE_WHITESPACE)
+        attempted, failed = attempted + res.attempted, failed + res.failed
+    assert attempted > 10 and failed == 0
