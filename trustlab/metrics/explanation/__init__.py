@@ -22,20 +22,12 @@ Every metric returns a small dataclass with the value, the counts behind it, a
 confidence interval where one is meaningful, and what was dropped.
 
 The package re-exports every name from its modules: ``_readers`` (readers and bundled
-loaders), ``_plausibility``, ``_consistency``, ``_geco`` (mass accuracy and the other
-GECOBench metrics), ``_decoys``, ``_error_detection`` (precision at K, influence, unlike
-ratio) and ``_common`` (shared helpers).
+loaders), ``_plausibility``, ``_faithfulness`` (model and input consistency), ``_geco``
+(mass accuracy and the other GECOBench metrics), ``_decoys``, ``_error_detection``
+(precision at K, influence, unlike ratio) and ``_common`` (shared helpers).
 """
 from trustlab.metrics.explanation._common import (  # noqa: F401
     _wilson,
-)
-from trustlab.metrics.explanation._consistency import (  # noqa: F401
-    WINOBIAS_GENDER_NOUNS,
-    ConsistencyResult,
-    clamped_pearson,
-    input_consistency,
-    model_consistency,
-    winobias_template_groups,
 )
 from trustlab.metrics.explanation._decoys import (  # noqa: F401
     DecoyStatistics,
@@ -46,6 +38,14 @@ from trustlab.metrics.explanation._error_detection import (  # noqa: F401
     precision_at_k,
     uncertainty_scores,
     unlike_ratio,
+)
+from trustlab.metrics.explanation._faithfulness import (  # noqa: F401
+    WINOBIAS_GENDER_NOUNS,
+    ConsistencyResult,
+    clamped_pearson,
+    input_consistency,
+    model_consistency,
+    winobias_template_groups,
 )
 from trustlab.metrics.explanation._geco import (  # noqa: F401
     AttributionDifferenceResult,
