@@ -21,7 +21,6 @@ from trustlab._validation import (
 
 ALTERNATIVES = ("two-sided", "greater", "less")
 
-
 # exact enumeration is always capped (memory: 8 bytes per partition)
 _EXACT_HARD_CAP = 50_000_000
 

@@ -16,9 +16,7 @@ from trustlab._validation import (
 
 SIMILARITIES = Registry("similarity")
 
-
 STATISTICS = ("mean", "median", "min", "max", "discrete")
-
 
 COVARIANCE_ESTIMATORS = Registry("covariance estimator")
 

@@ -178,7 +178,6 @@ class DingKoehnData:
 
 _DK_TASKS = {"gender": ("Winobias", "example-gender"), "number": ("Syneval", "example-number")}
 
-
 _DK_ALIASES = {"winobias": "gender", "syneval": "number", "gender": "gender", "number": "number"}
 
 
