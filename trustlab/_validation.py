@@ -35,14 +35,25 @@ __all__ = [
 
 
 def check_random_state(random_state: Any) -> np.random.Generator:
-    """Normalise ``random_state`` to a :class:`numpy.random.Generator`.
+    """Normalise ``random_state`` to a :class:`numpy.random.Generator`: the one seed
+    normaliser of trustlab.
+
+    The policy (also in the README's Guarantees, *Randomness*): every public function
+    that draws random numbers takes ``random_state`` (no ``seed=``/``rng=`` keywords),
+    declares it as ``"random_state"`` in :func:`validate_params` and calls this once.
+    Its default is ``None`` — always where privacy noise is drawn — except in the two
+    end-to-end entry points whose answer should not change between runs,
+    :func:`trustlab.resolve` and :func:`trustlab.privacy.evaluation.load_embeddings_subset`,
+    which default to ``0``. ``tests/test_random_state_policy.py`` enforces this.
 
     Parameters
     ----------
     random_state : None, int, numpy.random.Generator, numpy.random.RandomState or SeedSequence
-        ``None`` draws fresh entropy from the operating system (the default for
-        privacy noise); an int gives a reproducible stream (for tests); a Generator
-        is used as is.
+        ``None`` draws fresh entropy from the operating system (never NumPy's global
+        state); an int >= 0 gives a reproducible stream (for tests); a Generator is
+        used as is (so successive calls continue its stream); a ``SeedSequence`` or
+        ``BitGenerator`` seeds a new Generator; a legacy ``RandomState`` gives one
+        seed drawn from it.
 
     Returns
     -------
