@@ -10,10 +10,8 @@ import inspect
 import numpy as np
 import pytest
 
+from test_public_functions import PUBLIC, PUBLIC_MODULES  # the one walk of the public API
 from trustlab._validation import _Special, check_random_state
-
-PUBLIC_MODULES = ("trustlab", "trustlab.er", "trustlab.solvers", "trustlab.privacy", "trustlab.metrics",
-                  "trustlab.cliques", "trustlab.datasets", "trustlab.graph")
 
 #: public functions (by name, wherever they live) whose random_state defaults to 0, and why
 DEFAULT_ZERO = {
@@ -31,15 +29,14 @@ SEED_LIKE = {"seed", "seeds", "rng", "random_seed", "generator", "random_generat
 
 
 def _callables():
-    out = {}
+    """The public functions (the walk of test_public_functions) and the public methods
+    of the public classes."""
+    out = dict(PUBLIC)
     for modname in PUBLIC_MODULES:
         mod = importlib.import_module(modname)
-        names = getattr(mod, "__all__", None) or [n for n in dir(mod) if not n.startswith("_")]
-        for n in names:
+        for n in getattr(mod, "__all__", None) or [n for n in dir(mod) if not n.startswith("_")]:
             obj = getattr(mod, n)
-            if inspect.isfunction(obj):
-                out[f"{obj.__module__}.{obj.__qualname__}"] = obj
-            elif inspect.isclass(obj) and obj.__module__.startswith("trustlab"):
+            if inspect.isclass(obj) and obj.__module__.startswith("trustlab"):
                 for k, v in vars(obj).items():
                     if inspect.isfunction(v) and (k == "__init__" or not k.startswith("_")):
                         out[f"{v.__module__}.{v.__qualname__}"] = v

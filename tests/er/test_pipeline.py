@@ -6,6 +6,7 @@ import pytest
 import trustlab
 from trustlab.datasets import ER_DATASETS, load_er_dataset, load_famer_edges
 from trustlab.er import cluster_pairs, evaluate, generate_records, infer_fields, resolve
+from reference import InlineClient  # tests/reference.py
 
 
 @pytest.fixture(scope="module")
@@ -184,23 +185,6 @@ def test_parquet_and_gz_input(tmp_path):
         resolve(str(bad))
 
 
-class _InlineClient:
-    """A stand-in for ``distributed.Client``: ``submit`` runs the job at once."""
-
-    def __init__(self):
-        self.submitted = 0
-
-    def submit(self, fn, *args, pure=True):
-        self.submitted += 1
-        out = fn(*args)
-
-        class _Done:
-            def result(self):
-                return out
-
-        return _Done()
-
-
 @pytest.fixture(scope="module")
 def big_entities():
     # two entities of 8 records each: components above the enumeration limit (6) go
@@ -216,14 +200,14 @@ def _resolve_small(df, **kw):
 
 def test_client_ships_components_and_matches_local(big_entities):
     local = _resolve_small(big_entities)
-    fake = _InlineClient()
+    fake = InlineClient()
     remote = _resolve_small(big_entities, client=fake)
     assert fake.submitted >= 1
     assert np.array_equal(remote.entity, local.entity) and remote.clusters.objective == local.clusters.objective
 
 
 def test_solver_options_scheduler_is_deprecated(big_entities):
-    fake = _InlineClient()
+    fake = InlineClient()
     with pytest.warns(DeprecationWarning, match=r"solver_options\['scheduler'\]= is deprecated.*"
                                                 r"solver_options\['client'\]") as rec:
         _resolve_small(big_entities, solver_options={"scheduler": fake})
@@ -233,8 +217,8 @@ def test_solver_options_scheduler_is_deprecated(big_entities):
 
 def test_client_given_twice_is_an_error(big_entities):
     with pytest.raises(ValueError, match="both as client= and in solver_options"):
-        _resolve_small(big_entities, client=_InlineClient(), solver_options={"client": _InlineClient()})
+        _resolve_small(big_entities, client=InlineClient(), solver_options={"client": InlineClient()})
     with pytest.raises(ValueError, match="got both solver_options\\['client'\\]= and solver_options\\['scheduler'\\]="):
-        _resolve_small(big_entities, solver_options={"client": _InlineClient(), "scheduler": _InlineClient()})
+        _resolve_small(big_entities, solver_options={"client": InlineClient(), "scheduler": InlineClient()})
     with pytest.raises(TypeError, match="'client' parameter of resolve must be a dask.distributed.Client"):
         _resolve_small(big_entities, client="tcp://localhost:8786")

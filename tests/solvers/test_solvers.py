@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from trustlab.cli import main
 from trustlab.solvers import explain, partition
 from trustlab.solvers.io import read_cplib, read_cplib_optimum
-from reference import random_cpp_instance, set_partitions  # tests/reference.py
+from reference import InlineClient, random_cpp_instance, set_partitions  # tests/reference.py
 
 
 # ----------------------------------------------------------------- brute force
@@ -304,23 +304,6 @@ def test_dask_client():
     assert r.status == "optimal"
 
 
-class _InlineClient:
-    """A stand-in for ``distributed.Client``: ``submit`` runs the job at once."""
-
-    def __init__(self):
-        self.submitted = 0
-
-    def submit(self, fn, *args, pure=True):
-        self.submitted += 1
-        out = fn(*args)
-
-        class _Done:
-            def result(self):
-                return out
-
-        return _Done()
-
-
 def _three_blocks():
     import scipy.linalg
 
@@ -333,7 +316,7 @@ def _three_blocks():
 def test_client_ships_every_multi_node_component_and_matches_local():
     W = _three_blocks()
     local = partition(W, method="cpp", random_state=1)
-    fake = _InlineClient()
+    fake = InlineClient()
     r = partition(W, method="cpp", random_state=1, client=fake)
     assert fake.submitted == len(r.components) >= 2
     assert np.array_equal(r.labels, local.labels) and r.objective == local.objective
@@ -342,7 +325,7 @@ def test_client_ships_every_multi_node_component_and_matches_local():
 
 def test_scheduler_is_a_deprecated_alias_of_client():
     W = _three_blocks()
-    fake = _InlineClient()
+    fake = InlineClient()
     with pytest.warns(DeprecationWarning, match=r"scheduler= is deprecated.*use client="):
         r = partition(W, method="cpp", random_state=1, scheduler=fake)
     assert fake.submitted == len(r.components) >= 2
@@ -351,7 +334,7 @@ def test_scheduler_is_a_deprecated_alias_of_client():
 
 def test_client_and_scheduler_together_is_an_error():
     with pytest.raises(ValueError, match=r"got both client= and scheduler=.*pass only client="):
-        partition(np.zeros((3, 3)), client=_InlineClient(), scheduler=_InlineClient())
+        partition(np.zeros((3, 3)), client=InlineClient(), scheduler=InlineClient())
 
 
 def test_client_must_be_a_dask_client():
