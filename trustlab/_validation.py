@@ -10,6 +10,7 @@ import inspect
 import math
 import numbers
 import os
+import warnings
 from typing import Any, Callable, Iterable, Mapping
 
 import numpy as np
@@ -27,19 +28,32 @@ __all__ = [
     "check_option",
     "check_int",
     "check_finite_array",
+    "check_dask_client",
+    "renamed_keyword",
     "Registry",
 ]
 
 
 def check_random_state(random_state: Any) -> np.random.Generator:
-    """Normalise ``random_state`` to a :class:`numpy.random.Generator`.
+    """Normalise ``random_state`` to a :class:`numpy.random.Generator`: the one seed
+    normaliser of trustlab.
+
+    The policy (also in the README's Guarantees, *Randomness*): every public function
+    that draws random numbers takes ``random_state`` (no ``seed=``/``rng=`` keywords),
+    declares it as ``"random_state"`` in :func:`validate_params` and calls this once.
+    Its default is ``None`` — always where privacy noise is drawn — except in the two
+    end-to-end entry points whose answer should not change between runs,
+    :func:`trustlab.resolve` and :func:`trustlab.privacy.evaluation.load_embeddings_subset`,
+    which default to ``0``. ``tests/test_random_state_policy.py`` enforces this.
 
     Parameters
     ----------
     random_state : None, int, numpy.random.Generator, numpy.random.RandomState or SeedSequence
-        ``None`` draws fresh entropy from the operating system (the default for
-        privacy noise); an int gives a reproducible stream (for tests); a Generator
-        is used as is.
+        ``None`` draws fresh entropy from the operating system (never NumPy's global
+        state); an int >= 0 gives a reproducible stream (for tests); a Generator is
+        used as is (so successive calls continue its stream); a ``SeedSequence`` or
+        ``BitGenerator`` seeds a new Generator; a legacy ``RandomState`` gives one
+        seed drawn from it.
 
     Returns
     -------
@@ -69,6 +83,57 @@ def check_random_state(random_state: Any) -> np.random.Generator:
     raise TypeError(
         f"random_state must be None, an int seed or a numpy Generator; got "
         f"{type(random_state).__name__} ({random_state!r})."
+    )
+
+
+def renamed_keyword(func: str, new: str, new_value: Any, old: str, old_value: Any, *, stacklevel: int = 4) -> Any:
+    """The value of keyword ``new``, accepting its deprecated spelling ``old``.
+
+    ``None`` means "not given" for both. Passing only ``old`` warns with a
+    :class:`DeprecationWarning` that names ``new``; passing both raises
+    :class:`InvalidParameterError`. ``stacklevel`` counts from this function (the
+    default 4 points at the caller of a :func:`validate_params`-decorated function
+    that calls this helper in its own body).
+
+    Examples
+    --------
+    >>> renamed_keyword("partition", "client", "c", "scheduler", None)
+    'c'
+    >>> renamed_keyword("partition", "client", "c", "scheduler", "s")
+    Traceback (most recent call last):
+    ...
+    trustlab._validation.InvalidParameterError: partition() got both client= and scheduler=; scheduler is the deprecated name of client, pass only client=.
+    """
+    if old_value is None:
+        return new_value
+    if new_value is not None:
+        raise InvalidParameterError(
+            f"{func}() got both {new}= and {old}=; {old} is the deprecated name of {new}, pass only {new}=.")
+    warnings.warn(
+        f"{func}(): the keyword {old}= is deprecated and will be removed in a future release; "
+        f"use {new}= (same meaning).", DeprecationWarning, stacklevel=stacklevel)
+    return old_value
+
+
+def check_dask_client(client: Any, *, name: str = "client", func: str | None = None) -> Any:
+    """``client`` if it is None or a Dask ``distributed.Client`` (anything with a
+    callable ``submit``), else :class:`InvalidParameterError`.
+
+    Examples
+    --------
+    >>> check_dask_client(None) is None
+    True
+    >>> check_dask_client("tcp://scheduler:8786", func="partition")
+    Traceback (most recent call last):
+    ...
+    trustlab._validation.InvalidParameterError: The 'client' parameter of partition must be a dask.distributed.Client (an object with a .submit method), e.g. Client("tcp://scheduler:8786"). Got 'tcp://scheduler:8786' instead.
+    """
+    if client is None or callable(getattr(client, "submit", None)):
+        return client
+    where = f" of {func}" if func else ""
+    raise InvalidParameterError(
+        f"The {name!r} parameter{where} must be a dask.distributed.Client (an object with a .submit method), "
+        f"e.g. Client(\"tcp://scheduler:8786\"). Got {_short_repr(client)} instead."
     )
 
 

@@ -45,7 +45,9 @@ def register(subparsers) -> None:
                         "component size, 10 s + 1 s per 20 records, at most 120 s)")
     p.add_argument("--train-fraction", type=constrained(_API, "train_fraction"), default=0.5,
                    help="share of labelled pairs used for training")
-    p.add_argument("--seed", type=seed_type(), default=0, help="seed of the training split")
+    p.add_argument("--seed", type=seed_type(), default=0,
+                   help="random_state: seed of the training split and of the random pairs Fellegi-Sunter "
+                   "estimates u from (default 0)")
     p.add_argument("--encoding", default=None, help="text encoding of INPUT (default utf-8)")
     p.add_argument("--output", "-o", help="write one row per input record here (atomically): [source,] id, "
                    "entity_id, then the record's columns (CSV, or parquet by extension)")
