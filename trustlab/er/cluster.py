@@ -109,7 +109,7 @@ ENUM_MAX = 6
 
 def _enumerate_mid(n, pairs, weights, comp, sizes, mid):
     """Exact labels (globally unique per component) and objective for the ``mid`` components."""
-    from trustlab.er import _kernels as K
+    from trustlab.kernels import er as K
 
     nodes = np.flatnonzero(mid)
     o = np.argsort(comp[nodes], kind="stable")
