@@ -312,7 +312,7 @@ def as_csr_graph(graph: Any, *, n_nodes: int | None = None) -> CSRGraph:
         raise TypeError(
             f"graph must be a networkx.Graph, an (m, 2) integer edge array or a scipy "
             f"sparse adjacency matrix; got {type(graph).__name__}. To read an edge file "
-            "use the CLI (trustlab cliques EDGEFILE) or np.loadtxt(path, dtype=int)."
+            "use trustlab.graph.read_edge_file(path)."
         )
     return _from_edge_array(graph, n_nodes)
 
