@@ -13,6 +13,7 @@ import numpy as np
 
 from trustlab._validation import Interval, Registry, check_int, check_option, check_random_state, validate_params
 from trustlab.solvers._problem import Problem, as_problem
+from trustlab.solvers._problem import relative_gap as _gap
 
 
 __all__ = ["partition", "PartitionResult", "METHODS"]
@@ -132,11 +133,6 @@ class PartitionResult:
 
 def _py(v):
     return v.item() if isinstance(v, np.generic) else v
-
-
-def _gap(obj: float, bound: float) -> float:
-    den = max(abs(bound), abs(obj))
-    return 0.0 if den == 0 else max(0.0, (bound - obj) / den)
 
 
 def default_time_limit(n_nodes: int) -> float:
