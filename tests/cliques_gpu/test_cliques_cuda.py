@@ -200,6 +200,9 @@ def test_cuda_kernel_in_simulator_equals_networkx():
     env.pop("TRUSTLAB_BACKEND", None)
     proc = subprocess.run([sys.executable, str(HERE / "_sim_script.py")], input=json.dumps(cases),
                           capture_output=True, text=True, env=env, timeout=240)
+    last = (proc.stderr.strip().splitlines() or [""])[-1]
+    if proc.returncode == 1 and last.startswith("SKIP "):  # no numba.cuda simulator here
+        pytest.skip(last[5:])
     assert proc.returncode == 0, proc.stderr[-3000:]
     results = json.loads(proc.stdout)
     assert len(results) == len(cases)
