@@ -84,6 +84,15 @@ def _labels_array(labels: list) -> np.ndarray:
     return out
 
 
+def _warn_self_loops(n_loops: int, stacklevel: int = 4) -> None:
+    warnings.warn(
+        f"the graph has {n_loops} self-loop(s); they were dropped (a self-loop "
+        "never changes which vertex sets are cliques).",
+        UserWarning,
+        stacklevel=stacklevel,
+    )
+
+
 @validate_params({"src": ["array-like"], "dst": ["array-like"], "n": [Interval(numbers.Integral, 0, None, closed='left')], "warn_self_loops": ["boolean"], "nodes": ["array-like", None]})
 def csr_from_edges(src: np.ndarray, dst: np.ndarray, n: int, *, warn_self_loops: bool = True,
                    nodes: np.ndarray | None = None) -> CSRGraph:
@@ -98,12 +107,7 @@ def csr_from_edges(src: np.ndarray, dst: np.ndarray, n: int, *, warn_self_loops:
     n_loops = int(loops.sum())
     if n_loops:
         if warn_self_loops:
-            warnings.warn(
-                f"the graph has {n_loops} self-loop(s); they were dropped (a self-loop "
-                "never changes which vertex sets are cliques).",
-                UserWarning,
-                stacklevel=3,
-            )
+            _warn_self_loops(n_loops)
         keep = ~loops
         src, dst = src[keep], dst[keep]
     if 2 * src.shape[0] > _INT32_MAX:
@@ -383,12 +387,7 @@ def _read_int_edges_fast(path: Path) -> CSRGraph | None:
     del src, dst
     indptr, indices, loops = edges_to_csr(sp, dp, labels.shape[0])
     if loops:
-        warnings.warn(
-            f"the graph has {loops} self-loop(s); they were dropped (a self-loop "
-            "never changes which vertex sets are cliques).",
-            UserWarning,
-            stacklevel=3,
-        )
+        _warn_self_loops(int(loops), stacklevel=5)
     return CSRGraph(indptr, indices, labels, int(loops))
 
 
