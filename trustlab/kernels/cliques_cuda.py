@@ -64,7 +64,7 @@ import numpy as np
 
 from trustlab.kernels.cliques_cuda_host import (_as_csr, _concat_csr, _host_subproblems, _singletons,
                                                 _work_items, build_subproblems, degeneracy_order,
-                                                enumerate_maximal_cliques_bitset_host)
+                                                enumerate_maximal_cliques_bitset_host, make_bitset_steps)
 
 __all__ = [
     "enumerate_maximal_cliques_cuda",
@@ -88,6 +88,12 @@ def _get_kernel(tpb: int):
 
         cuda = _cuda
     TPB = tpb
+
+    @cuda.jit(device=True)
+    def popc(x):  # pragma: no cover - compiled
+        return cuda.popc(x)
+
+    fill_row, write_clique, split_root = (cuda.jit(device=True)(f) for f in make_bitset_steps(popc))
 
     @cuda.jit
     def _bk_kernel(indptr, indices, rank, sub_v, sub_ptr, sub_idx, item_s, item_b, adj_ws,
@@ -126,20 +132,7 @@ def _get_kernel(tpb: int):
                 for w in range(W):
                     adj[i, w] = 0
                 u = sub_idx[lo + i]
-                a = indptr[u]
-                ae = indptr[u + 1]
-                j = 0
-                while a < ae and j < k:
-                    x = indices[a]
-                    y = sub_idx[lo + j]
-                    if x == y:
-                        adj[i, j >> 5] = adj[i, j >> 5] | (1 << (j & 31))
-                        a += 1
-                        j += 1
-                    elif x < y:
-                        a += 1
-                    else:
-                        j += 1
+                fill_row(adj[i], indices, indptr[u], indptr[u + 1], sub_idx, lo, k)
             # --- root level: P = later, X = earlier, R = {}, C = {}
             for w in range(t, W, TPB):
                 pw = 0
@@ -201,24 +194,8 @@ def _get_kernel(tpb: int):
                     if cntp == 0:
                         if anyx == 0 and d + 1 >= min_size:
                             if write:
-                                pos = ebase[it] + nel
-                                placed = False
-                                for w in range(W):
-                                    word = stk[d, 2, w]
-                                    while word != 0:
-                                        low = word & (-word)
-                                        bi = w * 32 + cuda.popc(low - 1)
-                                        word ^= low
-                                        g = sub_idx[lo + bi]
-                                        if not placed and g > v:
-                                            out_indices[pos] = v
-                                            pos += 1
-                                            placed = True
-                                        out_indices[pos] = g
-                                        pos += 1
-                                if not placed:
-                                    out_indices[pos] = v
-                                    pos += 1
+                                pos = write_clique(stk[d, 2], W, sub_idx, lo, v, out_indices,
+                                                   ebase[it] + nel)
                                 out_indptr[cbase[it] + ncl + 1] = pos
                             ncl += 1
                             nel += d + 1
@@ -231,24 +208,8 @@ def _get_kernel(tpb: int):
                                 nb += cuda.popc(stk[0, 3, w])
                                 stk[0, 3, w] = 0
                             ncl = nb
-                        elif d == 0 and br >= 0:
-                            # root branch split: keep only the br-th candidate; the
-                            # candidates before it move from P to X (as the serial
-                            # search would have done before reaching it)
-                            seen = 0
-                            for w in range(W):
-                                word = stk[0, 3, w]
-                                keep = 0
-                                while word != 0:
-                                    low = word & (-word)
-                                    word ^= low
-                                    if seen < br:
-                                        stk[0, 0, w] = stk[0, 0, w] & ~low
-                                        stk[0, 1, w] = stk[0, 1, w] | low
-                                    elif seen == br:
-                                        keep = low
-                                    seen += 1
-                                stk[0, 3, w] = keep
+                        elif d == 0 and br >= 0:  # root branch split
+                            split_root(stk[0], W, br)
                     q = -1
                     while d >= 0:
                         for w in range(W):

@@ -22,7 +22,9 @@ the ones the device does not take. Plain Numba on validated CSR arrays (``indptr
   int64 words, same iterative Bron–Kerbosch–Tomita, same root-branch split), run in
   parallel over sub-problems. It solves the universes too large for the device and
   lets tests check the algorithm without the CUDA simulator. Bit counts use the CPU
-  engine's ``ctpop`` intrinsic.
+  engine's ``ctpop`` intrinsic. The adjacency-row merge, the clique write and the
+  root-branch split are one source (:func:`make_bitset_steps`), compiled for the host
+  here and for the device by the kernel module.
 """
 from __future__ import annotations
 
@@ -117,6 +119,76 @@ def _popc(x):  # pragma: no cover
     return np.int64(_popcount(np.uint64(x)))
 
 
+def make_bitset_steps(popc):
+    """The steps the host mirror and the device kernel share, built for a bit count
+    ``popc`` (the CPU engine's ``ctpop`` here, ``cuda.popc`` on the device).
+
+    ``fill_row(row, indices, a, ae, U, lo, k)`` sets bit ``j`` of the adjacency row
+    ``row`` for every universe vertex ``U[lo + j]`` (``j < k``) in the sorted neighbour
+    list ``indices[a:ae]`` (a sorted-list merge; ``row`` starts zeroed).
+    ``write_clique(R, W, U, lo, v, out, pos)`` writes the clique ``{v} ∪ R`` in ascending
+    order at ``out[pos:]`` and returns the end position (``R``: ``W`` bitset words over
+    the sorted universe ``U[lo:]``). ``split_root(lvl, W, br)`` keeps only the ``br``-th
+    root candidate of level ``lvl`` (rows ``P``, ``X``, ``R``, candidates) and moves the
+    candidates before it from ``P`` to ``X``, as the serial search does before it
+    reaches that branch.
+    """
+
+    def fill_row(row, indices, a, ae, U, lo, k):  # pragma: no cover - compiled
+        j = 0
+        while a < ae and j < k:
+            x = indices[a]
+            y = U[lo + j]
+            if x == y:
+                row[j >> 5] = row[j >> 5] | (1 << (j & 31))
+                a += 1
+                j += 1
+            elif x < y:
+                a += 1
+            else:
+                j += 1
+
+    def write_clique(R, W, U, lo, v, out, pos):  # pragma: no cover - compiled
+        placed = False
+        for w in range(W):
+            word = R[w]
+            while word != 0:
+                low = word & (-word)
+                g = U[lo + w * 32 + popc(low - 1)]
+                word ^= low
+                if not placed and g > v:
+                    out[pos] = v
+                    pos += 1
+                    placed = True
+                out[pos] = g
+                pos += 1
+        if not placed:
+            out[pos] = v
+            pos += 1
+        return pos
+
+    def split_root(lvl, W, br):  # pragma: no cover - compiled
+        seen = 0
+        for w in range(W):
+            word = lvl[3, w]
+            keep = 0
+            while word != 0:
+                low = word & (-word)
+                word ^= low
+                if seen < br:
+                    lvl[0, w] = lvl[0, w] & ~low
+                    lvl[1, w] = lvl[1, w] | low
+                elif seen == br:
+                    keep = low
+                seen += 1
+            lvl[3, w] = keep
+
+    return fill_row, write_clique, split_root
+
+
+_fill_row, _write_clique, _split_root = (njit(cache=True)(f) for f in make_bitset_steps(_popc))
+
+
 @njit(cache=True)
 def _host_one(indptr, indices, rank, v, U, min_size, mode, br, out_indptr, out_indices,
               cbase, ebase):  # pragma: no cover
@@ -131,21 +203,7 @@ def _host_one(indptr, indices, rank, v, U, min_size, mode, br, out_indptr, out_i
     W = (k + 31) // 32
     adj = np.zeros((k, W), np.int64)
     for i in range(k):
-        u = U[i]
-        a = indptr[u]
-        ae = indptr[u + 1]
-        j = 0
-        while a < ae and j < k:
-            x = indices[a]
-            y = U[j]
-            if x == y:
-                adj[i, j >> 5] |= np.int64(1) << (j & 31)
-                a += 1
-                j += 1
-            elif x < y:
-                a += 1
-            else:
-                j += 1
+        _fill_row(adj[i], indices, indptr[U[i]], indptr[U[i] + 1], U, 0, k)
     maxd = k + 1
     stk = np.zeros((maxd + 1, 4, W), np.int64)  # P, X, R, C
     rv = rank[v]
@@ -171,24 +229,7 @@ def _host_one(indptr, indices, rank, v, U, min_size, mode, br, out_indptr, out_i
             if cntp == 0:
                 if anyx == 0 and d + 1 >= min_size:
                     if write:
-                        pos = ebase + nel
-                        placed = False
-                        for w in range(W):
-                            word = stk[d, 2, w]
-                            while word != 0:
-                                low = word & (-word)
-                                b = w * 32 + _popc(low - 1)
-                                word ^= low
-                                g = U[b]
-                                if not placed and g > v:
-                                    out_indices[pos] = v
-                                    pos += 1
-                                    placed = True
-                                out_indices[pos] = g
-                                pos += 1
-                        if not placed:
-                            out_indices[pos] = v
-                            pos += 1
+                        pos = _write_clique(stk[d, 2], W, U, 0, v, out_indices, ebase + nel)
                         out_indptr[cbase + ncl + 1] = pos
                     ncl += 1
                     nel += d + 1
@@ -211,20 +252,7 @@ def _host_one(indptr, indices, rank, v, U, min_size, mode, br, out_indptr, out_i
                         nb += _popc(stk[0, 3, w])
                     return nb, 0
                 if d == 0 and br >= 0:
-                    seen = 0
-                    for w in range(W):
-                        word = stk[0, 3, w]
-                        keep = np.int64(0)
-                        while word != 0:
-                            low = word & (-word)
-                            word ^= low
-                            if seen < br:
-                                stk[0, 0, w] &= ~low
-                                stk[0, 1, w] |= low
-                            elif seen == br:
-                                keep = low
-                            seen += 1
-                        stk[0, 3, w] = keep
+                    _split_root(stk[0], W, br)
         q = -1
         for w in range(W):
             word = stk[d, 3, w]
