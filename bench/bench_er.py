@@ -1,4 +1,4 @@
-"""Entity resolution benchmarks (issue 4): the xER paper's Table 4/5 setting, Febrl, scale.
+"""Entity resolution benchmarks: the xER paper's Table 4/5 setting, Febrl, scale.
 
 Run:
     .venv/bin/python -m pytest bench/bench_er.py --benchmark-enable -p no:cacheprovider -s
@@ -158,9 +158,9 @@ def _peer_file(name):
         return df, truth, "febrl"
     from trustlab.er.synthetic import generate_citations, generate_people
 
-    if name == "people":  # look-alike of the issue's 1,000-record people file
+    if name == "people":  # look-alike of a 1,000-record people file
         df = generate_people(1000, shape="split", random_state=2026)
-    elif name == "citations":  # look-alike of the issue's 1,879-record citation file
+    elif name == "citations":  # look-alike of a 1,879-record citation file
         df = generate_citations(1879, random_state=2026)
     else:
         raise ValueError(f"unknown file {name!r}; valid: {PEER_FILES}")
@@ -306,7 +306,7 @@ def peers(files=PEER_FILES, out_path=None):
 
 
 def write_peers_md(rows, path=Path(__file__).resolve().parent / "results" / "er_peers.md", cmd="", extra=""):
-    """The unsupervised-vs-peers table of issue 13 (same files, same run)."""
+    """The unsupervised-vs-peers table (same files, same run)."""
     import datetime
     import platform
 
@@ -349,9 +349,8 @@ def write_peers_md(rows, path=Path(__file__).resolve().parent / "results" / "er_
 
 
 def safe_default(n=376, seed=0):
-    """A dense, noisy 376-record component (the size that hung in issue 13) clustered
-    with the defaults: it must return within the size-scaled budget and say whether it
-    was proven optimal."""
+    """A dense, noisy 376-record component clustered with the defaults: it must return
+    within the size-scaled budget and say whether it was proven optimal."""
     rng = np.random.default_rng(seed)
     truth = rng.integers(0, n // 8, n)
     i, j = np.triu_indices(n, 1)

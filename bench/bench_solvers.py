@@ -1,4 +1,4 @@
-"""Benchmarks of the clique partitioning solvers (issue 3).
+"""Benchmarks of the clique partitioning solvers.
 
 Run:
     .venv/bin/python -m pytest bench/bench_solvers.py --benchmark-enable -p no:cacheprovider

@@ -1,4 +1,4 @@
-"""Clique partitioning heuristic on CP-Lib-like instance families (issue 10).
+"""Clique partitioning heuristic on CP-Lib-like instance families.
 
 Families from :mod:`trustlab.solvers.synthetic` (cluster editing, uniform random
 integers in [-100, 100], machine-cell formation, equicut-like), generated here with

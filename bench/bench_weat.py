@@ -5,7 +5,7 @@ Run:
 
 Data: the word2vec GoogleNews WEAT vectors shipped in ``trustlab/data/weat`` (the same
 vectors as ``../shared/data/embeddings/word2vec_googlenews_13k.npz``, which is used when
-present). Targets (issue 6): exact 8+8 WEAT p-value <= 10 ms; 25+25 with 100k
+present). Targets: exact 8+8 WEAT p-value <= 10 ms; 25+25 with 100k
 permutations <= 1 s on the 2-core CPU.
 
 Peers, measured in the same run:

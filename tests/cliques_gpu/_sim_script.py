@@ -13,7 +13,11 @@ os.environ["NUMBA_ENABLE_CUDASIM"] = "1"
 
 import numpy as np  # noqa: E402
 
+from trustlab._backend import gpu_unavailable_reason  # noqa: E402
 from trustlab.kernels.cliques_cuda import enumerate_maximal_cliques_cuda  # noqa: E402
+
+if gpu_unavailable_reason("numba-cuda") is not None:  # the caller skips on this line
+    raise SystemExit("SKIP " + gpu_unavailable_reason("numba-cuda"))
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/
 from reference import edges_to_csr  # noqa: E402

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from trustlab._validation import Interval, validate_params
-from trustlab.er import _kernels as K
+from trustlab.kernels import er as K
 from trustlab.er.records import Field
 
 __all__ = [

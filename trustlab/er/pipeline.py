@@ -84,7 +84,7 @@ def _component_completion(n: int, pairs: np.ndarray, w: np.ndarray, limit: int) 
     import scipy.sparse as sp
     from scipy.sparse.csgraph import connected_components
 
-    from trustlab.er import _kernels as K
+    from trustlab.kernels import er as K
 
     pos = w > 0
     g = sp.coo_matrix((np.ones(int(pos.sum()), np.int8), (pairs[pos, 0], pairs[pos, 1])), shape=(n, n))

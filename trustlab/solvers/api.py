@@ -14,6 +14,7 @@ import numpy as np
 from trustlab._validation import (Interval, Registry, check_dask_client, check_int, check_option, check_random_state,
                                   renamed_keyword, validate_params)
 from trustlab.solvers._problem import Problem, as_problem
+from trustlab.solvers._problem import relative_gap as _gap
 
 
 __all__ = ["partition", "PartitionResult", "METHODS"]
@@ -133,11 +134,6 @@ class PartitionResult:
 
 def _py(v):
     return v.item() if isinstance(v, np.generic) else v
-
-
-def _gap(obj: float, bound: float) -> float:
-    den = max(abs(bound), abs(obj))
-    return 0.0 if den == 0 else max(0.0, (bound - obj) / den)
 
 
 def default_time_limit(n_nodes: int) -> float:

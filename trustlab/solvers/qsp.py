@@ -29,6 +29,7 @@ import time
 import networkx as nx
 import numpy as np
 
+from trustlab.kernels.cpp_heuristic import objective
 from trustlab.solvers.cpp import configure_cpsat
 
 
@@ -102,8 +103,7 @@ def _refuse(what: str, est: dict, max_model_bytes: int, hint: str) -> None:
 
 def _timeout_result(W, warm_labels, n, A, **extra) -> dict:
     labels = np.arange(n, dtype=np.int64) if warm_labels is None else np.asarray(warm_labels, np.int64)
-    same = labels[:, None] == labels[None, :]
-    val = float(np.triu(W * same, 1).sum())
+    val = float(objective(W, labels))
     bound = float(np.where(A, np.maximum(W, 0), 0).sum() / 2)
     return dict(labels=labels, objective=val, bound=bound, status="time_limit", phase="model_building", **extra)
 
@@ -196,13 +196,11 @@ def solve_qsp(W, A, *, M: int, deadline=None, workers=None, warm_labels=None, cl
                 labels[i] = n + k * M + m
         _, labels = np.unique(labels, return_inverse=True)
         labels = labels.astype(np.int64)
-        same = labels[:, None] == labels[None, :]
-        val = float(np.triu(W * same, 1).sum())
+        val = float(objective(W, labels))
         bound = float(s.best_objective_bound)
     elif warm_labels is not None:
         labels = np.asarray(warm_labels, np.int64)
-        same = labels[:, None] == labels[None, :]
-        val = float(np.triu(W * same, 1).sum())
+        val = float(objective(W, labels))
     return dict(labels=labels, objective=val, bound=bound, status=_status(s, st, cp_model),
                 n_maximal_cliques=len(cl), n_y=len(y), n_u=n_u, model_estimate=est)
 
@@ -302,7 +300,6 @@ def solve_spp(W, A, *, deadline=None, workers=None, warm_labels=None, max_clique
             labels = np.asarray(warm_labels, np.int64)
         bound = float(np.where(A, np.maximum(W, 0), 0).sum() / 2)
     labels = labels.astype(np.int64)
-    same = labels[:, None] == labels[None, :]
-    val = float(np.triu(W * same, 1).sum())
+    val = float(objective(W, labels))
     return dict(labels=labels, objective=val, bound=bound, status=_status(s, st, cp_model),
                 n_cliques=len(cl), model_estimate=est)
