@@ -213,8 +213,12 @@ def run_splink(df, family):
         em = [block_on("dob"), block_on("email")]
         det = [block_on("first_name", "surname", "dob"), block_on("email")]
     else:  # citations
-        comps = [cl.JaroWinklerAtThresholds("title", [0.95, 0.85, 0.7]), cl.JaroWinklerAtThresholds("authors", [0.9, 0.7]),
-                 cl.JaroWinklerAtThresholds("venue", [0.9]), cl.ExactMatch("year")]
+        comps = [
+            cl.JaroWinklerAtThresholds("title", [0.95, 0.85, 0.7]),
+            cl.JaroWinklerAtThresholds("authors", [0.9, 0.7]),
+            cl.JaroWinklerAtThresholds("venue", [0.9]),
+            cl.ExactMatch("year"),
+        ]
         rules = [block_on("substr(title, 1, 6)"), block_on("year", "substr(authors, 1, 4)"),
                  block_on("substr(title, -6, 6)")]
         em = [block_on("year"), block_on("substr(title, 1, 6)")]
@@ -243,7 +247,12 @@ def run_recordlinkage(df, family):
     idx = rl.Index()
     cmp = rl.Compare()
     if family == "febrl":
-        for k in (["given_name", "surname"], ["surname", "date_of_birth"], ["soc_sec_id"], ["postcode", "street_number"]):
+        for k in (
+            ["given_name", "surname"],
+            ["surname", "date_of_birth"],
+            ["soc_sec_id"],
+            ["postcode", "street_number"],
+        ):
             idx.block(k)
         for c in ("given_name", "surname", "address_1", "suburb"):
             cmp.string(c, c, method="jarowinkler", threshold=0.85, label=c)

@@ -51,9 +51,8 @@ def instance(family: str, n: int) -> np.ndarray:
 
 def cpsat_triangles(W: np.ndarray, time_limit: float, workers: int = 8):
     """The peer: the full triangle model in CP-SAT. Returns (objective, bound, status, seconds)."""
-    from ortools.sat.python import cp_model
-
     from bench_solvers import triangle_model
+    from ortools.sat.python import cp_model
 
     t = time.perf_counter()
     m = triangle_model(W)

@@ -132,10 +132,10 @@ def test_peer_wefe_style_25x25_1k(benchmark, emb):
 
 def test_peer_real_wefe_25x25_1k(benchmark, emb):
     wefe = pytest.importorskip("wefe")
+    from gensim.models import KeyedVectors
     from wefe.metrics import WEAT
     from wefe.query import Query
     from wefe.word_embedding_model import WordEmbeddingModel
-    from gensim.models import KeyedVectors
 
     kv = KeyedVectors(emb.dim)
     kv.add_vectors(emb.words, emb.vectors)

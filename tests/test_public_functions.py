@@ -115,7 +115,11 @@ def _valid_value(c):
     if isinstance(c, Interval):
         lo, hi = c.left, c.right
         if c.kind is numbers.Integral:
-            v = 1 if lo is None else int(math.ceil(lo)) + (1 if c.closed in ("neither", "right") and lo == math.ceil(lo) else 0)
+            v = (
+                1
+                if lo is None
+                else int(math.ceil(lo)) + (1 if c.closed in ("neither", "right") and lo == math.ceil(lo) else 0)
+            )
             if hi is not None and v > hi:
                 v = int(hi)
             return v

@@ -10,7 +10,7 @@ import inspect
 import numpy as np
 import pytest
 
-from test_public_functions import PUBLIC, PUBLIC_MODULES  # the one walk of the public API
+from tests.test_public_functions import PUBLIC, PUBLIC_MODULES  # the one walk of the public API
 from trustlab._validation import _Special, check_random_state
 
 #: public functions (by name, wherever they live) whose random_state defaults to 0, and why

@@ -102,7 +102,14 @@ def _csv(name: str, **kw) -> pd.DataFrame:
         return pd.read_csv(fh, compression="gzip" if name.endswith(".gz") else None, **kw)
 
 
-@validate_params({"threshold": [Options({"0.8", "0.80", "0.85", "0.9", "0.90", "0.95"}), Options({0.8, 0.85, 0.9, 0.95}, kind=float)]})
+@validate_params(
+    {
+        "threshold": [
+            Options({"0.8", "0.80", "0.85", "0.9", "0.90", "0.95"}),
+            Options({0.8, 0.85, 0.9, 0.95}, kind=float),
+        ]
+    }
+)
 def load_famer_edges(threshold: str | float = "0.95") -> pd.DataFrame:
     """The FAMER settlements similarity graph at threshold 0.8, 0.85, 0.90 or 0.95.
 
@@ -114,7 +121,9 @@ def load_famer_edges(threshold: str | float = "0.95") -> pd.DataFrame:
     >>> load_famer_edges("0.95").shape[1]
     3
     """
-    key = {"0.8": "0.8", "0.80": "0.8", "0.85": "0.85", "0.9": "0.90", "0.90": "0.90", "0.95": "0.95"}.get(str(threshold))
+    key = {"0.8": "0.8", "0.80": "0.8", "0.85": "0.85", "0.9": "0.90", "0.90": "0.90", "0.95": "0.95"}.get(
+        str(threshold)
+    )
     if key is None:
         raise ValueError(f"FAMER edge thresholds are ['0.8', '0.85', '0.90', '0.95']; got {threshold!r}")
     return _csv(f"settlements_edges_{key}.csv.gz")

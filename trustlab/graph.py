@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
 from trustlab._validation import Interval, validate_params
 
 __all__ = ["CSRGraph", "as_csr_graph", "csr_from_edges", "read_edge_file"]
@@ -93,9 +94,18 @@ def _warn_self_loops(n_loops: int, stacklevel: int = 4) -> None:
     )
 
 
-@validate_params({"src": ["array-like"], "dst": ["array-like"], "n": [Interval(numbers.Integral, 0, None, closed='left')], "warn_self_loops": ["boolean"], "nodes": ["array-like", None]})
-def csr_from_edges(src: np.ndarray, dst: np.ndarray, n: int, *, warn_self_loops: bool = True,
-                   nodes: np.ndarray | None = None) -> CSRGraph:
+@validate_params(
+    {
+        "src": ["array-like"],
+        "dst": ["array-like"],
+        "n": [Interval(numbers.Integral, 0, None, closed="left")],
+        "warn_self_loops": ["boolean"],
+        "nodes": ["array-like", None],
+    }
+)
+def csr_from_edges(
+    src: np.ndarray, dst: np.ndarray, n: int, *, warn_self_loops: bool = True, nodes: np.ndarray | None = None
+) -> CSRGraph:
     """Build a :class:`CSRGraph` from validated int64 endpoint arrays in ``[0, n)``.
 
     Self-loops are dropped (with a warning unless ``warn_self_loops=False``) and

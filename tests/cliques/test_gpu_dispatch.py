@@ -1,8 +1,9 @@
 """backend="gpu" dispatches to the numba.cuda kernel (run in the CUDA simulator).
 
 The simulator must be enabled before numba.cuda is first imported, so this runs in a
-subprocess; it skips (instead of failing) where numba.cuda cannot run even simulated. The kernel's own correctness suite lives with the kernel; here we check
-the wiring: labels, min_size, canonical (sorted) CSR and the result's backend tag.
+subprocess; it skips (instead of failing) where numba.cuda cannot run even simulated.
+The kernel's own correctness suite lives with the kernel; here we check the wiring:
+labels, min_size, canonical (sorted) CSR and the result's backend tag.
 """
 from __future__ import annotations
 

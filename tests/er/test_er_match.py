@@ -13,7 +13,11 @@ import pytest
 from trustlab.cli import main
 from trustlab.er import cluster_pairs, resolve
 from trustlab.er.blocking import (
-    adaptive_blocking_rules, block, estimate_pair_completeness, pair_completeness, rule_hits,
+    adaptive_blocking_rules,
+    block,
+    estimate_pair_completeness,
+    pair_completeness,
+    rule_hits,
 )
 from trustlab.er.comparisons import DegenerateModelWarning, FSModel
 from trustlab.er.defaults import default_time_limit

@@ -4,9 +4,9 @@ import pandas as pd
 import pytest
 
 import trustlab
+from tests.reference import InlineClient
 from trustlab.datasets import ER_DATASETS, load_er_dataset, load_famer_edges
 from trustlab.er import cluster_pairs, evaluate, generate_records, infer_fields, resolve
-from reference import InlineClient  # tests/reference.py
 
 
 @pytest.fixture(scope="module")

@@ -11,11 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.reference import InlineClient, random_cpp_instance, set_partitions
 from trustlab.cli import main
 from trustlab.solvers import explain, partition
 from trustlab.solvers.io import read_cplib, read_cplib_optimum
-from reference import InlineClient, random_cpp_instance, set_partitions  # tests/reference.py
-
 
 # ----------------------------------------------------------------- brute force
 

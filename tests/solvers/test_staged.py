@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from reference import brute_force_cpp, random_cpp_instance  # tests/reference.py
+from tests.reference import brute_force_cpp, random_cpp_instance
 from trustlab.solvers import api, partition
 from trustlab.solvers.heuristic import _Search, solve_heuristic
 from trustlab.solvers.synthetic import make_instance

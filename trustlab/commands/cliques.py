@@ -10,8 +10,15 @@ from pathlib import Path
 import numpy as np
 
 from trustlab._validation import Interval
-from trustlab.commands._common import (CLIError, add_output_flags, atomic_path, atomic_write, constrained, emit_json,
-                                      show_progress)
+from trustlab.commands._common import (
+    CLIError,
+    add_output_flags,
+    atomic_path,
+    atomic_write,
+    constrained,
+    emit_json,
+    show_progress,
+)
 
 HELP = "enumerate the maximal cliques of a graph given as an edge file"
 

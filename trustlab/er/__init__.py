@@ -6,11 +6,15 @@ records → blocking → pairwise scoring → signed-weight graph → clique par
 from __future__ import annotations
 
 from trustlab.er.blocking import (
-    adaptive_blocking_rules, block, estimate_pair_completeness, pair_completeness, reduction_ratio,
+    adaptive_blocking_rules,
+    block,
+    estimate_pair_completeness,
+    pair_completeness,
+    reduction_ratio,
 )
+from trustlab.er.cluster import CLUSTER_METHODS, ClusterResult, cluster_pairs
 from trustlab.er.comparisons import DegenerateModelWarning, FSModel
 from trustlab.er.fields import FieldInference, infer_fields_report
-from trustlab.er.cluster import CLUSTER_METHODS, ClusterResult, cluster_pairs
 from trustlab.er.interop import cluster_dedupe_pairs, cluster_splink_predictions
 from trustlab.er.pipeline import Resolution, evaluate, resolve
 from trustlab.er.records import FIELD_KINDS, Field, infer_fields, read_records

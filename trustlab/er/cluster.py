@@ -207,9 +207,12 @@ def _proof_summary(cr: "ClusterResult") -> dict:
     multi = [c for c in range(len(cr.status)) if sizes[c] >= 2]
     proven = [c for c in multi if cr.status[c] in ("optimal", "closed_form")]
     gaps = [float(cr.gap[c]) for c in multi if c < len(cr.gap) and np.isfinite(cr.gap[c])]
-    return {"n_components_multi": len(multi), "n_components_proven": len(proven),
-            "max_gap": max(gaps) if gaps else 0.0,
-            "unproven_component_sizes": sorted((int(sizes[c]) for c in multi if c not in set(proven)), reverse=True)[:10]}
+    return {
+        "n_components_multi": len(multi),
+        "n_components_proven": len(proven),
+        "max_gap": max(gaps) if gaps else 0.0,
+        "unproven_component_sizes": sorted((int(sizes[c]) for c in multi if c not in set(proven)), reverse=True)[:10],
+    }
 
 
 @CLUSTER_METHODS.register("connected_components")
@@ -274,8 +277,15 @@ def _cluster_hc(n, pairs, weights, *, threshold=0.0, prob=None, p_threshold=0.5,
     )
 
 
-@validate_params({"n": [Interval(numbers.Integral, 0, None, closed="left")], "pairs": ["array-like"], "weights": ["array-like"], "method": [str],
-                  "threshold": [Interval(numbers.Real, None, None), None]})
+@validate_params(
+    {
+        "n": [Interval(numbers.Integral, 0, None, closed="left")],
+        "pairs": ["array-like"],
+        "weights": ["array-like"],
+        "method": [str],
+        "threshold": [Interval(numbers.Real, None, None), None],
+    }
+)
 def cluster_pairs(
     n: int,
     pairs: Any,

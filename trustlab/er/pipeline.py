@@ -10,14 +10,28 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from trustlab._validation import (Interval, InvalidParameterError, check_dask_client, check_interval, check_option,
-                                  check_random_state, renamed_keyword, validate_params)
-from trustlab.er.blocking import BlockingStats, block, pair_completeness, reduction_ratio
-from trustlab.er.cluster import CLUSTER_METHODS, ClusterResult, cluster_pairs
-from trustlab.er.blocking import estimate_pair_completeness, rule_hits, setdiff_sorted
+from trustlab._validation import (
+    Interval,
+    InvalidParameterError,
+    check_dask_client,
+    check_interval,
+    check_option,
+    check_random_state,
+    renamed_keyword,
+    validate_params,
+)
+from trustlab.er.blocking import (
+    BlockingStats,
+    block,
+    estimate_pair_completeness,
+    pair_completeness,
+    reduction_ratio,
+    rule_hits,
+    setdiff_sorted,
+)
+from trustlab.er.cluster import CLUSTER_METHODS, ClusterResult, _proof_summary, cluster_pairs
 from trustlab.er.comparisons import FSModel
 from trustlab.er.defaults import canonical_order, check_time_limit, default_rules, field_report, random_pairs
-from trustlab.er.cluster import _proof_summary
 from trustlab.er.linking import prepare_link
 from trustlab.er.records import validate_records
 from trustlab.er.scoring import FeatureMatrix, SupervisedScorer, compare, to_weights
@@ -51,7 +65,9 @@ def _entity_map(labels: Any, df: pd.DataFrame, id_col: str, what: str) -> np.nda
                 f"{what} column {labels!r} not found in the records; available: {list(map(str, df.columns))}"
             )
         v = df[labels].to_numpy(dtype=object)
-        return np.array([None if (x is None or (isinstance(x, float) and np.isnan(x)) or x == "") else x for x in v], dtype=object)
+        return np.array(
+            [None if (x is None or (isinstance(x, float) and np.isnan(x)) or x == "") else x for x in v], dtype=object
+        )
     if isinstance(labels, pd.Series):
         labels = labels.to_dict()
     if isinstance(labels, Mapping):
@@ -126,7 +142,11 @@ def _pair_labels(labels: pd.DataFrame, df: pd.DataFrame, id_col: str) -> tuple[n
         )
     y = labels[cols[2]]
     if y.dtype == object:
-        y = y.astype(str).str.lower().map({"1": 1, "0": 0, "true": 1, "false": 0, "match": 1, "distinct": 0, "yes": 1, "no": 0})
+        y = (
+            y.astype(str)
+            .str.lower()
+            .map({"1": 1, "0": 0, "true": 1, "false": 0, "match": 1, "distinct": 0, "yes": 1, "no": 0})
+        )
         if y.isna().any():
             raise ValueError(f"pair label column {cols[2]!r} must hold 1/0 or true/false")
     P = np.stack([l.to_numpy(np.int64), r.to_numpy(np.int64)], axis=1)
@@ -606,18 +626,32 @@ def _result(data: _Records, sc: _Scored, cr: ClusterResult, stats: BlockingStats
     )
 
 
-@validate_params({
-    "records": [object], "id_col": [str, None], "fields": [str, "sequence", "mapping", None],
-    "labels": [str, "mapping", "array-like", None], "truth": [str, "mapping", "array-like", None],
-    "method": [str], "blocking": [str, "sequence", None], "max_block_size": [Interval(numbers.Integral, 2, None, closed="left")],
-    "scorer": [{"auto", "supervised", "fellegi_sunter"}], "C": [Interval(numbers.Real, 0, None, closed="neither")],
-    "train_fraction": [Interval(numbers.Real, 0, 1, closed="right")], "weights": [{"centered", "logit"}],
-    "threshold": [Interval(numbers.Real, None, None), None],
-    "time_limit": [Interval(numbers.Real, 0, None, closed="neither"), None], "M": [Interval(numbers.Integral, 1, None, closed="left")],
-    "solver_options": ["mapping", None], "compare_methods": ["sequence"],
-    "complete_components": [Interval(numbers.Integral, 0, None, closed="left")], "random_state": ["random_state"], "progress": ["boolean"],
-    "link_type": [{"dedupe_only", "link_only", "link_and_dedupe"}, None], "source_col": [str],
-})
+@validate_params(
+    {
+        "records": [object],
+        "id_col": [str, None],
+        "fields": [str, "sequence", "mapping", None],
+        "labels": [str, "mapping", "array-like", None],
+        "truth": [str, "mapping", "array-like", None],
+        "method": [str],
+        "blocking": [str, "sequence", None],
+        "max_block_size": [Interval(numbers.Integral, 2, None, closed="left")],
+        "scorer": [{"auto", "supervised", "fellegi_sunter"}],
+        "C": [Interval(numbers.Real, 0, None, closed="neither")],
+        "train_fraction": [Interval(numbers.Real, 0, 1, closed="right")],
+        "weights": [{"centered", "logit"}],
+        "threshold": [Interval(numbers.Real, None, None), None],
+        "time_limit": [Interval(numbers.Real, 0, None, closed="neither"), None],
+        "M": [Interval(numbers.Integral, 1, None, closed="left")],
+        "solver_options": ["mapping", None],
+        "compare_methods": ["sequence"],
+        "complete_components": [Interval(numbers.Integral, 0, None, closed="left")],
+        "random_state": ["random_state"],
+        "progress": ["boolean"],
+        "link_type": [{"dedupe_only", "link_only", "link_and_dedupe"}, None],
+        "source_col": [str],
+    }
+)
 def resolve(
     records: Any,
     *,

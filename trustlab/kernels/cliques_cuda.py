@@ -62,9 +62,17 @@ from typing import Any
 import numba
 import numpy as np
 
-from trustlab.kernels.cliques_cuda_host import (_as_csr, _concat_csr, _host_subproblems, _singletons,
-                                                _work_items, build_subproblems, degeneracy_order,
-                                                enumerate_maximal_cliques_bitset_host, make_bitset_steps)
+from trustlab.kernels.cliques_cuda_host import (
+    _as_csr,
+    _concat_csr,
+    _host_subproblems,
+    _singletons,
+    _work_items,
+    build_subproblems,
+    degeneracy_order,
+    enumerate_maximal_cliques_bitset_host,
+    make_bitset_steps,
+)
 
 __all__ = [
     "enumerate_maximal_cliques_cuda",

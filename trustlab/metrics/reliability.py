@@ -13,18 +13,16 @@ All functions take plain arrays (predictions, scores, metric vectors); no model 
 """
 from __future__ import annotations
 
-import numbers
-
 import math
+import numbers
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 import numpy as np
 
 from trustlab._results import ResultMixin
+from trustlab._validation import Interval, Options, check_interval, validate_params
 from trustlab.datasets import open_data
-from trustlab._validation import check_interval
-from trustlab._validation import Interval, Options, validate_params
 
 __all__ = [
     "spearman",
@@ -193,7 +191,9 @@ def downstream_instability(pred_a: Any, pred_b: Any) -> InstabilityResult:
     if a.ndim != 1 or a.size == 0:
         raise ValueError(f"pred_a must be a non-empty 1-D array of predicted labels; got shape {a.shape}.")
     if b.shape != a.shape:
-        raise ValueError(f"pred_a has shape {a.shape} but pred_b has {b.shape}; predictions must be on the same inputs.")
+        raise ValueError(
+            f"pred_a has shape {a.shape} but pred_b has {b.shape}; predictions must be on the same inputs."
+        )
     if a.dtype.kind == "f" and not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
         raise ValueError("predictions contain NaN; pass predicted labels.")
     k = int(np.sum(a != b))
@@ -271,10 +271,15 @@ def _rates(y: np.ndarray, p: np.ndarray) -> tuple[float, float]:
     return fpr, fnr
 
 
-@validate_params({"y_true": ["array-like"], "y_pred": ["array-like"], "groups": ["array-like"], "threshold": [Interval(numbers.Real, 0, 1, closed='both'), None]})
-def group_error_rates(
-    y_true: Any, y_pred: Any, groups: Any, *, threshold: float | None = 0.5
-) -> GroupRatesResult:
+@validate_params(
+    {
+        "y_true": ["array-like"],
+        "y_pred": ["array-like"],
+        "groups": ["array-like"],
+        "threshold": [Interval(numbers.Real, 0, 1, closed="both"), None],
+    }
+)
+def group_error_rates(y_true: Any, y_pred: Any, groups: Any, *, threshold: float | None = 0.5) -> GroupRatesResult:
     """FPR and FNR overall and per group, and the equality differences FPED and FNED.
 
     ``FPR = FP / (FP + TN)``, ``FNR = FN / (FN + TP)``; ``FPED = sum_t |FPR - FPR_t|``,
@@ -341,7 +346,14 @@ def group_error_rates(
     return GroupRatesResult(fpr, fnr, fped_sum, fned_sum, fg, ng, cnt, threshold, dropped)
 
 
-@validate_params({"y_true": ["array-like"], "y_pred": ["array-like"], "groups": ["array-like"], "threshold": [Interval(numbers.Real, 0, 1, closed='both'), None]})
+@validate_params(
+    {
+        "y_true": ["array-like"],
+        "y_pred": ["array-like"],
+        "groups": ["array-like"],
+        "threshold": [Interval(numbers.Real, 0, 1, closed="both"), None],
+    }
+)
 def fped(y_true: Any, y_pred: Any, groups: Any, *, threshold: float | None = 0.5) -> float:
     """False-positive equality difference ``sum_t |FPR - FPR_t|`` (see :func:`group_error_rates`).
 
@@ -353,7 +365,14 @@ def fped(y_true: Any, y_pred: Any, groups: Any, *, threshold: float | None = 0.5
     return group_error_rates(y_true, y_pred, groups, threshold=threshold).fped
 
 
-@validate_params({"y_true": ["array-like"], "y_pred": ["array-like"], "groups": ["array-like"], "threshold": [Interval(numbers.Real, 0, 1, closed='both'), None]})
+@validate_params(
+    {
+        "y_true": ["array-like"],
+        "y_pred": ["array-like"],
+        "groups": ["array-like"],
+        "threshold": [Interval(numbers.Real, 0, 1, closed="both"), None],
+    }
+)
 def fned(y_true: Any, y_pred: Any, groups: Any, *, threshold: float | None = 0.5) -> float:
     """False-negative equality difference ``sum_t |FNR - FNR_t|`` (see :func:`group_error_rates`).
 

@@ -226,7 +226,9 @@ def as_problem(data: Any, *, weight: str = "weight", nodes: Sequence | None = No
                     f"edge ({a!r}, {b!r}) has no {weight!r} attribute; every edge needs a weight "
                     f"(or pass weight=<attribute name>)."
                 )
-            r.append(pos[a]); c.append(pos[b]); v.append(d[weight])
+            r.append(pos[a])
+            c.append(pos[b])
+            v.append(d[weight])
         vv = _real_weights(v, f"edge weights ({weight!r})")
         return _from_edges(nl, np.asarray(r, np.int64), np.asarray(c, np.int64), vv, "The graph")
     if sp.issparse(data):

@@ -11,11 +11,18 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from trustlab._validation import (Interval, Registry, check_dask_client, check_int, check_option, check_random_state,
-                                  renamed_keyword, validate_params)
+from trustlab._validation import (
+    Interval,
+    Registry,
+    check_dask_client,
+    check_int,
+    check_option,
+    check_random_state,
+    renamed_keyword,
+    validate_params,
+)
 from trustlab.solvers._problem import Problem, as_problem
 from trustlab.solvers._problem import relative_gap as _gap
-
 
 __all__ = ["partition", "PartitionResult", "METHODS"]
 
@@ -439,13 +446,26 @@ def _largest_first(labels: np.ndarray, nodes: Sequence) -> tuple[np.ndarray, lis
     return labels, clusters
 
 
-@validate_params({
-    "graph_or_weights": [object], "method": [str], "time_limit": [Interval(numbers.Real, 0, None, closed="neither", allow_inf=True), None],
-    "M": [Interval(numbers.Integral, 1, None, closed="left"), None], "workers": [Interval(numbers.Integral, 1, None, closed="left"), None], "n_jobs": [Interval(numbers.Integral, 1, None, closed="left"), None], "random_state": ["random_state"],
-    "decompose": ["boolean"], "weight": [str], "nodes": ["array-like", None], "mip_solver": [{"scip", "cpsat"}],
-    "max_cliques": [Interval(numbers.Integral, 1, None, closed="left")], "max_model_bytes": [Interval(numbers.Integral, 1, None, closed="left")], "heuristic_iters": [Interval(numbers.Integral, 1, None, closed="left")],
-    "heuristic_patience": [Interval(numbers.Integral, 1, None, closed="left"), None], "progress": ["boolean"],
-})
+@validate_params(
+    {
+        "graph_or_weights": [object],
+        "method": [str],
+        "time_limit": [Interval(numbers.Real, 0, None, closed="neither", allow_inf=True), None],
+        "M": [Interval(numbers.Integral, 1, None, closed="left"), None],
+        "workers": [Interval(numbers.Integral, 1, None, closed="left"), None],
+        "n_jobs": [Interval(numbers.Integral, 1, None, closed="left"), None],
+        "random_state": ["random_state"],
+        "decompose": ["boolean"],
+        "weight": [str],
+        "nodes": ["array-like", None],
+        "mip_solver": [{"scip", "cpsat"}],
+        "max_cliques": [Interval(numbers.Integral, 1, None, closed="left")],
+        "max_model_bytes": [Interval(numbers.Integral, 1, None, closed="left")],
+        "heuristic_iters": [Interval(numbers.Integral, 1, None, closed="left")],
+        "heuristic_patience": [Interval(numbers.Integral, 1, None, closed="left"), None],
+        "progress": ["boolean"],
+    }
+)
 def partition(
     graph_or_weights: Any,
     method: str = "auto",
@@ -483,8 +503,9 @@ def partition(
           always a dense matrix.)
     method : {"auto", "cpp", "qsp", "spp", "heuristic"}
         ``cpp``: exact (triangle and 2-partition cutting planes, then branch and price
-        on components of <= 64 nodes, then a lazy-constraint MIP), proves optimality. ``qsp``: xER's linearised quadratic set packing over maximal cliques
-        (CP-SAT), exact when ``M`` is large enough. ``spp``: set packing over all cliques
+        on components of <= 64 nodes, then a lazy-constraint MIP), proves optimality.
+        ``qsp``: xER's linearised quadratic set packing over maximal cliques (CP-SAT),
+        exact when ``M`` is large enough. ``spp``: set packing over all cliques
         (CP-SAT; refuses graphs with more than ``max_cliques`` cliques). ``heuristic``:
         KwikCluster pivot + iterated local search (Numba), **approximate**, bound is the
         sum of positive weights. ``auto``: ``cpp`` on components up to 400 nodes,

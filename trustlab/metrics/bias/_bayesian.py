@@ -152,7 +152,16 @@ def load_bayes_example():
         return pd.read_csv(fh, compression="gzip")
 
 
-@validate_params({"model": [Options({"connection", "cell"})], "draws": [Interval(numbers.Integral, 10, 10000000, closed='both')], "warmup": [Interval(numbers.Integral, 0, 10000000, closed='both')], "chains": [Interval(numbers.Integral, 1, 64, closed='both')], "hdi_prob": [Interval(numbers.Real, 0, 1, closed='neither')], "random_state": ["random_state"]})
+@validate_params(
+    {
+        "model": [Options({"connection", "cell"})],
+        "draws": [Interval(numbers.Integral, 10, 10000000, closed="both")],
+        "warmup": [Interval(numbers.Integral, 0, 10000000, closed="both")],
+        "chains": [Interval(numbers.Integral, 1, 64, closed="both")],
+        "hdi_prob": [Interval(numbers.Real, 0, 1, closed="neither")],
+        "random_state": ["random_state"],
+    }
+)
 def bayesian_bias(
     data: Any,
     *,
@@ -280,7 +289,17 @@ def bayesian_bias(
     )
 
 
-@validate_params({"means": ["array-like"], "sigma": [Interval(numbers.Real, 0, None, closed='neither')], "n_targets": [Interval(numbers.Integral, 1, 1000000, closed='both')], "n_attributes": [Interval(numbers.Integral, 1, 1000000, closed='both')], "n_sims": [Interval(numbers.Integral, 1, 100000000, closed='both')], "ddof": [Interval(numbers.Integral, 0, None, closed='left')], "random_state": ["random_state"]})
+@validate_params(
+    {
+        "means": ["array-like"],
+        "sigma": [Interval(numbers.Real, 0, None, closed="neither")],
+        "n_targets": [Interval(numbers.Integral, 1, 1000000, closed="both")],
+        "n_attributes": [Interval(numbers.Integral, 1, 1000000, closed="both")],
+        "n_sims": [Interval(numbers.Integral, 1, 100000000, closed="both")],
+        "ddof": [Interval(numbers.Integral, 0, None, closed="left")],
+        "random_state": ["random_state"],
+    }
+)
 def weat_simulation(
     means: Sequence[float] = (0.0, 0.0, 0.0, 0.0),
     sigma: float = 0.05,

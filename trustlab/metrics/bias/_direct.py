@@ -121,7 +121,9 @@ def gender_direction(
     if not used:
         raise ValueError(f"none of the definitional pairs has both vectors: {pairs}.")
     if dropped:
-        warnings.warn(f"gender_direction: dropped pairs with a missing word: {dropped}", MissingWordsWarning, stacklevel=2)
+        warnings.warn(
+            f"gender_direction: dropped pairs with a missing word: {dropped}", MissingWordsWarning, stacklevel=2
+        )
     M = np.vstack(rows)
     _, sv, Vt = np.linalg.svd(M, full_matrices=False)
     ev = sv**2
@@ -137,7 +139,13 @@ def gender_direction(
     return GenderDirection(g, evr, dom, used, dropped)
 
 
-@validate_params({"words": ["array-like"], "c": [Interval(numbers.Real, 0, None, closed='neither')], "on_missing": [Options({"drop", "raise"})]})
+@validate_params(
+    {
+        "words": ["array-like"],
+        "c": [Interval(numbers.Real, 0, None, closed="neither")],
+        "on_missing": [Options({"drop", "raise"})],
+    }
+)
 def direct_bias(
     embeddings: Any,
     words: Sequence[str],

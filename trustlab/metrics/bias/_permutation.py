@@ -136,7 +136,17 @@ def _exact_sums(s: np.ndarray, k: int) -> np.ndarray:
     return out
 
 
-@validate_params({"associations": ["array-like"], "n_x": [Interval(numbers.Integral, 1, None, closed='left')], "permutations": [Interval(numbers.Integral, 1, 1000000000, closed='both'), Options({"auto", "exact"})], "exact_limit": [Interval(numbers.Integral, 1, None, closed='left')], "alternative": [Options({"two-sided", "greater", "less"})], "random_state": ["random_state"], "backend": [Options({"auto", "cpu", "gpu"})]})
+@validate_params(
+    {
+        "associations": ["array-like"],
+        "n_x": [Interval(numbers.Integral, 1, None, closed="left")],
+        "permutations": [Interval(numbers.Integral, 1, 1000000000, closed="both"), Options({"auto", "exact"})],
+        "exact_limit": [Interval(numbers.Integral, 1, None, closed="left")],
+        "alternative": [Options({"two-sided", "greater", "less"})],
+        "random_state": ["random_state"],
+        "backend": [Options({"auto", "cpu", "gpu"})],
+    }
+)
 def weat_permutation_test(
     associations: Any,
     n_x: int,

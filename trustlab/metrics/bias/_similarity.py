@@ -103,7 +103,9 @@ def _safe_norm(V: np.ndarray, words: Sequence[str]) -> np.ndarray:
     return nv
 
 
-@validate_params({"sx": ["array-like"], "sy": ["array-like"], "ddof": [Interval(numbers.Integral, 0, None, closed='left')]})
+@validate_params(
+    {"sx": ["array-like"], "sy": ["array-like"], "ddof": [Interval(numbers.Integral, 0, None, closed="left")]}
+)
 def weat_effect_size(sx: Sequence[float], sy: Sequence[float], ddof: int = 1) -> float:
     """WEAT effect size (mean(sx) - mean(sy)) / std(sx u sy, ddof).
 

@@ -112,7 +112,25 @@ def _lookup_sets(emb: Embeddings, sets: Mapping[str, Any], on_missing: str):
     return vecs, used, dropped
 
 
-@validate_params({"X": ["array-like"], "Y": ["array-like"], "A": ["array-like"], "B": ["array-like"], "similarity": [str], "statistic": [Options({"mean", "median", "min", "max", "discrete"})], "ddof": [Interval(numbers.Integral, 0, None, closed='left')], "permutations": [Interval(numbers.Integral, 1, 1000000000, closed='both'), Options({"auto", "exact"})], "exact_limit": [Interval(numbers.Integral, 1, None, closed='left')], "alternative": [Options({"two-sided", "greater", "less"})], "on_missing": [Options({"drop", "raise"})], "covariance": [str], "random_state": ["random_state"], "backend": [Options({"auto", "cpu", "gpu"})], "name": [str]})
+@validate_params(
+    {
+        "X": ["array-like"],
+        "Y": ["array-like"],
+        "A": ["array-like"],
+        "B": ["array-like"],
+        "similarity": [str],
+        "statistic": [Options({"mean", "median", "min", "max", "discrete"})],
+        "ddof": [Interval(numbers.Integral, 0, None, closed="left")],
+        "permutations": [Interval(numbers.Integral, 1, 1000000000, closed="both"), Options({"auto", "exact"})],
+        "exact_limit": [Interval(numbers.Integral, 1, None, closed="left")],
+        "alternative": [Options({"two-sided", "greater", "less"})],
+        "on_missing": [Options({"drop", "raise"})],
+        "covariance": [str],
+        "random_state": ["random_state"],
+        "backend": [Options({"auto", "cpu", "gpu"})],
+        "name": [str],
+    }
+)
 def weat(
     embeddings: Any,
     X: Sequence[str],
@@ -336,7 +354,14 @@ def weat_test(embeddings: Any, test: int | str, **kwargs) -> WEATResult:
     return weat(embeddings, sets["X"], sets["Y"], sets["A"], sets["B"], **kwargs)
 
 
-@validate_params({"tests": ["array-like"], "alpha": [Interval(numbers.Real, 0, 1, closed='neither')], "alternative": [Options({"auto", "two-sided", "greater", "less"})], "progress": ["boolean"]})
+@validate_params(
+    {
+        "tests": ["array-like"],
+        "alpha": [Interval(numbers.Real, 0, 1, closed="neither")],
+        "alternative": [Options({"auto", "two-sided", "greater", "less"})],
+        "progress": ["boolean"],
+    }
+)
 def weat_summary(
     embeddings: Any,
     tests: Sequence[int] = tuple(range(1, 11)),

@@ -10,7 +10,13 @@ import numpy as np
 from trustlab._validation import Interval, check_int, validate_params
 
 
-@validate_params({"scores": ["array-like"], "is_error": ["array-like"], "k": [Interval(numbers.Integral, 1, None, closed='left'), "array-like"]})
+@validate_params(
+    {
+        "scores": ["array-like"],
+        "is_error": ["array-like"],
+        "k": [Interval(numbers.Integral, 1, None, closed="left"), "array-like"],
+    }
+)
 def precision_at_k(scores: Any, is_error: Any, k: int | Sequence[int]) -> float | np.ndarray:
     """AEC precision at K: the share of true errors among the K highest-scored instances.
 
@@ -45,7 +51,9 @@ def precision_at_k(scores: Any, is_error: Any, k: int | Sequence[int]) -> float 
     if not np.all((e == 0) | (e == 1)):
         raise ValueError("is_error must be boolean or 0/1.")
     ks = np.atleast_1d(np.asarray(k))
-    ks_int = [check_int(int(x) if float(x).is_integer() else x, "k", low=1, high=s.size, func="precision_at_k") for x in ks]
+    ks_int = [
+        check_int(int(x) if float(x).is_integer() else x, "k", low=1, high=s.size, func="precision_at_k") for x in ks
+    ]
     order = np.argsort(-s, kind="stable")
     hits = np.cumsum(e[order].astype(np.float64))
     out = np.array([hits[x - 1] / x for x in ks_int])

@@ -84,7 +84,13 @@ def _consistency(xv, xo, yv, yo, pi, pj, t) -> ConsistencyResult:
     )
 
 
-@validate_params({"saliency_a": ["array-like"], "saliency_b": ["array-like"], "threshold": [Interval(numbers.Real, 0, 1, closed='both')]})
+@validate_params(
+    {
+        "saliency_a": ["array-like"],
+        "saliency_b": ["array-like"],
+        "threshold": [Interval(numbers.Real, 0, 1, closed="both")],
+    }
+)
 def model_consistency(
     saliency_a: Sequence[Any], saliency_b: Sequence[Any], *, threshold: float = 0.01
 ) -> ConsistencyResult:
@@ -122,7 +128,9 @@ def model_consistency(
     return _consistency(xv, xo, yv, yo, idx, idx, t)
 
 
-@validate_params({"saliency": ["array-like"], "groups": ["array-like"], "threshold": [Interval(numbers.Real, 0, 1, closed='both')]})
+@validate_params(
+    {"saliency": ["array-like"], "groups": ["array-like"], "threshold": [Interval(numbers.Real, 0, 1, closed="both")]}
+)
 def input_consistency(
     saliency: Sequence[Any], groups: Sequence[Sequence[int]], *, threshold: float = 0.01
 ) -> ConsistencyResult:
@@ -171,7 +179,14 @@ def input_consistency(
     return _consistency(xv, xo, xv, xo, np.asarray(pi, np.int64), np.asarray(pj, np.int64), t)
 
 
-@validate_params({"prefixes": ["array-like"], "block_size": [Interval(numbers.Integral, 1, None, closed='left')], "max_groups": [Interval(numbers.Integral, 1, None, closed='left'), None], "nouns": ["array-like"]})
+@validate_params(
+    {
+        "prefixes": ["array-like"],
+        "block_size": [Interval(numbers.Integral, 1, None, closed="left")],
+        "max_groups": [Interval(numbers.Integral, 1, None, closed="left"), None],
+        "nouns": ["array-like"],
+    }
+)
 def winobias_template_groups(
     prefixes: Sequence[str],
     *,

@@ -78,7 +78,14 @@ def _gt_ragged(ground_truth: Sequence[Any], name: str = "ground_truth") -> tuple
     return gv, go
 
 
-@validate_params({"attributions": ["array-like"], "ground_truth": ["array-like"], "word_ids": ["array-like", None], "tokens": ["array-like", None]})
+@validate_params(
+    {
+        "attributions": ["array-like"],
+        "ground_truth": ["array-like"],
+        "word_ids": ["array-like", None],
+        "tokens": ["array-like", None],
+    }
+)
 def mass_accuracy(
     attributions: Sequence[Any],
     ground_truth: Sequence[Any],
@@ -208,7 +215,15 @@ class CooccurrenceBiasResult(ResultMixin):
     n_sentences: int
 
 
-@validate_params({"sentences": ["array-like"], "targets": ["array-like"], "male_terms": ["array-like"], "female_terms": ["array-like"], "count_gender_terms": ["boolean"]})
+@validate_params(
+    {
+        "sentences": ["array-like"],
+        "targets": ["array-like"],
+        "male_terms": ["array-like"],
+        "female_terms": ["array-like"],
+        "count_gender_terms": ["boolean"],
+    }
+)
 def geco_cooccurrence_bias(
     sentences: Sequence[Sequence[str]],
     targets: Sequence[int],
@@ -276,7 +291,14 @@ def geco_cooccurrence_bias(
     return CooccurrenceBiasResult(value=cf / (cf + cm), count_female=cf, count_male=cm, n_sentences=len(sentences))
 
 
-@validate_params({"sentences": ["array-like"], "targets": ["array-like"], "fit_sentences": ["array-like", None], "fit_targets": ["array-like", None]})
+@validate_params(
+    {
+        "sentences": ["array-like"],
+        "targets": ["array-like"],
+        "fit_sentences": ["array-like", None],
+        "fit_targets": ["array-like", None],
+    }
+)
 def pattern_variant_attributions(
     sentences: Sequence[Sequence[str]],
     targets: Sequence[int],
@@ -349,7 +371,14 @@ class AttributionDifferenceResult(ResultMixin):
     differences: np.ndarray = field(repr=False)
 
 
-@validate_params({"attributions_female": ["array-like"], "attributions_male": ["array-like"], "ground_truth": ["array-like"], "normalise": ["boolean"]})
+@validate_params(
+    {
+        "attributions_female": ["array-like"],
+        "attributions_male": ["array-like"],
+        "ground_truth": ["array-like"],
+        "normalise": ["boolean"],
+    }
+)
 def attribution_difference_test(
     attributions_female: Sequence[Any],
     attributions_male: Sequence[Any],

@@ -44,7 +44,15 @@ class PlausibilityResult(ResultMixin):
     dropped: int = 0
 
 
-@validate_params({"verum": ["array-like"], "malum": ["array-like"], "cue_spans": ["array-like"], "attractor_spans": ["array-like"], "tokens": ["array-like", None]})
+@validate_params(
+    {
+        "verum": ["array-like"],
+        "malum": ["array-like"],
+        "cue_spans": ["array-like"],
+        "attractor_spans": ["array-like"],
+        "tokens": ["array-like", None],
+    }
+)
 def plausibility(
     verum: Sequence[Any],
     malum: Sequence[Any],

@@ -22,10 +22,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.reference import edges_to_csr
 from trustlab._backend import GPUUnavailableError, cuda_simulator_enabled
 from trustlab.kernels import cliques_cuda as cc
 from trustlab.kernels import cliques_cuda_host as host
-from reference import edges_to_csr  # tests/reference.py
 
 HERE = Path(__file__).resolve().parent
 
@@ -198,8 +198,8 @@ def test_cuda_kernel_in_simulator_equals_networkx():
     cases = _sim_cases()
     env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
     env.pop("TRUSTLAB_BACKEND", None)
-    proc = subprocess.run([sys.executable, str(HERE / "_sim_script.py")], input=json.dumps(cases),
-                          capture_output=True, text=True, env=env, timeout=240)
+    proc = subprocess.run([sys.executable, "-m", "tests.kernels.cliques_cuda._sim_script"], input=json.dumps(cases),
+                          capture_output=True, text=True, env=env, timeout=240, cwd=HERE.parents[2])
     last = (proc.stderr.strip().splitlines() or [""])[-1]
     if proc.returncode == 1 and last.startswith("SKIP "):  # no numba.cuda simulator here
         pytest.skip(last[5:])

@@ -72,7 +72,9 @@ def test_mass_accuracy_with_attributions(tmp_path, capsys):
         for s, h, t in list(zip(data.sentences, data.ground_truth, data.targets))[:40]:
             g.write(json.dumps({"sentence": s, "ground_truth": h.astype(int).tolist(), "target": int(t)}) + "\n")
             a.write(str((h * 2 + 1).tolist()) + "\n")
-    out = _json(capsys, ["explain-metrics", "mass-accuracy", "--data", str(geco), "--attributions", str(attr), "--json"])
+    out = _json(
+        capsys, ["explain-metrics", "mass-accuracy", "--data", str(geco), "--attributions", str(attr), "--json"]
+    )
     ref = explanation.mass_accuracy([h * 2 + 1 for h in data.ground_truth[:40]], data.ground_truth[:40]).value
     assert out["value"] == pytest.approx(ref)
     attr.write_text("[1.0, 2.0]\n" * 40)  # wrong lengths -> one-line error, exit 2
