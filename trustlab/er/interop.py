@@ -220,7 +220,7 @@ def _complete(
     records: pd.DataFrame | None, id_col: str | None, scorer: Callable | None, fields: Any, limit: int,
 ) -> tuple[np.ndarray, np.ndarray, int]:
     """Score the pairs missing inside candidate clusters; return the extra pairs and probabilities."""
-    from trustlab.er.pipeline import _component_completion
+    from trustlab.er.resolution import _component_completion
 
     n = len(node_ids)
     wc = w if thr is None else np.where(w >= thr, w, -1.0)
