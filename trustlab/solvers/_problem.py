@@ -24,6 +24,12 @@ def pair_objective(labels: np.ndarray, rows: np.ndarray, cols: np.ndarray, weigh
     return float(weights[labels[rows] == labels[cols]].sum())
 
 
+def positive_weight_bound(W: np.ndarray, A: np.ndarray) -> float:
+    """The trivial CPP upper bound: the sum of the positive weights of allowed pairs
+    (``W``, ``A`` dense and symmetric, so each pair is counted twice and halved)."""
+    return float(np.where(A, np.maximum(W, 0.0), 0.0).sum() / 2)
+
+
 def relative_gap(objective: float, bound: float) -> float:
     """Relative optimality gap ``(bound - objective) / max(|bound|, |objective|)``,
     clipped at 0 (0 when both are 0)."""

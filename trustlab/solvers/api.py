@@ -21,7 +21,7 @@ from trustlab._validation import (
     renamed_keyword,
     validate_params,
 )
-from trustlab.solvers._problem import Problem, as_problem
+from trustlab.solvers._problem import Problem, as_problem, positive_weight_bound
 from trustlab.solvers._problem import relative_gap as _gap
 
 __all__ = ["partition", "PartitionResult", "METHODS"]
@@ -212,7 +212,7 @@ def _solve_component(W, A, method, opts: _ComponentOptions, *, time_limit, seed)
     info["heuristic_objective"] = val
     info["heuristic_seconds"] = time.perf_counter() - t0
     if method == "heuristic":
-        ub = float(np.where(A, np.maximum(W, 0.0), 0.0).sum() / 2)
+        ub = positive_weight_bound(W, A)
         if opts.integral:
             ub = float(np.floor(ub + 1e-9))
         r = dict(labels=lab, objective=val, bound=ub, status="optimal" if val >= ub - 1e-9 else "feasible")

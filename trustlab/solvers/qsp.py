@@ -30,6 +30,7 @@ import networkx as nx
 import numpy as np
 
 from trustlab.kernels.cpp_heuristic import objective
+from trustlab.solvers._problem import positive_weight_bound
 from trustlab.solvers.cpp import configure_cpsat
 
 
@@ -104,7 +105,7 @@ def _refuse(what: str, est: dict, max_model_bytes: int, hint: str) -> None:
 def _timeout_result(W, warm_labels, n, A, **extra) -> dict:
     labels = np.arange(n, dtype=np.int64) if warm_labels is None else np.asarray(warm_labels, np.int64)
     val = float(objective(W, labels))
-    bound = float(np.where(A, np.maximum(W, 0), 0).sum() / 2)
+    bound = positive_weight_bound(W, A)
     return dict(labels=labels, objective=val, bound=bound, status="time_limit", phase="model_building", **extra)
 
 
@@ -189,7 +190,7 @@ def solve_qsp(W, A, *, M: int, deadline=None, workers=None, warm_labels=None, cl
     st = s.solve(model)
     labels = np.arange(n, dtype=np.int64)
     val = 0.0
-    bound = float(np.where(A, np.maximum(W, 0), 0).sum() / 2)
+    bound = positive_weight_bound(W, A)
     if st in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         for (k, m, i), v in y.items():
             if s.value(v):
@@ -298,7 +299,7 @@ def solve_spp(W, A, *, deadline=None, workers=None, warm_labels=None, max_clique
     else:
         if warm_labels is not None:
             labels = np.asarray(warm_labels, np.int64)
-        bound = float(np.where(A, np.maximum(W, 0), 0).sum() / 2)
+        bound = positive_weight_bound(W, A)
     labels = labels.astype(np.int64)
     val = float(objective(W, labels))
     return dict(labels=labels, objective=val, bound=bound, status=_status(s, st, cp_model),
