@@ -102,6 +102,17 @@ def _refuse(what: str, est: dict, max_model_bytes: int, hint: str) -> None:
         )
 
 
+def _solve(model, workers: int | None, deadline: float | None):
+    """Run CP-SAT on ``model`` with ``workers`` threads until ``deadline``; (solver, status)."""
+    from ortools.sat.python import cp_model
+
+    s = cp_model.CpSolver()
+    configure_cpsat(s, workers)
+    if deadline is not None:
+        s.parameters.max_time_in_seconds = max(0.01, deadline - time.perf_counter())
+    return s, s.solve(model)
+
+
 def _timeout_result(W, warm_labels, n, A, **extra) -> dict:
     labels = np.arange(n, dtype=np.int64) if warm_labels is None else np.asarray(warm_labels, np.int64)
     val = float(objective(W, labels))
@@ -183,11 +194,7 @@ def solve_qsp(W, A, *, M: int, deadline=None, workers=None, warm_labels=None, cl
         _hint_qsp(model, y, cl, warm_labels, M)
     if deadline is not None and time.perf_counter() >= deadline:
         return _timeout_result(W, warm_labels, n, A, n_maximal_cliques=len(cl), model_estimate=est)
-    s = cp_model.CpSolver()
-    configure_cpsat(s, workers)
-    if deadline is not None:
-        s.parameters.max_time_in_seconds = max(0.01, deadline - time.perf_counter())
-    st = s.solve(model)
+    s, st = _solve(model, workers, deadline)
     labels = np.arange(n, dtype=np.int64)
     val = 0.0
     bound = positive_weight_bound(W, A)
@@ -284,11 +291,7 @@ def solve_spp(W, A, *, deadline=None, workers=None, warm_labels=None, max_clique
             model.add_hint(v, tuple(sorted(c)) in want)
     if deadline is not None and time.perf_counter() >= deadline:
         return _timeout_result(W, warm_labels, n, A, n_cliques=len(cl), model_estimate=est)
-    s = cp_model.CpSolver()
-    configure_cpsat(s, workers)
-    if deadline is not None:
-        s.parameters.max_time_in_seconds = max(0.01, deadline - time.perf_counter())
-    st = s.solve(model)
+    s, st = _solve(model, workers, deadline)
     labels = np.arange(n, dtype=np.int64)
     if st in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         for t, (c, v) in enumerate(zip(cl, xs)):
