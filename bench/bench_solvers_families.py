@@ -103,7 +103,7 @@ def test_heuristic_family(benchmark, family, n):
 
 def write_md(rows: list[dict], cmd: str, started: str, loads: tuple) -> None:
     lines = [
-        "# Clique partitioning heuristic on CP-Lib-like families (issue 10)",
+        "# Clique partitioning heuristic on CP-Lib-like families",
         "",
         f"Command: `{cmd}`  ",
         f"Date: {started} (UTC). Machine: 2-core x86-64, 24 GiB, no GPU, shared with other jobs; "

@@ -1,4 +1,4 @@
-"""Issue 13 (matching side): safe defaults, field inference, multi-level FS with TF,
+"""Record matching: safe defaults, field inference, multi-level FS with TF,
 adaptive blocking, row-order independence, degeneracy warning; on generated data and Febrl."""
 from __future__ import annotations
 
