@@ -151,7 +151,7 @@ FAMILY_CASES = [(fam, n, seed) for fam in ("cluster_editing", "random", "mcf", "
 
 @pytest.mark.parametrize("fam,n,seed", FAMILY_CASES)
 def test_reported_optimum_equals_brute_force_on_each_family(fam, n, seed):
-    from reference import brute_force_cpp
+    from tests.reference import brute_force_cpp
 
     from trustlab.solvers.synthetic import make_instance
 
@@ -170,7 +170,7 @@ def test_reported_optimum_equals_brute_force_on_each_family(fam, n, seed):
 @pytest.mark.parametrize("colgen", [True, False])
 def test_statistics_are_proven_and_consistent(fam, seed, colgen):
     # a weak warm start (all singletons) and tail_rounds=0 so that the later phases run
-    from reference import brute_force_cpp
+    from tests.reference import brute_force_cpp
 
     from trustlab.solvers.synthetic import make_instance
 
