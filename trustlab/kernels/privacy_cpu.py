@@ -21,7 +21,16 @@ only of a 128-bit noise key and the vector's global row index:
 
 So the released vectors are bit-for-bit identical for a fixed key whatever the chunk
 size or number of threads, every vector gets a fresh independent draw, and rows never
-share a stream. The generator is a statistical (not cryptographic) PRNG, like NumPy's
+share a stream.
+
+Speed without changing a bit: in the fused kernel the ziggurat's fast path (≈ 98.8 %
+of draws) runs on the xoshiro state held in four scalars (registers) with a branch-free
+sign, and only the rare tail/wedge branch goes through the state array; the stream is
+consumed exactly as by the plain :func:`_normal` loop (tested bit-for-bit). Everything
+stays float64 with 52-bit ziggurat magnitudes: no float32/32-bit-uniform sampler is
+used, because a coarse noise grid is what floating-point attacks on textbook
+samplers exploit (Mironov, CCS 2012); the noise is added to ``Φx`` in float64 and the
+sum rounded once to the output dtype. The generator is a statistical (not cryptographic) PRNG, like NumPy's
 PCG64; with ``random_state=None`` the key itself comes from OS entropy.
 """
 from __future__ import annotations
@@ -244,9 +253,9 @@ def _radial_row(st, z, key0, key1, row, shape, scale):
             r = r >> _U64(8)
             sign = r & _U64(1)
             rabs = np.int64((r >> _U64(1)) & _MASK52)  # < 2**52: exact int64 -> double
-            x = float(rabs) * _WI[idx]
-            if sign:
-                x = -x
+            # branch-free sign (a data-dependent branch here mispredicts half the time);
+            # multiplying by -1.0 is exact, so this equals ``x = -x``, -0.0 included
+            x = float(rabs) * _WI[idx] * (1.0 - 2.0 * float(np.int64(sign)))
             if rabs >= _KI[idx]:  # rare: tail / wedge
                 st[0] = s0
                 st[1] = s1
