@@ -155,9 +155,7 @@ def _normal(st):
         r = r >> _U64(8)
         sign = r & _U64(1)
         rabs = np.int64((r >> _U64(1)) & _MASK52)  # < 2**52: exact, fast int64 -> double
-        x = float(rabs) * _WI[idx]
-        if sign:
-            x = -x
+        x = float(rabs) * _WI[idx] * (1.0 - 2.0 * float(np.int64(sign)))  # branch-free, = -x exactly
         if rabs < _KI[idx]:
             return x
         if idx == 0:
