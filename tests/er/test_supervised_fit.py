@@ -79,3 +79,14 @@ def test_resolve_does_not_import_sklearn():
             "print(bad); sys.exit(1 if bad else 0)\n")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_warm_start_reaches_the_same_optimum():
+    from trustlab.er.scoring import _WARM_ROWS, _fit_logistic
+
+    X, y = _pairs(11, n=2 * _WARM_ROWS + 5000)
+    D = _design(X)
+    warm = _fit_logistic(D, y, 10.0)  # subsample start
+    cold = _fit_logistic(D, y, 10.0, w0=np.zeros(D.shape[1] + 1))
+    np.testing.assert_allclose(warm.coef_, cold.coef_, atol=1e-7)
+    np.testing.assert_allclose(warm.intercept_, cold.intercept_, atol=1e-7)
