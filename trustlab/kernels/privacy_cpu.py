@@ -119,12 +119,9 @@ def _seed_row(st, key0, key1, row):
 
 
 @njit(inline="always", cache=True)
-def _next(st):
-    """xoshiro256** (Blackman & Vigna 2018)."""
-    s0 = st[0]
-    s1 = st[1]
-    s2 = st[2]
-    s3 = st[3]
+def _next_regs(s0, s1, s2, s3):
+    """One xoshiro256** step (Blackman & Vigna 2018) on a state held in four scalars
+    (kept in registers by LLVM); returns ``(output, s0, s1, s2, s3)``."""
     result = _rotl(s1 * _U64(5), 7) * _U64(9)
     t = s1 << _U64(17)
     s2 ^= s0
@@ -133,11 +130,18 @@ def _next(st):
     s0 ^= s3
     s2 ^= t
     s3 = _rotl(s3, 45)
+    return result, s0, s1, s2, s3
+
+
+@njit(inline="always", cache=True)
+def _next(st):
+    """xoshiro256** on the 4-word state array ``st``."""
+    r, s0, s1, s2, s3 = _next_regs(st[0], st[1], st[2], st[3])
     st[0] = s0
     st[1] = s1
     st[2] = s2
     st[3] = s3
-    return result
+    return r
 
 
 @njit(inline="always", cache=True)
@@ -146,30 +150,25 @@ def _uniform(st):
     return float(np.int64(_next(st) >> _U64(11))) * _TWO_M53
 
 
+@njit(inline="always", cache=True)
+def _zig_candidate(r):
+    """Ziggurat candidate from one 64-bit draw: ``(layer, sign bit, 52-bit magnitude,
+    signed value)``. The sign is applied branch-free (a data-dependent branch
+    mispredicts half the time; multiplying by -1.0 is exact, -0.0 included)."""
+    idx = np.int64(r & _U64(0xFF))
+    r = r >> _U64(8)
+    sign = r & _U64(1)
+    rabs = np.int64((r >> _U64(1)) & _MASK52)  # < 2**52: exact, fast int64 -> double
+    return idx, sign, rabs, float(rabs) * _WI[idx] * (1.0 - 2.0 * float(np.int64(sign)))
+
+
 @njit(cache=True)
 def _normal(st):
     """Standard normal by the 256-layer ziggurat (exact)."""
-    while True:
-        r = _next(st)
-        idx = np.int64(r & _U64(0xFF))
-        r = r >> _U64(8)
-        sign = r & _U64(1)
-        rabs = np.int64((r >> _U64(1)) & _MASK52)  # < 2**52: exact, fast int64 -> double
-        x = float(rabs) * _WI[idx] * (1.0 - 2.0 * float(np.int64(sign)))  # branch-free, = -x exactly
-        if rabs < _KI[idx]:
-            return x
-        if idx == 0:
-            # tail beyond r: Marsaglia's method
-            while True:
-                xx = -_ZINV_R * math.log1p(-_uniform(st))
-                yy = -math.log1p(-_uniform(st))
-                if yy + yy > xx * xx:
-                    if sign:
-                        return -(_ZR + xx)
-                    return _ZR + xx
-        else:
-            if (_FI[idx - 1] - _FI[idx]) * _uniform(st) + _FI[idx] < math.exp(-0.5 * x * x):
-                return x
+    idx, sign, rabs, x = _zig_candidate(_next(st))
+    if rabs < _KI[idx]:
+        return x
+    return _normal_slow(st, idx, x, sign)
 
 
 @njit(cache=True)
@@ -194,36 +193,26 @@ def _gamma(st, shape):
 _BLOCK = 64  # rows per parallel task (amortises the per-task buffers)
 
 
-@njit(inline="always", cache=True)
-def _next_regs(s0, s1, s2, s3):
-    """:func:`_next` on a state held in four scalars (kept in registers by LLVM)."""
-    result = _rotl(s1 * _U64(5), 7) * _U64(9)
-    t = s1 << _U64(17)
-    s2 ^= s0
-    s3 ^= s1
-    s1 ^= s2
-    s0 ^= s3
-    s2 ^= t
-    s3 = _rotl(s3, 45)
-    return result, s0, s1, s2, s3
-
-
 @njit(cache=True)
 def _normal_slow(st, idx, x, sign):
-    """The rest of :func:`_normal` after its fast test rejected ``(idx, x, sign)``:
-    the tail or wedge test, then a fresh ziggurat draw on rejection (same stream
-    consumption as :func:`_normal`, so the result is bit-identical)."""
-    if idx == 0:
-        while True:
-            xx = -_ZINV_R * math.log1p(-_uniform(st))
-            yy = -math.log1p(-_uniform(st))
-            if yy + yy > xx * xx:
-                if sign:
-                    return -(_ZR + xx)
-                return _ZR + xx
-    if (_FI[idx - 1] - _FI[idx]) * _uniform(st) + _FI[idx] < math.exp(-0.5 * x * x):
-        return x
-    return _normal(st)
+    """The ziggurat after its fast test rejected the candidate ``(idx, x, sign)``:
+    the tail (layer 0, Marsaglia's method) or wedge test, and on rejection fresh
+    candidates until one is accepted. Together with the fast test in :func:`_normal`
+    (or inlined in :func:`_radial_row`) this is the whole Marsaglia-Tsang sampler."""
+    while True:
+        if idx == 0:
+            while True:
+                xx = -_ZINV_R * math.log1p(-_uniform(st))
+                yy = -math.log1p(-_uniform(st))
+                if yy + yy > xx * xx:
+                    if sign:
+                        return -(_ZR + xx)
+                    return _ZR + xx
+        if (_FI[idx - 1] - _FI[idx]) * _uniform(st) + _FI[idx] < math.exp(-0.5 * x * x):
+            return x
+        idx, sign, rabs, x = _zig_candidate(_next(st))
+        if rabs < _KI[idx]:
+            return x
 
 
 @njit(cache=True, inline="always")
@@ -247,13 +236,7 @@ def _radial_row(st, z, key0, key1, row, shape, scale):
         s3 = st[3]
         for j in range(k):
             r, s0, s1, s2, s3 = _next_regs(s0, s1, s2, s3)
-            idx = np.int64(r & _U64(0xFF))
-            r = r >> _U64(8)
-            sign = r & _U64(1)
-            rabs = np.int64((r >> _U64(1)) & _MASK52)  # < 2**52: exact int64 -> double
-            # branch-free sign (a data-dependent branch here mispredicts half the time);
-            # multiplying by -1.0 is exact, so this equals ``x = -x``, -0.0 included
-            x = float(rabs) * _WI[idx] * (1.0 - 2.0 * float(np.int64(sign)))
+            idx, sign, rabs, x = _zig_candidate(r)
             if rabs >= _KI[idx]:  # rare: tail / wedge
                 st[0] = s0
                 st[1] = s1
