@@ -5,7 +5,7 @@ Run (one family at a time keeps each run short):
     .venv/bin/python -m pytest bench/bench_cliques.py --benchmark-enable -p no:cacheprovider \
         -k gnm --benchmark-json=/tmp/cliques_gnm.json
 
-Families (the issue-2 list): G(n=100k, m=1M), random geometric (20k, r=0.02),
+Families: G(n=100k, m=1M), random geometric (20k, r=0.02),
 Barabási–Albert (50k, 10), powerlaw-cluster (50k, 15, 0.7), dense G(300, 0.5).
 Every graph is built once (fixed seeds) and handed to each tool in its native form
 (trustlab: a prebuilt CSRGraph; igraph: an igraph.Graph; networkx: an nx.Graph), so the

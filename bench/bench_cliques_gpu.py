@@ -1,10 +1,10 @@
-"""GPU maximal-clique kernel vs the CPU kernel (issue 2, Part B; runs only on a real GPU).
+"""GPU maximal-clique kernel vs the CPU kernel (runs only on a real GPU).
 
 Run:
     .venv/bin/python -m pytest bench/bench_cliques_gpu.py --benchmark-enable -p no:cacheprovider
 
 Every benchmark is skipped when no real CUDA device is usable (and always under the CUDA
-simulator, which is far too slow for these sizes). Families are those of issue 2:
+simulator, which is far too slow for these sizes). Families (as in bench_cliques.py):
 G(n=100k, m=1M), random geometric (20k, r=0.02), Barabási–Albert (50k, 10),
 powerlaw-cluster (50k, 15, 0.7) and dense G(300, 0.5). Peer: the CPU kernel,
 ``trustlab.maximal_cliques(edges, backend="cpu")``, measured in the same run; target

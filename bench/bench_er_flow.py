@@ -153,7 +153,7 @@ def main() -> None:
                  "suburb": "name", "postcode": "exact", "state": "exact", "date_of_birth": "date",
                  "soc_sec_id": "string"}
     lines = ["# ER workflow: two tables and interop", "",
-             f"Machine: 2-core x86-64, 24 GiB, no GPU (shared by several sessions). Date: "
+             f"Machine: 2-core x86-64, 24 GiB, no GPU (shared with other jobs). Date: "
              f"{datetime.date.today()}. Load average at start: {load0:.2f}. "
              "Command: `python bench/bench_er_flow.py`.", "",
              "## Febrl 4 as two tables (5,000 + 5,000 records, link only), same run", "",

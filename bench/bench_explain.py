@@ -44,7 +44,9 @@ def _naive_plausibility(d):
 def test_plausibility_trustlab(benchmark, syneval):
     d = syneval[0]
     benchmark.group = "plausibility syneval (6,280)"
-    r = benchmark.pedantic(ex.plausibility, args=(d.verum, d.malum, d.cue_spans, d.attractor_spans, d.expected), **ROUNDS)
+    r = benchmark.pedantic(
+        ex.plausibility, args=(d.verum, d.malum, d.cue_spans, d.attractor_spans, d.expected), **ROUNDS
+    )
     assert np.array_equal(r.passed, d.passed)
 
 

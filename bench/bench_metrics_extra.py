@@ -1,4 +1,4 @@
-"""Benchmarks for the issue-12 metrics against the peer a user would reach for.
+"""Graph, tf-idf and submodular-pick metrics against the peer a user would reach for.
 
 Run:  .venv/bin/python -m pytest bench/bench_metrics_extra.py --benchmark-enable -p no:cacheprovider
 

@@ -1,4 +1,4 @@
-"""Benchmarks of the clique partitioning solvers (issue 3).
+"""Benchmarks of the clique partitioning solvers.
 
 Run:
     .venv/bin/python -m pytest bench/bench_solvers.py --benchmark-enable -p no:cacheprovider
@@ -24,7 +24,9 @@ import pytest
 from trustlab.solvers import partition
 from trustlab.solvers.io import read_cplib, read_cplib_optimum
 
-DATA = Path(os.environ.get("CPLIB_DIR", Path(__file__).resolve().parents[1].parent / "shared" / "data" / "cpp" / "cplib"))
+DATA = Path(
+    os.environ.get("CPLIB_DIR", Path(__file__).resolve().parents[1].parent / "shared" / "data" / "cpp" / "cplib")
+)
 RAW = Path(os.environ.get("BENCH_RAW", Path(__file__).resolve().parent / "results" / "solvers_raw.jsonl"))
 ABR = ["wildcats", "cars", "workers", "cetacea", "micro", "uno", "lung-cancer", "soybean-21", "soybean-35",
        "sponge", "zoo", "bridges", "companies", "uno_1b", "uno_2b", "uno_3b", "lymphography",
@@ -212,44 +214,60 @@ def summarize(raw: Path = RAW) -> str:
     out = []
     ex = [r for r in rows if r["group"] in ("abr", "corr40")]
     if ex:
-        out += ["| instance | n | known opt | objective | bound | status | wall s | CPU s | peer CP-SAT (full triangles, 2 workers, 30 s) | peer s |",
-                "|---|---|---|---|---|---|---|---|---|---|"]
+        out += [
+            "| instance | n | known opt | objective | bound | status | wall s | CPU s | peer CP-SAT (full triangles, 2 workers, 30 s) | peer s |",
+            "|---|---|---|---|---|---|---|---|---|---|",
+        ]
         for r in ex:
             peer = r["peer_status"] if r["peer_objective"] is None else \
                 f"{r['peer_status']} {r['peer_objective']:.0f} / bound {r['peer_bound']:.0f}"
-            out.append(f"| {r['name']} | {r['n']} | {r['known']:.0f} | {r['objective']:.0f} | {r['bound']:.0f} | "
-                       f"{r['status']} | {r['seconds']:.2f} | {r['cpu_seconds']:.2f} | {peer} | {r['peer_seconds']:.1f} |")
+            out.append(
+                f"| {r['name']} | {r['n']} | {r['known']:.0f} | {r['objective']:.0f} | {r['bound']:.0f} | "
+                f"{r['status']} | {r['seconds']:.2f} | {r['cpu_seconds']:.2f} | {peer} | {r['peer_seconds']:.1f} |"
+            )
     he = [r for r in rows if r["group"] == "heuristic"]
     if he:
         out += ["", "| instance | known opt | heuristic | ratio | s | KwikCluster best of 100 | ratio | s |",
                 "|---|---|---|---|---|---|---|---|"]
         for r in he:
-            out.append(f"| {r['name']} | {r['known']:.0f} | {r['objective']:.0f} | {r['ratio']:.4f} | {r['seconds']:.2f} | "
-                       f"{r['peer_objective']:.0f} | {r['peer_ratio']:.4f} | {r['peer_seconds']:.2f} |")
+            out.append(
+                f"| {r['name']} | {r['known']:.0f} | {r['objective']:.0f} | {r['ratio']:.4f} | {r['seconds']:.2f} | "
+                f"{r['peer_objective']:.0f} | {r['peer_ratio']:.4f} | {r['peer_seconds']:.2f} |"
+            )
     xe = [r for r in rows if r["group"] == "xer"]
     if xe:
-        out += ["", "| nodes | T | \\|E\\| | \\|MC\\| | \\|C\\| | auto s (status) | cpp s | qsp M=3 s (status) | spp s (status) |",
-                "|---|---|---|---|---|---|---|---|---|"]
+        out += [
+            "",
+            "| nodes | T | \\|E\\| | \\|MC\\| | \\|C\\| | auto s (status) | cpp s | qsp M=3 s (status) | spp s (status) |",
+            "|---|---|---|---|---|---|---|---|---|",
+        ]
 
         def f(d):
             return d["status"] if "seconds" not in d else f"{d['seconds']:.2f} ({d['status']})"
 
         for r in xe:
-            out.append(f"| {r['n']} | {r['T']} | {r['edges']} | {r['maximal_cliques']} | {r['all_cliques']} | "
-                       f"{r['auto_seconds']:.2f} ({r['auto_status']}) | {f(r['cpp'])} | {f(r['qsp'])} | {f(r['spp'])} |")
+            out.append(
+                f"| {r['n']} | {r['T']} | {r['edges']} | {r['maximal_cliques']} | {r['all_cliques']} | "
+                f"{r['auto_seconds']:.2f} ({r['auto_status']}) | {f(r['cpp'])} | {f(r['qsp'])} | {f(r['spp'])} |"
+            )
     fa = [r for r in rows if r["group"] == "family"]
     if fa:
-        out += ["", "| instance | tuned on | objective | bound | root bound | status | phase | nodes | cuts tri / 2-part / lazy | wall s | CPU s | load | CP-SAT 8w 20 s: obj / bound (status) | peer s |",
-                "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+        out += [
+            "",
+            "| instance | tuned on | objective | bound | root bound | status | phase | nodes | cuts tri / 2-part / lazy | wall s | CPU s | load | CP-SAT 8w 20 s: obj / bound (status) | peer s |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        ]
         for r in sorted(fa, key=lambda r: (not r["tuned"], r["family"], r["n"], r["seed"])):
             c = r.get("cuts_by_family") or {}
             cuts = f"{c.get('triangle', 0)} / {c.get('two_partition', 0)} / {c.get('lazy_triangle', 0)}"
             rb = "-" if r.get("root_bound") is None else f"{r['root_bound']:.0f}"
             peer = r["peer_status"] if r["peer_objective"] is None else \
                 f"{r['peer_objective']:.0f} / {r['peer_bound']:.0f} ({r['peer_status']})"
-            out.append(f"| {r['name']} | {'yes' if r['tuned'] else 'no'} | {r['objective']:.0f} | {r['bound']:.0f} | {rb} | "
-                       f"{r['status']} | {r.get('phase')} | {r.get('nodes')} | {cuts} | {r['seconds']:.1f} | "
-                       f"{r['cpu_seconds']:.1f} | {r['load']:.1f} | {peer} | {r['peer_seconds']:.1f} |")
+            out.append(
+                f"| {r['name']} | {'yes' if r['tuned'] else 'no'} | {r['objective']:.0f} | {r['bound']:.0f} | {rb} | "
+                f"{r['status']} | {r.get('phase')} | {r.get('nodes')} | {cuts} | {r['seconds']:.1f} | "
+                f"{r['cpu_seconds']:.1f} | {r['load']:.1f} | {peer} | {r['peer_seconds']:.1f} |"
+            )
     return "\n".join(out)
 
 

@@ -1,4 +1,4 @@
-"""Clique partitioning heuristic on CP-Lib-like instance families (issue 10).
+"""Clique partitioning heuristic on CP-Lib-like instance families.
 
 Families from :mod:`trustlab.solvers.synthetic` (cluster editing, uniform random
 integers in [-100, 100], machine-cell formation, equicut-like), generated here with
@@ -51,9 +51,8 @@ def instance(family: str, n: int) -> np.ndarray:
 
 def cpsat_triangles(W: np.ndarray, time_limit: float, workers: int = 8):
     """The peer: the full triangle model in CP-SAT. Returns (objective, bound, status, seconds)."""
-    from ortools.sat.python import cp_model
-
     from bench_solvers import triangle_model
+    from ortools.sat.python import cp_model
 
     t = time.perf_counter()
     m = triangle_model(W)
@@ -104,7 +103,7 @@ def test_heuristic_family(benchmark, family, n):
 
 def write_md(rows: list[dict], cmd: str, started: str, loads: tuple) -> None:
     lines = [
-        "# Clique partitioning heuristic on CP-Lib-like families (issue 10)",
+        "# Clique partitioning heuristic on CP-Lib-like families",
         "",
         f"Command: `{cmd}`  ",
         f"Date: {started} (UTC). Machine: 2-core x86-64, 24 GiB, no GPU, shared with other jobs; "

@@ -5,7 +5,7 @@ Run:
 
 Data: the word2vec GoogleNews WEAT vectors shipped in ``trustlab/data/weat`` (the same
 vectors as ``../shared/data/embeddings/word2vec_googlenews_13k.npz``, which is used when
-present). Targets (issue 6): exact 8+8 WEAT p-value <= 10 ms; 25+25 with 100k
+present). Targets: exact 8+8 WEAT p-value <= 10 ms; 25+25 with 100k
 permutations <= 1 s on the 2-core CPU.
 
 Peers, measured in the same run:
@@ -132,10 +132,10 @@ def test_peer_wefe_style_25x25_1k(benchmark, emb):
 
 def test_peer_real_wefe_25x25_1k(benchmark, emb):
     wefe = pytest.importorskip("wefe")
+    from gensim.models import KeyedVectors
     from wefe.metrics import WEAT
     from wefe.query import Query
     from wefe.word_embedding_model import WordEmbeddingModel
-    from gensim.models import KeyedVectors
 
     kv = KeyedVectors(emb.dim)
     kv.add_vectors(emb.words, emb.vectors)

@@ -16,8 +16,8 @@ HEADER = """# trustlab benchmark results
 
 All numbers below were measured with pytest-benchmark, the peer a user would pick
 instead measured in the same run, and the ratio reported. Machine unless a section
-says otherwise: 2-core x86-64 CPU, 24 GiB RAM, no GPU (none was lent to this
-development session), Python 3.11.7, numba 0.68.1, numpy 2.4. **Caveat:** during these
+says otherwise: 2-core x86-64 CPU, 24 GiB RAM, no GPU, Python 3.11.7, numba 0.68.1,
+numpy 2.4. **Caveat:** during these
 runs the 2-core machine was shared with other jobs (load average 4-18), so absolute
 timings are noisy and ratios are the more meaningful figure; targets marked "not met"
 are reported as measured. Dates: 2026-11-22 and 2026-11-23 (each section gives its own

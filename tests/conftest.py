@@ -1,7 +1,5 @@
 """Suite-wide test configuration."""
 import os
-import sys
-from pathlib import Path
 
 from hypothesis import HealthCheck, settings
 
@@ -13,6 +11,3 @@ _common = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, Healt
 settings.register_profile("default", derandomize=True, database=None, **_common)
 settings.register_profile("explore", max_examples=1000, **_common)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
-
-# shared slow references (tests/reference.py) importable from every test module
-sys.path.insert(0, str(Path(__file__).parent))

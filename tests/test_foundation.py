@@ -3,8 +3,14 @@ import pytest
 
 import trustlab
 from trustlab._backend import GPUUnavailableError, resolve_backend
-from trustlab._validation import (Registry, check_finite_array, check_int, check_interval,
-                                  check_option, check_random_state)
+from trustlab._validation import (
+    Registry,
+    check_finite_array,
+    check_int,
+    check_interval,
+    check_option,
+    check_random_state,
+)
 from trustlab.cli import main
 
 
@@ -51,7 +57,9 @@ def test_random_state():
 
 
 def test_validators():
-    with pytest.raises(ValueError, match=r"'epsilon' parameter of privatize must be a float in the range \(0, inf\)\. Got -1"):
+    with pytest.raises(
+        ValueError, match=r"'epsilon' parameter of privatize must be a float in the range \(0, inf\)\. Got -1"
+    ):
         check_interval(-1, "epsilon", low=0, func="privatize")
     with pytest.raises(ValueError):
         check_interval(float("nan"), "x")

@@ -34,9 +34,9 @@ PUBLIC_MODULES = ("trustlab", "trustlab.er", "trustlab.solvers", "trustlab.priva
 #: public functions without declared constraints, and why
 EXEMPT = {
     "trustlab._info.show_versions": "no parameters",
-    "trustlab.metrics.bias.load_bayes_example": "no parameters",
-    "trustlab.metrics.bias.load_weat_embeddings": "no parameters",
-    "trustlab.metrics.bias.load_weat_sets": "no parameters",
+    "trustlab.metrics.bias._bayesian.load_bayes_example": "no parameters",
+    "trustlab.metrics.bias._weat.load_weat_embeddings": "no parameters",
+    "trustlab.metrics.bias._weat.load_weat_sets": "no parameters",
     "trustlab._validation.check_random_state": "it is the random_state normaliser itself",
     "trustlab.metrics.embeddings.as_embeddings": "one polymorphic input (dict, KeyedVectors, (words, matrix)); "
                                                  "its body names every accepted form on error",
@@ -115,7 +115,11 @@ def _valid_value(c):
     if isinstance(c, Interval):
         lo, hi = c.left, c.right
         if c.kind is numbers.Integral:
-            v = 1 if lo is None else int(math.ceil(lo)) + (1 if c.closed in ("neither", "right") and lo == math.ceil(lo) else 0)
+            v = (
+                1
+                if lo is None
+                else int(math.ceil(lo)) + (1 if c.closed in ("neither", "right") and lo == math.ceil(lo) else 0)
+            )
             if hi is not None and v > hi:
                 v = int(hi)
             return v

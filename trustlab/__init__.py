@@ -4,10 +4,7 @@ The top level is a thin, lazily-loaded re-export of the public API; every name
 lives in (and is documented at) its home module. Importing :mod:`trustlab` does
 not compile any Numba kernel or import CuPy.
 """
-from __future__ import annotations
-
-import importlib
-from typing import Any
+from trustlab._lazy import lazy_exports as _lazy_exports
 
 __version__ = "0.1.0"
 
@@ -36,17 +33,4 @@ _SUBPACKAGES = ("kernels", "solvers", "er", "privacy", "metrics", "datasets")
 __all__ = sorted(_EXPORTS) + list(_SUBPACKAGES) + ["__version__"]
 
 
-def __getattr__(name: str) -> Any:
-    if name in _EXPORTS:
-        value = getattr(importlib.import_module(_EXPORTS[name]), name)
-        globals()[name] = value
-        return value
-    if name in _SUBPACKAGES:
-        mod = importlib.import_module(f"trustlab.{name}")
-        globals()[name] = mod
-        return mod
-    raise AttributeError(f"module 'trustlab' has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return __all__
+__getattr__, __dir__ = _lazy_exports(globals(), _EXPORTS, _SUBPACKAGES)

@@ -10,6 +10,7 @@ import inspect
 import math
 import numbers
 import os
+import warnings
 from typing import Any, Callable, Iterable, Mapping
 
 import numpy as np
@@ -27,19 +28,32 @@ __all__ = [
     "check_option",
     "check_int",
     "check_finite_array",
+    "check_dask_client",
+    "renamed_keyword",
     "Registry",
 ]
 
 
 def check_random_state(random_state: Any) -> np.random.Generator:
-    """Normalise ``random_state`` to a :class:`numpy.random.Generator`.
+    """Normalise ``random_state`` to a :class:`numpy.random.Generator`: the one seed
+    normaliser of trustlab.
+
+    The policy (also in the README's Guarantees, *Randomness*): every public function
+    that draws random numbers takes ``random_state`` (no ``seed=``/``rng=`` keywords),
+    declares it as ``"random_state"`` in :func:`validate_params` and calls this once.
+    Its default is ``None`` — always where privacy noise is drawn — except in the two
+    end-to-end entry points whose answer should not change between runs,
+    :func:`trustlab.resolve` and :func:`trustlab.privacy.evaluation.load_embeddings_subset`,
+    which default to ``0``. ``tests/test_random_state_policy.py`` enforces this.
 
     Parameters
     ----------
     random_state : None, int, numpy.random.Generator, numpy.random.RandomState or SeedSequence
-        ``None`` draws fresh entropy from the operating system (the default for
-        privacy noise); an int gives a reproducible stream (for tests); a Generator
-        is used as is.
+        ``None`` draws fresh entropy from the operating system (never NumPy's global
+        state); an int >= 0 gives a reproducible stream (for tests); a Generator is
+        used as is (so successive calls continue its stream); a ``SeedSequence`` or
+        ``BitGenerator`` seeds a new Generator; a legacy ``RandomState`` gives one
+        seed drawn from it.
 
     Returns
     -------
@@ -72,6 +86,58 @@ def check_random_state(random_state: Any) -> np.random.Generator:
     )
 
 
+def renamed_keyword(func: str, new: str, new_value: Any, old: str, old_value: Any, *, stacklevel: int = 4) -> Any:
+    """The value of keyword ``new``, accepting its deprecated spelling ``old``.
+
+    ``None`` means "not given" for both. Passing only ``old`` warns with a
+    :class:`DeprecationWarning` that names ``new``; passing both raises
+    :class:`InvalidParameterError`. ``stacklevel`` counts from this function (the
+    default 4 points at the caller of a :func:`validate_params`-decorated function
+    that calls this helper in its own body).
+
+    Examples
+    --------
+    >>> renamed_keyword("partition", "client", "c", "scheduler", None)
+    'c'
+    >>> renamed_keyword("partition", "client", "c", "scheduler", "s")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    trustlab._validation.InvalidParameterError: partition() got both client= and scheduler=; ... pass only client=.
+    """
+    if old_value is None:
+        return new_value
+    if new_value is not None:
+        raise InvalidParameterError(
+            f"{func}() got both {new}= and {old}=; {old} is the deprecated name of {new}, pass only {new}=.")
+    warnings.warn(
+        f"{func}(): the keyword {old}= is deprecated and will be removed in a future release; "
+        f"use {new}= (same meaning).", DeprecationWarning, stacklevel=stacklevel)
+    return old_value
+
+
+def check_dask_client(client: Any, *, name: str = "client", func: str | None = None) -> Any:
+    """``client`` if it is None or a Dask ``distributed.Client`` (anything with a
+    callable ``submit``), else :class:`InvalidParameterError`.
+
+    Examples
+    --------
+    >>> check_dask_client(None) is None
+    True
+    >>> check_dask_client("tcp://scheduler:8786", func="partition")  # doctest: +ELLIPSIS, +NORMALIZE_WHITESPACE
+    Traceback (most recent call last):
+    ...
+    trustlab._validation.InvalidParameterError: The 'client' parameter of partition must be a ...
+    Got 'tcp://scheduler:8786' instead.
+    """
+    if client is None or callable(getattr(client, "submit", None)):
+        return client
+    where = f" of {func}" if func else ""
+    raise InvalidParameterError(
+        f"The {name!r} parameter{where} must be a dask.distributed.Client (an object with a .submit method), "
+        f"e.g. Client(\"tcp://scheduler:8786\"). Got {_short_repr(client)} instead."
+    )
+
+
 def check_interval(
     value: Any,
     name: str,
@@ -89,10 +155,10 @@ def check_interval(
     --------
     >>> check_interval(0.5, "beta", low=0, high=1)
     0.5
-    >>> check_interval(-1, "epsilon", low=0, func="privatize")
+    >>> check_interval(-1, "epsilon", low=0, func="privatize")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    trustlab._validation.InvalidParameterError: The 'epsilon' parameter of privatize must be a float in the range (0, inf). Got -1 instead.
+    trustlab._validation.InvalidParameterError: The 'epsilon' parameter of privatize must be a float ... Got -1 instead.
     """
     where = f" of {func}" if func else ""
     lo_b = "[" if closed in ("left", "both") else "("
@@ -183,7 +249,9 @@ def check_finite_array(
         ) from None
     if ndim is not None and A.ndim != ndim:
         hint = " Reshape your data with X.reshape(1, -1) for a single sample." if ndim == 2 and A.ndim == 1 else ""
-        raise ValueError(f"Expected a {ndim}D array for {name}, got {A.ndim}D array with shape {A.shape} instead.{hint}")
+        raise ValueError(
+            f"Expected a {ndim}D array for {name}, got {A.ndim}D array with shape {A.shape} instead.{hint}"
+        )
     if not allow_empty and A.size == 0:
         raise ValueError(f"{name} is empty (shape {A.shape}); at least one element is required.")
     if A.dtype.kind == "f":
@@ -391,7 +459,11 @@ class _Special:
         if n == "sequence":
             return isinstance(v, (list, tuple))
         if n == "source":
-            return (isinstance(v, (str, os.PathLike)) and str(v) != "") or hasattr(v, "read") or isinstance(v, (list, tuple))
+            return (
+                (isinstance(v, (str, os.PathLike)) and str(v) != "")
+                or hasattr(v, "read")
+                or isinstance(v, (list, tuple))
+            )
         return False  # pragma: no cover
 
     def __str__(self) -> str:
@@ -473,10 +545,10 @@ def validate_params(constraints: Mapping[str, list], *, name: str | None = None)
     >>> @validate_params({"epsilon": [Interval(numbers.Real, 0, None)]})
     ... def privatize_demo(X, epsilon=1.0):
     ...     return epsilon
-    >>> privatize_demo([1], epsilon=-1)
+    >>> privatize_demo([1], epsilon=-1)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    trustlab._validation.InvalidParameterError: The 'epsilon' parameter of privatize_demo must be a float in the range (0, inf). Got -1 instead.
+    trustlab._validation.InvalidParameterError: The 'epsilon' parameter of privatize_demo must be ... Got -1 instead.
     """
 
     def deco(func):

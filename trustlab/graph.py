@@ -26,12 +26,14 @@ import numbers
 import sys
 import warnings
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
+
 from trustlab._validation import Interval, validate_params
 
-__all__ = ["CSRGraph", "as_csr_graph", "csr_from_edges"]
+__all__ = ["CSRGraph", "as_csr_graph", "csr_from_edges", "read_edge_file"]
 
 _INT32_MAX = np.iinfo(np.int32).max
 
@@ -83,9 +85,27 @@ def _labels_array(labels: list) -> np.ndarray:
     return out
 
 
-@validate_params({"src": ["array-like"], "dst": ["array-like"], "n": [Interval(numbers.Integral, 0, None, closed='left')], "warn_self_loops": ["boolean"], "nodes": ["array-like", None]})
-def csr_from_edges(src: np.ndarray, dst: np.ndarray, n: int, *, warn_self_loops: bool = True,
-                   nodes: np.ndarray | None = None) -> CSRGraph:
+def _warn_self_loops(n_loops: int, stacklevel: int = 4) -> None:
+    warnings.warn(
+        f"the graph has {n_loops} self-loop(s); they were dropped (a self-loop "
+        "never changes which vertex sets are cliques).",
+        UserWarning,
+        stacklevel=stacklevel,
+    )
+
+
+@validate_params(
+    {
+        "src": ["array-like"],
+        "dst": ["array-like"],
+        "n": [Interval(numbers.Integral, 0, None, closed="left")],
+        "warn_self_loops": ["boolean"],
+        "nodes": ["array-like", None],
+    }
+)
+def csr_from_edges(
+    src: np.ndarray, dst: np.ndarray, n: int, *, warn_self_loops: bool = True, nodes: np.ndarray | None = None
+) -> CSRGraph:
     """Build a :class:`CSRGraph` from validated int64 endpoint arrays in ``[0, n)``.
 
     Self-loops are dropped (with a warning unless ``warn_self_loops=False``) and
@@ -97,12 +117,7 @@ def csr_from_edges(src: np.ndarray, dst: np.ndarray, n: int, *, warn_self_loops:
     n_loops = int(loops.sum())
     if n_loops:
         if warn_self_loops:
-            warnings.warn(
-                f"the graph has {n_loops} self-loop(s); they were dropped (a self-loop "
-                "never changes which vertex sets are cliques).",
-                UserWarning,
-                stacklevel=3,
-            )
+            _warn_self_loops(n_loops)
         keep = ~loops
         src, dst = src[keep], dst[keep]
     if 2 * src.shape[0] > _INT32_MAX:
@@ -311,6 +326,103 @@ def as_csr_graph(graph: Any, *, n_nodes: int | None = None) -> CSRGraph:
         raise TypeError(
             f"graph must be a networkx.Graph, an (m, 2) integer edge array or a scipy "
             f"sparse adjacency matrix; got {type(graph).__name__}. To read an edge file "
-            "use the CLI (trustlab cliques EDGEFILE) or np.loadtxt(path, dtype=int)."
+            "use trustlab.graph.read_edge_file(path)."
         )
     return _from_edge_array(graph, n_nodes)
+
+
+@validate_params({"path": ["path"]})
+def read_edge_file(path: str | Path) -> CSRGraph:
+    r"""Read a whitespace-separated edge file into a :class:`CSRGraph`.
+
+    One edge per line (``u v``); ``#`` starts a comment; blank lines are skipped;
+    further columns (e.g. a weight) are ignored. Labels that all parse as integers
+    are kept as integers, otherwise as strings. Only nodes that appear in an edge
+    exist. Self-loops are dropped with a warning, duplicate edges merged.
+
+    Plain ASCII files of integer labels (the usual case) are parsed and turned into
+    CSR by Numba kernels; anything else (string labels, non-ASCII bytes, malformed
+    lines) goes through the exact Python reader, which also words the errors.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The edge file (UTF-8 text).
+
+    Returns
+    -------
+    CSRGraph
+        ``nodes`` holds the labels (sorted; int64 if all are integers, else str).
+
+    Raises
+    ------
+    FileNotFoundError
+        The file does not exist.
+    IsADirectoryError
+        ``path`` is a directory.
+    ValueError
+        A line with fewer than two labels (the message names the line), or text that
+        is not UTF-8.
+
+    Warns
+    -----
+    UserWarning
+        When self-loops are dropped.
+
+    Examples
+    --------
+    >>> _ = open("g.txt", "w").write("# triangle plus a tail\n1 2\n2 3\n3 1\n3 4 0.5\n")
+    >>> g = read_edge_file("g.txt")
+    >>> g.n_nodes, g.n_edges, g.nodes.tolist()
+    (4, 4, [1, 2, 3, 4])
+    """
+    path = Path(path)
+    if path.is_dir():
+        raise IsADirectoryError(f"{str(path)!r} is a directory, not an edge file")
+    if not path.exists():
+        raise FileNotFoundError(f"edge file {str(path)!r} does not exist")
+    g = _read_int_edges_fast(path)
+    return g if g is not None else _read_edge_file_python(path)
+
+
+def _read_int_edges_fast(path: Path) -> CSRGraph | None:
+    from trustlab.kernels.cliques_cpu import compact_labels, edges_to_csr, parse_int_edges
+
+    buf = np.fromfile(path, dtype=np.uint8)
+    src, dst, m, ok = parse_int_edges(buf)
+    del buf
+    if not ok or 2 * m > _INT32_MAX:
+        return None
+    labels, sp, dp = compact_labels(src, dst)
+    del src, dst
+    indptr, indices, loops = edges_to_csr(sp, dp, labels.shape[0])
+    if loops:
+        _warn_self_loops(int(loops), stacklevel=5)
+    return CSRGraph(indptr, indices, labels, int(loops))
+
+
+def _read_edge_file_python(path: Path) -> CSRGraph:
+    us: list[str] = []
+    vs: list[str] = []
+    with open(path, encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, 1):
+            line = line.split("#", 1)[0]
+            parts = line.split()
+            if not parts:
+                continue
+            if len(parts) < 2:
+                raise ValueError(
+                    f"{path}:{lineno}: expected two node labels 'u v', got {line.strip()!r}"
+                )
+            us.append(parts[0])
+            vs.append(parts[1])
+    tokens = np.array(us + vs, dtype=object)
+    try:
+        ints = np.array([int(t) for t in tokens], dtype=np.int64)
+        labels, inv = np.unique(ints, return_inverse=True)
+    except (ValueError, OverflowError):
+        labels, inv = np.unique(tokens.astype(str), return_inverse=True)
+        labels = labels.astype(object)
+    m = len(us)
+    inv = inv.reshape(-1)
+    return csr_from_edges(inv[:m], inv[m:], int(labels.shape[0]), nodes=labels)

@@ -10,9 +10,8 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from clique_strategies import any_graph, gnp_graphs, wide_graphs
-from trustlab.cliques import (CliqueCountLimitError, CliqueResult, count_cliques,
-                              count_maximal_cliques, maximal_cliques)
+from tests.cliques.clique_strategies import any_graph, gnp_graphs, wide_graphs
+from trustlab.cliques import CliqueCountLimitError, CliqueResult, count_cliques, count_maximal_cliques, maximal_cliques
 
 
 def nx_sets(G, min_size=1):

@@ -6,13 +6,8 @@ import numpy as np
 import pytest
 
 from trustlab.cliques import maximal_cliques
-from trustlab.commands.cliques import (
-    _read_edge_file_python,
-    _read_int_edges_fast,
-    _write_output,
-    read_edge_file,
-)
-from trustlab.graph import csr_from_edges
+from trustlab.commands.cliques import _write_output
+from trustlab.graph import _read_edge_file_python, _read_int_edges_fast, csr_from_edges, read_edge_file
 from trustlab.kernels.cliques_cpu import compact_labels, edges_to_csr
 
 

@@ -65,7 +65,8 @@ def test_clique_api_does_not_start_parallel_runtime():
         "e = np.array([[0, 1], [1, 2], [2, 0], [2, 3], [3, 4]])\n"
         "n = (len(maximal_cliques(e)), count_maximal_cliques(e), count_cliques(e, min_size=2))\n"
         "from numba.np.ufunc import parallel as par\n"
-        f"print(json.dumps(dict(n=n, parallel=bool(par._is_initialized), heavy=[m for m in {HEAVY!r} if m in sys.modules])))"
+        f"heavy = [m for m in {HEAVY!r} if m in sys.modules]\n"
+        "print(json.dumps(dict(n=n, parallel=bool(par._is_initialized), heavy=heavy)))"
     )
     assert r == {"n": [3, 3, 6], "parallel": False, "heavy": []}
 

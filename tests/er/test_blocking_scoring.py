@@ -7,9 +7,9 @@ import pytest
 from rapidfuzz import distance, fuzz
 
 from trustlab.er import block, compare, pair_completeness, reduction_ratio
-from trustlab.er._kernels import haversine_km
 from trustlab.er.records import Field
 from trustlab.er.scoring import FellegiSunter, SupervisedScorer, to_weights
+from trustlab.kernels.er import haversine_km
 
 
 @pytest.fixture(scope="module")

@@ -8,11 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.cluster.hierarchy import fcluster, linkage
 
-from trustlab.er import cluster_pairs, cluster_dedupe_pairs, cluster_splink_predictions
+from tests.reference import set_partitions
+from trustlab.er import cluster_dedupe_pairs, cluster_pairs, cluster_splink_predictions
 from trustlab.metrics.clustering import pairwise_precision_recall_f1
-from reference import set_partitions  # tests/reference.py
-
-
 
 
 def brute_optimum(n, pairs, w):

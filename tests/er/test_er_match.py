@@ -1,4 +1,4 @@
-"""Issue 13 (matching side): safe defaults, field inference, multi-level FS with TF,
+"""Record matching: safe defaults, field inference, multi-level FS with TF,
 adaptive blocking, row-order independence, degeneracy warning; on generated data and Febrl."""
 from __future__ import annotations
 
@@ -13,7 +13,11 @@ import pytest
 from trustlab.cli import main
 from trustlab.er import cluster_pairs, resolve
 from trustlab.er.blocking import (
-    adaptive_blocking_rules, block, estimate_pair_completeness, pair_completeness, rule_hits,
+    adaptive_blocking_rules,
+    block,
+    estimate_pair_completeness,
+    pair_completeness,
+    rule_hits,
 )
 from trustlab.er.comparisons import DegenerateModelWarning, FSModel
 from trustlab.er.defaults import default_time_limit

@@ -57,7 +57,7 @@ def test_design_matrix_equals_its_definition():
 
 def test_er_kernels_load_on_first_use_only():
     code = (
-        "import trustlab.er._kernels as K\n"
+        "import trustlab.kernels.er as K\n"
         "from numba.core.registry import CPUDispatcher\n"
         "assert not any(isinstance(v, CPUDispatcher) for v in vars(K).values())\n"
         "import numpy as np\n"

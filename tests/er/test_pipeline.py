@@ -4,6 +4,7 @@ import pandas as pd
 import pytest
 
 import trustlab
+from tests.reference import InlineClient
 from trustlab.datasets import ER_DATASETS, load_er_dataset, load_famer_edges
 from trustlab.er import cluster_pairs, evaluate, generate_records, infer_fields, resolve
 
@@ -182,3 +183,42 @@ def test_parquet_and_gz_input(tmp_path):
     bad.write_bytes(b"not parquet at all")
     with pytest.raises(ValueError, match="parquet"):
         resolve(str(bad))
+
+
+@pytest.fixture(scope="module")
+def big_entities():
+    # two entities of 8 records each: components above the enumeration limit (6) go
+    # to the partition layer, and so to the client
+    names = ["ann lee", "anne lee", "ann lea", "an lee", "ann leee", "anna lee", "ann le", "annn lee",
+             "bob ray", "bob rae", "rob ray", "bob raye", "bobb ray", "bob rey", "bo ray", "bob rayy"]
+    return pd.DataFrame({"id": range(16), "name": names, "ent": [0] * 8 + [1] * 8})
+
+
+def _resolve_small(df, **kw):
+    return resolve(df, id_col="id", fields={"name": "name"}, labels="ent", truth="ent", train_fraction=1.0, **kw)
+
+
+def test_client_ships_components_and_matches_local(big_entities):
+    local = _resolve_small(big_entities)
+    fake = InlineClient()
+    remote = _resolve_small(big_entities, client=fake)
+    assert fake.submitted >= 1
+    assert np.array_equal(remote.entity, local.entity) and remote.clusters.objective == local.clusters.objective
+
+
+def test_solver_options_scheduler_is_deprecated(big_entities):
+    fake = InlineClient()
+    with pytest.warns(DeprecationWarning, match=r"solver_options\['scheduler'\]= is deprecated.*"
+                                                r"solver_options\['client'\]") as rec:
+        _resolve_small(big_entities, solver_options={"scheduler": fake})
+    assert fake.submitted >= 1
+    assert all(w.filename == __file__ for w in rec if w.category is DeprecationWarning)
+
+
+def test_client_given_twice_is_an_error(big_entities):
+    with pytest.raises(ValueError, match="both as client= and in solver_options"):
+        _resolve_small(big_entities, client=InlineClient(), solver_options={"client": InlineClient()})
+    with pytest.raises(ValueError, match="got both solver_options\\['client'\\]= and solver_options\\['scheduler'\\]="):
+        _resolve_small(big_entities, solver_options={"client": InlineClient(), "scheduler": InlineClient()})
+    with pytest.raises(TypeError, match="'client' parameter of resolve must be a dask.distributed.Client"):
+        _resolve_small(big_entities, client="tcp://localhost:8786")

@@ -1,5 +1,5 @@
-"""The fused float32 release pipeline against the previous reference path, its
-finiteness check, and the seed-independence fix (issue 11)."""
+"""The fused float32 release pipeline against the plain reference path, its
+finiteness check, and the independence of the noise key from the published phi_seed."""
 from __future__ import annotations
 
 import json
@@ -118,7 +118,7 @@ def test_bad_dtype_is_rejected():
 def test_phi_seed_and_noise_key_are_independent_streams():
     for seed in range(25):
         phi_seed, k0, k1 = _keys_from(seed)
-        # the old scheme drew phi_seed, then the key, from ONE Generator: no longer
+        # phi_seed and the key are not consecutive draws of one Generator
         g = np.random.default_rng(seed)
         assert phi_seed != int(g.integers(0, 2**63 - 1))
         # and phi_seed used as a seed reproduces neither key word
@@ -129,7 +129,7 @@ def test_phi_seed_and_noise_key_are_independent_streams():
 
 
 def test_record_phi_seed_cannot_reproduce_the_noise():
-    """Regression (issue 11): an attacker holding the release and its record tries to
+    """An attacker holding the release and its record tries to
     regenerate the noise from the published phi_seed; the residual stays noise-sized."""
     X = _X(n=400, d=30, dtype=np.float64)
     W, rec = privatize(X, epsilon=1.0, m=12, random_state=4242)

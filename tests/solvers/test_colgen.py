@@ -7,9 +7,9 @@ import time
 import numpy as np
 import pytest
 
+from tests.reference import brute_force_cpp, random_cpp_instance
 from trustlab.kernels.cpp_pricing import price_local, price_topk
 from trustlab.solvers import colgen, cpp
-from reference import brute_force_cpp, random_cpp_instance  # tests/reference.py
 
 
 def rc_of(W, pi, S):

@@ -6,10 +6,8 @@ import itertools
 import numpy as np
 import pytest
 
+from tests.reference import clique_partition_labels
 from trustlab.solvers import cpp, partition
-from reference import clique_partition_labels  # tests/reference.py
-
-
 
 
 def feasible_x(n, A, iu, ju):
@@ -154,6 +152,7 @@ FAMILY_CASES = [(fam, n, seed) for fam in ("cluster_editing", "random", "mcf", "
 @pytest.mark.parametrize("fam,n,seed", FAMILY_CASES)
 def test_reported_optimum_equals_brute_force_on_each_family(fam, n, seed):
     from reference import brute_force_cpp
+
     from trustlab.solvers.synthetic import make_instance
 
     W = make_instance(fam, n, random_state=seed)
@@ -172,6 +171,7 @@ def test_reported_optimum_equals_brute_force_on_each_family(fam, n, seed):
 def test_statistics_are_proven_and_consistent(fam, seed, colgen):
     # a weak warm start (all singletons) and tail_rounds=0 so that the later phases run
     from reference import brute_force_cpp
+
     from trustlab.solvers.synthetic import make_instance
 
     n = 9

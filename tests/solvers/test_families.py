@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from reference import brute_force_cpp  # tests/reference.py
+from tests.reference import brute_force_cpp
 from trustlab.solvers import partition
 from trustlab.solvers.synthetic import FAMILIES, make_instance
 

@@ -9,7 +9,7 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from reference import brute_force_cpp, random_cpp_instance  # tests/reference.py
+from tests.reference import brute_force_cpp, random_cpp_instance
 from trustlab.solvers import partition
 from trustlab.solvers.heuristic import solve_heuristic
 from trustlab.solvers.synthetic import make_instance

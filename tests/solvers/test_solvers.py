@@ -11,11 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.reference import InlineClient, random_cpp_instance, set_partitions
 from trustlab.cli import main
 from trustlab.solvers import explain, partition
 from trustlab.solvers.io import read_cplib, read_cplib_optimum
-from reference import random_cpp_instance, set_partitions  # tests/reference.py
-
 
 # ----------------------------------------------------------------- brute force
 
@@ -288,7 +287,7 @@ def test_spp_guard():
         partition(W, method="spp", max_cliques=100)
 
 
-def test_dask_scheduler():
+def test_dask_client():
     distributed = pytest.importorskip("distributed")
     rng = np.random.default_rng(4)
     blocks = [random_instance(rng, 6)[0] + 2 for _ in range(3)]
@@ -299,9 +298,47 @@ def test_dask_scheduler():
     local = partition(W, method="cpp")
     with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
                                   dashboard_address=None) as cl, distributed.Client(cl) as client:
-        r = partition(W, method="cpp", scheduler=client)
+        r = partition(W, method="cpp", client=client)
     assert math.isclose(r.objective, local.objective, abs_tol=1e-9)
     assert r.status == "optimal"
+
+
+def _three_blocks():
+    import scipy.linalg
+
+    rng = np.random.default_rng(11)
+    W = scipy.linalg.block_diag(*[random_instance(rng, 5)[0] + 2 for _ in range(3)]) - 0.5
+    np.fill_diagonal(W, 0)
+    return W
+
+
+def test_client_ships_every_multi_node_component_and_matches_local():
+    W = _three_blocks()
+    local = partition(W, method="cpp", random_state=1)
+    fake = InlineClient()
+    r = partition(W, method="cpp", random_state=1, client=fake)
+    assert fake.submitted == len(r.components) >= 2
+    assert np.array_equal(r.labels, local.labels) and r.objective == local.objective
+    assert r.status == local.status == "optimal"
+
+
+def test_scheduler_is_a_deprecated_alias_of_client():
+    W = _three_blocks()
+    fake = InlineClient()
+    with pytest.warns(DeprecationWarning, match=r"scheduler= is deprecated.*use client="):
+        r = partition(W, method="cpp", random_state=1, scheduler=fake)
+    assert fake.submitted == len(r.components) >= 2
+    assert r.objective == partition(W, method="cpp", random_state=1).objective
+
+
+def test_client_and_scheduler_together_is_an_error():
+    with pytest.raises(ValueError, match=r"got both client= and scheduler=.*pass only client="):
+        partition(np.zeros((3, 3)), client=InlineClient(), scheduler=InlineClient())
+
+
+def test_client_must_be_a_dask_client():
+    with pytest.raises(TypeError, match=r"'client' parameter of partition must be a dask.distributed.Client.*Got 'tcp"):
+        partition(np.zeros((3, 3)), client="tcp://localhost:8786")
 
 
 def test_heuristic_kernel_is_a_local_optimum_and_feasible():

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from reference import brute_force_cpp, random_cpp_instance  # tests/reference.py
+from tests.reference import brute_force_cpp, random_cpp_instance
 from trustlab.solvers import api, partition
 from trustlab.solvers.heuristic import _Search, solve_heuristic
 from trustlab.solvers.synthetic import make_instance
@@ -59,7 +59,7 @@ def test_unproven_component_resumes_the_full_heuristic(monkeypatch):
     A = ~np.eye(n, dtype=bool)
     kw = dict(M=10, workers=None, mip_solver="scip", integral=False, max_cliques=10, heuristic_iters=100_000,
               heuristic_patience=None, max_model_bytes=2**30)
-    out = api._solve_component(W, A, "cpp", time_limit=None, seed=9, **kw)
+    out = api._solve_component(W, A, "cpp", api._ComponentOptions(**kw), time_limit=None, seed=9)
     lab, val = solve_heuristic(W, A, rng=np.random.default_rng(9))
     assert out["heuristic_objective"] == val
     assert out["objective"] == pytest.approx(val) and out["status"] == "time_limit"

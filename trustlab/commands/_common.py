@@ -8,7 +8,6 @@ import json
 import sys
 from typing import Any
 
-
 from trustlab._fileio import atomic_path, atomic_write, json_default  # noqa: F401  (re-export)
 
 

@@ -45,19 +45,46 @@ def register(sub) -> None:
     w.add_argument("--embeddings", default=None, help=_EMB_HELP)
     g = w.add_mutually_exclusive_group()
     g.add_argument("--test", default=None, help="Caliskan WEAT 1..10, or 'all' for the Table-3 summary (default: all)")
-    g.add_argument("--sets", default=None,
-                   help="JSON file with {'X': [...], 'Y': [...], 'A': [...], 'B': [...]} (or a list of such, each with an optional 'name')")
-    w.add_argument("--similarity", default="cosine", help="cosine | euclidean | manhattan | mahalanobis (default cosine)")
+    g.add_argument(
+        "--sets",
+        default=None,
+        help="JSON file with {'X': [...], 'Y': [...], 'A': [...], 'B': [...]} "
+        "(or a list of such, each with an optional 'name')",
+    )
+    w.add_argument(
+        "--similarity", default="cosine", help="cosine | euclidean | manhattan | mahalanobis (default cosine)"
+    )
     w.add_argument("--statistic", default="mean", help="mean | median | min | max | discrete (default mean)")
-    w.add_argument("--permutations", default="auto",
-                   help="'auto' (exact when <= --exact-limit splits, else 100000 sampled), 'exact', or a number of sampled splits")
-    w.add_argument("--exact-limit", type=constrained("trustlab.metrics.bias:weat", "exact_limit"), default=1_000_000, help="largest number of splits enumerated exactly under 'auto'")
-    w.add_argument("--alternative", default=None,
-                   help="two-sided | greater | less (default: two-sided for a single --test or --sets; one-sided in the "
-                        "stereotype direction for --test all, as in Azarpanah & Farhadloo's Table 3). "
-                        "The sidedness used is printed with every p-value")
-    w.add_argument("--ddof", type=constrained("trustlab.metrics.bias:weat", "ddof"), default=1, help="ddof of the effect-size SD (1 reproduces Caliskan)")
-    w.add_argument("--alpha", type=constrained("trustlab.metrics.bias:weat_summary", "alpha"), default=0.01, help="significance level of the summary (default 0.01)")
+    w.add_argument(
+        "--permutations",
+        default="auto",
+        help="'auto' (exact when <= --exact-limit splits, else 100000 sampled), 'exact', or a number of sampled splits",
+    )
+    w.add_argument(
+        "--exact-limit",
+        type=constrained("trustlab.metrics.bias:weat", "exact_limit"),
+        default=1_000_000,
+        help="largest number of splits enumerated exactly under 'auto'",
+    )
+    w.add_argument(
+        "--alternative",
+        default=None,
+        help="two-sided | greater | less (default: two-sided for a single --test or --sets; one-sided in the "
+        "stereotype direction for --test all, as in Azarpanah & Farhadloo's Table 3). "
+        "The sidedness used is printed with every p-value",
+    )
+    w.add_argument(
+        "--ddof",
+        type=constrained("trustlab.metrics.bias:weat", "ddof"),
+        default=1,
+        help="ddof of the effect-size SD (1 reproduces Caliskan)",
+    )
+    w.add_argument(
+        "--alpha",
+        type=constrained("trustlab.metrics.bias:weat_summary", "alpha"),
+        default=0.01,
+        help="significance level of the summary (default 0.01)",
+    )
     w.add_argument("--seed", type=seed_type(), default=None, help="seed of the permutation sampler")
     w.add_argument("--backend", default="auto", choices=["auto", "cpu", "gpu"], help="auto | cpu | gpu")
     w.add_argument("--on-missing", default="drop", help="drop (default; dropped words are reported) | raise")
@@ -79,11 +106,18 @@ def register(sub) -> None:
     src = b.add_mutually_exclusive_group(required=True)
     src.add_argument("--data", help="CSV with columns protected_word, connection, cosine_distance")
     src.add_argument("--example", action="store_true", help="use the shipped religion / Reddit data")
-    b.add_argument("--model", default="connection", help="connection (m[word] + co[connection]) | cell (m[word x connection])")
+    b.add_argument(
+        "--model", default="connection", help="connection (m[word] + co[connection]) | cell (m[word x connection])"
+    )
     b.add_argument("--draws", type=constrained("trustlab.metrics.bias:bayesian_bias", "draws"), default=2000)
     b.add_argument("--warmup", type=constrained("trustlab.metrics.bias:bayesian_bias", "warmup"), default=500)
     b.add_argument("--chains", type=constrained("trustlab.metrics.bias:bayesian_bias", "chains"), default=4)
-    b.add_argument("--hdi", type=constrained("trustlab.metrics.bias:bayesian_bias", "hdi_prob"), default=0.89, help="HPDI mass (default 0.89)")
+    b.add_argument(
+        "--hdi",
+        type=constrained("trustlab.metrics.bias:bayesian_bias", "hdi_prob"),
+        default=0.89,
+        help="HPDI mass (default 0.89)",
+    )
     b.add_argument("--seed", type=seed_type(), default=None)
     b.add_argument("-o", "--output", default=None, help="also write the JSON result to this file (atomically)")
     add_output_flags(b)
@@ -91,9 +125,18 @@ def register(sub) -> None:
 
     d = bsub.add_parser("direct", help="gender direction (PCA of definitional pairs) and DirectBias")
     d.add_argument("--embeddings", default=None, help=_EMB_HELP)
-    d.add_argument("--sets", default=None,
-                   help="JSON with optional 'pairs' [[female, male], ...] and 'words' [...]; default: Matthews et al.'s 7 pairs and 32 professions")
-    d.add_argument("--c", type=constrained("trustlab.metrics.bias:direct_bias", "c"), default=1.0, help="DirectBias strictness c (default 1)")
+    d.add_argument(
+        "--sets",
+        default=None,
+        help="JSON with optional 'pairs' [[female, male], ...] and 'words' [...]; "
+        "default: Matthews et al.'s 7 pairs and 32 professions",
+    )
+    d.add_argument(
+        "--c",
+        type=constrained("trustlab.metrics.bias:direct_bias", "c"),
+        default=1.0,
+        help="DirectBias strictness c (default 1)",
+    )
     d.add_argument("-o", "--output", default=None, help="also write the JSON result to this file (atomically)")
     add_output_flags(d)
     d.set_defaults(func=run_direct)
@@ -270,7 +313,8 @@ def run_bayes(args) -> int:
     lines = [f"{'coefficient':<40} {'mean':>8} {'sd':>7} {int(round(r.hdi_prob * 100))}% HPDI        rhat"]
     for c in r.coefficients:
         lines.append(
-            f"{c['name']:<40} {c['mean']:8.3f} {c['sd']:7.3f} [{c['hpdi_low']:7.3f}, {c['hpdi_high']:7.3f}] {c['rhat']:.3f}"
+            f"{c['name']:<40} {c['mean']:8.3f} {c['sd']:7.3f} "
+            f"[{c['hpdi_low']:7.3f}, {c['hpdi_high']:7.3f}] {c['rhat']:.3f}"
         )
     lines.append(f"sigma {r.sigma['mean']:.4f}  (n = {r.n_obs}, {r.n_chains} chains x {r.n_draws} draws)")
     return _finish(args, r.to_dict(), lines)

@@ -10,83 +10,17 @@ from pathlib import Path
 import numpy as np
 
 from trustlab._validation import Interval
-
-from trustlab.commands._common import (CLIError, add_output_flags, atomic_path, atomic_write, constrained, emit_json,
-                                      show_progress)
+from trustlab.commands._common import (
+    CLIError,
+    add_output_flags,
+    atomic_path,
+    atomic_write,
+    constrained,
+    emit_json,
+    show_progress,
+)
 
 HELP = "enumerate the maximal cliques of a graph given as an edge file"
-
-
-def read_edge_file(path: str | Path):
-    """Read a whitespace-separated edge file into a :class:`~trustlab.graph.CSRGraph`.
-
-    One edge per line (``u v``); ``#`` starts a comment; blank lines are skipped;
-    further columns (e.g. a weight) are ignored. Labels that all parse as integers
-    are kept as integers, otherwise as strings. Only nodes that appear in an edge
-    exist. Self-loops are dropped with a warning, duplicate edges merged.
-
-    Plain ASCII files of integer labels (the usual case) are parsed and turned into
-    CSR by Numba kernels; anything else (string labels, non-ASCII bytes, malformed
-    lines) goes through the exact Python reader, which also words the errors.
-    """
-    path = Path(path)
-    if path.is_dir():
-        raise CLIError(f"{str(path)!r} is a directory, not an edge file")
-    if not path.exists():
-        raise CLIError(f"edge file {str(path)!r} does not exist")
-    g = _read_int_edges_fast(path)
-    return g if g is not None else _read_edge_file_python(path)
-
-
-def _read_int_edges_fast(path: Path):
-    from trustlab.graph import CSRGraph
-    from trustlab.kernels.cliques_cpu import compact_labels, edges_to_csr, parse_int_edges
-
-    buf = np.fromfile(path, dtype=np.uint8)
-    src, dst, m, ok = parse_int_edges(buf)
-    del buf
-    if not ok or 2 * m > np.iinfo(np.int32).max:
-        return None
-    labels, sp, dp = compact_labels(src, dst)
-    del src, dst
-    indptr, indices, loops = edges_to_csr(sp, dp, labels.shape[0])
-    if loops:
-        warnings.warn(
-            f"the graph has {loops} self-loop(s); they were dropped (a self-loop "
-            "never changes which vertex sets are cliques).",
-            UserWarning,
-            stacklevel=2,
-        )
-    return CSRGraph(indptr, indices, labels, int(loops))
-
-
-def _read_edge_file_python(path: Path):
-    from trustlab.graph import csr_from_edges
-
-    us: list[str] = []
-    vs: list[str] = []
-    with open(path, encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            line = line.split("#", 1)[0]
-            parts = line.split()
-            if not parts:
-                continue
-            if len(parts) < 2:
-                raise CLIError(
-                    f"{path}:{lineno}: expected two node labels 'u v', got {line.strip()!r}"
-                )
-            us.append(parts[0])
-            vs.append(parts[1])
-    tokens = np.array(us + vs, dtype=object)
-    try:
-        ints = np.array([int(t) for t in tokens], dtype=np.int64)
-        labels, inv = np.unique(ints, return_inverse=True)
-    except (ValueError, OverflowError):
-        labels, inv = np.unique(tokens.astype(str), return_inverse=True)
-        labels = labels.astype(object)
-    m = len(us)
-    inv = inv.reshape(-1)
-    return csr_from_edges(inv[:m], inv[m:], int(labels.shape[0]), nodes=labels)
 
 
 _CAP0 = Interval(numbers.Integral, 0, None, closed="left")
@@ -157,6 +91,7 @@ def _write_output(res, out: str) -> None:
 def run(args) -> int:
     from trustlab._backend import GPUUnavailableError
     from trustlab.cliques import maximal_cliques
+    from trustlab.graph import read_edge_file
 
     t0 = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:

@@ -43,10 +43,19 @@ def register(sub) -> None:
     c.add_argument("--b", dest="file_b", help="model: saliency file of model M'")
     c.add_argument("--saliency", action="append", help="input: saliency file(s) (default: bundled verum and malum)")
     c.add_argument("--prefixes", help="input: Winobias prefixes (all.prefx.txt)")
-    c.add_argument("--max-groups", type=constrained("trustlab.metrics.explanation:winobias_template_groups", "max_groups"), default=147,
-                   help="input: use the first N template groups (147 = the released script; default)")
+    c.add_argument(
+        "--max-groups",
+        type=constrained("trustlab.metrics.explanation:winobias_template_groups", "max_groups"),
+        default=147,
+        help="input: use the first N template groups (147 = the released script; default)",
+    )
     c.add_argument("--all-groups", action="store_true", help="input: use every template group")
-    c.add_argument("--threshold", type=constrained("trustlab.metrics.explanation:model_consistency", "threshold"), default=0.01, help="zero |psi| < threshold * max|psi| (default 0.01)")
+    c.add_argument(
+        "--threshold",
+        type=constrained("trustlab.metrics.explanation:model_consistency", "threshold"),
+        default=0.01,
+        help="zero |psi| < threshold * max|psi| (default 0.01)",
+    )
     add_output_flags(c)
     c.set_defaults(func=run_consistency)
 
@@ -93,7 +102,14 @@ def run_plausibility(args) -> int:
         source = {"verum": args.verum, "malum": args.malum, "spans": args.spans, "expected": args.expected}
     else:
         d = ex.load_ding_koehn(args.task, args.model)
-        verum, malum, cues, attrs, expected, tokens = d.verum, d.malum, d.cue_spans, d.attractor_spans, d.expected, d.prefixes
+        verum, malum, cues, attrs, expected, tokens = (
+            d.verum,
+            d.malum,
+            d.cue_spans,
+            d.attractor_spans,
+            d.expected,
+            d.prefixes,
+        )
         released = d.passed
         source = {"bundled": f"ding_koehn/{args.task}/{args.model}"}
     r = ex.plausibility(verum, malum, cues, attrs, expected, tokens=tokens)
@@ -113,8 +129,11 @@ def run_plausibility(args) -> int:
         emit_json(out)
         return 0
     print(f"plausibility  all {_fmt(r.value)}  exp {_fmt(r.expected_rate)}  alt {_fmt(r.alternative_rate)}")
-    print(f"  passed {r.n_passed}/{r.n}  (exp {r.n_passed_expected}/{r.n_expected}, alt {r.n_passed_alternative}/{r.n_alternative})"
-          f"  p_exp {_fmt(r.p_expected)}  95% CI [{_fmt(r.ci[0])}, {_fmt(r.ci[1])}]")
+    print(
+        f"  passed {r.n_passed}/{r.n}  (exp {r.n_passed_expected}/{r.n_expected}, "
+        f"alt {r.n_passed_alternative}/{r.n_alternative})"
+        f"  p_exp {_fmt(r.p_expected)}  95% CI [{_fmt(r.ci[0])}, {_fmt(r.ci[1])}]"
+    )
     if "matches_released_pass_list" in out:
         print(f"  matches released out.passed.idx: {out['matches_released_pass_list']}")
     if args.baselines:

@@ -24,10 +24,11 @@ def bundled_files() -> dict[str, list[str]]:
     >>> any(p.endswith("wildcats.txt") for p in files["cplib"])
     True
     """
-    from importlib import resources
     from pathlib import Path
 
-    root = Path(str(resources.files("trustlab") / "data"))
+    from trustlab.datasets import data_path
+
+    root = Path(str(data_path()))
     out: dict[str, list[str]] = {}
     for f in sorted(root.rglob("*")):
         if not f.is_file() or f.name == "LICENSE-NOTES.md" or "__pycache__" in f.parts or f.suffix == ".py":

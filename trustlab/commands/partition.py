@@ -1,8 +1,15 @@
 """``trustlab partition``: clique partitioning of a CP-Lib matrix or weighted edge list."""
 from __future__ import annotations
 
-from trustlab.commands._common import (CLIError, add_output_flags, atomic_write, constrained, emit_json, seed_type,
-                                      show_progress)
+from trustlab.commands._common import (
+    CLIError,
+    add_output_flags,
+    atomic_write,
+    constrained,
+    emit_json,
+    seed_type,
+    show_progress,
+)
 
 _API = "trustlab.solvers.api:partition"  # the declared constraints the options share
 
@@ -18,8 +25,14 @@ def register(sub) -> None:
     p.add_argument("instance", metavar="INSTANCE", help="instance file")
     p.add_argument("--format", choices=["cplib", "edgelist"], default="cplib", help="instance format (default cplib)")
     p.add_argument("--method", choices=["auto", "cpp", "qsp", "spp", "heuristic"], default="auto")
-    p.add_argument("--time-limit", type=constrained(_API, "time_limit"), default=None, metavar="S",
-                   help="seconds for the whole call, shared by the components (default: 60 + 0.1 per node, at most 600; inf: no limit)")
+    p.add_argument(
+        "--time-limit",
+        type=constrained(_API, "time_limit"),
+        default=None,
+        metavar="S",
+        help="seconds for the whole call, shared by the components "
+        "(default: 60 + 0.1 per node, at most 600; inf: no limit)",
+    )
     p.add_argument("--workers", type=constrained(_API, "workers"), default=None, metavar="N",
                    help="CP-SAT workers (qsp/spp)")
     p.add_argument("--jobs", type=constrained(_API, "n_jobs"), default=None, metavar="N",

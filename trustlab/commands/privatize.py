@@ -96,9 +96,9 @@ def run(args) -> int:
             raise CLIError(f"--threads must be in [1, {numba.config.NUMBA_NUM_THREADS}], got {args.threads}")
         old = numba.get_num_threads()
         numba.set_num_threads(args.threads)
-    from trustlab._backend import GPUUnavailableError
-
     import warnings
+
+    from trustlab._backend import GPUUnavailableError
 
     caught: list = []
     try:

@@ -4,8 +4,15 @@ from __future__ import annotations
 import sys
 import time
 
-from trustlab.commands._common import (CLIError, add_output_flags, atomic_path, constrained, emit_json, seed_type,
-                                      show_progress)
+from trustlab.commands._common import (
+    CLIError,
+    add_output_flags,
+    atomic_path,
+    constrained,
+    emit_json,
+    seed_type,
+    show_progress,
+)
 
 _API = "trustlab.er.pipeline:resolve"  # the declared constraints the options share
 
@@ -45,7 +52,9 @@ def register(subparsers) -> None:
                         "component size, 10 s + 1 s per 20 records, at most 120 s)")
     p.add_argument("--train-fraction", type=constrained(_API, "train_fraction"), default=0.5,
                    help="share of labelled pairs used for training")
-    p.add_argument("--seed", type=seed_type(), default=0, help="seed of the training split")
+    p.add_argument("--seed", type=seed_type(), default=0,
+                   help="random_state: seed of the training split and of the random pairs Fellegi-Sunter "
+                   "estimates u from (default 0)")
     p.add_argument("--encoding", default=None, help="text encoding of INPUT (default utf-8)")
     p.add_argument("--output", "-o", help="write one row per input record here (atomically): [source,] id, "
                    "entity_id, then the record's columns (CSV, or parquet by extension)")
@@ -80,7 +89,9 @@ def _read_labels(path: str, id_col: str):
         return lab.iloc[:, :3]
     if lab.shape[1] == 2:
         return dict(zip(lab.iloc[:, 0], lab.iloc[:, 1]))
-    raise ValueError(f"labels file {path!r} needs 2 columns (id, entity) or 3 (id_l, id_r, match); got {list(lab.columns)}")
+    raise ValueError(
+        f"labels file {path!r} needs 2 columns (id, entity) or 3 (id_l, id_r, match); got {list(lab.columns)}"
+    )
 
 
 def _write_table(frame, tmp, name: str) -> None:
@@ -162,7 +173,10 @@ def _run(args) -> int:
         try:
             check_time_limit(args.time_limit, func="--time-limit")
         except ValueError:
-            raise CLIError(f"--time-limit must be a positive number of seconds (omit it for the size-scaled default); got {args.time_limit}") from None
+            raise CLIError(
+                "--time-limit must be a positive number of seconds (omit it for the size-scaled default); "
+                f"got {args.time_limit}"
+            ) from None
     res = resolve(
         records, labels=labels, truth=truth, method=args.method, threshold=args.threshold,
         time_limit=args.time_limit, train_fraction=args.train_fraction, random_state=args.seed,
@@ -211,8 +225,11 @@ def _run(args) -> int:
         if out.get("model_warnings"):
             w("WARNING: unsupervised training degenerated: " + "; ".join(out["model_warnings"]) + "\n")
         b = out["blocking"]
-        w(f"blocking: {b['n_candidate_pairs']} candidate pairs, reduction ratio {b['reduction_ratio']:.4f}"
-          + (f", pair completeness {b['pair_completeness']:.4f}" if b.get("pair_completeness") is not None else "") + "\n")
+        w(
+            f"blocking: {b['n_candidate_pairs']} candidate pairs, reduction ratio {b['reduction_ratio']:.4f}"
+            + (f", pair completeness {b['pair_completeness']:.4f}" if b.get("pair_completeness") is not None else "")
+            + "\n"
+        )
         w(f"components: {out['component_status']}; proven optimal {out.get('n_components_proven', 0)} of "
           f"{out.get('n_components_multi', 0)} multi-record components (max gap {out.get('max_gap', 0.0):.3g})\n")
         if res.metrics:

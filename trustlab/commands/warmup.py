@@ -32,8 +32,9 @@ def warm_caches(verbose: bool = False) -> dict[str, float]:
         import os
         import tempfile
 
-        from trustlab.commands.cliques import _write_output, read_edge_file
         from trustlab.cliques import maximal_cliques
+        from trustlab.commands.cliques import _write_output
+        from trustlab.graph import read_edge_file
 
         with tempfile.TemporaryDirectory() as tmp:
             p = os.path.join(tmp, "g.txt")

@@ -6,14 +6,19 @@ records → blocking → pairwise scoring → signed-weight graph → clique par
 from __future__ import annotations
 
 from trustlab.er.blocking import (
-    adaptive_blocking_rules, block, estimate_pair_completeness, pair_completeness, reduction_ratio,
+    adaptive_blocking_rules,
+    block,
+    estimate_pair_completeness,
+    pair_completeness,
+    reduction_ratio,
 )
+from trustlab.er.cluster import CLUSTER_METHODS, ClusterResult, cluster_pairs
 from trustlab.er.comparisons import DegenerateModelWarning, FSModel
 from trustlab.er.fields import FieldInference, infer_fields_report
-from trustlab.er.cluster import CLUSTER_METHODS, ClusterResult, cluster_pairs
 from trustlab.er.interop import cluster_dedupe_pairs, cluster_splink_predictions
-from trustlab.er.pipeline import Resolution, evaluate, resolve
+from trustlab.er.pipeline import resolve
 from trustlab.er.records import FIELD_KINDS, Field, infer_fields, read_records
+from trustlab.er.resolution import Resolution, evaluate
 from trustlab.er.scoring import FellegiSunter, SupervisedScorer, compare, to_weights
 from trustlab.er.synthetic import generate_citations, generate_people, generate_records
 

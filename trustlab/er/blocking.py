@@ -24,8 +24,8 @@ import numpy as np
 import pandas as pd
 
 from trustlab._validation import Interval, validate_params
-from trustlab.er import _kernels as K
 from trustlab.er.records import Field
+from trustlab.kernels import er as K
 
 __all__ = [
     "block", "default_blocking_rules", "adaptive_blocking_rules", "rule_hits", "estimate_pair_completeness",
@@ -91,7 +91,9 @@ def _key_membership(df: pd.DataFrame, spec: str):
             toks = v.str.split()
         else:
             q = int(parts[2]) if len(parts) > 2 else 3
-            toks = v.str.replace(" ", "", regex=False).map(lambda s: [s[i:i + q] for i in range(max(0, len(s) - q + 1))])
+            toks = v.str.replace(" ", "", regex=False).map(
+                lambda s: [s[i : i + q] for i in range(max(0, len(s) - q + 1))]
+            )
         ex = toks.explode()
         ex = ex[ex.notna() & (ex.astype(str).str.len() > 1)]
         rec = ex.index.to_numpy(np.int64)
@@ -129,7 +131,13 @@ def default_blocking_rules(fields: Sequence[Field], n: int) -> list[str]:
     return rules or ["sorted:" + fields[0].columns()[0] + ":10"]
 
 
-@validate_params({"df": [pd.DataFrame], "rules": [str, "sequence"], "max_block_size": [Interval(numbers.Integral, 2, None, closed="left")]})
+@validate_params(
+    {
+        "df": [pd.DataFrame],
+        "rules": [str, "sequence"],
+        "max_block_size": [Interval(numbers.Integral, 2, None, closed="left")],
+    }
+)
 def block(
     df: pd.DataFrame,
     rules: Sequence[str] | str,
@@ -206,7 +214,12 @@ class BlockingStats:
         return dict(self.__dict__)
 
 
-@validate_params({"n_pairs": [Interval(numbers.Integral, 0, None, closed="left")], "n": [Interval(numbers.Integral, 0, None, closed="left")]})
+@validate_params(
+    {
+        "n_pairs": [Interval(numbers.Integral, 0, None, closed="left")],
+        "n": [Interval(numbers.Integral, 0, None, closed="left")],
+    }
+)
 def reduction_ratio(n_pairs: int, n: int) -> float:
     """``1 - candidate pairs / all pairs``."""
     tot = n * (n - 1) / 2
@@ -246,8 +259,14 @@ _MBS = [200]
 _KEYABLE = ("name", "string", "address", "phone", "email", "postcode", "code", "exact", "date")
 
 
-@validate_params({"df": [pd.DataFrame], "fields": ["sequence"], "max_block_size": [Interval(numbers.Integral, 2, None, closed="left")],
-                  "pairs_per_record": [Interval(numbers.Integral, 1, None, closed="left")]})
+@validate_params(
+    {
+        "df": [pd.DataFrame],
+        "fields": ["sequence"],
+        "max_block_size": [Interval(numbers.Integral, 2, None, closed="left")],
+        "pairs_per_record": [Interval(numbers.Integral, 1, None, closed="left")],
+    }
+)
 def adaptive_blocking_rules(
     df: pd.DataFrame,
     fields: Sequence[Field],

@@ -61,19 +61,16 @@ def _components(n: int, pairs: np.ndarray, mask: np.ndarray) -> tuple[int, np.nd
 
 
 def _objective(labels, pairs, weights) -> float:
-    same = labels[pairs[:, 0]] == labels[pairs[:, 1]]
-    return float(weights[same].sum())
+    """The CPP objective of ``labels`` on the (i, j) rows of ``pairs``."""
+    from trustlab.solvers._problem import pair_objective
+
+    return pair_objective(labels, pairs[:, 0], pairs[:, 1], weights)
 
 
 def _get_partition() -> Callable[..., Any]:
-    """The partition layer's solver (kept in one place so tests can stand in for it)."""
-    try:
-        from trustlab.solvers import partition
-    except ImportError as exc:  # pragma: no cover - depends on the partition layer
-        raise ImportError(
-            f"method='xer' needs trustlab.solvers.partition, which is not importable ({exc}). "
-            "Use method='connected_components' or 'hierarchical' meanwhile."
-        ) from None
+    """The partition layer's solver (one place, so tests can stand in for it)."""
+    from trustlab.solvers import partition
+
     return partition
 
 
@@ -84,6 +81,8 @@ def _status_of(res: Any, W: sp.coo_matrix) -> tuple[np.ndarray, list[str], np.nd
     of >= 2 nodes in scipy's labelling order; recompute that labelling to map them back.
     Returns (component id per sub-node, status per component, gap per component).
     """
+    from trustlab.solvers._problem import relative_gap
+
     pos = W.data > 0
     g = sp.coo_matrix((np.ones(int(pos.sum()), np.int8), (W.row[pos], W.col[pos])), shape=W.shape)
     k, lab = connected_components(g, directed=False)
@@ -98,8 +97,7 @@ def _status_of(res: Any, W: sp.coo_matrix) -> tuple[np.ndarray, list[str], np.nd
             status[c] = str(get("status", status[c]))
             ob, bd = get("objective"), get("bound")
             if ob is not None and bd is not None and np.isfinite(bd):
-                den = max(abs(float(bd)), abs(float(ob)))
-                gap[c] = 0.0 if den == 0 else max(0.0, (float(bd) - float(ob)) / den)
+                gap[c] = relative_gap(float(ob), float(bd))
     return lab, status, gap
 
 
@@ -109,7 +107,7 @@ ENUM_MAX = 6
 
 def _enumerate_mid(n, pairs, weights, comp, sizes, mid):
     """Exact labels (globally unique per component) and objective for the ``mid`` components."""
-    from trustlab.er import _kernels as K
+    from trustlab.kernels import er as K
 
     nodes = np.flatnonzero(mid)
     o = np.argsort(comp[nodes], kind="stable")
@@ -134,8 +132,7 @@ def _enumerate_mid(n, pairs, weights, comp, sizes, mid):
     K.enumerate_small_components(nodes, starts, woff, wflat, out)
     lab = np.full(n, -1, np.int64)
     lab[nodes] = cidx[nodes] * (ENUM_MAX + 1) + out
-    same = lab[a] == lab[b]
-    return lab, float(weights[e][same].sum())
+    return lab, _objective(lab, pairs[e], weights[e])
 
 
 @CLUSTER_METHODS.register("xer")
@@ -210,9 +207,12 @@ def _proof_summary(cr: "ClusterResult") -> dict:
     multi = [c for c in range(len(cr.status)) if sizes[c] >= 2]
     proven = [c for c in multi if cr.status[c] in ("optimal", "closed_form")]
     gaps = [float(cr.gap[c]) for c in multi if c < len(cr.gap) and np.isfinite(cr.gap[c])]
-    return {"n_components_multi": len(multi), "n_components_proven": len(proven),
-            "max_gap": max(gaps) if gaps else 0.0,
-            "unproven_component_sizes": sorted((int(sizes[c]) for c in multi if c not in set(proven)), reverse=True)[:10]}
+    return {
+        "n_components_multi": len(multi),
+        "n_components_proven": len(proven),
+        "max_gap": max(gaps) if gaps else 0.0,
+        "unproven_component_sizes": sorted((int(sizes[c]) for c in multi if c not in set(proven)), reverse=True)[:10],
+    }
 
 
 @CLUSTER_METHODS.register("connected_components")
@@ -277,8 +277,15 @@ def _cluster_hc(n, pairs, weights, *, threshold=0.0, prob=None, p_threshold=0.5,
     )
 
 
-@validate_params({"n": [Interval(numbers.Integral, 0, None, closed="left")], "pairs": ["array-like"], "weights": ["array-like"], "method": [str],
-                  "threshold": [Interval(numbers.Real, None, None), None]})
+@validate_params(
+    {
+        "n": [Interval(numbers.Integral, 0, None, closed="left")],
+        "pairs": ["array-like"],
+        "weights": ["array-like"],
+        "method": [str],
+        "threshold": [Interval(numbers.Real, None, None), None],
+    }
+)
 def cluster_pairs(
     n: int,
     pairs: Any,

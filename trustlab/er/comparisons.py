@@ -229,8 +229,17 @@ class FSModel:
         seed = score >= math.log(max(2.0, n * (n - 1) / 2.0))
         self.n_seed_pairs_ = int(cnt[seed].sum())
         if self.n_seed_pairs_ >= 2:
-            m = np.stack([np.bincount(Gu[seed & (Gu[:, c] >= 0), c].astype(np.int64), weights=cnt[seed & (Gu[:, c] >= 0)],
-                                      minlength=_L) + 0.5 for c in range(d)]).astype(np.float64)
+            m = np.stack(
+                [
+                    np.bincount(
+                        Gu[seed & (Gu[:, c] >= 0), c].astype(np.int64),
+                        weights=cnt[seed & (Gu[:, c] >= 0)],
+                        minlength=_L,
+                    )
+                    + 0.5
+                    for c in range(d)
+                ]
+            ).astype(np.float64)
             lam = float(np.clip(self.n_seed_pairs_ / max(1.0, cnt.sum()), 1e-6, 0.5))
         else:
             m = np.tile(np.array([0.7, 0.2, 0.07, 0.03]), (d, 1))

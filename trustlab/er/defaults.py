@@ -31,10 +31,13 @@ def check_time_limit(time_limit: Any, *, func: str = "resolve") -> float | None:
     try:
         t = float(time_limit)
     except (TypeError, ValueError):
-        raise TypeError(f"{func}: time_limit must be a number of seconds or None; got {type(time_limit).__name__}") from None
+        raise TypeError(
+            f"{func}: time_limit must be a number of seconds or None; got {type(time_limit).__name__}"
+        ) from None
     if not math.isfinite(t) or t <= 0:
         raise ValueError(
-            f"{func}: time_limit must be a positive number of seconds (or None for the size-scaled default); got {time_limit!r}"
+            f"{func}: time_limit must be a positive number of seconds (or None for the size-scaled default); "
+            f"got {time_limit!r}"
         )
     return t
 

@@ -31,7 +31,10 @@ _TRUTH_EXACT = {
 }
 _TRUTH_PARTS = ("cluster", "entity", "truth", "gold", "true_", "true ")
 _SOURCE = {"source", "src", "src_id", "source_id", "source_dataset", "dataset", "database", "db", "origin", "srcid"}
-_ID_NAMES = re.compile(r"(^|[_\s\-])(id|uid|uuid|key|rec|record|recid|row)$|^(id|rid|uid|uuid|unique_id|record_id|rec_id|recid|row_id|pk)$", re.I)
+_ID_NAMES = re.compile(
+    r"(^|[_\s\-])(id|uid|uuid|key|rec|record|recid|row)$|^(id|rid|uid|uuid|unique_id|record_id|rec_id|recid|row_id|pk)$",
+    re.I,
+)
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[a-z]{2,}$", re.I)
 _PHONE = re.compile(r"^\+?[\d\s\-\(\)\.]{7,20}$")
 _DATE_SEP = re.compile(r"^(\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4})([ T].*)?$")
@@ -154,8 +157,13 @@ def _classify(c: Any, s: pd.Series, n: int, id_col: str | None) -> FieldChoice:
     idname = bool(_ID_NAMES.search(lname))
     fieldname = any(k in lname for k in ("zip", "post", "phone", "tel", "fax", "mail", "date", "dob", "birth",
                                          "name", "address", "street", "title", "ssn", "soc_sec"))
-    if uniq_share == 1.0 and (idname or not fieldname) and len(v) == n and n > 20 and (idname or sample.str.fullmatch(r"[\w\-\.:]+").mean() > 0.99
-                                                          and sample.str.contains(r"\d").mean() > 0.99):
+    if (
+        uniq_share == 1.0
+        and (idname or not fieldname)
+        and len(v) == n
+        and n > 20
+        and (idname or sample.str.fullmatch(r"[\w\-\.:]+").mean() > 0.99 and sample.str.contains(r"\d").mean() > 0.99)
+    ):
         return FieldChoice(name, "id", None, "unique per record and id-like: a record id, not evidence")
     numeric = pd.to_numeric(sample, errors="coerce")
     num_share = float(numeric.notna().mean())
@@ -251,7 +259,9 @@ def infer_fields_report(
         choices.append(ch)
     # latitude + longitude -> one latlon field
     lat = next((c for c in choices if c.role == "field" and c.column.lower() in ("lat", "latitude")), None)
-    lon = next((c for c in choices if c.role == "field" and c.column.lower() in ("lon", "lng", "long", "longitude")), None)
+    lon = next(
+        (c for c in choices if c.role == "field" and c.column.lower() in ("lon", "lng", "long", "longitude")), None
+    )
     fields = []
     for c in choices:
         if c.role != "field" or c is lon:

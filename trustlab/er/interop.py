@@ -132,8 +132,12 @@ def read_scored_pairs(
     if isinstance(obj, pd.MultiIndex):
         if obj.nlevels != 2:
             raise ValueError(f"a MultiIndex of links needs 2 levels (left id, right id); got {obj.nlevels}")
-        return ScoredPairs(obj.get_level_values(0).to_numpy(dtype=object), obj.get_level_values(1).to_numpy(dtype=object),
-                           np.ones(len(obj)), "recordlinkage")
+        return ScoredPairs(
+            obj.get_level_values(0).to_numpy(dtype=object),
+            obj.get_level_values(1).to_numpy(dtype=object),
+            np.ones(len(obj)),
+            "recordlinkage",
+        )
     if isinstance(obj, pd.Series):
         if not isinstance(obj.index, pd.MultiIndex) or obj.index.nlevels != 2:
             raise ValueError(
@@ -216,7 +220,7 @@ def _complete(
     records: pd.DataFrame | None, id_col: str | None, scorer: Callable | None, fields: Any, limit: int,
 ) -> tuple[np.ndarray, np.ndarray, int]:
     """Score the pairs missing inside candidate clusters; return the extra pairs and probabilities."""
-    from trustlab.er.pipeline import _component_completion
+    from trustlab.er.resolution import _component_completion
 
     n = len(node_ids)
     wc = w if thr is None else np.where(w >= thr, w, -1.0)

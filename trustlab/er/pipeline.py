@@ -3,290 +3,397 @@ from __future__ import annotations
 
 import numbers
 import time
-from dataclasses import dataclass, field
+from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
-from trustlab._validation import Interval, InvalidParameterError, check_interval, check_option, check_random_state, validate_params
-from trustlab.er.blocking import BlockingStats, block, pair_completeness, reduction_ratio
+from trustlab._validation import (
+    Interval,
+    InvalidParameterError,
+    check_dask_client,
+    check_interval,
+    check_option,
+    check_random_state,
+    renamed_keyword,
+    validate_params,
+)
+from trustlab.er.blocking import (
+    BlockingStats,
+    block,
+    estimate_pair_completeness,
+    pair_completeness,
+    reduction_ratio,
+    rule_hits,
+)
 from trustlab.er.cluster import CLUSTER_METHODS, ClusterResult, cluster_pairs
-from trustlab.er.blocking import estimate_pair_completeness, rule_hits, setdiff_sorted
 from trustlab.er.comparisons import FSModel
 from trustlab.er.defaults import canonical_order, check_time_limit, default_rules, field_report, random_pairs
-from trustlab.er.cluster import _proof_summary
 from trustlab.er.linking import prepare_link
 from trustlab.er.records import validate_records
+from trustlab.er.resolution import Resolution, _component_completion, _entity_map, _pair_labels, evaluate
 from trustlab.er.scoring import FeatureMatrix, SupervisedScorer, compare, to_weights
 
 __all__ = ["resolve", "Resolution", "evaluate"]
 
 
-@validate_params({"pred": ["array-like"], "truth": ["array-like"]})
-def evaluate(pred: Any, truth: Any) -> dict[str, float]:
-    """All clustering metrics of predicted entity ids against true ones.
-
-    Pairwise precision/recall/F1, B-cubed, homogeneity, completeness, V-measure, ARI,
-    FMI, entity-count and entity-size errors (see :mod:`trustlab.metrics.clustering`).
-
-    Examples
-    --------
-    >>> evaluate([0, 0, 1], ["a", "a", "b"])["f1"]
-    1.0
-    """
-    from trustlab.metrics.clustering import clustering_report
-
-    return clustering_report(pred, truth)
+# ----------------------------------------------------------------------------- resolve's stages
 
 
-def _entity_map(labels: Any, df: pd.DataFrame, id_col: str, what: str) -> np.ndarray:
-    """Entity label per row (object array; None where unlabelled)."""
-    n = len(df)
-    if isinstance(labels, str):
-        if labels not in df.columns:
-            raise ValueError(
-                f"{what} column {labels!r} not found in the records; available: {list(map(str, df.columns))}"
-            )
-        v = df[labels].to_numpy(dtype=object)
-        return np.array([None if (x is None or (isinstance(x, float) and np.isnan(x)) or x == "") else x for x in v], dtype=object)
-    if isinstance(labels, pd.Series):
-        labels = labels.to_dict()
-    if isinstance(labels, Mapping):
-        pos = {k: i for i, k in enumerate(df[id_col].tolist())}
-        spos = {str(k): i for k, i in pos.items()}
-        out = np.full(n, None, dtype=object)
-        unknown = []
-        for k, v in labels.items():
-            i = pos.get(k, spos.get(str(k)))
-            if i is None:
-                unknown.append(k)
-            else:
-                out[i] = v
-        if unknown:
-            raise ValueError(
-                f"{what} reference {len(unknown)} id(s) not in the records' {id_col!r} column, e.g. {unknown[:5]}"
-            )
-        return out
-    arr = np.asarray(labels, dtype=object)
-    if arr.ndim == 1 and arr.shape[0] == n:
-        return arr
-    raise TypeError(
-        f"{what} must be a column name, a mapping id -> entity, a Series or a sequence of length {n}; "
-        f"got {type(labels).__name__}"
-    )
+@dataclass(frozen=True)
+class _ScoringConfig:
+    """How candidate pairs are scored and turned into signed weights."""
+
+    scorer: str
+    model: Any
+    C: float
+    train_fraction: float
+    weights: str
+    complete_components: int
 
 
-def _component_completion(n: int, pairs: np.ndarray, w: np.ndarray, limit: int) -> np.ndarray:
-    """All pairs inside positive components of 3..limit records that are not in ``pairs``."""
-    import scipy.sparse as sp
-    from scipy.sparse.csgraph import connected_components
+@dataclass(frozen=True)
+class _ClusteringConfig:
+    """How the scored pairs are clustered (and which baselines run on the same scores)."""
 
-    from trustlab.er import _kernels as K
+    method: str
+    threshold: float | None
+    time_limit: float | None
+    M: int
+    solver_options: Mapping[str, Any]
+    compare_methods: tuple
 
-    pos = w > 0
-    g = sp.coo_matrix((np.ones(int(pos.sum()), np.int8), (pairs[pos, 0], pairs[pos, 1])), shape=(n, n))
-    k, comp = connected_components(g, directed=False)
-    sizes = np.bincount(comp, minlength=k)
-    sel = (sizes[comp] >= 3) & (sizes[comp] <= limit)
-    if not sel.any():
-        return np.empty((0, 2), np.int64)
-    rec = np.flatnonzero(sel).astype(np.int64)
-    key = comp[rec]
-    o = np.argsort(key, kind="stable")
-    rec, key = rec[o], key[o]
-    bounds = np.flatnonzero(np.r_[True, key[1:] != key[:-1], True]).astype(np.int64)
-    total = K.count_block_pairs(bounds, np.int64(limit))
-    a = np.empty(total, np.int64)
-    b = np.empty(total, np.int64)
-    K.fill_block_pairs(np.ascontiguousarray(rec), bounds, np.int64(limit), a, b)
-    code = a * n + b
-    have = pairs[:, 0] * n + pairs[:, 1]
-    code = setdiff_sorted(code, have)
-    return np.stack([code // n, code % n], axis=1)
-
-
-def _pair_labels(labels: pd.DataFrame, df: pd.DataFrame, id_col: str) -> tuple[np.ndarray, np.ndarray]:
-    cols = list(labels.columns)
-    if len(cols) < 3:
-        raise ValueError(
-            "pair labels need three columns: left id, right id and match (1/0 or true/false); "
-            f"got columns {cols}"
-        )
-    pos = {str(k): i for i, k in enumerate(df[id_col].tolist())}
-    l = labels[cols[0]].astype(str).map(pos)
-    r = labels[cols[1]].astype(str).map(pos)
-    bad = l.isna() | r.isna()
-    if bad.any():
-        ex = labels.loc[bad, cols[:2]].head(3).values.tolist()
-        raise ValueError(
-            f"pair labels reference {int(bad.sum())} pair(s) with ids not in the records' {id_col!r} column, e.g. {ex}"
-        )
-    y = labels[cols[2]]
-    if y.dtype == object:
-        y = y.astype(str).str.lower().map({"1": 1, "0": 0, "true": 1, "false": 0, "match": 1, "distinct": 0, "yes": 1, "no": 0})
-        if y.isna().any():
-            raise ValueError(f"pair label column {cols[2]!r} must hold 1/0 or true/false")
-    P = np.stack([l.to_numpy(np.int64), r.to_numpy(np.int64)], axis=1)
-    P = np.sort(P, axis=1)
-    return P, y.to_numpy().astype(int)
+    def cluster(self, n: int, sc: "_Scored", method: str | None = None) -> ClusterResult:
+        """:func:`cluster_pairs` with ``method`` (default: the main one); a baseline
+        gets the threshold only when it is ``xer``."""
+        main = method is None
+        method = self.method if main else method
+        kw: dict[str, Any] = {}
+        if method == "xer":
+            kw = {"time_limit": self.time_limit, "M": self.M, "solver_options": dict(self.solver_options)}
+        elif method == "hierarchical":
+            kw = {"prob": sc.prob}
+        threshold = self.threshold if main or method == "xer" else None
+        return cluster_pairs(n, sc.pairs, sc.w, method=method, threshold=threshold, **kw)
 
 
 @dataclass
-class Resolution:
-    """The result of :func:`resolve`: entity ids, scored pairs and explanations."""
+class _Records:
+    """The records in canonical order, with their fields, labels and truth."""
 
-    ids: np.ndarray
-    entity: np.ndarray
+    df: pd.DataFrame
     id_col: str
-    pairs: np.ndarray
-    prob: np.ndarray
-    weights: np.ndarray
-    features: FeatureMatrix
-    clusters: ClusterResult
-    blocking: BlockingStats
-    seconds: dict = field(default_factory=dict)
-    metrics: dict | None = None
-    baselines: dict = field(default_factory=dict)
-    model: Any = None
-    #: per pair (rows of ``pairs``) and field: natural-log Bayes factor of the field's
-    #: comparison level (unsupervised Fellegi-Sunter only; None for supervised scorers)
-    field_weights: np.ndarray | None = None
-    #: the fields compared and why (:class:`trustlab.er.fields.FieldInference`)
-    field_report: Any = None
-    #: rows in the order they were processed (row-order independence); internal
-    order: np.ndarray | None = None
-    source: np.ndarray | None = None
-    source_col: str | None = None
-    link_type: str = "dedupe_only"
-    records: pd.DataFrame | None = None
-    #: clustering settings saved with the model (method, weights, threshold, ...)
-    settings: dict = field(default_factory=dict)
+    fields: Any  # FieldInference
+    order: np.ndarray
+    link: Any  # LinkInfo or None
+    ent_labels: np.ndarray | None
+    pair_lab: tuple | None
+    truth: np.ndarray | None
 
     @property
-    def n_entities(self) -> int:
-        return int(self.entity.max()) + 1 if self.entity.size else 0
+    def n(self) -> int:
+        return len(self.df)
 
-    def to_frame(self, records: bool = False) -> pd.DataFrame:
-        """``DataFrame`` with the id column and ``entity_id`` (and the source column
-        first when several tables were resolved), one row per input record; with
-        ``records=True`` the records' other columns follow."""
-        if self.source is not None:
-            out = pd.DataFrame({self.source_col: self.source, self.id_col: self.ids, "entity_id": self.entity})
+    @property
+    def labelled(self) -> bool:
+        return self.ent_labels is not None or self.pair_lab is not None
+
+
+@dataclass
+class _Scored:
+    """Scored pairs: probabilities, signed weights, features and the fitted scorer."""
+
+    pairs: np.ndarray
+    prob: np.ndarray
+    w: np.ndarray
+    fm: FeatureMatrix
+    fw: np.ndarray | None
+    model: Any
+    supervised: bool
+    only: Any
+
+    def predict(self, df: pd.DataFrame, P: np.ndarray, F: FeatureMatrix) -> np.ndarray:
+        if F.X.shape[0] == 0:
+            return np.zeros(0)
+        return self.model.predict_proba(F.X) if self.supervised else self.model.predict_proba(df, P, F)
+
+
+class _Stages:
+    """Seconds per stage (and a tqdm bar over them with ``progress``)."""
+
+    def __init__(self, progress: bool, total: int = 5):
+        self.seconds: dict[str, float] = {}
+        self.bar = None
+        if progress:
+            from tqdm.auto import tqdm
+
+            self.bar = tqdm(total=total, desc="resolve", unit="stage", leave=False)
+
+    @contextmanager
+    def __call__(self, name: str):
+        t = time.perf_counter()
+        yield
+        self.seconds[name] = time.perf_counter() - t
+        if self.bar is not None:
+            self.bar.set_postfix_str(name)
+            self.bar.update(1)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def _solver_options(solver_options: Mapping[str, Any] | None, client: Any) -> dict:
+    """``solver_options`` checked against :func:`~trustlab.solvers.partition`'s keywords,
+    with the Dask client (``client=``, or the keys ``client`` / deprecated ``scheduler``)
+    under ``"client"``."""
+    import inspect
+
+    from trustlab.solvers.api import partition
+
+    opts = dict(solver_options or {})
+    valid = sorted(set(inspect.signature(partition).parameters) - {"graph_or_weights", "time_limit", "M"})
+    unknown = sorted(set(map(str, opts)) - set(valid))
+    if unknown:
+        raise InvalidParameterError(
+            f"The 'solver_options' parameter of resolve has unknown key(s) {unknown}; valid keys are "
+            f"the keywords of trustlab.partition: {valid} (time_limit and M are resolve's own)."
+        )
+    if "scheduler" in opts:  # warn here, at the caller's line, rather than inside the partition layer
+        opts["client"] = renamed_keyword("resolve", "solver_options['client']", opts.get("client"),
+                                         "solver_options['scheduler']", opts.pop("scheduler"), stacklevel=6)
+    if client is not None:
+        if opts.get("client") is not None:
+            raise InvalidParameterError(
+                "resolve() got a Dask client both as client= and in solver_options; pass it once, as client=.")
+        opts["client"] = check_dask_client(client, func="resolve")
+    return opts
+
+
+def _configure(*, method, threshold, time_limit, M, solver_options, client, compare_methods, scorer, model, C,
+               train_fraction, weights, complete_components) -> tuple[_ClusteringConfig, _ScoringConfig]:
+    """Stage 0: check the options (once, before any work) and group them."""
+    time_limit = check_time_limit(time_limit, func="resolve")
+    opts = _solver_options(solver_options, client)
+    check_option(method, "method", list(CLUSTER_METHODS), func="resolve")
+    check_option(scorer, "scorer", ["auto", "supervised", "fellegi_sunter"], func="resolve")
+    check_option(weights, "weights", ["logit", "centered"], func="resolve")
+    check_interval(train_fraction, "train_fraction", low=0, high=1, closed="right", func="resolve")
+    for m in compare_methods:
+        check_option(m, "compare_methods", list(CLUSTER_METHODS), func="resolve")
+    return (_ClusteringConfig(method, threshold, time_limit, M, opts, tuple(compare_methods)),
+            _ScoringConfig(scorer, model, C, train_fraction, weights, complete_components))
+
+
+def _read_records(records, *, id_col, fields, labels, truth, link_type, source_col, method) -> _Records:
+    """Stage 1: read and stack the records, infer the fields, put the rows in canonical
+    order and map labels and truth onto them (bad ids fail here, before any work)."""
+    records, id_col, make_link = prepare_link(records, id_col, link_type, source_col, method)
+    df, id_col = validate_records(records, id_col)
+    exclude = [c for c in (labels, truth) if isinstance(c, str)]
+    if make_link is not None:  # the stacked tables' own id and source columns are not fields
+        lk = make_link(df)
+        exclude += [lk.id_col, lk.source_col]
+    freport = field_report(fields, df, id_col=id_col, exclude=exclude)
+    # process the rows in a canonical order (by id, or by content when the id is the row
+    # number): results do not depend on the input's row order for a fixed seed
+    order = canonical_order(df, id_col)
+    if isinstance(labels, (list, tuple, np.ndarray)):
+        labels = np.asarray(labels, dtype=object)[order]
+    if isinstance(truth, (list, tuple, np.ndarray)):
+        truth = np.asarray(truth, dtype=object)[order]
+    df = df.iloc[order].reset_index(drop=True)
+    link = make_link(df) if make_link else None
+    ent_labels = pair_lab = None
+    if labels is not None:
+        if isinstance(labels, pd.DataFrame):
+            pair_lab = _pair_labels(labels, df, id_col)
         else:
-            out = pd.DataFrame({self.id_col: self.ids, "entity_id": self.entity})
-        if records and self.records is not None:
-            rest = self.records.drop(columns=[c for c in self.records.columns if c in out.columns or
-                                              str(c).startswith("__trustlab")])
-            out = pd.concat([out, rest.reset_index(drop=True)], axis=1)
-        return out
-
-    def summary(self) -> dict:
-        """Headline numbers (and all metrics when the truth was given)."""
-        out: dict[str, Any] = {"n_records": int(self.ids.size), "n_entities": self.n_entities}
-        if self.metrics:
-            out.update(self.metrics)
-        out["seconds"] = round(float(self.seconds.get("total", 0.0)), 4)
-        out["blocking"] = self.blocking.to_dict()
-        st = pd.Series(self.clusters.status).value_counts().to_dict() if self.clusters.status else {}
-        out["component_status"] = {str(k): int(v) for k, v in st.items()}
-        out["objective"] = float(self.clusters.objective)
-        out.update(_proof_summary(self.clusters))
-        if self.field_report is not None:
-            out["fields"] = [{"column": f.column, "kind": f.kind} for f in self.field_report.fields]
-        if self.model is not None and hasattr(self.model, "problems_"):
-            out["model_warnings"] = list(self.model.problems_)
-        if self.baselines:
-            out["baselines"] = self.baselines
-        return out
-
-    # ------------------------------------------------------------ explanations
-    def _row(self, record_id: Any) -> int:
-        hit = np.flatnonzero(self.ids == record_id)
-        if hit.size == 0:
-            hit = np.flatnonzero(self.ids.astype(str) == str(record_id))
-        if hit.size == 0:
-            raise KeyError(f"record id {record_id!r} is not in the resolved records")
-        return int(hit[0])
-
-    def explain_entity(self, entity_id: int) -> dict:
-        """Members, within-cluster weight, and the optimality status/gap of its component.
-
-        Examples
-        --------
-        >>> import trustlab, pandas as pd
-        >>> df = pd.DataFrame({"id": [1, 2, 3, 4], "name": ["ann lee", "anne lee", "bob ray", "bob rae"],
-        ...                    "ent": [0, 0, 1, 1]})
-        >>> r = trustlab.resolve(df, id_col="id", fields={"name": "name"}, labels="ent", train_fraction=1.0)
-        >>> e = r.explain_entity(int(r.entity[0]))
-        >>> sorted(e["records"]), e["status"]
-        ([1, 2], 'closed_form')
-        """
-        rows = np.flatnonzero(self.entity == entity_id)
-        if rows.size == 0:
-            raise KeyError(f"entity {entity_id!r} does not exist (valid: 0..{self.n_entities - 1})")
-        e = self.entity
-        inside = (e[self.pairs[:, 0]] == entity_id) & (e[self.pairs[:, 1]] == entity_id)
-        comp = int(self.clusters.component[rows[0]])
-        return {
-            "entity_id": int(entity_id),
-            "records": self.ids[rows].tolist(),
-            "within_weight": float(self.weights[inside].sum()),
-            "n_scored_pairs": int(inside.sum()),
-            "min_pair_probability": float(self.prob[inside].min()) if inside.any() else None,
-            "component": comp,
-            "status": self.clusters.status[comp] if self.clusters.status else "unknown",
-            "gap": float(self.clusters.gap[comp]) if len(self.clusters.gap) else float("nan"),
-        }
-
-    def explain_record(self, record_id: Any, *, agree_at: float = 0.8) -> dict:
-        """Evidence for the record's entity and against each alternative entity.
-
-        For its own entity and every other entity it has a scored pair with, the total
-        weight of joining it, and per field whether the values mostly agreed
-        (main similarity >= ``agree_at``) or disagreed.
-        """
-        i = self._row(record_id)
-        touch = (self.pairs[:, 0] == i) | (self.pairs[:, 1] == i)
-        idx = np.flatnonzero(touch)
-        other = np.where(self.pairs[idx, 0] == i, self.pairs[idx, 1], self.pairs[idx, 0])
-        ents = self.entity[other]
-        fm = self.features
-        prim = {fm.fields[k].column: fm.primary[k] for k in range(len(fm.fields))}
-        alts = []
-        for ent in np.unique(np.r_[ents, self.entity[i]]):
-            sel = ents == ent
-            rec = {
-                "entity_id": int(ent),
-                "assigned": bool(ent == self.entity[i]),
-                "weight": float(self.weights[idx[sel]].sum()),
-                "n_pairs": int(sel.sum()),
-                "agreed": [],
-                "disagreed": [],
-            }
-            if sel.any():
-                for col, c in prim.items():
-                    v = fm.X[idx[sel], c]
-                    v = v[~np.isnan(v)]
-                    if v.size:
-                        (rec["agreed"] if v.mean() >= agree_at else rec["disagreed"]).append(col)
-            alts.append(rec)
-        alts.sort(key=lambda r: (-r["assigned"], -r["weight"]))
-        return {"record": record_id, "entity_id": int(self.entity[i]), "alternatives": alts}
+            ent_labels = _entity_map(labels, df, id_col, "labels")
+    truth_arr = _entity_map(truth, df, id_col, "truth") if truth is not None else None
+    if truth_arr is not None and any(v is None for v in truth_arr):
+        raise ValueError("truth must give an entity id for every record (some are missing)")
+    return _Records(df, id_col, freport, order, link, ent_labels, pair_lab, truth_arr)
 
 
-@validate_params({
-    "records": [object], "id_col": [str, None], "fields": [str, "sequence", "mapping", None],
-    "labels": [str, "mapping", "array-like", None], "truth": [str, "mapping", "array-like", None],
-    "method": [str], "blocking": [str, "sequence", None], "max_block_size": [Interval(numbers.Integral, 2, None, closed="left")],
-    "scorer": [{"auto", "supervised", "fellegi_sunter"}], "C": [Interval(numbers.Real, 0, None, closed="neither")],
-    "train_fraction": [Interval(numbers.Real, 0, 1, closed="right")], "weights": [{"centered", "logit"}],
-    "threshold": [Interval(numbers.Real, None, None), None],
-    "time_limit": [Interval(numbers.Real, 0, None, closed="neither"), None], "M": [Interval(numbers.Integral, 1, None, closed="left")],
-    "solver_options": ["mapping", None], "compare_methods": ["sequence"],
-    "complete_components": [Interval(numbers.Integral, 0, None, closed="left")], "random_state": ["random_state"], "progress": ["boolean"],
-    "link_type": [{"dedupe_only", "link_only", "link_and_dedupe"}, None], "source_col": [str],
-})
+def _block(data: _Records, blocking, max_block_size: int, fitted) -> tuple[np.ndarray, BlockingStats, bool]:
+    """Stage 2: candidate pairs; also whether the rules were the defaults."""
+    df = data.df
+    defaulted = blocking is None and fitted is None
+    if blocking is None and fitted is not None:
+        blocking = fitted.rules_for(df)
+    rules = blocking if blocking is not None else default_rules(df, data.fields.fields, max_block_size=max_block_size)
+    rules = [rules] if isinstance(rules, str) else list(rules)
+    pairs = block(df, rules, max_block_size=max_block_size)
+    if data.link is not None:
+        pairs = data.link.keep(pairs)
+    stats = BlockingStats(n_records=data.n, n_candidate_pairs=int(len(pairs)),
+                          reduction_ratio=reduction_ratio(len(pairs), data.n))
+    stats.rules = list(rules)
+    if data.truth is not None:
+        stats.pair_completeness = pair_completeness(pairs, data.truth)
+    return pairs, stats, defaulted
+
+
+def _features(data: _Records, pairs: np.ndarray, cfg: _ScoringConfig, fitted) -> tuple[FeatureMatrix, bool, Any]:
+    """Stage 3: comparison features of the candidate pairs; whether the scorer is
+    supervised, and the features Fellegi-Sunter needs (two per field; None: all)."""
+    use_sup = cfg.scorer == "supervised" or (cfg.scorer == "auto" and data.labelled)
+    if fitted is not None:
+        use_sup = fitted.supervised
+    only = None if use_sup else FSModel(data.fields.fields).needed_features()
+    return compare(data.df, pairs, data.fields.fields, only=only), use_sup, only
+
+
+def _fit_scorer(data: _Records, pairs, fm, use_sup: bool, only, cfg: _ScoringConfig, rng, fitted):
+    """The pair scorer: the saved one, a supervised model trained on a share of the
+    labelled candidate pairs (or on the given pair labels), or Fellegi-Sunter by EM."""
+    df, flds = data.df, data.fields.fields
+    if fitted is not None:
+        return fitted.scorer
+    if not use_sup:
+        # multi-level Fellegi-Sunter with TF adjustment; u from random record pairs
+        # (Splink's estimate_u_using_random_sampling), EM seeded by a deterministic rule
+        rp = random_pairs(data.n, rng)
+        mdl = FSModel(flds).fit(df, pairs, fm, rp, compare(df, rp, flds, only=only))
+        mdl.warn_if_degenerate(stacklevel=6)  # the caller of resolve
+        return mdl
+    if not data.labelled:
+        raise ValueError("scorer='supervised' needs labels=...; or use scorer='fellegi_sunter'")
+    if data.pair_lab is not None:
+        Xtr = compare(df, data.pair_lab[0], flds).X
+        ytr = data.pair_lab[1]
+    else:
+        lab = np.array([v is not None for v in data.ent_labels])
+        cand = np.flatnonzero(lab[pairs[:, 0]] & lab[pairs[:, 1]])
+        if cand.size == 0:
+            raise ValueError("no candidate pair has both records labelled; label more records")
+        k = max(1, int(round(cfg.train_fraction * cand.size)))
+        tr = rng.choice(cand, size=k, replace=False) if k < cand.size else cand
+        codes = np.full(data.n, -1, np.int64)
+        codes[lab] = pd.factorize(pd.Series(data.ent_labels[lab]).astype(str))[0]
+        ytr = (codes[pairs[tr, 0]] == codes[pairs[tr, 1]]).astype(int)
+        Xtr = fm.X[tr]
+    return SupervisedScorer(model=cfg.model, C=cfg.C).fit(Xtr, ytr)
+
+
+def _score(data: _Records, pairs, fm, use_sup: bool, only, cfg: _ScoringConfig, rng, fitted,
+           stats: BlockingStats) -> _Scored:
+    """Stage 4: fit the scorer, score every candidate pair and complete small positive
+    components (``complete_components``)."""
+    mdl = _fit_scorer(data, pairs, fm, use_sup, only, cfg, rng, fitted)
+    sc = _Scored(pairs, np.zeros(0), np.zeros(0), fm, None, mdl, use_sup, only)
+    if use_sup:
+        sc.prob = sc.predict(data.df, pairs, fm)
+    else:
+        sc.fw = mdl.field_weights(data.df, pairs, fm)
+        sc.prob = mdl.proba_from_field_weights(sc.fw)
+    sc.w = to_weights(sc.prob, cfg.weights)
+    if cfg.complete_components and len(pairs):
+        _complete(data, sc, cfg, stats)
+    return sc
+
+
+def _estimate_completeness(data: _Records, sc: _Scored, stats: BlockingStats, max_block_size: int) -> None:
+    """Pair completeness of the default blocking rules, estimated without the truth
+    from how the rules overlap on the pairs Fellegi-Sunter calls matches."""
+    if not sc.supervised and len(stats.rules) > 1 and len(sc.pairs):
+        stats.estimated_pair_completeness = estimate_pair_completeness(
+            rule_hits(data.df, stats.rules, sc.pairs, max_block_size=max_block_size), sc.prob > 0.5)
+
+
+def _complete(data: _Records, sc: _Scored, cfg: _ScoringConfig, stats: BlockingStats) -> None:
+    """Score the pairs inside positive components of up to ``complete_components``
+    records that blocking missed, and append them to ``sc``."""
+    extra = _component_completion(data.n, sc.pairs, sc.w, int(cfg.complete_components))
+    if data.link is not None:
+        extra = data.link.keep(extra)
+    if not len(extra):
+        return
+    fx = compare(data.df, extra, data.fields.fields, only=sc.only)
+    px = sc.predict(data.df, extra, fx)
+    sc.pairs = np.concatenate([sc.pairs, extra])
+    sc.prob = np.concatenate([sc.prob, px])
+    sc.w = np.concatenate([sc.w, to_weights(px, cfg.weights)])
+    sc.fm.X = np.vstack([sc.fm.X, fx.X])
+    if sc.fw is not None:
+        sc.fw = np.vstack([sc.fw, sc.model.field_weights(data.df, extra, fx)])
+    stats.n_completed_pairs = int(len(extra))
+
+
+def _evaluate(data: _Records, sc: _Scored, cr: ClusterResult, cfg: _ClusteringConfig,
+              stats: BlockingStats) -> tuple[dict | None, dict]:
+    """Stage 6: metrics against the truth, and the baselines on the same scores."""
+    metrics = None
+    truth = data.truth.astype(str) if data.truth is not None else None
+    if truth is not None:
+        metrics = evaluate(cr.labels, truth)
+        metrics["pair_completeness"] = stats.pair_completeness
+    baselines: dict[str, Any] = {}
+    for m in cfg.compare_methods:
+        if m == cfg.method:
+            continue
+        tb = time.perf_counter()
+        crb = cfg.cluster(data.n, sc, m)
+        entry: dict[str, Any] = {"n_entities": int(crb.labels.max()) + 1, "seconds": time.perf_counter() - tb}
+        if truth is not None:
+            entry.update(evaluate(crb.labels, truth))
+        baselines[m] = entry
+    return metrics, baselines
+
+
+def _result(data: _Records, sc: _Scored, cr: ClusterResult, stats: BlockingStats, seconds: dict,
+            evaluation: tuple, ccfg: _ClusteringConfig, scfg: _ScoringConfig, max_block_size: int,
+            source_col: str) -> Resolution:
+    """Stage 7: the :class:`Resolution`, back in the caller's row order."""
+    n, order, link, df = data.n, data.order, data.link, data.df
+    inv = np.empty(n, np.int64)
+    inv[order] = np.arange(n)
+    cr.labels = cr.labels[inv]
+    cr.component = cr.component[inv]
+    pairs = np.sort(order[sc.pairs], axis=1) if len(sc.pairs) else sc.pairs
+    id_col = link.id_col if link is not None else data.id_col
+    link_type = link.link_type if link is not None else "dedupe_only"
+    return Resolution(
+        ids=df[id_col].to_numpy()[inv], entity=cr.labels, id_col=id_col, pairs=pairs, prob=sc.prob,
+        weights=sc.w, features=sc.fm, clusters=cr, blocking=stats, seconds=seconds, metrics=evaluation[0],
+        baselines=evaluation[1], model=sc.model, field_weights=sc.fw, field_report=data.fields, order=order,
+        source=df[link.source_col].to_numpy()[inv] if link else None, source_col=link.source_col if link else None,
+        link_type=link_type, records=df.iloc[inv].reset_index(drop=True),
+        settings={"method": ccfg.method, "weights": scfg.weights, "threshold": ccfg.threshold,
+                  "max_block_size": max_block_size, "time_limit": ccfg.time_limit, "id_col": id_col,
+                  "n_training_records": n, "link_type": link_type, "source_col": source_col},
+    )
+
+
+@validate_params(
+    {
+        "records": [object],
+        "id_col": [str, None],
+        "fields": [str, "sequence", "mapping", None],
+        "labels": [str, "mapping", "array-like", None],
+        "truth": [str, "mapping", "array-like", None],
+        "method": [str],
+        "blocking": [str, "sequence", None],
+        "max_block_size": [Interval(numbers.Integral, 2, None, closed="left")],
+        "scorer": [{"auto", "supervised", "fellegi_sunter"}],
+        "C": [Interval(numbers.Real, 0, None, closed="neither")],
+        "train_fraction": [Interval(numbers.Real, 0, 1, closed="right")],
+        "weights": [{"centered", "logit"}],
+        "threshold": [Interval(numbers.Real, None, None), None],
+        "time_limit": [Interval(numbers.Real, 0, None, closed="neither"), None],
+        "M": [Interval(numbers.Integral, 1, None, closed="left")],
+        "solver_options": ["mapping", None],
+        "compare_methods": ["sequence"],
+        "complete_components": [Interval(numbers.Integral, 0, None, closed="left")],
+        "random_state": ["random_state"],
+        "progress": ["boolean"],
+        "link_type": [{"dedupe_only", "link_only", "link_and_dedupe"}, None],
+        "source_col": [str],
+    }
+)
 def resolve(
     records: Any,
     *,
@@ -367,14 +474,17 @@ def resolve(
     compare_methods : sequence of str
         Baseline clustering methods to run on the same scores (metrics in
         ``Resolution.baselines`` when ``truth`` is given).
-    random_state : int, Generator or None
-        Seed for the training split.
+    random_state : int, Generator or None, default 0
+        Seed of the training split and of the random pairs Fellegi–Sunter estimates
+        u from. The default 0 makes a run reproducible; None draws fresh OS entropy
+        (see the README's Guarantees, *Randomness*).
     progress : bool
         Show a progress bar over the stages.
     client : dask.distributed.Client, optional
         Ship the partition layer's components (those with more than 6 records) to a
-        Dask cluster (its ``scheduler=`` argument). Blocking, scoring and the small
-        components always run locally (vectorised / Numba-parallel).
+        Dask cluster (:func:`trustlab.partition`'s ``client=``, the one name of the Dask
+        client across trustlab). Blocking, scoring and the small components always run
+        locally (vectorised / Numba-parallel).
     link_type : {"dedupe_only", "link_only", "link_and_dedupe"}, optional
         With several tables (``records`` a list, tuple or dict of DataFrames / paths):
         ``"link_only"`` compares only records of different tables and never puts two
@@ -393,6 +503,11 @@ def resolve(
 
     Notes
     -----
+    Stages (``Resolution.seconds`` times each): read the records, infer the fields and
+    put the rows in canonical order; block; compute comparison features; fit the scorer
+    and score the pairs; cluster; evaluate against the truth and run the baselines;
+    return the result in the input's row order.
+
     What is exact and what is not: the clustering of each positive-weight component is
     exact (closed form for 1–2 records, enumeration of every set partition for 3–6, the
     partition layer's exact ``cpp`` up to 400 records, with status and gap per component
@@ -421,202 +536,35 @@ def resolve(
             raise ValueError("existing=... needs model=... (a saved model or a Resolution) to score the new records")
         return resolve_incremental(records, existing, fitted, id_col=id_col, threshold=threshold,
                                    time_limit=time_limit, complete_components=complete_components)
-    if fitted is not None:  # apply a saved model: its fields, blocking and scorer; no training
+    if fitted is not None:  # apply a saved model: its fields, blocking, scorer, weights, threshold; no training
         fields = fitted.fields if fields is None else fields
         weights = fitted.settings.get("weights", weights)
         threshold = fitted.settings.get("threshold") if threshold is None else threshold
-        model = "logistic"
-        labels = None
+        model, labels = "logistic", None
     t0 = time.perf_counter()
-    secs: dict[str, float] = {}
-    time_limit = check_time_limit(time_limit, func="resolve")
-    if solver_options:
-        import inspect
-
-        from trustlab.solvers.api import partition
-
-        valid = sorted(set(inspect.signature(partition).parameters) - {"graph_or_weights", "time_limit", "M"})
-        unknown = sorted(set(map(str, solver_options)) - set(valid))
-        if unknown:
-            raise InvalidParameterError(
-                f"The 'solver_options' parameter of resolve has unknown key(s) {unknown}; valid keys are "
-                f"the keywords of trustlab.partition: {valid} (time_limit and M are resolve's own)."
-            )
-    if client is not None:
-        solver_options = {**dict(solver_options or {}), "scheduler": client}
-    check_option(method, "method", list(CLUSTER_METHODS), func="resolve")
-    check_option(scorer, "scorer", ["auto", "supervised", "fellegi_sunter"], func="resolve")
-    check_option(weights, "weights", ["logit", "centered"], func="resolve")
-    check_interval(train_fraction, "train_fraction", low=0, high=1, closed="right", func="resolve")
-    for m in compare_methods:
-        check_option(m, "compare_methods", list(CLUSTER_METHODS), func="resolve")
+    clustering, scoring = _configure(
+        method=method, threshold=threshold, time_limit=time_limit, M=M, solver_options=solver_options, client=client,
+        compare_methods=compare_methods, scorer=scorer, model=model, C=C, train_fraction=train_fraction,
+        weights=weights, complete_components=complete_components)
     rng = check_random_state(random_state)
-    records, id_col, make_link = prepare_link(records, id_col, link_type, source_col, method)
-    df, id_col = validate_records(records, id_col)
-    exclude = [c for c in (labels, truth) if isinstance(c, str)]
-    if make_link is not None:  # the stacked tables' own id and source columns are not fields
-        lk = make_link(df)
-        exclude += [lk.id_col, lk.source_col]
-    freport = field_report(fields, df, id_col=id_col, exclude=exclude)
-    flds = freport.fields
-    n = len(df)
-    # process the rows in a canonical order (by id, or by content when the id is the row
-    # number): results do not depend on the input's row order for a fixed seed
-    order = canonical_order(df, id_col)
-    if isinstance(labels, (list, tuple, np.ndarray)):
-        labels = np.asarray(labels, dtype=object)[order]
-    if isinstance(truth, (list, tuple, np.ndarray)):
-        truth = np.asarray(truth, dtype=object)[order]
-    df = df.iloc[order].reset_index(drop=True)
-    link = make_link(df) if make_link else None
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=5, desc="resolve", unit="stage", leave=False)
-
-    def step(name, t):
-        secs[name] = time.perf_counter() - t
-        if bar is not None:
-            bar.set_postfix_str(name)
-            bar.update(1)
-
-    # labels / truth first, so bad ids fail before any work
-    ent_labels = pair_lab = None
-    if labels is not None:
-        if isinstance(labels, pd.DataFrame):
-            pair_lab = _pair_labels(labels, df, id_col)
-        else:
-            ent_labels = _entity_map(labels, df, id_col, "labels")
-    truth_arr = _entity_map(truth, df, id_col, "truth") if truth is not None else None
-    if truth_arr is not None and any(v is None for v in truth_arr):
-        raise ValueError("truth must give an entity id for every record (some are missing)")
-
-    t = time.perf_counter()
-    if blocking is None and fitted is not None:
-        blocking = fitted.rules_for(df)
-    rules = blocking if blocking is not None else default_rules(df, flds, max_block_size=max_block_size)
-    rules = [rules] if isinstance(rules, str) else list(rules)
-    pairs = block(df, rules, max_block_size=max_block_size)
-    if link is not None:
-        pairs = link.keep(pairs)
-    stats = BlockingStats(n_records=n, n_candidate_pairs=int(len(pairs)), reduction_ratio=reduction_ratio(len(pairs), n))
-    stats.rules = list(rules)
-    if truth_arr is not None:
-        stats.pair_completeness = pair_completeness(pairs, truth_arr)
-    step("blocking", t)
-
-    t = time.perf_counter()
-    use_sup = scorer == "supervised" or (scorer == "auto" and labels is not None)
-    if fitted is not None:
-        use_sup = fitted.supervised
-    only = None if use_sup else FSModel(flds).needed_features()  # FS needs two features per field
-    fm = compare(df, pairs, flds, only=only)
-    step("features", t)
-
-    t = time.perf_counter()
-    if fitted is not None:
-        mdl, use_sup = fitted.scorer, fitted.supervised
-    elif use_sup:
-        if labels is None:
-            raise ValueError("scorer='supervised' needs labels=...; or use scorer='fellegi_sunter'")
-        if pair_lab is not None:
-            Xtr = compare(df, pair_lab[0], flds).X
-            ytr = pair_lab[1]
-        else:
-            lab = np.array([v is not None for v in ent_labels])
-            both = lab[pairs[:, 0]] & lab[pairs[:, 1]]
-            cand = np.flatnonzero(both)
-            if cand.size == 0:
-                raise ValueError("no candidate pair has both records labelled; label more records")
-            k = max(1, int(round(train_fraction * cand.size)))
-            tr = rng.choice(cand, size=k, replace=False) if k < cand.size else cand
-            le = pd.factorize(pd.Series(ent_labels[lab]).astype(str))[0]
-            codes = np.full(n, -1, np.int64)
-            codes[lab] = le
-            ytr = (codes[pairs[tr, 0]] == codes[pairs[tr, 1]]).astype(int)
-            Xtr = fm.X[tr]
-        mdl = SupervisedScorer(model=model, C=C).fit(Xtr, ytr)
-    else:
-        # multi-level Fellegi-Sunter with TF adjustment; u from random record pairs
-        # (Splink's estimate_u_using_random_sampling), EM seeded by a deterministic rule
-        rp = random_pairs(n, rng)
-        mdl = FSModel(flds).fit(df, pairs, fm, rp, compare(df, rp, flds, only=only))
-        mdl.warn_if_degenerate(stacklevel=3)
-
-    def _predict(P, F):
-        if F.X.shape[0] == 0:
-            return np.zeros(0)
-        return mdl.predict_proba(F.X) if use_sup else mdl.predict_proba(df, P, F)
-
-    fw = None if use_sup else mdl.field_weights(df, pairs, fm)
-    prob = _predict(pairs, fm) if use_sup else mdl.proba_from_field_weights(fw)
-    w = to_weights(prob, weights)
-    if complete_components and len(pairs):
-        extra = _component_completion(n, pairs, w, int(complete_components))
-        if link is not None:
-            extra = link.keep(extra)
-        if len(extra):
-            fx = compare(df, extra, flds, only=only)
-            px = _predict(extra, fx)
-            pairs = np.concatenate([pairs, extra])
-            prob = np.concatenate([prob, px])
-            w = np.concatenate([w, to_weights(px, weights)])
-            fm.X = np.vstack([fm.X, fx.X])
-            if fw is not None:
-                fw = np.vstack([fw, mdl.field_weights(df, extra, fx)])
-            stats.n_completed_pairs = int(len(extra))
-    if blocking is None and not use_sup and len(rules) > 1 and len(pairs):
-        stats.estimated_pair_completeness = estimate_pair_completeness(
-            rule_hits(df, rules, pairs, max_block_size=max_block_size), prob > 0.5)
-    step("scoring", t)
-
-    t = time.perf_counter()
-    kw: dict[str, Any] = {}
-    if method == "xer":
-        kw = {"time_limit": time_limit, "M": M, "solver_options": dict(solver_options or {})}
-    if method == "hierarchical":
-        kw = {"prob": prob}
-    cr = cluster_pairs(n, pairs, w, method=method, threshold=threshold, **kw)
-    step("clustering", t)
-
-    t = time.perf_counter()
-    metrics = None
-    baselines: dict[str, Any] = {}
-    if truth_arr is not None:
-        metrics = evaluate(cr.labels, truth_arr.astype(str))
-        metrics["pair_completeness"] = stats.pair_completeness
-    for m in compare_methods:
-        if m == method:
-            continue
-        tb = time.perf_counter()
-        kwb = {"prob": prob} if m == "hierarchical" else ({"time_limit": time_limit, "M": M, "solver_options": dict(solver_options or {})} if m == "xer" else {})
-        crb = cluster_pairs(n, pairs, w, method=m, threshold=threshold if m == "xer" else None, **kwb)
-        entry: dict[str, Any] = {"n_entities": int(crb.labels.max()) + 1, "seconds": time.perf_counter() - tb}
-        if truth_arr is not None:
-            entry.update(evaluate(crb.labels, truth_arr.astype(str)))
-        baselines[m] = entry
-    step("evaluation", t)
-    if bar is not None:
-        bar.close()
-    secs["total"] = time.perf_counter() - t0
-    # back to the caller's row order
-    inv = np.empty(n, np.int64)
-    inv[order] = np.arange(n)
-    cr.labels = cr.labels[inv]
-    cr.component = cr.component[inv]
-    pairs = np.sort(order[pairs], axis=1) if len(pairs) else pairs
-    ids = df[id_col].to_numpy()[inv]
-    if link is not None:
-        ids = df[link.id_col].to_numpy()[inv]
-        id_col = link.id_col
-    return Resolution(
-        ids=ids, entity=cr.labels, id_col=id_col, pairs=pairs, prob=prob, weights=w,
-        features=fm, clusters=cr, blocking=stats, seconds=secs, metrics=metrics, baselines=baselines, model=mdl,
-        field_weights=fw, field_report=freport, order=order,
-        source=df[link.source_col].to_numpy()[inv] if link else None, source_col=link.source_col if link else None,
-        link_type=link.link_type if link else "dedupe_only", records=df.iloc[inv].reset_index(drop=True),
-        settings={"method": method, "weights": weights, "threshold": threshold, "max_block_size": max_block_size,
-                  "time_limit": time_limit, "id_col": link.id_col if link else id_col, "n_training_records": n,
-                  "link_type": link.link_type if link else "dedupe_only", "source_col": source_col},
-    )
+    data = _read_records(records, id_col=id_col, fields=fields, labels=labels, truth=truth, link_type=link_type,
+                         source_col=source_col, method=method)
+    stage = _Stages(progress)
+    try:
+        with stage("blocking"):
+            pairs, stats, default_blocking = _block(data, blocking, max_block_size, fitted)
+        with stage("features"):
+            fm, supervised, only = _features(data, pairs, scoring, fitted)
+        with stage("scoring"):
+            scored = _score(data, pairs, fm, supervised, only, scoring, rng, fitted, stats)
+            if default_blocking:
+                _estimate_completeness(data, scored, stats, max_block_size)
+        with stage("clustering"):
+            cr = clustering.cluster(data.n, scored)
+        with stage("evaluation"):
+            evaluation = _evaluate(data, scored, cr, clustering, stats)
+    finally:
+        stage.close()
+    stage.seconds["total"] = time.perf_counter() - t0
+    return _result(data, scored, cr, stats, stage.seconds, evaluation, clustering, scoring, max_block_size,
+                   source_col)

@@ -152,7 +152,13 @@ def validate_records(records: Any, id_col: str | None) -> tuple[pd.DataFrame, st
 
 
 
-@validate_params({"df": [pd.DataFrame], "exclude": ["array-like"], "max_fields": [Interval(numbers.Integral, 1, None, closed="left"), None]})
+@validate_params(
+    {
+        "df": [pd.DataFrame],
+        "exclude": ["array-like"],
+        "max_fields": [Interval(numbers.Integral, 1, None, closed="left"), None],
+    }
+)
 def infer_fields(df: pd.DataFrame, *, exclude: Sequence[str] = (), max_fields: int | None = None) -> list[Field]:
     """Guess which columns to compare and how (see :func:`trustlab.er.fields.infer_fields_report`,
     which also gives the reason for every column).
@@ -188,7 +194,11 @@ def normalize_fields(fields: Any, df: pd.DataFrame, *, id_col: str, exclude: Seq
     if fields is None:
         return infer_fields(df, exclude=[id_col, *exclude])
     if isinstance(fields, str):
-        fields = [f for f in fields.split(";" if ";" in fields else ",") if f.strip()] if ":" in fields or "," in fields else [fields]
+        fields = (
+            [f for f in fields.split(";" if ";" in fields else ",") if f.strip()]
+            if ":" in fields or "," in fields
+            else [fields]
+        )
         parsed = []
         for f in fields:
             if ":" in f:

@@ -54,8 +54,9 @@ def pairs_frame(res: Any) -> pd.DataFrame:
     >>> from trustlab.er import generate_records
     >>> df = generate_records(100, random_state=0)
     >>> r = trustlab.resolve(df, id_col="rec_id", fields="given_name:name,surname:name,date_of_birth:date")
-    >>> list(pairs_frame(r).columns)
-    ['rec_id_l', 'rec_id_r', 'match_probability', 'weight', 'same_entity', 'entity_l', 'entity_r', 'w_given_name', 'w_surname', 'w_date_of_birth']
+    >>> list(pairs_frame(r).columns)  # doctest: +NORMALIZE_WHITESPACE
+    ['rec_id_l', 'rec_id_r', 'match_probability', 'weight', 'same_entity', 'entity_l', 'entity_r',
+     'w_given_name', 'w_surname', 'w_date_of_birth']
     """
     P = np.asarray(res.pairs, np.int64).reshape(-1, 2)
     idc = res.id_col
@@ -87,7 +88,10 @@ def _svg_histogram(w: np.ndarray, same: np.ndarray, bins: int = 40) -> str:
     """Stacked histogram of pair weights (pairs inside one entity vs across), inline SVG."""
     W, H, pad = 640, 220, 30
     if w.size == 0:
-        return '<svg xmlns="http://www.w3.org/2000/svg" width="640" height="40"><text x="10" y="25">no scored pairs</text></svg>'
+        return (
+            '<svg xmlns="http://www.w3.org/2000/svg" width="640" height="40">'
+            '<text x="10" y="25">no scored pairs</text></svg>'
+        )
     lo, hi = float(np.min(w)), float(np.max(w))
     if hi <= lo:
         hi = lo + 1.0
@@ -113,7 +117,9 @@ def _svg_histogram(w: np.ndarray, same: np.ndarray, bins: int = 40) -> str:
         parts.append(f'<text x="{x:.1f}" y="{H + 15}" font-size="11" text-anchor="middle">{t:.1f}</text>')
     if lo < 0 < hi:
         x0 = pad + (0 - lo) / (hi - lo) * (W - 2 * pad)
-        parts.append(f'<line x1="{x0:.1f}" y1="{pad / 2}" x2="{x0:.1f}" y2="{H}" stroke="#333" stroke-dasharray="4 3"/>')
+        parts.append(
+            f'<line x1="{x0:.1f}" y1="{pad / 2}" x2="{x0:.1f}" y2="{H}" stroke="#333" stroke-dasharray="4 3"/>'
+        )
     parts.append(f'<text x="{pad}" y="{H + 32}" font-size="11">pair weight (log-odds); blue: inside an entity '
                  f'({int(same.sum())}), red: across ({int((~same).sum())}); max bin {top}</text>')
     parts.append("</svg>")

@@ -22,7 +22,7 @@ import pandas as pd
 from rapidfuzz import distance, fuzz, process
 
 from trustlab._validation import Interval, validate_params
-from trustlab.er import _kernels as K
+from trustlab.kernels import er as K
 from trustlab.er.records import Field
 
 __all__ = ["compare", "FeatureMatrix", "SupervisedScorer", "FellegiSunter", "to_weights"]

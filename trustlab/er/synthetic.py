@@ -15,7 +15,14 @@ import pandas as pd
 
 from trustlab._validation import Interval, check_int, check_interval, check_random_state, validate_params
 
-__all__ = ["generate_records", "generate_people", "generate_citations", "PEOPLE_SHAPES", "SYNTHETIC_FIELDS", "SYNTHETIC_BLOCKING"]
+__all__ = [
+    "generate_records",
+    "generate_people",
+    "generate_citations",
+    "PEOPLE_SHAPES",
+    "SYNTHETIC_FIELDS",
+    "SYNTHETIC_BLOCKING",
+]
 
 #: field spec that fits :func:`generate_records`
 SYNTHETIC_FIELDS = {
@@ -61,8 +68,14 @@ def _typo(s: str, r: np.random.Generator) -> str:
     return s + ch
 
 
-@validate_params({"n_records": [Interval(numbers.Integral, 1, 10**8, closed="both")], "dup_rate": [Interval(numbers.Real, 0, 1, closed="left")],
-                  "max_corruptions": [Interval(numbers.Integral, 1, 100, closed="both")], "random_state": ["random_state"]})
+@validate_params(
+    {
+        "n_records": [Interval(numbers.Integral, 1, 10**8, closed="both")],
+        "dup_rate": [Interval(numbers.Real, 0, 1, closed="left")],
+        "max_corruptions": [Interval(numbers.Integral, 1, 100, closed="both")],
+        "random_state": ["random_state"],
+    }
+)
 def generate_records(
     n_records: int,
     *,
@@ -128,7 +141,16 @@ def generate_records(
     entity = np.concatenate([ent, src])
     # corrupt duplicates
     k_corr = rng.integers(1, mc + 1, n_dup)
-    textual = ["given_name", "surname", "address_1", "suburb", "street_number", "postcode", "date_of_birth", "soc_sec_id"]
+    textual = [
+        "given_name",
+        "surname",
+        "address_1",
+        "suburb",
+        "street_number",
+        "postcode",
+        "date_of_birth",
+        "soc_sec_id",
+    ]
     probs = np.array([0.2, 0.2, 0.15, 0.1, 0.05, 0.1, 0.1, 0.1])
     for d in range(n_dup):
         row = n_orig + d
@@ -172,9 +194,20 @@ PEOPLE_SHAPES = {
 }
 
 
-@validate_params({"n_records": [Interval(numbers.Integral, 2, 10**8, closed="both")], "shape": [str], "dup_rate": [Interval(numbers.Real, 0, 1, closed="left")],
-                  "missing_rate": [Interval(numbers.Real, 0, 1, closed="both")], "typo_rate": [Interval(numbers.Real, 0, 1, closed="both")], "max_cluster": [Interval(numbers.Integral, 1, 10**6, closed="both")],
-                  "date_format": [{"iso", "dmy", "compact"}], "id_col": [str], "truth_col": [str], "random_state": ["random_state"]})
+@validate_params(
+    {
+        "n_records": [Interval(numbers.Integral, 2, 10**8, closed="both")],
+        "shape": [str],
+        "dup_rate": [Interval(numbers.Real, 0, 1, closed="left")],
+        "missing_rate": [Interval(numbers.Real, 0, 1, closed="both")],
+        "typo_rate": [Interval(numbers.Real, 0, 1, closed="both")],
+        "max_cluster": [Interval(numbers.Integral, 1, 10**6, closed="both")],
+        "date_format": [{"iso", "dmy", "compact"}],
+        "id_col": [str],
+        "truth_col": [str],
+        "random_state": ["random_state"],
+    }
+)
 def generate_people(
     n_records: int,
     *,
@@ -274,9 +307,15 @@ def generate_people(
     out: dict[str, list] = {id_col: [f"p{i:06d}" for i in range(n)]}
     if "name" in cols:
         out[cols["name"]] = [
-            None if (x["first"] is None and x["last"] is None) else
-            (f"{x['last'] or ''}, {x['first'] or ''}" if rng.random() < 0.3 else f"{x['first'] or ''} {x['last'] or ''}").strip()
-            for x in rows]
+            None
+            if (x["first"] is None and x["last"] is None)
+            else (
+                f"{x['last'] or ''}, {x['first'] or ''}"
+                if rng.random() < 0.3
+                else f"{x['first'] or ''} {x['last'] or ''}"
+            ).strip()
+            for x in rows
+        ]
     else:
         out[cols["first"]] = [x["first"] for x in rows]
         out[cols["last"]] = [x["last"] for x in rows]
@@ -314,9 +353,16 @@ _VENUES = (
 )
 
 
-@validate_params({"n_records": [Interval(numbers.Integral, 2, 10**8, closed="both")], "mean_cluster": [Interval(numbers.Real, 1, 10**6, closed="both")],
-                  "max_cluster": [Interval(numbers.Integral, 1, 10**6, closed="both")], "typo_rate": [Interval(numbers.Real, 0, 1, closed="both")],
-                  "missing_rate": [Interval(numbers.Real, 0, 1, closed="both")], "random_state": ["random_state"]})
+@validate_params(
+    {
+        "n_records": [Interval(numbers.Integral, 2, 10**8, closed="both")],
+        "mean_cluster": [Interval(numbers.Real, 1, 10**6, closed="both")],
+        "max_cluster": [Interval(numbers.Integral, 1, 10**6, closed="both")],
+        "typo_rate": [Interval(numbers.Real, 0, 1, closed="both")],
+        "missing_rate": [Interval(numbers.Real, 0, 1, closed="both")],
+        "random_state": ["random_state"],
+    }
+)
 def generate_citations(
     n_records: int,
     *,
@@ -366,7 +412,11 @@ def generate_citations(
             names = [f"{f[0]}. {l}" if style < 0.5 else (f"{f} {l}" if style < 0.85 else f"{l}, {f[0]}.") for f, l in a]
             if c:
                 names = [_typo(x, rng) if rng.random() < typo_rate else x for x in names]
-            authors = (", ".join(names[:-1]) + " and " + names[-1]) if len(names) > 1 and rng.random() < 0.5 else ", ".join(names)
+            authors = (
+                (", ".join(names[:-1]) + " and " + names[-1])
+                if len(names) > 1 and rng.random() < 0.5
+                else ", ".join(names)
+            )
             t = title
             if c:
                 w = t.split()

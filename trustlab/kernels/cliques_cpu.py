@@ -20,7 +20,7 @@ graphs in near-optimal time"):
 * the sub-problems are independent, so callers run chunks of them in parallel as
   ``nogil`` calls on a Python thread pool (for counting too): no kernel here is
   ``parallel=True``, so the Numba parallel runtime is never started and nothing
-  compiles a parallel region (that took ~12 s on the first call after install).
+  compiles a parallel region (~12 s on the first call after install).
 
 Cliques are written as (``sizes``, ``members``): ``members`` concatenates the
 vertex ids of each clique (sorted ascending within a clique).

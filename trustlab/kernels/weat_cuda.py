@@ -4,8 +4,7 @@ Imported lazily, only when ``backend="gpu"`` is chosen. Each thread runs the sam
 ``draw_subset`` routine as the CPU kernel (:func:`trustlab.kernels.weat.make_draw_subset`)
 with the same counter-based SplitMix64 stream, so sample ``i`` is bit-identical on both
 backends (tested under ``NUMBA_ENABLE_CUDASIM=1``). The per-thread Fisher-Yates scratch
-lives in global memory (``m x n`` int32). Not timed in this project: no GPU was
-available while it was written.
+lives in global memory (``m x n`` int32). Its speed on a GPU has not been measured.
 """
 from __future__ import annotations
 

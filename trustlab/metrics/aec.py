@@ -19,16 +19,14 @@ as columns of ``X``.
 from __future__ import annotations
 
 import numbers
-
 import re
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 import numpy as np
 
-from trustlab._validation import check_int, check_interval, check_random_state
+from trustlab._validation import Interval, check_int, check_interval, check_random_state, validate_params
 from trustlab.metrics.explanation import precision_at_k
-from trustlab._validation import Interval, validate_params
 
 __all__ = ["balanced_undersample", "error_classifier", "ErrorClassifierResult", "conversational_cues",
            "CUE_NAMES"]
@@ -109,7 +107,20 @@ class ErrorClassifierResult:
         return self.model.predict_proba(X)[:, list(self.model.classes_).index(1)]
 
 
-@validate_params({"X": ["array-like"], "is_error": ["array-like"], "feature_names": ["array-like", None], "undersample": ["boolean"], "test_size": [Interval(numbers.Real, 0, 1, closed='neither')], "cv": [Interval(numbers.Integral, 2, 1000, closed='both')], "n_estimators": [Interval(numbers.Integral, 1, 100000, closed='both')], "top": [Interval(numbers.Integral, 1, None, closed='left')], "k": ["array-like"], "random_state": ["random_state"]})
+@validate_params(
+    {
+        "X": ["array-like"],
+        "is_error": ["array-like"],
+        "feature_names": ["array-like", None],
+        "undersample": ["boolean"],
+        "test_size": [Interval(numbers.Real, 0, 1, closed="neither")],
+        "cv": [Interval(numbers.Integral, 2, 1000, closed="both")],
+        "n_estimators": [Interval(numbers.Integral, 1, 100000, closed="both")],
+        "top": [Interval(numbers.Integral, 1, None, closed="left")],
+        "k": ["array-like"],
+        "random_state": ["random_state"],
+    }
+)
 def error_classifier(
     X: Any,
     is_error: Any,

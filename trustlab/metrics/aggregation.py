@@ -13,13 +13,11 @@
 from __future__ import annotations
 
 import numbers
-
 from typing import Any, Sequence
 
 import numpy as np
 
-from trustlab._validation import check_int, check_random_state
-from trustlab._validation import Interval, validate_params
+from trustlab._validation import Interval, check_int, check_random_state, validate_params
 
 __all__ = ["seed_average", "max_median_min", "gentemp", "GENTEMP_WORDS", "GENTEMP_TEMPLATES"]
 
@@ -144,7 +142,13 @@ GENTEMP_TEMPLATES = [
 ]
 
 
-@validate_params({"n_pairs": [Interval(numbers.Integral, 1, None, closed='left'), None], "random_state": ["random_state"], "words": ["mapping", None]})
+@validate_params(
+    {
+        "n_pairs": [Interval(numbers.Integral, 1, None, closed="left"), None],
+        "random_state": ["random_state"],
+        "words": ["mapping", None],
+    }
+)
 def gentemp(n_pairs: int | None = None, *, random_state: Any = None, words: dict | None = None):
     """GenTemp-style gender-swapped templates for GAUC / FPED / FNED (Rios & Lwowski S4.5).
 

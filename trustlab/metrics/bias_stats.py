@@ -12,14 +12,12 @@
 from __future__ import annotations
 
 import numbers
-
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from trustlab._validation import check_option
-from trustlab._validation import Interval, Options, validate_params
+from trustlab._validation import Interval, Options, check_option, validate_params
 
 __all__ = ["bias_score_ttest", "TTestResult", "cross_language_correlation", "CrossLanguageResult",
            "token_share", "tfidf_target_correlation"]
@@ -127,7 +125,11 @@ def cross_language_correlation(vectors: Mapping[str, Any], *, n_clusters: int | 
     if len(vectors) < 2:
         raise ValueError(f"need at least 2 languages; got {len(vectors)}.")
     langs = list(vectors)
-    M = np.vstack([_vec(vectors[k], f"vectors[{k!r}]") for k in langs]) if len({np.size(v) for v in vectors.values()}) == 1 else None
+    M = (
+        np.vstack([_vec(vectors[k], f"vectors[{k!r}]") for k in langs])
+        if len({np.size(v) for v in vectors.values()}) == 1
+        else None
+    )
     if M is None:
         raise ValueError("all languages must have the same number of professions; got sizes "
                          f"{ {k: int(np.size(v)) for k, v in vectors.items()} }.")
@@ -175,7 +177,13 @@ def token_share(documents: Sequence[Sequence[str]], targets: Sequence[str], *, l
     return {"percent": 100.0 * hit / n, "n_tokens": n, "n_target": hit, "per_target": per}
 
 
-@validate_params({"sentences": ["array-like"], "targets": ["array-like"], "top": [Interval(numbers.Integral, 1, None, closed='left'), None]})
+@validate_params(
+    {
+        "sentences": ["array-like"],
+        "targets": ["array-like"],
+        "top": [Interval(numbers.Integral, 1, None, closed="left"), None],
+    }
+)
 def tfidf_target_correlation(sentences: Sequence[Sequence[str]], targets: Sequence[Any], *, top: int | None = None):
     """Pearson r between each word's tf-idf column and the target (GECOBench S1.6, Fig. 3).
 
@@ -218,6 +226,10 @@ def tfidf_target_correlation(sentences: Sequence[Sequence[str]], targets: Sequen
         r = np.where(sx > 1e-15, cov / (sx * y.std()), np.nan)
     words = cv.get_feature_names_out()
     df = pd.DataFrame({"word": words, "r": r})
-    df = df.assign(_k=np.where(np.isnan(r), np.inf, -np.abs(r))).sort_values(["_k", "word"], kind="stable").drop(columns="_k")
+    df = (
+        df.assign(_k=np.where(np.isnan(r), np.inf, -np.abs(r)))
+        .sort_values(["_k", "word"], kind="stable")
+        .drop(columns="_k")
+    )
     df = df.reset_index(drop=True)
     return df.head(top) if top is not None else df

@@ -9,10 +9,10 @@ sparse contingency table so a full report costs a single pass.
 from __future__ import annotations
 
 import numbers
-
 from typing import Any, Sequence
 
 import numpy as np
+
 from trustlab._validation import Interval, validate_params
 
 __all__ = [
@@ -129,7 +129,9 @@ def _entropy(counts: np.ndarray) -> float:
     return float(-np.sum(pr * np.log(pr)))
 
 
-@validate_params({"pred": ["array-like"], "truth": ["array-like"], "beta": [Interval(numbers.Real, 0, None, closed='neither')]})
+@validate_params(
+    {"pred": ["array-like"], "truth": ["array-like"], "beta": [Interval(numbers.Real, 0, None, closed="neither")]}
+)
 def homogeneity_completeness_v_measure(
     pred: Sequence, truth: Sequence, *, beta: float = 1.0
 ) -> tuple[float, float, float]:

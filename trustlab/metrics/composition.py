@@ -15,13 +15,11 @@ of 1-D vectors) is the input format of :func:`trustlab.metrics.plausibility`,
 """
 from __future__ import annotations
 
-
 from typing import Any, Sequence
 
 import numpy as np
 
-from trustlab._validation import check_option
-from trustlab._validation import Options, validate_params
+from trustlab._validation import Options, check_option, validate_params
 
 __all__ = ["compose_word_saliency", "compose_saliency", "COMPOSITIONS"]
 
@@ -40,7 +38,14 @@ def _as_2d(x: Any, name: str) -> np.ndarray:
     return a
 
 
-@validate_params({"gradients": ["array-like"], "embeddings": ["array-like", None], "method": [Options(set(COMPOSITIONS))], "word_ids": ["array-like", None]})
+@validate_params(
+    {
+        "gradients": ["array-like"],
+        "embeddings": ["array-like", None],
+        "method": [Options(set(COMPOSITIONS))],
+        "word_ids": ["array-like", None],
+    }
+)
 def compose_word_saliency(
     gradients: Any,
     embeddings: Any | None = None,
@@ -108,7 +113,14 @@ def compose_word_saliency(
     return np.linalg.norm(summed, axis=1)
 
 
-@validate_params({"gradients": ["array-like"], "embeddings": ["array-like", None], "method": [Options(set(COMPOSITIONS))], "word_ids": ["array-like", None]})
+@validate_params(
+    {
+        "gradients": ["array-like"],
+        "embeddings": ["array-like", None],
+        "method": [Options(set(COMPOSITIONS))],
+        "word_ids": ["array-like", None],
+    }
+)
 def compose_saliency(
     gradients: Sequence[Any],
     embeddings: Sequence[Any] | None = None,

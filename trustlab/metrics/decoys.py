@@ -13,16 +13,14 @@
 """
 from __future__ import annotations
 
-import numbers
-
 import math
+import numbers
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from trustlab._validation import check_int, check_random_state
-from trustlab._validation import Interval, validate_params
+from trustlab._validation import Interval, check_int, check_random_state, validate_params
 
 __all__ = ["insert_decoy", "natural_decoy", "bug_sampling_probability", "submodular_pick", "SubmodularPick"]
 
@@ -35,7 +33,14 @@ def _docs(documents: Sequence[Sequence[str]], labels: Sequence[Any]) -> list[lis
     return [list(d) for d in documents]
 
 
-@validate_params({"documents": ["array-like"], "labels": ["array-like"], "tokens": ["mapping", None], "random_state": ["random_state"]})
+@validate_params(
+    {
+        "documents": ["array-like"],
+        "labels": ["array-like"],
+        "tokens": ["mapping", None],
+        "random_state": ["random_state"],
+    }
+)
 def insert_decoy(
     documents: Sequence[Sequence[str]],
     labels: Sequence[Any],
@@ -94,7 +99,13 @@ def natural_decoy(documents: Sequence[Sequence[str]], labels: Sequence[Any], wor
     return np.asarray(keep, dtype=np.int64)
 
 
-@validate_params({"n": [Interval(numbers.Integral, 1, None, closed='left')], "n_bug": [Interval(numbers.Integral, 0, None, closed='left')], "k": [Interval(numbers.Integral, 1, None, closed='left')]})
+@validate_params(
+    {
+        "n": [Interval(numbers.Integral, 1, None, closed="left")],
+        "n_bug": [Interval(numbers.Integral, 0, None, closed="left")],
+        "k": [Interval(numbers.Integral, 1, None, closed="left")],
+    }
+)
 def bug_sampling_probability(n: int, n_bug: int, k: int = 1) -> float:
     """Probability that at least one of ``k`` instances sampled uniformly without replacement
     from ``n`` contains the bug, when ``n_bug`` do: 1 − C(n − n_bug, k) / C(n, k).

@@ -14,18 +14,16 @@ words in their result objects.
 """
 from __future__ import annotations
 
-
 import os
-import zipfile
 import warnings
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from trustlab._validation import check_option
-from trustlab._validation import validate_params
+from trustlab._validation import check_option, validate_params
 
 __all__ = ["Embeddings", "as_embeddings", "load_embeddings", "MissingWordsWarning"]
 

@@ -18,15 +18,13 @@ paper's observation that its CC differs from density at loose thresholds.
 from __future__ import annotations
 
 import numbers
-
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
-from trustlab._validation import check_option
-from trustlab._validation import Interval, Options, validate_params
+from trustlab._validation import Interval, Options, check_option, validate_params
 
 __all__ = ["weighted_clustering_coefficient", "ClusteringCoefficientResult", "CLUSTERING_VARIANTS"]
 
@@ -101,7 +99,14 @@ class ClusteringCoefficientResult:
     nodes: list = field(repr=False, default_factory=list)
 
 
-@validate_params({"weights": ["array-like", None], "variant": [Options(set(CLUSTERING_VARIANTS))], "n_nodes": [Interval(numbers.Integral, 0, None, closed='left'), None], "weight": [str]})
+@validate_params(
+    {
+        "weights": ["array-like", None],
+        "variant": [Options(set(CLUSTERING_VARIANTS))],
+        "n_nodes": [Interval(numbers.Integral, 0, None, closed="left"), None],
+        "weight": [str],
+    }
+)
 def weighted_clustering_coefficient(
     graph: Any,
     weights: Any | None = None,

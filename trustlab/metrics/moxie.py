@@ -21,14 +21,12 @@ COUNTERFACTUAL_ACC divides by ``size`` (the pseudo-code's ``count`` is a typo).
 from __future__ import annotations
 
 import numbers
-
 from dataclasses import dataclass, field
 from typing import Any, Callable, Hashable, Sequence
 
 import numpy as np
 
-from trustlab._validation import check_int
-from trustlab._validation import Interval, validate_params
+from trustlab._validation import Interval, check_int, validate_params
 
 __all__ = [
     "all_correct_accuracy",
@@ -133,7 +131,14 @@ def masked_context_predictions(predict_fn: PredictFn, tokens: Sequence[Any], mas
     return out
 
 
-@validate_params({"predict_fn": ["callable"], "tokens": ["array-like"], "scores": ["array-like"], "budget": [Interval(numbers.Integral, 1, None, closed='left')]})
+@validate_params(
+    {
+        "predict_fn": ["callable"],
+        "tokens": ["array-like"],
+        "scores": ["array-like"],
+        "budget": [Interval(numbers.Integral, 1, None, closed="left")],
+    }
+)
 def mask_length(
     predict_fn: PredictFn,
     tokens: Sequence[Any],
@@ -204,7 +209,14 @@ class MaskLengthResult:
     lengths: np.ndarray = field(repr=False)
 
 
-@validate_params({"predict_fn": ["callable"], "examples": ["array-like"], "scores": ["array-like"], "budget": [Interval(numbers.Integral, 1, None, closed='left')]})
+@validate_params(
+    {
+        "predict_fn": ["callable"],
+        "examples": ["array-like"],
+        "scores": ["array-like"],
+        "budget": [Interval(numbers.Integral, 1, None, closed="left")],
+    }
+)
 def mask_length_summary(
     predict_fn: PredictFn,
     examples: Sequence[Sequence[Any]],
@@ -231,7 +243,9 @@ def mask_length_summary(
                        dtype=np.int64)
     flipped = lengths > 0
     avg = float(lengths[flipped].mean()) if flipped.any() else float("nan")
-    return MaskLengthResult(coverage=100.0 * float(flipped.sum()) / len(lengths), average_length=avg, n=len(lengths), lengths=lengths)
+    return MaskLengthResult(
+        coverage=100.0 * float(flipped.sum()) / len(lengths), average_length=avg, n=len(lengths), lengths=lengths
+    )
 
 
 @dataclass
@@ -246,7 +260,16 @@ class CounterfactualResult:
     words: list = field(repr=False, default_factory=list)
 
 
-@validate_params({"predict_fn": ["callable"], "tokens": ["array-like"], "position": [Interval(numbers.Integral, 0, None, closed='left')], "vocabulary": ["array-like"], "student_proba": ["array-like"], "top": [Interval(numbers.Integral, 1, None, closed='left')]})
+@validate_params(
+    {
+        "predict_fn": ["callable"],
+        "tokens": ["array-like"],
+        "position": [Interval(numbers.Integral, 0, None, closed="left")],
+        "vocabulary": ["array-like"],
+        "student_proba": ["array-like"],
+        "top": [Interval(numbers.Integral, 1, None, closed="left")],
+    }
+)
 def counterfactual_accuracy(
     predict_fn: PredictFn,
     tokens: Sequence[Any],

@@ -13,15 +13,13 @@
 """
 from __future__ import annotations
 
-import numbers
-
 import math
+import numbers
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Hashable, Sequence
 
-from trustlab._validation import check_int, check_option
-from trustlab._validation import Interval, Options, validate_params
+from trustlab._validation import Interval, Options, check_int, check_option, validate_params
 
 __all__ = ["relation_micro_prf", "RelationScores", "bleu"]
 
@@ -100,7 +98,15 @@ def _tokens(x: Any, what: str) -> list:
     return list(x)
 
 
-@validate_params({"hypotheses": ["array-like"], "references": ["array-like"], "max_n": [Interval(numbers.Integral, 1, 100, closed='both')], "level": [Options({"corpus", "sentence"})], "smoothing": [Options({"none", "method1"})]})
+@validate_params(
+    {
+        "hypotheses": ["array-like"],
+        "references": ["array-like"],
+        "max_n": [Interval(numbers.Integral, 1, 100, closed="both")],
+        "level": [Options({"corpus", "sentence"})],
+        "smoothing": [Options({"none", "method1"})],
+    }
+)
 def bleu(
     hypotheses: Sequence[Sequence[Any]],
     references: Sequence[Sequence[Sequence[Any]]],

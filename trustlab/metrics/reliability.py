@@ -13,17 +13,16 @@ All functions take plain arrays (predictions, scores, metric vectors); no model 
 """
 from __future__ import annotations
 
-import numbers
-
 import math
-from dataclasses import asdict, dataclass, field
-from importlib import resources
+import numbers
+from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 import numpy as np
 
-from trustlab._validation import check_interval
-from trustlab._validation import Interval, Options, validate_params
+from trustlab._results import ResultMixin
+from trustlab._validation import Interval, Options, check_interval, validate_params
+from trustlab.datasets import open_data
 
 __all__ = [
     "spearman",
@@ -74,16 +73,13 @@ def _rank_average(a: np.ndarray) -> np.ndarray:
 
 
 @dataclass
-class ReliabilityResult:
+class ReliabilityResult(ResultMixin):
     """Result of :func:`spearman` / CDR / CMR: Spearman rho, two-sided p-value (t approximation,
     as scipy), and the number of embeddings compared."""
 
     value: float
     pvalue: float
     n: int
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 @validate_params({"x": ["array-like"], "y": ["array-like"]})
@@ -169,16 +165,13 @@ def cross_model_reliability(f_m: Any, f_mbar: Any) -> ReliabilityResult:
 
 
 @dataclass
-class InstabilityResult:
+class InstabilityResult(ResultMixin):
     """Result of :func:`downstream_instability`: disagreement rate, 95% Wilson CI, counts."""
 
     value: float
     n: int
     n_disagree: int
     ci: tuple[float, float]
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 @validate_params({"pred_a": ["array-like"], "pred_b": ["array-like"]})
@@ -198,7 +191,9 @@ def downstream_instability(pred_a: Any, pred_b: Any) -> InstabilityResult:
     if a.ndim != 1 or a.size == 0:
         raise ValueError(f"pred_a must be a non-empty 1-D array of predicted labels; got shape {a.shape}.")
     if b.shape != a.shape:
-        raise ValueError(f"pred_a has shape {a.shape} but pred_b has {b.shape}; predictions must be on the same inputs.")
+        raise ValueError(
+            f"pred_a has shape {a.shape} but pred_b has {b.shape}; predictions must be on the same inputs."
+        )
     if a.dtype.kind == "f" and not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
         raise ValueError("predictions contain NaN; pass predicted labels.")
     k = int(np.sum(a != b))
@@ -241,7 +236,7 @@ def roc_auc(y_true: Any, y_score: Any) -> float:
 
 
 @dataclass
-class GroupRatesResult:
+class GroupRatesResult(ResultMixin):
     """Result of :func:`group_error_rates`.
 
     ``fped = sum_t |FPR - FPR_t|`` and ``fned = sum_t |FNR - FNR_t|`` over the groups
@@ -261,7 +256,7 @@ class GroupRatesResult:
     dropped: list = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
+        d = super().to_dict()
         for k in ("fpr_group", "fnr_group", "n_group"):
             d[k] = {str(g): v for g, v in d[k].items()}
         d["dropped"] = [str(x) for x in d["dropped"]]
@@ -276,10 +271,15 @@ def _rates(y: np.ndarray, p: np.ndarray) -> tuple[float, float]:
     return fpr, fnr
 
 
-@validate_params({"y_true": ["array-like"], "y_pred": ["array-like"], "groups": ["array-like"], "threshold": [Interval(numbers.Real, 0, 1, closed='both'), None]})
-def group_error_rates(
-    y_true: Any, y_pred: Any, groups: Any, *, threshold: float | None = 0.5
-) -> GroupRatesResult:
+@validate_params(
+    {
+        "y_true": ["array-like"],
+        "y_pred": ["array-like"],
+        "groups": ["array-like"],
+        "threshold": [Interval(numbers.Real, 0, 1, closed="both"), None],
+    }
+)
+def group_error_rates(y_true: Any, y_pred: Any, groups: Any, *, threshold: float | None = 0.5) -> GroupRatesResult:
     """FPR and FNR overall and per group, and the equality differences FPED and FNED.
 
     ``FPR = FP / (FP + TN)``, ``FNR = FN / (FN + TP)``; ``FPED = sum_t |FPR - FPR_t|``,
@@ -346,7 +346,14 @@ def group_error_rates(
     return GroupRatesResult(fpr, fnr, fped_sum, fned_sum, fg, ng, cnt, threshold, dropped)
 
 
-@validate_params({"y_true": ["array-like"], "y_pred": ["array-like"], "groups": ["array-like"], "threshold": [Interval(numbers.Real, 0, 1, closed='both'), None]})
+@validate_params(
+    {
+        "y_true": ["array-like"],
+        "y_pred": ["array-like"],
+        "groups": ["array-like"],
+        "threshold": [Interval(numbers.Real, 0, 1, closed="both"), None],
+    }
+)
 def fped(y_true: Any, y_pred: Any, groups: Any, *, threshold: float | None = 0.5) -> float:
     """False-positive equality difference ``sum_t |FPR - FPR_t|`` (see :func:`group_error_rates`).
 
@@ -358,7 +365,14 @@ def fped(y_true: Any, y_pred: Any, groups: Any, *, threshold: float | None = 0.5
     return group_error_rates(y_true, y_pred, groups, threshold=threshold).fped
 
 
-@validate_params({"y_true": ["array-like"], "y_pred": ["array-like"], "groups": ["array-like"], "threshold": [Interval(numbers.Real, 0, 1, closed='both'), None]})
+@validate_params(
+    {
+        "y_true": ["array-like"],
+        "y_pred": ["array-like"],
+        "groups": ["array-like"],
+        "threshold": [Interval(numbers.Real, 0, 1, closed="both"), None],
+    }
+)
 def fned(y_true: Any, y_pred: Any, groups: Any, *, threshold: float | None = 0.5) -> float:
     """False-negative equality difference ``sum_t |FNR - FNR_t|`` (see :func:`group_error_rates`).
 
@@ -433,8 +447,7 @@ def load_rios_lwowski(table: int = 2):
     if table not in (1, 2):
         raise ValueError(f"table must be 1 or 2; got {table!r}.")
     name = "rios_lwowski_table1_metrics.csv" if table == 1 else "rios_lwowski_table2_cdr.csv"
-    ref = resources.files("trustlab").joinpath("data", "explain", name)
-    with ref.open("r", encoding="utf-8") as fh:
+    with open_data("explain", name, mode="r", encoding="utf-8") as fh:
         return pd.read_csv(fh)
 
 

@@ -10,6 +10,7 @@
 * :mod:`trustlab.privacy.bounds` — Props 7–9 and Claim 6 of the PrivEmb paper.
 * :func:`evaluate` — the paper's utility experiments (distance, inner product, SVM) with plots.
 """
+from trustlab._lazy import lazy_exports as _lazy_exports
 from trustlab.privacy.bounds import (
     distance_bound,
     erm_excess_bound,
@@ -56,13 +57,8 @@ __all__ = [
 ]
 
 
-def __getattr__(name):  # heavier modules (I/O, sklearn, matplotlib) load on first use
-    if name in ("privatize_file", "read_vectors", "open_vectors"):
-        from trustlab.privacy import io
-
-        return getattr(io, name)
-    if name in ("evaluate", "load_embeddings_subset", "plot_results"):
-        from trustlab.privacy import evaluation
-
-        return getattr(evaluation, name)
-    raise AttributeError(f"module 'trustlab.privacy' has no attribute {name!r}")
+# heavier modules (I/O, sklearn, matplotlib) load on first use
+__getattr__, __dir__ = _lazy_exports(globals(), {
+    **{n: ".io" for n in ("privatize_file", "read_vectors", "open_vectors")},
+    **{n: ".evaluation" for n in ("evaluate", "load_embeddings_subset", "plot_results")},
+})

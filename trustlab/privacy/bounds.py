@@ -6,12 +6,10 @@ checks that measured errors stay below them, not as predictions.
 """
 from __future__ import annotations
 
+import math
 import numbers
 
-import math
-
-from trustlab._validation import check_int, check_interval
-from trustlab._validation import Interval, validate_params
+from trustlab._validation import Interval, check_int, check_interval, validate_params
 
 __all__ = ["noise_radius_bound", "distance_bound", "inner_product_bound", "erm_excess_bound"]
 
@@ -26,7 +24,14 @@ def _common(tau, m, n, epsilon, beta, delta, func):
     return tau, m, n, epsilon, beta, delta, math.log(2.0 * n * m / delta)
 
 
-@validate_params({"m": [Interval(numbers.Integral, 1, None, closed='left')], "epsilon": [Interval(numbers.Real, 0, None, closed='neither')], "beta": [Interval(numbers.Real, 0, 1, closed='neither')], "gamma": [Interval(numbers.Real, 0, 1, closed='neither')]})
+@validate_params(
+    {
+        "m": [Interval(numbers.Integral, 1, None, closed="left")],
+        "epsilon": [Interval(numbers.Real, 0, None, closed="neither")],
+        "beta": [Interval(numbers.Real, 0, 1, closed="neither")],
+        "gamma": [Interval(numbers.Real, 0, 1, closed="neither")],
+    }
+)
 def noise_radius_bound(m: int, epsilon: float, beta: float, gamma: float = 1e-6) -> float:
     """Claim 6: ``‖κ‖ ≤ m ln(m/γ)(1+β)/ε`` with probability ≥ 1 − γ.
 
@@ -42,7 +47,16 @@ def noise_radius_bound(m: int, epsilon: float, beta: float, gamma: float = 1e-6)
     return m * math.log(m / gamma) * (1.0 + beta) / epsilon
 
 
-@validate_params({"tau": [Interval(numbers.Real, 0, None, closed='left')], "m": [Interval(numbers.Integral, 1, None, closed='left')], "n": [Interval(numbers.Integral, 1, None, closed='left')], "epsilon": [Interval(numbers.Real, 0, None, closed='neither')], "beta": [Interval(numbers.Real, 0, 1, closed='neither')], "delta": [Interval(numbers.Real, 0, 1, closed='neither')]})
+@validate_params(
+    {
+        "tau": [Interval(numbers.Real, 0, None, closed="left")],
+        "m": [Interval(numbers.Integral, 1, None, closed="left")],
+        "n": [Interval(numbers.Integral, 1, None, closed="left")],
+        "epsilon": [Interval(numbers.Real, 0, None, closed="neither")],
+        "beta": [Interval(numbers.Real, 0, 1, closed="neither")],
+        "delta": [Interval(numbers.Real, 0, 1, closed="neither")],
+    }
+)
 def distance_bound(tau: float, m: int, n: int, epsilon: float, beta: float, delta: float = 1e-6) -> float:
     """Prop. 7: ``|‖w_i−w_j‖ − ‖x_i−x_j‖| ≤ 2βτ + 4 m ln(2nm/δ)/ε``.
 
@@ -55,7 +69,16 @@ def distance_bound(tau: float, m: int, n: int, epsilon: float, beta: float, delt
     return 2.0 * beta * tau + 4.0 * m * L / epsilon
 
 
-@validate_params({"tau": [Interval(numbers.Real, 0, None, closed='left')], "m": [Interval(numbers.Integral, 1, None, closed='left')], "n": [Interval(numbers.Integral, 1, None, closed='left')], "epsilon": [Interval(numbers.Real, 0, None, closed='neither')], "beta": [Interval(numbers.Real, 0, 1, closed='neither')], "delta": [Interval(numbers.Real, 0, 1, closed='neither')]})
+@validate_params(
+    {
+        "tau": [Interval(numbers.Real, 0, None, closed="left")],
+        "m": [Interval(numbers.Integral, 1, None, closed="left")],
+        "n": [Interval(numbers.Integral, 1, None, closed="left")],
+        "epsilon": [Interval(numbers.Real, 0, None, closed="neither")],
+        "beta": [Interval(numbers.Real, 0, 1, closed="neither")],
+        "delta": [Interval(numbers.Real, 0, 1, closed="neither")],
+    }
+)
 def inner_product_bound(tau: float, m: int, n: int, epsilon: float, beta: float, delta: float = 1e-6) -> float:
     """Prop. 8: ``|⟨w_i,w_j⟩ − ⟨x_i,x_j⟩| ≤ βτ² + 8τ m L/ε + (2 m L)²/ε²``, L = ln(2nm/δ).
 
@@ -68,10 +91,28 @@ def inner_product_bound(tau: float, m: int, n: int, epsilon: float, beta: float,
     return beta * tau**2 + 8.0 * tau * m * L / epsilon + (2.0 * m * L) ** 2 / epsilon**2
 
 
-@validate_params({"tau": [Interval(numbers.Real, 0, None, closed='left')], "m": [Interval(numbers.Integral, 1, None, closed='left')], "n": [Interval(numbers.Integral, 1, None, closed='left')], "epsilon": [Interval(numbers.Real, 0, None, closed='neither')], "beta": [Interval(numbers.Real, 0, 1, closed='neither')], "delta": [Interval(numbers.Real, 0, 1, closed='neither')], "lipschitz": [Interval(numbers.Real, 0, None, closed='neither')], "theta_norm": [Interval(numbers.Real, 0, None, closed='left')]})
+@validate_params(
+    {
+        "tau": [Interval(numbers.Real, 0, None, closed="left")],
+        "m": [Interval(numbers.Integral, 1, None, closed="left")],
+        "n": [Interval(numbers.Integral, 1, None, closed="left")],
+        "epsilon": [Interval(numbers.Real, 0, None, closed="neither")],
+        "beta": [Interval(numbers.Real, 0, 1, closed="neither")],
+        "delta": [Interval(numbers.Real, 0, 1, closed="neither")],
+        "lipschitz": [Interval(numbers.Real, 0, None, closed="neither")],
+        "theta_norm": [Interval(numbers.Real, 0, None, closed="left")],
+    }
+)
 def erm_excess_bound(
-    tau: float, m: int, n: int, epsilon: float, beta: float, delta: float = 1e-6, *,
-    lipschitz: float = 1.0, theta_norm: float = 1.0,
+    tau: float,
+    m: int,
+    n: int,
+    epsilon: float,
+    beta: float,
+    delta: float = 1e-6,
+    *,
+    lipschitz: float = 1.0,
+    theta_norm: float = 1.0,
 ) -> float:
     """Prop. 9: excess empirical risk of ERM on private vectors with a λ-Lipschitz convex loss,
     ``4λ m L ‖Θ‖/ε + λ β τ ‖Θ‖`` (hinge and logistic losses have λ = 1).

@@ -12,13 +12,19 @@ Monte-Carlo estimate of the Gaussian width of the actual data instead of √log�
 """
 from __future__ import annotations
 
-import numbers
-
 import math
+import numbers
 
 import numpy as np
 
-from trustlab._validation import Interval, check_finite_array, check_int, check_interval, check_random_state, validate_params
+from trustlab._validation import (
+    Interval,
+    check_finite_array,
+    check_int,
+    check_interval,
+    check_random_state,
+    validate_params,
+)
 
 __all__ = [
     "calibrate_m",
@@ -36,7 +42,14 @@ def _width_term(d: int, delta: float, width: float | None = None) -> float:
     return (w + math.sqrt(math.log(1.0 / delta))) ** 2
 
 
-@validate_params({"d": [Interval(numbers.Integral, 2, None, closed='left')], "delta": [Interval(numbers.Real, 0, 1, closed='neither')], "beta": [Interval(numbers.Real, 0, 1, closed='neither')], "width": [Interval(numbers.Real, 0, None, closed='left'), None]})
+@validate_params(
+    {
+        "d": [Interval(numbers.Integral, 2, None, closed="left")],
+        "delta": [Interval(numbers.Real, 0, 1, closed="neither")],
+        "beta": [Interval(numbers.Real, 0, 1, closed="neither")],
+        "width": [Interval(numbers.Real, 0, None, closed="left"), None],
+    }
+)
 def calibrate_m(d: int, delta: float = 1e-6, beta: float = 0.9, *, width: float | None = None) -> int:
     """Default projection dimension ``m = ⌈(ω + √ln(1/δ))² / β²⌉`` with ω = √log₂ d.
 
@@ -179,7 +192,13 @@ def gaussian_width(
     return GaussianWidth(float(sups.mean()), float(sups.std(ddof=1) / math.sqrt(n_draws)), n_draws)
 
 
-@validate_params({"d": [Interval(numbers.Integral, 2, None, closed='left')], "m": [Interval(numbers.Integral, 1, None, closed='left')], "delta": [Interval(numbers.Real, 0, 1, closed='neither')]})
+@validate_params(
+    {
+        "d": [Interval(numbers.Integral, 2, None, closed="left")],
+        "m": [Interval(numbers.Integral, 1, None, closed="left")],
+        "delta": [Interval(numbers.Real, 0, 1, closed="neither")],
+    }
+)
 def beta_for_m(d: int, m: int, delta: float = 1e-6) -> float:
     """Inverse of :func:`calibrate_m`: the β that a projection dimension ``m`` buys.
 
@@ -194,7 +213,13 @@ def beta_for_m(d: int, m: int, delta: float = 1e-6) -> float:
     return math.sqrt(_width_term(d, delta) / m)
 
 
-@validate_params({"m": [Interval(numbers.Integral, 1, None, closed='left')], "d": [Interval(numbers.Integral, 1, None, closed='left')], "seed": [Interval(numbers.Integral, 0, None, closed='left')]})
+@validate_params(
+    {
+        "m": [Interval(numbers.Integral, 1, None, closed="left")],
+        "d": [Interval(numbers.Integral, 1, None, closed="left")],
+        "seed": [Interval(numbers.Integral, 0, None, closed="left")],
+    }
+)
 def projection_matrix(m: int, d: int, seed: int) -> np.ndarray:
     """The public PrivEmb projection Φ ∈ R^{m×d}, i.i.d. N(0, 1/m) entries.
 
@@ -213,7 +238,14 @@ def projection_matrix(m: int, d: int, seed: int) -> np.ndarray:
     return np.ascontiguousarray(phi)
 
 
-@validate_params({"phi": ["array-like"], "X": ["array-like"], "max_points": [Interval(numbers.Integral, 2, None, closed='left')], "min_dist": [Interval(numbers.Real, 0, None, closed='neither')]})
+@validate_params(
+    {
+        "phi": ["array-like"],
+        "X": ["array-like"],
+        "max_points": [Interval(numbers.Integral, 2, None, closed="left")],
+        "min_dist": [Interval(numbers.Real, 0, None, closed="neither")],
+    }
+)
 def empirical_sensitivity(phi: np.ndarray, X, *, max_points: int = 1000, min_dist: float = 1e-8) -> float:
     """``max ‖Φx − Φx'‖ / ‖x − x'‖`` over all pairs of (up to ``max_points``) rows of X.
 

@@ -9,19 +9,24 @@ distortion of each drawn Φ.
 from __future__ import annotations
 
 import numbers
-
-import importlib.resources
 import zipfile
 from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
 
-from trustlab._validation import check_finite_array, check_int, check_interval, check_random_state
+from trustlab._validation import (
+    Interval,
+    check_finite_array,
+    check_int,
+    check_interval,
+    check_random_state,
+    validate_params,
+)
+from trustlab.datasets import open_data, read_text
 from trustlab.privacy.bounds import distance_bound, inner_product_bound
 from trustlab.privacy.calibration import calibrate_m, jl_distortion, projection_matrix
 from trustlab.privacy.mechanisms import privatize
-from trustlab._validation import Interval, validate_params
 
 __all__ = ["load_embeddings_subset", "evaluate", "plot_results", "summarize"]
 
@@ -33,12 +38,18 @@ def _read_lexicon(name: str, lexicon_dir=None) -> set[str]:
             raise FileNotFoundError(f"lexicon file {str(p)!r} does not exist")
         text = p.read_text(encoding="utf-8", errors="replace")
     else:
-        text = importlib.resources.files("trustlab").joinpath("data", "embeddings", name).read_text(
-            encoding="utf-8", errors="replace")
+        text = read_text("embeddings", name, errors="replace")
     return {w.strip() for w in text.splitlines() if w.strip() and not w.startswith(";")}
 
 
-@validate_params({"path": ["path", None], "lexicon_dir": ["path", None], "n_pairs": [Interval(numbers.Integral, 1, None, closed='left')], "random_state": ["random_state"]})
+@validate_params(
+    {
+        "path": ["path", None],
+        "lexicon_dir": ["path", None],
+        "n_pairs": [Interval(numbers.Integral, 1, None, closed="left")],
+        "random_state": ["random_state"],
+    }
+)
 def load_embeddings_subset(path=None, *, lexicon_dir=None, n_pairs: int = 100, random_state=0) -> dict[str, Any]:
     """Word vectors, opinion labels and the fixed word pairs for :func:`evaluate`.
 
@@ -68,14 +79,12 @@ def load_embeddings_subset(path=None, *, lexicon_dir=None, n_pairs: int = 100, r
     ((2200, 300), 100)
     """
     if path is None and lexicon_dir is None:
-        with importlib.resources.files("trustlab").joinpath("data", 
-                "embeddings", "word2vec_privacy_subset.npz").open("rb") as fh:
+        with open_data("embeddings", "word2vec_privacy_subset.npz") as fh:
             z = np.load(fh, allow_pickle=False)
             return {"vectors": z["vectors"].astype(np.float64), "words": [str(w) for w in z["words"]],
                     "label": z["label"].astype(np.int64), "pair_a": z["pair_a"], "pair_b": z["pair_b"]}
     if path is None:
-        with importlib.resources.files("trustlab").joinpath("data", 
-                "embeddings", "word2vec_privacy_subset.npz").open("rb") as fh:
+        with open_data("embeddings", "word2vec_privacy_subset.npz") as fh:
             z = np.load(fh, allow_pickle=False)
             vectors, words = z["vectors"], z["words"]
     else:
@@ -112,7 +121,21 @@ def _pair_errors(XA, XB, WA, WB):
     return dist, inner
 
 
-@validate_params({"data": ["mapping", None], "epsilons": ["array-like"], "betas": ["array-like"], "delta": [Interval(numbers.Real, 0, 1, closed='neither')], "runs": [Interval(numbers.Integral, 1, 1000, closed='both')], "svm_runs": [Interval(numbers.Integral, 1, 1000, closed='both')], "svm": ["boolean"], "svm_max_per_class": [Interval(numbers.Integral, 2, None, closed='left'), None], "random_state": ["random_state"], "output_dir": ["path", None], "progress": ["boolean"]})
+@validate_params(
+    {
+        "data": ["mapping", None],
+        "epsilons": ["array-like"],
+        "betas": ["array-like"],
+        "delta": [Interval(numbers.Real, 0, 1, closed="neither")],
+        "runs": [Interval(numbers.Integral, 1, 1000, closed="both")],
+        "svm_runs": [Interval(numbers.Integral, 1, 1000, closed="both")],
+        "svm": ["boolean"],
+        "svm_max_per_class": [Interval(numbers.Integral, 2, None, closed="left"), None],
+        "random_state": ["random_state"],
+        "output_dir": ["path", None],
+        "progress": ["boolean"],
+    }
+)
 def evaluate(
     data: dict | None = None,
     *,

@@ -30,7 +30,6 @@ import numpy as np
 
 from trustlab._validation import Interval, check_int, validate_params
 
-
 __all__ = ["VectorSource", "open_vectors", "read_vectors", "write_vectors", "privatize_file", "FORMATS"]
 
 FORMATS = ("npy", "w2v", "w2vbin", "parquet", "kv")
@@ -69,7 +68,9 @@ class VectorSource:
         with open(self.path, "rb") as f:
             try:
                 version = np.lib.format.read_magic(f)
-                reader = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+                reader = (
+                    np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+                )
                 shape, fortran, dtype = reader(f)
             except ValueError as exc:
                 raise ValueError(f"{self.path} is not a valid .npy file: {exc}") from None
@@ -250,7 +251,9 @@ class VectorSource:
                 raise ValueError(f"{self.path}: column {self._col!r} is not a list of floats ({exc}).") from None
             if lengths is not None and (lengths != self.d).any():
                 bad = int(np.nonzero(lengths != self.d)[0][0])
-                raise ValueError(f"{self.path}: a vector has {int(lengths[bad])} values, expected {self.d} (ragged column).")
+                raise ValueError(
+                    f"{self.path}: a vector has {int(lengths[bad])} values, expected {self.d} (ragged column)."
+                )
             if arr.null_count:
                 raise ValueError(f"{self.path}: column {self._col!r} has missing vectors.")
             words = batch.column(1).to_pylist() if self.has_words else None
@@ -307,8 +310,12 @@ class _Writer:
             import pyarrow.parquet as pq
 
             self._pa = pa
-            self._schema = pa.schema([("word", pa.string()),
-                                      ("vector", pa.list_(pa.float32() if self.dtype == np.float32 else pa.float64(), k))])
+            self._schema = pa.schema(
+                [
+                    ("word", pa.string()),
+                    ("vector", pa.list_(pa.float32() if self.dtype == np.float32 else pa.float64(), k)),
+                ]
+            )
             self._pw = pq.ParquetWriter(str(tmp), self._schema)
             return
         self.f = open(tmp, "wb")
@@ -396,15 +403,26 @@ def write_vectors(path, X, words=None, fmt: str | None = None, dtype=np.float32)
         w.close()
 
 
-@validate_params({
-    "input": ["path"], "output": ["path"], "epsilon": [Interval(numbers.Real, 0, None, closed="neither")],
-    "delta": [Interval(numbers.Real, 0, 1, closed="neither")], "beta": [Interval(numbers.Real, 0, 1, closed="neither")],
-    "m": [Interval(numbers.Integral, 1, None, closed="left"), None], "mechanism": [str],
-    "random_state": ["random_state"], "phi_seed": [Interval(numbers.Integral, 0, 2**63 - 1, closed="both"), None],
-    "allow_m_above_d": ["boolean"], "backend": [{"auto", "cpu", "gpu"}],
-    "chunk_size": [Interval(numbers.Integral, 1, None, closed="left")], "input_format": [str, None], "output_format": [str, None], "progress": ["boolean"],
-    "record_path": ["path", None],
-})
+@validate_params(
+    {
+        "input": ["path"],
+        "output": ["path"],
+        "epsilon": [Interval(numbers.Real, 0, None, closed="neither")],
+        "delta": [Interval(numbers.Real, 0, 1, closed="neither")],
+        "beta": [Interval(numbers.Real, 0, 1, closed="neither")],
+        "m": [Interval(numbers.Integral, 1, None, closed="left"), None],
+        "mechanism": [str],
+        "random_state": ["random_state"],
+        "phi_seed": [Interval(numbers.Integral, 0, 2**63 - 1, closed="both"), None],
+        "allow_m_above_d": ["boolean"],
+        "backend": [{"auto", "cpu", "gpu"}],
+        "chunk_size": [Interval(numbers.Integral, 1, None, closed="left")],
+        "input_format": [str, None],
+        "output_format": [str, None],
+        "progress": ["boolean"],
+        "record_path": ["path", None],
+    }
+)
 def privatize_file(
     input,
     output,
@@ -469,8 +487,8 @@ def privatize_file(
     ((100, 54), 54)
     """
     from trustlab._fileio import atomic_path
-    from trustlab.privacy.mechanisms import make_mechanism, nearest_neighbor_swap
     from trustlab._validation import check_finite_array
+    from trustlab.privacy.mechanisms import make_mechanism, nearest_neighbor_swap
 
     t0 = time.perf_counter()
     src = open_vectors(input, input_format)
@@ -545,8 +563,9 @@ def privatize_file(
             raise ValueError(f"{src.path} holds no vectors.")
         rec = mech.record(src.n, sample, vocab_swap=V is not None).to_dict()
         if record_path is not None:
-            from trustlab._fileio import atomic_write
             import json
+
+            from trustlab._fileio import atomic_write
 
             with atomic_write(record_path) as fh:
                 fh.write(json.dumps(rec, indent=2) + "\n")

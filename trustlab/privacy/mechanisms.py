@@ -31,7 +31,6 @@ from trustlab._validation import (
 )
 from trustlab.privacy.calibration import calibrate_m, empirical_sensitivity, projection_matrix
 
-
 __all__ = [
     "MECHANISMS",
     "ReleaseRecord",
@@ -272,14 +271,22 @@ class Mechanism:
         )
 
 
-@validate_params({
-    "d": [Interval(numbers.Integral, 1, None, closed="left")], "epsilon": [Interval(numbers.Real, 0, None, closed="neither")],
-    "delta": [Interval(numbers.Real, 0, 1, closed="neither")], "beta": [Interval(numbers.Real, 0, 1, closed="neither")],
-    "m": [Interval(numbers.Integral, 1, None, closed="left"), None], "mechanism": [str],
-    "random_state": ["random_state"], "phi_seed": [Interval(numbers.Integral, 0, 2**63 - 1, closed="both"), None],
-    "allow_m_above_d": ["boolean"], "backend": [{"auto", "cpu", "gpu"}],
-    "n_hint": [Interval(numbers.Integral, 0, None, closed="left"), None], "func": [str],
-})
+@validate_params(
+    {
+        "d": [Interval(numbers.Integral, 1, None, closed="left")],
+        "epsilon": [Interval(numbers.Real, 0, None, closed="neither")],
+        "delta": [Interval(numbers.Real, 0, 1, closed="neither")],
+        "beta": [Interval(numbers.Real, 0, 1, closed="neither")],
+        "m": [Interval(numbers.Integral, 1, None, closed="left"), None],
+        "mechanism": [str],
+        "random_state": ["random_state"],
+        "phi_seed": [Interval(numbers.Integral, 0, 2**63 - 1, closed="both"), None],
+        "allow_m_above_d": ["boolean"],
+        "backend": [{"auto", "cpu", "gpu"}],
+        "n_hint": [Interval(numbers.Integral, 0, None, closed="left"), None],
+        "func": [str],
+    }
+)
 def make_mechanism(
     d: int,
     *,
@@ -556,7 +563,9 @@ def nearest_neighbor_swap(Q, vocab, *, block: int = 8192, precision: str = "floa
     Q = check_finite_array(Q, "Q", ndim=2)
     V = check_finite_array(vocab, "vocab", ndim=2)
     if Q.shape[1] != V.shape[1]:
-        raise ValueError(f"vocab has dimension {V.shape[1]} but the queries have dimension {Q.shape[1]}; they must match.")
+        raise ValueError(
+            f"vocab has dimension {V.shape[1]} but the queries have dimension {Q.shape[1]}; they must match."
+        )
     block = check_int(block, "block", low=1, func="nearest_neighbor_swap")
     norms = np.einsum("ij,ij->i", V, V)
     if precision == "float64":

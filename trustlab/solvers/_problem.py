@@ -15,6 +15,28 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
 
+def pair_objective(labels: np.ndarray, rows: np.ndarray, cols: np.ndarray, weights: np.ndarray) -> float:
+    """CPP objective of ``labels`` on an edge list: the total weight of the pairs
+    ``(rows[k], cols[k])`` (each listed once) whose ends share a label.
+
+    The dense-matrix form is the kernel :func:`trustlab.kernels.cpp_heuristic.objective`.
+    """
+    return float(weights[labels[rows] == labels[cols]].sum())
+
+
+def positive_weight_bound(W: np.ndarray, A: np.ndarray) -> float:
+    """The trivial CPP upper bound: the sum of the positive weights of allowed pairs
+    (``W``, ``A`` dense and symmetric, so each pair is counted twice and halved)."""
+    return float(np.where(A, np.maximum(W, 0.0), 0.0).sum() / 2)
+
+
+def relative_gap(objective: float, bound: float) -> float:
+    """Relative optimality gap ``(bound - objective) / max(|bound|, |objective|)``,
+    clipped at 0 (0 when both are 0)."""
+    den = max(abs(bound), abs(objective))
+    return 0.0 if den == 0 else max(0.0, (bound - objective) / den)
+
+
 @dataclass
 class Problem:
     n: int
@@ -94,10 +116,10 @@ class Problem:
 
     def objective(self, labels: np.ndarray) -> float:
         if self.complete:
-            same = labels[:, None] == labels[None, :]
-            return float(np.triu(self.W * same, 1).sum())
-        m = labels[self.rows] == labels[self.cols]
-        return float(self.vals[m].sum())
+            from trustlab.kernels.cpp_heuristic import objective
+
+            return float(objective(self.W, np.asarray(labels, np.int64)))
+        return pair_objective(labels, self.rows, self.cols, self.vals)
 
     def is_feasible(self, labels: np.ndarray) -> bool:
         """Every cluster is a clique of the allowed graph."""
@@ -210,7 +232,9 @@ def as_problem(data: Any, *, weight: str = "weight", nodes: Sequence | None = No
                     f"edge ({a!r}, {b!r}) has no {weight!r} attribute; every edge needs a weight "
                     f"(or pass weight=<attribute name>)."
                 )
-            r.append(pos[a]); c.append(pos[b]); v.append(d[weight])
+            r.append(pos[a])
+            c.append(pos[b])
+            v.append(d[weight])
         vv = _real_weights(v, f"edge weights ({weight!r})")
         return _from_edges(nl, np.asarray(r, np.int64), np.asarray(c, np.int64), vv, "The graph")
     if sp.issparse(data):

@@ -6,14 +6,23 @@ import numbers
 import os
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
 import numpy as np
 
-from trustlab._validation import Interval, Registry, check_int, check_option, check_random_state, validate_params
-from trustlab.solvers._problem import Problem, as_problem
-
+from trustlab._validation import (
+    Interval,
+    Registry,
+    check_dask_client,
+    check_int,
+    check_option,
+    check_random_state,
+    renamed_keyword,
+    validate_params,
+)
+from trustlab.solvers._problem import Problem, as_problem, positive_weight_bound
+from trustlab.solvers._problem import relative_gap as _gap
 
 __all__ = ["partition", "PartitionResult", "METHODS"]
 
@@ -134,11 +143,6 @@ def _py(v):
     return v.item() if isinstance(v, np.generic) else v
 
 
-def _gap(obj: float, bound: float) -> float:
-    den = max(abs(bound), abs(obj))
-    return 0.0 if den == 0 else max(0.0, (bound - obj) / den)
-
-
 def default_time_limit(n_nodes: int) -> float:
     """The whole-call budget of :func:`partition` when ``time_limit`` is None:
     ``60 + n_nodes / 10`` seconds, at most 600.
@@ -151,8 +155,31 @@ def default_time_limit(n_nodes: int) -> float:
     return float(min(600.0, 60.0 + n_nodes / 10.0))
 
 
-def _solve_component(W, A, method, *, M, time_limit, seed, workers, mip_solver, integral,
-                     max_cliques, heuristic_iters, heuristic_patience, max_model_bytes) -> dict:
+@dataclass(frozen=True)
+class _ComponentOptions:
+    """How each component of one :func:`partition` call is solved (the same for all;
+    picklable, so it travels to Dask workers with the component)."""
+
+    M: int
+    workers: int | None
+    mip_solver: str
+    integral: bool
+    max_cliques: int
+    heuristic_iters: int
+    heuristic_patience: int | None
+    max_model_bytes: int
+
+
+@dataclass(frozen=True)
+class _Runner:
+    """Where the components run: a Dask client, ``n_jobs`` local threads, or serially."""
+
+    client: Any
+    n_jobs: int | None
+    progress: bool
+
+
+def _solve_component(W, A, method, opts: _ComponentOptions, *, time_limit, seed) -> dict:
     """Solve one component within ``time_limit`` seconds (None: no limit); a
     top-level function so Dask can ship it."""
     from trustlab.solvers.heuristic import _Search, solve_heuristic
@@ -178,32 +205,32 @@ def _solve_component(W, A, method, *, M, time_limit, seed, workers, mip_solver, 
     if n <= 1:
         lab, val = solve_heuristic(W, A, rng=rng)
     else:
-        search = _Search(W, A, rng=rng, max_rounds=heuristic_iters, patience=heuristic_patience, init=None,
-                         params=None)
+        search = _Search(W, A, rng=rng, max_rounds=opts.heuristic_iters, patience=opts.heuristic_patience,
+                         init=None, params=None)
         search.run(deadline=deadline, pause=QUICK_PATIENCE if staged else None)
         lab, val = search.result()
     info["heuristic_objective"] = val
     info["heuristic_seconds"] = time.perf_counter() - t0
     if method == "heuristic":
-        ub = float(np.where(A, np.maximum(W, 0.0), 0.0).sum() / 2)
-        if integral:
+        ub = positive_weight_bound(W, A)
+        if opts.integral:
             ub = float(np.floor(ub + 1e-9))
         r = dict(labels=lab, objective=val, bound=ub, status="optimal" if val >= ub - 1e-9 else "feasible")
     elif method == "cpp":
         from trustlab.solvers.cpp import solve_cpp
 
-        r = solve_cpp(W, A, warm_labels=lab, warm_obj=val, deadline=deadline, integral=integral,
-                      mip_solver=mip_solver, workers=workers)
+        r = solve_cpp(W, A, warm_labels=lab, warm_obj=val, deadline=deadline, integral=opts.integral,
+                      mip_solver=opts.mip_solver, workers=opts.workers)
     elif method == "qsp":
         from trustlab.solvers.qsp import solve_qsp
 
-        r = solve_qsp(W, A, M=M, deadline=deadline, workers=workers, warm_labels=lab,
-                      max_model_bytes=max_model_bytes)
+        r = solve_qsp(W, A, M=opts.M, deadline=deadline, workers=opts.workers, warm_labels=lab,
+                      max_model_bytes=opts.max_model_bytes)
     else:
         from trustlab.solvers.qsp import solve_spp
 
-        r = solve_spp(W, A, deadline=deadline, workers=workers, warm_labels=lab, max_cliques=max_cliques,
-                      max_model_bytes=max_model_bytes)
+        r = solve_spp(W, A, deadline=deadline, workers=opts.workers, warm_labels=lab,
+                      max_cliques=opts.max_cliques, max_model_bytes=opts.max_model_bytes)
     if search is not None and not search.finished and r["status"] != "optimal":
         # not proven: finish the heuristic's own run and keep the better of the two
         t1 = time.perf_counter()
@@ -229,7 +256,7 @@ def _solve_component(W, A, method, *, M, time_limit, seed, workers, mip_solver, 
     return info
 
 
-def _preload(method: str, kw: dict) -> None:
+def _preload(method: str, opts: _ComponentOptions) -> None:
     """Load the modules and Numba kernels of ``method`` once, on a 3-node instance,
     before the clock hands out shares: the one-off loading (about a second on a busy
     machine) then comes out of the whole call's budget instead of the share of the
@@ -237,27 +264,208 @@ def _preload(method: str, kw: dict) -> None:
     W = np.array([[0.0, 1.0, -1.0], [1.0, 0.0, 1.0], [-1.0, 1.0, 0.0]])
     A = ~np.eye(3, dtype=bool)
     try:
-        _solve_component(W, A, method, seed=0, time_limit=None, **dict(kw, workers=1, integral=False))
+        _solve_component(W, A, method, replace(opts, workers=1, integral=False), seed=0, time_limit=None)
     except Exception:  # only a warm-up (e.g. spp with max_cliques < 7 refuses it): the real
         pass  # components report their own errors
 
 
-def _solve_component_clocked(W, A, method, c, clock, seed, kw) -> dict:
-    return _solve_component(W, A, method, seed=seed, time_limit=clock.start(c), **kw)
-
-
 def _solve_component_job(job: tuple) -> dict:
-    W, A, method, seed, kw = job
-    return _solve_component(W, A, method, seed=seed, **kw)
+    """Dask entry point: the arguments travel in one tuple (``Client.submit`` has its
+    own ``workers=`` keyword)."""
+    W, A, method, opts, seed, time_limit = job
+    return _solve_component(W, A, method, opts, seed=seed, time_limit=time_limit)
 
 
-@validate_params({
-    "graph_or_weights": [object], "method": [str], "time_limit": [Interval(numbers.Real, 0, None, closed="neither", allow_inf=True), None],
-    "M": [Interval(numbers.Integral, 1, None, closed="left"), None], "workers": [Interval(numbers.Integral, 1, None, closed="left"), None], "n_jobs": [Interval(numbers.Integral, 1, None, closed="left"), None], "random_state": ["random_state"],
-    "decompose": ["boolean"], "weight": [str], "nodes": ["array-like", None], "mip_solver": [{"scip", "cpsat"}],
-    "max_cliques": [Interval(numbers.Integral, 1, None, closed="left")], "max_model_bytes": [Interval(numbers.Integral, 1, None, closed="left")], "heuristic_iters": [Interval(numbers.Integral, 1, None, closed="left")],
-    "heuristic_patience": [Interval(numbers.Integral, 1, None, closed="left"), None], "progress": ["boolean"],
-})
+# ----------------------------------------------------------------------------- stages
+
+
+def _check_options(*, M, workers, n_jobs, mip_solver, max_cliques, max_model_bytes, heuristic_iters,
+                   heuristic_patience) -> tuple[dict, int | None]:
+    """Stage 1: the solver options, checked: the keywords of :class:`_ComponentOptions`
+    (but ``integral``, a property of the input) and ``n_jobs``."""
+    f = "partition"
+    M = 10 if M is None else check_int(M, "M", low=1, func=f)
+    if workers is not None:
+        workers = check_int(workers, "workers", low=1, func=f)
+    if n_jobs is not None:
+        n_jobs = check_int(n_jobs, "n_jobs", low=1, func=f)
+    mip_solver = check_option(mip_solver, "mip_solver", ["scip", "cpsat"], func=f)
+    max_cliques = check_int(max_cliques, "max_cliques", low=1, func=f)
+    max_model_bytes = check_int(max_model_bytes, "max_model_bytes", low=1, func=f)
+    heuristic_iters = check_int(heuristic_iters, "heuristic_iters", low=1, func=f)
+    if heuristic_patience is not None:
+        heuristic_patience = check_int(heuristic_patience, "heuristic_patience", low=1, func=f)
+    return dict(M=M, workers=workers, mip_solver=mip_solver, max_cliques=max_cliques,
+                max_model_bytes=max_model_bytes, heuristic_iters=heuristic_iters,
+                heuristic_patience=heuristic_patience), n_jobs
+
+
+def _deadline(t0: float, time_limit: float | None, n_nodes: int) -> float | None:
+    """The whole call's deadline: ``time_limit`` None is the size-scaled default
+    budget, ``inf`` no limit (None)."""
+    if time_limit is None:
+        time_limit = default_time_limit(n_nodes)
+    return None if math.isinf(time_limit) else t0 + time_limit
+
+
+@dataclass(frozen=True)
+class _Decomposition:
+    """Stage 2: the components of the positive-edge graph (one component holding
+    every node when ``decompose`` is False)."""
+
+    comps: list
+    comp_of: np.ndarray
+    #: components of >= 2 nodes, smallest first (the order the clock starts them in)
+    big: list
+    decompose: bool
+
+    @classmethod
+    def of(cls, P: Problem, decompose: bool) -> "_Decomposition":
+        comps = P.components(decompose)
+        comp_of = np.empty(P.n, np.int64)
+        for c, idx in enumerate(comps):
+            comp_of[idx] = c
+        big = sorted((c for c, idx in enumerate(comps) if idx.size >= 2), key=lambda c: (comps[c].size, c))
+        return cls(comps, comp_of, big, decompose)
+
+    def sizes(self) -> dict[int, int]:
+        return {c: int(self.comps[c].size) for c in self.big}
+
+    def matrices(self, P: Problem, c: int) -> tuple[np.ndarray, np.ndarray]:
+        """Dense weights and allowed-pair mask of component ``c``."""
+        return P.sub(self.comps[c], self.comp_of if self.decompose else None, c)
+
+
+def _solve_components(P: Problem, parts: _Decomposition, method: str, opts: _ComponentOptions,
+                      seeds: np.ndarray, deadline: float | None, run: _Runner) -> dict[int, dict]:
+    """Stage 3: solve every component of >= 2 nodes under one :class:`_Clock`; the
+    solver output per component index."""
+    big = parts.big
+    if len(big) > 1 and run.client is None and deadline is not None:
+        _preload(method, opts)
+    from tqdm.auto import tqdm
+
+    threads = run.n_jobs or os.cpu_count() or 1
+    bar = tqdm(total=len(big), desc="components", unit="comp", disable=not run.progress or not big)
+    try:
+        if run.client is not None and big:
+            return _solve_on_dask(run.client, P, parts, method, opts, seeds, deadline, bar)
+        if len(big) > 1 and threads > 1:
+            return _solve_on_threads(min(len(big), threads), P, parts, method, opts, seeds, deadline, bar)
+        clock = _Clock(deadline, parts.sizes(), 1)
+        outs = {}
+        for c in big:
+            W, A = parts.matrices(P, c)
+            outs[c] = _solve_component(W, A, method, opts, seed=int(seeds[c]), time_limit=clock.start(c))
+            bar.update()
+        return outs
+    finally:
+        bar.close()
+
+
+def _solve_on_dask(client, P, parts, method, opts, seeds, deadline, bar) -> dict[int, dict]:
+    """Every component is submitted at once, with its size share of the time left now."""
+    clock = _Clock(deadline, parts.sizes(), len(parts.big))
+    futs = {c: client.submit(_solve_component_job,
+                             (*parts.matrices(P, c), method, opts, int(seeds[c]), clock.start(c)), pure=False)
+            for c in parts.big}
+    outs = {}
+    for c, f in futs.items():
+        outs[c] = f.result()
+        bar.update()
+    return outs
+
+
+def _solve_on_threads(slots, P, parts, method, opts, seeds, deadline, bar) -> dict[int, dict]:
+    """``slots`` components at once; each gets its share when a thread starts it."""
+    clock = _Clock(deadline, parts.sizes(), slots)
+
+    def job(W, A, c):
+        return _solve_component(W, A, method, opts, seed=int(seeds[c]), time_limit=clock.start(c))
+
+    outs = {}
+    with ThreadPoolExecutor(max_workers=slots) as ex:
+        futs = {ex.submit(job, *parts.matrices(P, c), c): c for c in parts.big}
+        for f in as_completed(futs):
+            outs[futs[f]] = f.result()
+            bar.update()
+    return outs
+
+
+def _assemble(P: Problem, parts: _Decomposition, outs: dict[int, dict], method: str, t0: float) -> PartitionResult:
+    """Stage 4: global labels (clusters largest first), objective, summed bound, status."""
+    labels = np.empty(P.n, np.int64)
+    nxt = 0
+    bound = 0.0
+    statuses = []
+    stats = []
+    for c, idx in enumerate(parts.comps):
+        if idx.size < 2:
+            labels[idx] = nxt
+            nxt += 1
+            continue
+        o = outs[c]
+        _, loc = np.unique(o["labels"], return_inverse=True)
+        labels[idx] = loc + nxt
+        nxt += int(loc.max()) + 1
+        bound += o["bound"]
+        statuses.append(o["status"])
+        stats.append({k: _py(v) for k, v in o.items() if k != "labels"})
+    if not P.is_feasible(labels):  # pragma: no cover - solver bug guard
+        raise RuntimeError("internal error: a cluster is not a clique of the graph")
+    obj = P.objective(labels)
+    if "time_limit" in statuses:
+        status = "time_limit"
+    elif all(s == "optimal" for s in statuses):
+        status = "optimal"
+    else:
+        status = "feasible"
+    if status == "optimal":
+        bound = max(bound, obj)
+    labels, clusters = _largest_first(labels, P.nodes)
+    return PartitionResult(
+        labels=labels, nodes=list(P.nodes), clusters=clusters, objective=obj, bound=float(bound),
+        gap=_gap(obj, bound), status=status, method=method, components=stats,
+        n_singleton_components=len(parts.comps) - len(parts.big), seconds=time.perf_counter() - t0, _problem=P,
+    )
+
+
+def _largest_first(labels: np.ndarray, nodes: Sequence) -> tuple[np.ndarray, list[list]]:
+    """Relabel clusters largest first, ties by first member; the members of each."""
+    n = labels.size
+    sizes = np.bincount(labels)
+    first = np.full(sizes.size, n)
+    np.minimum.at(first, labels, np.arange(n))
+    order = np.lexsort((first, -sizes))
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    labels = rank[labels]
+    clusters: list[list] = [[] for _ in range(order.size)]
+    for i, l in enumerate(labels.tolist()):
+        clusters[l].append(nodes[i])
+    return labels, clusters
+
+
+@validate_params(
+    {
+        "graph_or_weights": [object],
+        "method": [str],
+        "time_limit": [Interval(numbers.Real, 0, None, closed="neither", allow_inf=True), None],
+        "M": [Interval(numbers.Integral, 1, None, closed="left"), None],
+        "workers": [Interval(numbers.Integral, 1, None, closed="left"), None],
+        "n_jobs": [Interval(numbers.Integral, 1, None, closed="left"), None],
+        "random_state": ["random_state"],
+        "decompose": ["boolean"],
+        "weight": [str],
+        "nodes": ["array-like", None],
+        "mip_solver": [{"scip", "cpsat"}],
+        "max_cliques": [Interval(numbers.Integral, 1, None, closed="left")],
+        "max_model_bytes": [Interval(numbers.Integral, 1, None, closed="left")],
+        "heuristic_iters": [Interval(numbers.Integral, 1, None, closed="left")],
+        "heuristic_patience": [Interval(numbers.Integral, 1, None, closed="left"), None],
+        "progress": ["boolean"],
+    }
+)
 def partition(
     graph_or_weights: Any,
     method: str = "auto",
@@ -267,7 +475,7 @@ def partition(
     workers: int | None = None,
     n_jobs: int | None = None,
     random_state: Any = None,
-    scheduler: Any = None,
+    client: Any = None,
     decompose: bool = True,
     weight: str = "weight",
     nodes: Sequence | None = None,
@@ -277,6 +485,7 @@ def partition(
     heuristic_iters: int = 100_000,
     heuristic_patience: int | None = None,
     progress: bool = False,
+    scheduler: Any = None,
 ) -> PartitionResult:
     """Clique partitioning: disjoint clusters, each a clique, of maximum within-cluster weight.
 
@@ -294,8 +503,9 @@ def partition(
           always a dense matrix.)
     method : {"auto", "cpp", "qsp", "spp", "heuristic"}
         ``cpp``: exact (triangle and 2-partition cutting planes, then branch and price
-        on components of <= 64 nodes, then a lazy-constraint MIP), proves optimality. ``qsp``: xER's linearised quadratic set packing over maximal cliques
-        (CP-SAT), exact when ``M`` is large enough. ``spp``: set packing over all cliques
+        on components of <= 64 nodes, then a lazy-constraint MIP), proves optimality.
+        ``qsp``: xER's linearised quadratic set packing over maximal cliques (CP-SAT),
+        exact when ``M`` is large enough. ``spp``: set packing over all cliques
         (CP-SAT; refuses graphs with more than ``max_cliques`` cliques). ``heuristic``:
         KwikCluster pivot + iterated local search (Numba), **approximate**, bound is the
         sum of positive weights. ``auto``: ``cpp`` on components up to 400 nodes,
@@ -330,8 +540,12 @@ def partition(
         Components solved in parallel on this machine (threads; default: CPU count).
     random_state : None, int or numpy.random.Generator
         Seeds the heuristic (pivot orders and perturbations).
-    scheduler : dask.distributed.Client, optional
-        Ship components to a Dask cluster instead of local threads.
+    client : dask.distributed.Client, optional
+        Ship components to a Dask cluster instead of local threads (each component
+        with its share of the time left when it is submitted). Named ``client``, as in
+        :func:`trustlab.resolve` and LightGBM's and XGBoost's Dask interfaces, because it
+        must be a ``distributed.Client``: Dask's own ``scheduler=`` (``dask.compute``,
+        dask-ml's searches) also takes names such as ``"threads"``, which this does not.
     decompose : bool, default True
         Split into connected components of the positive-edge graph first; exact (see
         Notes).
@@ -357,6 +571,9 @@ def partition(
         only if it gains more than a relative 1e-7.
     progress : bool
         Show a tqdm bar over the components (the CLI turns it on for terminals).
+    scheduler : dask.distributed.Client, optional
+        Deprecated name of ``client`` (a ``DeprecationWarning``; passing both is an
+        error).
 
     Returns
     -------
@@ -372,6 +589,11 @@ def partition(
 
     Notes
     -----
+    *Stages.* Check the options; normalise the input to a :class:`~trustlab.solvers._problem.Problem`;
+    decompose it into positive-edge components; solve the components of >= 2 nodes
+    under one clock (see ``time_limit``; on a Dask client, local threads or serially);
+    assemble the labels, objective and summed bound.
+
     *Decomposition theorem.* If a cluster ``C`` of a feasible partition is not connected
     in the positive-edge graph, split it into ``C1`` (one positive component of ``C``) and
     ``C2 = C \\ C1``: every pair between them has weight <= 0, so the objective does not
@@ -392,122 +614,20 @@ def partition(
     ([[7, 12, 20], [25]], 1.54, 'optimal')
     """
     t0 = time.perf_counter()
+    client = check_dask_client(renamed_keyword("partition", "client", client, "scheduler", scheduler),
+                               func="partition")
     method = METHODS[method]
-    default_budget = time_limit is None
-    if time_limit is not None and math.isinf(time_limit):
-        time_limit = None  # no limit, on request
-    M = 10 if M is None else check_int(M, "M", low=1, func="partition")
-    if workers is not None:
-        workers = check_int(workers, "workers", low=1, func="partition")
-    if n_jobs is not None:
-        n_jobs = check_int(n_jobs, "n_jobs", low=1, func="partition")
-    mip_solver = check_option(mip_solver, "mip_solver", ["scip", "cpsat"], func="partition")
-    max_cliques = check_int(max_cliques, "max_cliques", low=1, func="partition")
-    max_model_bytes = check_int(max_model_bytes, "max_model_bytes", low=1, func="partition")
-    heuristic_iters = check_int(heuristic_iters, "heuristic_iters", low=1, func="partition")
-    if heuristic_patience is not None:
-        heuristic_patience = check_int(heuristic_patience, "heuristic_patience", low=1, func="partition")
+    checked, n_jobs = _check_options(M=M, workers=workers, n_jobs=n_jobs, mip_solver=mip_solver,
+                                     max_cliques=max_cliques, max_model_bytes=max_model_bytes,
+                                     heuristic_iters=heuristic_iters, heuristic_patience=heuristic_patience)
     rng = check_random_state(random_state)
     P = as_problem(graph_or_weights, weight=weight, nodes=nodes)
     if P.n == 0:
         raise ValueError("The input has no nodes.")
-    if default_budget:
-        time_limit = default_time_limit(P.n)
-    integral = P.integral
-    comps = P.components(decompose)
-    comp_of = np.empty(P.n, np.int64)
-    for c, idx in enumerate(comps):
-        comp_of[idx] = c
-    big = [c for c, idx in enumerate(comps) if idx.size >= 2]
-    seeds = rng.integers(0, 2**63 - 1, size=len(comps))
-    big.sort(key=lambda c: (comps[c].size, c))  # smallest first (see time_limit)
-    kw = dict(M=M, workers=workers, mip_solver=mip_solver, integral=integral, max_cliques=max_cliques,
-              heuristic_iters=heuristic_iters, heuristic_patience=heuristic_patience,
-              max_model_bytes=max_model_bytes)
-    deadline = None if time_limit is None else t0 + time_limit
-    if len(big) > 1 and scheduler is None and deadline is not None:
-        _preload(method, kw)
+    deadline = _deadline(t0, time_limit, P.n)
+    parts = _Decomposition.of(P, decompose)
+    seeds = rng.integers(0, 2**63 - 1, size=len(parts.comps))
+    opts = _ComponentOptions(integral=P.integral, **checked)
+    outs = _solve_components(P, parts, method, opts, seeds, deadline, _Runner(client, n_jobs, progress))
+    return _assemble(P, parts, outs, method, t0)
 
-    def job_args(c):
-        W, A = P.sub(comps[c], comp_of if decompose else None, c)
-        return W, A
-
-    outs: dict[int, dict] = {}
-    from tqdm.auto import tqdm
-
-    bar = tqdm(total=len(big), desc="components", unit="comp", disable=not progress or not big)
-    try:
-        if scheduler is not None and big:
-            # kwargs travel in one dict: Client.submit has its own ``workers=`` keyword;
-            # every component gets its size share of the time left now
-            slots = max(1, len(big))
-            clock = _Clock(deadline, {c: int(comps[c].size) for c in big}, slots)
-            futs = {c: scheduler.submit(_solve_component_job,
-                                        (*job_args(c), method, int(seeds[c]), dict(kw, time_limit=clock.start(c))),
-                                        pure=False)
-                    for c in big}
-            for c, f in futs.items():
-                outs[c] = f.result()
-                bar.update()
-        elif len(big) > 1 and (n_jobs or os.cpu_count() or 1) > 1:
-            slots = min(len(big), n_jobs or os.cpu_count() or 1)
-            clock = _Clock(deadline, {c: int(comps[c].size) for c in big}, slots)
-            with ThreadPoolExecutor(max_workers=slots) as ex:
-                futs = {ex.submit(_solve_component_clocked, *job_args(c), method, c, clock, int(seeds[c]), kw): c
-                        for c in big}
-                for f in as_completed(futs):
-                    outs[futs[f]] = f.result()
-                    bar.update()
-        else:
-            clock = _Clock(deadline, {c: int(comps[c].size) for c in big}, 1)
-            for c in big:
-                outs[c] = _solve_component_clocked(*job_args(c), method, c, clock, int(seeds[c]), kw)
-                bar.update()
-    finally:
-        bar.close()
-
-    labels = np.empty(P.n, np.int64)
-    nxt = 0
-    bound = 0.0
-    statuses = []
-    stats = []
-    for c, idx in enumerate(comps):
-        if idx.size < 2:
-            labels[idx] = nxt
-            nxt += 1
-            continue
-        o = outs[c]
-        loc = o["labels"]
-        _, loc = np.unique(loc, return_inverse=True)
-        labels[idx] = loc + nxt
-        nxt += int(loc.max()) + 1
-        bound += o["bound"]
-        statuses.append(o["status"])
-        stats.append({k: (v.item() if isinstance(v, np.generic) else v) for k, v in o.items() if k != "labels"})
-    if not P.is_feasible(labels):  # pragma: no cover - solver bug guard
-        raise RuntimeError("internal error: a cluster is not a clique of the graph")
-    obj = P.objective(labels)
-    if "time_limit" in statuses:
-        status = "time_limit"
-    elif all(s == "optimal" for s in statuses):
-        status = "optimal"
-    else:
-        status = "feasible"
-    if status == "optimal":
-        bound = max(bound, obj)
-    # relabel clusters largest first, ties by first member
-    sizes = np.bincount(labels)
-    first = np.full(sizes.size, P.n)
-    np.minimum.at(first, labels, np.arange(P.n))
-    order = np.lexsort((first, -sizes))
-    rank = np.empty_like(order)
-    rank[order] = np.arange(order.size)
-    labels = rank[labels]
-    clusters: list[list] = [[] for _ in range(order.size)]
-    for i, l in enumerate(labels.tolist()):
-        clusters[l].append(P.nodes[i])
-    return PartitionResult(
-        labels=labels, nodes=list(P.nodes), clusters=clusters, objective=obj, bound=float(bound),
-        gap=_gap(obj, bound), status=status, method=method, components=stats,
-        n_singleton_components=len(comps) - len(big), seconds=time.perf_counter() - t0, _problem=P,
-    )

@@ -40,6 +40,7 @@ import time
 
 import numpy as np
 
+from trustlab.kernels.cpp_heuristic import objective
 from trustlab.kernels.cpp_pricing import price_local, price_topk
 
 
@@ -263,7 +264,7 @@ def branch_and_price(
             for t, c in enumerate(chosen):
                 lab[pool.masks[c]] = t
             lab[lab < 0] = np.arange(len(chosen), len(chosen) + int((lab < 0).sum()))
-            val = _objective(W, lab)
+            val = float(objective(W, lab))
             if val > best_val:
                 best_val, best_lab = val, lab
             if val >= z - 1e-6 * max(1.0, abs(z)):
@@ -311,8 +312,3 @@ def _add_group_col(pool: _Master, S: np.ndarray, groups: list[np.ndarray]) -> bo
     for a in np.flatnonzero(S):
         mask[groups[a]] = True
     return pool.add(mask)
-
-
-def _objective(W: np.ndarray, labels: np.ndarray) -> float:
-    same = labels[:, None] == labels[None, :]
-    return float(np.where(same, W, 0.0).sum() / 2.0)

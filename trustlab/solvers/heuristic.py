@@ -21,7 +21,6 @@ import numpy as np
 from trustlab.kernels.cpp_heuristic import its, objective, pivot_labels
 
 
-
 def default_patience(n: int) -> int:
     """Rounds without improvement before the search stops: ``100000 // n`` clipped to
     [20, 1000] (a round's tabu walk grows with ``n``; about 1-3 s of search at n = 100

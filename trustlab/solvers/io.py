@@ -1,12 +1,12 @@
 """Readers for clique-partitioning instances: CP-Lib matrices and weighted edge lists."""
 from __future__ import annotations
 
-
 import os
 import re
 from pathlib import Path
 
 import numpy as np
+
 from trustlab._validation import validate_params
 
 __all__ = ["read_cplib", "read_cplib_optimum", "read_edgelist", "read_instance"]

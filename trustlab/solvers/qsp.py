@@ -29,6 +29,8 @@ import time
 import networkx as nx
 import numpy as np
 
+from trustlab.kernels.cpp_heuristic import objective
+from trustlab.solvers._problem import positive_weight_bound
 from trustlab.solvers.cpp import configure_cpsat
 
 
@@ -100,11 +102,21 @@ def _refuse(what: str, est: dict, max_model_bytes: int, hint: str) -> None:
         )
 
 
+def _solve(model, workers: int | None, deadline: float | None):
+    """Run CP-SAT on ``model`` with ``workers`` threads until ``deadline``; (solver, status)."""
+    from ortools.sat.python import cp_model
+
+    s = cp_model.CpSolver()
+    configure_cpsat(s, workers)
+    if deadline is not None:
+        s.parameters.max_time_in_seconds = max(0.01, deadline - time.perf_counter())
+    return s, s.solve(model)
+
+
 def _timeout_result(W, warm_labels, n, A, **extra) -> dict:
     labels = np.arange(n, dtype=np.int64) if warm_labels is None else np.asarray(warm_labels, np.int64)
-    same = labels[:, None] == labels[None, :]
-    val = float(np.triu(W * same, 1).sum())
-    bound = float(np.where(A, np.maximum(W, 0), 0).sum() / 2)
+    val = float(objective(W, labels))
+    bound = positive_weight_bound(W, A)
     return dict(labels=labels, objective=val, bound=bound, status="time_limit", phase="model_building", **extra)
 
 
@@ -182,27 +194,21 @@ def solve_qsp(W, A, *, M: int, deadline=None, workers=None, warm_labels=None, cl
         _hint_qsp(model, y, cl, warm_labels, M)
     if deadline is not None and time.perf_counter() >= deadline:
         return _timeout_result(W, warm_labels, n, A, n_maximal_cliques=len(cl), model_estimate=est)
-    s = cp_model.CpSolver()
-    configure_cpsat(s, workers)
-    if deadline is not None:
-        s.parameters.max_time_in_seconds = max(0.01, deadline - time.perf_counter())
-    st = s.solve(model)
+    s, st = _solve(model, workers, deadline)
     labels = np.arange(n, dtype=np.int64)
     val = 0.0
-    bound = float(np.where(A, np.maximum(W, 0), 0).sum() / 2)
+    bound = positive_weight_bound(W, A)
     if st in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         for (k, m, i), v in y.items():
             if s.value(v):
                 labels[i] = n + k * M + m
         _, labels = np.unique(labels, return_inverse=True)
         labels = labels.astype(np.int64)
-        same = labels[:, None] == labels[None, :]
-        val = float(np.triu(W * same, 1).sum())
+        val = float(objective(W, labels))
         bound = float(s.best_objective_bound)
     elif warm_labels is not None:
         labels = np.asarray(warm_labels, np.int64)
-        same = labels[:, None] == labels[None, :]
-        val = float(np.triu(W * same, 1).sum())
+        val = float(objective(W, labels))
     return dict(labels=labels, objective=val, bound=bound, status=_status(s, st, cp_model),
                 n_maximal_cliques=len(cl), n_y=len(y), n_u=n_u, model_estimate=est)
 
@@ -285,11 +291,7 @@ def solve_spp(W, A, *, deadline=None, workers=None, warm_labels=None, max_clique
             model.add_hint(v, tuple(sorted(c)) in want)
     if deadline is not None and time.perf_counter() >= deadline:
         return _timeout_result(W, warm_labels, n, A, n_cliques=len(cl), model_estimate=est)
-    s = cp_model.CpSolver()
-    configure_cpsat(s, workers)
-    if deadline is not None:
-        s.parameters.max_time_in_seconds = max(0.01, deadline - time.perf_counter())
-    st = s.solve(model)
+    s, st = _solve(model, workers, deadline)
     labels = np.arange(n, dtype=np.int64)
     if st in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         for t, (c, v) in enumerate(zip(cl, xs)):
@@ -300,9 +302,8 @@ def solve_spp(W, A, *, deadline=None, workers=None, warm_labels=None, max_clique
     else:
         if warm_labels is not None:
             labels = np.asarray(warm_labels, np.int64)
-        bound = float(np.where(A, np.maximum(W, 0), 0).sum() / 2)
+        bound = positive_weight_bound(W, A)
     labels = labels.astype(np.int64)
-    same = labels[:, None] == labels[None, :]
-    val = float(np.triu(W * same, 1).sum())
+    val = float(objective(W, labels))
     return dict(labels=labels, objective=val, bound=bound, status=_status(s, st, cp_model),
                 n_cliques=len(cl), model_estimate=est)

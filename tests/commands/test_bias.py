@@ -78,18 +78,36 @@ def test_bad_files(capsys, tmp_path):
     assert rc == 2 and "'X', 'Y', 'A', 'B'" in err
     (tmp_path / "n.txt").write_text("he 1 nan\nshe 0 1\nit 1 1\n")
     (tmp_path / "t.json").write_text(json.dumps({"X": ["he"], "Y": ["she"], "A": ["it"], "B": ["she"]}))
-    rc, out, err = run(capsys, "bias", "weat", "--embeddings", str(tmp_path / "n.txt"), "--sets", str(tmp_path / "t.json"))
+    rc, out, err = run(
+        capsys, "bias", "weat", "--embeddings", str(tmp_path / "n.txt"), "--sets", str(tmp_path / "t.json")
+    )
     assert rc == 2 and "NaN" in err
 
 
 def test_mac_bayes_direct(capsys, tmp_path):
-    (tmp_path / "m.json").write_text(json.dumps({"targets": ["man", "woman"], "attributes": {"c": ["career", "office"], "f": ["home"]}}))
+    (tmp_path / "m.json").write_text(
+        json.dumps({"targets": ["man", "woman"], "attributes": {"c": ["career", "office"], "f": ["home"]}})
+    )
     rc, out, err = run(capsys, "bias", "mac", "--embeddings", EMB, "--sets", str(tmp_path / "m.json"), "--json")
     assert rc == 0
     d = json.loads(out)
     r = B.mac(B.load_weat_embeddings(), ["man", "woman"], {"c": ["career", "office"], "f": ["home"]})
     assert d["value"] == pytest.approx(r.value)
-    rc, out, err = run(capsys, "bias", "bayes", "--example", "--draws", "200", "--warmup", "50", "--chains", "2", "--seed", "0", "--json")
+    rc, out, err = run(
+        capsys,
+        "bias",
+        "bayes",
+        "--example",
+        "--draws",
+        "200",
+        "--warmup",
+        "50",
+        "--chains",
+        "2",
+        "--seed",
+        "0",
+        "--json",
+    )
     assert rc == 0
     d = json.loads(out)
     assert d["model"] == "connection" and len(d["coefficients"]) == 19 and "draws" not in d

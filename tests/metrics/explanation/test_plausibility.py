@@ -26,7 +26,9 @@ def test_reproduces_released_pass_list_exactly(dk):
     key, d = dk
     r = ex.plausibility(d.verum, d.malum, d.cue_spans, d.attractor_spans, d.expected, tokens=d.prefixes)
     assert np.array_equal(r.passed, d.passed)
-    assert (r.n_passed, r.n_passed_expected, r.n_expected, r.n_passed_alternative, r.n_alternative) == EXPECTED_COUNTS[key]
+    assert (r.n_passed, r.n_passed_expected, r.n_expected, r.n_passed_alternative, r.n_alternative) == EXPECTED_COUNTS[
+        key
+    ]
     assert r.value == pytest.approx(r.p_expected * r.expected_rate + r.p_alternative * r.alternative_rate)
     assert r.ci[0] <= r.value <= r.ci[1]
 
@@ -135,11 +137,17 @@ def test_readers_roundtrip(tmp_path):
     [
         (dict(verum=[], malum=[], cue=[], attr=[], exp=[]), "empty"),
         (dict(verum=[[1.0, float("nan")]], malum=[[0.0, 1.0]], cue=[[(0, 0)]], attr=[[(1, 1)]], exp=[0]), "NaN"),
-        (dict(verum=[[1.0, 2.0]], malum=[[0.0, 1.0, 2.0]], cue=[[(0, 0)]], attr=[[(1, 1)]], exp=[0]), "one entry per word"),
+        (
+            dict(verum=[[1.0, 2.0]], malum=[[0.0, 1.0, 2.0]], cue=[[(0, 0)]], attr=[[(1, 1)]], exp=[0]),
+            "one entry per word",
+        ),
         (dict(verum=[[1.0, 2.0]], malum=[[0.0, 1.0]], cue=[[(0, 0)]], attr=[[(1, 5)]], exp=[0]), "outside"),
         (dict(verum=[[1.0, 2.0]], malum=[[0.0, 1.0]], cue=[[]], attr=[[(1, 1)]], exp=[0]), "at least one span"),
         (dict(verum=[[1.0, 2.0]], malum=[[0.0, 1.0]], cue=[[(0, 0)]], attr=[[(1, 1)]], exp=[3]), "outside"),
-        (dict(verum=[[1.0, 2.0]], malum=[[0.0, 1.0], [1.0, 1.0]], cue=[[(0, 0)]], attr=[[(1, 1)]], exp=[0]), "must match"),
+        (
+            dict(verum=[[1.0, 2.0]], malum=[[0.0, 1.0], [1.0, 1.0]], cue=[[(0, 0)]], attr=[[(1, 1)]], exp=[0]),
+            "must match",
+        ),
     ],
 )
 def test_bad_input(kwargs, match):

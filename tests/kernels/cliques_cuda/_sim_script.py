@@ -1,6 +1,7 @@
 """Run the CUDA clique kernel under Numba's CUDA simulator; print JSON cliques.
 
-Invoked by test_cliques_cuda.py in a subprocess, because the simulator must be switched
+Invoked by test_cliques_cuda.py in a subprocess (``python -m tests.kernels.cliques_cuda._sim_script``
+from the repository root), because the simulator must be switched
 on before numba.cuda is first imported in a process. Reads a JSON list of cases
 ``{"n", "edges", "min_size", "tpb", "max_universe", "split_min"}`` on stdin and writes, for each, the
 cliques (lists of positions) and the diagnostics dict.
@@ -13,11 +14,13 @@ os.environ["NUMBA_ENABLE_CUDASIM"] = "1"
 
 import numpy as np  # noqa: E402
 
+from trustlab._backend import gpu_unavailable_reason  # noqa: E402
 from trustlab.kernels.cliques_cuda import enumerate_maximal_cliques_cuda  # noqa: E402
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/
-from reference import edges_to_csr  # noqa: E402
+if gpu_unavailable_reason("numba-cuda") is not None:  # the caller skips on this line
+    raise SystemExit("SKIP " + gpu_unavailable_reason("numba-cuda"))
 
+from tests.reference import edges_to_csr  # noqa: E402
 
 to_csr = edges_to_csr
 

@@ -71,7 +71,9 @@ def test_not_density():
 def test_errors():
     with pytest.raises(ValueError, match="non-negative weights"):
         weighted_clustering_coefficient([(0, 1), (1, 2), (0, 2)], [0.5, -0.2, 0.3])
-    assert weighted_clustering_coefficient([(0, 1), (1, 2), (0, 2)], [0.5, -0.2, 0.3], variant="unweighted").value == 1.0
+    assert (
+        weighted_clustering_coefficient([(0, 1), (1, 2), (0, 2)], [0.5, -0.2, 0.3], variant="unweighted").value == 1.0
+    )
     with pytest.raises(ValueError, match="must be one of"):
         weighted_clustering_coefficient([(0, 1)], variant="zhang")
     with pytest.raises(ValueError, match="duplicate"):

@@ -61,4 +61,6 @@ def test_load_formats(tmp_path):
     with pytest.raises(FileNotFoundError):
         load_embeddings(tmp_path / "missing.npz")
     with pytest.raises(ValueError, match="extension"):
-        load_embeddings(tmp_path / "e.npz").__class__ and load_embeddings((tmp_path / "x.csv").write_text("a") and tmp_path / "x.csv")
+        load_embeddings(tmp_path / "e.npz").__class__ and load_embeddings(
+            (tmp_path / "x.csv").write_text("a") and tmp_path / "x.csv"
+        )

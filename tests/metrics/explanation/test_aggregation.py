@@ -61,7 +61,9 @@ def test_gentemp_structure():
 
 def test_gentemp_gauc_fped_fned_known_classifiers():
     df = gentemp()
-    neg = (set(aggregation.GENTEMP_WORDS["adjective_negative"]) | set(aggregation.GENTEMP_WORDS["verb_negative"])) - {"hate"}
+    neg = (set(aggregation.GENTEMP_WORDS["adjective_negative"]) | set(aggregation.GENTEMP_WORDS["verb_negative"])) - {
+        "hate"
+    }
     fair = df.text.map(lambda t: float(any(w.strip(".") in neg for w in t.split())))
     # a lexicon classifier without 'hate' ignores gender: misses "hate X" and "i hate X",
     # 16 of the 424 offensive texts per group; 848 positives, 32 tied with all 736 negatives

@@ -4,8 +4,8 @@ import doctest
 import numpy as np
 import pytest
 
-from trustlab.metrics import composition as comp
 from trustlab.metrics import compose_saliency, compose_word_saliency, model_consistency, plausibility
+from trustlab.metrics import composition as comp
 
 
 def test_hand_values():

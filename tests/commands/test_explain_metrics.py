@@ -1,7 +1,9 @@
 """``trustlab explain-metrics`` CLI: JSON output, file inputs, atomic output, one-line errors."""
 import doctest
 import gzip
+import importlib
 import json
+import pkgutil
 from importlib import resources
 
 import pytest
@@ -70,7 +72,9 @@ def test_mass_accuracy_with_attributions(tmp_path, capsys):
         for s, h, t in list(zip(data.sentences, data.ground_truth, data.targets))[:40]:
             g.write(json.dumps({"sentence": s, "ground_truth": h.astype(int).tolist(), "target": int(t)}) + "\n")
             a.write(str((h * 2 + 1).tolist()) + "\n")
-    out = _json(capsys, ["explain-metrics", "mass-accuracy", "--data", str(geco), "--attributions", str(attr), "--json"])
+    out = _json(
+        capsys, ["explain-metrics", "mass-accuracy", "--data", str(geco), "--attributions", str(attr), "--json"]
+    )
     ref = explanation.mass_accuracy([h * 2 + 1 for h in data.ground_truth[:40]], data.ground_truth[:40]).value
     assert out["value"] == pytest.approx(ref)
     attr.write_text("[1.0, 2.0]\n" * 40)  # wrong lengths -> one-line error, exit 2
@@ -105,5 +109,10 @@ def test_nan_saliency_file(tmp_path, capsys):
 
 @pytest.mark.parametrize("mod", [explanation, reliability])
 def test_docstring_examples_run(mod):
-    res = doctest.testmod(mod, optionflags=doctest.NORMALIZE_WHITESPACE)
-    assert res.attempted > 10 and res.failed == 0
+    mods = [mod] + [importlib.import_module(m.name)
+                    for m in pkgutil.walk_packages(getattr(mod, "__path__", []), mod.__name__ + ".")]
+    attempted = failed = 0
+    for m in mods:
+        res = doctest.testmod(m, optionflags=doctest.NORMALIZE_WHITESPACE)
+        attempted, failed = attempted + res.attempted, failed + res.failed
+    assert attempted > 10 and failed == 0

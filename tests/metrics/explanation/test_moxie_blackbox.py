@@ -4,9 +4,14 @@ import doctest
 import numpy as np
 import pytest
 
-from trustlab.metrics import moxie
-from trustlab.metrics import (all_correct_accuracy, counterfactual_accuracy, mask_length,
-                              mask_length_summary, masked_context_predictions)
+from trustlab.metrics import (
+    all_correct_accuracy,
+    counterfactual_accuracy,
+    mask_length,
+    mask_length_summary,
+    masked_context_predictions,
+    moxie,
+)
 
 POS = {"good": 2.0, "great": 3.0, "fine": 1.0}
 NEG = {"bad": -2.0, "awful": -3.0, "dull": -1.0}

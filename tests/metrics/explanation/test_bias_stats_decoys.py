@@ -7,9 +7,19 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from trustlab.metrics import (bias_score_ttest, bias_stats, bug_sampling_probability, cross_language_correlation,
-                              decoy_statistics, decoys, insert_decoy, natural_decoy, submodular_pick,
-                              tfidf_target_correlation, token_share)
+from trustlab.metrics import (
+    bias_score_ttest,
+    bias_stats,
+    bug_sampling_probability,
+    cross_language_correlation,
+    decoy_statistics,
+    decoys,
+    insert_decoy,
+    natural_decoy,
+    submodular_pick,
+    tfidf_target_correlation,
+    token_share,
+)
 
 
 def test_ttest_hand_values():

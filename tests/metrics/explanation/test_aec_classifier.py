@@ -4,8 +4,7 @@ import doctest
 import numpy as np
 import pytest
 
-from trustlab.metrics import aec
-from trustlab.metrics import balanced_undersample, error_classifier, precision_at_k
+from trustlab.metrics import aec, balanced_undersample, error_classifier, precision_at_k
 
 
 def test_paper_sizes():

@@ -1,0 +1,274 @@
+"""What :func:`trustlab.resolve` returns, and how a clustering is scored against the truth:
+:class:`Resolution` (entity ids, scored pairs, explanations, lookups) and :func:`evaluate`."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+import numpy as np
+import pandas as pd
+
+from trustlab._validation import validate_params
+from trustlab.er.blocking import BlockingStats, setdiff_sorted
+from trustlab.er.cluster import ClusterResult, _proof_summary
+from trustlab.er.scoring import FeatureMatrix
+
+__all__ = ["Resolution", "evaluate"]
+
+
+@validate_params({"pred": ["array-like"], "truth": ["array-like"]})
+def evaluate(pred: Any, truth: Any) -> dict[str, float]:
+    """All clustering metrics of predicted entity ids against true ones.
+
+    Pairwise precision/recall/F1, B-cubed, homogeneity, completeness, V-measure, ARI,
+    FMI, entity-count and entity-size errors (see :mod:`trustlab.metrics.clustering`).
+
+    Examples
+    --------
+    >>> evaluate([0, 0, 1], ["a", "a", "b"])["f1"]
+    1.0
+    """
+    from trustlab.metrics.clustering import clustering_report
+
+    return clustering_report(pred, truth)
+
+
+def _entity_map(labels: Any, df: pd.DataFrame, id_col: str, what: str) -> np.ndarray:
+    """Entity label per row (object array; None where unlabelled)."""
+    n = len(df)
+    if isinstance(labels, str):
+        if labels not in df.columns:
+            raise ValueError(
+                f"{what} column {labels!r} not found in the records; available: {list(map(str, df.columns))}"
+            )
+        v = df[labels].to_numpy(dtype=object)
+        return np.array(
+            [None if (x is None or (isinstance(x, float) and np.isnan(x)) or x == "") else x for x in v], dtype=object
+        )
+    if isinstance(labels, pd.Series):
+        labels = labels.to_dict()
+    if isinstance(labels, Mapping):
+        pos = {k: i for i, k in enumerate(df[id_col].tolist())}
+        spos = {str(k): i for k, i in pos.items()}
+        out = np.full(n, None, dtype=object)
+        unknown = []
+        for k, v in labels.items():
+            i = pos.get(k, spos.get(str(k)))
+            if i is None:
+                unknown.append(k)
+            else:
+                out[i] = v
+        if unknown:
+            raise ValueError(
+                f"{what} reference {len(unknown)} id(s) not in the records' {id_col!r} column, e.g. {unknown[:5]}"
+            )
+        return out
+    arr = np.asarray(labels, dtype=object)
+    if arr.ndim == 1 and arr.shape[0] == n:
+        return arr
+    raise TypeError(
+        f"{what} must be a column name, a mapping id -> entity, a Series or a sequence of length {n}; "
+        f"got {type(labels).__name__}"
+    )
+
+
+def _component_completion(n: int, pairs: np.ndarray, w: np.ndarray, limit: int) -> np.ndarray:
+    """All pairs inside positive components of 3..limit records that are not in ``pairs``."""
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import connected_components
+
+    from trustlab.kernels import er as K
+
+    pos = w > 0
+    g = sp.coo_matrix((np.ones(int(pos.sum()), np.int8), (pairs[pos, 0], pairs[pos, 1])), shape=(n, n))
+    k, comp = connected_components(g, directed=False)
+    sizes = np.bincount(comp, minlength=k)
+    sel = (sizes[comp] >= 3) & (sizes[comp] <= limit)
+    if not sel.any():
+        return np.empty((0, 2), np.int64)
+    rec = np.flatnonzero(sel).astype(np.int64)
+    key = comp[rec]
+    o = np.argsort(key, kind="stable")
+    rec, key = rec[o], key[o]
+    bounds = np.flatnonzero(np.r_[True, key[1:] != key[:-1], True]).astype(np.int64)
+    total = K.count_block_pairs(bounds, np.int64(limit))
+    a = np.empty(total, np.int64)
+    b = np.empty(total, np.int64)
+    K.fill_block_pairs(np.ascontiguousarray(rec), bounds, np.int64(limit), a, b)
+    code = a * n + b
+    have = pairs[:, 0] * n + pairs[:, 1]
+    code = setdiff_sorted(code, have)
+    return np.stack([code // n, code % n], axis=1)
+
+
+def _pair_labels(labels: pd.DataFrame, df: pd.DataFrame, id_col: str) -> tuple[np.ndarray, np.ndarray]:
+    cols = list(labels.columns)
+    if len(cols) < 3:
+        raise ValueError(
+            "pair labels need three columns: left id, right id and match (1/0 or true/false); "
+            f"got columns {cols}"
+        )
+    pos = {str(k): i for i, k in enumerate(df[id_col].tolist())}
+    l = labels[cols[0]].astype(str).map(pos)
+    r = labels[cols[1]].astype(str).map(pos)
+    bad = l.isna() | r.isna()
+    if bad.any():
+        ex = labels.loc[bad, cols[:2]].head(3).values.tolist()
+        raise ValueError(
+            f"pair labels reference {int(bad.sum())} pair(s) with ids not in the records' {id_col!r} column, e.g. {ex}"
+        )
+    y = labels[cols[2]]
+    if y.dtype == object:
+        y = (
+            y.astype(str)
+            .str.lower()
+            .map({"1": 1, "0": 0, "true": 1, "false": 0, "match": 1, "distinct": 0, "yes": 1, "no": 0})
+        )
+        if y.isna().any():
+            raise ValueError(f"pair label column {cols[2]!r} must hold 1/0 or true/false")
+    P = np.stack([l.to_numpy(np.int64), r.to_numpy(np.int64)], axis=1)
+    P = np.sort(P, axis=1)
+    return P, y.to_numpy().astype(int)
+
+
+@dataclass
+class Resolution:
+    """The result of :func:`resolve`: entity ids, scored pairs and explanations."""
+
+    ids: np.ndarray
+    entity: np.ndarray
+    id_col: str
+    pairs: np.ndarray
+    prob: np.ndarray
+    weights: np.ndarray
+    features: FeatureMatrix
+    clusters: ClusterResult
+    blocking: BlockingStats
+    seconds: dict = field(default_factory=dict)
+    metrics: dict | None = None
+    baselines: dict = field(default_factory=dict)
+    model: Any = None
+    #: per pair (rows of ``pairs``) and field: natural-log Bayes factor of the field's
+    #: comparison level (unsupervised Fellegi-Sunter only; None for supervised scorers)
+    field_weights: np.ndarray | None = None
+    #: the fields compared and why (:class:`trustlab.er.fields.FieldInference`)
+    field_report: Any = None
+    #: rows in the order they were processed (row-order independence); internal
+    order: np.ndarray | None = None
+    source: np.ndarray | None = None
+    source_col: str | None = None
+    link_type: str = "dedupe_only"
+    records: pd.DataFrame | None = None
+    #: clustering settings saved with the model (method, weights, threshold, ...)
+    settings: dict = field(default_factory=dict)
+
+    @property
+    def n_entities(self) -> int:
+        return int(self.entity.max()) + 1 if self.entity.size else 0
+
+    def to_frame(self, records: bool = False) -> pd.DataFrame:
+        """``DataFrame`` with the id column and ``entity_id`` (and the source column
+        first when several tables were resolved), one row per input record; with
+        ``records=True`` the records' other columns follow."""
+        if self.source is not None:
+            out = pd.DataFrame({self.source_col: self.source, self.id_col: self.ids, "entity_id": self.entity})
+        else:
+            out = pd.DataFrame({self.id_col: self.ids, "entity_id": self.entity})
+        if records and self.records is not None:
+            rest = self.records.drop(columns=[c for c in self.records.columns if c in out.columns or
+                                              str(c).startswith("__trustlab")])
+            out = pd.concat([out, rest.reset_index(drop=True)], axis=1)
+        return out
+
+    def summary(self) -> dict:
+        """Headline numbers (and all metrics when the truth was given)."""
+        out: dict[str, Any] = {"n_records": int(self.ids.size), "n_entities": self.n_entities}
+        if self.metrics:
+            out.update(self.metrics)
+        out["seconds"] = round(float(self.seconds.get("total", 0.0)), 4)
+        out["blocking"] = self.blocking.to_dict()
+        st = pd.Series(self.clusters.status).value_counts().to_dict() if self.clusters.status else {}
+        out["component_status"] = {str(k): int(v) for k, v in st.items()}
+        out["objective"] = float(self.clusters.objective)
+        out.update(_proof_summary(self.clusters))
+        if self.field_report is not None:
+            out["fields"] = [{"column": f.column, "kind": f.kind} for f in self.field_report.fields]
+        if self.model is not None and hasattr(self.model, "problems_"):
+            out["model_warnings"] = list(self.model.problems_)
+        if self.baselines:
+            out["baselines"] = self.baselines
+        return out
+
+    # ------------------------------------------------------------ explanations
+    def _row(self, record_id: Any) -> int:
+        hit = np.flatnonzero(self.ids == record_id)
+        if hit.size == 0:
+            hit = np.flatnonzero(self.ids.astype(str) == str(record_id))
+        if hit.size == 0:
+            raise KeyError(f"record id {record_id!r} is not in the resolved records")
+        return int(hit[0])
+
+    def explain_entity(self, entity_id: int) -> dict:
+        """Members, within-cluster weight, and the optimality status/gap of its component.
+
+        Examples
+        --------
+        >>> import trustlab, pandas as pd
+        >>> df = pd.DataFrame({"id": [1, 2, 3, 4], "name": ["ann lee", "anne lee", "bob ray", "bob rae"],
+        ...                    "ent": [0, 0, 1, 1]})
+        >>> r = trustlab.resolve(df, id_col="id", fields={"name": "name"}, labels="ent", train_fraction=1.0)
+        >>> e = r.explain_entity(int(r.entity[0]))
+        >>> sorted(e["records"]), e["status"]
+        ([1, 2], 'closed_form')
+        """
+        rows = np.flatnonzero(self.entity == entity_id)
+        if rows.size == 0:
+            raise KeyError(f"entity {entity_id!r} does not exist (valid: 0..{self.n_entities - 1})")
+        e = self.entity
+        inside = (e[self.pairs[:, 0]] == entity_id) & (e[self.pairs[:, 1]] == entity_id)
+        comp = int(self.clusters.component[rows[0]])
+        return {
+            "entity_id": int(entity_id),
+            "records": self.ids[rows].tolist(),
+            "within_weight": float(self.weights[inside].sum()),
+            "n_scored_pairs": int(inside.sum()),
+            "min_pair_probability": float(self.prob[inside].min()) if inside.any() else None,
+            "component": comp,
+            "status": self.clusters.status[comp] if self.clusters.status else "unknown",
+            "gap": float(self.clusters.gap[comp]) if len(self.clusters.gap) else float("nan"),
+        }
+
+    def explain_record(self, record_id: Any, *, agree_at: float = 0.8) -> dict:
+        """Evidence for the record's entity and against each alternative entity.
+
+        For its own entity and every other entity it has a scored pair with, the total
+        weight of joining it, and per field whether the values mostly agreed
+        (main similarity >= ``agree_at``) or disagreed.
+        """
+        i = self._row(record_id)
+        touch = (self.pairs[:, 0] == i) | (self.pairs[:, 1] == i)
+        idx = np.flatnonzero(touch)
+        other = np.where(self.pairs[idx, 0] == i, self.pairs[idx, 1], self.pairs[idx, 0])
+        ents = self.entity[other]
+        fm = self.features
+        prim = {fm.fields[k].column: fm.primary[k] for k in range(len(fm.fields))}
+        alts = []
+        for ent in np.unique(np.r_[ents, self.entity[i]]):
+            sel = ents == ent
+            rec = {
+                "entity_id": int(ent),
+                "assigned": bool(ent == self.entity[i]),
+                "weight": float(self.weights[idx[sel]].sum()),
+                "n_pairs": int(sel.sum()),
+                "agreed": [],
+                "disagreed": [],
+            }
+            if sel.any():
+                for col, c in prim.items():
+                    v = fm.X[idx[sel], c]
+                    v = v[~np.isnan(v)]
+                    if v.size:
+                        (rec["agreed"] if v.mean() >= agree_at else rec["disagreed"]).append(col)
+            alts.append(rec)
+        alts.sort(key=lambda r: (-r["assigned"], -r["weight"]))
+        return {"record": record_id, "entity_id": int(self.entity[i]), "alternatives": alts}

@@ -1,0 +1,222 @@
+"""Gender direction and DirectBias (Bolukbasi et al. 2016; as used by Matthews et al. 2021, P6)."""
+from __future__ import annotations
+
+import numbers
+import warnings
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+
+from trustlab._results import ResultMixin
+from trustlab._validation import (
+    Interval,
+    Options,
+    check_interval,
+    validate_params,
+)
+from trustlab.metrics.bias._similarity import _safe_norm
+from trustlab.metrics.embeddings import MissingWordsWarning, as_embeddings
+
+
+@dataclass(frozen=True)
+class GenderDirection(ResultMixin):
+    """Bolukbasi gender direction: PC1 of the centred definitional-pair vectors.
+
+    Attributes
+    ----------
+    vector : numpy.ndarray
+        Unit vector g, oriented so that the female word of each pair scores higher on
+        average (female positive).
+    explained_variance_ratio : numpy.ndarray
+        Of all principal components of the 2K x d matrix.
+    dominance : float
+        explained_variance_ratio[0] - explained_variance_ratio[1] (1.0 for one pair).
+    pairs : list of (female, male)
+        Pairs used.
+    dropped : list of (female, male)
+        Pairs with a missing word (dropped as a pair).
+    """
+
+    vector: np.ndarray
+    explained_variance_ratio: np.ndarray
+    dominance: float
+    pairs: list
+    dropped: list
+
+
+@dataclass(frozen=True)
+class DirectBiasResult(ResultMixin):
+    """DirectBias_c = mean_w |cos(w, g)|^c, with the signed per-word cos(w, g)."""
+
+    value: float
+    c: float
+    per_word: dict
+    dropped: list
+
+
+DEFINITIONAL_PAIRS = (
+    ("woman", "man"),
+    ("daughter", "son"),
+    ("mother", "father"),
+    ("girl", "boy"),
+    ("queen", "king"),
+    ("wife", "husband"),
+    ("madam", "sir"),
+)
+
+
+@validate_params({"pairs": ["array-like"], "normalize": ["boolean"]})
+def gender_direction(
+    embeddings: Any,
+    pairs: Sequence[tuple[str, str]] = DEFINITIONAL_PAIRS,
+    *,
+    normalize: bool = True,
+) -> GenderDirection:
+    """Gender direction g = first principal component of the definitional pairs.
+
+    For each (female, male) pair with mean mu_k, the rows v_f - mu_k and v_m - mu_k
+    form a 2K x d matrix; g is its first right singular vector (PCA without further
+    centring: the rows already sum to zero), oriented female-positive.
+
+    Parameters
+    ----------
+    embeddings : mapping, KeyedVectors, (words, matrix) or Embeddings
+    pairs : sequence of (female, male)
+        Defaults to the 7 pairs of Matthews et al. (2021).
+    normalize : bool
+        Unit-normalise the word vectors first (Bolukbasi et al. do).
+
+    Returns
+    -------
+    GenderDirection
+
+    Examples
+    --------
+    >>> emb = {"she": [1.0, 0.2], "he": [-1.0, 0.2]}
+    >>> g = gender_direction(emb, [("she", "he")])
+    >>> np.round(g.vector, 3).tolist(), g.dominance
+    ([1.0, 0.0], 1.0)
+    """
+    emb = as_embeddings(embeddings)
+    pairs = [tuple(p) for p in pairs]
+    if not pairs or any(len(p) != 2 for p in pairs):
+        raise ValueError("pairs must be a non-empty list of (female, male) word pairs of equal length lists.")
+    used, dropped = [], []
+    rows = []
+    for f, m in pairs:
+        if f in emb and m in emb:
+            vf = np.asarray(emb[f], dtype=np.float64)
+            vm = np.asarray(emb[m], dtype=np.float64)
+            if not (np.isfinite(vf).all() and np.isfinite(vm).all()):
+                raise ValueError(f"the vector of {f!r} or {m!r} contains NaN or infinity.")
+            if normalize:
+                vf = vf / np.linalg.norm(vf)
+                vm = vm / np.linalg.norm(vm)
+            mu = (vf + vm) / 2
+            rows += [vf - mu, vm - mu]
+            used.append((f, m))
+        else:
+            dropped.append((f, m))
+    if not used:
+        raise ValueError(f"none of the definitional pairs has both vectors: {pairs}.")
+    if dropped:
+        warnings.warn(
+            f"gender_direction: dropped pairs with a missing word: {dropped}", MissingWordsWarning, stacklevel=2
+        )
+    M = np.vstack(rows)
+    _, sv, Vt = np.linalg.svd(M, full_matrices=False)
+    ev = sv**2
+    evr = ev / ev.sum() if ev.sum() > 0 else ev
+    g = Vt[0]
+    # orient: female words score higher on average
+    score = np.mean([np.dot(M[2 * i], g) - np.dot(M[2 * i + 1], g) for i in range(len(used))])
+    if score < 0:
+        g = -g
+    g = g / np.linalg.norm(g)
+    dom = float(evr[0] - evr[1]) if evr.size > 1 else 1.0
+    # one pair gives a rank-1 matrix: PC2 explains 0
+    return GenderDirection(g, evr, dom, used, dropped)
+
+
+@validate_params(
+    {
+        "words": ["array-like"],
+        "c": [Interval(numbers.Real, 0, None, closed="neither")],
+        "on_missing": [Options({"drop", "raise"})],
+    }
+)
+def direct_bias(
+    embeddings: Any,
+    words: Sequence[str],
+    direction: Any,
+    *,
+    c: float = 1.0,
+    on_missing: str = "drop",
+) -> DirectBiasResult:
+    """DirectBias_c = (1/|N|) sum_{w in N} |cos(w, g)|^c (Bolukbasi et al. 2016).
+
+    Parameters
+    ----------
+    embeddings : mapping, KeyedVectors, (words, matrix) or Embeddings
+    words : sequence of str
+        Gender-neutral words N (e.g. professions).
+    direction : GenderDirection or array-like of shape (d,)
+    c : float
+        Strictness (c = 1 in Matthews et al.).
+    on_missing : {"drop", "raise"}
+
+    Returns
+    -------
+    DirectBiasResult
+        ``per_word`` holds the signed cos(w, g) (female positive).
+
+    Examples
+    --------
+    >>> emb = {"nurse": [1.0, 1.0], "she": [1.0, 0.0], "he": [-1.0, 0.0]}
+    >>> round(direct_bias(emb, ["nurse"], [1.0, 0.0]).value, 4)
+    0.7071
+    """
+    c = check_interval(c, "c", low=0, closed="neither", func="direct_bias")
+    emb = as_embeddings(embeddings)
+    g = direction.vector if isinstance(direction, GenderDirection) else np.asarray(direction, dtype=np.float64)
+    if g.ndim != 1 or g.shape[0] != emb.dim or not np.isfinite(g).all() or np.linalg.norm(g) == 0:
+        raise ValueError(
+            f"direction must be a finite non-zero vector of length {emb.dim} (the embedding dim); got shape {g.shape}."
+        )
+    L = emb.lookup(words, name="words", on_missing=on_missing)
+    if L.missing:
+        warnings.warn(f"direct_bias: dropped words with no vector: {L.missing}", MissingWordsWarning, stacklevel=2)
+    cosv = (L.vectors / _safe_norm(L.vectors, L.words)) @ (g / np.linalg.norm(g))
+    return DirectBiasResult(
+        value=float(np.mean(np.abs(cosv) ** c)),
+        c=c,
+        per_word={w: float(v) for w, v in zip(L.words, cosv)},
+        dropped=L.missing,
+    )
+
+
+@validate_params({"scores": ["array-like"], "counts": ["array-like", None]})
+def gendered_form_bias(scores: Sequence[float], counts: Sequence[float] | None = None) -> float:
+    """Per-profession bias over grammatical forms (Matthews et al. 2021, P6.5).
+
+    The count-weighted mean sum_f n_f b_f / sum_f n_f of the per-form biases b_f (the
+    paper's recommendation), or the unweighted mean when ``counts`` is None.
+
+    Examples
+    --------
+    >>> # German "scientist": Wissenschaftler -0.06 (32,467), Wissenschaftlerin +0.32 (1,354)
+    >>> round(gendered_form_bias([-0.06, 0.32], [32467, 1354]), 4), round(gendered_form_bias([-0.06, 0.32]), 2)
+    (-0.0448, 0.13)
+    """
+    b = np.asarray(scores, dtype=np.float64).ravel()
+    if b.size == 0 or not np.isfinite(b).all():
+        raise ValueError("scores must be a non-empty list of finite per-form bias values.")
+    if counts is None:
+        return float(b.mean())
+    n = np.asarray(counts, dtype=np.float64).ravel()
+    if n.shape != b.shape:
+        raise ValueError(f"counts has {n.size} entries but scores has {b.size}; give one count per form.")
+    if not np.isfinite(n).all() or (n < 0).any() or n.sum() <= 0:
+        raise ValueError("counts must be non-negative, finite and not all zero.")
+    return float((n * b).sum() / n.sum())
