@@ -64,27 +64,7 @@ def _scorer_from_dict(d: dict) -> Any:
     if kind == "SupervisedScorer":
         from trustlab.er.scoring import SupervisedScorer
 
-        s = SupervisedScorer(model=d["model"], C=d["C"])
-        if hasattr(SupervisedScorer, "from_dict"):
-            return SupervisedScorer.from_dict(d)
-        coef = np.asarray(d["coef"], np.float64)
-        icpt = np.asarray(d["intercept"], np.float64)
-        if s.model == "logistic":
-            from sklearn.linear_model import LogisticRegression
-
-            m = LogisticRegression()
-            m.coef_ = coef.reshape(1, -1)
-            m.intercept_ = icpt.reshape(1)
-            m.classes_ = np.array([0, 1])
-        else:
-            from sklearn.linear_model import Ridge
-
-            m = Ridge()
-            m.coef_ = coef.ravel()
-            m.intercept_ = float(icpt.ravel()[0])
-        m.n_features_in_ = coef.reshape(-1).shape[0] if s.model != "logistic" else coef.shape[1]
-        s._m = m
-        return s
+        return SupervisedScorer.from_dict(d)
     raise ValueError(f"unknown scorer type {kind!r} in the model file; valid: ['FSModel', 'SupervisedScorer']")
 
 
