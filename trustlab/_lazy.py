@@ -104,3 +104,38 @@ def lazy_exports(namespace: dict, exports: Mapping[str, str], submodules: Iterab
     for sub in submodules:
         loaders[sub] = functools.partial(importlib.import_module, f"{package}.{sub}")
     return lazy_attributes(namespace, loaders)
+
+
+def defer_numpy_f2py() -> None:
+    """Register ``numpy.f2py`` as a lazily loaded module (CLI processes only).
+
+    SciPy's array-API shim runs when ``scipy.sparse`` or ``scipy.optimize`` are
+    imported (the ER pipeline needs both) and reads every public attribute of
+    ``numpy``, which imports ``numpy.f2py`` (~0.1-0.25 s, with ``charset_normalizer``)
+    although nothing uses it. This registers it with
+    :class:`importlib.util.LazyLoader` (the standard library's mechanism): the module
+    object exists and its code runs on the first attribute access, so ``numpy.f2py``
+    behaves exactly as before for anyone who uses it. Only the ``trustlab`` console
+    command calls this (the process is its own); importing the library never does.
+    Skipped when ``numpy.f2py`` is already imported or ``TRUSTLAB_NO_LAZY_F2PY`` is set.
+    """
+    import os
+    import sys
+
+    if os.environ.get("TRUSTLAB_NO_LAZY_F2PY") or "numpy.f2py" in sys.modules:
+        return
+    try:
+        import importlib.util
+
+        import numpy
+
+        spec = importlib.util.find_spec("numpy.f2py")
+        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
+            return
+        spec.loader = importlib.util.LazyLoader(spec.loader)
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules["numpy.f2py"] = mod
+        spec.loader.exec_module(mod)  # lazy: only arms the load on first attribute access
+        numpy.f2py = mod  # what the import system sets on the parent package
+    except Exception:  # pragma: no cover - leave numpy's own lazy import in charge
+        sys.modules.pop("numpy.f2py", None)

@@ -109,6 +109,9 @@ def console_main() -> None:
     writes its data at exit). Uncaught exceptions propagate from :func:`main`
     unchanged (traceback, exit status 1).
     """
+    from trustlab._lazy import defer_numpy_f2py
+
+    defer_numpy_f2py()
     rc = main()
     _exit(rc)
 

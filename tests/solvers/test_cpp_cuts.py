@@ -152,7 +152,6 @@ FAMILY_CASES = [(fam, n, seed) for fam in ("cluster_editing", "random", "mcf", "
 @pytest.mark.parametrize("fam,n,seed", FAMILY_CASES)
 def test_reported_optimum_equals_brute_force_on_each_family(fam, n, seed):
     from tests.reference import brute_force_cpp
-
     from trustlab.solvers.synthetic import make_instance
 
     W = make_instance(fam, n, random_state=seed)
@@ -171,7 +170,6 @@ def test_reported_optimum_equals_brute_force_on_each_family(fam, n, seed):
 def test_statistics_are_proven_and_consistent(fam, seed, colgen):
     # a weak warm start (all singletons) and tail_rounds=0 so that the later phases run
     from tests.reference import brute_force_cpp
-
     from trustlab.solvers.synthetic import make_instance
 
     n = 9

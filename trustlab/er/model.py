@@ -266,12 +266,13 @@ def resolve_incremental(
     >>> len(r1.ids), int(sum(after[k] != v for k, v in before.items()))
     (220, 0)
     """
+    import time
+
     from trustlab.er.blocking import BlockingStats, block, reduction_ratio
     from trustlab.er.cluster import cluster_pairs
     from trustlab.er.linking import _as_frame
     from trustlab.er.pipeline import Resolution, _component_completion
     from trustlab.er.scoring import FeatureMatrix, to_weights
-    import time
 
     t0 = time.perf_counter()
     mdl = load_model(model)
@@ -286,7 +287,9 @@ def resolve_incremental(
     old = _as_frame(existing, "existing").reset_index(drop=True)
     idc = id_col or st.get("id_col") or ("id" if "id" in new.columns else None)
     if idc is None or idc == "_row":
-        raise ValueError("incremental resolution needs a record id column in both tables; pass id_col=... (CLI --id-col)")
+        raise ValueError(
+            "incremental resolution needs a record id column in both tables; pass id_col=... (CLI --id-col)"
+        )
     for nm, t, cols in (("records", new, [idc]), ("existing", old, [idc, entity_col])):
         miss = [c for c in cols + [c for f in mdl.fields for c in f.columns()] if c not in t.columns]
         if miss:

@@ -22,8 +22,8 @@ import pandas as pd
 from rapidfuzz import distance, fuzz, process
 
 from trustlab._validation import Interval, validate_params
-from trustlab.kernels import er as K
 from trustlab.er.records import Field
+from trustlab.kernels import er as K
 
 __all__ = ["compare", "FeatureMatrix", "SupervisedScorer", "FellegiSunter", "to_weights"]
 
@@ -142,7 +142,9 @@ def compare(df: pd.DataFrame, pairs: np.ndarray, fields: Sequence[Field], *, onl
             indptr, indices = _token_sets(df[f.column])
             jac = np.empty(len(i))
             ovl = np.empty(len(i))
-            K.token_overlap(indptr, indices, np.ascontiguousarray(i, np.int64), np.ascontiguousarray(j, np.int64), jac, ovl)
+            K.token_overlap(
+                indptr, indices, np.ascontiguousarray(i, np.int64), np.ascontiguousarray(j, np.int64), jac, ovl
+            )
             cols += [jac, ovl]
             names += [f"{f.column}:jaccard", f"{f.column}:overlap"]
             primary.append(start + 1)
@@ -162,7 +164,11 @@ def compare(df: pd.DataFrame, pairs: np.ndarray, fields: Sequence[Field], *, onl
             primary.append(start + 1)
         elif f.kind in ("postcode", "code", "email"):
             v = df[f.column].fillna("").astype(str).str.strip().str.lower()
-            v = v.str.replace(r"\s+", "", regex=True) if f.kind == "email" else v.str.replace(r"[^0-9a-z]+", "", regex=True)
+            v = (
+                v.str.replace(r"\s+", "", regex=True)
+                if f.kind == "email"
+                else v.str.replace(r"[^0-9a-z]+", "", regex=True)
+            )
             arr = v.to_numpy(dtype=object)
             miss = (v == "").to_numpy()
             a, b = arr[i], arr[j]
@@ -226,7 +232,9 @@ def compare(df: pd.DataFrame, pairs: np.ndarray, fields: Sequence[Field], *, onl
             raise ValueError(f"unknown field kind {f.kind!r}")
         field_of += [f.column] * (len(cols) - start)
     X = np.column_stack(cols) if cols else np.empty((len(pairs), 0))
-    return FeatureMatrix(X=np.ascontiguousarray(X), names=names, field_of=field_of, primary=primary, fields=list(fields))
+    return FeatureMatrix(
+        X=np.ascontiguousarray(X), names=names, field_of=field_of, primary=primary, fields=list(fields)
+    )
 
 
 def _design(X: np.ndarray) -> np.ndarray:
@@ -428,7 +436,9 @@ class FellegiSunter:
     True
     """
 
-    def __init__(self, max_iter: int = 100, tol: float = 1e-6, levels: Sequence[float] = _LEVELS, lambda0: float = 0.05):
+    def __init__(
+        self, max_iter: int = 100, tol: float = 1e-6, levels: Sequence[float] = _LEVELS, lambda0: float = 0.05
+    ):
         self.max_iter = int(max_iter)
         self.tol = float(tol)
         self.levels = tuple(levels)
@@ -503,7 +513,9 @@ class FellegiSunter:
         return 1.0 / (1.0 + np.exp(-np.clip(self.match_weight(X), -50, 50)))
 
 
-@validate_params({"p": ["array-like"], "kind": [{"logit", "centered"}], "clip": [Interval(numbers.Real, 0, None, closed="neither")]})
+@validate_params(
+    {"p": ["array-like"], "kind": [{"logit", "centered"}], "clip": [Interval(numbers.Real, 0, None, closed="neither")]}
+)
 def to_weights(p: np.ndarray, kind: str = "logit", *, clip: float = 12.0) -> np.ndarray:
     """Signed edge weights from match probabilities: ``logit`` (log-odds, clipped to
     ±``clip``) or ``centered`` (``p - 0.5``); positive means "same entity".

@@ -12,22 +12,13 @@ later ``import scipy.linalg`` finds them in ``sys.modules`` and reuses them), so
 nothing is loaded twice. It does nothing when ``scipy.linalg`` is already imported,
 when the files cannot be found, or when ``TRUSTLAB_NO_BLAS_PRELOAD`` is set; any
 error leaves the normal import path in charge.
-
-The same shim also runs when ``scipy.sparse`` or ``scipy.optimize`` are imported (the
-ER pipeline needs both): it reads every public attribute of ``numpy``, which imports
-``numpy.f2py`` (~0.1-0.25 s, with ``charset_normalizer``) although nothing uses it.
-:func:`defer_numpy_f2py` registers ``numpy.f2py`` as a lazily loaded module
-(:class:`importlib.util.LazyLoader`, the standard library's mechanism): the module
-object exists, and its code runs on the first attribute access, so ``numpy.f2py``
-behaves exactly as before for anyone who uses it. Skipped when ``numpy.f2py`` is
-already imported or ``TRUSTLAB_NO_LAZY_F2PY`` is set.
 """
 from __future__ import annotations
 
 import os
 import sys
 
-__all__ = ["preload_cython_blas", "defer_numpy_f2py"]
+__all__ = ["preload_cython_blas"]
 
 _done = False
 
@@ -72,23 +63,3 @@ def preload_cython_blas() -> None:
                 raise
     except Exception:  # pragma: no cover - fall back to Numba's own import
         return
-
-
-def defer_numpy_f2py() -> None:
-    if os.environ.get("TRUSTLAB_NO_LAZY_F2PY") or "numpy.f2py" in sys.modules:
-        return
-    try:
-        import importlib.util
-
-        import numpy
-
-        spec = importlib.util.find_spec("numpy.f2py")
-        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
-            return
-        spec.loader = importlib.util.LazyLoader(spec.loader)
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules["numpy.f2py"] = mod
-        spec.loader.exec_module(mod)  # lazy: only arms the load on first attribute access
-        numpy.f2py = mod  # what the import system sets on the parent package
-    except Exception:  # pragma: no cover - leave numpy's own lazy import in charge
-        sys.modules.pop("numpy.f2py", None)
