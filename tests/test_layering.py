@@ -15,7 +15,7 @@ import trustlab
 
 ROOT = Path(trustlab.__file__).parent
 UPPER = ("trustlab.cli", "trustlab.commands")
-KERNEL_MAY_IMPORT = ("trustlab.kernels", "trustlab._backend")
+KERNEL_MAY_IMPORT = ("trustlab.kernels", "trustlab._backend", "trustlab._lazy")
 
 
 def _imports(path: Path) -> list[tuple[int, str]]:

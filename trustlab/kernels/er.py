@@ -1,7 +1,7 @@
 """Numba kernels for entity resolution (no validation inside: callers pass clean arrays).
 
 Each kernel keeps its explicit signature but is compiled (or loaded from the on-disk
-cache) on first use, through the module ``__getattr__``: importing this module loads no
+cache) on first use, through the module ``__getattr__`` of :mod:`trustlab._lazy`: importing this module loads no
 kernel, and a run loads only the kernels it calls (each load costs 0.1-0.5 s).
 """
 from __future__ import annotations
@@ -9,29 +9,20 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-_LAZY: dict[str, tuple] = {}
+from trustlab._lazy import lazy_attributes
+
+_LOADERS: dict = {}
 
 
 def _lazy(signature: str, **options):
     """Register ``_name`` as kernel ``name`` with this signature, compiled on first use."""
     def register(fn):
-        _LAZY[fn.__name__[1:]] = (fn, signature, options)
+        _LOADERS[fn.__name__[1:]] = lambda: njit(signature, cache=True, **options)(fn)
         return fn
     return register
 
 
-def __getattr__(name: str):
-    try:
-        fn, signature, options = _LAZY[name]
-    except KeyError:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
-    kernel = njit(signature, cache=True, **options)(fn)
-    globals()[name] = kernel
-    return kernel
-
-
-def __dir__():
-    return sorted(set(globals()) | set(_LAZY))
+__getattr__, __dir__ = lazy_attributes(globals(), _LOADERS)
 
 
 @_lazy("int64(int64[:], int64)")
