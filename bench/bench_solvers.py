@@ -239,11 +239,12 @@ def summarize(raw: Path = RAW) -> str:
                        f"{r['auto_seconds']:.2f} ({r['auto_status']}) | {f(r['cpp'])} | {f(r['qsp'])} | {f(r['spp'])} |")
     fa = [r for r in rows if r["group"] == "family"]
     if fa:
-        out += ["", "| instance | tuned on | objective | bound | root bound | status | phase | nodes | cuts tri / 2-part / lazy | wall s | CPU s | load | CP-SAT 8w 20 s: obj / bound (status) | peer s |",
+        out += ["", "| instance | tuned on | objective | bound | root bound | status | phase | nodes | cuts tri / 2-part / odd wheel / 2-part S>=2 / lazy | wall s | CPU s | load | CP-SAT 8w 20 s: obj / bound (status) | peer s |",
                 "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
         for r in sorted(fa, key=lambda r: (not r["tuned"], r["family"], r["n"], r["seed"])):
             c = r.get("cuts_by_family") or {}
-            cuts = f"{c.get('triangle', 0)} / {c.get('two_partition', 0)} / {c.get('lazy_triangle', 0)}"
+            cuts = (f"{c.get('triangle', 0)} / {c.get('two_partition', 0)} / {c.get('odd_wheel', 0)} / "
+                    f"{c.get('two_partition_general', 0)} / {c.get('lazy_triangle', 0)}")
             rb = "-" if r.get("root_bound") is None else f"{r['root_bound']:.0f}"
             peer = r["peer_status"] if r["peer_objective"] is None else \
                 f"{r['peer_objective']:.0f} / {r['peer_bound']:.0f} ({r['peer_status']})"
