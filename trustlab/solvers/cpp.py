@@ -201,6 +201,7 @@ def solve_cpp(
     odd_wheels: bool = True,
     two_partition_general: bool = True,
     strong_frac: int = 4,
+    strong_after_settle: bool = True,
     reduced_cost_fixing: bool = True,
     mip_cuts: str = "all",
     colgen: bool = True,
@@ -215,8 +216,9 @@ def solve_cpp(
     than ``max_cuts // tp_frac`` triangles were violated; with the default 1, always),
     ``odd_wheels`` / ``two_partition_general`` the odd-wheel and ``|S| >= 2``
     2-partition cuts (separated once the LP with triangle and ``|S| = 1`` cuts has
-    settled, in rounds with fewer than ``max_cuts // strong_frac`` violated triangles;
-    not on components that branch and price takes next),
+    settled, or from the first round with ``strong_after_settle=False``, in rounds with
+    fewer than ``max_cuts // strong_frac`` violated triangles; by default not on
+    components that branch and price takes next),
     ``per_apex`` caps the triangles per apex and round, ``drop_age`` drops cuts slack
     for that many rounds, ``nonpos_skip`` skips the redundant triangles, ``reduced_cost_fixing`` the
     fixing, ``mip_cuts`` picks the cuts handed to the MIP (``"all"`` or ``"active"``),
@@ -299,7 +301,9 @@ def solve_cpp(
     lo = np.zeros(nv)  # variable bounds: reduced-cost fixing tightens them (see _fix_by_reduced_cost)
     hi = np.ones(nv)
     n_fixed = 0
-    strong_on = False  # odd-wheel / general 2-partition separation, once the basic LP settles
+    # odd-wheel / general 2-partition separation: once the basic LP settles (default) or
+    # from the start
+    strong_on = not strong_after_settle and (odd_wheels or two_partition_general)
     while True:
         rem = _remaining(deadline)
         if rem is not None and rem <= 0:
