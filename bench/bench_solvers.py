@@ -4,10 +4,11 @@ Run:
     .venv/bin/python -m pytest bench/bench_solvers.py --benchmark-enable -p no:cacheprovider
 Groups (select with -k): ``abr`` (CP-Lib ABR, n <= 158, exact), ``corr40`` (CP-Lib corr40-*,
 exact), ``family`` (synthetic cluster-editing / random / equicut / MCF instances, n = 40-60,
-exact, peer CP-SAT with 8 workers; ``BENCH_PEER=0`` skips every peer), ``heuristic`` (Correlation instances, quality vs best known), ``xer`` (synthetic
-planted-cluster graphs). Peers measured in the same run: CP-SAT on the full triangle
-formulation (what a user would write with OR-Tools) for the exact groups; plain KwikCluster
-(pivot only) for the heuristic group. Each test appends a row to bench/results/solvers_raw.jsonl.
+exact, peer CP-SAT with 8 workers; ``BENCH_PEER=0`` skips every peer), ``heuristic``
+(Correlation instances, quality vs best known), ``xer`` (synthetic planted-cluster graphs).
+Peers measured in the same run: CP-SAT on the full triangle formulation (what a user would
+write with OR-Tools) for the exact groups; plain KwikCluster (pivot only) for the heuristic group.
+Each test appends a row to bench/results/solvers_raw.jsonl.
 CP-Lib data comes from ../shared/data, or the folder in ``CPLIB_DIR`` (skipped if absent).
 """
 from __future__ import annotations
@@ -215,7 +216,8 @@ def summarize(raw: Path = RAW) -> str:
     ex = [r for r in rows if r["group"] in ("abr", "corr40")]
     if ex:
         out += [
-            "| instance | n | known opt | objective | bound | status | wall s | CPU s | peer CP-SAT (full triangles, 2 workers, 30 s) | peer s |",
+            "| instance | n | known opt | objective | bound | status | wall s | CPU s "
+            "| peer CP-SAT (full triangles, 2 workers, 30 s) | peer s |",
             "|---|---|---|---|---|---|---|---|---|---|",
         ]
         for r in ex:
@@ -238,7 +240,8 @@ def summarize(raw: Path = RAW) -> str:
     if xe:
         out += [
             "",
-            "| nodes | T | \\|E\\| | \\|MC\\| | \\|C\\| | auto s (status) | cpp s | qsp M=3 s (status) | spp s (status) |",
+            "| nodes | T | \\|E\\| | \\|MC\\| | \\|C\\| "
+            "| auto s (status) | cpp s | qsp M=3 s (status) | spp s (status) |",
             "|---|---|---|---|---|---|---|---|---|",
         ]
 
@@ -254,12 +257,15 @@ def summarize(raw: Path = RAW) -> str:
     if fa:
         out += [
             "",
-            "| instance | tuned on | objective | bound | root bound | status | phase | nodes | cuts tri / 2-part / lazy | wall s | CPU s | load | CP-SAT 8w 20 s: obj / bound (status) | peer s |",
+            "| instance | tuned on | objective | bound | root bound | status | phase | nodes "
+            "| cuts tri / 2-part / odd wheel / 2-part S>=2 / lazy | wall s | CPU s | load "
+            "| CP-SAT 8w 20 s: obj / bound (status) | peer s |",
             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
         ]
         for r in sorted(fa, key=lambda r: (not r["tuned"], r["family"], r["n"], r["seed"])):
             c = r.get("cuts_by_family") or {}
-            cuts = f"{c.get('triangle', 0)} / {c.get('two_partition', 0)} / {c.get('lazy_triangle', 0)}"
+            cuts = (f"{c.get('triangle', 0)} / {c.get('two_partition', 0)} / {c.get('odd_wheel', 0)} / "
+                    f"{c.get('two_partition_general', 0)} / {c.get('lazy_triangle', 0)}")
             rb = "-" if r.get("root_bound") is None else f"{r['root_bound']:.0f}"
             peer = r["peer_status"] if r["peer_objective"] is None else \
                 f"{r['peer_objective']:.0f} / {r['peer_bound']:.0f} ({r['peer_status']})"

@@ -181,10 +181,10 @@ def test_statistics_are_proven_and_consistent(fam, seed, colgen):
     assert out["status"] == "optimal" and out["objective"] == pytest.approx(opt)
     assert out["root_bound"] >= opt - 1e-9
     fams = out["cuts_by_family"]
-    assert set(fams) == {"triangle", "two_partition", "lazy_triangle"}
+    assert set(fams) == {"triangle", "two_partition", "odd_wheel", "two_partition_general", "lazy_triangle"}
     assert all(v >= 0 for v in fams.values())
     if out["phase"] != "trivial":
-        assert fams["triangle"] + fams["two_partition"] + fams["lazy_triangle"] == out["cuts"]
+        assert sum(fams.values()) == out["cuts"]
     if out["phase"] == "branch_and_price":
         assert out["nodes"] == out["bp_nodes"] >= 1
     assert out["phase"] in ("trivial", "lp", "branch_and_price", "mip")
@@ -205,7 +205,8 @@ def test_partition_cli_json_reports_exact_statistics(tmp_path, capsys):
     d = json.loads(capsys.readouterr().out)
     assert d["status"] == "optimal"
     assert d["root_bound"] >= d["bound"] - 1e-9
-    assert set(d["cuts_by_family"]) <= {"triangle", "two_partition", "lazy_triangle"}
+    assert set(d["cuts_by_family"]) <= {"triangle", "two_partition", "odd_wheel", "two_partition_general",
+                                        "lazy_triangle"}
     assert d["nodes"] >= 0 and d["phase"] in ("trivial", "lp", "branch_and_price", "mip")
     for c in d["components"]:
         assert {"root_bound", "cuts_by_family", "nodes", "phase"} <= set(c)

@@ -12,7 +12,11 @@ Formulation (Grötschel & Wakabayashi 1989; xER eqs. 1–5): one variable ``x_ij
    per round), the most violated ones (up to 12 per apex, 40n in all) are added,
    together with violated **2-partition inequalities** ``x(v:T) - x(T) <= 1``
    (Grötschel & Wakabayashi 1990, ``|S| = 1``, greedy heuristic separation, see
-   :func:`separate_two_partition`) in every round. Triangles whose two "+" pairs both
+   :func:`separate_two_partition`) in every round. Once that LP settles (no violated cut
+   or the bound tails off), **odd-wheel** inequalities and **2-partition inequalities
+   with** ``|S| >= 2`` (heuristic separation, :mod:`trustlab.solvers.cuts`) are added
+   too, and the phase goes on until it settles again (not on components that go to
+   branch and price next, whose bound dominates these cuts anyway). Triangles whose two "+" pairs both
    have weight <= 0 are not separated: they are redundant for the optimum (Miyauchi &
    Sukegawa 2015), and leaving them out only relaxes the LP, so every bound stays
    valid (an integral LP point is still checked against *all* triangles). Cuts slack
@@ -96,7 +100,9 @@ def separate_triangles(X: np.ndarray, A: np.ndarray, max_cuts: int, eps: float =
         out_v.append(V[a, b])
     if not out_i:
         return np.empty((0, 3), np.int64)
-    I = np.concatenate(out_i); J = np.concatenate(out_j); K = np.concatenate(out_k)
+    I = np.concatenate(out_i)
+    J = np.concatenate(out_j)
+    K = np.concatenate(out_k)
     Vv = np.concatenate(out_v)
     if Vv.size > max_cuts:
         sel = np.argpartition(-Vv, max_cuts - 1)[:max_cuts]
@@ -194,6 +200,10 @@ def solve_cpp(
     nonpos_skip: bool = True,
     two_partition: bool = True,
     tp_frac: int = 1,
+    odd_wheels: bool = True,
+    two_partition_general: bool = True,
+    strong_frac: int = 4,
+    strong_after_settle: bool = True,
     reduced_cost_fixing: bool = True,
     mip_cuts: str = "all",
     colgen: bool = True,
@@ -206,6 +216,11 @@ def solve_cpp(
 
     ``two_partition`` turns the 2-partition cuts on (separated in a round when fewer
     than ``max_cuts // tp_frac`` triangles were violated; with the default 1, always),
+    ``odd_wheels`` / ``two_partition_general`` the odd-wheel and ``|S| >= 2``
+    2-partition cuts (separated once the LP with triangle and ``|S| = 1`` cuts has
+    settled, or from the first round with ``strong_after_settle=False``, in rounds with
+    fewer than ``max_cuts // strong_frac`` violated triangles; by default not on
+    components that branch and price takes next),
     ``per_apex`` caps the triangles per apex and round, ``drop_age`` drops cuts slack
     for that many rounds, ``nonpos_skip`` skips the redundant triangles, ``reduced_cost_fixing`` the
     fixing, ``mip_cuts`` picks the cuts handed to the MIP (``"all"`` or ``"active"``),
@@ -219,8 +234,9 @@ def solve_cpp(
     (``optimal`` / ``time_limit``), ``lp_rounds``, ``cuts``, ``phase`` (where it ended:
     ``trivial``, ``lp``, ``branch_and_price`` or ``mip``), ``root_bound`` (the proven
     bound at the end of the cutting-plane phase, before any branching), ``cuts_by_family``
-    (cuts separated: ``triangle``, ``two_partition`` in the LP phase, ``lazy_triangle``
-    in the MIP phase) and ``nodes`` (branch-and-price nodes plus MIP search nodes —
+    (cuts separated: ``triangle``, ``two_partition`` (``|S| = 1``), ``odd_wheel``,
+    ``two_partition_general`` (``|S| >= 2``) in the LP phase, ``lazy_triangle`` in the
+    MIP phase) and ``nodes`` (branch-and-price nodes plus MIP search nodes —
     SCIP nodes or CP-SAT branches).
     """
     n = W.shape[0]
@@ -232,7 +248,8 @@ def solve_cpp(
     def rnd(b: float) -> float:
         return math.floor(b + 1e-6) if integral else b
 
-    stat = {"root_bound": None, "cuts_by_family": {"triangle": 0, "two_partition": 0, "lazy_triangle": 0},
+    stat = {"root_bound": None, "cuts_by_family": {"triangle": 0, "two_partition": 0, "odd_wheel": 0,
+                                                    "two_partition_general": 0, "lazy_triangle": 0},
             "nodes": 0}
 
     def result(labels, obj, bound, status, **kw):
@@ -286,6 +303,9 @@ def solve_cpp(
     lo = np.zeros(nv)  # variable bounds: reduced-cost fixing tightens them (see _fix_by_reduced_cost)
     hi = np.ones(nv)
     n_fixed = 0
+    # odd-wheel / general 2-partition separation: once the basic LP settles (default) or
+    # from the start
+    strong_on = not strong_after_settle and (odd_wheels or two_partition_general)
     while True:
         rem = _remaining(deadline)
         if rem is not None and rem <= 0:
@@ -316,14 +336,32 @@ def solve_cpp(
         if two_partition and tri.shape[0] < max_cuts // tp_frac:
             # stronger cuts once the triangle LP is nearly settled
             tp = separate_two_partition(X, A, max(50, max_cuts // 4), eps=1e-4)
-        if tri.shape[0] == 0 and not tp:
+        strong = []  # (family, (idx, coef)) odd wheels and 2-partitions with |S| >= 2
+        if strong_on and tri.shape[0] < max_cuts // strong_frac:
+            strong = _strong_cuts(X, A, P, max(25, max_cuts // 8), odd_wheels, two_partition_general)
+        stop = None
+        if tri.shape[0] == 0 and not tp and not strong:
+            stop = "no_cut"
+        elif len(history) > tail_rounds and history[-tail_rounds - 1] - bound < 1e-4 * max(1.0, abs(bound)):
+            stop = "tail"  # tailing off: branch (MIP phase) instead of cutting further
+        elif small and len(history) > small_tail and \
+                history[-small_tail - 1] - bound < small_tail_gap * (bound - warm_obj):
+            stop = "tail"  # small component: branch and price / MIP get the rest of the time
+        if small and lp_deadline is not None and time.perf_counter() > lp_deadline and rounds > small_tail:
             break
-        if len(history) > tail_rounds and history[-tail_rounds - 1] - bound < 1e-4 * max(1.0, abs(bound)):
-            break  # tailing off: branch (MIP phase) instead of cutting further
-        if small and len(history) > small_tail and (
-                history[-small_tail - 1] - bound < small_tail_gap * (bound - warm_obj)
-                or (lp_deadline is not None and time.perf_counter() > lp_deadline)):
-            break  # small component: branch and price / MIP get the rest of the time
+        if stop is not None:
+            if strong_on or small or not (odd_wheels or two_partition_general):
+                # (on components for branch and price, which does not use the cuts, the
+                # stronger LP costs more time than it saves: measured on random and
+                # equicut instances of n = 40, seeds 1-2)
+                break
+            # the triangle + 2-partition LP has settled: go on with the stronger families
+            strong_on = True
+            history = history[-1:]
+            if tri.shape[0] < max_cuts // strong_frac:
+                strong = _strong_cuts(X, A, P, max(25, max_cuts // 8), odd_wheels, two_partition_general)
+            if tri.shape[0] == 0 and not tp and not strong:
+                break
         if cuts:  # drop cuts slack for 3 LP rounds in a row (keeps the LP small, avoids cycling)
             C = np.asarray(cuts)
             lhs = xv[C[:, 0]] + xv[C[:, 1]] - np.where(C[:, 2] >= 0, xv[np.maximum(C[:, 2], 0)], 0.0)
@@ -348,7 +386,12 @@ def solve_cpp(
             gcuts.append(two_partition_row(v_, T_, P))
             pool_g.append(gcuts[-1])
         n_added += len(tp)
-        gage = np.concatenate([gage, np.zeros(len(tp), np.int64)])
+        for fam_, row_ in strong:
+            gcuts.append(row_)
+            pool_g.append(row_)
+            stat["cuts_by_family"][fam_] += 1
+        n_added += len(strong)
+        gage = np.concatenate([gage, np.zeros(len(tp) + len(strong), np.int64)])
 
     frac = np.abs(xv - np.round(xv)) > _EPS
     if not frac.any() and tri.shape[0] == 0:
@@ -426,9 +469,25 @@ def solve_cpp(
     return result(best_lab, best_val, rnd(bound), status, lp_rounds=rounds, cuts=n_added, phase="mip")
 
 
+def _strong_cuts(X, A, P, cap, odd_wheels, two_partition_general):
+    """Violated odd-wheel and general 2-partition cuts at ``X`` as ``(family, (idx, coef))``
+    (rows scaled to right-hand side 1; see :mod:`trustlab.solvers.cuts`)."""
+    from trustlab.solvers import cuts as _cuts
+
+    out = []
+    if odd_wheels:
+        out += [("odd_wheel", _cuts.odd_wheel_row(v, c, P))
+                for v, c, _ in _cuts.separate_odd_wheels(X, A, cap, eps=1e-4)]
+    if two_partition_general:
+        out += [("two_partition_general", _cuts.two_partition_general_row(S, T, P))
+                for S, T, _ in _cuts.separate_two_partition_general(X, A, cap, eps=1e-4)]
+    return out
+
+
 def _rows(cuts, gcuts, nv):
     """CSR matrix of the active cuts (every right-hand side is 1): triangles, then
-    2-partition cuts; None if there are none."""
+    the other cuts (2-partition, odd-wheel: rows scaled to right-hand side 1); None if
+    there are none."""
     import scipy.sparse as sp
 
     if not cuts and not gcuts:
@@ -548,8 +607,11 @@ def _mip_cpsat(w, Aub, same, rem, workers, lo=None, hi=None):
         ind, ptr, dat = Aub.indices, Aub.indptr, Aub.data
         for r in range(Aub.shape[0]):
             sl = slice(ptr[r], ptr[r + 1])
+            # rows are scaled to right-hand side 1; odd-wheel and general 2-partition
+            # rows carry coefficients +-1/r: multiply back by r for integer coefficients
+            sc = 1.0 / float(np.abs(dat[sl]).min())
             m.add(cp_model.LinearExpr.weighted_sum([x[int(q)] for q in ind[sl]],
-                                                   [int(c) for c in dat[sl]]) <= 1)
+                                                   [int(round(c * sc)) for c in dat[sl]]) <= int(round(sc)))
     m.maximize(sum(float(w[p]) * x[p] for p in range(nv) if w[p] != 0.0))
     for p in range(nv):
         m.add_hint(x[p], bool(same[p]))
