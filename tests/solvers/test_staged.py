@@ -85,3 +85,28 @@ def test_many_small_components_proven_within_a_small_budget():
     for c in r.components:
         if c["size"] <= 9:
             assert c["objective"] == pytest.approx(c["bound"])
+
+
+@pytest.mark.slow
+def test_unproven_small_component_keeps_time_to_finish_the_heuristic():
+    """An instance the exact solver cannot prove within the budget: the paused search
+    still gets time to reach its own stopping rule, so ``auto`` returns exactly what
+    ``method="heuristic"`` returns with the same seed and budget."""
+    W = make_instance("equicut", 40, random_state=1)
+    h = partition(W, method="heuristic", time_limit=8.0, random_state=0)
+    a = partition(W, method="auto", time_limit=8.0, random_state=0)
+    assert a.status == "time_limit"  # not proven: the case the reserve exists for
+    comp = a.components[0]
+    assert comp["heuristic_reserve"] > 0
+    assert comp["heuristic_objective"] == h.objective
+    assert a.objective >= h.objective - 1e-9
+
+
+def test_seconds_to_finish_estimate():
+    W = make_instance("random", 30, random_state=0)
+    A = ~np.eye(30, dtype=bool)
+    s = _Search(W, A, rng=np.random.default_rng(0), max_rounds=100_000, patience=None, init=None, params=None)
+    s.run(pause=3)
+    assert not s.finished and s.seconds > 0 and s.seconds_to_finish() > 0
+    s.run()
+    assert s.finished and s.seconds_to_finish() == 0.0

@@ -219,7 +219,15 @@ def _solve_component(W, A, method, opts: _ComponentOptions, *, time_limit, seed)
     elif method == "cpp":
         from trustlab.solvers.cpp import solve_cpp
 
-        r = solve_cpp(W, A, warm_labels=lab, warm_obj=val, deadline=deadline, integral=opts.integral,
+        exact_deadline = deadline
+        if staged and search is not None and deadline is not None and not search.finished:
+            # keep time to finish the paused search if the proof fails, so the answer is
+            # never worse than method="heuristic" with the same budget: twice its estimated
+            # remaining time, at most half of what is left
+            left = max(0.0, deadline - time.perf_counter())
+            exact_deadline = deadline - min(0.5 * left, 2.0 * search.seconds_to_finish())
+            info["heuristic_reserve"] = deadline - exact_deadline
+        r = solve_cpp(W, A, warm_labels=lab, warm_obj=val, deadline=exact_deadline, integral=opts.integral,
                       mip_solver=opts.mip_solver, workers=opts.workers)
     elif method == "qsp":
         from trustlab.solvers.qsp import solve_qsp
@@ -502,7 +510,7 @@ def partition(
           pairs are forbidden. (A list is always an edge list; a square ndarray is
           always a dense matrix.)
     method : {"auto", "cpp", "qsp", "spp", "heuristic"}
-        ``cpp``: exact (triangle and 2-partition cutting planes, then branch and price
+        ``cpp``: exact (triangle, 2-partition, odd-wheel cutting planes, then branch and price
         on components of <= 64 nodes, then a lazy-constraint MIP), proves optimality.
         ``qsp``: xER's linearised quadratic set packing over maximal cliques (CP-SAT),
         exact when ``M`` is large enough. ``spp``: set packing over all cliques
@@ -515,7 +523,9 @@ def partition(
         by its own rule before the time limit. (``cpp`` on a component of at most 64
         nodes pauses the heuristic after 10 rounds without improvement and resumes it
         to its own rule only if the exact solver does not prove optimality; a resumed
-        run ends where an uninterrupted one would.)
+        run ends where an uninterrupted one would. The exact solver stops early enough
+        to leave the resumed run twice its estimated remaining time, at most half of
+        what is left.)
     time_limit : float, optional
         Default None: a budget scaled by size, :func:`default_time_limit` (60 s plus
         0.1 s per node, at most 600 s), so no default call can run unbounded; pass

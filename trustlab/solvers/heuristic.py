@@ -95,13 +95,30 @@ class _Search:
         self.stale = 0
         self.first = True
         self.hit_target = False
+        self.seconds = 0.0  # wall time spent in run()
 
     @property
     def finished(self) -> bool:
         """True once the search stopped by its own rule (rounds, patience or target)."""
         return self.done >= self.max_rounds or self.stale >= self.patience or self.hit_target
 
+    def seconds_to_finish(self) -> float:
+        """Estimated wall time to reach the stopping rule if no further improvement
+        resets the patience counter: rounds left times the mean time per round so far
+        (the first, compiling chunk included, so the estimate errs on the long side)."""
+        if self.finished:
+            return 0.0
+        left = min(self.max_rounds - self.done, self.patience - self.stale)
+        return self.seconds / max(1, self.done) * left
+
     def run(self, *, deadline=None, target=None, pause=None) -> None:
+        t0 = time.perf_counter()
+        try:
+            self._run(deadline, target, pause)
+        finally:
+            self.seconds += time.perf_counter() - t0
+
+    def _run(self, deadline, target, pause) -> None:
         prm = self.prm
         while not self.finished:
             if pause is not None and self.stale >= pause:
