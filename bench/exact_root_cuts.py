@@ -32,8 +32,8 @@ def main(fams, ns, seeds, limit=60.0):
                 lab, val = solve_heuristic(W, A, rng=np.random.default_rng(0))
                 for name, kw in CONFIGS.items():
                     t = time.perf_counter()
-                    r = cpp.solve_cpp(W, A, warm_labels=lab, warm_obj=val, integral=True, colgen=False,
-                                      deadline=t + limit, **kw)
+                    r = cpp.solve_cpp(W, A, warm_labels=lab, warm_obj=val, integral=True, deadline=t + limit,
+                                      options=cpp.CutOptions(colgen=False, **kw))
                     print(f"{fam}-{n}-s{seed} {name}: heuristic {val:.0f} root {r['root_bound']:.0f} "
                           f"(+{100 * (r['root_bound'] - val) / abs(val):.1f} %) {r['status']} rounds {r['lp_rounds']} "
                           f"cuts {r['cuts_by_family']} {time.perf_counter() - t:.1f} s load {os.getloadavg()[0]:.1f}",

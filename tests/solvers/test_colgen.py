@@ -116,7 +116,8 @@ def test_solve_cpp_branch_and_price_phase_equals_brute_force(seed):
     rng = np.random.default_rng(700 + seed)
     W, A = random_instance(rng, 8, density=0.9)
     opt, _ = brute_force_cpp(W, A)
-    out = cpp.solve_cpp(W, A, warm_labels=np.arange(8), warm_obj=0.0, integral=True, tail_rounds=0)
+    out = cpp.solve_cpp(W, A, warm_labels=np.arange(8), warm_obj=0.0, integral=True,
+                        options=cpp.CutOptions(tail_rounds=0))
     assert out["status"] == "optimal" and abs(out["objective"] - opt) < 1e-9
     assert out["phase"] in ("lp", "branch_and_price")
 

@@ -133,8 +133,8 @@ def test_mip_phase_with_pool_and_fixings_equals_brute_force(seed, mip_solver):
     opt = (F @ W[iu, ju]).max()
     for kw in (dict(), dict(mip_cuts="active"), dict(two_partition=False, reduced_cost_fixing=False)):
         lab0 = np.arange(n)
-        out = cpp.solve_cpp(W, A, warm_labels=lab0, warm_obj=0.0, integral=True, tail_rounds=0,
-                            mip_solver=mip_solver, colgen=False, **kw)
+        out = cpp.solve_cpp(W, A, warm_labels=lab0, warm_obj=0.0, integral=True, mip_solver=mip_solver,
+                            options=cpp.CutOptions(tail_rounds=0, colgen=False, **kw))
         assert out["phase"] in ("mip", "lp")
         assert out["status"] == "optimal", kw
         assert abs(out["objective"] - opt) < 1e-9 and out["bound"] >= opt - 1e-9
@@ -176,8 +176,8 @@ def test_statistics_are_proven_and_consistent(fam, seed, colgen):
     W = make_instance(fam, n, random_state=seed)
     A = ~np.eye(n, dtype=bool)
     opt, _ = brute_force_cpp(W, A)
-    out = cpp.solve_cpp(W, A, warm_labels=np.arange(n), warm_obj=0.0, integral=True, tail_rounds=0,
-                        small_tail=0, colgen=colgen)
+    out = cpp.solve_cpp(W, A, warm_labels=np.arange(n), warm_obj=0.0, integral=True,
+                        options=cpp.CutOptions(tail_rounds=0, small_tail=0, colgen=colgen))
     assert out["status"] == "optimal" and out["objective"] == pytest.approx(opt)
     assert out["root_bound"] >= opt - 1e-9
     fams = out["cuts_by_family"]

@@ -113,15 +113,15 @@ def test_solver_with_wheel_and_general_two_partition_cuts_is_exact(fam, n, seed,
 
     W = make_instance(fam, n, random_state=seed)
     A = ~np.eye(n, dtype=bool)
-    out = cpp.solve_cpp(W, A, warm_labels=np.arange(n), warm_obj=0.0, integral=True, colgen=False,
-                        mip_solver=mip_solver, tail_rounds=1)
+    out = cpp.solve_cpp(W, A, warm_labels=np.arange(n), warm_obj=0.0, integral=True, mip_solver=mip_solver,
+                        options=cpp.CutOptions(colgen=False, tail_rounds=1))
     fams = out["cuts_by_family"]
     assert fams["odd_wheel"] + fams["two_partition_general"] > 0
     assert sum(fams.values()) == out["cuts"]
     # reference: the solver without the two families (checked against brute force in
     # test_cpp_cuts.py)
-    ref = cpp.solve_cpp(W, A, warm_labels=np.arange(n), warm_obj=0.0, integral=True, colgen=False,
-                        odd_wheels=False, two_partition_general=False)
+    ref = cpp.solve_cpp(W, A, warm_labels=np.arange(n), warm_obj=0.0, integral=True,
+                        options=cpp.CutOptions(colgen=False, odd_wheels=False, two_partition_general=False))
     assert ref["status"] == "optimal"
     opt = ref["objective"]
     assert out["status"] == "optimal" and out["objective"] == pytest.approx(opt)

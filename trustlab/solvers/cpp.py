@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import math
 import time
+from dataclasses import dataclass
 
 import numpy as np
 from scipy.sparse.csgraph import connected_components
@@ -182,37 +183,9 @@ def _labels_from_x(n: int, iu: np.ndarray, ju: np.ndarray, xv: np.ndarray) -> np
     return connected_components(g, directed=False)[1].astype(np.int64)
 
 
-def solve_cpp(
-    W: np.ndarray,
-    A: np.ndarray,
-    *,
-    warm_labels: np.ndarray,
-    warm_obj: float,
-    deadline: float | None = None,
-    integral: bool = False,
-    mip_solver: str = "scip",
-    workers: int | None = None,
-    max_cuts_per_round: int | None = None,
-    lp_method: str = "highs-ipm",
-    per_apex: int | None = 12,
-    tail_rounds: int = 8,
-    drop_age: int = 2,
-    nonpos_skip: bool = True,
-    two_partition: bool = True,
-    tp_frac: int = 1,
-    odd_wheels: bool = True,
-    two_partition_general: bool = True,
-    strong_frac: int = 4,
-    strong_after_settle: bool = True,
-    reduced_cost_fixing: bool = True,
-    mip_cuts: str = "all",
-    colgen: bool = True,
-    colgen_max_n: int = 64,
-    small_tail: int = 3,
-    small_tail_gap: float = 0.02,
-    small_lp_share: float = 0.35,
-) -> dict:
-    """Solve one (component) CPP exactly; see the module docstring.
+@dataclass(frozen=True)
+class CutOptions:
+    """Tuning of :func:`solve_cpp` (defaults are the measured best on the tuning families).
 
     ``two_partition`` turns the 2-partition cuts on (separated in a round when fewer
     than ``max_cuts // tp_frac`` triangles were violated; with the default 1, always),
@@ -229,6 +202,47 @@ def solve_cpp(
     components of at most ``colgen_max_n`` nodes. On those components the LP phase also
     ends once ``small_tail`` rounds close less than ``small_tail_gap`` of the gap to the
     incumbent, or after ``small_lp_share`` of the time left at the start.
+    ``max_cuts_per_round`` None means ``max(200, 40 n)``; ``lp_method`` is the HiGHS
+    method of the LP relaxations.
+    """
+
+    max_cuts_per_round: int | None = None
+    lp_method: str = "highs-ipm"
+    per_apex: int | None = 12
+    tail_rounds: int = 8
+    drop_age: int = 2
+    nonpos_skip: bool = True
+    two_partition: bool = True
+    tp_frac: int = 1
+    odd_wheels: bool = True
+    two_partition_general: bool = True
+    strong_frac: int = 4
+    strong_after_settle: bool = True
+    reduced_cost_fixing: bool = True
+    mip_cuts: str = "all"
+    colgen: bool = True
+    colgen_max_n: int = 64
+    small_tail: int = 3
+    small_tail_gap: float = 0.02
+    small_lp_share: float = 0.35
+
+
+def solve_cpp(
+    W: np.ndarray,
+    A: np.ndarray,
+    *,
+    warm_labels: np.ndarray,
+    warm_obj: float,
+    deadline: float | None = None,
+    integral: bool = False,
+    mip_solver: str = "scip",
+    workers: int | None = None,
+    options: CutOptions | None = None,
+) -> dict:
+    """Solve one (component) CPP exactly; see the module docstring.
+
+    ``options`` holds the tuning of the cutting-plane, branch-and-price and MIP phases
+    (:class:`CutOptions`; defaults when None).
 
     Returns a dict with ``labels``, ``objective``, ``bound``, ``status``
     (``optimal`` / ``time_limit``), ``lp_rounds``, ``cuts``, ``phase`` (where it ended:
@@ -239,6 +253,7 @@ def solve_cpp(
     MIP phase) and ``nodes`` (branch-and-price nodes plus MIP search nodes —
     SCIP nodes or CP-SAT branches).
     """
+    o = CutOptions() if options is None else options
     n = W.shape[0]
     iu, ju = np.nonzero(np.triu(A, 1))
     nv = iu.size
@@ -271,11 +286,11 @@ def solve_cpp(
 
     # triangles whose two "+" pairs both weigh <= 0 are redundant for the optimum
     # (Miyauchi & Sukegawa 2015); leaving them out only relaxes the LP, so bounds stay valid
-    nonpos = (W <= 0) if nonpos_skip else None
+    nonpos = (W <= 0) if o.nonpos_skip else None
     P = -np.ones((n, n), np.int64)
     P[iu, ju] = np.arange(nv)
     P[ju, iu] = np.arange(nv)
-    max_cuts = max_cuts_per_round or max(200, 40 * n)
+    max_cuts = o.max_cuts_per_round or max(200, 40 * n)
 
     cuts: list[tuple[int, int, int]] = []  # active triangles (p_ij, p_ik, p_jk or -1)
     gcuts: list[tuple[np.ndarray, np.ndarray]] = []  # active 2-partition cuts (idx, coef)
@@ -289,9 +304,9 @@ def solve_cpp(
     # components that branch and price can take end their LP phase earlier: after
     # ``small_tail`` rounds closing less than ``small_tail_gap`` of the gap, or after
     # ``small_lp_share`` of the remaining time
-    small = colgen and n <= colgen_max_n
+    small = o.colgen and n <= o.colgen_max_n
     rem0 = _remaining(deadline)
-    lp_deadline = None if rem0 is None else time.perf_counter() + small_lp_share * rem0
+    lp_deadline = None if rem0 is None else time.perf_counter() + o.small_lp_share * rem0
     xv = None
     X = np.zeros((n, n))
     n_added = 0
@@ -305,14 +320,14 @@ def solve_cpp(
     n_fixed = 0
     # odd-wheel / general 2-partition separation: once the basic LP settles (default) or
     # from the start
-    strong_on = not strong_after_settle and (odd_wheels or two_partition_general)
+    strong_on = not o.strong_after_settle and (o.odd_wheels or o.two_partition_general)
     while True:
         rem = _remaining(deadline)
         if rem is not None and rem <= 0:
             return result(warm_labels, warm_obj, rnd(bound), "time_limit", lp_rounds=rounds,
                           cuts=n_added, phase="lp")
         Aub = _rows(cuts, gcuts, nv)
-        res = _solve_lp(w, Aub, nv, rem, lp_method, lo, hi)
+        res = _solve_lp(w, Aub, nv, rem, o.lp_method, lo, hi)
         rounds += 1
         if res is None:
             return result(warm_labels, warm_obj, rnd(bound), "time_limit", lp_rounds=rounds,
@@ -324,33 +339,33 @@ def solve_cpp(
         bound = min(bound, val)
         stat["root_bound"] = rnd(bound)
         history.append(bound)
-        if reduced_cost_fixing:
+        if o.reduced_cost_fixing:
             n_fixed += _fix_by_reduced_cost(val, red, lo, hi, warm_obj, integral)
         if warm_obj >= rnd(bound) - 1e-9:
             return result(warm_labels, warm_obj, rnd(bound), "optimal", lp_rounds=rounds,
                           cuts=n_added, phase="lp")
         X[iu, ju] = xv
         X[ju, iu] = xv
-        tri = separate_triangles(X, A, max_cuts, per_apex=per_apex, nonpos=nonpos)
+        tri = separate_triangles(X, A, max_cuts, per_apex=o.per_apex, nonpos=nonpos)
         tp = []
-        if two_partition and tri.shape[0] < max_cuts // tp_frac:
+        if o.two_partition and tri.shape[0] < max_cuts // o.tp_frac:
             # stronger cuts once the triangle LP is nearly settled
             tp = separate_two_partition(X, A, max(50, max_cuts // 4), eps=1e-4)
         strong = []  # (family, (idx, coef)) odd wheels and 2-partitions with |S| >= 2
-        if strong_on and tri.shape[0] < max_cuts // strong_frac:
-            strong = _strong_cuts(X, A, P, max(25, max_cuts // 8), odd_wheels, two_partition_general)
+        if strong_on and tri.shape[0] < max_cuts // o.strong_frac:
+            strong = _strong_cuts(X, A, P, max(25, max_cuts // 8), o.odd_wheels, o.two_partition_general)
         stop = None
         if tri.shape[0] == 0 and not tp and not strong:
             stop = "no_cut"
-        elif len(history) > tail_rounds and history[-tail_rounds - 1] - bound < 1e-4 * max(1.0, abs(bound)):
+        elif len(history) > o.tail_rounds and history[-o.tail_rounds - 1] - bound < 1e-4 * max(1.0, abs(bound)):
             stop = "tail"  # tailing off: branch (MIP phase) instead of cutting further
-        elif small and len(history) > small_tail and \
-                history[-small_tail - 1] - bound < small_tail_gap * (bound - warm_obj):
+        elif small and len(history) > o.small_tail and \
+                history[-o.small_tail - 1] - bound < o.small_tail_gap * (bound - warm_obj):
             stop = "tail"  # small component: branch and price / MIP get the rest of the time
-        if small and lp_deadline is not None and time.perf_counter() > lp_deadline and rounds > small_tail:
+        if small and lp_deadline is not None and time.perf_counter() > lp_deadline and rounds > o.small_tail:
             break
         if stop is not None:
-            if strong_on or small or not (odd_wheels or two_partition_general):
+            if strong_on or small or not (o.odd_wheels or o.two_partition_general):
                 # (on components for branch and price, which does not use the cuts, the
                 # stronger LP costs more time than it saves: measured on random and
                 # equicut instances of n = 40, seeds 1-2)
@@ -358,21 +373,21 @@ def solve_cpp(
             # the triangle + 2-partition LP has settled: go on with the stronger families
             strong_on = True
             history = history[-1:]
-            if tri.shape[0] < max_cuts // strong_frac:
-                strong = _strong_cuts(X, A, P, max(25, max_cuts // 8), odd_wheels, two_partition_general)
+            if tri.shape[0] < max_cuts // o.strong_frac:
+                strong = _strong_cuts(X, A, P, max(25, max_cuts // 8), o.odd_wheels, o.two_partition_general)
             if tri.shape[0] == 0 and not tp and not strong:
                 break
         if cuts:  # drop cuts slack for 3 LP rounds in a row (keeps the LP small, avoids cycling)
             C = np.asarray(cuts)
             lhs = xv[C[:, 0]] + xv[C[:, 1]] - np.where(C[:, 2] >= 0, xv[np.maximum(C[:, 2], 0)], 0.0)
             age = np.where(lhs > 1.0 - 1e-3, 0, age + 1)
-            keep = age < drop_age
+            keep = age < o.drop_age
             cuts = [c for c, k in zip(cuts, keep) if k]
             age = age[keep]
         if gcuts:
             glhs = np.array([float(coef @ xv[idx]) for idx, coef in gcuts])
             gage = np.where(glhs > 1.0 - 1e-3, 0, gage + 1)
-            keep = gage < drop_age
+            keep = gage < o.drop_age
             gcuts = [c for c, k in zip(gcuts, keep) if k]
             gage = gage[keep]
         new = to_cuts(tri)
@@ -405,7 +420,7 @@ def solve_cpp(
             return result(labels, val, rnd(bound), "optimal", lp_rounds=rounds, cuts=n_added, phase="lp")
 
     # ------------------------------------------------- branch and price (small n)
-    if colgen and n <= colgen_max_n:
+    if o.colgen and n <= o.colgen_max_n:
         from trustlab.solvers.colgen import branch_and_price
 
         bp = branch_and_price(W, A, warm_labels=warm_labels, warm_obj=warm_obj, deadline=deadline,
@@ -423,7 +438,7 @@ def solve_cpp(
         # "gave_up" (pricing too hard): the MIP below gets the remaining time
 
     # ---------------------------------------------------------------- MIP phase
-    if mip_cuts == "all":
+    if o.mip_cuts == "all":
         act = set(cuts)
         cuts = cuts + [c for c in pool_tri if c not in act]
         gcuts = pool_g
