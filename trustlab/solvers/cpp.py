@@ -253,21 +253,57 @@ def solve_cpp(
     MIP phase) and ``nodes`` (branch-and-price nodes plus MIP search nodes —
     SCIP nodes or CP-SAT branches).
     """
-    o = CutOptions() if options is None else options
-    n = W.shape[0]
-    iu, ju = np.nonzero(np.triu(A, 1))
-    nv = iu.size
-    w = W[iu, ju]
-    trivial_ub = float(w[w > 0].sum())
+    s = _ExactSolve(W, A, warm_labels, warm_obj, deadline, integral, CutOptions() if options is None else options)
+    return (s.trivial() or s.cutting_planes() or s.integral_lp() or s.branch_and_price()
+            or s.mip(mip_solver, workers))
 
-    def rnd(b: float) -> float:
-        return math.floor(b + 1e-6) if integral else b
 
-    stat = {"root_bound": None, "cuts_by_family": {"triangle": 0, "two_partition": 0, "odd_wheel": 0,
-                                                    "two_partition_general": 0, "lazy_triangle": 0},
-            "nodes": 0}
+class _ExactSolve:
+    """The state :func:`solve_cpp` carries through its stages: trivial cases, the
+    cutting-plane LP, an integral LP optimum, branch and price (small components), the
+    MIP with lazy triangles. Each stage returns the final result, or None to go on."""
 
-    def result(labels, obj, bound, status, **kw):
+    def __init__(self, W, A, warm_labels, warm_obj, deadline, integral, o: CutOptions):
+        self.W, self.A, self.o = W, A, o
+        self.warm_labels, self.warm_obj = warm_labels, warm_obj
+        self.deadline, self.integral = deadline, integral
+        self.n = n = W.shape[0]
+        self.iu, self.ju = iu, ju = np.nonzero(np.triu(A, 1))
+        self.nv = nv = iu.size
+        self.w = W[iu, ju]
+        self.trivial_ub = float(self.w[self.w > 0].sum())
+        self.stat = {"root_bound": None, "cuts_by_family": {"triangle": 0, "two_partition": 0, "odd_wheel": 0,
+                                                             "two_partition_general": 0, "lazy_triangle": 0},
+                     "nodes": 0}
+        # triangles whose two "+" pairs both weigh <= 0 are redundant for the optimum
+        # (Miyauchi & Sukegawa 2015); leaving them out only relaxes the LP, so bounds stay valid
+        self.nonpos = (W <= 0) if o.nonpos_skip else None
+        self.P = P = -np.ones((n, n), np.int64)
+        P[iu, ju] = np.arange(nv)
+        P[ju, iu] = np.arange(nv)
+        self.max_cuts = o.max_cuts_per_round or max(200, 40 * n)
+        self.cuts: list[tuple[int, int, int]] = []  # active triangles (p_ij, p_ik, p_jk or -1)
+        self.gcuts: list[tuple[np.ndarray, np.ndarray]] = []  # active 2-partition cuts (idx, coef)
+        self.pool_tri: set = set()  # every cut ever separated (for mip_cuts="all")
+        self.pool_g: list = []
+        self.bound = self.trivial_ub
+        self.rounds = 0
+        self.n_added = 0
+        self.X = np.zeros((n, n))
+        self.lo = np.zeros(nv)  # variable bounds: reduced-cost fixing tightens them (see _fix_by_reduced_cost)
+        self.hi = np.ones(nv)
+        self.xv = self.tri = None  # the last LP solution and the triangles it violated
+
+    def rnd(self, b: float) -> float:
+        return math.floor(b + 1e-6) if self.integral else b
+
+    def to_cuts(self, tri):
+        P = self.P
+        i, j, k = tri[:, 0], tri[:, 1], tri[:, 2]
+        return list(zip(P[i, j].tolist(), P[i, k].tolist(), P[j, k].tolist()))
+
+    def result(self, labels, obj, bound, status, **kw):
+        stat, trivial_ub = self.stat, self.trivial_ub
         bound = min(bound, trivial_ub)
         if obj >= bound - 1e-7 * max(1.0, abs(bound)):
             status = "optimal"
@@ -279,209 +315,227 @@ def solve_cpp(
         out.update(kw)
         return out
 
-    if nv == 0 or trivial_ub <= 0:
-        return result(np.arange(n, dtype=np.int64), 0.0, 0.0, "optimal", lp_rounds=0, cuts=0, phase="trivial")
-    if warm_obj >= rnd(trivial_ub) - 1e-9:
-        return result(warm_labels, warm_obj, rnd(trivial_ub), "optimal", lp_rounds=0, cuts=0, phase="trivial")
+    def trivial(self):
+        """No positive pair, or the warm start already reaches the trivial bound."""
+        result, rnd, trivial_ub, warm_obj = self.result, self.rnd, self.trivial_ub, self.warm_obj
+        if self.nv == 0 or trivial_ub <= 0:
+            return result(np.arange(self.n, dtype=np.int64), 0.0, 0.0, "optimal", lp_rounds=0, cuts=0,
+                          phase="trivial")
+        if warm_obj >= rnd(trivial_ub) - 1e-9:
+            return result(self.warm_labels, warm_obj, rnd(trivial_ub), "optimal", lp_rounds=0, cuts=0,
+                          phase="trivial")
+        return None
 
-    # triangles whose two "+" pairs both weigh <= 0 are redundant for the optimum
-    # (Miyauchi & Sukegawa 2015); leaving them out only relaxes the LP, so bounds stay valid
-    nonpos = (W <= 0) if o.nonpos_skip else None
-    P = -np.ones((n, n), np.int64)
-    P[iu, ju] = np.arange(nv)
-    P[ju, iu] = np.arange(nv)
-    max_cuts = o.max_cuts_per_round or max(200, 40 * n)
-
-    cuts: list[tuple[int, int, int]] = []  # active triangles (p_ij, p_ik, p_jk or -1)
-    gcuts: list[tuple[np.ndarray, np.ndarray]] = []  # active 2-partition cuts (idx, coef)
-
-    def to_cuts(tri):
-        i, j, k = tri[:, 0], tri[:, 1], tri[:, 2]
-        return list(zip(P[i, j].tolist(), P[i, k].tolist(), P[j, k].tolist()))
-
-    bound = trivial_ub
-    rounds = 0
-    # components that branch and price can take end their LP phase earlier: after
-    # ``small_tail`` rounds closing less than ``small_tail_gap`` of the gap, or after
-    # ``small_lp_share`` of the remaining time
-    small = o.colgen and n <= o.colgen_max_n
-    rem0 = _remaining(deadline)
-    lp_deadline = None if rem0 is None else time.perf_counter() + o.small_lp_share * rem0
-    xv = None
-    X = np.zeros((n, n))
-    n_added = 0
-    history: list[float] = []
-    age = np.zeros(0, np.int64)
-    gage = np.zeros(0, np.int64)
-    pool_tri: set = set()  # every cut ever separated (for mip_cuts="all")
-    pool_g: list = []
-    lo = np.zeros(nv)  # variable bounds: reduced-cost fixing tightens them (see _fix_by_reduced_cost)
-    hi = np.ones(nv)
-    n_fixed = 0
-    # odd-wheel / general 2-partition separation: once the basic LP settles (default) or
-    # from the start
-    strong_on = not o.strong_after_settle and (o.odd_wheels or o.two_partition_general)
-    while True:
-        rem = _remaining(deadline)
-        if rem is not None and rem <= 0:
-            return result(warm_labels, warm_obj, rnd(bound), "time_limit", lp_rounds=rounds,
-                          cuts=n_added, phase="lp")
-        Aub = _rows(cuts, gcuts, nv)
-        res = _solve_lp(w, Aub, nv, rem, o.lp_method, lo, hi)
-        rounds += 1
-        if res is None:
-            return result(warm_labels, warm_obj, rnd(bound), "time_limit", lp_rounds=rounds,
-                          cuts=n_added, phase="lp")
-        xv, val, red = res
-        if xv is None:  # the fixings left nothing better than the incumbent
-            return result(warm_labels, warm_obj, warm_obj, "optimal", lp_rounds=rounds,
-                          cuts=n_added, phase="lp")
-        bound = min(bound, val)
-        stat["root_bound"] = rnd(bound)
-        history.append(bound)
-        if o.reduced_cost_fixing:
-            n_fixed += _fix_by_reduced_cost(val, red, lo, hi, warm_obj, integral)
-        if warm_obj >= rnd(bound) - 1e-9:
-            return result(warm_labels, warm_obj, rnd(bound), "optimal", lp_rounds=rounds,
-                          cuts=n_added, phase="lp")
-        X[iu, ju] = xv
-        X[ju, iu] = xv
-        tri = separate_triangles(X, A, max_cuts, per_apex=o.per_apex, nonpos=nonpos)
-        tp = []
-        if o.two_partition and tri.shape[0] < max_cuts // o.tp_frac:
-            # stronger cuts once the triangle LP is nearly settled
-            tp = separate_two_partition(X, A, max(50, max_cuts // 4), eps=1e-4)
-        strong = []  # (family, (idx, coef)) odd wheels and 2-partitions with |S| >= 2
-        if strong_on and tri.shape[0] < max_cuts // o.strong_frac:
-            strong = _strong_cuts(X, A, P, max(25, max_cuts // 8), o.odd_wheels, o.two_partition_general)
-        stop = None
-        if tri.shape[0] == 0 and not tp and not strong:
-            stop = "no_cut"
-        elif len(history) > o.tail_rounds and history[-o.tail_rounds - 1] - bound < 1e-4 * max(1.0, abs(bound)):
-            stop = "tail"  # tailing off: branch (MIP phase) instead of cutting further
-        elif small and len(history) > o.small_tail and \
-                history[-o.small_tail - 1] - bound < o.small_tail_gap * (bound - warm_obj):
-            stop = "tail"  # small component: branch and price / MIP get the rest of the time
-        if small and lp_deadline is not None and time.perf_counter() > lp_deadline and rounds > o.small_tail:
-            break
-        if stop is not None:
-            if strong_on or small or not (o.odd_wheels or o.two_partition_general):
-                # (on components for branch and price, which does not use the cuts, the
-                # stronger LP costs more time than it saves: measured on random and
-                # equicut instances of n = 40, seeds 1-2)
-                break
-            # the triangle + 2-partition LP has settled: go on with the stronger families
-            strong_on = True
-            history = history[-1:]
-            if tri.shape[0] < max_cuts // o.strong_frac:
+    def cutting_planes(self):
+        """The LP relaxation, re-solved with separated triangle, 2-partition and (once it
+        settles) odd-wheel / |S| >= 2 cuts, with reduced-cost fixing, until no cut is
+        violated, the bound tails off, or the time is up."""
+        o, A, w, nv, iu, ju, X, P = self.o, self.A, self.w, self.nv, self.iu, self.ju, self.X, self.P
+        n, deadline, integral, lo, hi, stat = self.n, self.deadline, self.integral, self.lo, self.hi, self.stat
+        warm_labels, warm_obj, nonpos, max_cuts = self.warm_labels, self.warm_obj, self.nonpos, self.max_cuts
+        pool_tri, pool_g = self.pool_tri, self.pool_g
+        result, rnd, to_cuts = self.result, self.rnd, self.to_cuts
+        cuts, gcuts, bound, rounds, n_added = self.cuts, self.gcuts, self.bound, self.rounds, self.n_added
+        # components that branch and price can take end their LP phase earlier: after
+        # ``small_tail`` rounds closing less than ``small_tail_gap`` of the gap, or after
+        # ``small_lp_share`` of the remaining time
+        small = o.colgen and n <= o.colgen_max_n
+        rem0 = _remaining(deadline)
+        lp_deadline = None if rem0 is None else time.perf_counter() + o.small_lp_share * rem0
+        xv = None
+        history: list[float] = []
+        age = np.zeros(0, np.int64)
+        gage = np.zeros(0, np.int64)
+        n_fixed = 0
+        # odd-wheel / general 2-partition separation: once the basic LP settles (default) or
+        # from the start
+        strong_on = not o.strong_after_settle and (o.odd_wheels or o.two_partition_general)
+        while True:
+            rem = _remaining(deadline)
+            if rem is not None and rem <= 0:
+                return result(warm_labels, warm_obj, rnd(bound), "time_limit", lp_rounds=rounds,
+                              cuts=n_added, phase="lp")
+            Aub = _rows(cuts, gcuts, nv)
+            res = _solve_lp(w, Aub, nv, rem, o.lp_method, lo, hi)
+            rounds += 1
+            if res is None:
+                return result(warm_labels, warm_obj, rnd(bound), "time_limit", lp_rounds=rounds,
+                              cuts=n_added, phase="lp")
+            xv, val, red = res
+            if xv is None:  # the fixings left nothing better than the incumbent
+                return result(warm_labels, warm_obj, warm_obj, "optimal", lp_rounds=rounds,
+                              cuts=n_added, phase="lp")
+            bound = min(bound, val)
+            stat["root_bound"] = rnd(bound)
+            history.append(bound)
+            if o.reduced_cost_fixing:
+                n_fixed += _fix_by_reduced_cost(val, red, lo, hi, warm_obj, integral)
+            if warm_obj >= rnd(bound) - 1e-9:
+                return result(warm_labels, warm_obj, rnd(bound), "optimal", lp_rounds=rounds,
+                              cuts=n_added, phase="lp")
+            X[iu, ju] = xv
+            X[ju, iu] = xv
+            tri = separate_triangles(X, A, max_cuts, per_apex=o.per_apex, nonpos=nonpos)
+            tp = []
+            if o.two_partition and tri.shape[0] < max_cuts // o.tp_frac:
+                # stronger cuts once the triangle LP is nearly settled
+                tp = separate_two_partition(X, A, max(50, max_cuts // 4), eps=1e-4)
+            strong = []  # (family, (idx, coef)) odd wheels and 2-partitions with |S| >= 2
+            if strong_on and tri.shape[0] < max_cuts // o.strong_frac:
                 strong = _strong_cuts(X, A, P, max(25, max_cuts // 8), o.odd_wheels, o.two_partition_general)
+            stop = None
             if tri.shape[0] == 0 and not tp and not strong:
+                stop = "no_cut"
+            elif len(history) > o.tail_rounds and history[-o.tail_rounds - 1] - bound < 1e-4 * max(1.0, abs(bound)):
+                stop = "tail"  # tailing off: branch (MIP phase) instead of cutting further
+            elif small and len(history) > o.small_tail and \
+                    history[-o.small_tail - 1] - bound < o.small_tail_gap * (bound - warm_obj):
+                stop = "tail"  # small component: branch and price / MIP get the rest of the time
+            if small and lp_deadline is not None and time.perf_counter() > lp_deadline and rounds > o.small_tail:
                 break
-        if cuts:  # drop cuts slack for 3 LP rounds in a row (keeps the LP small, avoids cycling)
-            C = np.asarray(cuts)
-            lhs = xv[C[:, 0]] + xv[C[:, 1]] - np.where(C[:, 2] >= 0, xv[np.maximum(C[:, 2], 0)], 0.0)
-            age = np.where(lhs > 1.0 - 1e-3, 0, age + 1)
-            keep = age < o.drop_age
-            cuts = [c for c, k in zip(cuts, keep) if k]
-            age = age[keep]
-        if gcuts:
-            glhs = np.array([float(coef @ xv[idx]) for idx, coef in gcuts])
-            gage = np.where(glhs > 1.0 - 1e-3, 0, gage + 1)
-            keep = gage < o.drop_age
-            gcuts = [c for c, k in zip(gcuts, keep) if k]
-            gage = gage[keep]
-        new = to_cuts(tri)
-        n_added += len(new)
-        stat["cuts_by_family"]["triangle"] += len(new)
-        stat["cuts_by_family"]["two_partition"] += len(tp)
-        cuts.extend(new)
-        pool_tri.update(new)
-        age = np.concatenate([age, np.zeros(len(new), np.int64)])
-        for v_, T_, _ in tp:
-            gcuts.append(two_partition_row(v_, T_, P))
-            pool_g.append(gcuts[-1])
-        n_added += len(tp)
-        for fam_, row_ in strong:
-            gcuts.append(row_)
-            pool_g.append(row_)
-            stat["cuts_by_family"][fam_] += 1
-        n_added += len(strong)
-        gage = np.concatenate([gage, np.zeros(len(tp) + len(strong), np.int64)])
+            if stop is not None:
+                if strong_on or small or not (o.odd_wheels or o.two_partition_general):
+                    # (on components for branch and price, which does not use the cuts, the
+                    # stronger LP costs more time than it saves: measured on random and
+                    # equicut instances of n = 40, seeds 1-2)
+                    break
+                # the triangle + 2-partition LP has settled: go on with the stronger families
+                strong_on = True
+                history = history[-1:]
+                if tri.shape[0] < max_cuts // o.strong_frac:
+                    strong = _strong_cuts(X, A, P, max(25, max_cuts // 8), o.odd_wheels, o.two_partition_general)
+                if tri.shape[0] == 0 and not tp and not strong:
+                    break
+            if cuts:  # drop cuts slack for 3 LP rounds in a row (keeps the LP small, avoids cycling)
+                C = np.asarray(cuts)
+                lhs = xv[C[:, 0]] + xv[C[:, 1]] - np.where(C[:, 2] >= 0, xv[np.maximum(C[:, 2], 0)], 0.0)
+                age = np.where(lhs > 1.0 - 1e-3, 0, age + 1)
+                keep = age < o.drop_age
+                cuts = [c for c, k in zip(cuts, keep) if k]
+                age = age[keep]
+            if gcuts:
+                glhs = np.array([float(coef @ xv[idx]) for idx, coef in gcuts])
+                gage = np.where(glhs > 1.0 - 1e-3, 0, gage + 1)
+                keep = gage < o.drop_age
+                gcuts = [c for c, k in zip(gcuts, keep) if k]
+                gage = gage[keep]
+            new = to_cuts(tri)
+            n_added += len(new)
+            stat["cuts_by_family"]["triangle"] += len(new)
+            stat["cuts_by_family"]["two_partition"] += len(tp)
+            cuts.extend(new)
+            pool_tri.update(new)
+            age = np.concatenate([age, np.zeros(len(new), np.int64)])
+            for v_, T_, _ in tp:
+                gcuts.append(two_partition_row(v_, T_, P))
+                pool_g.append(gcuts[-1])
+            n_added += len(tp)
+            for fam_, row_ in strong:
+                gcuts.append(row_)
+                pool_g.append(row_)
+                stat["cuts_by_family"][fam_] += 1
+            n_added += len(strong)
+            gage = np.concatenate([gage, np.zeros(len(tp) + len(strong), np.int64)])
 
-    frac = np.abs(xv - np.round(xv)) > _EPS
-    if not frac.any() and tri.shape[0] == 0:
-        # integral and no violated triangle among those separated; the skipped (redundant)
-        # ones are checked here, so only a true partition is accepted
-        X[iu, ju] = np.round(xv)
-        X[ju, iu] = X[iu, ju]
-        labels = _labels_from_x(n, iu, ju, np.round(xv))
-        val = float(w @ np.round(xv))
-        if val >= warm_obj and separate_triangles(X, A, 1, eps=0.5).shape[0] == 0:
-            return result(labels, val, rnd(bound), "optimal", lp_rounds=rounds, cuts=n_added, phase="lp")
+        self.cuts, self.gcuts, self.bound, self.rounds, self.n_added = cuts, gcuts, bound, rounds, n_added
+        self.xv, self.tri = xv, tri
+        return None
 
-    # ------------------------------------------------- branch and price (small n)
-    if o.colgen and n <= o.colgen_max_n:
-        from trustlab.solvers.colgen import branch_and_price
+    def integral_lp(self):
+        """The last LP optimum, if integral and a partition, is optimal."""
+        xv, tri, X, iu, ju, n, w = self.xv, self.tri, self.X, self.iu, self.ju, self.n, self.w
+        A, warm_obj, bound, rounds, n_added = self.A, self.warm_obj, self.bound, self.rounds, self.n_added
+        result, rnd = self.result, self.rnd
+        frac = np.abs(xv - np.round(xv)) > _EPS
+        if not frac.any() and tri.shape[0] == 0:
+            # integral and no violated triangle among those separated; the skipped (redundant)
+            # ones are checked here, so only a true partition is accepted
+            X[iu, ju] = np.round(xv)
+            X[ju, iu] = X[iu, ju]
+            labels = _labels_from_x(n, iu, ju, np.round(xv))
+            val = float(w @ np.round(xv))
+            if val >= warm_obj and separate_triangles(X, A, 1, eps=0.5).shape[0] == 0:
+                return result(labels, val, rnd(bound), "optimal", lp_rounds=rounds, cuts=n_added, phase="lp")
+        return None
 
-        bp = branch_and_price(W, A, warm_labels=warm_labels, warm_obj=warm_obj, deadline=deadline,
-                              integral=integral)
-        if bp["objective"] > warm_obj:
-            warm_labels, warm_obj = np.asarray(bp["labels"], np.int64), float(bp["objective"])
-        bound = min(bound, bp["bound"])
-        stat["nodes"] += int(bp["bp_nodes"])
-        extra = dict(lp_rounds=rounds, cuts=n_added, bp_nodes=bp["bp_nodes"],
-                     cg_iterations=bp["cg_iterations"], columns=bp["columns"])
-        if bp["status"] == "optimal":
-            return result(warm_labels, warm_obj, warm_obj, "optimal", phase="branch_and_price", **extra)
-        if bp["status"] == "time_limit":
-            return result(warm_labels, warm_obj, rnd(bound), "time_limit", phase="branch_and_price", **extra)
-        # "gave_up" (pricing too hard): the MIP below gets the remaining time
+    def branch_and_price(self):
+        """Branch and price on components of at most ``colgen_max_n`` nodes."""
+        o, W, A, n, deadline, integral, stat = self.o, self.W, self.A, self.n, self.deadline, self.integral, self.stat
+        warm_labels, warm_obj, bound, rounds, n_added = (self.warm_labels, self.warm_obj, self.bound, self.rounds,
+                                                         self.n_added)
+        result, rnd = self.result, self.rnd
+        if o.colgen and n <= o.colgen_max_n:
+            from trustlab.solvers.colgen import branch_and_price
 
-    # ---------------------------------------------------------------- MIP phase
-    if o.mip_cuts == "all":
-        act = set(cuts)
-        cuts = cuts + [c for c in pool_tri if c not in act]
-        gcuts = pool_g
-    best_lab, best_val = warm_labels, warm_obj
-    same = warm_labels[iu] == warm_labels[ju]
-    status = "time_limit"
-    while True:
-        rem = _remaining(deadline)
-        if rem is not None and rem <= 0:
-            break
-        Aub = _rows(cuts, gcuts, nv)
-        if mip_solver == "cpsat":
-            sol, mip_bound, st_ok, proven, nodes = _mip_cpsat(w, Aub, same, rem, workers, lo, hi)
-        else:
-            sol, mip_bound, st_ok, proven, nodes = _mip_scip(w, Aub, same, rem, lo, hi)
-        stat["nodes"] += nodes
-        if mip_bound is not None:
-            # -inf: infeasible under the reduced-cost fixings, so nothing beats the incumbent
-            bound = min(bound, mip_bound if mip_bound > -np.inf else best_val)
-        if sol is None:
-            break
-        X[:] = 0.0
-        X[iu, ju] = sol
-        X[ju, iu] = sol
-        tri = separate_triangles(X, A, 10 ** 9, eps=0.5)
-        if tri.shape[0] == 0:
-            val = float(w @ sol)
-            if val > best_val:
-                best_lab, best_val = _labels_from_x(n, iu, ju, sol), val
-                same = best_lab[iu] == best_lab[ju]
-            if proven:
-                status = "optimal"
+            bp = branch_and_price(W, A, warm_labels=warm_labels, warm_obj=warm_obj, deadline=deadline,
+                                  integral=integral)
+            if bp["objective"] > warm_obj:
+                warm_labels, warm_obj = np.asarray(bp["labels"], np.int64), float(bp["objective"])
+            bound = min(bound, bp["bound"])
+            stat["nodes"] += int(bp["bp_nodes"])
+            extra = dict(lp_rounds=rounds, cuts=n_added, bp_nodes=bp["bp_nodes"],
+                         cg_iterations=bp["cg_iterations"], columns=bp["columns"])
+            if bp["status"] == "optimal":
+                return result(warm_labels, warm_obj, warm_obj, "optimal", phase="branch_and_price", **extra)
+            if bp["status"] == "time_limit":
+                return result(warm_labels, warm_obj, rnd(bound), "time_limit", phase="branch_and_price", **extra)
+            # "gave_up" (pricing too hard): the MIP below gets the remaining time
+            self.warm_labels, self.warm_obj, self.bound = warm_labels, warm_obj, bound
+        return None
+
+    def mip(self, mip_solver: str, workers: int | None):
+        """The MIP over the LP's cuts (SCIP or CP-SAT), adding violated triangles lazily."""
+        o, A, w, nv, iu, ju, X, n = self.o, self.A, self.w, self.nv, self.iu, self.ju, self.X, self.n
+        deadline = self.deadline
+        lo, hi, stat, pool_tri, pool_g = self.lo, self.hi, self.stat, self.pool_tri, self.pool_g
+        warm_labels, warm_obj, bound, rounds, n_added = (self.warm_labels, self.warm_obj, self.bound, self.rounds,
+                                                         self.n_added)
+        cuts, gcuts = self.cuts, self.gcuts
+        result, rnd, to_cuts = self.result, self.rnd, self.to_cuts
+        if o.mip_cuts == "all":
+            act = set(cuts)
+            cuts = cuts + [c for c in pool_tri if c not in act]
+            gcuts = pool_g
+        best_lab, best_val = warm_labels, warm_obj
+        same = warm_labels[iu] == warm_labels[ju]
+        status = "time_limit"
+        while True:
+            rem = _remaining(deadline)
+            if rem is not None and rem <= 0:
                 break
-            if not st_ok or rem is None:
+            Aub = _rows(cuts, gcuts, nv)
+            if mip_solver == "cpsat":
+                sol, mip_bound, st_ok, proven, nodes = _mip_cpsat(w, Aub, same, rem, workers, lo, hi)
+            else:
+                sol, mip_bound, st_ok, proven, nodes = _mip_scip(w, Aub, same, rem, lo, hi)
+            stat["nodes"] += nodes
+            if mip_bound is not None:
+                # -inf: infeasible under the reduced-cost fixings, so nothing beats the incumbent
+                bound = min(bound, mip_bound if mip_bound > -np.inf else best_val)
+            if sol is None:
                 break
-            continue  # not proven but feasible: loop ends by the time check
-        new = to_cuts(tri)
-        n_added += len(new)
-        stat["cuts_by_family"]["lazy_triangle"] += len(new)
-        cuts.extend(new)
-        if best_val >= rnd(bound) - 1e-9:
-            break
-    return result(best_lab, best_val, rnd(bound), status, lp_rounds=rounds, cuts=n_added, phase="mip")
+            X[:] = 0.0
+            X[iu, ju] = sol
+            X[ju, iu] = sol
+            tri = separate_triangles(X, A, 10 ** 9, eps=0.5)
+            if tri.shape[0] == 0:
+                val = float(w @ sol)
+                if val > best_val:
+                    best_lab, best_val = _labels_from_x(n, iu, ju, sol), val
+                    same = best_lab[iu] == best_lab[ju]
+                if proven:
+                    status = "optimal"
+                    break
+                if not st_ok or rem is None:
+                    break
+                continue  # not proven but feasible: loop ends by the time check
+            new = to_cuts(tri)
+            n_added += len(new)
+            stat["cuts_by_family"]["lazy_triangle"] += len(new)
+            cuts.extend(new)
+            if best_val >= rnd(bound) - 1e-9:
+                break
+        return result(best_lab, best_val, rnd(bound), status, lp_rounds=rounds, cuts=n_added, phase="mip")
 
 
 def _strong_cuts(X, A, P, cap, odd_wheels, two_partition_general):
