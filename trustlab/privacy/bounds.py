@@ -24,6 +24,17 @@ def _common(tau, m, n, epsilon, beta, delta, func):
     return tau, m, n, epsilon, beta, delta, math.log(2.0 * n * m / delta)
 
 
+#: the parameters the distance, neighbour and ERM bounds share
+_DISTANCE_PARAMS = {
+    "tau": [Interval(numbers.Real, 0, None, closed="left")],
+    "m": [Interval(numbers.Integral, 1, None, closed="left")],
+    "n": [Interval(numbers.Integral, 1, None, closed="left")],
+    "epsilon": [Interval(numbers.Real, 0, None, closed="neither")],
+    "beta": [Interval(numbers.Real, 0, 1, closed="neither")],
+    "delta": [Interval(numbers.Real, 0, 1, closed="neither")],
+}
+
+
 @validate_params(
     {
         "m": [Interval(numbers.Integral, 1, None, closed="left")],
@@ -47,16 +58,7 @@ def noise_radius_bound(m: int, epsilon: float, beta: float, gamma: float = 1e-6)
     return m * math.log(m / gamma) * (1.0 + beta) / epsilon
 
 
-@validate_params(
-    {
-        "tau": [Interval(numbers.Real, 0, None, closed="left")],
-        "m": [Interval(numbers.Integral, 1, None, closed="left")],
-        "n": [Interval(numbers.Integral, 1, None, closed="left")],
-        "epsilon": [Interval(numbers.Real, 0, None, closed="neither")],
-        "beta": [Interval(numbers.Real, 0, 1, closed="neither")],
-        "delta": [Interval(numbers.Real, 0, 1, closed="neither")],
-    }
-)
+@validate_params(_DISTANCE_PARAMS)
 def distance_bound(tau: float, m: int, n: int, epsilon: float, beta: float, delta: float = 1e-6) -> float:
     """Prop. 7: ``|‖w_i−w_j‖ − ‖x_i−x_j‖| ≤ 2βτ + 4 m ln(2nm/δ)/ε``.
 
@@ -69,16 +71,7 @@ def distance_bound(tau: float, m: int, n: int, epsilon: float, beta: float, delt
     return 2.0 * beta * tau + 4.0 * m * L / epsilon
 
 
-@validate_params(
-    {
-        "tau": [Interval(numbers.Real, 0, None, closed="left")],
-        "m": [Interval(numbers.Integral, 1, None, closed="left")],
-        "n": [Interval(numbers.Integral, 1, None, closed="left")],
-        "epsilon": [Interval(numbers.Real, 0, None, closed="neither")],
-        "beta": [Interval(numbers.Real, 0, 1, closed="neither")],
-        "delta": [Interval(numbers.Real, 0, 1, closed="neither")],
-    }
-)
+@validate_params(_DISTANCE_PARAMS)
 def inner_product_bound(tau: float, m: int, n: int, epsilon: float, beta: float, delta: float = 1e-6) -> float:
     """Prop. 8: ``|⟨w_i,w_j⟩ − ⟨x_i,x_j⟩| ≤ βτ² + 8τ m L/ε + (2 m L)²/ε²``, L = ln(2nm/δ).
 
@@ -93,12 +86,7 @@ def inner_product_bound(tau: float, m: int, n: int, epsilon: float, beta: float,
 
 @validate_params(
     {
-        "tau": [Interval(numbers.Real, 0, None, closed="left")],
-        "m": [Interval(numbers.Integral, 1, None, closed="left")],
-        "n": [Interval(numbers.Integral, 1, None, closed="left")],
-        "epsilon": [Interval(numbers.Real, 0, None, closed="neither")],
-        "beta": [Interval(numbers.Real, 0, 1, closed="neither")],
-        "delta": [Interval(numbers.Real, 0, 1, closed="neither")],
+        **_DISTANCE_PARAMS,
         "lipschitz": [Interval(numbers.Real, 0, None, closed="neither")],
         "theta_norm": [Interval(numbers.Real, 0, None, closed="left")],
     }
