@@ -244,12 +244,27 @@ def test_stream_from_disk(benchmark):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def _table(rounds: int) -> None:
+    print(f"OPENBLAS_THREAD_TIMEOUT={os.environ.get('OPENBLAS_THREAD_TIMEOUT', 'unset')}")
+    print("| d | m | trustlab (fused, float32) | sklearn + NumPy | bare GEMM | peer / trustlab (≥ 2) "
+          "| trustlab / GEMM (≤ 1.3) | load |\n|---|---|---|---|---|---|---|---|")
+    for d in (300, 768):
+        print(_row(same_run_ratios(d, rounds)), flush=True)
+
+
 if __name__ == "__main__":
     import time as _time
 
     rounds = int(os.environ.get("TRUSTLAB_BENCH_ROUNDS", "7"))
     print(f"# {_time.strftime('%Y-%m-%d %H:%M UTC', _time.gmtime())}, load {os.getloadavg()}, best of {rounds}")
-    print("| d | m | trustlab (fused, float32) | sklearn + NumPy | bare GEMM | peer / trustlab (≥ 2) "
-          "| trustlab / GEMM (≤ 1.3) | load |\n|---|---|---|---|---|---|---|---|")
-    for d in (300, 768):
-        print(_row(same_run_ratios(d, rounds)), flush=True)
+    if "--child" in sys.argv:
+        _table(rounds)
+    else:
+        # two processes, as a library user (OpenBLAS's idle threads spin ~0.1 s after each GEMM)
+        # and as the `trustlab` console script runs (OPENBLAS_THREAD_TIMEOUT=4 set before NumPy
+        # loads: idle threads sleep at once); all three cases share each process's setting.
+        for timeout in (None, "4"):
+            env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_THREAD_TIMEOUT"}
+            if timeout is not None:
+                env["OPENBLAS_THREAD_TIMEOUT"] = timeout
+            subprocess.run([sys.executable, __file__, "--child"], env=env, check=True)

@@ -47,3 +47,19 @@ def test_fast_exit_error_status_and_message(tmp_path):
     assert p.stderr.startswith("trustlab resolve: error:") and len(p.stderr.strip().splitlines()) == 1
     assert _console("--version").returncode == 0
     assert _console("resolve", "--no-such-flag").returncode == 2
+
+
+def test_console_lets_openblas_threads_sleep_unless_the_user_chose():
+    """The console script sets OPENBLAS_THREAD_TIMEOUT before NumPy loads (OpenBLAS reads it
+    at load time) and keeps a value the user set; importing the library changes nothing."""
+    probe = ("import os, sys; from trustlab.cli import _quiet_blas_threads; _quiet_blas_threads(); "
+             "import numpy; print(os.environ.get('OPENBLAS_THREAD_TIMEOUT'))")
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_THREAD_TIMEOUT"}
+    run = lambda code, e: subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,  # noqa: E731
+                                         env=e, timeout=120, check=True).stdout.strip()
+    assert run(probe, env) == "4"
+    assert run(probe, {**env, "OPENBLAS_THREAD_TIMEOUT": "20"}) == "20"
+    late = "import numpy, os; from trustlab.cli import _quiet_blas_threads; " \
+           "_quiet_blas_threads(); print(os.environ.get('OPENBLAS_THREAD_TIMEOUT'))"
+    assert run(late, env) == "None"  # too late once NumPy is loaded: left alone
+    assert run("import os, trustlab.privacy; print(os.environ.get('OPENBLAS_THREAD_TIMEOUT'))", env) == "None"

@@ -108,12 +108,35 @@ def console_main() -> None:
     alive, or when ``TRUSTLAB_NO_FAST_EXIT`` is set (e.g. under coverage, which
     writes its data at exit). Uncaught exceptions propagate from :func:`main`
     unchanged (traceback, exit status 1).
+
+    Before anything imports NumPy it also sets ``OPENBLAS_THREAD_TIMEOUT=4`` unless the
+    environment already sets it (see :func:`_quiet_blas_threads`).
     """
     from trustlab._lazy import defer_numpy_f2py
 
+    _quiet_blas_threads()
     defer_numpy_f2py()
     rc = main()
     _exit(rc)
+
+
+def _quiet_blas_threads() -> None:
+    """Let OpenBLAS's idle threads sleep at once instead of spinning.
+
+    After a multi-threaded GEMM, OpenBLAS keeps its worker threads busy-waiting for
+    about 2**28 cycles (~0.1 s) before they sleep. A Numba parallel pass that follows
+    (the private release's noise pass right after its projection GEMM) then shares the
+    cores with those spinners and ran 1.7-2x slower on a 2-core machine
+    (bench/results/perf.md). ``OPENBLAS_THREAD_TIMEOUT=4`` (2**4 cycles) makes them
+    sleep at once; waking them for the next GEMM costs microseconds. OpenBLAS reads
+    the variable when it is loaded, so this only works before NumPy is imported,
+    which is why the console script sets it first thing; library users who want the
+    same set it in their environment. A value already in the environment is kept.
+    """
+    import os
+
+    if "numpy" not in sys.modules:
+        os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
 
 
 def _exit(rc: int) -> None:

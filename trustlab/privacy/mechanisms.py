@@ -486,6 +486,13 @@ def privatize(
     is post-processing. As for any floating-point implementation of a continuous
     mechanism (Mironov, CCS 2012), the guarantee is that of the real-valued mechanism.
 
+    **Speed on few cores.** After a multi-threaded GEMM, OpenBLAS keeps its idle
+    worker threads spinning for ~0.1 s, and the noise pass that follows shares the
+    cores with them (on 2 cores the release took 1.6-1.8x the bare GEMM instead of
+    1.1-1.2x, bench/results/perf.md). Setting ``OPENBLAS_THREAD_TIMEOUT=4`` in the
+    environment *before NumPy is imported* makes them sleep at once; the ``trustlab``
+    console command does this itself.
+
     Raises
     ------
     ValueError
