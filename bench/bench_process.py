@@ -14,12 +14,16 @@ figure (the benchmark machine is shared).
   partition graph (200 groups of 60, p_in=0.3, p_out=2e-4). Edge files are generated
   (seeded) under /tmp; nothing is read from ../shared.
 * ``resolve``: ``trustlab resolve --dataset csv_example --json`` whole process.
+* ``privatize``: ``trustlab privatize X.npy --epsilon 1 -o OUT.npy`` (100k float32 vectors,
+  d = 300 and 768, float32 release) against a script that loads the same file, runs
+  scikit-learn's ``GaussianRandomProjection`` (fit + transform) plus NumPy's radial
+  noise and saves the result as float32: load + project + noise + save, both sides.
 * ``--cold``: also the first run after install (the Numba cache of trustlab's kernels
   deleted first, so everything compiles), reported separately.
 
 Run::
 
-    .venv/bin/python bench/bench_process.py --repeat 5 [--cold] [--only cliques|resolve]
+    .venv/bin/python bench/bench_process.py --repeat 5 [--cold] [--only cliques|resolve|privatize]
 
 Prints a markdown table (copy it to bench/results/perf.md) and writes the raw numbers
 as JSON lines to bench/results/process_raw.jsonl.
@@ -50,6 +54,20 @@ if len(sys.argv) > 2:
     with open(sys.argv[2], "w") as fh:
         fh.write("".join(" ".join(map(str, c)) + "\n" for c in cl))
 print(len(cl))
+"""
+
+PEER_PRIVEMB_SCRIPT = r"""
+import sys
+import numpy as np
+from sklearn.random_projection import GaussianRandomProjection
+X = np.load(sys.argv[1])
+m, eps, beta = int(sys.argv[3]), 1.0, 0.9
+P = GaussianRandomProjection(n_components=m, random_state=0).fit_transform(X)
+rng = np.random.default_rng(0)
+Z = rng.standard_normal((X.shape[0], m))
+Z /= np.linalg.norm(Z, axis=1, keepdims=True)
+R = rng.gamma(m, (1 + beta) / eps, size=X.shape[0])
+np.save(sys.argv[2], (P + Z * R[:, None]).astype(np.float32))
 """
 
 # wait4 gives the child's own peak RSS; the launcher is a fresh small interpreter
@@ -166,11 +184,45 @@ def bench_resolve(repeat: int, rows: list[dict]) -> None:
           flush=True)
 
 
+def bench_privatize(repeat: int, rows: list[dict]) -> None:
+    import numpy as np
+
+    from trustlab.privacy import calibrate_m
+
+    tmp = Path(tempfile.mkdtemp(prefix="trustlab_priv_", dir="/tmp"))
+    try:
+        peer = tmp / "peer.py"
+        peer.write_text(PEER_PRIVEMB_SCRIPT)
+        for d in (300, 768):
+            X = np.random.default_rng(0).standard_normal((100_000, d)).astype(np.float32)
+            X *= 2.5 / np.sqrt(d)
+            src = tmp / f"x{d}.npy"
+            np.save(src, X)
+            m = calibrate_m(d, 1e-6, 0.9)
+            cases = {
+                "trustlab": [TRUSTLAB, "privatize", str(src), "--epsilon", "1", "-o", str(tmp / "t.npy"), "-q"],
+                "peer": [PY, str(peer), str(src), str(tmp / "p.npy"), str(m)],
+            }
+            best = best_of(cases, repeat)
+            row = {"bench": "privatize warm", "d": d, "m": m}
+            for k, v in best.items():
+                row[f"{k} wall"] = v["wall"]
+                row[f"{k} rss_mb"] = v["rss_mb"]
+                row[f"{k} load"] = v["load"]
+            rows.append(row)
+            print(f"| {d} | {m} | {row['trustlab wall']:.2f} s / {row['trustlab rss_mb']:.0f} MB | "
+                  f"{row['peer wall']:.2f} s / {row['peer rss_mb']:.0f} MB | "
+                  f"**{row['peer wall'] / row['trustlab wall']:.2f}×** | "
+                  f"{row['trustlab load']:.1f}–{row['peer load']:.1f} |", flush=True)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--cold", action="store_true", help="also measure the first run after install")
-    ap.add_argument("--only", choices=["cliques", "resolve"], default=None)
+    ap.add_argument("--only", choices=["cliques", "resolve", "privatize"], default=None)
     args = ap.parse_args(argv)
     rows: list[dict] = []
     # What a pip-installed package has: byte-compiled modules. An editable install under
@@ -195,6 +247,10 @@ def main(argv=None) -> int:
     if args.only in (None, "resolve"):
         print("| command | wall | peak RSS | load |\n|---|---|---|---|")
         bench_resolve(args.repeat, rows)
+    if args.only in (None, "privatize"):
+        print("| d | m | trustlab privatize (wall / peak RSS) | sklearn + NumPy script (wall / RSS) "
+              "| peer / trustlab | load |\n|---|---|---|---|---|---|")
+        bench_privatize(args.repeat, rows)
     stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     with open(ROOT / "bench" / "results" / "process_raw.jsonl", "a") as fh:
         for r in rows:
