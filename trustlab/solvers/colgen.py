@@ -7,8 +7,10 @@ triangle LP and every family of CPP cuts we separate; on random dense instances
 (CP-Lib ``corr40-*``) it usually meets the optimum at the root, where triangle and
 2-partition cuts leave gaps of 2-3 %.
 
-* **Column generation.** The restricted master LP (HiGHS, ``scipy.optimize.linprog``)
-  gives node duals ``pi >= 0``; the pricing problem ``max rc(S) = w(S) - pi(S)`` is an
+* **Column generation.** The restricted master LP (HiGHS through the binding SciPy
+  ships, kept between iterations: new columns are appended and the LP is re-solved by
+  primal simplex from the last optimal basis; ``scipy.optimize.linprog`` from scratch
+  where that binding is missing) gives node duals ``pi >= 0``; the pricing problem ``max rc(S) = w(S) - pi(S)`` is an
   unconstrained binary quadratic programme, solved first by 1-flip local search and,
   when that finds nothing, exactly by :func:`trustlab.kernels.cpp_pricing.price_topk`
   (Numba branch and bound, the ``k`` best columns). Dual smoothing (Wentges) around the

@@ -33,7 +33,9 @@ Formulation (Grötschel & Wakabayashi 1989; xER eqs. 1–5): one variable ``x_ij
    bound dominates every family of cuts above; on random dense instances it usually
    meets the optimum at the root. It proves all CP-Lib ``corr40-*`` instances, where
    the cutting planes stop 2-3 % above the optimum. If its exact pricing becomes too
-   expensive it gives up and the MIP phase takes the remaining time.
+   expensive it gives up; the cutting-plane phase then goes on where it stopped, with
+   odd-wheel and ``|S| >= 2`` 2-partition cuts from its first round
+   (``cuts_after_pricing``), and the MIP phase takes the time that is left.
 3. **MIP phase** — the binary programme with *every* cut separated in the LP phase
    (``mip_cuts="all"``, default; ``"active"`` keeps only those active at the end) and
    the fixings, solved by SCIP (``mip_solver="scip"``, default, deterministic single
@@ -202,6 +204,8 @@ class CutOptions:
     components of at most ``colgen_max_n`` nodes. On those components the LP phase also
     ends once ``small_tail`` rounds close less than ``small_tail_gap`` of the gap to the
     incumbent, or after ``small_lp_share`` of the time left at the start.
+    ``cuts_after_pricing``: when branch and price gives up (exact pricing too hard), go
+    on with the cutting planes (odd-wheel and ``|S| >= 2`` cuts included) before the MIP.
     ``max_cuts_per_round`` None means ``max(200, 40 n)``; ``lp_method`` is the HiGHS
     method of the LP relaxations.
     """
