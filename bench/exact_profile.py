@@ -8,6 +8,9 @@ LP and in the two pricing stages.
 ``lp PATH|FAMILY-N-SEED METHOD [seconds]``: the cutting-plane phase alone (branch and price off,
 MIP stubbed out), one line per LP round (rows, seconds, certificate).
 
+``auto FAMILY-N-SEED[,...] [seconds]``: ``partition(W, method="auto", time_limit=seconds,
+random_state=0)``; objective, bound, gap, status, phase and seconds per instance.
+
 Run pinned to one core on a shared machine, e.g.
 ``taskset -c 1 .venv/bin/python bench/exact_profile.py bp random-40-1,equicut-40-1 60``.
 """
@@ -92,9 +95,21 @@ def lp(name, method, limit):
           f"{time.perf_counter() - t0:.1f} s load {os.getloadavg()[0]:.2f}")
 
 
+def auto(names, limit):
+    from trustlab.solvers import partition
+
+    for name in names:
+        r = partition(_load(name), method="auto", time_limit=limit, random_state=0)
+        c = max(r.components, key=lambda c: c["size"]) if r.components else {}
+        print(f"{name}: objective {r.objective:.0f} bound {r.bound:.0f} "
+              f"gap {100 * (r.bound - r.objective) / max(abs(r.bound), 1):.1f} % {r.status} phase {c.get('phase')} "
+              f"root {c.get('root_bound')} heuristic {c.get('heuristic_seconds', 0):.1f} s {r.seconds:.1f} s "
+              f"load {os.getloadavg()[0]:.2f}", flush=True)
+
+
 if __name__ == "__main__":  # pragma: no cover
     a = sys.argv[1:]
-    if a[0] == "bp":
-        bp(a[1].split(","), float(a[2]) if len(a) > 2 else 60.0)
+    if a[0] in ("bp", "auto"):
+        (bp if a[0] == "bp" else auto)(a[1].split(","), float(a[2]) if len(a) > 2 else 60.0)
     else:
         lp(a[1], a[2], float(a[3]) if len(a) > 3 else 60.0)
