@@ -219,7 +219,12 @@ def branch_and_price(
         center = None
         center_lb = np.inf
         node_lb = np.inf
-        master = _WarmMaster(m) if warm_master and _highs_core() is not None else None
+        master = None
+        if warm_master and _highs_core() is not None:
+            try:
+                master = _WarmMaster(m)
+            except (AttributeError, TypeError):  # pragma: no cover - a SciPy whose private binding differs
+                master = None
         while True:
             if timed_out():
                 return "time_limit"
@@ -240,7 +245,14 @@ def branch_and_price(
             else:
                 ok_idx = np.flatnonzero(ok)
             vals = pool.vals[ok_idx]
-            out = master.solve(vals, rows, ok_idx) if master is not None else _lp(vals, rows, m)
+            out = None
+            if master is not None:
+                try:
+                    out = master.solve(vals, rows, ok_idx)
+                except (AttributeError, TypeError):  # pragma: no cover - see above: solve from scratch
+                    master = None
+            if master is None:
+                out = _lp(vals, rows, m)
             stats["cg_iterations"] += 1
             if out is None:
                 return "gave_up"
