@@ -128,3 +128,55 @@ def test_iteration_cap_gives_up_without_claiming_a_bound():
     r = colgen.branch_and_price(W, A, warm_labels=np.arange(20), warm_obj=0.0, integral=True,
                                 max_iterations=1)
     assert r["status"] == "gave_up" and r["bound"] == np.inf and r["cg_iterations"] == 1
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_warm_master_lp_equals_a_cold_solve(seed):
+    # the master kept in HiGHS (columns appended, primal simplex from the last basis)
+    # against scipy's linprog from scratch on the same growing column sets
+    if colgen._highs_core() is None:
+        pytest.skip("no HiGHS binding")
+    rng = np.random.default_rng(seed)
+    m = int(rng.integers(5, 15))
+    rows = rng.random((120, m)) < 0.3
+    rows[np.arange(m), np.arange(m)] = True  # singletons first
+    rows[:m] = np.eye(m, dtype=bool)
+    vals = np.where(rows[:, :].sum(1) > 1, rng.normal(2.0, 4.0, 120), 0.0)
+    master = colgen._WarmMaster(m)
+    for k in (m, m + 10, m + 11, m + 60, 120):
+        z, lam, pi = master.solve(vals[:k], rows[:k], np.arange(k))
+        z0, _, pi0 = colgen._lp(vals[:k], rows[:k], m)
+        assert z == pytest.approx(z0, abs=1e-7)
+        assert float(vals[:k] @ lam) == pytest.approx(z, abs=1e-7)
+        assert np.all(rows[:k].T.astype(float) @ lam <= 1 + 1e-7) and np.all(lam >= -1e-9)
+        assert pi.sum() == pytest.approx(z, abs=1e-6)  # LP duality: the duals price the optimum
+        assert np.all(rows[:k].astype(float) @ pi >= vals[:k] - 1e-6)  # dual feasible
+    # a column set that does not extend the model falls back to a cold solve
+    z, _, _ = master.solve(vals[:50], rows[:50], np.arange(50))
+    assert z == pytest.approx(colgen._lp(vals[:50], rows[:50], m)[0], abs=1e-7)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_cuts_after_a_failed_pricing_stay_exact(seed, monkeypatch):
+    # branch and price that always gives up: the cutting planes go on with the stronger
+    # families (counted in cuts_by_family), and the result is still the brute-force optimum
+    from tests.reference import brute_force_cpp
+    from trustlab.solvers.synthetic import make_instance
+
+    def gave_up(W, A, *, warm_labels, warm_obj, **kw):
+        return dict(labels=warm_labels, objective=warm_obj, bound=np.inf, status="gave_up", bp_nodes=1,
+                    cg_iterations=0, columns=0)
+
+    monkeypatch.setattr(colgen, "branch_and_price", gave_up)
+    n = 9
+    W = make_instance(("random", "equicut")[seed % 2], n, random_state=seed)
+    A = ~np.eye(n, dtype=bool)
+    opt, _ = brute_force_cpp(W, A)
+    rounds = {}
+    for after in (True, False):
+        out = cpp.solve_cpp(W, A, warm_labels=np.arange(n), warm_obj=0.0, integral=True,
+                            options=cpp.CutOptions(tail_rounds=0, small_tail=0, cuts_after_pricing=after))
+        assert out["status"] == "optimal" and out["objective"] == pytest.approx(opt)
+        assert out["root_bound"] >= opt - 1e-9
+        rounds[after] = out["lp_rounds"]
+    assert rounds[True] > rounds[False]  # the LP phase went on after the failed pricing

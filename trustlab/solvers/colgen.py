@@ -7,8 +7,10 @@ triangle LP and every family of CPP cuts we separate; on random dense instances
 (CP-Lib ``corr40-*``) it usually meets the optimum at the root, where triangle and
 2-partition cuts leave gaps of 2-3 %.
 
-* **Column generation.** The restricted master LP (HiGHS, ``scipy.optimize.linprog``)
-  gives node duals ``pi >= 0``; the pricing problem ``max rc(S) = w(S) - pi(S)`` is an
+* **Column generation.** The restricted master LP (HiGHS through the binding SciPy
+  ships, kept between iterations: new columns are appended and the LP is re-solved by
+  primal simplex from the last optimal basis; ``scipy.optimize.linprog`` from scratch
+  where that binding is missing) gives node duals ``pi >= 0``; the pricing problem ``max rc(S) = w(S) - pi(S)`` is an
   unconstrained binary quadratic programme, solved first by 1-flip local search and,
   when that finds nothing, exactly by :func:`trustlab.kernels.cpp_pricing.price_topk`
   (Numba branch and bound, the ``k`` best columns). Dual smoothing (Wentges) around the
@@ -98,6 +100,62 @@ def _lp(vals: np.ndarray, rows: np.ndarray, m: int):
     return -res.fun, res.x, np.maximum(-res.ineqlin.marginals, 0.0)
 
 
+def _highs_core():
+    """HiGHS's Python binding (the copy SciPy ships, else the ``highspy`` package), or
+    None: then every master LP is solved from scratch by ``scipy.optimize.linprog``."""
+    try:
+        from scipy.optimize._highspy import _core
+    except ImportError:  # pragma: no cover - depends on the SciPy build
+        try:
+            from highspy import _core
+        except ImportError:
+            return None
+    return _core if hasattr(_core, "_Highs") else None
+
+
+class _WarmMaster:
+    """The restricted master LP of one node kept in HiGHS (highspy) between column
+    generation iterations: new columns are appended and the LP re-solved by primal
+    simplex from the previous optimal basis (the column set of a node only grows)."""
+
+    def __init__(self, m: int):
+        highspy = self.hs = _highs_core()
+        h = self.h = highspy._Highs()
+        h.setOptionValue("output_flag", False)
+        h.setOptionValue("threads", 1)
+        h.setOptionValue("solver", "simplex")
+        h.setOptionValue("simplex_strategy", 4)  # primal: the old basis stays primal feasible
+        lp = highspy.HighsLp()
+        lp.num_row_ = m
+        lp.row_lower_ = np.full(m, -highspy.kHighsInf)
+        lp.row_upper_ = np.ones(m)
+        h.passModel(lp)
+        self.m = m
+        self.ids = np.zeros(0, np.int64)
+
+    def solve(self, vals: np.ndarray, rows: np.ndarray, ids: np.ndarray):
+        """Same contract as :func:`_lp`; ``ids`` name the columns (pool indices)."""
+        k = self.ids.size
+        if ids.size < k or not np.array_equal(ids[:k], self.ids):
+            return _lp(vals, rows, self.m)  # not an extension of the model: solve from scratch
+        new = slice(k, ids.size)
+        if ids.size > k:
+            R = rows[new]
+            nz = np.nonzero(R)
+            starts = np.searchsorted(nz[0], np.arange(R.shape[0])).astype(np.int32)
+            self.h.addCols(R.shape[0], -vals[new].astype(np.float64), np.zeros(R.shape[0]),
+                           np.full(R.shape[0], self.hs.kHighsInf), nz[0].size, starts,
+                           nz[1].astype(np.int32), np.ones(nz[0].size))
+            self.ids = ids.copy()
+        self.h.run()
+        if self.h.getModelStatus() != self.hs.HighsModelStatus.kOptimal:
+            return _lp(vals, rows, self.m)
+        sol = self.h.getSolution()
+        lam = np.asarray(sol.col_value, np.float64)
+        pi = np.maximum(-np.asarray(sol.row_dual, np.float64), 0.0)
+        return float(vals @ lam), lam, pi
+
+
 def branch_and_price(
     W: np.ndarray,
     A: np.ndarray,
@@ -111,6 +169,7 @@ def branch_and_price(
     max_price_nodes: int = 20_000_000,
     max_iterations: int | None = None,
     random_state: int = 0,
+    warm_master: bool = True,
 ) -> dict:
     """Branch and price on one component; see the module docstring.
 
@@ -160,6 +219,12 @@ def branch_and_price(
         center = None
         center_lb = np.inf
         node_lb = np.inf
+        master = None
+        if warm_master and _highs_core() is not None:
+            try:
+                master = _WarmMaster(m)
+            except (AttributeError, TypeError):  # pragma: no cover - a SciPy whose private binding differs
+                master = None
         while True:
             if timed_out():
                 return "time_limit"
@@ -180,7 +245,14 @@ def branch_and_price(
             else:
                 ok_idx = np.flatnonzero(ok)
             vals = pool.vals[ok_idx]
-            out = _lp(vals, rows, m)
+            out = None
+            if master is not None:
+                try:
+                    out = master.solve(vals, rows, ok_idx)
+                except (AttributeError, TypeError):  # pragma: no cover - see above: solve from scratch
+                    master = None
+            if master is None:
+                out = _lp(vals, rows, m)
             stats["cg_iterations"] += 1
             if out is None:
                 return "gave_up"

@@ -33,7 +33,9 @@ Formulation (Grötschel & Wakabayashi 1989; xER eqs. 1–5): one variable ``x_ij
    bound dominates every family of cuts above; on random dense instances it usually
    meets the optimum at the root. It proves all CP-Lib ``corr40-*`` instances, where
    the cutting planes stop 2-3 % above the optimum. If its exact pricing becomes too
-   expensive it gives up and the MIP phase takes the remaining time.
+   expensive it gives up; the cutting-plane phase then goes on where it stopped, with
+   odd-wheel and ``|S| >= 2`` 2-partition cuts from its first round
+   (``cuts_after_pricing``), and the MIP phase takes the time that is left.
 3. **MIP phase** — the binary programme with *every* cut separated in the LP phase
    (``mip_cuts="all"``, default; ``"active"`` keeps only those active at the end) and
    the fixings, solved by SCIP (``mip_solver="scip"``, default, deterministic single
@@ -202,6 +204,8 @@ class CutOptions:
     components of at most ``colgen_max_n`` nodes. On those components the LP phase also
     ends once ``small_tail`` rounds close less than ``small_tail_gap`` of the gap to the
     incumbent, or after ``small_lp_share`` of the time left at the start.
+    ``cuts_after_pricing``: when branch and price gives up (exact pricing too hard), go
+    on with the cutting planes (odd-wheel and ``|S| >= 2`` cuts included) before the MIP.
     ``max_cuts_per_round`` None means ``max(200, 40 n)``; ``lp_method`` is the HiGHS
     method of the LP relaxations.
     """
@@ -225,6 +229,7 @@ class CutOptions:
     small_tail: int = 3
     small_tail_gap: float = 0.02
     small_lp_share: float = 0.35
+    cuts_after_pricing: bool = True
 
 
 def solve_cpp(
@@ -255,7 +260,7 @@ def solve_cpp(
     """
     s = _ExactSolve(W, A, warm_labels, warm_obj, deadline, integral, CutOptions() if options is None else options)
     return (s.trivial() or s.cutting_planes() or s.integral_lp() or s.branch_and_price()
-            or s.mip(mip_solver, workers))
+            or s.cuts_after_pricing() or s.mip(mip_solver, workers))
 
 
 class _ExactSolve:
@@ -293,6 +298,7 @@ class _ExactSolve:
         self.lo = np.zeros(nv)  # variable bounds: reduced-cost fixing tightens them (see _fix_by_reduced_cost)
         self.hi = np.ones(nv)
         self.xv = self.tri = None  # the last LP solution and the triangles it violated
+        self.bp_gave_up = False  # branch and price stopped without a bound (pricing too hard)
 
     def rnd(self, b: float) -> float:
         return math.floor(b + 1e-6) if self.integral else b
@@ -339,17 +345,17 @@ class _ExactSolve:
         # components that branch and price can take end their LP phase earlier: after
         # ``small_tail`` rounds closing less than ``small_tail_gap`` of the gap, or after
         # ``small_lp_share`` of the remaining time
-        small = o.colgen and n <= o.colgen_max_n
+        small = o.colgen and n <= o.colgen_max_n and not self.bp_gave_up
         rem0 = _remaining(deadline)
         lp_deadline = None if rem0 is None else time.perf_counter() + o.small_lp_share * rem0
         xv = None
         history: list[float] = []
-        age = np.zeros(0, np.int64)
-        gage = np.zeros(0, np.int64)
+        age = np.zeros(len(cuts), np.int64)
+        gage = np.zeros(len(gcuts), np.int64)
         n_fixed = 0
         # odd-wheel / general 2-partition separation: once the basic LP settles (default) or
         # from the start
-        strong_on = not o.strong_after_settle and (o.odd_wheels or o.two_partition_general)
+        strong_on = (not o.strong_after_settle or self.bp_gave_up) and (o.odd_wheels or o.two_partition_general)
         while True:
             rem = _remaining(deadline)
             if rem is not None and rem <= 0:
@@ -479,9 +485,19 @@ class _ExactSolve:
                 return result(warm_labels, warm_obj, warm_obj, "optimal", phase="branch_and_price", **extra)
             if bp["status"] == "time_limit":
                 return result(warm_labels, warm_obj, rnd(bound), "time_limit", phase="branch_and_price", **extra)
-            # "gave_up" (pricing too hard): the MIP below gets the remaining time
+            # "gave_up" (pricing too hard): the cutting planes go on with the stronger
+            # families, then the MIP gets the remaining time
+            self.bp_gave_up = True
             self.warm_labels, self.warm_obj, self.bound = warm_labels, warm_obj, bound
         return None
+
+    def cuts_after_pricing(self):
+        """After branch and price gave up: the cutting planes go on from where they
+        stopped, with odd-wheel and ``|S| >= 2`` 2-partition cuts from the first round
+        (option ``cuts_after_pricing``)."""
+        if not (self.bp_gave_up and self.o.cuts_after_pricing):
+            return None
+        return self.cutting_planes() or self.integral_lp()
 
     def mip(self, mip_solver: str, workers: int | None):
         """The MIP over the LP's cuts (SCIP or CP-SAT), adding violated triangles lazily."""
