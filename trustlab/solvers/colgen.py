@@ -202,6 +202,20 @@ def branch_and_price(
     def timed_out() -> bool:
         return deadline is not None and time.perf_counter() > deadline
 
+    rate = [5e6]  # exact-pricing search nodes per second, re-measured after every call
+
+    def price(Wc: np.ndarray, pi: np.ndarray, k: int, cap: int):
+        """:func:`price_topk` with its node cap also bounded by the time left (at the
+        last measured node rate), so one search cannot run far past the deadline."""
+        if deadline is not None:
+            cap = max(1, min(cap, int(rate[0] * max(0.0, deadline - time.perf_counter()))))
+        t0 = time.perf_counter()
+        out = price_topk(Wc, pi, 0.0, k, cap)
+        dt = time.perf_counter() - t0
+        if dt > 0.01:
+            rate[0] = max(1e5, out[3] / dt)
+        return out
+
     def solve_node(groups: list[np.ndarray], forb: np.ndarray):
         """Column generation at one node (super-nodes ``groups``, forbidden super-node
         pairs ``forb``). Returns ``(bound, lam, rows, column ids, z)`` when converged,
@@ -276,13 +290,11 @@ def branch_and_price(
                 # a short search first: far from the optimal duals the exact pricing is
                 # hard, but the columns it finds still move the master on (no bound is
                 # taken from an incomplete search)
-                pv, pm, nf, _nodes, complete = price_topk(Wc, pi_sep - inner, 0.0, k_price,
-                                                          max(1, max_price_nodes // 10))
+                pv, pm, nf, _nodes, complete = price(Wc, pi_sep - inner, k_price, max(1, max_price_nodes // 10))
                 if not complete and nf == 0:
-                    pv, pm, nf, _nodes, complete = price_topk(Wc, pi_sep - inner, 0.0, k_price,
-                                                              max_price_nodes)
+                    pv, pm, nf, _nodes, complete = price(Wc, pi_sep - inner, k_price, max_price_nodes)
                 if not complete and nf == 0:
-                    return "gave_up"
+                    return "time_limit" if timed_out() else "gave_up"
                 if complete:
                     rc_star = float(pv[0]) if nf else 0.0
                     lb = float(pi_sep.sum()) + m * max(0.0, rc_star)
