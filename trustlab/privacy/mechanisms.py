@@ -488,8 +488,8 @@ def privatize(
 
     **Speed on few cores.** After a multi-threaded GEMM, OpenBLAS keeps its idle
     worker threads spinning for ~0.1 s, and the noise pass that follows shares the
-    cores with them (on 2 cores the release took 1.6-1.8x the bare GEMM instead of
-    1.1-1.2x, bench/results/perf.md). Setting ``OPENBLAS_THREAD_TIMEOUT=4`` in the
+    cores with them (100k x 300 on 2 cores: ~117 ms instead of ~85 ms, against a
+    ~57 ms bare GEMM; bench/results/perf.md). Setting ``OPENBLAS_THREAD_TIMEOUT=4`` in the
     environment *before NumPy is imported* makes them sleep at once; the ``trustlab``
     console command does this itself.
 
