@@ -39,20 +39,13 @@ import pytest
 
 from trustlab.privacy import calibrate_m, nearest_neighbor_swap, privatize
 
+try:
+    from peers_privacy import peer_privemb as _peer_privemb  # run as a script: bench/ is on sys.path
+except ImportError:
+    from bench.peers_privacy import peer_privemb as _peer_privemb  # under pytest: the repository root is
+
 ROUNDS = dict(rounds=5, iterations=1, warmup_rounds=1)
 N = 100_000
-
-
-def _peer_privemb(X, m, epsilon, beta, seed=0):
-    from sklearn.random_projection import GaussianRandomProjection
-
-    grp = GaussianRandomProjection(n_components=m, random_state=seed).fit(X)
-    P = grp.transform(X)
-    rng = np.random.default_rng(seed)
-    Z = rng.standard_normal((X.shape[0], m))
-    Z /= np.linalg.norm(Z, axis=1, keepdims=True)
-    R = rng.gamma(m, (1 + beta) / epsilon, size=X.shape[0])
-    return P + Z * R[:, None]
 
 
 @pytest.fixture(scope="module", params=[300, 768])
@@ -256,8 +249,8 @@ if __name__ == "__main__":
     import time as _time
 
     rounds = int(os.environ.get("TRUSTLAB_BENCH_ROUNDS", "7"))
-    print(f"# {_time.strftime('%Y-%m-%d %H:%M UTC', _time.gmtime())}, load {os.getloadavg()}, best of {rounds}")
     if "--child" in sys.argv:
+        print(f"# {_time.strftime('%Y-%m-%d %H:%M UTC', _time.gmtime())}, load {os.getloadavg()}, best of {rounds}")
         _table(rounds)
     else:
         # two processes, as a library user (OpenBLAS's idle threads spin ~0.1 s after each GEMM)

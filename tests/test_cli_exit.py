@@ -55,8 +55,11 @@ def test_console_lets_openblas_threads_sleep_unless_the_user_chose():
     probe = ("import os, sys; from trustlab.cli import _quiet_blas_threads; _quiet_blas_threads(); "
              "import numpy; print(os.environ.get('OPENBLAS_THREAD_TIMEOUT'))")
     env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_THREAD_TIMEOUT"}
-    run = lambda code, e: subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,  # noqa: E731
-                                         env=e, timeout=120, check=True).stdout.strip()
+
+    def run(code, e):
+        return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=e, timeout=120,
+                              check=True).stdout.strip()
+
     assert run(probe, env) == "4"
     assert run(probe, {**env, "OPENBLAS_THREAD_TIMEOUT": "20"}) == "20"
     late = "import numpy, os; from trustlab.cli import _quiet_blas_threads; " \
