@@ -251,7 +251,8 @@ def test_bundled_cplib_instances_reach_known_optimum():
 def test_cplib_reader_wrong_count(tmp_path):
     p = tmp_path / "x.txt"
     p.write_text("4\n1 2 3\n4 5\n")
-    with pytest.raises(ValueError, match=r"n\(n-1\)/2 = 6 upper-triangle entries, found 5"):
+    with pytest.raises(ValueError, match=r"n\(n-1\)/2 = 6 upper-triangle entries \(or 10 with the diagonal, "
+                                         r"or 16 for the full matrix\), found 5"):
         read_cplib(p)
     p.write_text("abc\n")
     with pytest.raises(ValueError, match="number of nodes"):
@@ -413,3 +414,37 @@ def test_docstring_examples_run(mod):
 
     res = doctest.testmod(importlib.import_module(mod))
     assert res.failed == 0 and res.attempted > 0
+
+
+def _write_layout(path, W, layout):
+    """W in one of read_cplib's layouts, wrapped 7 entries a line (as published files wrap)."""
+    n = W.shape[0]
+    if layout == "full":
+        vals = W.ravel()
+    else:
+        vals = W[np.triu_indices(n, 0 if layout == "diagonal" else 1)]
+    lines = [" ".join(f"{v:g}" for v in vals[i:i + 7]) for i in range(0, vals.size, 7)]
+    path.write_text(f"{n}\n" + "\n".join(lines) + "\n")
+
+
+@pytest.mark.parametrize("layout", ["strict", "diagonal", "full"])
+@pytest.mark.parametrize("n", [1, 2, 5, 12])
+def test_cplib_reader_layouts(tmp_path, layout, n):
+    U = np.triu(np.random.default_rng(n).integers(-9, 10, (n, n)).astype(float), 1)
+    W = U + U.T
+    p = tmp_path / "x.txt"
+    _write_layout(p, W, layout)
+    np.testing.assert_array_equal(read_cplib(p), W)
+
+
+def test_cplib_reader_layout_errors(tmp_path):
+    p = tmp_path / "x.txt"
+    p.write_text("3\n5 1 2\n0 3\n0\n")  # diagonal layout, nonzero diagonal
+    with pytest.raises(ValueError, match=r"diagonal.*w\[1,1\] is 5"):
+        read_cplib(p)
+    p.write_text("2\n0 1\n2 0\n")  # full layout, asymmetric
+    with pytest.raises(ValueError, match=r"not symmetric: w\[1,2\] = 1 but w\[2,1\] = 2"):
+        read_cplib(p)
+    p.write_text("4\n" + " ".join(["1"] * 11) + "\n")
+    with pytest.raises(ValueError, match=r"or 10 with the diagonal, or 16 for the full matrix\), found 11"):
+        read_cplib(p)

@@ -19,7 +19,8 @@ def register(sub) -> None:
         "partition",
         help="clique partitioning (exact CPP with certificates, xER QSP/LSP, SPP, heuristic)",
         description="Partition a weighted graph into cliques of maximum within-cluster weight. "
-        "cplib: first number n, then the upper triangle row by row (every pair is an edge). "
+        "cplib: first number n, then the upper triangle row by row, with or without the (zero) diagonal, "
+        "or the full symmetric matrix (every pair is an edge). "
         "edgelist: 'i j weight' lines; a missing pair may not share a cluster.",
     )
     p.add_argument("instance", metavar="INSTANCE", help="instance file")

@@ -20,8 +20,19 @@ MAX_ABS_WEIGHT = 1e15
 def read_cplib(path: str | os.PathLike) -> np.ndarray:
     """Read a CP-Lib instance into a dense symmetric weight matrix.
 
-    The format is the first number ``n`` followed by the strict upper triangle
-    ``w_12 … w_1n, w_23 …`` row by row (whitespace separated). Every pair is an edge
+    The format is the first number ``n`` followed by the weights row by row
+    (whitespace separated, any line wrapping), in one of the three layouts that the
+    published clique-partitioning benchmark files use, told apart by their count:
+
+    * ``n(n-1)/2`` entries: the strict upper triangle ``w_12 … w_1n, w_23 …``
+      (CP-Lib, Sørensen & Letchford 2024);
+    * ``n(n+1)/2`` entries: the upper triangle with the diagonal, ``w_11 … w_1n,
+      w_22 …`` (the ``rand*``, ``p*``, ``gauss*``/``unif*`` files of Charon & Hudry,
+      Palubeckis and Zhou, Hao & Goëffon);
+    * ``n*n`` entries: the full matrix, which must be symmetric.
+
+    The diagonal, where given, must be zero (a self-pair is never in the objective,
+    so a nonzero one is taken as a sign of a misread file). Every pair is an edge
     (the dense-matrix convention of :func:`trustlab.partition`); the objective is
     maximised.
 
@@ -36,7 +47,8 @@ def read_cplib(path: str | os.PathLike) -> np.ndarray:
     Raises
     ------
     ValueError
-        Not numeric, ``n`` not a positive integer, or not exactly ``n(n-1)/2`` entries.
+        Not numeric, ``n`` not a positive integer, an entry count that fits none of
+        the layouts, a nonzero diagonal, or an asymmetric full matrix.
     FileNotFoundError
         No such file.
 
@@ -45,6 +57,10 @@ def read_cplib(path: str | os.PathLike) -> np.ndarray:
     >>> import tempfile, os
     >>> with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
     ...     _ = f.write("3\\n1 -2\\n4\\n")
+    >>> read_cplib(f.name).tolist()
+    [[0.0, 1.0, -2.0], [1.0, 0.0, 4.0], [-2.0, 4.0, 0.0]]
+    >>> with open(f.name, "w") as g:
+    ...     _ = g.write("3\\n0 1 -2\\n0 4\\n0\\n")   # with the diagonal
     >>> read_cplib(f.name).tolist()
     [[0.0, 1.0, -2.0], [1.0, 0.0, 4.0], [-2.0, 4.0, 0.0]]
     >>> os.unlink(f.name)
@@ -62,13 +78,16 @@ def read_cplib(path: str | os.PathLike) -> np.ndarray:
         ) from None
     if n < 1:
         raise ValueError(f"CP-Lib instance {str(path)!r}: n must be >= 1, got {n}.")
-    expected = n * (n - 1) // 2
     got = len(toks) - 1
-    if got != expected:
+    layouts = {n * (n - 1) // 2: "strict", n * (n + 1) // 2: "diagonal", n * n: "full"}
+    if n == 1:
+        layouts = {0: "strict", 1: "diagonal"}
+    layout = layouts.get(got)
+    if layout is None:
         raise ValueError(
-            f"CP-Lib instance {str(path)!r}: n={n} needs n(n-1)/2 = {expected} upper-triangle "
-            f"entries, found {got}. Check that the file is complete and in CP-Lib format "
-            "(use --format edgelist for 'i j w' lines)."
+            f"CP-Lib instance {str(path)!r}: n={n} needs n(n-1)/2 = {n * (n - 1) // 2} upper-triangle "
+            f"entries (or {n * (n + 1) // 2} with the diagonal, or {n * n} for the full matrix), found {got}. "
+            "Check that the file is complete and in CP-Lib format (use --format edgelist for 'i j w' lines)."
         )
     try:
         vals = np.array(toks[1:], dtype=np.float64)
@@ -84,9 +103,25 @@ def read_cplib(path: str | os.PathLike) -> np.ndarray:
             "Divide all weights by a common factor (the optimal partition does not change)."
         )
     W = np.zeros((n, n), np.float64)
-    iu = np.triu_indices(n, 1)
-    W[iu] = vals
-    W.T[iu] = vals
+    if layout == "full":
+        W[:] = vals.reshape(n, n)
+        if not np.array_equal(W, W.T):
+            i, j = np.argwhere(W != W.T)[0]
+            raise ValueError(
+                f"CP-Lib instance {str(path)!r} holds a full {n}x{n} matrix that is not symmetric: "
+                f"w[{i + 1},{j + 1}] = {W[i, j]:g} but w[{j + 1},{i + 1}] = {W[j, i]:g}."
+            )
+    else:
+        iu = np.triu_indices(n, 0 if layout == "diagonal" else 1)
+        W[iu] = vals
+        W.T[iu] = vals
+    diag = np.diag(W)
+    if np.any(diag != 0):
+        i = int(np.flatnonzero(diag)[0])
+        raise ValueError(
+            f"CP-Lib instance {str(path)!r}: read as {layout} layout ({got} entries for n={n}), the diagonal "
+            f"entry w[{i + 1},{i + 1}] is {diag[i]:g}, not 0; check the file's layout."
+        )
     return W
 
 
