@@ -170,3 +170,17 @@ def test_gzip_without_gz_suffix_and_tz_dates(tmp_path, capsys):
     assert main(["resolve", str(p), "--fields", "name:name,seen:date", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["n_records"] == 4
 
+
+
+def test_one_and_two_rows(tmp_path, capsys):
+    """One record resolves to one entity; two unrelated records are not merged."""
+    one = tmp_path / "one.csv"
+    one.write_text("id,name,city\n1,Ann Lee,Paris\n")
+    assert main(["resolve", str(one), "--json"]) == 0
+    res = json.loads(capsys.readouterr().out)
+    assert res["n_entities"] == 1 and not res["model_warnings"]
+    two = tmp_path / "two.csv"
+    two.write_text("id,name,city\n1,Ann Lee,Paris\n2,Bob Ray,Rome\n")
+    with pytest.warns(UserWarning, match="too few to fit"):
+        assert main(["resolve", str(two), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["n_entities"] == 2
