@@ -105,3 +105,82 @@ def test_label_mapping_file(tmp_path, capsys):
     assert main(["resolve", inp, "--fields", "name:name", "--labels", str(lab), "--train-fraction", "1",
                  "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["n_entities"] == 2
+
+
+# ------------------------------------------------------------------ hostile and unusual input files
+_SEMI = "id;name;city\n1;Ann Lee;Paris\n2;Anne Lee;Paris\n3;Bob Ray;Rome\n4;Bob Rae;Rome\n"
+
+
+@pytest.mark.parametrize("name,content", [
+    ("semi.csv", _SEMI),
+    ("tab.tsv", _SEMI.replace(";", "\t")),
+    ("tab.csv", _SEMI.replace(";", "\t")),
+    ("pipe.csv", _SEMI.replace(";", "|")),
+    ("excel.csv", "\ufeff" + _SEMI.replace("\n", "\r\n")),
+    ("utf16.csv", _SEMI.replace(";", ",").encode("utf-16")),
+])
+def test_delimiter_and_bom_detected(tmp_path, capsys, name, content):
+    """A ';', tab or '|' file (or UTF-16 with a BOM) is read as a table, not one wide column."""
+    p = tmp_path / name
+    p.write_bytes(content if isinstance(content, bytes) else content.encode("utf-8"))
+    out = tmp_path / "out.csv"
+    assert main(["resolve", str(p), "--json", "--output", str(out)]) == 0
+    res = json.loads(capsys.readouterr().out)
+    roles = {c["column"]: c["role"] for c in res["field_choices"]}
+    assert roles == {"id": "id", "name": "field", "city": "field"}
+    got = pd.read_csv(out, dtype=str)
+    assert list(got.columns) == ["id", "entity_id", "name", "city"] and len(got) == 4
+
+
+def test_sep_option(tmp_path, capsys):
+    p = tmp_path / "x.txt"
+    p.write_text(_SEMI.replace(";", "^"))
+    assert main(["resolve", str(p), "--sep", "^", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["n_records"] == 4
+    assert main(["resolve", str(p), "--sep", "^^"]) == 2
+    assert "'sep' parameter" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("content,msg", [
+    # a row wider than the header used to become the index: every value of it shifted a column
+    (b"id,name,city\n1,Ann Lee,Paris,extra\n2,Anne Lee,Paris\n3,Bob Ray,Rome\n",
+     "line 2 has 4 fields but the header has 3"),
+    (b"# exported by X\nid,name\n1,Ann\n2,Anne\n", "line 2 has 2 fields but the header has 1"),
+    (b"PK\x03\x04" + bytes(100), "ZIP archive (an Excel .xlsx"),
+    (b"\xd0\xcf\x11\xe0" + bytes(100), "legacy Excel (.xls)"),
+    (b"id,name\n1,\x00\x00abc\n2,abd\x00\n", "NUL bytes"),
+    (b"PAR1" + bytes(50), "is a parquet file"),
+])
+def test_malformed_files_are_one_line_errors(tmp_path, capsys, content, msg):
+    p = tmp_path / "bad.csv"
+    p.write_bytes(content)
+    assert main(["resolve", str(p)]) == 2
+    err = capsys.readouterr().err
+    assert msg in err and "Traceback" not in err and err.count("\n") == 1
+
+
+def test_gzip_without_gz_suffix_and_tz_dates(tmp_path, capsys):
+    """A gzipped file named .csv reads; ISO timestamps with (mixed) offsets compare as dates."""
+    import gzip
+
+    text = ("id,name,seen\n1,Ann Lee,2020-01-01T10:00:00Z\n2,Anne Lee,2020-01-01T11:00:00+01:00\n"
+            "3,Bob Ray,2021-03-04T00:00:00-05:00\n4,Bob Rae,2021-03-04\n")
+    p = tmp_path / "z.csv"
+    p.write_bytes(gzip.compress(text.encode()))
+    assert main(["resolve", str(p), "--fields", "name:name,seen:date", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["n_records"] == 4
+
+
+
+def test_one_and_two_rows(tmp_path, capsys):
+    """One record resolves to one entity; two unrelated records are not merged."""
+    one = tmp_path / "one.csv"
+    one.write_text("id,name,city\n1,Ann Lee,Paris\n")
+    assert main(["resolve", str(one), "--json"]) == 0
+    res = json.loads(capsys.readouterr().out)
+    assert res["n_entities"] == 1 and not res["model_warnings"]
+    two = tmp_path / "two.csv"
+    two.write_text("id,name,city\n1,Ann Lee,Paris\n2,Bob Ray,Rome\n")
+    with pytest.warns(UserWarning, match="too few to fit"):
+        assert main(["resolve", str(two), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["n_entities"] == 2

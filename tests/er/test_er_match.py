@@ -271,3 +271,46 @@ def test_doctests_new_modules(name):
 
     res = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
     assert res.failed == 0 and res.attempted > 0
+
+
+# ------------------------------------------------------------------ tiny tables, no duplicates, look-alikes
+@pytest.mark.parametrize("n", [2, 5, 9])
+def test_tiny_tables_use_the_prior_model(n):
+    """Below MIN_RECORDS_EM records EM cannot be fitted (with two records it called every
+    pair a match, merging unrelated records): a fixed prior model, and a warning."""
+    names = ["ann lee", "bob ray", "cy zed", "dee moss", "eve hart", "fay lund", "gus orr", "hal ives", "ivy pope"]
+    cities = ["paris", "rome", "oslo", "kyiv", "lima", "baku", "doha", "riga", "bern"]
+    df = pd.DataFrame({"name": names[:n], "city": cities[:n]})
+    with pytest.warns(DegenerateModelWarning, match="too few to fit"):
+        r = resolve(df, fields="name:name,city:exact")
+    assert r.n_entities == n  # nothing in common: nothing merged
+    k = min(n, 5)
+    same = pd.DataFrame({"name": ["ann lee", "anne lee", "ann lee", "ann  lee", "anne lee"][:k], "city": ["paris"] * k})
+    with pytest.warns(DegenerateModelWarning):
+        assert resolve(same, fields="name:name,city:exact").n_entities == 1
+
+
+def test_single_record_is_one_entity_without_warning():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DegenerateModelWarning)
+        r = resolve(pd.DataFrame({"name": ["ann lee"], "city": ["paris"]}))
+    assert r.n_entities == 1 and [f.column for f in r.field_report.fields] == ["name", "city"]
+
+
+@pytest.mark.parametrize("shape", ["split", "full"])
+def test_no_duplicates_warns(shape):
+    """A table without duplicates: EM's 'matches' are look-alikes (similar names, e-mails
+    built from names); that used to pass without a word."""
+    df = generate_people(1000, dup_rate=0.0, shape=shape, random_state=5)
+    with pytest.warns(DegenerateModelWarning, match="may hold no duplicates"):
+        resolve(df.drop(columns=["cluster"]), method="connected_components")
+
+
+def test_lookalike_match_class_warns():
+    """Unsupervised restaurant records: EM's match class drifted to 'same street, same
+    city' (F1 0.06) silently; the class agrees on no identifying field, which is now said."""
+    from trustlab.datasets import load_er_dataset
+
+    ds = load_er_dataset("restaurant")
+    with pytest.warns(DegenerateModelWarning, match="do not agree on any identifying field"):
+        resolve(ds.records.drop(columns=[ds.truth_col]), method="connected_components")

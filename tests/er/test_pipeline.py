@@ -185,6 +185,54 @@ def test_parquet_and_gz_input(tmp_path):
         resolve(str(bad))
 
 
+
+# ------------------------------------------------------------------ unusual frames
+def _people(n=120):
+    from trustlab.er.synthetic import generate_people
+
+    return generate_people(n, random_state=4)
+
+
+@pytest.mark.parametrize("make", [
+    lambda d: d.set_axis(list(range(d.shape[1])), axis=1),  # integer column names
+    lambda d: d.astype({"city": "category", "first_name": "category"}),
+    lambda d: d.assign(when=pd.date_range("2000-01-01", periods=len(d), tz="Europe/Paris")),
+])
+def test_unusual_frames_resolve_every_record(make):
+    """Non-text column names, categorical and tz-aware columns used to fail deep inside."""
+    df = make(_people())
+    r = resolve(df)
+    assert len(r.to_frame(records=True)) == len(df) and r.n_entities < len(df)
+
+
+@pytest.mark.parametrize("make,msg", [
+    (lambda d: d.set_axis(pd.MultiIndex.from_tuples([("p", c) for c in d.columns]), axis=1), "MultiIndex"),
+    (lambda d: d.set_axis(["id", "name", "name", "a", "b", "c", "d"], axis=1),
+     r"duplicate column name\(s\) \['name'\]"),
+    (lambda d: d.assign(raw=[b"\xff\xfe", b"ok"] * (len(d) // 2)), "bytes that are not UTF-8"),
+    (lambda d: d.assign(id=[i // 2 for i in range(len(d))]), r"e\.g\. \[0, 1, 2, 3, 4\]"),
+])
+def test_unusual_frames_clear_errors(make, msg):
+    with pytest.raises(ValueError, match=msg):
+        resolve(make(_people()))
+
+
+def test_series_and_dict_inputs():
+    d = _people()
+    r = resolve(d["first_name"] + " " + d["surname"])
+    assert len(r.to_frame()) == len(d)
+    with pytest.raises(TypeError, match="make it a DataFrame first"):
+        resolve({c: d[c].tolist() for c in d.columns})
+
+
+def test_unique_dates_are_dates_not_ids():
+    df = pd.DataFrame({"name": [f"n{i % 40}" for i in range(100)], "when": pd.date_range("2000-01-01", periods=100)})
+    from trustlab.er.fields import infer_fields_report
+
+    kinds = {f.column: f.kind for f in infer_fields_report(df).fields}
+    assert kinds.get("when") == "date"
+
+
 @pytest.fixture(scope="module")
 def big_entities():
     # two entities of 8 records each: components above the enumeration limit (6) go

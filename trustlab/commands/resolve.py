@@ -55,7 +55,10 @@ def register(subparsers) -> None:
     p.add_argument("--seed", type=seed_type(), default=0,
                    help="random_state: seed of the training split and of the random pairs Fellegi-Sunter "
                    "estimates u from (default 0)")
-    p.add_argument("--encoding", default=None, help="text encoding of INPUT (default utf-8)")
+    p.add_argument("--encoding", default=None, help="text encoding of INPUT (default utf-8, or UTF-16 by its "
+                   "byte-order mark)")
+    p.add_argument("--sep", default=None, help="delimiter of CSV INPUT (default: detected among comma, tab, "
+                   "semicolon and pipe)")
     p.add_argument("--output", "-o", help="write one row per input record here (atomically): [source,] id, "
                    "entity_id, then the record's columns (CSV, or parquet by extension)")
     lk = p.add_mutually_exclusive_group()
@@ -131,7 +134,7 @@ def _run(args) -> int:
         unsup = args.unsupervised or args.dataset.startswith("febrl")
         labels = None if unsup else ds.truth_col
     else:
-        tables = [read_records(f, encoding=args.encoding) for f in args.input]
+        tables = [read_records(f, encoding=args.encoding, sep=args.sep) for f in args.input]
         if len(tables) > 1:
             from trustlab.er.linking import stem_names
 
@@ -166,7 +169,7 @@ def _run(args) -> int:
     if args.existing:
         if isinstance(records, dict):
             raise CLIError("--existing takes one INPUT file of new records")
-        kw["existing"] = read_records(args.existing, encoding=args.encoding)
+        kw["existing"] = read_records(args.existing, encoding=args.encoding, sep=args.sep)
     if args.time_limit is not None:
         from trustlab.er.defaults import check_time_limit
 

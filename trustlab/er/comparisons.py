@@ -51,6 +51,20 @@ LEVEL_NAMES = ("exact", "close", "far", "else")
 _L = len(LEVEL_NAMES)
 
 
+#: fewer records than this: no EM (too few pairs to estimate m, u and λ); a fixed prior model
+MIN_RECORDS_EM = 10
+# the prior model: Bayes factors about e^2.8 (exact), e^1.3 (close), e^-3.2 (far), e^-6.2 (else),
+# prior log-odds -1: one exact or close agreement with nothing far off is a match
+_PRIOR_U = np.array([0.05, 0.05, 0.2, 0.7])
+_PRIOR_M = _PRIOR_U * np.exp([3.0, 1.5, -3.0, -6.0])
+_PRIOR_M = _PRIOR_M / _PRIOR_M.sum()
+_PRIOR_LAMBDA = 1.0 / (1.0 + math.e)
+#: a field is identifying when random pairs agree on it (exactly or closely) less often than this
+IDENTIFYING_U = 0.1
+#: share of EM's matches that should agree (exactly or closely) on some identifying field
+PLAUSIBLE_AGREEMENT = 0.5
+
+
 class DegenerateModelWarning(UserWarning):
     """Unsupervised training ended in a degenerate model (see the message for the fix)."""
 
@@ -211,6 +225,8 @@ class FSModel:
         candidate and the random pairs (from :func:`~trustlab.er.scoring.compare`).
         """
         n = len(df)
+        if n < MIN_RECORDS_EM:
+            return self._fit_prior(n)
         self.fit_tf(df)
         G = self.levels(fm)
         Gr = self.levels(fm_random)
@@ -276,8 +292,27 @@ class FSModel:
         self.problems_ = self._diagnose(np.repeat(post, cnt.astype(np.int64)), npairs, n)
         return self
 
+    def _fit_prior(self, n: int) -> "FSModel":
+        """The fixed prior model for tables too small to fit (fewer than
+        :data:`MIN_RECORDS_EM` records): no EM, no TF adjustment; a pair matches when the
+        fields both records fill agree exactly or closely and none is far off."""
+        d = len(self.fields)
+        self.tf_tables_, self.tf_default_ = {}, {}
+        self.m_ = np.tile(_PRIOR_M, (d, 1))
+        self.u_ = np.tile(_PRIOR_U, (d, 1))
+        self.lambda_ = _PRIOR_LAMBDA
+        self.n_iter_, self.n_seed_pairs_ = 0, 0
+        self.problems_ = [] if n < 2 else [
+            f"only {n} records: too few to fit the model without labels (EM needs at least {MIN_RECORDS_EM}); "
+            "a fixed prior model is used instead (records match when the values they both have agree exactly "
+            "or closely)"
+        ]
+        return self
+
     def _diagnose(self, post: np.ndarray, npairs: int, n: int) -> list[str]:
         out = []
+        if n < 2:
+            return out  # one record: nothing to match
         if npairs == 0:
             return ["there are no candidate pairs (blocking found none)"]
         info = float(np.sum(-np.log(self.u_[:, 0])))
@@ -295,6 +330,22 @@ class FSModel:
         # weight of the levels that actually carry mass
         if np.all(np.max(np.where(self.u_ > 1e-3, bf, 0.0), axis=1) < 0.5):
             out.append("m ~ u for every field: no field separates matches from non-matches")
+        n_match = int((post > 0.5).sum())
+        if n_match and self.n_seed_pairs_ < 2:
+            out.append(f"no candidate pair agrees exactly on values rare enough to be a clear duplicate, yet EM "
+                       f"calls {n_match} pair(s) matches on partial agreement: the table may hold no duplicates "
+                       "(the matches are look-alikes) or only heavily corrupted ones")
+        # duplicates agree on most identifying fields; a match class that agrees (exactly or
+        # closely) with fewer than half of its pairs on every field rarely shared by chance
+        # is a class of look-alikes (same street, similar names), not of duplicates
+        top_m, top_u = self.m_[:, :2].sum(1), self.u_[:, :2].sum(1)
+        ident = top_u < IDENTIFYING_U
+        if n_match and ident.any() and top_m[ident].max() < PLAUSIBLE_AGREEMENT:
+            k = int(np.flatnonzero(ident)[np.argmax(top_m[ident])])
+            out.append(f"the pairs EM calls matches do not agree on any identifying field: at best "
+                       f"{top_m[k]:.0%} of them agree exactly or closely on {self.fields[k].column!r} (random pairs: "
+                       f"{top_u[k]:.1%}); duplicates agree on most fields, so these look like look-alikes (same "
+                       "street, similar names) rather than duplicates")
         return out
 
     def warn_if_degenerate(self, stacklevel: int = 3) -> None:

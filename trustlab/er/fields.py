@@ -146,10 +146,10 @@ def _classify(c: Any, s: pd.Series, n: int, id_col: str | None) -> FieldChoice:
     if lname in _SOURCE:
         return FieldChoice(name, "source", None, "name looks like a source/dataset column")
     v = _clean(s)
-    if len(v) < max(2, 0.05 * n):
+    if len(v) == 0 or (n > 1 and len(v) < max(2, 0.05 * n)):
         return FieldChoice(name, "empty", None, f"only {len(v)} of {n} values present")
     nun = int(v.astype(str).nunique())
-    if nun <= 1:
+    if nun <= 1 and n > 1:  # (a single record has one value per column and still has fields)
         return FieldChoice(name, "constant", None, "a single distinct value")
     sv = v.astype(str)
     sample = sv.sample(min(len(sv), 500), random_state=0) if len(sv) > 500 else sv
@@ -163,6 +163,7 @@ def _classify(c: Any, s: pd.Series, n: int, id_col: str | None) -> FieldChoice:
         and len(v) == n
         and n > 20
         and (idname or sample.str.fullmatch(r"[\w\-\.:]+").mean() > 0.99 and sample.str.contains(r"\d").mean() > 0.99)
+        and (idname or _date_share(sample) < 0.9)  # unique dates (timestamps) are dates, not ids
     ):
         return FieldChoice(name, "id", None, "unique per record and id-like: a record id, not evidence")
     numeric = pd.to_numeric(sample, errors="coerce")

@@ -39,7 +39,12 @@ def _as_frame(t: Any, name: str) -> pd.DataFrame:
     if hasattr(t, "to_pandas") and not isinstance(t, pd.DataFrame):
         t = t.to_pandas()
     if not isinstance(t, pd.DataFrame):
-        raise TypeError(f"table {name!r} must be a DataFrame or a path to a CSV/parquet file; got {type(t).__name__}")
+        hint = ""
+        if isinstance(t, (list, tuple, np.ndarray, pd.Series, dict)):
+            hint = ("; to pass one table as a dict of columns or a list of row dicts, make it a DataFrame first: "
+                    "pd.DataFrame(...)")
+        raise TypeError(
+            f"table {name!r} must be a DataFrame or a path to a CSV/parquet file; got {type(t).__name__}{hint}")
     if len(t) == 0:
         raise ValueError(f"table {name!r} is empty")
     return t

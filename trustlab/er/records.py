@@ -36,12 +36,109 @@ class Field:
         return self.column.split(",") if self.kind == "latlon" else [self.column]
 
 
-@validate_params({"path": ["path"], "encoding": [str, None]})
-def read_records(path: str | os.PathLike, *, encoding: str | None = None) -> pd.DataFrame:
-    """Read a CSV (optionally ``.gz``) or parquet file into a DataFrame of records.
+#: delimiters tried when sniffing a text table (comma first: the default)
+_DELIMITERS = (",", "\t", ";", "|")
+_SNIFF_BYTES = 1 << 16
 
-    Every column is read as text for CSV (ids keep leading zeros). An empty file, an
-    unreadable encoding or a file that is not a table raise :class:`ValueError` with
+
+def _open_text(path: Path, encoding: str, compression: str | None):
+    """A text handle on ``path`` (decompressing ``.gz``/``.bz2``/``.xz``); undecodable bytes
+    are replaced (only used to sniff the delimiter; pandas reports real decoding errors)."""
+    import bz2
+    import gzip
+    import lzma
+
+    opener = {"gzip": gzip.open, "bz2": bz2.open, "xz": lzma.open}.get(compression or "", open)
+    return opener(path, "rt", encoding=encoding, errors="replace", newline="")
+
+
+def _compression(path: Path, head: bytes) -> str | None:
+    """Compression of ``path`` from its magic bytes (so a gzipped ``.csv`` reads too)."""
+    if head.startswith(b"\x1f\x8b"):
+        return "gzip"
+    if head.startswith(b"BZh"):
+        return "bz2"
+    if head.startswith(b"\xfd7zXZ\x00"):
+        return "xz"
+    return None
+
+
+def _not_a_text_table(path: Path, head: bytes, encoding: str | None) -> str | None:
+    """Why ``path`` is not a delimited text table (a spreadsheet, parquet, binary), or None."""
+    name = repr(str(path))
+    if head.startswith(b"PK\x03\x04"):
+        return (f"input {name} is a ZIP archive (an Excel .xlsx/.ods workbook?), not a CSV file; export the "
+                "sheet as CSV, or read it with pandas.read_excel and pass the DataFrame to trustlab.resolve")
+    if head.startswith(b"\xd0\xcf\x11\xe0"):
+        return (f"input {name} is a legacy Excel (.xls) / OLE file, not a CSV file; export the sheet as CSV, "
+                "or read it with pandas.read_excel and pass the DataFrame to trustlab.resolve")
+    if head.startswith(b"PAR1"):
+        return f"input {name} is a parquet file; give it a .parquet extension"
+    if head.startswith(b"SQLite format 3\x00"):
+        return f"input {name} is an SQLite database, not a CSV file; export the table as CSV"
+    utf16 = head.startswith((b"\xff\xfe", b"\xfe\xff")) or (encoding or "").lower().replace("-", "").replace(
+        "_", "").startswith(("utf16", "utf32"))
+    if b"\x00" in head and not utf16:
+        return (f"input {name} contains NUL bytes: it is binary, or UTF-16/32 text without a byte-order mark "
+                "(then pass its encoding, e.g. --encoding utf-16)")
+    return None
+
+
+def _sniff_delimiter(path: Path, encoding: str, compression: str | None) -> str:
+    """The delimiter of a text table: among ``, TAB ; |`` the one that splits the header
+    into two or more columns and gives (almost) every sampled row the header's width.
+    Comma wins whenever it qualifies; a file where none qualifies is read with commas."""
+    import csv
+    import io
+
+    try:
+        with _open_text(path, encoding, compression) as fh:
+            head = fh.read(_SNIFF_BYTES)
+            more = bool(fh.read(1))
+    except (OSError, EOFError, LookupError, ValueError):
+        return ","  # let pandas report the problem
+    if more and "\n" in head:  # drop the partial last line
+        head = head[: head.rindex("\n") + 1]
+    preferred = ("\t",) if path.name.lower().endswith((".tsv", ".tab", ".tsv.gz", ".tab.gz")) else ()
+    best, best_width = ",", 1
+    for sep in (*preferred, *_DELIMITERS):
+        try:
+            rows = [r for r in csv.reader(io.StringIO(head), delimiter=sep) if r][:200]
+        except csv.Error:
+            continue
+        if not rows or len(rows[0]) < 2:
+            continue
+        width = len(rows[0])
+        share = sum(len(r) == width for r in rows) / len(rows)
+        if share >= 0.9 and (sep in preferred or sep == ","):
+            return sep
+        if share >= 0.9 and width > best_width:
+            best, best_width = sep, width
+    return best
+
+
+def _first_long_row(path: Path, encoding: str, compression: str | None, sep: str, width: int) -> tuple[int, int]:
+    """(line number, field count) of the first row with more fields than the header."""
+    import csv
+
+    with _open_text(path, encoding, compression) as fh:
+        reader = csv.reader(fh, delimiter=sep)
+        for row in reader:
+            if len(row) > width:
+                return reader.line_num, len(row)
+    return 0, 0
+
+
+@validate_params({"path": ["path"], "encoding": [str, None], "sep": [str, None]})
+def read_records(path: str | os.PathLike, *, encoding: str | None = None, sep: str | None = None) -> pd.DataFrame:
+    """Read a CSV/TSV (optionally compressed) or parquet file into a DataFrame of records.
+
+    Every column is read as text for CSV (ids keep leading zeros). The delimiter is
+    detected (comma, tab, semicolon or pipe: the one that gives the header two or more
+    columns and every row the header's width; ``sep=`` forces one); a UTF-8 or UTF-16
+    byte-order mark is honoured. An empty file, an undecodable encoding, a row with
+    more fields than the header (which would shift every value of the row into the
+    wrong column), a spreadsheet or other binary file raise :class:`ValueError` with
     the fix.
 
     Examples
@@ -51,6 +148,9 @@ def read_records(path: str | os.PathLike, *, encoding: str | None = None) -> pd.
     >>> _ = open(p, "w").write("id,name\\n1,Ann\\n2,Bob\\n")
     >>> read_records(p).shape
     (2, 2)
+    >>> _ = open(p, "w").write("id;name;city\\n1;Ann;Oslo\\n2;Bob;Rome\\n")
+    >>> list(read_records(p).columns)
+    ['id', 'name', 'city']
     """
     if encoding is not None:
         import codecs
@@ -62,6 +162,11 @@ def read_records(path: str | os.PathLike, *, encoding: str | None = None) -> pd.
                 f"The 'encoding' parameter of read_records must be a text encoding Python knows "
                 f"(e.g. 'utf-8', 'latin-1', 'cp1252'). Got {encoding!r} instead."
             ) from None
+    if sep is not None and (len(sep) != 1 or sep in "\"\r\n"):
+        raise InvalidParameterError(
+            f"The 'sep' parameter of read_records must be one delimiter character other than a quote or a "
+            f"line break (e.g. ',', ';', '\\t' or '|'), or None to detect it. Got {sep!r} instead."
+        )
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"input file {str(path)!r} does not exist")
@@ -78,25 +183,97 @@ def read_records(path: str | os.PathLike, *, encoding: str | None = None) -> pd.
         except Exception as exc:
             raise ValueError(f"could not read {str(path)!r} as parquet: {exc}") from None
     else:
-        enc = encoding or "utf-8"
-        try:
-            df = pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""], encoding=enc)
-        except UnicodeDecodeError as exc:
-            raise ValueError(
-                f"could not decode {str(path)!r} as {enc} ({exc.reason} at byte {exc.start}); "
-                "pass the file's encoding, e.g. --encoding latin-1"
-            ) from None
-        except pd.errors.EmptyDataError:
-            raise ValueError(
-                f"input file {str(path)!r} has no columns; it needs a header row and at least one record"
-            ) from None
-        except pd.errors.ParserError as exc:
-            raise ValueError(f"could not parse {str(path)!r} as CSV: {str(exc).strip()}") from None
-        except (OSError, EOFError) as exc:  # e.g. a corrupt .gz
-            raise ValueError(f"could not read {str(path)!r}: {exc}") from None
+        df = _read_text_table(path, encoding, sep)
     if len(df) == 0:
         raise ValueError(f"input file {str(path)!r} has a header but no records")
     return df
+
+
+def _read_text_table(path: Path, encoding: str | None, sep: str | None) -> pd.DataFrame:
+    import warnings
+
+    with open(path, "rb") as fh:
+        head = fh.read(_SNIFF_BYTES)
+    compression = _compression(path, head)
+    if compression is not None:
+        try:
+            with _open_text(path, "latin-1", compression) as fh:
+                head = fh.read(_SNIFF_BYTES).encode("latin-1")
+        except (OSError, EOFError) as exc:  # e.g. a corrupt .gz
+            raise ValueError(f"could not read {str(path)!r}: {exc}") from None
+    why = _not_a_text_table(path, head, encoding)
+    if why:
+        raise ValueError(why)
+    enc = encoding
+    if enc is None:
+        enc = "utf-16" if head.startswith((b"\xff\xfe", b"\xfe\xff")) else "utf-8"
+    if sep is None:
+        sep = _sniff_delimiter(path, enc, compression)
+    name = repr(str(path))
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            # index_col=False: a row wider than the header must not turn the first column into the index
+            return pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""], encoding=enc, sep=sep,
+                               index_col=False, compression=compression or "infer")
+    except UnicodeDecodeError as exc:
+        raise ValueError(
+            f"could not decode {name} as {enc} ({exc.reason} at byte {exc.start}); "
+            "pass the file's encoding, e.g. --encoding latin-1"
+        ) from None
+    except pd.errors.EmptyDataError:
+        raise ValueError(f"input file {name} has no columns; it needs a header row and at least one record") from None
+    except pd.errors.ParserWarning:
+        width = len(pd.read_csv(path, nrows=0, sep=sep, encoding=enc, compression=compression or "infer").columns)
+        line, k = _first_long_row(path, enc, compression, sep, width)
+        raise ValueError(
+            f"could not parse {name} as CSV: line {line} has {k} fields but the header has {width} "
+            f"(delimiter {sep!r}); quote values that contain the delimiter, or fix the header"
+        ) from None
+    except pd.errors.ParserError as exc:
+        raise ValueError(f"could not parse {name} as CSV (delimiter {sep!r}): {str(exc).strip()}") from None
+    except (OSError, EOFError) as exc:  # e.g. a corrupt .gz
+        raise ValueError(f"could not read {name}: {exc}") from None
+
+
+def _normalize_columns(df: pd.DataFrame) -> pd.DataFrame:
+    """Column names as unique strings and categorical columns as plain values, or a
+    ValueError naming the problem (nested or duplicate column names)."""
+    if isinstance(df.columns, pd.MultiIndex):
+        raise ValueError(
+            f"records have {df.columns.nlevels}-level (MultiIndex) column names such as {df.columns[0]!r}; "
+            "flatten them first, e.g. df.columns = ['_'.join(map(str, c)) for c in df.columns]"
+        )
+    names = [str(c) for c in df.columns]
+    seen: dict[str, int] = {}
+    for c in names:
+        seen[c] = seen.get(c, 0) + 1
+    dups = [c for c, k in seen.items() if k > 1]
+    if dups:
+        raise ValueError(
+            f"records have duplicate column name(s) {dups[:5]} (after conversion to text); every column needs "
+            "a distinct name: rename them, e.g. df.columns = [...]"
+        )
+    for c, name in zip(df.columns, names):
+        col = df[c]
+        if col.dtype == object and pd.api.types.infer_dtype(col, skipna=True) in ("bytes", "mixed"):
+            for v in col:
+                if isinstance(v, (bytes, bytearray)):
+                    try:
+                        bytes(v).decode("utf-8")
+                    except UnicodeDecodeError:
+                        raise ValueError(
+                            f"column {name!r} holds bytes that are not UTF-8 text (e.g. {bytes(v)[:20]!r}); "
+                            f"decode it first, e.g. df[{name!r}] = df[{name!r}].str.decode('latin-1')"
+                        ) from None
+    cat = [c for c in df.columns if isinstance(df[c].dtype, pd.CategoricalDtype)]
+    if names == list(df.columns) and not cat:
+        return df
+    out = df.copy(deep=False)
+    out.columns = names
+    for c in cat:
+        out[str(c)] = out[str(c)].astype(object)
+    return out
 
 
 def validate_records(records: Any, id_col: str | None) -> tuple[pd.DataFrame, str]:
@@ -108,12 +285,15 @@ def validate_records(records: Any, id_col: str | None) -> tuple[pd.DataFrame, st
     """
     if isinstance(records, (str, os.PathLike)):
         records = read_records(records)
+    if isinstance(records, pd.Series):  # one column of records
+        records = records.to_frame(name=records.name if records.name is not None else "value")
     if not isinstance(records, pd.DataFrame):
         raise TypeError(
             f"records must be a pandas DataFrame or a path to a CSV/parquet file; got {type(records).__name__}"
         )
     if len(records) == 0:
         raise ValueError("records is empty; at least one record is required")
+    records = _normalize_columns(records)
     from trustlab.er.fields import index_as_id
 
     idx_name = index_as_id(records)
@@ -142,7 +322,7 @@ def validate_records(records: Any, id_col: str | None) -> tuple[pd.DataFrame, st
         raise ValueError(f"id column {id_col!r} has {k} missing value(s); every record needs an id")
     dup = ids.duplicated(keep=False)
     if dup.any():
-        ex = list(pd.unique(ids[dup]))[:5]
+        ex = [v.item() if isinstance(v, np.generic) else v for v in pd.unique(ids[dup])[:5]]
         raise ValueError(
             f"id column {id_col!r} has {int(ids.duplicated().sum())} duplicate id(s), e.g. {ex}; "
             "ids must be unique per record"

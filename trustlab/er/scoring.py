@@ -200,8 +200,10 @@ def compare(df: pd.DataFrame, pairs: np.ndarray, fields: Sequence[Field], *, onl
             names.append(f"{f.column}:rel_sim")
             primary.append(start)
         elif f.kind == "date":
-            t = pd.to_datetime(df[f.column], errors="coerce", format="mixed")
-            days = (t - pd.Timestamp("1970-01-01")).dt.days.to_numpy(np.float64)
+            # utc=True: values with (mixed) time-zone offsets and tz-aware columns parse too
+            # (as instants; naive values count as UTC) instead of leaving an object column
+            t = pd.to_datetime(df[f.column], errors="coerce", format="mixed", utc=True)
+            days = (t - pd.Timestamp("1970-01-01", tz="UTC")).dt.days.to_numpy(np.float64)
             a, b = days[i], days[j]
             diff = np.abs(a - b)
             cols += [(diff == 0).astype(np.float64), np.exp(-diff / 365.0)]
