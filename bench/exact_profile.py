@@ -54,18 +54,18 @@ def bp(names, limit):
         lab, val = solve_heuristic(W, A, rng=np.random.default_rng(0))
         for warm in (True, False):
             acc: dict = {}
-            saved = colgen._lp, colgen.price_local, colgen.price_topk, colgen._WarmMaster.solve
+            saved = colgen._lp, colgen.price_local, colgen.price_resume, colgen._WarmMaster.solve
             colgen._lp = _timed(acc, "master", colgen._lp)
             colgen._WarmMaster.solve = _timed(acc, "master", colgen._WarmMaster.solve)
             colgen.price_local = _timed(acc, "local pricing", colgen.price_local)
-            colgen.price_topk = _timed(acc, "exact pricing", colgen.price_topk)
+            colgen.price_resume = _timed(acc, "exact pricing (0.2 s slices)", colgen.price_resume)
             try:
                 t = time.perf_counter()
                 r = colgen.branch_and_price(W, A, warm_labels=lab, warm_obj=val, deadline=t + limit,
                                             integral=True, warm_master=warm)
                 el = time.perf_counter() - t
             finally:
-                colgen._lp, colgen.price_local, colgen.price_topk, colgen._WarmMaster.solve = saved
+                colgen._lp, colgen.price_local, colgen.price_resume, colgen._WarmMaster.solve = saved
             parts = ", ".join(f"{k} {v[1]:.1f} s ({v[0]} calls)" for k, v in acc.items())
             print(f"{name} warm_master={warm}: {r['status']} objective {r['objective']:.0f} bound {r['bound']} "
                   f"nodes {r['bp_nodes']} iterations {r['cg_iterations']} columns {r['columns']} {el:.1f} s; "

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from tests.reference import brute_force_cpp, random_cpp_instance
-from trustlab.kernels.cpp_pricing import price_local, price_topk
+from trustlab.kernels.cpp_pricing import price_local, price_resume, price_start, price_tabu, price_topk
 from trustlab.solvers import colgen, cpp
 
 
@@ -180,3 +180,88 @@ def test_cuts_after_a_failed_pricing_stay_exact(seed, monkeypatch):
         assert out["root_bound"] >= opt - 1e-9
         rounds[after] = out["lp_rounds"]
     assert rounds[True] > rounds[False]  # the LP phase went on after the failed pricing
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_tabu_pricing_values_exact_and_finds_small_optima(seed):
+    rng = np.random.default_rng(100 + seed)
+    n = int(rng.integers(4, 11))
+    W = np.round(rng.normal(0, 4, (n, n)))
+    W = np.triu(W, 1)
+    W = W + W.T
+    pi = np.abs(rng.normal(0, 3, n))
+    best = max(rc_of(W, pi, np.array(m, bool)) for m in itertools.product([0, 1], repeat=n) if any(m))
+    starts = np.zeros((2, n), bool)
+    starts[1, int(rng.integers(n))] = True
+    lb = -1e9
+    vals, masks, nf = price_tabu(W, pi, starts, lb, 6, 30 * n, 3, seed)
+    assert 1 <= nf <= 6
+    assert np.all(np.diff(vals[:nf]) <= 1e-12)  # sorted decreasingly
+    for q in range(nf):  # every mask has the reported value, no duplicates
+        assert abs(rc_of(W, pi, masks[q]) - vals[q]) < 1e-9 and vals[q] > lb
+    assert len({masks[q].tobytes() for q in range(nf)}) == nf
+    assert vals[0] == pytest.approx(best)  # a walk of 30 n moves reaches the optimum at n <= 10
+    # only sets above lb are reported
+    v2, m2, nf2 = price_tabu(W, pi, starts, best + 1.0, 6, 30 * n, 3, seed)
+    assert nf2 == 0
+
+
+def test_branch_and_price_share_leaves_time_for_the_fallback(monkeypatch):
+    # branch and price gets bp_share of the time left; when it runs out of that share
+    # the cutting planes / MIP go on and still prove the optimum
+    from trustlab.solvers.synthetic import make_instance
+
+    seen = {}
+
+    def out_of_time(W, A, *, warm_labels, warm_obj, deadline, **kw):
+        seen["deadline"] = deadline
+        return dict(labels=warm_labels, objective=warm_obj, bound=np.inf, status="time_limit", bp_nodes=1,
+                    cg_iterations=3, columns=5)
+
+    monkeypatch.setattr(colgen, "branch_and_price", out_of_time)
+    n = 9
+    W = make_instance("random", n, random_state=3)
+    A = ~np.eye(n, dtype=bool)
+    opt, _ = brute_force_cpp(W, A)
+    t0 = time.perf_counter()
+    out = cpp.solve_cpp(W, A, warm_labels=np.arange(n), warm_obj=0.0, integral=True, deadline=t0 + 100.0,
+                        options=cpp.CutOptions(tail_rounds=0, small_tail=0, bp_share=0.5))
+    assert t0 + 40.0 < seen["deadline"] < t0 + 50.5  # half of the (under 100 s) left
+    assert out["status"] == "optimal" and out["objective"] == pytest.approx(opt)
+    assert out["phase"] != "branch_and_price"
+
+
+@pytest.mark.parametrize("step", [1, 7, 100])
+def test_exact_pricing_in_slices_equals_one_search(step):
+    rng = np.random.default_rng(step)
+    n = 14
+    W = np.round(rng.normal(0, 4, (n, n)))
+    W = np.triu(W, 1)
+    W = W + W.T
+    pi = np.abs(rng.normal(0, 3, n))
+    vals, masks, nf, nodes, complete = price_topk(W, pi, 0.0, 6, 0)
+    state = price_start(W, pi, 6)
+    total, done, calls = 0, False, 0
+    while not done:
+        k, done = price_resume(state, 0.0, step)
+        assert k <= step
+        total += k
+        calls += 1
+    assert complete and total == nodes and calls >= nodes // step
+    assert state[7][0] == nf
+    np.testing.assert_array_equal(state[5], vals)
+    np.testing.assert_array_equal(state[6], masks)
+
+
+def test_branch_and_price_stops_at_its_deadline():
+    # a 50-node random instance whose root pricing takes far longer than the budget:
+    # the sliced exact pricing returns within a fraction of a second of the deadline
+    from trustlab.solvers.synthetic import make_instance
+
+    W = make_instance("random", 50, random_state=100)
+    A = ~np.eye(50, dtype=bool)
+    colgen.branch_and_price(W[:8, :8], A[:8, :8], warm_labels=np.arange(8), warm_obj=0.0)  # compile first
+    t0 = time.perf_counter()
+    r = colgen.branch_and_price(W, A, warm_labels=np.arange(50), warm_obj=0.0, deadline=t0 + 2.0, integral=True)
+    assert r["status"] in ("time_limit", "gave_up")
+    assert time.perf_counter() - t0 < 4.0

@@ -7,7 +7,9 @@ weight). Solved by depth-first branch and bound over a fixed node order with the
 ``rc(chosen) + sum_{j undecided} max(0, g_j + R_j / 2)``, where ``g_j`` is ``j``'s
 marginal gain w.r.t. the chosen set and ``R_j`` the sum of ``j``'s positive weights to
 the other undecided nodes (every positive pair inside the undecided set is shared
-half-half between its two ends, so the bound is valid).
+half-half between its two ends, so the bound is valid). The search state lives in
+arrays (:func:`price_start`), so a caller can run it in slices (:func:`price_resume`)
+and look at the clock in between.
 """
 from __future__ import annotations
 
@@ -16,17 +18,12 @@ import numpy as np
 
 
 @nb.njit(cache=True, nogil=True)
-def price_topk(W, pi, lb, k, max_nodes):
-    """The ``k`` best sets with ``rc > lb`` (exact unless ``max_nodes`` is hit).
-
-    Parameters: ``W`` (n, n) float64 symmetric with zero diagonal, ``pi`` (n,) float64,
-    ``lb`` float (only sets with ``rc > lb`` are returned), ``k`` >= 1, ``max_nodes``
-    (search-tree node limit, <= 0 for none).
-
-    Returns ``(vals (k,), masks (k, n) bool, n_found, nodes, complete)``; ``vals`` sorted
-    decreasingly over the first ``n_found`` rows; ``complete`` is False when the node
-    limit stopped the search (then the values are not proven to be the best).
-    """
+def price_start(W, pi, k):
+    """The search state of :func:`price_resume` at its root, for the pricing problem
+    ``(W, pi)`` keeping the ``k`` best sets: a tuple of arrays (node order, reordered
+    weights and their positive parts, per-depth gains ``g`` and positive remainders,
+    the top-k values/masks/count, the chosen flags, per-depth values and stages, and the
+    current depth). ``W`` (n, n) float64 symmetric with zero diagonal, ``pi`` (n,) float64."""
     n = W.shape[0]
     score = np.empty(n)
     for i in range(n):
@@ -54,19 +51,31 @@ def price_topk(W, pi, lb, k, max_nodes):
         Rd[0, j] = r
     vals = np.full(k, -np.inf)
     masks = np.zeros((k, n), np.bool_)
-    n_found = 0
+    n_found = np.zeros(1, np.int64)
     chosen = np.zeros(n, np.bool_)
     val = np.zeros(n + 1)
     stage = np.zeros(n + 1, np.int64)
-    d = 0
+    depth = np.zeros(1, np.int64)
+    return order, Wo, Wp, g, Rd, vals, masks, n_found, chosen, val, stage, depth
+
+
+@nb.njit(cache=True, nogil=True)
+def price_resume(state, lb, max_nodes):
+    """Run the depth-first search of ``state`` (from :func:`price_start`, updated in
+    place) for at most ``max_nodes`` search nodes (<= 0: no limit); a later call goes on
+    where this one stopped. Only sets with ``rc > lb`` are kept; ``lb`` must be the same
+    in every call on one state. Returns ``(nodes, finished)``."""
+    order, Wo, Wp, g, Rd, vals, masks, n_found_a, chosen, val, stage, depth = state
+    n = Wo.shape[0]
+    k = vals.size
+    n_found = n_found_a[0]
+    d = depth[0]
     nodes = 0
-    complete = True
     while d >= 0:
         if stage[d] == 0:
+            if max_nodes > 0 and nodes >= max_nodes:
+                break  # this node is not touched: the next call starts with it
             nodes += 1
-            if max_nodes > 0 and nodes > max_nodes:
-                complete = False
-                break
             thr = lb if n_found < k else max(lb, vals[k - 1])
             # record the chosen set (undecided all out) right after an "include" step;
             # the "exclude" children repeat the same set
@@ -117,7 +126,27 @@ def price_topk(W, pi, lb, k, max_nodes):
         else:
             chosen[d] = False
             d -= 1
-    return vals, masks, n_found, nodes, complete
+    n_found_a[0] = n_found
+    depth[0] = d
+    return nodes, d < 0
+
+
+@nb.njit(cache=True, nogil=True)
+def price_topk(W, pi, lb, k, max_nodes):
+    """The ``k`` best sets with ``rc > lb`` (exact unless ``max_nodes`` is hit): one
+    uninterrupted :func:`price_resume` from :func:`price_start`.
+
+    Parameters: ``W`` (n, n) float64 symmetric with zero diagonal, ``pi`` (n,) float64,
+    ``lb`` float (only sets with ``rc > lb`` are returned), ``k`` >= 1, ``max_nodes``
+    (search-tree node limit, <= 0 for none).
+
+    Returns ``(vals (k,), masks (k, n) bool, n_found, nodes, complete)``; ``vals`` sorted
+    decreasingly over the first ``n_found`` rows; ``complete`` is False when the node
+    limit stopped the search (then the values are not proven to be the best).
+    """
+    state = price_start(W, pi, k)
+    nodes, complete = price_resume(state, lb, max_nodes)
+    return state[5], state[6], state[7][0], nodes, complete
 
 
 @nb.njit(cache=True, nogil=True)
@@ -160,3 +189,99 @@ def price_local(W, pi, starts, lb):
                     g[j] += W[bj, j]
         vals[t] = v
     return vals, masks
+
+
+@nb.njit(cache=True, nogil=True)
+def price_tabu(W, pi, start_masks, lb, k, iters, tenure, seed):
+    """Tabu search (1-flip, best admissible move, aspiration) for the pricing problem
+    from each row of ``start_masks`` (``iters`` moves each; a flipped node stays tabu for
+    ``tenure`` to ``2 * tenure`` moves); keeps the ``k`` best *distinct nonempty* sets
+    with ``rc > lb`` met on the way (a heuristic: no claim that none is missed).
+
+    Returns ``(vals (k,), masks (k, n), n_found)``, ``vals`` sorted decreasingly.
+    """
+    n = W.shape[0]
+    np.random.seed(seed)
+    zob = np.empty(n, np.uint64)
+    for j in range(n):
+        zob[j] = np.uint64(np.random.randint(1, 2**62)) * np.uint64(3) + np.uint64(np.random.randint(0, 2))
+    vals = np.full(k, -np.inf)
+    masks = np.zeros((k, n), np.bool_)
+    hashes = np.zeros(k, np.uint64)
+    n_found = 0
+    x = np.zeros(n, np.bool_)
+    h = np.empty(n)
+    tabu = np.zeros(n, np.int64)
+    for s in range(start_masks.shape[0]):
+        v = 0.0
+        hs = np.uint64(0)
+        size = 0
+        for j in range(n):
+            x[j] = start_masks[s, j]
+            h[j] = -pi[j]
+            tabu[j] = 0
+        for j in range(n):
+            if x[j]:
+                v -= pi[j]
+                hs ^= zob[j]
+                size += 1
+                for q in range(n):
+                    h[q] += W[j, q]
+        # v so far counts -pi only: add the pair weights inside the start set
+        for a in range(n):
+            if x[a]:
+                for b in range(a + 1, n):
+                    if x[b]:
+                        v += W[a, b]
+        best_v = v
+        for it in range(1, iters + 1):
+            bj = -1
+            bg = -np.inf
+            for j in range(n):
+                gain = -h[j] if x[j] else h[j]
+                if tabu[j] >= it and not (v + gain > best_v + 1e-9):
+                    continue
+                if gain > bg:
+                    bg = gain
+                    bj = j
+            if bj < 0:
+                break
+            if x[bj]:
+                x[bj] = False
+                size -= 1
+                v -= h[bj]
+                for q in range(n):
+                    h[q] -= W[bj, q]
+            else:
+                x[bj] = True
+                size += 1
+                v += h[bj]
+                for q in range(n):
+                    h[q] += W[bj, q]
+            hs ^= zob[bj]
+            tabu[bj] = it + tenure + np.random.randint(0, tenure + 1)
+            if v > best_v:
+                best_v = v
+            thr = lb if n_found < k else max(lb, vals[k - 1])
+            if size > 0 and v > thr + 1e-9:
+                dup = False
+                for t in range(n_found):
+                    if hashes[t] == hs and abs(vals[t] - v) <= 1e-9 * max(1.0, abs(v)):
+                        dup = True
+                        break
+                if dup:
+                    continue
+                pos = min(n_found, k - 1)
+                while pos > 0 and vals[pos - 1] < v:
+                    if pos < k:
+                        vals[pos] = vals[pos - 1]
+                        masks[pos, :] = masks[pos - 1, :]
+                        hashes[pos] = hashes[pos - 1]
+                    pos -= 1
+                vals[pos] = v
+                hashes[pos] = hs
+                for q in range(n):
+                    masks[pos, q] = x[q]
+                if n_found < k:
+                    n_found += 1
+    return vals, masks, n_found

@@ -11,10 +11,14 @@ triangle LP and every family of CPP cuts we separate; on random dense instances
   ships, kept between iterations: new columns are appended and the LP is re-solved by
   primal simplex from the last optimal basis; ``scipy.optimize.linprog`` from scratch
   where that binding is missing) gives node duals ``pi >= 0``; the pricing problem ``max rc(S) = w(S) - pi(S)`` is an
-  unconstrained binary quadratic programme, solved first by 1-flip local search and,
-  when that finds nothing, exactly by :func:`trustlab.kernels.cpp_pricing.price_topk`
-  (Numba branch and bound, the ``k`` best columns). Dual smoothing (Wentges) around the
-  best dual so far cuts the degenerate tailing.
+  unconstrained binary quadratic programme, solved first by 1-flip local search, then by
+  a short tabu search (:func:`trustlab.kernels.cpp_pricing.price_tabu`, which reaches
+  the sets a 1-flip search cannot: a pair that pays its duals only together) and,
+  when both find nothing, exactly by :func:`trustlab.kernels.cpp_pricing.price_topk`'s
+  search (Numba branch and bound, the ``k`` best columns, run in slices of ~0.2 s so
+  that it stops at the deadline). The heuristic stages are only a
+  shortcut: every bound comes from an exact pricing. Dual smoothing (Wentges) around
+  the best dual so far cuts the degenerate tailing.
 * **Bound (certificate).** For any ``pi >= 0`` the Lagrangian bound
   ``sum(pi) + m * max(0, max_S rc(S))`` is valid (every cluster has >= 1 of the ``m``
   nodes); it is computed whenever the pricing is solved exactly, so no LP tolerance
@@ -27,12 +31,15 @@ triangle LP and every family of CPP cuts we separate; on random dense instances
   CPP instance, so the same column generation applies. Best-bound search; columns are
   inherited by the children where they respect the branching.
 
-Exact up to the stated time limit; the pricing's search tree is capped
-(``max_price_nodes``) and so is the number of master LPs (``max_iterations``) — when
-either cap is hit no bound is claimed for the open nodes, and the search gives up (the
-caller falls back to branch and cut). A pricing search stopped by its cap that still
-found improving columns adds them and column generation goes on; only a complete
-pricing yields a bound.
+Exact up to the stated time limit. An exact pricing first runs a short search
+(``short_price_nodes``: far from the optimal duals it finds improving columns
+quickly); if that finds none, a full search whose node cap is ``max_price_nodes``
+and, with a deadline, the nodes the time left allows at the measured search rate. The
+number of master LPs is capped too (``max_iterations``). When a cap is hit no bound
+is claimed for the open nodes and the search gives up (the caller falls back to
+branch and cut). A pricing search stopped by its cap that still found improving
+columns adds them and column generation goes on; only a complete pricing yields a
+bound.
 """
 from __future__ import annotations
 
@@ -43,7 +50,7 @@ import time
 import numpy as np
 
 from trustlab.kernels.cpp_heuristic import objective
-from trustlab.kernels.cpp_pricing import price_local, price_topk
+from trustlab.kernels.cpp_pricing import price_local, price_resume, price_start, price_tabu
 
 
 def _floor_target(incumbent: float, integral: bool) -> float:
@@ -166,16 +173,20 @@ def branch_and_price(
     integral: bool = False,
     k_price: int = 40,
     alpha: float = 0.5,
-    max_price_nodes: int = 20_000_000,
+    max_price_nodes: int = 10_000_000_000,
+    short_price_nodes: int = 2_000_000,
     max_iterations: int | None = None,
     random_state: int = 0,
     warm_master: bool = True,
+    tabu_pricing: bool = True,
 ) -> dict:
     """Branch and price on one component; see the module docstring.
 
     ``max_iterations`` caps the master LP solves over the whole search (default
     ``100 * n``): degenerate instances whose column generation tails off give up
-    instead of running on without a time limit.
+    instead of running on without a time limit. ``short_price_nodes`` /
+    ``max_price_nodes`` cap the first and the full exact pricing search (the full one
+    is also bounded by the deadline); ``tabu_pricing`` turns the tabu pricing stage on.
 
     Returns a dict with ``labels``, ``objective``, ``bound``, ``status`` (``optimal``,
     ``time_limit`` or ``gave_up``), ``bp_nodes``, ``cg_iterations``, ``columns``.
@@ -202,19 +213,28 @@ def branch_and_price(
     def timed_out() -> bool:
         return deadline is not None and time.perf_counter() > deadline
 
-    rate = [5e6]  # exact-pricing search nodes per second, re-measured after every call
+    rate = [5e6]  # exact-pricing search nodes per second, re-measured on every slice
 
     def price(Wc: np.ndarray, pi: np.ndarray, k: int, cap: int):
-        """:func:`price_topk` with its node cap also bounded by the time left (at the
-        last measured node rate), so one search cannot run far past the deadline."""
-        if deadline is not None:
-            cap = max(1, min(cap, int(rate[0] * max(0.0, deadline - time.perf_counter()))))
-        t0 = time.perf_counter()
-        out = price_topk(Wc, pi, 0.0, k, cap)
-        dt = time.perf_counter() - t0
-        if dt > 0.01:
-            rate[0] = max(1e5, out[3] / dt)
-        return out
+        """The exact pricing (:func:`price_start` / :func:`price_resume`) for at most
+        ``cap`` search nodes, run in slices of about 0.2 s (at the measured node rate)
+        with the clock read in between, so it stops at the deadline. Returns
+        :func:`price_topk`'s ``(vals, masks, n_found, nodes, complete)``."""
+        state = price_start(Wc, pi, k)
+        done, complete = 0, False
+        while done < cap:
+            if deadline is not None and time.perf_counter() >= deadline:
+                break
+            step = min(cap - done, max(100_000, int(rate[0] * 0.2)))
+            t0 = time.perf_counter()
+            nodes, complete = price_resume(state, 0.0, step)
+            dt = time.perf_counter() - t0
+            done += nodes
+            if dt > 0.01 and not complete:
+                rate[0] = max(1e5, nodes / dt)
+            if complete:
+                break
+        return state[5], state[6], int(state[7][0]), done, complete
 
     def solve_node(groups: list[np.ndarray], forb: np.ndarray):
         """Column generation at one node (super-nodes ``groups``, forbidden super-node
@@ -283,6 +303,25 @@ def branch_and_price(
                     added += 1
             if added:
                 continue
+            # 1b) tabu search from the best local optima (and the empty set): finds the
+            # columns a 1-flip search cannot reach (a pair is often needed before a set
+            # pays its duals), at the smoothed dual first when there is a centre
+            if tabu_pricing:
+                top = np.argsort(-lv)[:4]
+                sm = np.vstack([lm[top], np.zeros((1, m), bool)])
+                for a_ in ((alpha, 0.0) if center is not None else (0.0,)):
+                    pi_sep = pi_out if a_ == 0.0 else a_ * center + (1 - a_) * pi_out
+                    tv, tm, tnf = price_tabu(Wc, pi_sep - inner, sm, delta if a_ == 0.0 else 0.0, k_price,
+                                             30 * m, max(3, m // 10), int(rng.integers(2**31)))
+                    for q in range(tnf):
+                        S = tm[q]
+                        rc_out = float(Wc[np.ix_(S, S)].sum() / 2.0 - pc[S].sum())
+                        if rc_out > delta and _add_group_col(pool, S, groups):
+                            added += 1
+                    if added:
+                        break
+                if added:
+                    continue
             # 2) exact, at the smoothed dual (then at the RMP dual on a misprice)
             complete = True
             for a_ in ((alpha, 0.0) if center is not None else (0.0,)):
@@ -290,7 +329,8 @@ def branch_and_price(
                 # a short search first: far from the optimal duals the exact pricing is
                 # hard, but the columns it finds still move the master on (no bound is
                 # taken from an incomplete search)
-                pv, pm, nf, _nodes, complete = price(Wc, pi_sep - inner, k_price, max(1, max_price_nodes // 10))
+                pv, pm, nf, _nodes, complete = price(Wc, pi_sep - inner, k_price,
+                                                     max(1, min(short_price_nodes, max_price_nodes)))
                 if not complete and nf == 0:
                     pv, pm, nf, _nodes, complete = price(Wc, pi_sep - inner, k_price, max_price_nodes)
                 if not complete and nf == 0:

@@ -32,8 +32,10 @@ Formulation (Grötschel & Wakabayashi 1989; xER eqs. 1–5): one variable ``x_ij
    :mod:`trustlab.solvers.colgen`) — the set-partitioning LP over clusters, whose
    bound dominates every family of cuts above; on random dense instances it usually
    meets the optimum at the root. It proves all CP-Lib ``corr40-*`` instances, where
-   the cutting planes stop 2-3 % above the optimum. If its exact pricing becomes too
-   expensive it gives up; the cutting-plane phase then goes on where it stopped, with
+   the cutting planes stop 2-3 % above the optimum. It gets ``bp_share`` (80 %) of the
+   time left when it starts; if its exact pricing becomes too expensive (a capped
+   search that finds no column) or that share runs out, it stops without a proof; the
+   cutting-plane phase then goes on where it stopped, with
    odd-wheel and ``|S| >= 2`` 2-partition cuts from its first round
    (``cuts_after_pricing``), and the MIP phase takes the time that is left.
 3. **MIP phase** — the binary programme with *every* cut separated in the LP phase
@@ -206,6 +208,8 @@ class CutOptions:
     incumbent, or after ``small_lp_share`` of the time left at the start.
     ``cuts_after_pricing``: when branch and price gives up (exact pricing too hard), go
     on with the cutting planes (odd-wheel and ``|S| >= 2`` cuts included) before the MIP.
+    ``bp_share``: branch and price may use this share of the time left when it starts;
+    if it has not finished by then, the cutting planes and the MIP get the rest.
     ``max_cuts_per_round`` None means ``max(200, 40 n)``; ``lp_method`` is the HiGHS
     method of the LP relaxations.
     """
@@ -230,6 +234,7 @@ class CutOptions:
     small_tail_gap: float = 0.02
     small_lp_share: float = 0.35
     cuts_after_pricing: bool = True
+    bp_share: float = 0.8
 
 
 def solve_cpp(
@@ -473,7 +478,9 @@ class _ExactSolve:
         if o.colgen and n <= o.colgen_max_n:
             from trustlab.solvers.colgen import branch_and_price
 
-            bp = branch_and_price(W, A, warm_labels=warm_labels, warm_obj=warm_obj, deadline=deadline,
+            rem = _remaining(deadline)
+            bp_deadline = None if rem is None else time.perf_counter() + o.bp_share * rem
+            bp = branch_and_price(W, A, warm_labels=warm_labels, warm_obj=warm_obj, deadline=bp_deadline,
                                   integral=integral)
             if bp["objective"] > warm_obj:
                 warm_labels, warm_obj = np.asarray(bp["labels"], np.int64), float(bp["objective"])
@@ -483,10 +490,10 @@ class _ExactSolve:
                          cg_iterations=bp["cg_iterations"], columns=bp["columns"])
             if bp["status"] == "optimal":
                 return result(warm_labels, warm_obj, warm_obj, "optimal", phase="branch_and_price", **extra)
-            if bp["status"] == "time_limit":
+            if bp["status"] == "time_limit" and (rem is None or not _remaining(deadline) > 0):
                 return result(warm_labels, warm_obj, rnd(bound), "time_limit", phase="branch_and_price", **extra)
-            # "gave_up" (pricing too hard): the cutting planes go on with the stronger
-            # families, then the MIP gets the remaining time
+            # "gave_up" (pricing too hard) or out of its share of the time: the cutting
+            # planes go on with the stronger families, then the MIP gets the remaining time
             self.bp_gave_up = True
             self.warm_labels, self.warm_obj, self.bound = warm_labels, warm_obj, bound
         return None
