@@ -37,6 +37,7 @@ import datetime
 import json
 import os
 import platform
+import subprocess
 import time
 from pathlib import Path
 
@@ -136,9 +137,11 @@ def measure(family: str, n: int, long_s: float, peer_s: float, seed: int = SEED,
     old = (reuse or {}).get((family, n, seed * 1000 + n))
     if old is not None:
         row.update(long=old["long"], long_s=old["long_s"], long_reused=True)
+        if "cpsat" in old:  # the peer's run of the same instance, reused with it
+            row.update({k: old[k] for k in ("cpsat", "cpsat_bound", "cpsat_status", "cpsat_s")}, cpsat_reused=True)
     else:
         row.update(long=long_run(W, long_s), long_s=long_s)
-    if n <= peer_max_n and peer_s > 0:
+    if n <= peer_max_n and peer_s > 0 and "cpsat" not in row:
         obj, bound, status, sec = cpsat_triangles(W, peer_s, workers=peer_workers)
         row.update(cpsat=obj, cpsat_bound=bound, cpsat_status=status, cpsat_s=sec)
     vals = [v for v in (row["heuristic"], row["long"], row.get("cpsat")) if v is not None]
@@ -172,7 +175,7 @@ def write_md(rows: list[dict], pub: list[dict], cmd: str, started: str, loads: t
         f"Command: `{cmd}`  ",
         f"Date: {started} (UTC). Machine: 2-core x86-64, 24 GiB, no GPU, shared with other jobs; "
         f"load average at start/end {loads[0]:.1f} / {loads[1]:.1f} (per row: `load`, the 1-min load "
-        f"average before the row). Python {platform.python_version()}.",
+        f"average before the row). Python {platform.python_version()}. Code: {_git_head()}.",
         "",
     ]
     if rows:
@@ -181,7 +184,8 @@ def write_md(rows: list[dict], pub: list[dict], cmd: str, started: str, loads: t
             f"`VARIANTS` (seeds {', '.join(map(str, seeds))}: never used in tuning). "
             "`heuristic` = `partition(W, method=\"heuristic\", time_limit=10, random_state=0)` (stops by its "
             "patience rule or at 10 s); `long` = the same search with another seed, patience off, for the "
-            "stated seconds (`r` = reused from an earlier run, `--long-from`); `CP-SAT` = OR-Tools CP-SAT with "
+            "stated seconds (`r` = reused from an earlier run, `--long-from`, with its CP-SAT run); `CP-SAT` = "
+            "OR-Tools CP-SAT with "
             f"{peer[1]} workers on the full triangle model (n <= {peer[0]}), measured in the same run; "
             "`best` = best value any of them found (`*` = proven optimal by CP-SAT).",
             "",
@@ -189,7 +193,10 @@ def write_md(rows: list[dict], pub: list[dict], cmd: str, started: str, loads: t
             "|---|---|---|---|---|---|---|---|---|---|",
         ]
         for r in rows:
-            cp = "—" if "cpsat" not in r else f"{r['cpsat']:g} ({r['cpsat_status'].lower()}, {r['cpsat_s']:.0f} s)"
+            cp = "—"
+            if r.get("cpsat") is not None:
+                cp = (f"{r['cpsat']:g} ({r['cpsat_status'].lower()}, {r['cpsat_s']:.0f} s"
+                      f"{' r' if r.get('cpsat_reused') else ''})")
             best = f"{r['best']:g}{'*' if r['proven'] else ''}"
             hit = "yes" if r["reaches_best"] else "no (" + format(r["heuristic"] / r["best"], ".4f") + ")"
             lines.append(f"| {r['family']} | {r['n']} | {r['seed']} | {r['heuristic']:g} | {r['heuristic_s']:.2f} | "
@@ -216,6 +223,17 @@ def write_md(rows: list[dict], pub: list[dict], cmd: str, started: str, loads: t
         lines = ["# Clique partitioning heuristic on CP-Lib-like families"] + lines
     with open(MD, "a") as fh:
         fh.write("\n".join(lines))
+
+
+def _git_head() -> str:
+    try:
+        out = subprocess.run(["git", "-C", str(HERE), "log", "-1", "--format=%h %s"], capture_output=True, text=True,
+                             timeout=10)
+        dirty = subprocess.run(["git", "-C", str(HERE), "status", "--porcelain", "--", "../trustlab"],
+                               capture_output=True, text=True, timeout=10).stdout.strip()
+        return f"commit {out.stdout.strip()[:60]}" + (" (trustlab/ modified)" if dirty else "")
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
 
 
 def measure_published(name: str, long_s: float) -> dict | None:
@@ -280,7 +298,8 @@ def main() -> None:
                 with open(RAW, "a") as fh:
                     fh.write(json.dumps(row) + "\n")
     cmd = "python bench/bench_solvers_families.py " + " ".join(
-        f"--{k.replace('_', '-')} {v}" for k, v in vars(a).items() if v not in (None, False))
+        f"--{k.replace('_', '-')}" + ("" if v is True else f" {v}") for k, v in vars(a).items()
+        if v is not None and v is not False)
     write_md(rows, pub, cmd, started, (load0, os.getloadavg()[0]), (a.peer_max_n, a.peer_workers))
 
 

@@ -11,10 +11,9 @@
 * Families of the heuristics literature (Charon & Hudry, Brusco & Köhn, Palubeckis et
   al., Zhou, Hao & Goëffon), with no planted structure and so harder for a local
   search: :func:`signed_graph_instance` (unplanted ±1, cluster editing on a
-  ``G(n, p)`` graph), :func:`uniform_instance` (uniform integers in
-  ``[-a, a]``, the ``rand100-5``/``rand100-100`` and ``p500-5-*``/``p500-100-*``
-  instances) and :func:`gaussian_instance` (rounded normal weights, the
-  ``gauss500-100-*`` instances).
+  ``G(n, p)`` graph), :func:`uniform_instance` (uniform integers in ``[-a, a]``, the
+  ``rand100-5``/``rand100-100`` and ``p500-5-*`` instances) and
+  :func:`gaussian_instance` (rounded normal weights, the ``gauss500-100-*`` instances).
 
 These generators reproduce the *shape* of the published families (weight ranges,
 sparsity, structure); they are not the published instances themselves.
@@ -324,10 +323,11 @@ def uniform_instance(
     random CPP benchmarks.
 
     Charon & Hudry's ``rand100-5`` ... ``rand500-5`` (``max_weight = 5``) and
-    ``rand100-100`` ... ``rand500-100`` (``max_weight = 100``), used by Brusco & Köhn,
-    and Palubeckis et al.'s ``p500-5-*``/``p500-100-*``/``p1000-*`` instances have this
-    shape: dense, every integer of the range equally likely (0 included, so about one
-    pair in ``2 * max_weight + 1`` weighs 0). ``density < 1`` sets each pair to 0 with
+    ``rand100-100`` ... ``rand500-100`` (``max_weight = 100``), used by Brusco & Köhn
+    and Zhou, Hao & Goëffon, have this shape (checked on the two n = 100 files: dense,
+    every integer of the range about equally likely, 0 included, so about one pair in
+    ``2 * max_weight + 1`` weighs 0), and so do the rows of Palubeckis et al.'s
+    ``p500-5-1`` we inspected. ``density < 1`` sets each pair to 0 with
     probability ``1 - density`` first (sparser variants of the same family).
 
     Parameters
