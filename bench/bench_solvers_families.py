@@ -264,11 +264,12 @@ def _git_head() -> str:
     if os.environ.get("BENCH_CODE"):
         return os.environ["BENCH_CODE"]
     try:
-        out = subprocess.run(["git", "-C", str(HERE), "log", "-1", "--format=%h %s"], capture_output=True, text=True,
+        out = subprocess.run(["git", "-C", str(HERE), "log", "-1", "--format=%h"], capture_output=True, text=True,
                              timeout=10)
         dirty = subprocess.run(["git", "-C", str(HERE), "status", "--porcelain", "--", "../trustlab"],
                                capture_output=True, text=True, timeout=10).stdout.strip()
-        return f"commit {out.stdout.strip()[:60]}" + (" (trustlab/ modified)" if dirty else "")
+        head = out.stdout.strip() or "?"
+        return f"commit {head}" + (" (trustlab/ modified)" if dirty else "")
     except (OSError, subprocess.SubprocessError):
         return "unknown"
 
