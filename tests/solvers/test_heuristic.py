@@ -156,3 +156,49 @@ def test_qsp_size_estimate_counts_variables_exactly_when_no_weight_is_zero():
         for i, j in itertools.combinations(range(n), 2):
             if r["labels"][i] == r["labels"][j]:
                 assert A[i, j]
+
+
+def test_directed_perturbation_keeps_the_gain_table_and_moves_each_node_once():
+    from trustlab.kernels.cpp_heuristic import _build, _perturb_directed
+
+    W = make_instance("gauss", 30, random_state=4)
+    n = 30
+    lab = np.random.default_rng(0).integers(0, 5, n).astype(np.int64)
+    S, size = np.zeros((n, n)), np.zeros(n, np.int64)
+    active, apos = np.zeros(n, np.int64), np.zeros(n, np.int64)
+    K = _build(W, lab, S, size, active, apos)
+    before = lab.copy()
+    mark, moved = np.zeros(n, np.int64), np.zeros(n, np.int64)
+    bgain, btgt = np.zeros(n), np.zeros(n, np.int64)
+    K = _perturb_directed(W, lab, S, size, active, apos, K, 8, 4, False, np.zeros(n + 1, np.int64),
+                          np.zeros(0, np.int64), mark, bgain, btgt, moved)
+    assert moved.sum() == 8 and np.all(lab[moved == 0] == before[moved == 0])
+    S2, size2 = np.zeros((n, n)), np.zeros(n, np.int64)
+    assert _build(W, lab, S2, size2, active.copy(), apos.copy()) == K
+    assert np.allclose(S, S2) and np.array_equal(size, size2)
+
+
+@pytest.mark.parametrize("params", [None, {"directed": 0, "restart_prob": 0.5}])
+def test_both_perturbations_match_brute_force(params):
+    for seed in range(3):
+        W = make_instance("gauss", 9, random_state=40 + seed, sigma=1.0, mean=-0.3, integer=False)
+        opt, _ = brute_force_cpp(W, ~np.eye(9, dtype=bool))
+        _, val = solve_heuristic(W, ~np.eye(9, dtype=bool), rng=np.random.default_rng(seed), params=params)
+        assert val == pytest.approx(opt)
+
+
+def test_heuristic_reaches_proven_optimum_of_a_hard_bundled_instance():
+    # CP-Lib corr40-1 (proven optimum 2191): every seed, by the patience rule
+    from importlib import resources
+
+    from trustlab.solvers.io import read_cplib, read_cplib_optimum
+
+    base = resources.files("trustlab") / "data" / "cplib"
+    with resources.as_file(base / "corr40-1.txt") as p:
+        W = read_cplib(p)
+    with resources.as_file(base / "corr40-1_opt.txt") as p:
+        opt = read_cplib_optimum(p)[0]
+    for seed in range(4):
+        st: dict = {}
+        _, val = solve_heuristic(W, ~np.eye(40, dtype=bool), rng=np.random.default_rng(seed), stats=st)
+        assert val == opt and st["stale"] == 700  # stopped by its patience rule, default 700 at n = 40

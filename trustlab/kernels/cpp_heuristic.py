@@ -15,9 +15,14 @@ Goëffon's three-phase search for the CPP:
 * **tabu walk**: the best non-tabu vertex move, improving or not; a moved vertex
   stays put for a random tenure; aspiration when a move beats the walk's best; the
   walk ends after ``depth`` moves without improving its best;
-* **perturbation**: random vertex moves (to random clusters or new singletons) and,
-  with some probability, a random split of one cluster, applied to the best or the
-  current solution.
+* **perturbation**: descent-based (``directed``, the default): a number of vertex moves,
+  each drawn at random among the ``q`` best moves of the vertices not moved yet (improving
+  or not), as in Zhou, Hao & Goëffon's CPP-P3, which leaves the solution near a local
+  optimum of another basin; or random vertex moves (to random clusters or new singletons)
+  and, with some probability, a random split of one cluster. Applied to the current
+  solution, or to the best with probability ``restart_prob``;
+* **restarts**: every ``restart_after`` rounds without improvement of the best, a random
+  partition (followed by a descent) instead of a perturbation.
 
 Forbidden pairs (a missing edge in graph form) are encoded by the caller as a large
 negative weight ``-big`` with ``big > 2 * sum(|w|)``, so any partition that uses a
@@ -412,9 +417,48 @@ def _perturb(W, lab, S, size, active, apos, K, strength, split_prob):
     return K
 
 
+@njit(cache=True)
+def _perturb_directed(W, lab, S, size, active, apos, K, strength, q, use_nbrs, nbr_ptr, nbr_idx, mark, bgain,
+                      btgt, moved):
+    """``strength`` moves, each drawn uniformly from the ``q`` best cached vertex
+    moves (improving or not) of the nodes not moved yet in this perturbation: a
+    descent-based perturbation that leaves the solution near a local optimum but in
+    another basin. Returns K."""
+    n = W.shape[0]
+    moved[:] = 0
+    _refresh(lab, S, size, active, K, use_nbrs, nbr_ptr, nbr_idx, mark, bgain, btgt)
+    topg = np.empty(q)
+    topi = np.empty(q, np.int64)
+    for _ in range(strength):
+        m = 0
+        for i in range(n):
+            if moved[i] or btgt[i] == -2:
+                continue
+            g = bgain[i]
+            if m < q:
+                t = m
+                m += 1
+            elif g > topg[m - 1]:
+                t = m - 1
+            else:
+                continue
+            while t > 0 and topg[t - 1] < g:  # insertion into the descending top list
+                topg[t] = topg[t - 1]
+                topi[t] = topi[t - 1]
+                t -= 1
+            topg[t] = g
+            topi[t] = i
+        if m == 0:
+            break
+        i = topi[np.random.randint(m)]
+        K = _apply(W, lab, S, size, active, apos, K, i, btgt[i], use_nbrs, nbr_ptr, nbr_idx, mark, bgain, btgt)
+        moved[i] = 1
+    return K
+
+
 @njit(cache=True, nogil=True)
 def its(W, nbr_ptr, nbr_idx, use_nbrs, cur_lab, best_lab, best_val, seed, n_rounds, depth,
-        tt_lo, tt_hi, str_lo, str_hi, split_prob, restart_prob, restart_after, stale, first):
+        tt_lo, tt_hi, str_lo, str_hi, split_prob, restart_prob, restart_after, stale, first, directed=1, q=10):
     """``n_rounds`` rounds of iterated tabu search (perturb, tabu walk, descent).
 
     ``cur_lab`` (the current solution, in/out) and ``best_lab``/``best_val`` (the best
@@ -423,7 +467,10 @@ def its(W, nbr_ptr, nbr_idx, use_nbrs, cur_lab, best_lab, best_val, seed, n_roun
     ``cur_lab`` before the first round. ``stale`` (in) counts the rounds since the best
     last improved; every ``restart_after`` stale rounds the search restarts from a
     random partition (as many random clusters as the best has) instead of perturbing.
-    Returns ``(best_val, stale)``.
+    A perturbation makes ``str_lo``-``str_hi`` moves, descent-based if ``directed``
+    (each drawn among the ``q`` best vertex moves), else random (then with probability
+    ``split_prob`` also a random cluster split), from the current solution or, with
+    probability ``restart_prob``, from the best. Returns ``(best_val, stale)``.
     """
     np.random.seed(seed)
     n = W.shape[0]
@@ -446,6 +493,7 @@ def its(W, nbr_ptr, nbr_idx, use_nbrs, cur_lab, best_lab, best_val, seed, n_roun
             best_val = cur
             best_lab[:] = lab
     wlab = lab.copy()
+    moved = np.zeros(n, np.int64)
     it = 1
     for rnd in range(n_rounds):
         if stale > 0 and stale % restart_after == 0:
@@ -464,7 +512,11 @@ def its(W, nbr_ptr, nbr_idx, use_nbrs, cur_lab, best_lab, best_val, seed, n_roun
                 lab[:] = best_lab
                 K = _build(W, lab, S, size, active, apos)
             s = str_lo + np.random.randint(str_hi - str_lo + 1)
-            K = _perturb(W, lab, S, size, active, apos, K, s, split_prob)
+            if directed:
+                K = _perturb_directed(W, lab, S, size, active, apos, K, s, q, use_nbrs, nbr_ptr, nbr_idx, mark,
+                                      bgain, btgt, moved)
+            else:
+                K = _perturb(W, lab, S, size, active, apos, K, s, split_prob)
         cur = objective(W, lab)
         # ---- tabu walk
         wbest = cur

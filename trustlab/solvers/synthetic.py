@@ -8,6 +8,12 @@
   :func:`random_integer_instance`, :func:`cell_formation_instance`,
   :func:`equicut_instance`, and the registry :func:`make_instance` over them
   (``FAMILIES``).
+* Families of the heuristics literature (Charon & Hudry, Brusco & Köhn, Palubeckis et
+  al., Zhou, Hao & Goëffon), with no planted structure and so harder for a local
+  search: :func:`signed_graph_instance` (unplanted ±1, cluster editing on a
+  ``G(n, p)`` graph), :func:`uniform_instance` (uniform integers in ``[-a, a]``, the
+  ``rand100-5``/``rand100-100`` and ``p500-5-*`` instances) and
+  :func:`gaussian_instance` (rounded normal weights, the ``gauss500-100-*`` instances).
 
 These generators reproduce the *shape* of the published families (weight ranges,
 sparsity, structure); they are not the published instances themselves.
@@ -22,7 +28,8 @@ import numpy as np
 from trustlab._validation import Registry, check_int, check_interval, check_random_state
 
 __all__ = ["planted_er_graph", "cluster_editing_instance", "random_integer_instance",
-           "cell_formation_instance", "equicut_instance", "make_instance", "FAMILIES"]
+           "cell_formation_instance", "equicut_instance", "signed_graph_instance", "uniform_instance",
+           "gaussian_instance", "make_instance", "FAMILIES"]
 
 
 def planted_er_graph(
@@ -271,12 +278,162 @@ def equicut_instance(
     return _symmetric(np.where(keep, sign * mag, 0))
 
 
+def signed_graph_instance(n: int, p: float = 0.5, *, random_state: Any = None) -> np.ndarray:
+    """Unplanted cluster editing: ``+1`` on the edges of a ``G(n, p)`` random graph,
+    ``-1`` on the other pairs.
+
+    The same weights as :func:`cluster_editing_instance` with ``flip = 0.5`` when
+    ``p = 0.5``, but with no planted partition at all: the optimum is a packing of the
+    random graph into near-cliques, which local search finds much harder than a planted
+    partition (CP-Lib's random cluster-editing instances ``ce50-20`` ... ``ce80-60``
+    are of this kind). Maximising the within-cluster weight is cluster editing on the
+    graph up to a constant.
+
+    Parameters
+    ----------
+    n : int
+        Number of nodes (>= 1).
+    p : float in [0, 1]
+        Edge probability of the random graph (the share of ``+1`` pairs).
+    random_state : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(n, n)`` symmetric float64 matrix with entries in {-1, 0, +1} (0 only on the
+        diagonal).
+
+    Examples
+    --------
+    >>> W = signed_graph_instance(40, 0.3, random_state=0)
+    >>> off = W[np.triu_indices(40, 1)]
+    >>> sorted(set(off.tolist())), 0.2 < float((off > 0).mean()) < 0.4
+    ([-1.0, 1.0], True)
+    """
+    n = check_int(n, "n", low=1, func="signed_graph_instance")
+    p = check_interval(p, "p", low=0, high=1, closed="both", func="signed_graph_instance")
+    rng = check_random_state(random_state)
+    return _symmetric(np.where(rng.random((n, n)) < p, 1.0, -1.0))
+
+
+def uniform_instance(
+    n: int, max_weight: int = 5, density: float = 1.0, *, random_state: Any = None
+) -> np.ndarray:
+    """Uniform random integer weights in ``[-max_weight, max_weight]``, the classic
+    random CPP benchmarks.
+
+    Charon & Hudry's ``rand100-5`` ... ``rand500-5`` (``max_weight = 5``) and
+    ``rand100-100`` ... ``rand500-100`` (``max_weight = 100``), used by Brusco & Köhn
+    and Zhou, Hao & Goëffon, have this shape (checked on the two n = 100 files: dense,
+    every integer of the range about equally likely, 0 included, so about one pair in
+    ``2 * max_weight + 1`` weighs 0), and so do the rows of Palubeckis et al.'s
+    ``p500-5-1`` we inspected. ``density < 1`` sets each pair to 0 with
+    probability ``1 - density`` first (sparser variants of the same family).
+
+    Parameters
+    ----------
+    n : int
+        Number of nodes (>= 1).
+    max_weight : int
+        Largest absolute weight (>= 1).
+    density : float in [0, 1]
+        Probability that a pair keeps its drawn weight (else 0).
+    random_state : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(n, n)`` symmetric float64 matrix, zero diagonal.
+
+    Examples
+    --------
+    >>> W = uniform_instance(60, random_state=0)
+    >>> off = W[np.triu_indices(60, 1)]
+    >>> int(off.min()), int(off.max()), 0.05 < float((off == 0).mean()) < 0.14
+    (-5, 5, True)
+    >>> W = uniform_instance(60, 100, density=0.3, random_state=0)
+    >>> 0.6 < float((W[np.triu_indices(60, 1)] == 0).mean()) < 0.8
+    True
+    """
+    func = "uniform_instance"
+    n = check_int(n, "n", low=1, func=func)
+    max_weight = check_int(max_weight, "max_weight", low=1, func=func)
+    density = check_interval(density, "density", low=0, high=1, closed="both", func=func)
+    rng = check_random_state(random_state)
+    U = rng.integers(-max_weight, max_weight + 1, (n, n))
+    if density < 1.0:
+        U = np.where(rng.random((n, n)) < density, U, 0)
+    return _symmetric(U)
+
+
+def gaussian_instance(
+    n: int,
+    sigma: float = 50.0,
+    mean: float = 0.0,
+    density: float = 1.0,
+    *,
+    integer: bool = True,
+    random_state: Any = None,
+) -> np.ndarray:
+    """Normally distributed weights, like Zhou, Hao & Goëffon's ``gauss500-100-*``.
+
+    Each pair gets ``Normal(mean, sigma)``, rounded to the nearest integer unless
+    ``integer=False`` (the published ``gauss500-100-*`` files hold integers with a
+    standard deviation of about 50 and mean 0, the defaults here); ``density < 1`` sets
+    each pair to 0 with probability ``1 - density``.
+
+    Parameters
+    ----------
+    n : int
+        Number of nodes (>= 1).
+    sigma : float > 0
+        Standard deviation of the weights.
+    mean : float
+        Mean of the weights (a negative mean gives smaller clusters).
+    density : float in [0, 1]
+        Probability that a pair keeps its drawn weight (else 0).
+    integer : bool
+        Round the weights to integers (default) or keep floats.
+    random_state : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(n, n)`` symmetric float64 matrix, zero diagonal.
+
+    Examples
+    --------
+    >>> W = gaussian_instance(80, random_state=0)
+    >>> off = W[np.triu_indices(80, 1)]
+    >>> bool(np.all(off == np.round(off))), 40 < float(off.std()) < 60, abs(float(off.mean())) < 5
+    (True, True, True)
+    >>> W = gaussian_instance(5, 1.0, integer=False, random_state=0)
+    >>> bool(np.all(W == W.T)), bool(np.any(W != np.round(W)))
+    (True, True)
+    """
+    func = "gaussian_instance"
+    n = check_int(n, "n", low=1, func=func)
+    sigma = check_interval(sigma, "sigma", low=0, func=func)
+    mean = check_interval(mean, "mean", func=func)
+    density = check_interval(density, "density", low=0, high=1, closed="both", func=func)
+    rng = check_random_state(random_state)
+    U = rng.normal(mean, sigma, (n, n))
+    if integer:
+        U = np.round(U)
+    if density < 1.0:
+        U = np.where(rng.random((n, n)) < density, U, 0.0)
+    return _symmetric(U)
+
+
 #: instance families of :func:`make_instance` (name -> generator)
 FAMILIES = Registry("instance family")
 FAMILIES.register("cluster_editing", cluster_editing_instance)
 FAMILIES.register("random", random_integer_instance)
 FAMILIES.register("mcf", cell_formation_instance)
 FAMILIES.register("equicut", equicut_instance)
+FAMILIES.register("signed_gnp", signed_graph_instance)
+FAMILIES.register("uniform", uniform_instance)
+FAMILIES.register("gauss", gaussian_instance)
 
 
 def make_instance(family: str, n: int, random_state: Any = None, **kwargs: Any) -> np.ndarray:
@@ -284,9 +441,11 @@ def make_instance(family: str, n: int, random_state: Any = None, **kwargs: Any) 
 
     Parameters
     ----------
-    family : {"cluster_editing", "random", "mcf", "equicut"}
+    family : {"cluster_editing", "random", "mcf", "equicut", "signed_gnp", "uniform", "gauss"}
         See :func:`cluster_editing_instance`, :func:`random_integer_instance`,
-        :func:`cell_formation_instance` and :func:`equicut_instance`.
+        :func:`cell_formation_instance`, :func:`equicut_instance`,
+        :func:`signed_graph_instance`, :func:`uniform_instance` and
+        :func:`gaussian_instance`.
     n : int
         Number of nodes.
     random_state : None, int or numpy.random.Generator
@@ -312,6 +471,8 @@ def make_instance(family: str, n: int, random_state: Any = None, **kwargs: Any) 
     >>> partition(W, random_state=0).status
     'optimal'
     >>> sorted(FAMILIES)
-    ['cluster_editing', 'equicut', 'mcf', 'random']
+    ['cluster_editing', 'equicut', 'gauss', 'mcf', 'random', 'signed_gnp', 'uniform']
+    >>> bool(make_instance("uniform", 50, max_weight=100, random_state=1).max() > 5)
+    True
     """
     return FAMILIES[family](n, random_state=random_state, **kwargs)
