@@ -34,14 +34,20 @@ size or number of threads, every vector gets a fresh independent draw, and rows 
 share a stream.
 
 Speed without changing a bit: :func:`noise_into` runs **8 rows at once** in SIMD
-lanes (explicit LLVM vector code through Numba intrinsics: AVX-512 / AVX2 / NEON as the
-CPU has): the 8 rows' xoshiro states step together, each step yielding the 8 rows'
+lanes (explicit LLVM vector code through Numba intrinsics, lowered to what the CPU has:
+AVX-512, AVX2, SSE2...): the 8 rows' xoshiro states step together, each step yielding the 8 rows'
 candidates for one coordinate (branch-free: table look-ups, int -> double conversion of
 the 52-bit magnitudes, sign by bit flip, fast-test mask); the rare rejected candidates
 are completed by the scalar exact procedure on their own row's state; the sums of
 squares (in coordinate order, as the plain rule), the Gamma radius (its fast path
 vectorised the same way, the rare rejections completed by the scalar sampler) and the
 store follow. It is tested bit-for-bit against :func:`noise_into_reference`.
+
+For float32 input, :func:`project_noise_into` also does the projection: per block of
+256 rows, a float32 register-blocked product (4 rows x 64 columns of fused
+multiply-adds in input order; correctly rounded FMA, so the same bits on every CPU)
+straight into the output, then the noise on those rows while they are in cache. Each
+row depends only on itself, so the release is the same whatever the chunking.
 
 Everything stays float64 with 52-bit ziggurat magnitudes: no float32/32-bit-uniform
 sampler is used, because a coarse noise grid is what floating-point attacks on textbook
@@ -66,6 +72,10 @@ __all__ = [
     "noise_into",
     "noise_into_serial",
     "noise_into_reference",
+    "padded_projection",
+    "project_into",
+    "project_noise_into",
+    "project_noise_into_serial",
     "fill_normals",
     "fill_gamma",
     "fill_raw",
@@ -295,7 +305,8 @@ def noise_into_reference(out, P, scale, key0, key1, row_offset):
 # --------------------------------------------------------------- SIMD row groups
 # Explicit LLVM vector IR (Numba intrinsics): one <8 x i64> register holds the same
 # state word of 8 rows. LLVM lowers it to one zmm (AVX-512), two ymm (AVX2) or four
-# NEON registers; no data-dependent control flow inside a step.
+# xmm (SSE2) registers (all three tested bit for bit, NUMBA_CPU_NAME=haswell / x86-64);
+# no data-dependent control flow inside a step.
 _W = 8
 _I1 = ir.IntType(1)
 _I8 = ir.IntType(8)
@@ -727,7 +738,7 @@ def _group_rows(out, P, scale, key0, key1, row_offset, i0, S, R, Z, M, SS, ZT, G
     return bad
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _noise_rows(out, P, scale, key0, key1, row_offset, lo, hi):
     """Rows ``lo..hi-1`` of :func:`noise_into`: groups of 8 in SIMD lanes, the last
     ``< 8`` by the plain row rule (the same streams). Returns the non-finite count."""
@@ -792,6 +803,164 @@ def noise_into_serial(out, P, scale, key0, key1, row_offset):
     """:func:`noise_into` on one thread (identical output): for small chunks, so the
     Numba parallel runtime (thread pool start-up) is not needed."""
     return _noise_rows(out, P, scale, key0, key1, row_offset, 0, out.shape[0])
+
+
+# ------------------------------------------------- fused float32 projection + noise
+_PROJ_ROWS = 4  # rows per projection micro-kernel call
+_PANEL = 64  # output columns per panel: four <16 x float> accumulators per row
+_V16 = ir.VectorType(_F32, 16)
+
+
+@intrinsic
+def _vproject(typingctx, X, i0, BT, out, o0, nrows):
+    """``out[o0+r, :m] = X[i0+r] @ BT[:, :m]`` for ``r < nrows`` (<= 4), m = out's width.
+
+    float32 products accumulated with fused multiply-adds (correctly rounded, so the
+    same bits on every CPU) in input-coordinate order, 4 rows x 64 columns per panel in
+    registers; stored (masked, exactly widened for a float64 ``out``) straight into
+    ``out``. ``X``: C-contiguous float32 rows (rows ``i0..i0+3`` must exist); ``BT``:
+    C-contiguous float32 (d, mp), mp a multiple of 64 >= m, zero beyond m."""
+    if not (isinstance(out, types.Array) and out.layout == "C" and isinstance(X, types.Array) and X.layout == "C"):
+        return None
+    sig = types.void(X, i0, BT, out, o0, nrows)
+
+    def codegen(context, b, signature, args):
+        xa = context.make_array(signature.args[0])(context, b, args[0])
+        bta = context.make_array(signature.args[2])(context, b, args[2])
+        oa = context.make_array(signature.args[3])(context, b, args[3])
+        i0_, o0_, nrows_ = args[1], args[4], args[5]
+        d = cgutils.unpack_tuple(b, xa.shape, 2)[1]
+        mp = cgutils.unpack_tuple(b, bta.shape, 2)[1]
+        m = cgutils.unpack_tuple(b, oa.shape, 2)[1]
+        o_el = _F32 if signature.args[3].dtype == types.float32 else _F64
+        ovt = ir.VectorType(o_el, 16)
+        vb16 = ir.VectorType(_I1, 16)
+
+        def row_ptr(arr, row, el):
+            stride = cgutils.unpack_tuple(b, arr.strides, 2)[0]
+            base = b.bitcast(arr.data, ir.PointerType(_I8))
+            return b.bitcast(b.gep(base, [b.mul(row, stride)]), ir.PointerType(el))
+        xrows = [row_ptr(xa, b.add(i0_, _c(r)), _F32) for r in range(_PROJ_ROWS)]
+        fma = cgutils.get_or_insert_function(b.module, ir.FunctionType(_V16, [_V16] * 3), "llvm.fma.v16f32")
+        sfx = "f32" if o_el == _F32 else "f64"
+        mstore = cgutils.get_or_insert_function(
+            b.module, ir.FunctionType(ir.VoidType(), [ovt, ir.PointerType(ovt), _I32, vb16]),
+            f"llvm.masked.store.v16{sfx}.p0")
+        zero = ir.Constant(_V16, [ir.Constant(_F32, 0.0)] * 16)
+        cols = ir.Constant(ir.VectorType(_I64, 16), [ir.Constant(_I64, q) for q in range(16)])
+        splat16 = ir.Constant(ir.VectorType(_I32, 16), [0] * 16)
+        with cgutils.for_range(b, b.sdiv(mp, _c(_PANEL))) as panel:
+            c0 = b.mul(panel.index, _c(_PANEL))
+            fn = b.function
+            entry = b.basic_block
+            head = fn.append_basic_block("proj.head")
+            body = fn.append_basic_block("proj.body")
+            done = fn.append_basic_block("proj.done")
+            b.branch(head)
+            b.position_at_end(head)
+            pp = b.phi(_I64)
+            pp.add_incoming(_c(0), entry)
+            accs = [[b.phi(_V16) for _ in range(4)] for _ in range(_PROJ_ROWS)]
+            for row in accs:
+                for a in row:
+                    a.add_incoming(zero, entry)
+            b.cbranch(b.icmp_signed("<", pp, d), body, done)
+            b.position_at_end(body)
+            brow = b.gep(bta.data, [b.add(b.mul(pp, mp), c0)])
+            bv = [b.load(b.bitcast(b.gep(brow, [_c(16 * q)]), ir.PointerType(_V16)), align=4) for q in range(4)]
+            new = []
+            for r in range(_PROJ_ROWS):
+                x = b.load(b.gep(xrows[r], [pp]))
+                xv = b.shuffle_vector(b.insert_element(ir.Constant(_V16, ir.Undefined), x, _c(0, _I32)),
+                                      ir.Constant(_V16, ir.Undefined), splat16)
+                new.append([b.call(fma, [xv, bv[q], accs[r][q]]) for q in range(4)])
+            end = b.basic_block
+            pp.add_incoming(b.add(pp, _c(1)), end)
+            for r in range(_PROJ_ROWS):
+                for q in range(4):
+                    accs[r][q].add_incoming(new[r][q], end)
+            b.branch(head)
+            b.position_at_end(done)
+            for r in range(_PROJ_ROWS):
+                with b.if_then(b.icmp_signed("<", _c(r), nrows_)):
+                    orow = row_ptr(oa, b.add(o0_, _c(r)), o_el)
+                    for q in range(4):
+                        j0 = b.add(c0, _c(16 * q))
+                        lim = b.sub(m, j0)
+                        limv = b.shuffle_vector(
+                            b.insert_element(ir.Constant(ir.VectorType(_I64, 16), ir.Undefined), lim, _c(0, _I32)),
+                            ir.Constant(ir.VectorType(_I64, 16), ir.Undefined), splat16)
+                        mask = b.icmp_signed("<", cols, limv)
+                        v = accs[r][q] if o_el == _F32 else b.fpext(accs[r][q], ovt)
+                        b.call(mstore, [v, b.bitcast(b.gep(orow, [j0]), ir.PointerType(ovt)), _c(4, _I32), mask])
+
+    return sig, codegen
+
+
+def padded_projection(phi: np.ndarray) -> np.ndarray:
+    """``Φᵀ`` as the float32 (d, mp) operand of :func:`project_noise_into` (mp = m rounded
+    up to a multiple of 64, zeros beyond m)."""
+    m, d = phi.shape
+    BT = np.zeros((d, -(-m // _PANEL) * _PANEL), dtype=np.float32)
+    BT[:, :m] = phi.T
+    return BT
+
+
+@njit(cache=True)
+def _project_rows(out, X, BT, lo, hi, Xs):
+    """``out[lo:hi] = X[lo:hi] @ BT[:, :m]`` (float32, see :func:`_vproject`); the last
+    ``< 4`` rows through the zero-padded scratch ``Xs`` (4, d)."""
+    i = lo
+    while i + _PROJ_ROWS <= hi:
+        _vproject(X, np.int64(i), BT, out, np.int64(i), np.int64(_PROJ_ROWS))
+        i += _PROJ_ROWS
+    if i < hi:
+        for r in range(hi - i):
+            for p in range(X.shape[1]):
+                Xs[r, p] = X[i + r, p]
+        _vproject(Xs, np.int64(0), BT, out, np.int64(i), np.int64(hi - i))
+
+
+@njit(parallel=True, cache=True)
+def project_into(out, X, BT):
+    """``out = X @ Φᵀ`` in float32 (``BT`` from :func:`padded_projection`), the
+    projection step of :func:`project_noise_into` alone."""
+    n, d = X.shape
+    nblocks = (n + _BLOCK - 1) // _BLOCK
+    for b in prange(nblocks):
+        lo = b * _BLOCK
+        _project_rows(out, X, BT, lo, min(n, lo + _BLOCK), np.zeros((_PROJ_ROWS, d), dtype=np.float32))
+
+
+@njit(cache=True, inline="always")
+def _project_noise_block(out, X, BT, scale, key0, key1, row_offset, lo, hi):
+    _project_rows(out, X, BT, lo, hi, np.zeros((_PROJ_ROWS, X.shape[1]), dtype=np.float32))
+    return _noise_rows(out, out, scale, key0, key1, row_offset, lo, hi)
+
+
+@njit(parallel=True, cache=True)
+def project_noise_into(out, X, BT, scale, key0, key1, row_offset):
+    """PrivEmb for float32 ``X`` in one pass: ``out[i] = X[i] Φᵀ + l_i u_i``.
+
+    Per block of 256 rows: the float32 projection (:func:`_vproject`) straight into
+    ``out``, then :func:`noise_into` on those rows in place while they are still in
+    cache. Identical to ``project_into`` followed by ``noise_into(out, out, ...)``, and
+    row-local, so the same whatever the chunking or thread count. Returns the number of
+    non-finite values stored.
+    """
+    n = X.shape[0]
+    nblocks = (n + _BLOCK - 1) // _BLOCK
+    bad = 0
+    for b in prange(nblocks):
+        lo = b * _BLOCK
+        bad += _project_noise_block(out, X, BT, scale, key0, key1, row_offset, lo, min(n, lo + _BLOCK))
+    return bad
+
+
+@njit(cache=True)
+def project_noise_into_serial(out, X, BT, scale, key0, key1, row_offset):
+    """:func:`project_noise_into` on one thread (identical output), for small chunks."""
+    return _project_noise_block(out, X, BT, scale, key0, key1, row_offset, 0, X.shape[0])
 
 
 @njit(parallel=True, cache=True)
