@@ -6,7 +6,8 @@ Run:  .venv/bin/python -m pytest bench/bench_privacy.py --benchmark-enable -p no
 Groups (each pairs trustlab with its peer on the same input):
 
 * ``privemb d=300`` / ``privemb d=768``: projection + noise for 100k float32 vectors
-  (float32 release, the fused path: one GEMM into the output + one in-place noise pass).
+  (float32 release, the fused path: per block of 256 rows a float32 projection straight
+  into the output, then the SIMD noise kernel on those rows while they are in cache).
   Peer: scikit-learn ``GaussianRandomProjection`` (fit + transform) + NumPy noise
   (``standard_normal`` direction, normalise, ``gamma`` radius, add). Floor: the bare
   float32 GEMM ``X @ Φᵀ`` into a preallocated output (no noise at all).
@@ -14,7 +15,8 @@ Groups (each pairs trustlab with its peer on the same input):
   ``TRUSTLAB_BENCH_ROUNDS``, default 7), with the load average; prints
   ``peer / trustlab`` (target ≥ 2) and ``trustlab / GEMM`` (target ≤ 1.3). Also
   ``python bench/bench_privacy.py`` prints the same as a markdown table.
-* ``noise only``: the fused Numba noise kernel vs the NumPy noise steps alone.
+* ``noise only``: the Numba noise kernel (8 rows per SIMD lane group) vs the NumPy noise
+  steps alone.
 * ``m1 nn-swap 100k``: exact nearest vocabulary word for 500 queries, 100k × 300 vocabulary;
   trustlab float64 and certified-float32 paths vs scikit-learn ``NearestNeighbors(brute)``.
 * ``stream``: a ``.npy`` of ``TRUSTLAB_BENCH_STREAM_N`` (default 2,000,000) × 300 float32

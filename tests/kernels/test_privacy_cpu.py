@@ -3,6 +3,7 @@ import math
 
 import numpy as np
 import pytest
+from numba import njit
 from scipy import stats
 
 from trustlab.kernels import privacy_cpu as K
@@ -134,37 +135,117 @@ def test_fused_kernel_equals_in_place_kernel():
     np.testing.assert_array_equal(out, Y)
 
 
-def test_register_state_kernel_is_bit_identical_to_reference_ziggurat():
-    """The fused kernel keeps the xoshiro state in registers on the ziggurat's fast
-    path; it must consume the row streams exactly like the plain per-value
-    ``_normal(st)`` loop (every tail/wedge branch included: 40k x 37 draws hit both)."""
-    from numba import njit
-
-    @njit
-    def reference(out, P, scale, key0, key1, row_offset):
-        n, k = out.shape
-        st = np.empty(4, dtype=np.uint64)
-        z = np.empty(k)
-        for i in range(n):
-            K._seed_row(st, key0, key1, row_offset + i)
-            ss = 0.0
-            while ss == 0.0:
-                for j in range(k):
-                    g = K._normal(st)
-                    z[j] = g
-                    ss += g * g
-            f = K._gamma(st, float(k)) * scale / math.sqrt(ss)
+@njit(cache=False)
+def _plain_release(out, P, scale, key0, key1, row_offset):
+    """The row rule (stream definition 2), written out here independently of the module:
+    per row, seed; the next k raw draws are the k ziggurat candidates; each candidate that
+    fails the fast test is completed, in coordinate order, by the tail/wedge procedure on
+    the continuing stream; all-zero directions are redrawn; then the Gamma(k) radius."""
+    n, k = out.shape
+    st = np.empty(4, dtype=np.uint64)
+    raw = np.empty(k, dtype=np.uint64)
+    z = np.empty(k)
+    for i in range(n):
+        K._seed_row(st, key0, key1, row_offset + i)
+        ss = 0.0
+        while ss == 0.0:
             for j in range(k):
-                out[i, j] = np.float64(P[i, j]) + f * z[j]
+                raw[j] = K._next(st)
+            for j in range(k):
+                idx, sign, rabs, x = K._zig_candidate(raw[j])
+                if rabs >= K._KI[idx]:
+                    x = K._normal_slow(st, idx, x, sign)
+                z[j] = x
+            for j in range(k):
+                ss += z[j] * z[j]
+        f = K._gamma(st, float(k)) * scale / math.sqrt(ss)
+        for j in range(k):
+            out[i, j] = np.float64(P[i, j]) + f * z[j]
 
-    P = np.random.default_rng(3).standard_normal((40_000, 37)).astype(np.float32)
-    for dt in (np.float32, np.float64):
-        a = np.empty(P.shape, dt)
-        b = np.empty(P.shape, dt)
-        reference(a, P, 1.3, np.uint64(17), np.uint64(29), np.int64(123))
-        assert K.noise_into(b, P, 1.3, np.uint64(17), np.uint64(29), np.int64(123)) == 0
-        np.testing.assert_array_equal(a, b)
-    # the streams compared above did take the tail branch: their first draws include |z| > r
-    Z = np.empty(P.shape)
+
+@pytest.mark.parametrize("n,k", [(40_003, 37), (4001, 1), (3001, 2), (2999, 3), (999, 8), (1237, 54), (130, 65),
+                                 (64, 128), (23, 300)])
+def test_simd_kernel_is_bit_identical_to_plain_row_rule(n, k):
+    """The SIMD kernel (8 rows per lane group, candidates first, scalar completion of
+    the rejected ones, vector Gamma fast path) against the plain row-by-row rule, for
+    every dtype pair, in place or not; n is not a multiple of 8 (the last rows take the
+    scalar path) and k = 1..3 exercise the Gamma sampler's 1 + c x <= 0 branch."""
+    P = np.random.default_rng(k).standard_normal((n, k)).astype(np.float32)
+    args = (1.3, np.uint64(17), np.uint64(29), np.int64(123))
+    for Pin in (P, P.astype(np.float64)):
+        for dt in (np.float32, np.float64):
+            want = np.empty(P.shape, dt)
+            _plain_release(want, Pin, *args)
+            for kernel in (K.noise_into, K.noise_into_serial, K.noise_into_reference):
+                got = np.empty(P.shape, dt)
+                assert kernel(got, Pin, *args) == 0
+                np.testing.assert_array_equal(got, want)
+            if Pin.dtype == dt:
+                inplace = Pin.copy()
+                K.noise_into(inplace, inplace, *args)
+                np.testing.assert_array_equal(inplace, want)
+
+
+def test_bit_identity_covers_the_rare_branches():
+    """The streams compared above do take the tail (|z| > r) and wedge completions,
+    and the Gamma radius's slow branches (normal rejected, squeeze failed, 1 + c x <= 0)."""
+    Z = np.empty((40_003, 37))
     K.fill_normals(Z, np.uint64(17), np.uint64(29), np.int64(123))
     assert (np.abs(Z) > 3.6541528853610088).sum() > 100
+
+    @njit(cache=False)
+    def gamma_branches(n, k, key0, key1, row_offset):
+        st = np.empty(4, dtype=np.uint64)
+        z = np.empty(k)
+        raw = np.empty(k, dtype=np.uint64)
+        d = k - 1.0 / 3.0
+        c = 1.0 / math.sqrt(9.0 * d)
+        counts = np.zeros(3, dtype=np.int64)  # normal rejected, v <= 0, squeeze failed
+        for i in range(n):
+            K._seed_row(st, key0, key1, row_offset + i)
+            K._row_direction(st, z, raw)
+            idx, sign, rabs, x = K._zig_candidate(K._next(st))
+            if rabs >= K._KI[idx]:
+                counts[0] += 1
+                continue
+            v = 1.0 + c * x
+            if v <= 0.0:
+                counts[1] += 1
+                continue
+            x2 = x * x
+            if not K._uniform(st) < 1.0 - 0.0331 * x2 * x2:
+                counts[2] += 1
+        return counts
+
+    c37 = gamma_branches(40_003, 37, np.uint64(17), np.uint64(29), np.int64(123))
+    assert c37[0] > 100 and c37[2] > 10
+    assert gamma_branches(4001, 1, np.uint64(17), np.uint64(29), np.int64(123))[1] > 5
+
+
+def test_first_candidates_match_pure_python_ziggurat():
+    """Coordinates that passed the fast test are the row's j-th raw draw turned into a
+    ziggurat value by Python arithmetic (layer = low byte, sign = bit 8, 52-bit magnitude)."""
+    key0, key1, row_offset, k = 77, 88, 5, 54
+    Z = np.empty((20, k))
+    K.fill_normals(Z, np.uint64(key0), np.uint64(key1), np.int64(row_offset))
+    ki = [int(v) for v in K._KI]
+    checked = 0
+    for i in range(Z.shape[0]):
+        raw = _ref_stream(key0, key1, row_offset + i, k)
+        for j, r in enumerate(raw):
+            idx, sign, rabs = r & 0xFF, (r >> 8) & 1, (r >> 9) & ((1 << 52) - 1)
+            if rabs < ki[idx]:
+                want = float(rabs) * float(K._WI[idx]) * (-1.0 if sign else 1.0)
+                assert Z[i, j] == want
+                checked += 1
+    assert checked > 0.97 * Z.size
+
+
+def test_non_contiguous_arrays_take_the_generic_store():
+    Y = np.zeros((300, 20))
+    V = Y[:, ::2]
+    assert K.noise_into(V, V, 1.0, np.uint64(1), np.uint64(2), np.int64(0)) == 0
+    want = np.zeros((300, 10))
+    K.noise_into_reference(want, want, 1.0, np.uint64(1), np.uint64(2), np.int64(0))
+    np.testing.assert_array_equal(V, want)
+    assert not Y[:, 1::2].any()

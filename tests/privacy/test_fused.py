@@ -178,5 +178,41 @@ def test_streamed_float32_file_equals_in_memory_float32(tmp_path):
     W, _ = privatize(X, epsilon=2.0, m=8, random_state=1)
     got = np.load(tmp_path / "w.npy")
     assert got.dtype == np.float32
-    # same streams; only the GEMM's blocking over rows may differ (last-bit rounding)
-    np.testing.assert_allclose(got, W, rtol=1e-5, atol=1e-5)
+    # same streams and a row-local float32 projection: the same bits
+    np.testing.assert_array_equal(got, W)
+
+
+# ------------------------------------------------------- fused float32 projection
+@pytest.mark.parametrize("n,d,m", [(1003, 300, 54), (777, 768, 58), (5, 7, 3), (300, 40, 70), (257, 30, 128),
+                                   (2, 5, 1)])
+def test_fused_projection_kernel_equals_projection_then_noise(n, d, m):
+    """project_noise_into = project_into followed by noise_into in place, bit for bit
+    (both dtypes, parallel and serial; row counts off the 4-row and 8-row groups, m
+    across several 64-column panels); the projection is a float32 product."""
+    X = _X(n=n, d=d)
+    phi = projection_matrix(m, d, 3)
+    BT = K.padded_projection(phi)
+    assert BT.shape == (d, -(-m // 64) * 64) and not BT[:, m:].any()
+    P = np.empty((n, m), np.float32)
+    K.project_into(P, X, BT)
+    exact = X.astype(np.float64) @ phi.astype(np.float32).astype(np.float64).T
+    bound = d * 2.0**-24 * (np.abs(X).astype(np.float64) @ np.abs(phi.astype(np.float32)).astype(np.float64).T)
+    assert np.all(np.abs(P - exact) <= bound)
+    args = (0.7, np.uint64(3), np.uint64(4), np.int64(11))
+    for dt in (np.float32, np.float64):
+        want = P.astype(dt)
+        assert K.noise_into(want, want, *args) == 0
+        for kernel in (K.project_noise_into, K.project_noise_into_serial):
+            got = np.empty((n, m), dt)
+            assert kernel(got, X, BT, *args) == 0
+            np.testing.assert_array_equal(got, want)
+
+
+def test_float32_release_is_chunking_invariant_bit_for_bit():
+    """Each row's projection and noise depend on that row only: any chunking (and the
+    serial small-chunk kernels) give the same bits."""
+    X = _X(n=9001, d=50)
+    W, _ = privatize(X, epsilon=1.0, m=20, random_state=5)
+    for chunk in (4096, 1000, 7):
+        W2, _ = privatize(X, epsilon=1.0, m=20, random_state=5, chunk_size=chunk)
+        np.testing.assert_array_equal(W2, W)

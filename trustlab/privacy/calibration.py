@@ -268,17 +268,19 @@ def empirical_sensitivity(phi: np.ndarray, X, *, max_points: int = 1000, min_dis
     P = X @ phi.T
     G = X @ X.T
     H = P @ P.T
-    gx = np.diag(G)
-    hx = np.diag(H)
-    den = gx[:, None] + gx[None, :] - 2.0 * G
-    num = hx[:, None] + hx[None, :] - 2.0 * H
-    iu = np.triu_indices(X.shape[0], 1)
-    den = den[iu]
-    num = num[iu]
-    ok = den > min_dist**2
+    # den = ||x_i - x_j||^2 = (g_ii + g_jj) - 2 g_ij, num the same for Φx; formed in place
+    den = np.add.outer(np.diag(G), np.diag(G))
+    den -= np.multiply(G, 2.0, out=G)
+    num = np.add.outer(np.diag(H), np.diag(H))
+    num -= np.multiply(H, 2.0, out=H)
+    # pairs i < j with distinct points, on the full matrices (no gather of the triangle)
+    ok = np.triu(den > min_dist**2, 1)
     if not ok.any():
         return float("nan")
-    return float(np.sqrt(np.max(np.maximum(num[ok], 0.0) / den[ok])))
+    np.maximum(num, 0.0, out=num)
+    ratio = np.full_like(den, -np.inf)
+    np.divide(num, den, out=ratio, where=ok)
+    return float(np.sqrt(ratio.max()))
 
 
 @validate_params({"phi": ["array-like"], "X": ["array-like"], "Y": ["array-like", None]})

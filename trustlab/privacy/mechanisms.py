@@ -119,6 +119,20 @@ class PrivateRelease:
         return 2
 
 
+_BLAS_CONTROLLER = None
+
+
+def _one_blas_thread():
+    """Context manager: BLAS limited to one thread (threadpoolctl; the controller, which
+    scans the loaded libraries, is built once)."""
+    global _BLAS_CONTROLLER
+    if _BLAS_CONTROLLER is None:
+        from threadpoolctl import ThreadpoolController
+
+        _BLAS_CONTROLLER = ThreadpoolController()
+    return _BLAS_CONTROLLER.limit(limits=1, user_api="blas")
+
+
 def _version() -> str:
     from trustlab import __version__
 
@@ -185,7 +199,7 @@ class Mechanism:
             self.phi = None
             self.noise_scale = 1.0 / epsilon
         self._phi_gpu = None
-        self._phi32 = None
+        self._bt32 = None
 
     def __repr__(self) -> str:  # never shows the key
         return (f"Mechanism({self.name!r}, d={self.d}, m={self.m}, epsilon={self.epsilon}, "
@@ -202,9 +216,11 @@ class Mechanism:
 
         Returns an (n, out_dim) array of ``dtype`` (default: float32 for float32 input,
         else float64), written into ``out`` when given (C-contiguous float32/float64;
-        its dtype wins). The fused CPU path makes one GEMM straight into the output and
-        one in-place pass that draws the noise, adds it in float64, rounds once to the
-        output dtype and counts non-finite results; a non-finite release raises
+        its dtype wins). The CPU path writes the projection straight into the output
+        (float32 input: a fused kernel that projects each block of rows in float32 and
+        noises it while it is in cache; float64 input: one float64 GEMM) and one
+        in-place pass draws the noise, adds it in float64, rounds once to the output
+        dtype and counts non-finite results; a non-finite release raises
         ``ValueError`` (NaN/inf in ``X``, or an overflow), so ``X`` itself is never
         scanned on the way in.
         """
@@ -223,25 +239,27 @@ class Mechanism:
             )
             bad = int(out.size - np.count_nonzero(np.isfinite(out)))
         else:
-            from trustlab.kernels.privacy_cpu import noise_into, noise_into_serial
+            from trustlab.kernels import privacy_cpu as K
 
-            if self.phi is None:
-                P = X  # M1: noise in the input space
-            elif X.dtype == np.float32:
-                # float32 GEMM for float32 input: rounding of Φx (~6e-8 relative) is far
-                # below the noise.
-                if self._phi32 is None:
-                    self._phi32 = np.ascontiguousarray(self.phi.T, dtype=np.float32)
-                if out.dtype == np.float32:
-                    P = np.matmul(X, self._phi32, out=out)  # GEMM straight into the output
-                else:
-                    P = X @ self._phi32
-            elif out.dtype == np.float64:
-                P = np.matmul(X, self.phi.T, out=out)
+            parallel = n >= _PARALLEL_ROWS
+            if self.phi is not None and X.dtype == np.float32:
+                # float32 input: one fused pass per block of rows, the float32 projection
+                # (FMA accumulation; its rounding, ~d 2^-24 relative, is far below the
+                # noise) straight into the output, then the noise while the rows are in cache
+                if self._bt32 is None:
+                    self._bt32 = K.padded_projection(self.phi)
+                kernel = K.project_noise_into if parallel else K.project_noise_into_serial
+                bad = kernel(out, np.ascontiguousarray(X), self._bt32, self.noise_scale,
+                             self._key0, self._key1, np.int64(row_offset))
             else:
-                P = X @ self.phi.T
-            kernel = noise_into if n >= _PARALLEL_ROWS else noise_into_serial
-            bad = kernel(out, P, self.noise_scale, self._key0, self._key1, np.int64(row_offset))
+                if self.phi is None:
+                    P = X  # M1: noise in the input space
+                elif out.dtype == np.float64:
+                    P = np.matmul(X, self.phi.T, out=out)
+                else:
+                    P = X @ self.phi.T
+                kernel = K.noise_into if parallel else K.noise_into_serial
+                bad = kernel(out, P, self.noise_scale, self._key0, self._key1, np.int64(row_offset))
         if bad:
             _raise_nonfinite(X, out, row_offset, self.noise_scale)
         return out
@@ -249,11 +267,14 @@ class Mechanism:
     def record(self, n: int, sample: np.ndarray | None, vocab_swap: bool = False) -> ReleaseRecord:
         emp = spec = None
         if self.phi is not None:
-            spec = float(np.sqrt(np.linalg.eigvalsh(self.phi @ self.phi.T)[-1]))  # = ||Φ||₂
-            if sample is not None and sample.shape[0] >= 2:
-                emp = empirical_sensitivity(self.phi, sample, max_points=256)
-                if not math.isfinite(emp):  # every sampled pair coincides (or overflowed): no estimate
-                    emp = None
+            # a few sub-millisecond products (<= 256 x 256): on one BLAS thread, since waking
+            # OpenBLAS's workers for each costs more than the product (up to ~5 ms each on a busy 2-core box)
+            with _one_blas_thread():
+                spec = float(np.sqrt(np.linalg.eigvalsh(self.phi @ self.phi.T)[-1]))  # = ||Φ||₂
+                if sample is not None and sample.shape[0] >= 2:
+                    emp = empirical_sensitivity(self.phi, sample, max_points=256)
+            if emp is not None and not math.isfinite(emp):  # every sampled pair coincides (or overflowed)
+                emp = None
         return ReleaseRecord(
             mechanism=self.name,
             epsilon=self.epsilon,
@@ -474,9 +495,10 @@ def privatize(
     Notes
     -----
     **Precision.** float32 input with a float32 release runs float32 end to end where
-    it is only rounding: the GEMM Φx is computed in float32 straight into the output
-    buffer (relative error ~d·2⁻²⁴, orders of magnitude below the noise), then one
-    in-place pass adds the noise. What stays float64, and why: the secret key
+    it is only rounding: Φx is computed in float32 (fused multiply-adds in input order,
+    row by row, so the same bits whatever the chunking; relative error ~d·2⁻²⁴, orders
+    of magnitude below the noise) straight into the output buffer, and the noise is
+    added to each block of rows while it is in cache. What stays float64, and why: the secret key
     expansion and the uniform/normal variates (52-53-bit ziggurat magnitudes), the
     Gamma(m, (1+β)/ε) radius, the normalisation ‖z‖ of the direction, and the sum
     ``Φx + κ`` itself, which is formed in float64 and rounded *once* to float32. So the
@@ -486,10 +508,11 @@ def privatize(
     is post-processing. As for any floating-point implementation of a continuous
     mechanism (Mironov, CCS 2012), the guarantee is that of the real-valued mechanism.
 
-    **Speed on few cores.** After a multi-threaded GEMM, OpenBLAS keeps its idle
-    worker threads spinning for ~0.1 s, and the noise pass that follows shares the
-    cores with them (100k x 300 on 2 cores: ~117 ms instead of ~85 ms, against a
-    ~57 ms bare GEMM; bench/results/perf.md). Setting ``OPENBLAS_THREAD_TIMEOUT=4`` in the
+    **Speed on few cores.** After a multi-threaded BLAS call (yours, before
+    ``privatize``, or the float64 path's GEMM), OpenBLAS keeps its idle worker threads
+    spinning for ~0.1 s, and the release that follows shares the cores with them (100k x
+    300 float32 on a busy 2-core box: ~85 ms instead of ~60 ms, against a ~55 ms bare
+    GEMM; bench/results/perf.md). Setting ``OPENBLAS_THREAD_TIMEOUT=4`` in the
     environment *before NumPy is imported* makes them sleep at once; the ``trustlab``
     console command does this itself.
 
