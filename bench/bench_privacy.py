@@ -78,7 +78,11 @@ def test_privemb_bare_gemm(benchmark, data):
 
 
 def same_run_ratios(d: int, rounds: int = 7) -> dict:
-    """GEMM floor, trustlab and peer interleaved round by round; best of ``rounds``."""
+    """GEMM floor, trustlab and peer interleaved round by round; best of ``rounds``.
+
+    Every timed call starts after a 0.25 s pause: after a multi-threaded OpenBLAS call
+    its idle threads spin for ~0.1 s (unless ``OPENBLAS_THREAD_TIMEOUT`` is small), and
+    without the pause whichever case follows the GEMM floor would pay for that spinning."""
     import os
     import time
 
@@ -99,6 +103,7 @@ def same_run_ratios(d: int, rounds: int = 7) -> dict:
     for _ in range(rounds):
         loads.append(os.getloadavg()[0])
         for k, f in cases.items():
+            time.sleep(0.25)
             t = time.perf_counter()
             f()
             best[k] = min(best[k], time.perf_counter() - t)

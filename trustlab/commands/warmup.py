@@ -44,12 +44,17 @@ def warm_caches(verbose: bool = False) -> dict[str, float]:
 
     def _privacy():
         from trustlab.privacy import privatize
+        from trustlab.privacy.mechanisms import _PARALLEL_ROWS
 
         for dt in (np.float32, np.float64):
             X = np.random.default_rng(0).standard_normal((8, 40)).astype(dt)
             privatize(X, epsilon=1.0, m=4)
             privatize(X, epsilon=1.0, m=4, dtype=np.float64)
             privatize(X, epsilon=1.0, mechanism="m1")
+        # the parallel fused float32 projection + noise (chunks of >= _PARALLEL_ROWS rows)
+        X = np.zeros((_PARALLEL_ROWS, 8), np.float32)
+        privatize(X, epsilon=1.0, m=4)
+        privatize(X, epsilon=1.0, m=4, dtype=np.float64)
         from trustlab.kernels.privacy_cpu import noise_into
 
         for dt in (np.float32, np.float64):
