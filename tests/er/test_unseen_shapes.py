@@ -12,7 +12,8 @@ import pytest
 import trustlab.er.comparisons as C
 from trustlab.er import resolve
 from trustlab.er.comparisons import DegenerateModelWarning, FSModel
-from trustlab.er.records import validate_records
+from trustlab.er.fields import infer_fields_report
+from trustlab.er.records import Field, validate_records
 from trustlab.er.scoring import compare
 from trustlab.er.synthetic import generate_people
 
@@ -155,6 +156,70 @@ def test_no_duplicates_with_key_rules_few_false_merges():
         r = resolve(df, method="connected_components")
     assert any(x.startswith("key:") for x in r.blocking.rules)
     assert r.n_entities > 0.5 * len(df), r.n_entities
+
+
+def _products(n, seed):
+    """Products: brand, model number (with or without its hyphen), 2-4 words of the
+    category (shuffled in duplicates), colour; brand, category and a price (a few per cent
+    off in duplicates) as columns."""
+    rng = np.random.default_rng(seed)
+    brands = ["Sonara", "Kelvix", "Auralis", "Zentro", "Bravik", "Orlen"]
+    words = {"laptop": ["Laptop", "15.6 inch", "16GB RAM", "512GB SSD", "Notebook"],
+             "phone": ["Smartphone", "128GB", "Unlocked", "5G", "Dual SIM"],
+             "camera": ["Mirrorless", "Camera", "24MP", "4K Video", "Body Only"],
+             "monitor": ["Monitor", "27 inch", "IPS", "144Hz", "QHD"]}
+    colors = ["Black", "Silver", "White", "Blue"]
+    n_ent = int(n * 0.6)
+    ent = np.r_[np.arange(n_ent), rng.integers(0, n_ent, n - n_ent)]
+    E = []
+    for _ in range(n_ent):
+        c = list(words)[rng.integers(len(words))]
+        E.append({"b": brands[rng.integers(len(brands))], "c": c, "col": colors[rng.integers(4)],
+                  "m": f"{''.join(rng.choice(list('ABCDEFGHJKLMN'), 2))}-{rng.integers(100, 9999)}",
+                  "w": list(rng.choice(words[c], rng.integers(2, 5), replace=False)),
+                  "p": float(np.round(np.exp(rng.normal(5.5, 0.8)), 2))})
+    rows, seen = [], np.zeros(n_ent, bool)
+    for e in ent:
+        x, dup = E[e], seen[e]
+        seen[e] = True
+        w, model, price = list(x["w"]), x["m"], x["p"]
+        if dup:
+            rng.shuffle(w)
+            model = model.replace("-", "") if rng.random() < 0.5 else model
+            price = round(price * float(rng.uniform(0.95, 1.05)), 2)
+        rows.append({"title": " ".join([x["b"], model, *w, x["col"]]), "brand": x["b"], "price": f"{price:.2f}",
+                     "category": x["c"], "truth": e})
+    return pd.DataFrame(rows)
+
+
+def test_model_numbers_make_a_tokens_field():
+    """Product titles share most words within a category; the model number tells them
+    apart. Such titles are compared by token overlap weighted by rarity (F1 was 0.005)."""
+    df = _products(1600, 5)
+    truth = df.pop("truth").to_numpy()
+    rep = infer_fields_report(df)
+    kinds = {f.column: f.kind for f in rep.fields}
+    assert kinds["title"] == "tokens"
+    assert "model numbers" in next(c.reason for c in rep.choices if c.column == "title")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DegenerateModelWarning)
+        r = resolve(df, truth=truth)
+    assert r.metrics["f1"] > 0.8, r.metrics
+    # book titles, names and addresses stay what they were
+    people = generate_people(100, random_state=0)
+    assert "tokens" not in {f.kind for f in infer_fields_report(people).fields}
+
+
+def test_idf_jaccard_weighs_rare_tokens():
+    df = pd.DataFrame({"t": ["Sonara AB-1234 Wireless Black", "sonara ab1234 black wireless",
+                             "Sonara CD-5678 Wireless Black"] + [f"Sonara X{i} Wireless Black" for i in range(30)]})
+    fm = compare(df, np.array([[0, 1], [0, 2]]), [Field("t", "tokens")], only={"t": {"jaccard", "idf_jaccard"}})
+    idf = fm.X[:, fm.names.index("t:idf_jaccard")]
+    assert idf[0] == pytest.approx(1.0) and idf[1] < 0.2
+    jac = fm.X[:, fm.names.index("t:jaccard")]
+    assert jac[1] > idf[1]  # plain Jaccard counts the common words as much
+    # not computed unless asked for (supervised feature sets are unchanged)
+    assert "t:idf_jaccard" not in compare(df, np.array([[0, 1]]), [Field("t", "tokens")]).names
 
 
 def test_placeholder_strings_are_missing():

@@ -47,7 +47,7 @@ COMPARISON_LEVELS: dict[str, tuple[str, str, float | None, float | None, bool]] 
     "name": ("jaro_winkler", "jaro_winkler", 0.92, 0.80, True),
     "string": ("indel", "token_set", 0.90, 0.70, False),
     "address": ("indel", "token_set", 0.90, 0.70, False),
-    "tokens": ("jaccard", "jaccard", 0.60, 0.30, False),
+    "tokens": ("jaccard", "idf_jaccard", 0.60, 0.30, False),
     "phone": ("exact", "levenshtein", 0.85, 0.70, False),
     "email": ("exact", "jaro_winkler", 0.95, 0.85, False),
     "postcode": ("exact", "levenshtein", 0.75, 0.50, True),
