@@ -312,23 +312,35 @@ class FSModel:
         self.forcing_ = self.forcing_[:MAX_KEY_RULES]
         return self
 
-    def key_states(self, df: pd.DataFrame, pairs: np.ndarray) -> np.ndarray:
+    def key_codes(self, df: pd.DataFrame) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Per key rule (:meth:`set_forcing`): each record's key code and whether it has
+        the key (every part non-empty after blocking's normalisation)."""
+        from trustlab.er.blocking import _norm
+
+        norm: dict[str, pd.Series] = {}
+        out = []
+        for keys in self.forcing_:
+            vals, valid = None, np.ones(len(df), bool)
+            for k in keys:
+                if k not in norm:
+                    norm[k] = _norm(df[k]).str.replace(" ", "", regex=False)
+                v = norm[k]
+                valid &= (v != "").to_numpy()
+                vals = v if vals is None else vals + "|" + v
+            out.append((pd.factorize(vals)[0].astype(np.int64), valid))
+        return out
+
+    def key_states(self, df: pd.DataFrame, pairs: np.ndarray, codes: list | None = None) -> np.ndarray:
         """Per pair, a code of each key rule's state (:meth:`set_forcing`): bit ``r`` set
         when both records have the same non-empty key of rule ``r`` (blocking's
-        normalisation), bit ``R + r`` when either record lacks it; neither: the keys differ."""
+        normalisation), bit ``R + r`` when either record lacks it; neither: the keys differ.
+        ``codes``: :meth:`key_codes` of ``df`` (computed when None)."""
         h = np.zeros(len(pairs), np.int64)
         if not self.forcing_ or not len(pairs):
             return h
-        from trustlab.er.blocking import _norm
-
+        codes = self.key_codes(df) if codes is None else codes
         R = len(self.forcing_)
-        for r, keys in enumerate(self.forcing_):
-            vals, valid = None, np.ones(len(df), bool)
-            for k in keys:
-                v = _norm(df[k]).str.replace(" ", "", regex=False)
-                valid &= (v != "").to_numpy()
-                vals = v if vals is None else vals + "|" + v
-            code = pd.factorize(vals)[0].astype(np.int64)
+        for r, (code, valid) in enumerate(codes):
             a, b = code[pairs[:, 0]], code[pairs[:, 1]]
             ok = valid[pairs[:, 0]] & valid[pairs[:, 1]]
             h |= (ok & (a == b)).astype(np.int64) << r
@@ -393,7 +405,8 @@ class FSModel:
         n_all = n * (n - 1) / 2.0
         frac = min(1.0, npairs / max(1.0, n_all))
         # key states: fields of the key rules a pair agrees on carry no evidence (level -1)
-        h = self.key_states(df, pairs)
+        kc = self.key_codes(df) if self.forcing_ else []
+        h = self.key_states(df, pairs, kc)
         hv, hk = np.unique(h, return_inverse=True)
         hk = hk.ravel()
         nh = len(hv)
@@ -425,7 +438,7 @@ class FSModel:
         # it, m = the share of clear duplicates (the seed) that do, both among pairs where
         # both records have the key; without clear duplicates (m = 0) a key that
         # look-alikes share (a first name) cannot make its pairs matches on its own
-        hr = self.key_states(df, random_pairs) if len(random_pairs) else np.zeros(0, np.int64)
+        hr = self.key_states(df, random_pairs, kc) if len(random_pairs) else np.zeros(0, np.int64)
         upper = np.full(2 * R, np.inf)
         for r in range(R):
             pres_r = ((hr >> (R + r)) & 1) == 0

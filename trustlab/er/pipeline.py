@@ -313,13 +313,16 @@ def _complete(data: _Records, sc: _Scored, cfg: _ScoringConfig, stats: BlockingS
     if not len(extra):
         return
     fx = compare(data.df, extra, data.fields.fields, only=sc.only)
-    px = sc.predict(data.df, extra, fx)
+    if sc.fw is not None:  # Fellegi-Sunter: the probabilities come from the field weights
+        fwx = sc.model.field_weights(data.df, extra, fx)
+        px = sc.model.proba_from_field_weights(fwx)
+        sc.fw = np.vstack([sc.fw, fwx])
+    else:
+        px = sc.predict(data.df, extra, fx)
     sc.pairs = np.concatenate([sc.pairs, extra])
     sc.prob = np.concatenate([sc.prob, px])
     sc.w = np.concatenate([sc.w, to_weights(px, cfg.weights)])
     sc.fm.X = np.vstack([sc.fm.X, fx.X])
-    if sc.fw is not None:
-        sc.fw = np.vstack([sc.fw, sc.model.field_weights(data.df, extra, fx)])
     stats.n_completed_pairs = int(len(extra))
 
 
