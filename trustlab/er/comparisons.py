@@ -459,11 +459,11 @@ class FSModel:
                 ]
             ).astype(np.float64)
             lam = float(np.clip(self.n_seed_pairs_ / max(1.0, cnt.sum()), 1e-6, 0.5))
-            beta = _key_logit(Hb, n_h, s_h, lam, upper=upper) if nh > 1 else None
+            beta = _key_logit(Hb, n_h, s_h, lam, upper=upper) if R else None
         else:
             m = np.tile(np.array([0.7, 0.2, 0.07, 0.03]), (d, 1))
             lam = 1e-3
-            beta = np.r_[math.log(lam / (1 - lam)), np.zeros(Hb.shape[1] - 1)] if nh > 1 else None
+            beta = np.r_[math.log(lam / (1 - lam)), np.zeros(Hb.shape[1] - 1)] if R else None
         m /= m.sum(1, keepdims=True)
         nu = Gu.shape[0]
         # how much the candidates look like random pairs: all pairs -> u stays the
