@@ -117,7 +117,7 @@ def _distinct_rows_inverse(G: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _key_logit(Hb: np.ndarray, n_h: np.ndarray, s_h: np.ndarray, lam: float,
                beta: np.ndarray | None = None, ridge: float = KEY_PRIOR_RIDGE,
-               upper: np.ndarray | None = None) -> np.ndarray:
+               upper: np.ndarray | None = None, max_iter: int = 50) -> np.ndarray:
     """Logistic regression of the match share ``s_h / n_h`` of each combination of key
     rules on indicators of the rules (``Hb``: intercept first), weighted by ``n_h``, with
     a ridge penalty on the rule coefficients (projected Newton steps); the log prior odds
@@ -136,19 +136,21 @@ def _key_logit(Hb: np.ndarray, n_h: np.ndarray, s_h: np.ndarray, lam: float,
         return float(s_h @ z - n_h @ np.logaddexp(0, z) - 0.5 * pen @ (b * b))
 
     f = objective(beta)
-    for _ in range(50):
+    for _ in range(max_iter):
         p = 1.0 / (1.0 + np.exp(-np.clip(Hb @ beta, -30, 30)))
         g = Hb.T @ (s_h - n_h * p) - pen * beta
         Hs = (Hb * (n_h * p * (1 - p) + 1e-9)[:, None]).T @ Hb + np.diag(pen)
         step = np.linalg.solve(Hs, g)
         t = 1.0
-        while t > 1e-6:  # backtracking: Newton overshoots when a combination is all matches
+        while t > 1e-4:  # backtracking: Newton overshoots when a combination is all matches
             fn = objective(np.minimum(beta + t * step, hi))
             if fn >= f - 1e-12:
                 break
             t *= 0.5
+        else:
+            break  # no improving step: at the (capped) optimum
         beta, f_old, f = np.minimum(beta + t * step, hi), f, fn
-        if abs(f - f_old) < 1e-10 * max(1.0, abs(f)):
+        if abs(f - f_old) < 1e-9 * max(1.0, abs(f)):
             break
     return beta
 
@@ -483,8 +485,9 @@ class FSModel:
             if npairs:
                 lam = float(np.clip((post * cnt).sum() / npairs, 1e-9, 1 - 1e-9))
                 if beta is not None:
+                    # a few Newton steps from the last coefficients (an ECM step)
                     beta = _key_logit(Hb, n_h, np.bincount(gk, weights=post * cnt, minlength=nh), lam, beta,
-                                      upper=upper)
+                                      upper=upper, max_iter=5)
             for c in range(d):
                 mc = (post * cnt) @ onehot[c] + 1e-3
                 m[c] = mc / mc.sum()
