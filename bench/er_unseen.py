@@ -17,7 +17,11 @@ default blocking, Fellegi-Sunter EM, xER). recordlinkage gets what a user who re
 docs would write for the columns: a blocking index, Jaro-Winkler (0.85) / exact
 comparisons, the ECM classifier, matches joined by connected components.
 
-    .venv/bin/python bench/er_unseen.py [--n 2000] [--files products,companies,...] [--md PATH]
+    .venv/bin/python bench/er_unseen.py [--n 2000] [--seed S] [--files products,companies,...] [--md PATH]
+
+Further files for held-out checks (other seeds and corruption levels): ``people:SHAPE:TYPO:MISSING``
+(:func:`trustlab.er.synthetic.generate_people`, e.g. ``people:full:0.4:0.2``; recordlinkage
+only for the ``split`` shape) and ``citations:TYPO:MISSING`` (``generate_citations``).
 
 Prints one JSON line per file and, with ``--md``, writes a Markdown table.
 """
@@ -233,11 +237,24 @@ def load(name, n, seed):
 
         df = generate_people(n, dup_rate=0.0, random_state=seed)
         return df.drop(columns="cluster"), df["cluster"].to_numpy()
+    if name.startswith("people:"):  # people:SHAPE:TYPO:MISSING (trustlab.er.synthetic)
+        from trustlab.er.synthetic import generate_people
+
+        _, shape, typo, miss = name.split(":")
+        df = generate_people(n, shape=shape, typo_rate=float(typo), missing_rate=float(miss), random_state=seed)
+        return df.drop(columns="cluster"), df["cluster"].to_numpy()
+    if name.startswith("citations:"):  # citations:TYPO:MISSING
+        from trustlab.er.synthetic import generate_citations
+
+        _, typo, miss = name.split(":")
+        df = generate_citations(n, typo_rate=float(typo), missing_rate=float(miss), random_state=seed)
+        return df.drop(columns="cluster"), df["cluster"].to_numpy()
     raise ValueError(name)
 
 
 def _rl_setup(name):
     """recordlinkage: (blocking keys, string columns, exact columns) per family."""
+    name = name.split(":")[0]
     return {
         "products": ([["brand"], ["category", "p3"]], ["title", "brand"], ["category"]),
         "companies": ([["zip"], ["city", "n3"]], ["company_name", "street_address", "phone"], ["city", "zip"]),
@@ -245,6 +262,9 @@ def _rl_setup(name):
         "restaurant": ([["city"], ["n3"]], ["name", "address", "cuisine"], ["city"]),
         "people_nodup": ([["first_name", "surname"], ["surname", "dob"], ["email"]],
                          ["first_name", "surname", "city", "email"], ["dob"]),
+        "people": ([["first_name", "surname"], ["surname", "dob"], ["email"]],
+                   ["first_name", "surname", "city", "email"], ["dob"]),
+        "citations": ([["year", "t4"], ["a4"]], ["title", "authors", "venue"], ["year"]),
     }[name]
 
 
@@ -257,13 +277,15 @@ def run_recordlinkage(df, name):
     for c in d.columns:
         if d[c].dtype == object:
             d[c] = d[c].astype("string").str.strip().str.lower()
-    first = {"products": "title", "companies": "company_name", "books": "book_title", "restaurant": "name"}.get(name)
+    first = {"products": "title", "companies": "company_name", "books": "book_title", "restaurant": "name",
+             "citations": "title"}.get(name.split(":")[0])
     if first:
         d["p3"] = d[first].str[:3]
         d["n3"] = d[first].str[:3]
         d["t4"] = d[first].str[:4]
-    if "author" in d:
-        d["a4"] = d["author"].str.replace(r"[^a-z]", "", regex=True).str[:4]
+    for a in ("author", "authors"):
+        if a in d:
+            d["a4"] = d[a].str.replace(r"[^a-z]", "", regex=True).str[:4]
     d = d.set_index(d.columns[0])
     keys, strings, exact = _rl_setup(name)
     idx = rl.Index()

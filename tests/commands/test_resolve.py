@@ -184,3 +184,21 @@ def test_one_and_two_rows(tmp_path, capsys):
     with pytest.warns(UserWarning, match="too few to fit"):
         assert main(["resolve", str(two), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["n_entities"] == 2
+
+
+def test_saved_index_and_placeholders(tmp_path, capsys):
+    """A CSV saved with its row index (blank first header cell), a padded ' id ' header and
+    'N/A' / '-' cells: the index column is not compared, ' id ' is the id, the fields are
+    the real ones."""
+    from trustlab.er.synthetic import generate_people
+
+    df = generate_people(120, random_state=8).drop(columns=["cluster"]).rename(columns={"id": " id "})
+    df.loc[df.index % 5 == 0, "city"] = "N/A"
+    df.loc[df.index % 7 == 0, "email"] = "-"
+    p = tmp_path / "people.csv"
+    df.to_csv(p)  # index=True: the header starts with a blank cell
+    assert main(["resolve", str(p), "--json"]) == 0
+    res = json.loads(capsys.readouterr().out)
+    roles = {c["column"]: c["role"] for c in res["field_choices"]}
+    assert roles["Unnamed: 0"] == "unnamed" and roles[" id "] == "id"
+    assert {c for c, r in roles.items() if r == "field"} == {"first_name", "surname", "dob", "city", "email"}

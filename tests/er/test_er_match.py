@@ -304,13 +304,3 @@ def test_no_duplicates_warns(shape):
     df = generate_people(1000, dup_rate=0.0, shape=shape, random_state=5)
     with pytest.warns(DegenerateModelWarning, match="may hold no duplicates"):
         resolve(df.drop(columns=["cluster"]), method="connected_components")
-
-
-def test_lookalike_match_class_warns():
-    """Unsupervised restaurant records: EM's match class drifted to 'same street, same
-    city' (F1 0.06) silently; the class agrees on no identifying field, which is now said."""
-    from trustlab.datasets import load_er_dataset
-
-    ds = load_er_dataset("restaurant")
-    with pytest.warns(DegenerateModelWarning, match="do not agree on any identifying field"):
-        resolve(ds.records.drop(columns=[ds.truth_col]), method="connected_components")

@@ -5,6 +5,8 @@ Rules (strings, combined by union):
 * ``"key:COL"`` / ``"key:COL:P"`` — records sharing the (first ``P`` characters of the)
   normalised value of ``COL`` (several columns: ``"key:A+B"``);
 * ``"token:COL"`` — records sharing any word token of ``COL`` (token blocking);
+  ``"token:COL:alnum"`` also splits letters from digits (``AB1234`` shares ``1234`` with
+  ``AB-1234``), as the adaptive rules do for ``tokens`` fields (model numbers);
 * ``"qgram:COL:Q"`` — records sharing any character ``Q``-gram of ``COL``;
 * ``"sorted:COL:W"`` — sorted neighbourhood: sort by ``COL`` and pair each record with
   the next ``W-1`` records;
@@ -88,6 +90,12 @@ def _key_membership(df: pd.DataFrame, spec: str):
     if kind in ("token", "qgram"):
         v = _norm(df[cols[0]]) if len(cols) == 1 else _norm(df[cols].fillna("").astype(str).agg(" ".join, axis=1))
         if kind == "token":
+            if len(parts) > 2 and parts[2] != "alnum":
+                raise ValueError(f"blocking rule {spec!r}: a token rule's option is 'alnum' (e.g. 'token:title:alnum')")
+            if len(parts) > 2:
+                # letters and digits are separate tokens (model numbers AB-1234 and AB1234
+                # share 1234); ordinals (57th, 3rd) stay whole
+                v = v.str.replace(r"(?<=[a-z])(?=[0-9])|(?<=[0-9])(?=[a-z])(?!(?:st|nd|rd|th)\b)", " ", regex=True)
             toks = v.str.split()
         else:
             q = int(parts[2]) if len(parts) > 2 else 3
@@ -307,9 +315,10 @@ def adaptive_blocking_rules(
     rules += [f"key:{c}" for _, c in selective]
     for f in fields:
         if f.kind in ("name", "string", "address", "tokens"):
-            p, purged = _key_sizes(df, f"token:{f.column}")
+            spec = f"token:{f.column}" + (":alnum" if f.kind == "tokens" else "")
+            p, purged = _key_sizes(df, spec)
             if p <= budget:
-                rules.append(f"token:{f.column}")
+                rules.append(spec)
     for a in range(len(coarse)):
         for b in coarse[a + 1:]:
             spec = f"key:{coarse[a]}+{b}"

@@ -5,11 +5,21 @@ Every field is compared at four levels — **exact**, **close**, **far**, **else
 thresholds depend on the field kind (:data:`COMPARISON_LEVELS`). :class:`FSModel`
 fits the Fellegi–Sunter m/u probabilities and the match share λ:
 
-* u-probabilities from randomly sampled record pairs (almost all non-matches), kept
-  fixed, as Splink's ``estimate_u_using_random_sampling``;
+* u-probabilities from randomly sampled record pairs (Splink's
+  ``estimate_u_using_random_sampling``), re-estimated in EM on the candidate non-matches
+  and shrunk towards the random-pair estimate by how random the candidates are;
 * EM initialised from a deterministic rule: candidate pairs whose exact agreements
   are jointly so rare that fewer than one random pair in the whole table is expected
   to show them (``sum of -log u_exact >= log(n(n-1)/2)``) start as matches;
+* blocking-aware: among the candidates a ``key:`` blocking rule proposes, its fields
+  agree by construction, so for those pairs they are left out of the likelihood; which
+  key rules a pair agrees on (or lacks a key of) enters its prior log-odds through a
+  logistic model fitted in the M step (Splink estimates m per blocking rule without the
+  rule's fields for the same reason). Without the correction a rule such as
+  ``key:publisher+year`` made agreeing on publisher or year count against a match;
+* with every pair a candidate, level patterns that non-matches show together more often
+  than independent fields would (neighbours share a street *and* a city), measured on
+  the random pairs, are discounted in EM, so its match class stays with the duplicates;
 * term-frequency adjustment at the exact level of name-like and categorical fields
   (Splink's TF adjustment): agreeing on a rare value weighs ``log(m / tf(value))``
   instead of ``log(m / u)``.
@@ -37,7 +47,7 @@ COMPARISON_LEVELS: dict[str, tuple[str, str, float | None, float | None, bool]] 
     "name": ("jaro_winkler", "jaro_winkler", 0.92, 0.80, True),
     "string": ("indel", "token_set", 0.90, 0.70, False),
     "address": ("indel", "token_set", 0.90, 0.70, False),
-    "tokens": ("jaccard", "jaccard", 0.60, 0.30, False),
+    "tokens": ("jaccard", "idf_jaccard", 0.60, 0.30, False),
     "phone": ("exact", "levenshtein", 0.85, 0.70, False),
     "email": ("exact", "jaro_winkler", 0.95, 0.85, False),
     "postcode": ("exact", "levenshtein", 0.75, 0.50, True),
@@ -63,6 +73,12 @@ _PRIOR_LAMBDA = 1.0 / (1.0 + math.e)
 IDENTIFYING_U = 0.1
 #: share of EM's matches that should agree (exactly or closely) on some identifying field
 PLAUSIBLE_AGREEMENT = 0.5
+#: pseudo-pairs that shrink the observed / expected count of a level pattern among random pairs
+DEPENDENCE_PSEUDO = 10.0
+#: ridge penalty on the log-odds each key rule adds to the prior of the pairs it proposes
+KEY_PRIOR_RIDGE = 0.01
+#: at most this many key rules enter the prior (two bits each in an int64 code)
+MAX_KEY_RULES = 31
 
 
 class DegenerateModelWarning(UserWarning):
@@ -82,18 +98,69 @@ def tf_keys(df: pd.DataFrame, f: Field) -> np.ndarray:
     return v.fillna("").to_numpy(dtype=object)
 
 
-def _distinct_rows(G: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct rows of a level matrix (values -1..3) and their counts."""
+def _distinct_rows_inverse(G: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct rows of a small-integer matrix (values -1..3, or any non-negative ints
+    in extra columns) and each row's index among them."""
     if len(G) == 0:
         return G, np.zeros(0, np.int64)
-    d = G.shape[1]
-    if d <= 27:  # 5**27 < 2**63: one int64 code per row
+    G64 = G.astype(np.int64) + 1
+    base = max(5, int(G64.max()) + 1)
+    if G.shape[1] * math.log(base) < 62 * math.log(2):  # one int64 code per row
         code = np.zeros(len(G), np.int64)
-        for c in range(d):
-            code = code * 5 + (G[:, c].astype(np.int64) + 1)
-        _, first, cnt = np.unique(code, return_index=True, return_counts=True)
-        return G[first], cnt
-    return np.unique(G, axis=0, return_counts=True)
+        for c in range(G.shape[1]):
+            code = code * base + G64[:, c]
+        _, first, inv = np.unique(code, return_index=True, return_inverse=True)
+        return G[first], inv.ravel()
+    U, inv = np.unique(G, axis=0, return_inverse=True)
+    return U, inv.ravel()
+
+
+def _key_logit(Hb: np.ndarray, n_h: np.ndarray, s_h: np.ndarray, lam: float,
+               beta: np.ndarray | None = None, ridge: float = KEY_PRIOR_RIDGE,
+               upper: np.ndarray | None = None, max_iter: int = 50) -> np.ndarray:
+    """Logistic regression of the match share ``s_h / n_h`` of each combination of key
+    rules on indicators of the rules (``Hb``: intercept first), weighted by ``n_h``, with
+    a ridge penalty on the rule coefficients (projected Newton steps); the log prior odds
+    of a combination add up over the rules that propose it. ``upper`` caps the rule
+    coefficients (see :meth:`FSModel.fit`)."""
+    k = Hb.shape[1]
+    if beta is None:
+        beta = np.r_[math.log(max(lam, 1e-9) / max(1 - lam, 1e-9)), np.zeros(k - 1)]
+    hi = np.r_[np.inf, upper if upper is not None else np.full(k - 1, np.inf)]
+    beta = np.minimum(beta.copy(), hi)
+    pen = np.full(k, ridge)
+    pen[0] = 1e-9
+
+    def objective(b):
+        z = Hb @ b
+        return float(s_h @ z - n_h @ np.logaddexp(0, z) - 0.5 * pen @ (b * b))
+
+    f = objective(beta)
+    for _ in range(max_iter):
+        p = 1.0 / (1.0 + np.exp(-np.clip(Hb @ beta, -30, 30)))
+        g = Hb.T @ (s_h - n_h * p) - pen * beta
+        Hs = (Hb * (n_h * p * (1 - p) + 1e-9)[:, None]).T @ Hb + np.diag(pen)
+        step = np.linalg.solve(Hs, g)
+        t = 1.0
+        while t > 1e-4:  # backtracking: Newton overshoots when a combination is all matches
+            fn = objective(np.minimum(beta + t * step, hi))
+            if fn >= f - 1e-12:
+                break
+            t *= 0.5
+        else:
+            break  # no improving step: at the (capped) optimum
+        beta, f_old, f = np.minimum(beta + t * step, hi), f, fn
+        if abs(f - f_old) < 1e-9 * max(1.0, abs(f)):
+            break
+    return beta
+
+
+def _mask_code(M: np.ndarray) -> np.ndarray:
+    """One integer per row of a boolean matrix (which fields are missing)."""
+    code = np.zeros(len(M), np.int64)
+    for c in range(M.shape[1]):
+        code = (code * 2 + M[:, c]) % (2**61 - 1)
+    return code
 
 
 def _feature_index(names: Sequence[str], column: str, feat: str) -> int:
@@ -125,6 +192,14 @@ class FSModel:
         Relative frequency of values (those seen at least twice) of TF fields.
     tf_default_ : dict column -> float
         Frequency used for values not in the table (1 / number of records).
+    forcing_ : list of list of str
+        The fields of each ``key:`` blocking rule (:meth:`set_forcing`).
+    key_coef_ : list of float
+        The key prior: intercept, then per key rule the log-odds of agreeing on its key,
+        then of lacking it (both against keys that differ); empty without key rules.
+    tf_centre_ : dict column -> float
+        Mean log term frequency over the candidate pairs that agree on a key of this
+        TF field (a rare value's deviation from it is kept as evidence).
 
     Examples
     --------
@@ -156,6 +231,9 @@ class FSModel:
         self.n_iter_ = 0
         self.n_seed_pairs_ = 0
         self.problems_: list[str] = []
+        self.forcing_: list[list[str]] = []
+        self.key_coef_: list[float] = []
+        self.tf_centre_: dict[str, float] = {}
 
     # ------------------------------------------------------------------ levels
     def spec(self, f: Field) -> tuple[str, str, float | None, float | None, bool]:
@@ -217,14 +295,104 @@ class FSModel:
             T[:, c] = freq[pairs[:, 0]] if len(pairs) else np.zeros(0)
         return T
 
+    # ------------------------------------------------------------------ blocking keys
+    def set_forcing(self, rules: Sequence[str] | None) -> "FSModel":
+        """Remember the blocking rules that select on agreement: ``key:A`` / ``key:A+B``
+        on compared fields (whole normalised values, no prefix). The candidate pairs such
+        a rule proposes agree on its fields *because* they were selected, so those fields
+        are no evidence of their own among the candidates; whether a pair agrees on each
+        rule's key (or misses it) enters the pair's prior instead (see :meth:`fit`)."""
+        cols = {f.column for f in self.fields}
+        self.forcing_ = []
+        for spec in rules or []:
+            parts = str(spec).split(":")
+            if parts[0] != "key" or len(parts) != 2:
+                continue
+            keys = parts[1].split("+")
+            if keys and all(k in cols for k in keys) and keys not in self.forcing_:
+                self.forcing_.append(keys)
+        self.forcing_ = self.forcing_[:MAX_KEY_RULES]
+        return self
+
+    def key_codes(self, df: pd.DataFrame) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Per key rule (:meth:`set_forcing`): each record's key code and whether it has
+        the key (every part non-empty after blocking's normalisation)."""
+        from trustlab.er.blocking import _norm
+
+        norm: dict[str, pd.Series] = {}
+        out = []
+        for keys in self.forcing_:
+            vals, valid = None, np.ones(len(df), bool)
+            for k in keys:
+                if k not in norm:
+                    norm[k] = _norm(df[k]).str.replace(" ", "", regex=False)
+                v = norm[k]
+                valid &= (v != "").to_numpy()
+                vals = v if vals is None else vals + "|" + v
+            out.append((pd.factorize(vals)[0].astype(np.int64), valid))
+        return out
+
+    def key_states(self, df: pd.DataFrame, pairs: np.ndarray, codes: list | None = None) -> np.ndarray:
+        """Per pair, a code of each key rule's state (:meth:`set_forcing`): bit ``r`` set
+        when both records have the same non-empty key of rule ``r`` (blocking's
+        normalisation), bit ``R + r`` when either record lacks it; neither: the keys differ.
+        ``codes``: :meth:`key_codes` of ``df`` (computed when None)."""
+        h = np.zeros(len(pairs), np.int64)
+        if not self.forcing_ or not len(pairs):
+            return h
+        codes = self.key_codes(df) if codes is None else codes
+        R = len(self.forcing_)
+        for r, (code, valid) in enumerate(codes):
+            a, b = code[pairs[:, 0]], code[pairs[:, 1]]
+            ok = valid[pairs[:, 0]] & valid[pairs[:, 1]]
+            h |= (ok & (a == b)).astype(np.int64) << r
+            h |= (~ok).astype(np.int64) << (R + r)
+        return h
+
+    def _forced(self, h: np.ndarray) -> np.ndarray:
+        """Boolean (n_pairs, n_fields): the fields of the key rules a pair agrees on."""
+        F = np.zeros((len(h), len(self.fields)), bool)
+        cols = {f.column: c for c, f in enumerate(self.fields)}
+        for r, keys in enumerate(self.forcing_):
+            hit = ((h >> r) & 1).astype(bool)
+            for k in keys:
+                F[:, cols[k]] |= hit
+        return F
+
+    def _key_design(self, h: np.ndarray) -> np.ndarray:
+        """Design of the key prior: intercept, one indicator per rule agreed on, one per
+        rule a record lacks."""
+        R = len(self.forcing_)
+        return np.column_stack([np.ones(len(h))] + [((h >> b) & 1).astype(np.float64) for b in range(2 * R)])
+
+    def _prior_logit(self, h: np.ndarray) -> np.ndarray:
+        """Log prior odds of a match per pair from its key states (:meth:`key_states`)."""
+        if not self.key_coef_:
+            return np.full(len(h), math.log(self.lambda_ / (1 - self.lambda_)))
+        return self._key_design(h) @ np.asarray(self.key_coef_)
+
     # ------------------------------------------------------------------ fitting
-    def fit(self, df: pd.DataFrame, pairs: np.ndarray, fm: Any, random_pairs: np.ndarray, fm_random: Any) -> "FSModel":
+    def fit(self, df: pd.DataFrame, pairs: np.ndarray, fm: Any, random_pairs: np.ndarray, fm_random: Any, *,
+            rules: Sequence[str] | None = None) -> "FSModel":
         """Fit u on random pairs, then m and λ by EM on the candidate ``pairs``.
 
         ``fm`` / ``fm_random`` are :class:`~trustlab.er.scoring.FeatureMatrix` of the
         candidate and the random pairs (from :func:`~trustlab.er.scoring.compare`).
+
+        ``rules`` are the blocking rules that chose the candidates. Among the candidates a
+        ``key:`` rule proposes, its fields agree by construction: with a rule on
+        ``publisher+year``, candidate non-matches agree on publisher and year far more
+        often than matches do, and estimating u on them makes agreement look like evidence
+        *against* a match. So the fields of the key rules a pair agrees on are left out of
+        its likelihood (level -1), and the pair's prior log-odds are a logistic function
+        of which key rules it agrees on and which keys it lacks (fitted in the M step,
+        each agreement's coefficient capped by how rare the agreement is between random
+        records). Without key rules (every pair compared, or token / q-gram / sorted
+        rules) this is the plain model with one λ.
         """
         n = len(df)
+        self.set_forcing(rules)
+        self.key_coef_, self.tf_centre_ = [], {}
         if n < MIN_RECORDS_EM:
             return self._fit_prior(n)
         self.fit_tf(df)
@@ -235,15 +403,51 @@ class FSModel:
         u = u.astype(np.float64)
         u /= u.sum(1, keepdims=True)
         u_rand = u.copy()
-        # EM runs on the distinct level patterns, weighted by how many pairs show them
-        Gu, cnt = _distinct_rows(G)
-        cnt = cnt.astype(np.float64)
+        npairs = G.shape[0]
+        n_all = n * (n - 1) / 2.0
+        frac = min(1.0, npairs / max(1.0, n_all))
+        # key states: fields of the key rules a pair agrees on carry no evidence (level -1)
+        kc = self.key_codes(df) if self.forcing_ else []
+        h = self.key_states(df, pairs, kc)
+        hv, hk = np.unique(h, return_inverse=True)
+        hk = hk.ravel()
+        nh = len(hv)
+        Gf = np.where(self._forced(h), np.int8(-1), G)
+        Gu, inv = _distinct_rows_inverse(np.column_stack([Gf, hk]) if nh > 1 else Gf)
+        cnt = np.bincount(inv, minlength=len(Gu)).astype(np.float64)
+        if nh > 1:
+            gk, Gu = Gu[:, -1].astype(np.int64), np.ascontiguousarray(Gu[:, :-1])
+        else:
+            gk = np.zeros(len(Gu), np.int64)
+        Hb = self._key_design(hv)
+        R = len(self.forcing_)
+        Fu = self._forced(hv[gk]) if len(Gu) else np.zeros((0, d), bool)
         onehot = [np.stack([(Gu[:, c] == k) for k in range(_L)], axis=1).astype(np.float64) for c in range(d)]
-        # deterministic seed: exact agreements jointly rarer than 1 / (number of record pairs)
+        # non-matches agree on several fields together more often than independence says
+        # (neighbours share a street and a city); with every pair a candidate, the random
+        # pairs measure it per level pattern
+        logr = self._dependence(Gu, Gr, u) if frac >= 1.0 else np.zeros(len(Gu))
+        # deterministic seed: exact agreements (key agreements included) jointly rarer
+        # than 1 / (number of record pairs)
         rare = -np.log(u[:, 0])
-        score = ((Gu == 0) * rare[None, :]).sum(1)
-        seed = score >= math.log(max(2.0, n * (n - 1) / 2.0))
+        score = (((Gu == 0) | Fu) * rare[None, :]).sum(1)
+        seed = score >= math.log(max(2.0, n_all))
         self.n_seed_pairs_ = int(cnt[seed].sum())
+        n_h = np.bincount(gk, weights=cnt, minlength=nh)
+        s_h = np.bincount(gk, weights=cnt * seed, minlength=nh)
+        # cap on the coefficient of agreeing on a rule's key (against keys that differ):
+        # log(m / u) - log((1 - m) / (1 - u)), u = the share of random pairs that agree on
+        # it, m = the share of clear duplicates (the seed) that do, both among pairs where
+        # both records have the key; without clear duplicates (m = 0) a key that
+        # look-alikes share (a first name) cannot make its pairs matches on its own
+        hr = self.key_states(df, random_pairs, kc) if len(random_pairs) else np.zeros(0, np.int64)
+        upper = np.full(2 * R, np.inf)
+        for r in range(R):
+            pres_r = ((hr >> (R + r)) & 1) == 0
+            u_key = max(float(((hr[pres_r] >> r) & 1).mean()) if pres_r.any() else 1.0, 0.5 / max(1, len(hr)))
+            pres_s = Hb[:, 1 + R + r] == 0
+            m_key = min(float(Hb[pres_s, 1 + r] @ s_h[pres_s]) / max(1.0, float(s_h[pres_s].sum())), 0.999)
+            upper[r] = math.log(u_key ** -1 * (1 - u_key) / (1 - m_key)) if u_key < 1 else 0.0
         if self.n_seed_pairs_ >= 2:
             m = np.stack(
                 [
@@ -257,25 +461,33 @@ class FSModel:
                 ]
             ).astype(np.float64)
             lam = float(np.clip(self.n_seed_pairs_ / max(1.0, cnt.sum()), 1e-6, 0.5))
+            beta = _key_logit(Hb, n_h, s_h, lam, upper=upper) if R else None
         else:
             m = np.tile(np.array([0.7, 0.2, 0.07, 0.03]), (d, 1))
             lam = 1e-3
+            beta = np.r_[math.log(lam / (1 - lam)), np.zeros(Hb.shape[1] - 1)] if R else None
         m /= m.sum(1, keepdims=True)
-        npairs = G.shape[0]
         nu = Gu.shape[0]
         # how much the candidates look like random pairs: all pairs -> u stays the
         # random-pair estimate; strict blocking -> u follows the candidate non-matches
-        frac = min(1.0, npairs / max(1.0, n * (n - 1) / 2.0))
         prior = max(self.u_prior, 10.0 * npairs * frac)
         prev = -np.inf
         it = 0
-        post = np.zeros(npairs)
+        post = np.zeros(nu)
         for it in range(self.max_iter):
-            lw = np.full(nu, math.log(lam / (1 - lam)))
+            if beta is not None:
+                lw = np.clip(Hb @ beta, -30, 30)[gk] - logr
+            else:
+                lw = np.full(nu, math.log(lam / (1 - lam))) - logr
             for c in range(d):
                 lw += onehot[c] @ (np.log(m[c]) - np.log(u[c]))
             post = 1.0 / (1.0 + np.exp(-np.clip(lw, -50, 50)))
-            lam = float(np.clip((post * cnt).sum() / npairs, 1e-9, 1 - 1e-9)) if npairs else lam
+            if npairs:
+                lam = float(np.clip((post * cnt).sum() / npairs, 1e-9, 1 - 1e-9))
+                if beta is not None:
+                    # a few Newton steps from the last coefficients (an ECM step)
+                    beta = _key_logit(Hb, n_h, np.bincount(gk, weights=post * cnt, minlength=nh), lam, beta,
+                                      upper=upper, max_iter=5)
             for c in range(d):
                 mc = (post * cnt) @ onehot[c] + 1e-3
                 m[c] = mc / mc.sum()
@@ -288,9 +500,38 @@ class FSModel:
                 break
             prev = ll
         self.m_, self.u_, self.lambda_ = m, u, lam
+        if beta is not None:
+            self.key_coef_ = [float(b) for b in beta]
+            # a rare value still says more than a common one: forced TF fields keep their
+            # deviation from the average forced agreement (field_weights)
+            F = self._forced(h)
+            T = self.tf_values(df, pairs)
+            for c in self._tf_fields():
+                sel = F[:, c] & ~np.isnan(T[:, c])
+                if sel.any():
+                    self.tf_centre_[self.fields[c].column] = float(np.mean(np.log(np.maximum(T[sel, c], 1e-12))))
         self.n_iter_ = it + 1
         self.problems_ = self._diagnose(np.repeat(post, cnt.astype(np.int64)), npairs, n)
         return self
+
+    def _dependence(self, Gu: np.ndarray, Gr: np.ndarray, u: np.ndarray) -> np.ndarray:
+        """log(observed / expected) count among the random pairs of each level pattern of
+        ``Gu``, shrunk towards 0 by :data:`DEPENDENCE_PSEUDO` pseudo-pairs: how much more
+        often non-matches show the pattern than independently agreeing fields would."""
+        if len(Gr) == 0 or len(Gu) == 0:
+            return np.zeros(len(Gu))
+        Gc, inv = _distinct_rows_inverse(np.concatenate([Gu, Gr]))
+        obs = np.bincount(inv[len(Gu):], minlength=len(Gc)).astype(np.float64)[inv[:len(Gu)]]
+        mv, mc = np.unique(_mask_code(Gr < 0), return_counts=True)
+        share = dict(zip(mv.tolist(), (mc / len(Gr)).tolist()))
+        p_mask = np.array([share.get(int(x), 0.0) for x in _mask_code(Gu < 0)])
+        logu = np.zeros(len(Gu))
+        for c in range(Gu.shape[1]):
+            ok = Gu[:, c] >= 0
+            logu[ok] += np.log(u[c][Gu[ok, c]])
+        expected = len(Gr) * p_mask * np.exp(logu)
+        a = DEPENDENCE_PSEUDO
+        return np.log((obs + a) / (expected + a))
 
     def _fit_prior(self, n: int) -> "FSModel":
         """The fixed prior model for tables too small to fit (fewer than
@@ -378,6 +619,23 @@ class FSModel:
             adj = (g == 0) & ~np.isnan(t)
             if adj.any():
                 W[adj, c] = np.log(self.m_[c, 0]) - np.log(np.maximum(t[adj], 1e-12))
+        if self.forcing_ and self.key_coef_:
+            # fields of the key rules a pair agrees on carry no evidence of their own; the
+            # key states do (the prior, relative to the overall λ, shared out over the key
+            # fields), plus a rare value's TF deviation from the average key agreement
+            h = self.key_states(df, pairs)
+            F = self._forced(h)
+            W[F] = 0.0
+            for col, centre in self.tf_centre_.items():
+                c = next(k for k, f in enumerate(self.fields) if f.column == col)
+                sel = F[:, c] & ~np.isnan(T[:, c])
+                W[sel, c] = centre - np.log(np.maximum(T[sel, c], 1e-12))
+            key = np.zeros(len(self.fields), bool)
+            cols = {f.column: c for c, f in enumerate(self.fields)}
+            for keys in self.forcing_:
+                key[[cols[k] for k in keys]] = True
+            extra = self._prior_logit(h) - math.log(self.lambda_ / (1 - self.lambda_))
+            W[:, key] += extra[:, None] / key.sum()
         return W
 
     def proba_from_field_weights(self, W: np.ndarray) -> np.ndarray:
@@ -412,6 +670,9 @@ class FSModel:
             "problems": list(self.problems_),
             "max_iter": self.max_iter,
             "u_prior": self.u_prior,
+            "forcing": [list(k) for k in self.forcing_],
+            "key_coef": list(self.key_coef_),
+            "tf_centre": dict(self.tf_centre_),
             "tol": self.tol,
         }
 
@@ -430,6 +691,9 @@ class FSModel:
         m.n_iter_ = int(d.get("n_iter", 0))
         m.n_seed_pairs_ = int(d.get("n_seed_pairs", 0))
         m.problems_ = list(d.get("problems", []))
+        m.forcing_ = [list(k) for k in d.get("forcing", [])]
+        m.key_coef_ = [float(b) for b in d.get("key_coef", [])]
+        m.tf_centre_ = {str(k): float(v) for k, v in d.get("tf_centre", {}).items()}
         return m
 
     def parameter_table(self) -> pd.DataFrame:

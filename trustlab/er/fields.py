@@ -35,6 +35,9 @@ _ID_NAMES = re.compile(
     r"(^|[_\s\-])(id|uid|uuid|key|rec|record|recid|row)$|^(id|rid|uid|uuid|unique_id|record_id|rec_id|recid|row_id|pk)$",
     re.I,
 )
+# a word mixing letters and digits (model numbers such as WH-1000XM4, ka-9093), not an ordinal (5th)
+_CODE_TOKEN = re.compile(r"(?<!\w)(?=[\w\-]*\d)(?=[\w\-]*[^\W\d_])(?!\d+(?:st|nd|rd|th)\b)[^\W_][\w\-]{2,}", re.I)
+_UNNAMED = re.compile(r"Unnamed: \d+(_level_\d+)?")
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[a-z]{2,}$", re.I)
 _PHONE = re.compile(r"^\+?[\d\s\-\(\)\.]{7,20}$")
 _DATE_SEP = re.compile(r"^(\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4})([ T].*)?$")
@@ -57,7 +60,8 @@ def is_truth_like(column: Any) -> bool:
 @dataclass(frozen=True)
 class FieldChoice:
     """What inference decided for one column: ``role`` is ``"field"``, ``"id"``,
-    ``"truth"``, ``"source"``, ``"empty"``, ``"constant"`` or ``"excluded"``;
+    ``"truth"``, ``"source"``, ``"unnamed"`` (a blank header cell), ``"empty"``,
+    ``"constant"`` or ``"excluded"``;
     ``kind`` is the field kind for ``role="field"``."""
 
     column: str
@@ -140,6 +144,9 @@ def _classify(c: Any, s: pd.Series, n: int, id_col: str | None) -> FieldChoice:
     lname = name.strip().lower()
     if id_col is not None and name == str(id_col):
         return FieldChoice(name, "id", None, "the record id column")
+    if lname == "" or _UNNAMED.fullmatch(name.strip()):
+        return FieldChoice(name, "unnamed", None, "blank header cell (e.g. a saved row index): not compared; "
+                           "name the column to compare it")
     if is_truth_like(name):
         return FieldChoice(name, "truth", None, "name looks like a true entity / label column; never compared "
                            "(pass it as truth= to evaluate)")
@@ -206,6 +213,9 @@ def _classify(c: Any, s: pd.Series, n: int, id_col: str | None) -> FieldChoice:
         return FieldChoice(name, "field", "exact", f"short categories ({nun} distinct values)")
     if mean_tok <= 2.5 and sample.str.fullmatch(r"[^\d]+").mean() > 0.9:
         return FieldChoice(name, "field", "name", "short alphabetic text")
+    if mean_tok >= 3 and sample.str.contains(_CODE_TOKEN).mean() >= 0.5:
+        return FieldChoice(name, "field", "tokens", f"text with codes such as model numbers ({mean_tok:.1f} words on "
+                           "average): token overlap, rare tokens weighing most")
     return FieldChoice(name, "field", "string", f"text ({mean_tok:.1f} words on average)")
 
 

@@ -247,7 +247,7 @@ def _features(data: _Records, pairs: np.ndarray, cfg: _ScoringConfig, fitted) ->
     return compare(data.df, pairs, data.fields.fields, only=only), use_sup, only
 
 
-def _fit_scorer(data: _Records, pairs, fm, use_sup: bool, only, cfg: _ScoringConfig, rng, fitted):
+def _fit_scorer(data: _Records, pairs, fm, use_sup: bool, only, cfg: _ScoringConfig, rng, fitted, rules=None):
     """The pair scorer: the saved one, a supervised model trained on a share of the
     labelled candidate pairs (or on the given pair labels), or Fellegi-Sunter by EM."""
     df, flds = data.df, data.fields.fields
@@ -257,7 +257,7 @@ def _fit_scorer(data: _Records, pairs, fm, use_sup: bool, only, cfg: _ScoringCon
         # multi-level Fellegi-Sunter with TF adjustment; u from random record pairs
         # (Splink's estimate_u_using_random_sampling), EM seeded by a deterministic rule
         rp = random_pairs(data.n, rng)
-        mdl = FSModel(flds).fit(df, pairs, fm, rp, compare(df, rp, flds, only=only))
+        mdl = FSModel(flds).fit(df, pairs, fm, rp, compare(df, rp, flds, only=only), rules=rules)
         mdl.warn_if_degenerate(stacklevel=6)  # the caller of resolve
         return mdl
     if not data.labelled:
@@ -283,7 +283,7 @@ def _score(data: _Records, pairs, fm, use_sup: bool, only, cfg: _ScoringConfig, 
            stats: BlockingStats) -> _Scored:
     """Stage 4: fit the scorer, score every candidate pair and complete small positive
     components (``complete_components``)."""
-    mdl = _fit_scorer(data, pairs, fm, use_sup, only, cfg, rng, fitted)
+    mdl = _fit_scorer(data, pairs, fm, use_sup, only, cfg, rng, fitted, stats.rules)
     sc = _Scored(pairs, np.zeros(0), np.zeros(0), fm, None, mdl, use_sup, only)
     if use_sup:
         sc.prob = sc.predict(data.df, pairs, fm)
@@ -313,13 +313,16 @@ def _complete(data: _Records, sc: _Scored, cfg: _ScoringConfig, stats: BlockingS
     if not len(extra):
         return
     fx = compare(data.df, extra, data.fields.fields, only=sc.only)
-    px = sc.predict(data.df, extra, fx)
+    if sc.fw is not None:  # Fellegi-Sunter: the probabilities come from the field weights
+        fwx = sc.model.field_weights(data.df, extra, fx)
+        px = sc.model.proba_from_field_weights(fwx)
+        sc.fw = np.vstack([sc.fw, fwx])
+    else:
+        px = sc.predict(data.df, extra, fx)
     sc.pairs = np.concatenate([sc.pairs, extra])
     sc.prob = np.concatenate([sc.prob, px])
     sc.w = np.concatenate([sc.w, to_weights(px, cfg.weights)])
     sc.fm.X = np.vstack([sc.fm.X, fx.X])
-    if sc.fw is not None:
-        sc.fw = np.vstack([sc.fw, sc.model.field_weights(data.df, extra, fx)])
     stats.n_completed_pairs = int(len(extra))
 
 

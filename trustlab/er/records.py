@@ -304,7 +304,7 @@ def validate_records(records: Any, id_col: str | None) -> tuple[pd.DataFrame, st
     else:
         df = records.reset_index(drop=True)
     if id_col is None:
-        cands = [c for c in df.columns if str(c).lower() in ("id", "record_id", "unique_id", "rec_id")]
+        cands = [c for c in df.columns if str(c).strip().lower() in ("id", "record_id", "unique_id", "rec_id")]
         if cands:
             id_col = cands[0]
         else:
@@ -327,7 +327,38 @@ def validate_records(records: Any, id_col: str | None) -> tuple[pd.DataFrame, st
             f"id column {id_col!r} has {int(ids.duplicated().sum())} duplicate id(s), e.g. {ex}; "
             "ids must be unique per record"
         )
-    return df, id_col
+    return _placeholders_to_missing(df, id_col), id_col
+
+
+#: cell values that stand for "no value" (compared case-insensitively, surrounding spaces ignored)
+MISSING_PLACEHOLDERS = frozenset({"n/a", "#n/a", "null", "none", "nan", "<na>", "-", "--", "?", "(null)"})
+
+
+def _placeholders_to_missing(df: pd.DataFrame, id_col: str) -> pd.DataFrame:
+    """Text cells that only say "no value" (:data:`MISSING_PLACEHOLDERS`: ``N/A``, ``null``,
+    ``None``, ``-``, ``?``…) become missing, so they are never compared as values (two
+    records with ``N/A`` do not agree on anything). The id column is left alone.
+
+    Examples
+    --------
+    >>> d = pd.DataFrame({"id": [1, 2, 3], "city": ["Oslo", " N/A ", "?"]})
+    >>> _placeholders_to_missing(d, "id")["city"].tolist()
+    ['Oslo', nan, nan]
+    """
+    out = None
+    for c in df.columns:
+        if c == id_col:
+            continue
+        col = df[c]
+        if not (col.dtype == object or isinstance(col.dtype, pd.StringDtype)):
+            continue
+        low = col.map(lambda v: v.strip().lower() if isinstance(v, str) else v)
+        hit = low.isin(MISSING_PLACEHOLDERS).to_numpy()
+        if hit.any():
+            if out is None:
+                out = df.copy()
+            out[c] = col.mask(hit, np.nan)
+    return df if out is None else out
 
 
 
