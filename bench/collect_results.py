@@ -18,7 +18,9 @@ All numbers below were measured with pytest-benchmark, the peer a user would pic
 instead measured in the same run, and the ratio reported. Machine unless a section
 says otherwise: 2-core x86-64 CPU, 24 GiB RAM, no GPU, Python 3.11.7, numba 0.68.1,
 numpy 2.4. **Caveat:** during these
-runs the 2-core machine was often shared with other jobs (load average up to 18; each row or section notes its load; the 2026-11-24 19:52 privacy and whole-process figures are quiet), so absolute
+runs the 2-core machine was often shared with other jobs (load average up to 18;
+each row or section notes its load; the 2026-11-24 19:52 privacy and whole-process
+figures are quiet), so absolute
 timings are noisy and ratios are the more meaningful figure; targets marked "not met"
 are reported as measured. Dates: 2026-11-22 to 2026-11-24 (each section gives its own
 date, command and load).
