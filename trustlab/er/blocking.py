@@ -13,7 +13,10 @@ Rules (strings, combined by union):
 * ``"all"`` — every pair (small inputs only).
 
 Blocks larger than ``max_block_size`` are purged (block purging), which bounds the work
-at the cost of pairs that share only very common keys. Everything is vectorised:
+at the cost of pairs that share only very common keys. A rule may set a smaller limit
+of its own with an ``@S`` suffix: ``"token:title:alnum@50"`` purges that rule's blocks of
+more than 50 records (the adaptive rules use it to keep token blocking within budget
+by dropping only its most common tokens). Everything is vectorised:
 pandas for keys, a Numba kernel to emit the pairs of each block.
 """
 from __future__ import annotations
@@ -57,6 +60,17 @@ def _pairs_from_membership(rec: np.ndarray, key: np.ndarray, max_block_size: int
     right = np.empty(total, np.int64)
     K.fill_block_pairs(r, bounds, np.int64(max_block_size), left, right)
     return np.stack([left, right], axis=1)
+
+
+def _split_cap(spec: str) -> tuple[str, int | None]:
+    """``"token:title@50"`` -> ``("token:title", 50)``; no suffix -> ``(spec, None)``."""
+    if "@" not in spec:
+        return spec, None
+    base, _, cap = spec.rpartition("@")
+    if not cap.isdigit() or int(cap) < 2:
+        raise ValueError(f"blocking rule {spec!r}: the block size limit after '@' must be an integer >= 2, "
+                         f"e.g. 'token:title@50'")
+    return base, int(cap)
 
 
 def _key_membership(df: pd.DataFrame, spec: str):
@@ -174,12 +188,13 @@ def block(
     n = len(df)
     chunks = []
     for spec in rules:
-        kind, val = _key_membership(df, spec)
+        base, cap = _split_cap(spec)
+        kind, val = _key_membership(df, base)
         if kind == "all":
             i, j = np.triu_indices(n, k=1)
             chunks.append(np.stack([i.astype(np.int64), j.astype(np.int64)], axis=1))
         elif kind == "members":
-            chunks.append(_pairs_from_membership(val[0], val[1], max_block_size))
+            chunks.append(_pairs_from_membership(val[0], val[1], min(max_block_size, cap or max_block_size)))
         else:
             chunks.append(val)
     if not chunks:
@@ -217,6 +232,9 @@ class BlockingStats:
     n_completed_pairs: int = 0
     rules: list = None  # type: ignore[assignment]
     estimated_pair_completeness: float | None = None
+    #: the max_block_size asked for when resolve tightened its default blocking (EM had
+    #: drifted to look-alikes); the size used is in ``Resolution.settings``
+    tightened_from: int | None = None
 
     def to_dict(self):
         return dict(self.__dict__)
@@ -248,22 +266,33 @@ def pair_completeness(pairs: np.ndarray, truth: np.ndarray) -> float:
     return hit / total
 
 
-def _key_sizes(df: pd.DataFrame, spec: str) -> tuple[int, float]:
-    """(pairs the rule emits after purging, share of records purged) without emitting them."""
+def _key_sizes(df: pd.DataFrame, spec: str, cap: int | None = None) -> tuple[int, float]:
+    """(pairs the rule emits after purging blocks larger than ``cap`` (default: the
+    current max_block_size), share of records purged) without emitting them."""
+    cnt = _block_counts(df, spec)
+    if cnt is None:
+        return 0, 0.0
+    if cnt.size == 0:
+        return 0, 1.0
+    return _sizes_under(cnt, _MBS[0] if cap is None else cap, len(df))
+
+
+def _block_counts(df: pd.DataFrame, spec: str) -> np.ndarray | None:
+    """Records per block of a membership rule (None for pair rules)."""
     kind, val = _key_membership(df, spec)
     if kind != "members":
-        return 0, 0.0
-    rec, key = val
-    if rec.size == 0:
-        return 0, 1.0
-    cnt = np.bincount(key)
-    kept = cnt[cnt <= _MBS[0]]
-    pairs = int(np.sum(kept * (kept - 1) // 2))
-    purged = float(cnt[cnt > _MBS[0]].sum()) / max(1, len(df))
-    return pairs, purged
+        return None
+    return np.bincount(val[1]) if val[0].size else np.zeros(0, np.int64)
+
+
+def _sizes_under(cnt: np.ndarray, cap: int, n: int) -> tuple[int, float]:
+    kept = cnt[cnt <= cap]
+    return int(np.sum(kept * (kept - 1) // 2)), float(cnt[cnt > cap].sum()) / max(1, n)
 
 
 _MBS = [200]
+#: the smallest per-rule block limit the adaptive token rules use
+_MIN_TOKEN_CAP = 10
 _KEYABLE = ("name", "string", "address", "phone", "email", "postcode", "code", "exact", "date")
 
 
@@ -288,8 +317,10 @@ def adaptive_blocking_rules(
     small (after purging at most ``pairs_per_record * n`` pairs and less than 30 % of
     the records purged); fields too coarse alone (state, year, sex…) are combined in
     pairs into compound keys that are selective; text fields (names, titles,
-    addresses) also get token blocking when it stays within budget, so records that
-    agree on no field exactly but share a rare word are still compared. The union
+    addresses) also get token blocking when it stays within budget — with a smaller
+    block limit of its own (``token:title@50``: the most common tokens dropped) when the
+    plain rule would not —, so records that agree on no field exactly but share a rare
+    word are still compared. The union
     catches a true pair when *any* rule does. Heuristic; see
     :func:`estimate_pair_completeness` for a label-free estimate of what it misses.
 
@@ -316,9 +347,19 @@ def adaptive_blocking_rules(
     for f in fields:
         if f.kind in ("name", "string", "address", "tokens"):
             spec = f"token:{f.column}" + (":alnum" if f.kind == "tokens" else "")
-            p, purged = _key_sizes(df, spec)
+            cnt = _block_counts(df, spec)
+            p, _ = _sizes_under(cnt, _MBS[0], n)
             if p <= budget:
                 rules.append(spec)
+                continue
+            # over budget: drop only the most common tokens (a smaller block limit for
+            # this rule; rare tokens such as model numbers keep their blocks)
+            cap = _MBS[0] // 2
+            while cap >= _MIN_TOKEN_CAP:
+                if _sizes_under(cnt, cap, n)[0] <= budget:
+                    rules.append(f"{spec}@{cap}")
+                    break
+                cap //= 2
     for a in range(len(coarse)):
         for b in coarse[a + 1:]:
             spec = f"key:{coarse[a]}+{b}"

@@ -231,6 +231,7 @@ class FSModel:
         self.n_iter_ = 0
         self.n_seed_pairs_ = 0
         self.problems_: list[str] = []
+        self.drifted_ = False
         self.forcing_: list[list[str]] = []
         self.key_coef_: list[float] = []
         self.tf_centre_: dict[str, float] = {}
@@ -551,7 +552,12 @@ class FSModel:
         return self
 
     def _diagnose(self, post: np.ndarray, npairs: int, n: int) -> list[str]:
+        """Problems of the fitted model, as sentences; sets ``drifted_`` when EM's match
+        class is not a class of duplicates (almost every candidate a match, or matches
+        that agree on no identifying field): a symptom of candidates dominated by
+        look-alikes, which ``resolve`` answers by tightening its default blocking."""
         out = []
+        self.drifted_ = False
         if n < 2:
             return out  # one record: nothing to match
         if npairs == 0:
@@ -564,9 +570,11 @@ class FSModel:
             out.append(f"EM found (almost) no matches (lambda = {self.lambda_:.2e} over {npairs} candidate pairs)")
         if self.lambda_ > 0.9:
             out.append(f"EM calls almost every candidate pair a match (lambda = {self.lambda_:.3f})")
+            self.drifted_ = True
         share = float((post > 0.5).mean())
         if npairs >= 20 and share > 0.95:
             out.append(f"{share:.0%} of candidate pairs come out as matches")
+            self.drifted_ = True
         bf = np.abs(np.log(self.m_) - np.log(self.u_))
         # weight of the levels that actually carry mass
         if np.all(np.max(np.where(self.u_ > 1e-3, bf, 0.0), axis=1) < 0.5):
@@ -583,6 +591,7 @@ class FSModel:
         ident = top_u < IDENTIFYING_U
         if n_match and ident.any() and top_m[ident].max() < PLAUSIBLE_AGREEMENT:
             k = int(np.flatnonzero(ident)[np.argmax(top_m[ident])])
+            self.drifted_ = True
             out.append(f"the pairs EM calls matches do not agree on any identifying field: at best "
                        f"{top_m[k]:.0%} of them agree exactly or closely on {self.fields[k].column!r} (random pairs: "
                        f"{top_u[k]:.1%}); duplicates agree on most fields, so these look like look-alikes (same "
@@ -668,6 +677,7 @@ class FSModel:
             "n_iter": self.n_iter_,
             "n_seed_pairs": self.n_seed_pairs_,
             "problems": list(self.problems_),
+            "drifted": bool(getattr(self, "drifted_", False)),
             "max_iter": self.max_iter,
             "u_prior": self.u_prior,
             "forcing": [list(k) for k in self.forcing_],
@@ -691,6 +701,7 @@ class FSModel:
         m.n_iter_ = int(d.get("n_iter", 0))
         m.n_seed_pairs_ = int(d.get("n_seed_pairs", 0))
         m.problems_ = list(d.get("problems", []))
+        m.drifted_ = bool(d.get("drifted", False))
         m.forcing_ = [list(k) for k in d.get("forcing", [])]
         m.key_coef_ = [float(b) for b in d.get("key_coef", [])]
         m.tf_centre_ = {str(k): float(v) for k, v in d.get("tf_centre", {}).items()}

@@ -257,9 +257,7 @@ def _fit_scorer(data: _Records, pairs, fm, use_sup: bool, only, cfg: _ScoringCon
         # multi-level Fellegi-Sunter with TF adjustment; u from random record pairs
         # (Splink's estimate_u_using_random_sampling), EM seeded by a deterministic rule
         rp = random_pairs(data.n, rng)
-        mdl = FSModel(flds).fit(df, pairs, fm, rp, compare(df, rp, flds, only=only), rules=rules)
-        mdl.warn_if_degenerate(stacklevel=6)  # the caller of resolve
-        return mdl
+        return FSModel(flds).fit(df, pairs, fm, rp, compare(df, rp, flds, only=only), rules=rules)
     if not data.labelled:
         raise ValueError("scorer='supervised' needs labels=...; or use scorer='fellegi_sunter'")
     if data.pair_lab is not None:
@@ -294,6 +292,34 @@ def _score(data: _Records, pairs, fm, use_sup: bool, only, cfg: _ScoringConfig, 
     if cfg.complete_components and len(pairs):
         _complete(data, sc, cfg, stats)
     return sc
+
+
+#: the default blocking is tightened (max_block_size halved) down to this block size when
+#: EM's match class drifts to look-alikes; below it blocking would lose true pairs
+MIN_TIGHT_BLOCK_SIZE = 25
+
+
+def _tighten_blocking(data: _Records, scored: _Scored, stats: BlockingStats, max_block_size: int,
+                      cfg: _ScoringConfig, rng) -> tuple[_Scored, BlockingStats, int]:
+    """Refit with smaller blocks after EM drifted (``FSModel.drifted_``).
+
+    Large blocks of a common value (a brand and a category, a frequent token) bring in
+    pairs that agree on it by the tens of thousands; EM can then take "shares the common
+    value" for its match class. Halving ``max_block_size`` (default rules, re-derived for
+    the smaller size) until the model no longer drifts, down to
+    :data:`MIN_TIGHT_BLOCK_SIZE`, keeps the pairs that small blocks propose, which are the
+    duplicates. If every size drifts, the first fit is kept (and its warning stands)."""
+    first = (scored, stats, max_block_size)
+    size = max_block_size
+    while size // 2 >= MIN_TIGHT_BLOCK_SIZE:
+        size //= 2
+        pairs, st, _ = _block(data, None, size, None)
+        fm, _, only = _features(data, pairs, cfg, None)
+        sc = _score(data, pairs, fm, False, only, cfg, rng, None, st)
+        if not sc.model.drifted_:
+            st.tightened_from = max_block_size
+            return sc, st, size
+    return first
 
 
 def _estimate_completeness(data: _Records, sc: _Scored, stats: BlockingStats, max_block_size: int) -> None:
@@ -451,7 +477,12 @@ def resolve(
         Blocking rules (see :mod:`trustlab.er.blocking`); default: all pairs for
         up to 1,500 records, else token/key blocking on the fields.
     max_block_size : int
-        Block purging size.
+        Block purging size: blocks with more records are dropped. With the default
+        blocking (``blocking=None``) and Fellegi-Sunter scoring, a model whose matches
+        drift to look-alikes (``FSModel.drifted_``) is refitted with this size halved,
+        down to :data:`MIN_TIGHT_BLOCK_SIZE`; the size used is
+        ``Resolution.settings["max_block_size"]`` and ``Resolution.blocking.tightened_from``
+        records the one asked for.
     scorer : {"auto", "supervised", "fellegi_sunter"}
     model : {"logistic", "ridge"}, or a saved model
         Supervised model kind; or a fitted model to apply without training: a path to a
@@ -560,8 +591,14 @@ def resolve(
             fm, supervised, only = _features(data, pairs, scoring, fitted)
         with stage("scoring"):
             scored = _score(data, pairs, fm, supervised, only, scoring, rng, fitted, stats)
-            if default_blocking:
-                _estimate_completeness(data, scored, stats, max_block_size)
+        if default_blocking and not supervised and getattr(scored.model, "drifted_", False):
+            t_retry = time.perf_counter()
+            scored, stats, max_block_size = _tighten_blocking(data, scored, stats, max_block_size, scoring, rng)
+            stage.seconds["tightened_blocking"] = time.perf_counter() - t_retry
+        if not supervised and fitted is None:
+            scored.model.warn_if_degenerate(stacklevel=4)  # the caller of resolve
+        if default_blocking:
+            _estimate_completeness(data, scored, stats, max_block_size)
         with stage("clustering"):
             cr = clustering.cluster(data.n, scored)
         with stage("evaluation"):

@@ -1,9 +1,16 @@
-"""Synthetic Febrl-style person records with known entities, for tests and scale runs.
+"""Synthetic records with known entities, for tests, scale runs and held-out checks.
 
-Each entity gets an original record; duplicates copy it and apply 1–3 corruptions
-(Febrl's kinds: character typos — substitution, insertion, deletion, transposition —,
-a missing value, a given-name/surname swap, a date day/month swap or digit change).
-Names are drawn from syllable-built vocabularies (no real people).
+* :func:`generate_records` — Febrl-style person records: each entity gets an original
+  record; duplicates copy it and apply 1–3 corruptions (Febrl's kinds: character typos —
+  substitution, insertion, deletion, transposition —, a missing value, a given-name /
+  surname swap, a date day/month swap or digit change).
+* :func:`generate_people` — people tables in several column shapes;
+  :func:`generate_citations` — Cora-style citations with heavy-tailed cluster sizes.
+* :func:`generate_products`, :func:`generate_companies`, :func:`generate_books` — record
+  shapes unlike both (model numbers, legal forms and phone formats, ISBN-10 vs ISBN-13),
+  the held-out files of ``bench/er_unseen.py``.
+
+Names are drawn from syllable-built vocabularies (no real people or firms).
 """
 from __future__ import annotations
 
@@ -19,6 +26,9 @@ __all__ = [
     "generate_records",
     "generate_people",
     "generate_citations",
+    "generate_products",
+    "generate_companies",
+    "generate_books",
     "PEOPLE_SHAPES",
     "SYNTHETIC_FIELDS",
     "SYNTHETIC_BLOCKING",
@@ -439,3 +449,283 @@ def generate_citations(
     df = pd.DataFrame(rows).iloc[rng.permutation(n)].reset_index(drop=True)
     df.insert(0, "id", [f"c{i:05d}" for i in range(n)])
     return df
+
+
+# --------------------------------------------------------------------------------------
+# Record shapes unlike people and citations: products, companies, books. These are the
+# held-out shapes of ``bench/er_unseen.py`` (the resolver's defaults were never tuned on
+# them); every draw order is fixed, so a seed gives the same table in every release.
+
+_SYL = ["ka", "lo", "mi", "ren", "tor", "va", "zen", "qui", "bra", "del", "fin", "gro", "hal", "jun", "mar", "nex",
+        "pol", "sol", "tri", "vex", "wil", "xan", "yor", "zu", "ber", "cor", "dan", "eli", "fro", "gan"]
+
+
+def _words(rng: np.random.Generator, k: int, syl: tuple[int, int] = (2, 3)) -> np.ndarray:
+    out: set = set()
+    while len(out) < k:
+        out.add("".join(rng.choice(_SYL, rng.integers(syl[0], syl[1] + 1))))
+    return np.array(sorted(out), dtype=object)
+
+
+def _typo_inner(s: str, rng: np.random.Generator) -> str:
+    """One deletion, transposition or vowel substitution away from the ends of ``s``."""
+    if not s or len(s) < 3:
+        return s
+    p = int(rng.integers(1, len(s) - 1))
+    op = rng.integers(3)
+    if op == 0:
+        return s[:p] + s[p + 1:]
+    if op == 1:
+        return s[:p] + s[p + 1] + s[p] + s[p + 2:]
+    return s[:p] + "aeiou"[int(rng.integers(5))] + s[p + 1:]
+
+
+def _entity_of_record(rng: np.random.Generator, n: int, dup_rate: float, max_size: int) -> tuple[int, np.ndarray]:
+    """``round(n * (1 - dup_rate))`` entities with one record each, then duplicates of
+    uniformly drawn entities (at most ``max_size`` records per entity)."""
+    n_ent = max(1, int(round(n * (1 - dup_rate))))
+    ent = list(range(min(n_ent, n)))
+    cnt = np.ones(n_ent, int)
+    while len(ent) < n:
+        e = int(rng.integers(n_ent))
+        if cnt[e] < max_size:
+            ent.append(e)
+            cnt[e] += 1
+    return n_ent, np.array(ent)
+
+
+def _shuffled_table(rows: list, rng: np.random.Generator, id_prefix: str) -> pd.DataFrame:
+    df = pd.DataFrame(rows)
+    df = df.iloc[rng.permutation(len(df))].reset_index(drop=True)
+    df.insert(0, "id", [f"{id_prefix}{i:06d}" for i in range(len(df))])
+    return df
+
+
+_BRANDS = {"Sonara": ["sonara", "SONARA", "Sonara Inc."], "Kelvix": ["kelvix", "Kelvix Corp", "KELVIX"],
+           "Hewton-Pack": ["Hewton-Pack", "HP", "Hewton Pack"], "Mitsu Denki": ["Mitsu Denki", "Mitsu", "MD"],
+           "Auralis": ["Auralis", "auralis"], "Zentro": ["Zentro", "ZENTRO", "Zentro Ltd"],
+           "Bravik": ["Bravik", "bravik"], "Orlen": ["Orlen", "ORLEN", "Orlen Electronics"]}
+_CATEGORY_WORDS = {"headphones": ["Wireless", "Noise Cancelling", "Over-Ear", "Bluetooth", "Headphones"],
+                   "laptop": ["Laptop", "15.6 inch", "16GB RAM", "512GB SSD", "Notebook"],
+                   "camera": ["Mirrorless", "Camera", "24MP", "4K Video", "Body Only"],
+                   "monitor": ["Monitor", "27 inch", "IPS", "144Hz", "QHD"],
+                   "phone": ["Smartphone", "128GB", "Unlocked", "5G", "Dual SIM"]}
+_COLORS = ["Black", "Silver", "White", "Blue", "Red", "Graphite"]
+
+
+@validate_params({"n_records": [Interval(numbers.Integral, 2, 10**8, closed="both")], "random_state": ["random_state"]})
+def generate_products(n_records: int, *, random_state: Any = None) -> pd.DataFrame:
+    """Product offers (``title``, ``brand``, ``price``, ``category``) with true entity ids.
+
+    A title is brand + model number + 2-4 category words + colour; a duplicate may
+    shuffle or drop words, drop the model number's hyphen (``AB-1234`` / ``AB1234``),
+    spell the brand another way (``Hewton-Pack`` / ``HP``), move the price by up to
+    7 %, lower-case the title or carry one typo; 10 % of brands and prices are blank.
+    Titles of one category share most words, so the model number is what tells two
+    products apart. 40 % duplicates, at most 5 records per product.
+
+    Parameters
+    ----------
+    n_records : int
+        Total records (>= 2).
+    random_state : None, int or numpy.random.Generator
+        Seed; ``None`` draws fresh entropy.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``id, title, brand, price, category, cluster`` (``cluster``: the true
+        entity id), rows in random order.
+
+    Examples
+    --------
+    >>> df = generate_products(50, random_state=0)
+    >>> list(df.columns), len(df), df["cluster"].nunique() < 50
+    (['id', 'title', 'brand', 'price', 'category', 'cluster'], 50, True)
+    """
+    rng = check_random_state(random_state)
+    n_ent, ent = _entity_of_record(rng, int(n_records), 0.4, 5)
+    bk, ck = list(_BRANDS), list(_CATEGORY_WORDS)
+    E = []
+    for _ in range(n_ent):
+        b, c = bk[rng.integers(len(bk))], ck[rng.integers(len(ck))]
+        model = f"{''.join(rng.choice(list('ABCDEFGHJKLMNPRSTWXZ'), 2))}-{rng.integers(100, 9999)}"
+        words = list(rng.choice(_CATEGORY_WORDS[c], rng.integers(2, 5), replace=False))
+        E.append({"brand": b, "cat": c, "model": model, "words": words, "color": _COLORS[rng.integers(len(_COLORS))],
+                  "price": float(np.round(np.exp(rng.normal(5.5, 0.8)), 2))})
+    rows = []
+    seen = np.zeros(n_ent, bool)
+    for e in ent:
+        x = E[e]
+        words, model, brand = list(x["words"]), x["model"], x["brand"]
+        price = x["price"]
+        dup = seen[e]
+        seen[e] = True
+        if dup:
+            if rng.random() < 0.5:
+                rng.shuffle(words)
+            if rng.random() < 0.3 and len(words) > 2:
+                words.pop(int(rng.integers(len(words))))
+            if rng.random() < 0.4:
+                model = model.replace("-", "")
+            if rng.random() < 0.5:
+                brand = _BRANDS[brand][rng.integers(len(_BRANDS[brand]))]
+            price = round(price * float(rng.uniform(0.93, 1.07)), 2) if rng.random() < 0.6 else price
+        title = " ".join([brand.split()[0], model, *words, x["color"]])
+        if dup and rng.random() < 0.3:
+            title = _typo_inner(title, rng)
+        if dup and rng.random() < 0.3:
+            title = title.lower()
+        rows.append({"title": title, "brand": brand if rng.random() > 0.1 else None,
+                     "price": f"{price:.2f}" if rng.random() > 0.1 else None, "category": x["cat"], "cluster": e})
+    return _shuffled_table(rows, rng, "r")
+
+
+@validate_params({"n_records": [Interval(numbers.Integral, 2, 10**8, closed="both")], "random_state": ["random_state"]})
+def generate_companies(n_records: int, *, random_state: Any = None) -> pd.DataFrame:
+    """Company records (``company_name``, ``street_address``, ``phone``, ``city``,
+    ``zip``) with true entity ids.
+
+    A duplicate may use another legal form (``Inc`` / ``Inc.`` / ``Incorporated`` /
+    none), abbreviate the street suffix (``Avenue`` / ``Ave``), add a suite, write the
+    phone as ``(312) 555-0100``, ``312.555.0100``, ``+1 312 555 0100`` or digits only,
+    upper-case the name or carry one typo; addresses, phones and postcodes are sometimes
+    blank. 40 % duplicates, at most 5 records per company.
+
+    Parameters
+    ----------
+    n_records : int
+        Total records (>= 2).
+    random_state : None, int or numpy.random.Generator
+        Seed; ``None`` draws fresh entropy.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``id, company_name, street_address, phone, city, zip, cluster``, rows in
+        random order.
+
+    Examples
+    --------
+    >>> df = generate_companies(40, random_state=0)
+    >>> list(df.columns)
+    ['id', 'company_name', 'street_address', 'phone', 'city', 'zip', 'cluster']
+    """
+    rng = check_random_state(random_state)
+    n = int(n_records)
+    forms = [["Inc", "Inc.", "Incorporated", ""], ["LLC", "L.L.C.", ""], ["Ltd", "Limited", "Ltd."],
+             ["Corp", "Corporation"]]
+    kinds = ["Consulting", "Logistics", "Bakery", "Dental", "Software", "Plumbing", "Capital", "Design", "Foods",
+             "Motors"]
+    streets = _words(rng, 300)
+    suffix = [("Street", "St"), ("Avenue", "Ave"), ("Road", "Rd"), ("Boulevard", "Blvd"), ("Drive", "Dr")]
+    cities = _words(rng, 40, (2, 2))
+    stems = _words(rng, 1500)
+    n_ent, ent = _entity_of_record(rng, n, 0.4, 5)
+    E = []
+    for _ in range(n_ent):
+        f = forms[rng.integers(len(forms))]
+        E.append({"stem": stems[rng.integers(len(stems))].title(), "kind": kinds[rng.integers(len(kinds))], "forms": f,
+                  "num": int(rng.integers(1, 9999)), "street": streets[rng.integers(len(streets))].title(),
+                  "suf": suffix[rng.integers(len(suffix))], "city": cities[rng.integers(len(cities))].title(),
+                  "zip": f"{rng.integers(10000, 99999)}", "phone": rng.integers(0, 10, 10)})
+    rows = []
+    seen = np.zeros(n_ent, bool)
+    for e in ent:
+        x = E[e]
+        dup = seen[e]
+        seen[e] = True
+        form = x["forms"][rng.integers(len(x["forms"]))] if dup else x["forms"][0]
+        name = " ".join(w for w in (x["stem"], x["kind"], form) if w)
+        suf = x["suf"][int(rng.integers(2))] if dup else x["suf"][0]
+        addr = f"{x['num']} {x['street']} {suf}"
+        if dup and rng.random() < 0.2:
+            addr += f", Suite {rng.integers(1, 500)}"
+        d = "".join(map(str, x["phone"]))
+        style = int(rng.integers(4)) if dup else 0
+        phone = [f"({d[:3]}) {d[3:6]}-{d[6:]}", f"{d[:3]}.{d[3:6]}.{d[6:]}", f"+1 {d[:3]} {d[3:6]} {d[6:]}", d][style]
+        if dup and rng.random() < 0.25:
+            name = _typo_inner(name, rng)
+        if dup and rng.random() < 0.3:
+            name = name.upper()
+        rows.append({"company_name": name, "street_address": addr if rng.random() > 0.08 else None,
+                     "phone": phone if rng.random() > 0.15 else None, "city": x["city"],
+                     "zip": x["zip"] if rng.random() > 0.1 else None, "cluster": e})
+    return _shuffled_table(rows, rng, "r")
+
+
+def _isbn13(core9: str) -> str:
+    s = "978" + core9
+    c = (10 - sum(int(ch) * (1 if i % 2 == 0 else 3) for i, ch in enumerate(s)) % 10) % 10
+    return s + str(c)
+
+
+def _isbn10(core9: str) -> str:
+    c = (11 - sum((10 - i) * int(ch) for i, ch in enumerate(core9)) % 11) % 11
+    return core9 + ("X" if c == 10 else str(c))
+
+
+@validate_params({"n_records": [Interval(numbers.Integral, 2, 10**8, closed="both")], "random_state": ["random_state"]})
+def generate_books(n_records: int, *, random_state: Any = None) -> pd.DataFrame:
+    """Book records (``isbn``, ``book_title``, ``author``, ``publisher``, ``year``) with
+    true entity ids.
+
+    A duplicate may give the ISBN-10 instead of the ISBN-13 (both with valid check
+    digits), a hyphenated ISBN-13 or none; drop the subtitle; write the author as
+    ``First Last``, ``Last, First`` or ``F. Last``; use the publisher's short name; be
+    a year off; carry one title typo. 35 % duplicates, at most 4 records per book.
+
+    Parameters
+    ----------
+    n_records : int
+        Total records (>= 2).
+    random_state : None, int or numpy.random.Generator
+        Seed; ``None`` draws fresh entropy.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``id, isbn, book_title, author, publisher, year, cluster``, rows in
+        random order.
+
+    Examples
+    --------
+    >>> df = generate_books(30, random_state=0)
+    >>> list(df.columns)
+    ['id', 'isbn', 'book_title', 'author', 'publisher', 'year', 'cluster']
+    >>> _isbn10("030640615"), _isbn13("030640615")
+    ('0306406152', '9780306406157')
+    """
+    rng = check_random_state(random_state)
+    firsts = _words(rng, 200, (1, 2))
+    lasts = _words(rng, 800)
+    tw = _words(rng, 400)
+    pubs = [("Penwick Press", "Penwick"), ("Harlow & Sons", "Harlow"), ("Oxbridge University Press", "OUP"),
+            ("Stellar Books", "Stellar"), ("North Gate Publishing", "North Gate"), ("Random Tower", "RT")]
+    n_ent, ent = _entity_of_record(rng, int(n_records), 0.35, 4)
+    E = []
+    for _ in range(n_ent):
+        t = " ".join(rng.choice(tw, rng.integers(2, 5))).title()
+        sub = " ".join(rng.choice(tw, rng.integers(2, 4))).title() if rng.random() < 0.5 else ""
+        E.append({"title": t, "sub": sub, "first": firsts[rng.integers(len(firsts))].title(),
+                  "last": lasts[rng.integers(len(lasts))].title(), "pub": pubs[rng.integers(len(pubs))],
+                  "year": int(rng.integers(1950, 2024)), "core": "".join(map(str, rng.integers(0, 10, 9)))})
+    rows = []
+    seen = np.zeros(n_ent, bool)
+    for e in ent:
+        x = E[e]
+        dup = seen[e]
+        seen[e] = True
+        title = x["title"] + (f": {x['sub']}" if x["sub"] and (not dup or rng.random() < 0.5) else "")
+        st = int(rng.integers(3)) if dup else 0
+        author = [f"{x['first']} {x['last']}", f"{x['last']}, {x['first']}", f"{x['first'][0]}. {x['last']}"][st]
+        k = int(rng.integers(4)) if dup else 0
+        i13, i10 = _isbn13(x["core"]), _isbn10(x["core"])
+        isbn = [i13, i10, f"{i13[:3]}-{i13[3]}-{i13[4:8]}-{i13[8:12]}-{i13[12]}", None][k]
+        if dup and rng.random() < 0.2:
+            title = _typo_inner(title, rng)
+        year = x["year"] + (int(rng.choice([-1, 1])) if dup and rng.random() < 0.1 else 0)
+        pub = x["pub"][int(dup and rng.random() < 0.5)]
+        rows.append({"isbn": isbn, "book_title": title, "author": author, "publisher": pub, "year": str(year),
+                     "cluster": e})
+    return _shuffled_table(rows, rng, "r")
