@@ -240,6 +240,12 @@ def check_finite_array(
     >>> check_finite_array([[1, 2], [3, 4]]).dtype
     dtype('float64')
     """
+    if np.dtype(dtype).kind != "c" and getattr(getattr(X, "dtype", None), "kind", None) == "c":
+        # NumPy would drop the imaginary parts with only a ComplexWarning: silent data loss
+        raise ValueError(
+            f"{name} has complex dtype {X.dtype}; trustlab needs real numbers. Pass the real part "
+            f"({name}.real) or the magnitude (np.abs({name})) explicitly."
+        )
     try:
         A = np.array(X, dtype=dtype, copy=True) if copy else np.asarray(X, dtype=dtype)
     except (TypeError, ValueError) as exc:

@@ -82,6 +82,16 @@ class VectorSource:
         if dtype not in (np.dtype("<f4"), np.dtype("<f8")):
             raise ValueError(f"{self.path}: expected little-endian float32/float64 data, got {dtype}.")
         self.n, self.d = int(shape[0]), int(shape[1])
+        if self.d == 0 and self.n > 0:
+            raise ValueError(f"{self.path}: the vectors have 0 dimensions (shape {shape}); "
+                             "expected an (n, d) array with d >= 1.")
+        # check the declared size against the file before anything is sized from it
+        # (a corrupt or hostile header could announce an array of exabytes)
+        need = self.n * self.d * dtype.itemsize
+        have = self.path.stat().st_size - self._data_offset
+        if need > have:
+            raise ValueError(f"{self.path}: file is truncated: its header declares shape {shape} "
+                             f"({need:,} bytes of {dtype}) but only {max(have, 0):,} bytes of data follow.")
         self.dtype = dtype
         self.has_words = False
 

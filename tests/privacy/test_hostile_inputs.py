@@ -1,0 +1,55 @@
+"""Hostile vector files and arrays: clear errors, never a traceback or silent data loss
+(bench/results/hostile_inputs.md)."""
+import numpy as np
+import pytest
+
+from trustlab.cli import main
+from trustlab.privacy import privatize
+from trustlab.privacy.io import open_vectors
+
+pytestmark = pytest.mark.filterwarnings("ignore:random_state=.*tests only:UserWarning")
+
+
+def _npy_with_header(path, shape, payload=64):
+    """A .npy file whose header declares ``shape`` but that holds ``payload`` bytes."""
+    h = f"{{'descr': '<f8', 'fortran_order': False, 'shape': {shape}, }}".encode()
+    h += b" " * (118 - len(h)) + b"\n"
+    path.write_bytes(b"\x93NUMPY\x01\x00" + len(h).to_bytes(2, "little") + h + b"\0" * payload)
+    return path
+
+
+def test_npy_header_declaring_exabytes_is_refused_as_truncated(tmp_path):
+    p = _npy_with_header(tmp_path / "huge.npy", (10**9, 10**9))
+    with pytest.raises(ValueError, match=r"truncated: its header declares shape \(1000000000, 1000000000\)"):
+        open_vectors(p)
+
+
+def test_npy_with_zero_columns(tmp_path, capsys):
+    np.save(tmp_path / "c0.npy", np.ones((5, 0)))
+    rc = main(["privatize", str(tmp_path / "c0.npy"), "--epsilon", "1", "-o", str(tmp_path / "o.npy")])
+    err = capsys.readouterr().err
+    assert rc == 2 and "0 dimensions" in err and "make_mechanism" not in err
+    assert not (tmp_path / "o.npy").exists()
+
+
+@pytest.mark.parametrize("rows", [np.ones((1, 8)), np.zeros((4, 8))], ids=["one-row", "all-zero"])
+def test_cli_summary_without_sensitivity(tmp_path, capsys, rows):
+    # the empirical sensitivity needs two distinct vectors; the summary line must not crash
+    np.save(tmp_path / "x.npy", rows)
+    rc = main(["privatize", str(tmp_path / "x.npy"), "--epsilon", "1", "--m", "4", "-o", str(tmp_path / "o.npy")])
+    out = capsys.readouterr().out
+    assert rc == 0 and "public projection seed" in out
+    assert np.load(tmp_path / "o.npy").shape == (rows.shape[0], 4)
+
+
+def test_complex_input_is_refused_not_truncated():
+    X = np.ones((4, 10), complex) * (1 + 2j)
+    with pytest.raises(ValueError, match="complex dtype"):
+        privatize(X, epsilon=1, random_state=0)
+
+
+def test_privacy_eval_given_a_npy(tmp_path, capsys):
+    np.save(tmp_path / "e.npy", np.ones((5, 4)))
+    rc = main(["privacy-eval", "--embeddings", str(tmp_path / "e.npy"), "--output-dir", str(tmp_path / "pe")])
+    err = capsys.readouterr().err
+    assert rc == 2 and "expected an .npz with arrays 'vectors' and 'words'" in err
