@@ -31,6 +31,8 @@ __all__ = [
     "check_dask_client",
     "renamed_keyword",
     "Registry",
+    "physical_memory",
+    "check_memory",
 ]
 
 
@@ -136,6 +138,33 @@ def check_dask_client(client: Any, *, name: str = "client", func: str | None = N
         f"The {name!r} parameter{where} must be a dask.distributed.Client (an object with a .submit method), "
         f"e.g. Client(\"tcp://scheduler:8786\"). Got {_short_repr(client)} instead."
     )
+
+
+def physical_memory() -> int | None:
+    """Bytes of physical memory of this machine (``None`` where it cannot be read)."""
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))
+    except (AttributeError, ValueError, OSError):  # pragma: no cover - not POSIX
+        return None
+
+
+def check_memory(nbytes: int, what: str, fix: str) -> None:
+    """Refuse, before allocating, a structure larger than the machine's physical memory.
+
+    Raises :class:`InvalidParameterError` (a ``ValueError``) naming ``what`` would need
+    how much and how to ``fix`` it, instead of letting the allocation fail deep inside
+    (or the operating system kill the process).
+
+    Examples
+    --------
+    >>> check_memory(1024, "a tiny array", "nothing to fix")
+    """
+    total = physical_memory()
+    if total is not None and nbytes > total:
+        raise InvalidParameterError(
+            f"{what} would need {nbytes / 2**30:,.1f} GiB, more than this machine's "
+            f"{total / 2**30:,.1f} GiB of memory; {fix}."
+        )
 
 
 def check_interval(
