@@ -86,3 +86,14 @@ def test_warnings_are_one_line(tmp_path):
     assert p.returncode == 0, p.stderr
     lines = p.stderr.splitlines()
     assert lines and all(ln.startswith("trustlab resolve: warning: ") for ln in lines), p.stderr
+
+
+@pytest.mark.parametrize("argv, flag", [
+    (["partition", "{d}/w.cplib", "--time-limit=-1"], "--time-limit"),
+    (["partition", "{d}/w.cplib", "-M", "0"], "-M"),
+    (["privatize", "{d}/x.npy", "--epsilon", "1", "--m", "-1", "-o", "{d}/o.npy"], "--m"),
+])
+def test_bad_numbers_do_not_offer_none(files, capsys, argv, flag):
+    # 'None' is how the library spells "not given"; a command line cannot pass it
+    rc, err = _run(capsys, *[a.format(d=files) for a in argv])
+    assert rc == 2 and f"argument {flag}: must be" in err and "or None" not in err
