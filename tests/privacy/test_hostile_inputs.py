@@ -53,3 +53,10 @@ def test_privacy_eval_given_a_npy(tmp_path, capsys):
     rc = main(["privacy-eval", "--embeddings", str(tmp_path / "e.npy"), "--output-dir", str(tmp_path / "pe")])
     err = capsys.readouterr().err
     assert rc == 2 and "expected an .npz with arrays 'vectors' and 'words'" in err
+
+
+def test_unknown_extension_message(tmp_path, capsys):
+    np.save(tmp_path / "x.npy", np.ones((3, 8)))
+    rc = main(["privatize", str(tmp_path / "x.npy"), "--epsilon", "1", "-o", str(tmp_path / "o.xyz")])
+    err = capsys.readouterr().err
+    assert rc == 2 and "'.xyz'" in err and "output_format=" in err

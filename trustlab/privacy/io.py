@@ -46,7 +46,7 @@ def guess_format(path, fmt: str | None = None) -> str:
     if ext not in _EXT:
         raise ValueError(
             f"Cannot tell the vector format of {str(path)!r} from its extension {ext!r}; "
-            f"use one of {sorted(_EXT)} or pass the format explicitly ({list(FORMATS)})."
+            f"use one of {sorted(_EXT)} or, from Python, pass input_format=/output_format= (one of {list(FORMATS)})."
         )
     return _EXT[ext]
 
