@@ -60,3 +60,23 @@ def test_unknown_extension_message(tmp_path, capsys):
     rc = main(["privatize", str(tmp_path / "x.npy"), "--epsilon", "1", "-o", str(tmp_path / "o.xyz")])
     err = capsys.readouterr().err
     assert rc == 2 and "'.xyz'" in err and "output_format=" in err
+
+
+def test_streamed_release_is_not_refused_for_the_rows_it_never_holds(tmp_path, monkeypatch):
+    # a word2vec header announcing 10**12 vectors: privatize_file streams, so the
+    # output rows are never all in memory; the lie is caught when the file runs out
+    import trustlab.privacy.mechanisms as mech
+
+    monkeypatch.setattr(mech, "_physical_memory", lambda: 2**30)
+    p = tmp_path / "v.txt"
+    p.write_text("1000000000000 3\nfoo 1 2 3\nbar 1 2 4\n")
+    rc = main(["privatize", str(p), "--epsilon", "1", "--m", "2", "-o", str(tmp_path / "o.npy")])
+    assert rc == 2
+    with pytest.raises(ValueError, match="header announces 1000000000000 vectors but the file holds 2"):
+        from trustlab.privacy.io import privatize_file
+
+        privatize_file(p, tmp_path / "o.npy", epsilon=1, m=2)
+    assert not list(tmp_path.glob("*o.npy*"))  # no output, no temporary file left
+    # the in-memory release still refuses an output that cannot fit
+    with pytest.raises(ValueError, match="GiB"):
+        mech.make_mechanism(3, epsilon=1, m=2, n_hint=10**12)

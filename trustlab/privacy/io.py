@@ -518,7 +518,8 @@ def privatize_file(
         )
     mech = make_mechanism(src.d, epsilon=epsilon, delta=delta, beta=beta, m=m, mechanism=mechanism,
                           backend=backend, random_state=random_state, phi_seed=phi_seed,
-                          allow_m_above_d=allow_m_above_d, n_hint=src.n, func="privatize_file")
+                          allow_m_above_d=allow_m_above_d, n_hint=src.n, streamed=True,
+                          func="privatize_file")
     V = None
     vwords = None
     if vocab is not None:
