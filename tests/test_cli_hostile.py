@@ -97,3 +97,8 @@ def test_bad_numbers_do_not_offer_none(files, capsys, argv, flag):
     # 'None' is how the library spells "not given"; a command line cannot pass it
     rc, err = _run(capsys, *[a.format(d=files) for a in argv])
     assert rc == 2 and f"argument {flag}: must be" in err and "or None" not in err
+
+
+def test_resolve_labels_neither_column_nor_file(files, capsys):
+    rc, err = _run(capsys, "resolve", files / "r.csv", "--labels", "nocol", "-q")
+    assert rc == 2 and "neither a column of INPUT" in err and "['id', 'name']" in err
