@@ -80,3 +80,11 @@ def test_streamed_release_is_not_refused_for_the_rows_it_never_holds(tmp_path, m
     # the in-memory release still refuses an output that cannot fit
     with pytest.raises(ValueError, match="GiB"):
         mech.make_mechanism(3, epsilon=1, m=2, n_hint=10**12)
+
+
+def test_binary_garbage_word2vec_header_is_described_not_dumped(tmp_path):
+    p = tmp_path / "v.bin"
+    p.write_bytes(bytes(range(128, 256)) * 3)
+    with pytest.raises(ValueError, match="word2vec header 'n_vectors dimension', got binary data") as exc:
+        open_vectors(p)
+    assert "\\x" not in str(exc.value)

@@ -103,8 +103,12 @@ class VectorSource:
             if len(parts) != 2 or n < 0 or d < 1:
                 raise ValueError
         except (ValueError, IndexError):
+            try:
+                got = repr(line[:80].decode("utf-8"))
+            except UnicodeDecodeError:
+                got = "binary data"
             raise ValueError(
-                f"{self.path}: the first line must be the word2vec header 'n_vectors dimension', got {line[:80]!r}."
+                f"{self.path}: the first line must be the word2vec header 'n_vectors dimension', got {got}."
             ) from None
         return n, d
 
