@@ -22,3 +22,12 @@ def test_asymmetric_weights_message_shows_plain_numbers(data, shown):
     with pytest.raises(ValueError) as exc:
         trustlab.partition(data)
     assert shown in str(exc.value) and "np.float64" not in str(exc.value)
+
+
+def test_str_and_nested_list_matrix_get_a_pointer():
+    with pytest.raises(TypeError, match="got a str"):
+        trustlab.partition("instance.txt")
+    W = [[0.0, 1.0, -1.0, 2.0], [1.0, 0.0, 1.0, 1.0], [-1.0, 1.0, 0.0, 1.0], [2.0, 1.0, 1.0, 0.0]]
+    with pytest.raises(ValueError, match=r"np\.asarray\(W\)"):
+        trustlab.partition(W)
+    assert len(trustlab.partition(np.asarray(W)).labels) == 4

@@ -296,7 +296,14 @@ def as_problem(data: Any, *, weight: str = "weight", nodes: Sequence | None = No
         raise ValueError("The edge list is empty; give at least one (i, j, weight) edge.")
     if any(len(e) != 3 for e in rows):
         k = next(e for e in rows if len(e) != 3)
-        raise ValueError(f"Each edge must be (i, j, weight); got {k!r}.")
+        if isinstance(data, str):
+            raise TypeError("partition expects a networkx graph, a dense or sparse square weight matrix, or an "
+                            "edge list of (i, j, weight); got a str (to read a file use "
+                            "trustlab.solvers.io.read_cplib or read_edgelist).")
+        hint = ""
+        if all(len(e) == len(rows) for e in rows):  # nested lists forming a square matrix
+            hint = " A square weight matrix must be a NumPy array or sparse matrix: pass np.asarray(W)."
+        raise ValueError(f"Each edge must be (i, j, weight); got {k!r}.{hint}")
     ends = [e[0] for e in rows] + [e[1] for e in rows]
     if nodes is not None:
         nl = list(nodes)
