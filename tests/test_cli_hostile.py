@@ -102,3 +102,9 @@ def test_bad_numbers_do_not_offer_none(files, capsys, argv, flag):
 def test_resolve_labels_neither_column_nor_file(files, capsys):
     rc, err = _run(capsys, "resolve", files / "r.csv", "--labels", "nocol", "-q")
     assert rc == 2 and "neither a column of INPUT" in err and "['id', 'name']" in err
+
+
+def test_output_that_is_a_directory_is_reported_before_the_run(files, capsys):
+    (files / "outdir").mkdir()
+    rc, err = _run(capsys, "partition", files / "w.cplib", "-o", files / "outdir")
+    assert rc == 2 and "it is a directory; give a file name" in err

@@ -199,6 +199,8 @@ def _check_output_paths(args) -> None:
             raise CLIError(f"{_flag(seen[key])} and {_flag(dest)} both name {path!r}; the second would "
                            "overwrite the first. Give each output its own file.")
         seen[key] = dest
+        if os.path.isdir(path):
+            raise CLIError(f"cannot write {_flag(dest)} {path!r}: it is a directory; give a file name")
         parent = os.path.dirname(path) or "."
         if not os.path.isdir(parent):
             raise CLIError(f"cannot write {_flag(dest)} {path!r}: output directory {parent!r} does not exist; "
