@@ -31,6 +31,8 @@ __all__ = [
     "check_dask_client",
     "renamed_keyword",
     "Registry",
+    "physical_memory",
+    "check_memory",
 ]
 
 
@@ -138,6 +140,33 @@ def check_dask_client(client: Any, *, name: str = "client", func: str | None = N
     )
 
 
+def physical_memory() -> int | None:
+    """Bytes of physical memory of this machine (``None`` where it cannot be read)."""
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))
+    except (AttributeError, ValueError, OSError):  # pragma: no cover - not POSIX
+        return None
+
+
+def check_memory(nbytes: int, what: str, fix: str) -> None:
+    """Refuse, before allocating, a structure larger than the machine's physical memory.
+
+    Raises :class:`InvalidParameterError` (a ``ValueError``) naming ``what`` would need
+    how much and how to ``fix`` it, instead of letting the allocation fail deep inside
+    (or the operating system kill the process).
+
+    Examples
+    --------
+    >>> check_memory(1024, "a tiny array", "nothing to fix")
+    """
+    total = physical_memory()
+    if total is not None and nbytes > total:
+        raise InvalidParameterError(
+            f"{what} would need {nbytes / 2**30:,.1f} GiB, more than this machine's "
+            f"{total / 2**30:,.1f} GiB of memory; {fix}."
+        )
+
+
 def check_interval(
     value: Any,
     name: str,
@@ -240,6 +269,12 @@ def check_finite_array(
     >>> check_finite_array([[1, 2], [3, 4]]).dtype
     dtype('float64')
     """
+    if np.dtype(dtype).kind != "c" and getattr(getattr(X, "dtype", None), "kind", None) == "c":
+        # NumPy would drop the imaginary parts with only a ComplexWarning: silent data loss
+        raise ValueError(
+            f"{name} has complex dtype {X.dtype}; trustlab needs real numbers. Pass the real part "
+            f"({name}.real) or the magnitude (np.abs({name})) explicitly."
+        )
     try:
         A = np.array(X, dtype=dtype, copy=True) if copy else np.asarray(X, dtype=dtype)
     except (TypeError, ValueError) as exc:

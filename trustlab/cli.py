@@ -63,7 +63,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     install_signal_cleanup()
     prefix = f"trustlab {args.command}: error:"
     try:
-        rc = args.func(args)
+        _check_output_paths(args)
+        with _one_line_warnings(f"trustlab {args.command}: warning:"):
+            rc = args.func(args)
     except CLIError as exc:
         print(f"{prefix} {exc}", file=sys.stderr)
         return exc.code
@@ -75,7 +77,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # TypeError only the library's own input-type checks (see _user_type_error)
         if isinstance(exc, TypeError) and not _user_type_error(exc):
             raise
-        print(f"{prefix} {_one_line(exc)}", file=sys.stderr)
+        print(f"{prefix} {_one_line(exc, has_encoding=hasattr(args, 'encoding'))}", file=sys.stderr)
         return 2
     except OSError as exc:  # missing file, permission, read-only file system, disk full
         print(f"{prefix} {_os_message(exc)}", file=sys.stderr)
@@ -155,12 +157,101 @@ def _exit(rc: int) -> None:
     os._exit(rc)
 
 
-def _one_line(exc: BaseException) -> str:
+def _one_line(exc: BaseException, *, has_encoding: bool = True) -> str:
     msg = str(exc)
     if isinstance(exc, UnicodeDecodeError):
-        msg = (f"input is not valid {exc.encoding} text ({exc.reason} at byte {exc.start}); "
-               "pass --encoding with the file's encoding (e.g. latin-1)")
+        fix = ("pass --encoding with the file's encoding (e.g. latin-1)" if has_encoding else
+               "this command reads UTF-8 text only: convert the file first "
+               "(e.g. iconv -f latin1 -t utf-8 IN > OUT), or check that it is the right file")
+        msg = f"input is not valid {exc.encoding} text ({exc.reason} at byte {exc.start}); {fix}"
     return " ".join(msg.split()) or type(exc).__name__
+
+
+# argparse destinations that name files a command writes (privacy-eval's
+# --output-dir is a directory it creates, so it is not listed)
+OUTPUT_DESTS = ("output", "record", "report", "pairs", "save_model")
+# (input, output) pairs that may name the same file: --model M --save-model M
+# re-saves the model it loaded
+_SAME_FILE_OK = {("model", "save_model")}
+
+
+def _flag(dest: str) -> str:
+    return dest.upper() if dest in ("input", "edgefile", "instance") else "--" + dest.replace("_", "-")
+
+
+def _check_output_paths(args) -> None:
+    """Refuse, before any work, outputs that would destroy an input or each other, and
+    outputs into a directory that does not exist.
+
+    Every file is written atomically at the end of a command, so without this an
+    ``-o`` naming the input silently replaces it, two outputs naming one file keep
+    only the last, and a missing directory is only reported after the whole run.
+    """
+    import os
+
+    from trustlab.commands._common import CLIError
+
+    outs = [(d, v) for d in OUTPUT_DESTS if isinstance(v := getattr(args, d, None), str) and v]
+    seen: dict[str, str] = {}
+    for dest, path in outs:
+        key = os.path.realpath(path)
+        if key in seen:
+            raise CLIError(f"{_flag(seen[key])} and {_flag(dest)} both name {path!r}; the second would "
+                           "overwrite the first. Give each output its own file.")
+        seen[key] = dest
+        if os.path.isdir(path):
+            raise CLIError(f"cannot write {_flag(dest)} {path!r}: it is a directory; give a file name")
+        parent = os.path.dirname(path) or "."
+        if not os.path.isdir(parent):
+            raise CLIError(f"cannot write {_flag(dest)} {path!r}: output directory {parent!r} does not exist; "
+                           "create it first")
+    if not outs:
+        return
+    for dest, value in vars(args).items():
+        if dest in OUTPUT_DESTS or dest == "func":
+            continue
+        for item in value if isinstance(value, list) else [value]:
+            if not (isinstance(item, str) and item and os.path.isfile(item)):
+                continue
+            for odest, opath in outs:
+                if (dest, odest) in _SAME_FILE_OK or not os.path.exists(opath):
+                    continue
+                if os.path.samefile(item, opath):
+                    raise CLIError(f"{_flag(odest)} {opath!r} is the input file given as {_flag(dest)}; writing "
+                                   "it would destroy the input. Choose another output file.")
+
+
+class _one_line_warnings:
+    """Show warnings raised while a command runs as ``trustlab CMD: warning: MESSAGE``
+    lines on stderr, not Python's ``file:line: Category: message`` plus a source line."""
+
+    def __init__(self, prefix: str):
+        self.prefix = prefix
+
+    def __enter__(self):
+        import warnings
+
+        self._old = warnings.showwarning
+        # leave warnings alone where someone records them (pytest.warns, a caller's
+        # catch_warnings(record=True)) or has replaced the display already
+        if (self._old is not warnings._showwarning_orig
+                or getattr(warnings._showwarnmsg_impl, "__module__", None) != "warnings"):
+            return self
+
+        def show(message, category, filename, lineno, file=None, line=None):  # noqa: ARG001
+            try:
+                print(f"{self.prefix} {' '.join(str(message).split())}", file=file or sys.stderr)
+            except (OSError, ValueError):  # closed stream: a warning never ends the command
+                pass
+
+        warnings.showwarning = show
+        return self
+
+    def __exit__(self, *exc):
+        import warnings
+
+        warnings.showwarning = self._old
+        return False
 
 
 def _user_type_error(exc: TypeError) -> bool:

@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from trustlab._validation import Interval, validate_params
+from trustlab._validation import Interval, check_memory, validate_params
 
 __all__ = ["CSRGraph", "as_csr_graph", "csr_from_edges", "read_edge_file"]
 
@@ -172,6 +172,22 @@ def _from_networkx(G) -> CSRGraph:
     return csr_from_edges(src[:k], dst[:k], n, nodes=_labels_array(labels))
 
 
+# bytes per node of the CSR graph and of the clique enumeration that follows
+# (int64 offsets and degrees, int32 orderings and ranks, the kernels' per-node state)
+_BYTES_PER_NODE = 48
+
+
+def _check_node_memory(n: int, what: str) -> None:
+    """Refuse a node count whose per-node arrays alone exceed the machine's memory
+    (e.g. one edge ``0 2000000000`` in an integer edge array means 2e9 nodes)."""
+    check_memory(
+        _BYTES_PER_NODE * int(n),
+        f"{what} has {int(n):,} nodes; its per-node arrays",
+        "relabel the nodes to 0..n-1 first (e.g. np.unique(edges, return_inverse=True)), "
+        "or read the file with trustlab.graph.read_edge_file, which relabels",
+    )
+
+
 def _from_sparse(A) -> CSRGraph:
     import scipy.sparse as sp
 
@@ -181,6 +197,7 @@ def _from_sparse(A) -> CSRGraph:
             "(m, 2) edge array for an edge list."
         )
     n = int(A.shape[0])
+    _check_node_memory(n, f"the {n} x {n} sparse adjacency matrix")
     C = sp.coo_matrix(A)
     data = C.data
     if data.dtype.kind in "fc" and not np.all(np.isfinite(data)):
@@ -266,6 +283,7 @@ def _from_edge_array(E: Any, n_nodes: int | None) -> CSRGraph:
             f"node id {max_id} is too large (at most {_INT32_MAX - 1} supported); relabel the "
             "nodes to 0..n-1 first (e.g. np.unique(edges, return_inverse=True))."
         )
+    _check_node_memory(n, f"the edge array (largest node id {max_id})")
     return csr_from_edges(arr[:, 0], arr[:, 1], n)
 
 

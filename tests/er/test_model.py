@@ -148,3 +148,20 @@ def test_cli_save_model_then_incremental(tmp_path, capsys, data):
     assert same >= 0.99
     assert main(["resolve", str(pn), "--existing", str(oo)]) == 2
     assert "--existing needs --model" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("content, match", [
+    (b"\xff\xfe\x00garbage", "not UTF-8 JSON text"),
+    (b"[1, 2]", "holds a JSON list"),
+    (None, "is a directory"),
+])
+def test_load_model_refuses_files_that_are_not_models(tmp_path, content, match):
+    # hostile --model files (bench/results/hostile_inputs.md): one clear error naming the file
+    p = tmp_path / "m.json"
+    if content is None:
+        p.mkdir()
+    else:
+        p.write_bytes(content)
+    with pytest.raises((ValueError, OSError), match=match) as exc:
+        load_model(p)
+    assert str(p) in str(exc.value) and "--save-model" in str(exc.value)

@@ -99,14 +99,16 @@ class constrained:
     def __call__(self, text: str):
         import argparse
 
-        from trustlab._validation import _describe
+        from trustlab._validation import _describe, _NoneConstraint
 
         try:
             v = self.parse(text)
         except ValueError:
             v = None
         if v is None or not any(c.is_satisfied_by(v) for c in self.constraints):
-            raise argparse.ArgumentTypeError(f"must be {_describe(self.constraints)}. Got {text!r} instead.")
+            # None means "option not given": a command-line value can never be None
+            shown = [c for c in self.constraints if not isinstance(c, _NoneConstraint)] or self.constraints
+            raise argparse.ArgumentTypeError(f"must be {_describe(shown)}. Got {text!r} instead.")
         return v
 
     def __repr__(self) -> str:

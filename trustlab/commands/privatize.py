@@ -126,9 +126,12 @@ def run(args) -> int:
               + f") to {info['output']} in {info['seconds']:.2f} s "
               f"({info['vectors_per_second']:.0f} vectors/s)")
         if info["phi_seed"] is not None:
-            print(f"public projection seed (phi_seed): {info['phi_seed']}; "
-                  f"empirical sensitivity {info['empirical_sensitivity']:.3f}, "
-                  f"spectral norm {info['spectral_norm']:.3f}")
+            # the sensitivity needs two distinct vectors: None for n = 1 or identical rows
+            extra = [f"{label} {info[key]:.3f}" for key, label in
+                     (("empirical_sensitivity", "empirical sensitivity"), ("spectral_norm", "spectral norm"))
+                     if info.get(key) is not None]
+            print(f"public projection seed (phi_seed): {info['phi_seed']}"
+                  + (f"; {', '.join(extra)}" if extra else ""))
     return 0
 
 

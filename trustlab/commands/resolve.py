@@ -160,6 +160,12 @@ def _run(args) -> int:
         if args.input and args.labels in records.columns:
             labels = args.labels
         else:
+            import os
+
+            if not os.path.exists(args.labels):
+                cols = f"a column of INPUT (it has {list(records.columns)})" if args.input else "a column"
+                raise CLIError(f"--labels {args.labels!r} is neither {cols} nor an existing labels file; "
+                               "pass an entity column name or a CSV of (id, entity) or (id_l, id_r, match)")
             labels = _read_labels(args.labels, kw.get("id_col") or "id")
     compare = [m for m in args.compare.split(",") if m.strip()]
     if args.existing and not args.model:

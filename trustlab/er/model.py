@@ -184,10 +184,20 @@ def load_model(model: Any) -> ERModel:
         p = Path(model)
         if not p.exists():
             raise FileNotFoundError(f"model file {str(p)!r} does not exist")
+        if p.is_dir():
+            raise IsADirectoryError(f"model file {str(p)!r} is a directory; pass the JSON file written by "
+                                    "save_model (CLI: --save-model)")
         try:
             d = json.loads(p.read_text(encoding="utf-8"))
         except json.JSONDecodeError as exc:
             raise ValueError(f"model file {str(p)!r} is not valid JSON ({exc})") from None
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"model file {str(p)!r} is not a trustlab model: not UTF-8 JSON text "
+                             f"({exc.reason} at byte {exc.start}); pass the JSON file written by save_model "
+                             "(CLI: --save-model)") from None
+        if not isinstance(d, dict):
+            raise ValueError(f"model file {str(p)!r} is not a trustlab model: it holds a JSON "
+                             f"{type(d).__name__}, not the object written by save_model (CLI: --save-model)")
         return ERModel.from_dict(d)
     raise TypeError(f"model must be a path to a model JSON, a dict or an ERModel; got {type(model).__name__}")
 

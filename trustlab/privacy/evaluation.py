@@ -93,6 +93,8 @@ def load_embeddings_subset(path=None, *, lexicon_dir=None, n_pairs: int = 100, r
             raise FileNotFoundError(f"embeddings file {str(p)!r} does not exist")
         try:
             z = np.load(p, allow_pickle=False)
+            if not isinstance(z, np.lib.npyio.NpzFile):  # a .npy holds one bare array
+                raise ValueError(f"got a single {type(z).__name__} (a .npy file?), not an .npz archive")
             vectors, words = z["vectors"], z["words"]
         except (KeyError, ValueError, OSError, EOFError, zipfile.BadZipFile) as exc:
             why = "the file is empty" if isinstance(exc, EOFError) else exc

@@ -46,7 +46,7 @@ def guess_format(path, fmt: str | None = None) -> str:
     if ext not in _EXT:
         raise ValueError(
             f"Cannot tell the vector format of {str(path)!r} from its extension {ext!r}; "
-            f"use one of {sorted(_EXT)} or pass the format explicitly ({list(FORMATS)})."
+            f"use one of {sorted(_EXT)} or, from Python, pass input_format=/output_format= (one of {list(FORMATS)})."
         )
     return _EXT[ext]
 
@@ -82,6 +82,16 @@ class VectorSource:
         if dtype not in (np.dtype("<f4"), np.dtype("<f8")):
             raise ValueError(f"{self.path}: expected little-endian float32/float64 data, got {dtype}.")
         self.n, self.d = int(shape[0]), int(shape[1])
+        if self.d == 0 and self.n > 0:
+            raise ValueError(f"{self.path}: the vectors have 0 dimensions (shape {shape}); "
+                             "expected an (n, d) array with d >= 1.")
+        # check the declared size against the file before anything is sized from it
+        # (a corrupt or hostile header could announce an array of exabytes)
+        need = self.n * self.d * dtype.itemsize
+        have = self.path.stat().st_size - self._data_offset
+        if need > have:
+            raise ValueError(f"{self.path}: file is truncated: its header declares shape {shape} "
+                             f"({need:,} bytes of {dtype}) but only {max(have, 0):,} bytes of data follow.")
         self.dtype = dtype
         self.has_words = False
 
@@ -93,8 +103,12 @@ class VectorSource:
             if len(parts) != 2 or n < 0 or d < 1:
                 raise ValueError
         except (ValueError, IndexError):
+            try:
+                got = repr(line[:80].decode("utf-8"))
+            except UnicodeDecodeError:
+                got = "binary data"
             raise ValueError(
-                f"{self.path}: the first line must be the word2vec header 'n_vectors dimension', got {line[:80]!r}."
+                f"{self.path}: the first line must be the word2vec header 'n_vectors dimension', got {got}."
             ) from None
         return n, d
 
@@ -508,7 +522,8 @@ def privatize_file(
         )
     mech = make_mechanism(src.d, epsilon=epsilon, delta=delta, beta=beta, m=m, mechanism=mechanism,
                           backend=backend, random_state=random_state, phi_seed=phi_seed,
-                          allow_m_above_d=allow_m_above_d, n_hint=src.n, func="privatize_file")
+                          allow_m_above_d=allow_m_above_d, n_hint=src.n, streamed=True,
+                          func="privatize_file")
     V = None
     vwords = None
     if vocab is not None:

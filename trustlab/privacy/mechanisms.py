@@ -305,6 +305,7 @@ class Mechanism:
         "allow_m_above_d": ["boolean"],
         "backend": [{"auto", "cpu", "gpu"}],
         "n_hint": [Interval(numbers.Integral, 0, None, closed="left"), None],
+        "streamed": ["boolean"],
         "func": [str],
     }
 )
@@ -321,12 +322,15 @@ def make_mechanism(
     phi_seed: int | None = None,
     allow_m_above_d: bool = False,
     n_hint: int | None = None,
+    streamed: bool = False,
     func: str = "privatize",
 ) -> Mechanism:
     """Validate the release parameters once and build a :class:`Mechanism`.
 
-    See :func:`privatize` for the parameters. ``n_hint`` (number of vectors) only
-    feeds ``backend="auto"``.
+    See :func:`privatize` for the parameters. ``n_hint`` (number of vectors) feeds
+    ``backend="auto"`` and, unless ``streamed`` (the release is written chunk by chunk,
+    as :func:`trustlab.privacy.io.privatize_file` does), the memory check of the
+    ``n_hint x m`` output.
     """
     mechanism = check_option(mechanism, "mechanism", list(MECHANISMS), func=func)
     d = check_int(d, "d", low=1, func=func)
@@ -358,8 +362,9 @@ def make_mechanism(
         )
     if phi_seed is not None:
         seed_phi = check_int(phi_seed, "phi_seed", low=0, func=func)
-    _check_memory(8 * m * d + (0 if n_hint is None else 4 * int(n_hint) * m),
-                  f"the {m} x {d} projection" + ("" if n_hint is None else f" and the {n_hint} x {m} output"),
+    held = None if (n_hint is None or streamed) else int(n_hint)  # output rows held in memory
+    _check_memory(8 * m * d + (0 if held is None else 4 * held * m),
+                  f"the {m} x {d} projection" + ("" if held is None else f" and the {held} x {m} output"),
                   "pass a smaller m (or let it be calibrated) or release in chunks (privatize_file)", func)
     return Mechanism(name="privemb", d=d, epsilon=epsilon, delta=delta, beta=beta, m=m,
                      calibration=calibration, phi_seed=seed_phi, key0=k0, key1=k1, backend=backend)

@@ -14,6 +14,12 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
+from trustlab._validation import check_memory
+
+# bytes per node of a partition problem: its label, component index and singleton
+# component array, its cluster id (Python objects for the labels and components)
+_BYTES_PER_NODE = 200
+
 
 def pair_objective(labels: np.ndarray, rows: np.ndarray, cols: np.ndarray, weights: np.ndarray) -> float:
     """CPP objective of ``labels`` on an edge list: the total weight of the pairs
@@ -145,7 +151,7 @@ def _check_symmetric_dense(W: np.ndarray, what: str) -> None:
     if off.size and off.max() > tol:
         i, j = np.unravel_index(int(np.argmax(off)), off.shape)
         raise ValueError(
-            f"The weight matrix must be symmetric; W[{i},{j}]={W[i, j]!r} but W[{j},{i}]={W[j, i]!r}. "
+            f"The weight matrix must be symmetric; W[{i},{j}]={float(W[i, j]):g} but W[{j},{i}]={float(W[j, i]):g}. "
             "Pass (W + W.T) / 2 or the upper triangle mirrored."
         )
 
@@ -172,7 +178,7 @@ def _from_edges(nodes: list, r: np.ndarray, c: np.ndarray, v: np.ndarray, what: 
                 k = int(bad[0])
                 raise ValueError(
                     f"{what} is not symmetric: pair ({nodes[lo[k]]!r}, {nodes[hi[k]]!r}) has weights "
-                    f"{v[k]!r} and {v[k + 1]!r}. Give each pair one weight."
+                    f"{float(v[k]):g} and {float(v[k + 1]):g}. Give each pair one weight."
                 )
             first = np.concatenate([[True], key[1:] != key[:-1]])
             lo, hi, v = lo[first], hi[first], v[first]
@@ -242,6 +248,11 @@ def as_problem(data: Any, *, weight: str = "weight", nodes: Sequence | None = No
         if M.shape[0] != M.shape[1]:
             raise ValueError(f"The weight matrix must be square; got a sparse matrix with shape {M.shape}.")
         n = M.shape[0]
+        # every node (isolated ones too) gets a label, a component and a cluster:
+        # refuse a declared size whose per-node state cannot fit before building it
+        check_memory(_BYTES_PER_NODE * int(n), f"partition: the {n} x {n} sparse weight matrix has {n:,} "
+                     "nodes; their per-node state",
+                     "drop the isolated nodes (rows and columns without entries) and relabel the rest 0..n-1")
         r, c, v = M.row.astype(np.int64), M.col.astype(np.int64), _real_weights(M.data, "The sparse weights")
         if not np.all(np.isfinite(v)):
             raise ValueError("The sparse weight matrix contains NaN or infinite weights. Remove those entries.")
@@ -255,7 +266,7 @@ def as_problem(data: Any, *, weight: str = "weight", nodes: Sequence | None = No
             i, j = int(d.row[k]), int(d.col[k])
             raise ValueError(
                 f"The sparse weight matrix must be symmetric (or one triangle only); "
-                f"W[{i},{j}]={Mc[i, j]!r} but W[{j},{i}]={Mc[j, i]!r}."
+                f"W[{i},{j}]={float(Mc[i, j]):g} but W[{j},{i}]={float(Mc[j, i]):g}."
             )
         nl = _node_labels(nodes, n)
         return _from_edges(nl, r, c, v, "The sparse weight matrix")
@@ -285,7 +296,14 @@ def as_problem(data: Any, *, weight: str = "weight", nodes: Sequence | None = No
         raise ValueError("The edge list is empty; give at least one (i, j, weight) edge.")
     if any(len(e) != 3 for e in rows):
         k = next(e for e in rows if len(e) != 3)
-        raise ValueError(f"Each edge must be (i, j, weight); got {k!r}.")
+        if isinstance(data, str):
+            raise TypeError("partition expects a networkx graph, a dense or sparse square weight matrix, or an "
+                            "edge list of (i, j, weight); got a str (to read a file use "
+                            "trustlab.solvers.io.read_cplib or read_edgelist).")
+        hint = ""
+        if all(len(e) == len(rows) for e in rows):  # nested lists forming a square matrix
+            hint = " A square weight matrix must be a NumPy array or sparse matrix: pass np.asarray(W)."
+        raise ValueError(f"Each edge must be (i, j, weight); got {k!r}.{hint}")
     ends = [e[0] for e in rows] + [e[1] for e in rows]
     if nodes is not None:
         nl = list(nodes)

@@ -189,3 +189,13 @@ def test_gendered_form_bias_german_scientist():
         B.gendered_form_bias([0.1, 0.2], [1])
     with pytest.raises(ValueError):
         B.gendered_form_bias([])
+
+
+def test_gender_direction_zero_or_identical_vectors_are_clear_errors():
+    # hostile embeddings (bench/results/hostile_inputs.md): not "SVD did not converge"
+    from trustlab.metrics.bias import gender_direction
+
+    with pytest.raises(ValueError, match=r"zero vector\(s\) of \['she'\]"):
+        gender_direction({"she": [0.0, 0.0], "he": [1.0, 0.0]}, [("she", "he")])
+    with pytest.raises(ValueError, match="identical vectors"):
+        gender_direction({"she": [1.0, 2.0], "he": [1.0, 2.0]}, [("she", "he")], normalize=False)

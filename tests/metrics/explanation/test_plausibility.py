@@ -172,3 +172,11 @@ def test_bad_files(tmp_path):
         ex.read_saliency(tmp_path / "missing")
     with pytest.raises(ValueError, match="Unknown task"):
         ex.load_ding_koehn("ptb")
+
+
+def test_read_saliency_names_the_bad_file(tmp_path):
+    # hostile input (bench/results/hostile_inputs.md): consistency reads two files
+    p = tmp_path / "b.txt"
+    p.write_text("[0.1, 0.2]\n[0.3, nan]\n")
+    with pytest.raises(ValueError, match=r"saliency file '.*b\.txt': line 2 contains NaN"):
+        ex.read_saliency(p)

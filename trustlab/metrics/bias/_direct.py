@@ -111,6 +111,11 @@ def gender_direction(
             if not (np.isfinite(vf).all() and np.isfinite(vm).all()):
                 raise ValueError(f"the vector of {f!r} or {m!r} contains NaN or infinity.")
             if normalize:
+                zero = [w for w, v in ((f, vf), (m, vm)) if not np.any(v)]
+                if zero:
+                    raise ValueError(f"cannot normalise the zero vector(s) of {zero} (pair ({f!r}, {m!r})); "
+                                     "fix those rows of the embedding table, drop the pair, or pass "
+                                     "normalize=False (Python API).")
                 vf = vf / np.linalg.norm(vf)
                 vm = vm / np.linalg.norm(vm)
             mu = (vf + vm) / 2
@@ -125,6 +130,9 @@ def gender_direction(
             f"gender_direction: dropped pairs with a missing word: {dropped}", MissingWordsWarning, stacklevel=2
         )
     M = np.vstack(rows)
+    if not np.any(M):
+        raise ValueError(f"the gender direction is undefined: the two words of every pair in {used} have "
+                         "identical vectors. Check the embedding table.")
     _, sv, Vt = np.linalg.svd(M, full_matrices=False)
     ev = sv**2
     evr = ev / ev.sum() if ev.sum() > 0 else ev

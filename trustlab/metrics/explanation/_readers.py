@@ -85,7 +85,9 @@ def read_saliency(source: Any) -> list[np.ndarray]:
     [[0.5, -1.0], [2.0]]
     """
     lines = _lines_of(source, "saliency")
-    return [_parse_vector(s, i + 1, "saliency") for i, s in enumerate(lines) if s.strip() or i < len(lines) - 1]
+    # name the file in errors: a command may read two saliency files (--a and --b)
+    what = f"saliency file {os.fspath(source)!r}" if isinstance(source, (str, os.PathLike)) else "saliency"
+    return [_parse_vector(s, i + 1, what) for i, s in enumerate(lines) if s.strip() or i < len(lines) - 1]
 
 
 @validate_params({"source": ["source"]})
