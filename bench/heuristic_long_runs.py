@@ -43,9 +43,10 @@ def main() -> None:
         h = partition(W, method="heuristic", time_limit=10, random_state=0)
         t = time.perf_counter()
         v = B.long_run(W, secs)
-        print(json.dumps(dict(name=name, heuristic=h.objective, heuristic_s=round(h.seconds, 2), long=v,
-                              long_s=round(time.perf_counter() - t, 1), load=[round(l0, 1), round(os.getloadavg()[0], 1)],
-                              date=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()))), flush=True)
+        el = round(time.perf_counter() - t, 1)
+        load = [round(l0, 1), round(os.getloadavg()[0], 1)]
+        print(json.dumps(dict(name=name, heuristic=h.objective, heuristic_s=round(h.seconds, 2), long=v, long_s=el,
+                              load=load, date=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()))), flush=True)
 
 
 if __name__ == "__main__":
