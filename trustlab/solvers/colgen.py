@@ -15,8 +15,9 @@ triangle LP and every family of CPP cuts we separate; on random dense instances
   a short tabu search (:func:`trustlab.kernels.cpp_pricing.price_tabu`, which reaches
   the sets a 1-flip search cannot: a pair that pays its duals only together) and,
   when both find nothing, exactly by :func:`trustlab.kernels.cpp_pricing.price_topk`'s
-  search (Numba branch and bound, the ``k`` best columns, run in slices of ~0.2 s so
-  that it stops at the deadline). The heuristic stages are only a
+  search (Numba branch and bound with dynamic branching and a bound from linear upper
+  bounds of the pair terms, see :mod:`trustlab.kernels.cpp_pricing`; the ``k`` best
+  columns, run in slices of ~0.2 s so that it stops at the deadline). The heuristic stages are only a
   shortcut: every bound comes from an exact pricing. Dual smoothing (Wentges) around
   the best dual so far cuts the degenerate tailing.
 * **Bound (certificate).** For any ``pi >= 0`` the Lagrangian bound
