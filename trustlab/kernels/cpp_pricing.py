@@ -3,13 +3,29 @@
 The pricing problem of the set-partitioning formulation: given node duals ``pi``, find
 node sets ``S`` maximising ``rc(S) = sum_{i<j in S} W_ij - sum_{i in S} pi_i`` (an
 unconstrained binary quadratic programme; forbidden pairs carry a large negative
-weight). Solved by depth-first branch and bound over a fixed node order with the bound
-``rc(chosen) + sum_{j undecided} max(0, g_j + R_j / 2)``, where ``g_j`` is ``j``'s
-marginal gain w.r.t. the chosen set and ``R_j`` the sum of ``j``'s positive weights to
-the other undecided nodes (every positive pair inside the undecided set is shared
-half-half between its two ends, so the bound is valid). The search state lives in
-arrays (:func:`price_start`), so a caller can run it in slices (:func:`price_resume`)
-and look at the clock in between.
+weight). Solved by depth-first branch and bound (:func:`price_start`,
+:func:`price_resume`):
+
+* **Bound.** At a search node with chosen set ``C`` (value ``rc(C)``) and undecided
+  nodes ``U``, every pair term of a completion is bounded by a linear function of its
+  two ends (a positive pair by any convex split of its weight between the ends, a
+  negative pair ``W_jq x_j x_q <= c (1 - x_j - x_q)`` for ``0 <= c <= -W_jq``), so
+  ``rc <= rc(C) + sum_j max(0, t_j) + (sum of the c)`` where ``t_j`` is ``j``'s
+  marginal gain ``g_j`` w.r.t. ``C`` plus its shares minus its ``c``'s. The cheap
+  bound splits every positive pair inside ``U`` half-half (``t_j = g_j + R_j / 2``,
+  ``R_j`` the sum of ``j``'s positive weights into ``U``; O(|U|), kept incrementally
+  per depth). When it does not prune and the gap to the threshold is at most
+  ``REFINE_GAP`` times its positive part, the split is improved greedily (O(|U|^2)):
+  a node with ``t_j < 0`` takes over, up to its slack ``-t_j``, the half-shares of its
+  positive pairs with nodes of positive ``t`` (*absorption*: its own term stays <= 0),
+  then negative pairs between two nodes of positive ``t`` get ``c = min(-W, t_j, t_q)``
+  (the bound drops by ``c``).
+* **Branching.** Dynamic: the undecided node with the largest cheap term ``t_j``
+  (the one that carries most of the bound), "in" child first. Sets are recorded when
+  a node is included (its completion with all undecided nodes out).
+
+The search state lives in arrays, so a caller can run it in slices
+(:func:`price_resume` with a node budget) and look at the clock in between.
 """
 from __future__ import annotations
 
@@ -17,38 +33,36 @@ import numba as nb
 import numpy as np
 
 
+REFINE_GAP = 0.7
+"""The greedy split refinement runs at a node whose cheap bound exceeds the threshold by
+at most this fraction of the bound's positive part (larger gaps are rarely closed by it)."""
+
+
 @nb.njit(cache=True, nogil=True)
 def price_start(W, pi, k):
     """The search state of :func:`price_resume` at its root, for the pricing problem
-    ``(W, pi)`` keeping the ``k`` best sets: a tuple of arrays (node order, reordered
-    weights and their positive parts, per-depth gains ``g`` and positive remainders,
-    the top-k values/masks/count, the chosen flags, per-depth values and stages, and the
-    current depth). ``W`` (n, n) float64 symmetric with zero diagonal, ``pi`` (n,) float64."""
+    ``(W, pi)`` keeping the ``k`` best sets: a tuple of arrays (undecided nodes, the
+    weights and their positive parts, per-depth gains ``g`` and positive remainders
+    ``R``, the top-k values/masks/count, the chosen flags, per-depth values and stages,
+    the current depth, the per-depth branching node, scratch space). ``W`` (n, n)
+    float64 symmetric with zero diagonal, ``pi`` (n,) float64."""
     n = W.shape[0]
-    score = np.empty(n)
-    for i in range(n):
-        s = -pi[i]
-        for j in range(n):
-            if W[i, j] > 0:
-                s += W[i, j]
-        score[i] = s
-    order = np.argsort(-score)
     Wo = np.empty((n, n))
     Wp = np.empty((n, n))
     for a in range(n):
         for b in range(n):
-            v = W[order[a], order[b]]
+            v = W[a, b] if a != b else 0.0
             Wo[a, b] = v
             Wp[a, b] = v if v > 0 else 0.0
     g = np.empty((n + 1, n))
     Rd = np.empty((n + 1, n))
     for j in range(n):
-        g[0, j] = -pi[order[j]]
+        g[0, j] = -pi[j]
         r = 0.0
         for q in range(n):
-            if q != j:
-                r += Wp[j, q]
+            r += Wp[j, q]
         Rd[0, j] = r
+    und = np.arange(n)
     vals = np.full(k, -np.inf)
     masks = np.zeros((k, n), np.bool_)
     n_found = np.zeros(1, np.int64)
@@ -56,7 +70,9 @@ def price_start(W, pi, k):
     val = np.zeros(n + 1)
     stage = np.zeros(n + 1, np.int64)
     depth = np.zeros(1, np.int64)
-    return order, Wo, Wp, g, Rd, vals, masks, n_found, chosen, val, stage, depth
+    bvar = np.zeros(n + 1, np.int64)
+    scratch = np.empty((4, n))
+    return und, Wo, Wp, g, Rd, vals, masks, n_found, chosen, val, stage, depth, bvar, scratch
 
 
 @nb.njit(cache=True, nogil=True)
@@ -65,13 +81,19 @@ def price_resume(state, lb, max_nodes):
     place) for at most ``max_nodes`` search nodes (<= 0: no limit); a later call goes on
     where this one stopped. Only sets with ``rc > lb`` are kept; ``lb`` must be the same
     in every call on one state. Returns ``(nodes, finished)``."""
-    order, Wo, Wp, g, Rd, vals, masks, n_found_a, chosen, val, stage, depth = state
+    und, Wo, Wp, g, Rd, vals, masks, n_found_a, chosen, val, stage, depth, bvar, scratch = state
     n = Wo.shape[0]
     k = vals.size
     n_found = n_found_a[0]
     d = depth[0]
     nodes = 0
+    tt = scratch[0]
+    tp = scratch[1]
+    sq = scratch[2]
+    P = np.empty(n, np.int64)
+    Q = np.empty(n, np.int64)
     while d >= 0:
+        m = n - d  # und[:m] are the undecided nodes at depth d
         if stage[d] == 0:
             if max_nodes > 0 and nodes >= max_nodes:
                 break  # this node is not touched: the next call starts with it
@@ -79,7 +101,7 @@ def price_resume(state, lb, max_nodes):
             thr = lb if n_found < k else max(lb, vals[k - 1])
             # record the chosen set (undecided all out) right after an "include" step;
             # the "exclude" children repeat the same set
-            if d > 0 and chosen[d - 1] and val[d] > thr + 1e-9:
+            if d > 0 and chosen[bvar[d - 1]] and val[d] > thr + 1e-9:
                 # insert into the sorted top-k
                 pos = min(n_found, k - 1)
                 while pos > 0 and vals[pos - 1] < val[d]:
@@ -88,43 +110,98 @@ def price_resume(state, lb, max_nodes):
                         masks[pos, :] = masks[pos - 1, :]
                     pos -= 1
                 vals[pos] = val[d]
-                masks[pos, :] = False
-                for q in range(d):
-                    if chosen[q]:
-                        masks[pos, order[q]] = True
+                for q in range(n):
+                    masks[pos, q] = chosen[q]
                 if n_found < k:
                     n_found += 1
                 thr = lb if n_found < k else max(lb, vals[k - 1])
-            if d == n:
+            if m == 0:
                 d -= 1
                 continue
+            # cheap bound (half-half split) and the branching node (largest term)
             ub = val[d]
-            for j in range(d, n):
+            best = -np.inf
+            bp = 0
+            for p in range(m):
+                j = und[p]
                 t = g[d, j] + 0.5 * Rd[d, j]
+                tt[p] = t
                 if t > 0:
                     ub += t
+                if t > best:
+                    best = t
+                    bp = p
+            if ub > thr + 1e-9 and ub - thr <= REFINE_GAP * (ub - val[d]):
+                # greedy refinement of the split (see the module docstring)
+                npos = 0
+                nneg = 0
+                for p in range(m):
+                    t = tt[p]
+                    if t > 0:
+                        P[npos] = und[p]
+                        tp[npos] = t
+                        npos += 1
+                    elif t < 0:
+                        Q[nneg] = und[p]
+                        sq[nneg] = -t
+                        nneg += 1
+                # absorption: a node with a negative term takes whole positive pairs
+                for a in range(nneg):
+                    j = Q[a]
+                    slack = sq[a]
+                    for r in range(npos):
+                        mv = min(0.5 * Wp[j, P[r]], slack, tp[r])
+                        tp[r] -= mv
+                        slack -= mv
+                        ub -= mv
+                        if slack <= 0:
+                            break
+                    if ub <= thr + 1e-9:
+                        break
+                # negative pairs between two positive terms
+                if ub > thr + 1e-9:
+                    for a in range(npos):
+                        if tp[a] > 0:
+                            j = P[a]
+                            for r in range(a + 1, npos):
+                                c = min(-Wo[j, P[r]], tp[a], tp[r])
+                                if c > 0:
+                                    tp[a] -= c
+                                    tp[r] -= c
+                                    ub -= c
+                                    if tp[a] <= 0:
+                                        break
+                            if ub <= thr + 1e-9:
+                                break
             if ub <= thr + 1e-9:
                 d -= 1
                 continue
+            # branch on und[bp]: move it behind the undecided nodes of the children
+            j = und[bp]
+            und[bp] = und[m - 1]
+            und[m - 1] = j
+            bvar[d] = j
             stage[d] = 1
-            chosen[d] = True
-            val[d + 1] = val[d] + g[d, d]
-            for j in range(d + 1, n):
-                g[d + 1, j] = g[d, j] + Wo[d, j]
-                Rd[d + 1, j] = Rd[d, j] - Wp[j, d]
+            chosen[j] = True
+            val[d + 1] = val[d] + g[d, j]
+            for p in range(m - 1):
+                q = und[p]
+                g[d + 1, q] = g[d, q] + Wo[j, q]
+                Rd[d + 1, q] = Rd[d, q] - Wp[q, j]
             stage[d + 1] = 0
             d += 1
         elif stage[d] == 1:
             stage[d] = 2
-            chosen[d] = False
+            j = bvar[d]
+            chosen[j] = False
             val[d + 1] = val[d]
-            for j in range(d + 1, n):
-                g[d + 1, j] = g[d, j]
-                Rd[d + 1, j] = Rd[d, j] - Wp[j, d]
+            for p in range(m - 1):
+                q = und[p]
+                g[d + 1, q] = g[d, q]
+                Rd[d + 1, q] = Rd[d, q] - Wp[q, j]
             stage[d + 1] = 0
             d += 1
         else:
-            chosen[d] = False
             d -= 1
     n_found_a[0] = n_found
     depth[0] = d

@@ -15,8 +15,9 @@ triangle LP and every family of CPP cuts we separate; on random dense instances
   a short tabu search (:func:`trustlab.kernels.cpp_pricing.price_tabu`, which reaches
   the sets a 1-flip search cannot: a pair that pays its duals only together) and,
   when both find nothing, exactly by :func:`trustlab.kernels.cpp_pricing.price_topk`'s
-  search (Numba branch and bound, the ``k`` best columns, run in slices of ~0.2 s so
-  that it stops at the deadline). The heuristic stages are only a
+  search (Numba branch and bound with dynamic branching and a bound from linear upper
+  bounds of the pair terms, see :mod:`trustlab.kernels.cpp_pricing`; the ``k`` best
+  columns, run in slices of ~0.2 s so that it stops at the deadline). The heuristic stages are only a
   shortcut: every bound comes from an exact pricing. Dual smoothing (Wentges) around
   the best dual so far cuts the degenerate tailing.
 * **Bound (certificate).** For any ``pi >= 0`` the Lagrangian bound
@@ -33,8 +34,9 @@ triangle LP and every family of CPP cuts we separate; on random dense instances
 
 Exact up to the stated time limit. An exact pricing first runs a short search
 (``short_price_nodes``: far from the optimal duals it finds improving columns
-quickly); if that finds none, a full search whose node cap is ``max_price_nodes``
-and, with a deadline, the nodes the time left allows at the measured search rate. The
+quickly); if that finds none, the same search goes on as the full one, whose node cap
+is ``max_price_nodes`` and, with a deadline, the nodes the time left allows at the
+measured search rate. The
 number of master LPs is capped too (``max_iterations``). When a cap is hit no bound
 is claimed for the open nodes and the search gives up (the caller falls back to
 branch and cut). A pricing search stopped by its cap that still found improving
@@ -215,12 +217,14 @@ def branch_and_price(
 
     rate = [5e6]  # exact-pricing search nodes per second, re-measured on every slice
 
-    def price(Wc: np.ndarray, pi: np.ndarray, k: int, cap: int):
+    def price(Wc: np.ndarray, pi: np.ndarray, k: int, cap: int, state=None):
         """The exact pricing (:func:`price_start` / :func:`price_resume`) for at most
         ``cap`` search nodes, run in slices of about 0.2 s (at the measured node rate)
-        with the clock read in between, so it stops at the deadline. Returns
-        :func:`price_topk`'s ``(vals, masks, n_found, nodes, complete)``."""
-        state = price_start(Wc, pi, k)
+        with the clock read in between, so it stops at the deadline; ``state`` (from an
+        earlier call on the same ``Wc, pi, k``) continues that search. Returns
+        :func:`price_topk`'s ``(vals, masks, n_found, nodes, complete)`` and the state."""
+        if state is None:
+            state = price_start(Wc, pi, k)
         done, complete = 0, False
         while done < cap:
             if deadline is not None and time.perf_counter() >= deadline:
@@ -234,7 +238,7 @@ def branch_and_price(
                 rate[0] = max(1e5, nodes / dt)
             if complete:
                 break
-        return state[5], state[6], int(state[7][0]), done, complete
+        return state[5], state[6], int(state[7][0]), done, complete, state
 
     def solve_node(groups: list[np.ndarray], forb: np.ndarray):
         """Column generation at one node (super-nodes ``groups``, forbidden super-node
@@ -329,10 +333,11 @@ def branch_and_price(
                 # a short search first: far from the optimal duals the exact pricing is
                 # hard, but the columns it finds still move the master on (no bound is
                 # taken from an incomplete search)
-                pv, pm, nf, _nodes, complete = price(Wc, pi_sep - inner, k_price,
-                                                     max(1, min(short_price_nodes, max_price_nodes)))
-                if not complete and nf == 0:
-                    pv, pm, nf, _nodes, complete = price(Wc, pi_sep - inner, k_price, max_price_nodes)
+                pv, pm, nf, done0, complete, st = price(Wc, pi_sep - inner, k_price,
+                                                        max(1, min(short_price_nodes, max_price_nodes)))
+                if not complete and nf == 0:  # the full search goes on from where the short one stopped
+                    pv, pm, nf, _nodes, complete, st = price(Wc, pi_sep - inner, k_price,
+                                                             max(1, max_price_nodes - done0), st)
                 if not complete and nf == 0:
                     return "time_limit" if timed_out() else "gave_up"
                 if complete:
