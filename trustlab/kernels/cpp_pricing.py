@@ -32,7 +32,6 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-
 REFINE_GAP = 0.7
 """The greedy split refinement runs at a node whose cheap bound exceeds the threshold by
 at most this fraction of the bound's positive part (larger gaps are rarely closed by it)."""
