@@ -272,6 +272,15 @@ def run_recordlinkage(df, family):
         for c in ("title", "authors", "venue"):
             cmp.string(c, c, method="jarowinkler", threshold=0.85, label=c)
         cmp.exact("year", "year", label="year")
+    return ecm_entities(idx, cmp, d)
+
+
+def ecm_entities(idx, cmp, d):
+    """recordlinkage's unsupervised route: candidate pairs of ``idx`` compared by
+    ``cmp``, the ECM classifier, matches joined by connected components; one label per
+    row of ``d``."""
+    import recordlinkage as rl
+
     pairs = idx.index(d)
     X = cmp.compute(pairs, d).fillna(0).astype(int)
     match = rl.ECMClassifier(binarize=None).fit_predict(X)

@@ -39,10 +39,12 @@ import warnings
 from datetime import datetime, timezone
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_er import ecm_entities  # noqa: E402
 
 from trustlab.er import evaluate, resolve  # noqa: E402
 
@@ -97,9 +99,6 @@ def _rl_setup(name):
 
 def run_recordlinkage(df, name):
     import recordlinkage as rl
-    from scipy.sparse import coo_matrix
-    from scipy.sparse.csgraph import connected_components
-
     d = df.copy()
     for c in d.columns:
         if d[c].dtype == object:
@@ -123,14 +122,7 @@ def run_recordlinkage(df, name):
         cmp.string(c, c, method="jarowinkler", threshold=0.85, label=c)
     for c in exact:
         cmp.exact(c, c, label=c)
-    pairs = idx.index(d)
-    X = cmp.compute(pairs, d).fillna(0).astype(int)
-    match = rl.ECMClassifier(binarize=None).fit_predict(X)
-    pos = {u: i for i, u in enumerate(d.index)}
-    left = np.array([pos[a] for a, _ in match], dtype=np.int64)
-    right = np.array([pos[b] for _, b in match], dtype=np.int64)
-    g = coo_matrix((np.ones(len(left)), (left, right)), shape=(len(d), len(d)))
-    return connected_components(g, directed=False)[1]
+    return ecm_entities(idx, cmp, d)
 
 
 def bench_file(name, n, seed):

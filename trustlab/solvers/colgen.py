@@ -317,11 +317,7 @@ def branch_and_price(
                     pi_sep = pi_out if a_ == 0.0 else a_ * center + (1 - a_) * pi_out
                     tv, tm, tnf = price_tabu(Wc, pi_sep - inner, sm, delta if a_ == 0.0 else 0.0, k_price,
                                              30 * m, max(3, m // 10), int(rng.integers(2**31)))
-                    for q in range(tnf):
-                        S = tm[q]
-                        rc_out = float(Wc[np.ix_(S, S)].sum() / 2.0 - pc[S].sum())
-                        if rc_out > delta and _add_group_col(pool, S, groups):
-                            added += 1
+                    added += _add_priced(pool, groups, Wc, pc, delta, tm[:tnf])
                     if added:
                         break
                 if added:
@@ -348,11 +344,7 @@ def branch_and_price(
                     node_lb = min(node_lb, lb)
                     if node_lb < target:
                         return ("pruned", node_lb)
-                for q in range(nf):
-                    S = pm[q]
-                    rc_out = float(Wc[np.ix_(S, S)].sum() / 2.0 - pc[S].sum())
-                    if rc_out > delta and _add_group_col(pool, S, groups):
-                        added += 1
+                added += _add_priced(pool, groups, Wc, pc, delta, pm[:nf])
                 if added:
                     break
             if not added:
@@ -434,6 +426,19 @@ def branch_and_price(
         status = "optimal"
     return dict(labels=best_lab, objective=best_val, bound=float(bound), status=status,
                 columns=int(pool.vals.size), **stats)
+
+
+def _add_priced(pool: _Master, groups: list[np.ndarray], Wc: np.ndarray, pc: np.ndarray, delta: float,
+                masks: np.ndarray) -> int:
+    """Add the priced sets (rows of ``masks``, over the node's super-nodes) whose reduced
+    cost at the master's own duals (``pc``: pricing penalty per super-node) exceeds
+    ``delta``; returns how many were new columns."""
+    added = 0
+    for S in masks:
+        rc_out = float(Wc[np.ix_(S, S)].sum() / 2.0 - pc[S].sum())
+        if rc_out > delta and _add_group_col(pool, S, groups):
+            added += 1
+    return added
 
 
 def _add_group_col(pool: _Master, S: np.ndarray, groups: list[np.ndarray]) -> bool:
