@@ -73,6 +73,26 @@ def _split_cap(spec: str) -> tuple[str, int | None]:
     return base, int(cap)
 
 
+def key_codes(df: pd.DataFrame, cols: Sequence[str], prefix: int | None = None,
+              cache: dict | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The blocking key of ``key:A+B`` rules: per record an int64 code of its normalised
+    values of ``cols`` (spaces removed, the first ``prefix`` characters), and whether it
+    has the key (every part non-empty). ``cache`` (column -> normalised values) lets
+    several keys share one normalisation of a column."""
+    vals, valid = None, np.ones(len(df), bool)
+    for c in cols:
+        v = cache.get(c) if cache is not None else None
+        if v is None:
+            v = _norm(df[c]).str.replace(" ", "", regex=False)
+            if cache is not None:
+                cache[c] = v
+        if prefix:
+            v = v.str[:prefix]
+        valid &= (v != "").to_numpy()  # a compound key needs every part
+        vals = v if vals is None else vals + "|" + v
+    return pd.factorize(vals)[0].astype(np.int64), valid
+
+
 def _key_membership(df: pd.DataFrame, spec: str):
     parts = spec.split(":")
     kind = parts[0]
@@ -89,16 +109,7 @@ def _key_membership(df: pd.DataFrame, spec: str):
             )
     n = len(df)
     if kind == "key":
-        plen = int(parts[2]) if len(parts) > 2 else None
-        vals = None
-        valid = np.ones(n, bool)
-        for c in cols:
-            v = _norm(df[c]).str.replace(" ", "", regex=False)
-            if plen:
-                v = v.str[:plen]
-            valid &= (v != "").to_numpy()  # a compound key needs every part
-            vals = v if vals is None else vals + "|" + v
-        codes = pd.factorize(vals)[0].astype(np.int64)
+        codes, valid = key_codes(df, cols, int(parts[2]) if len(parts) > 2 else None)
         rec = np.arange(n, dtype=np.int64)[valid]
         return "members", (rec, codes[valid])
     if kind in ("token", "qgram"):
@@ -266,15 +277,15 @@ def pair_completeness(pairs: np.ndarray, truth: np.ndarray) -> float:
     return hit / total
 
 
-def _key_sizes(df: pd.DataFrame, spec: str, cap: int | None = None) -> tuple[int, float]:
-    """(pairs the rule emits after purging blocks larger than ``cap`` (default: the
-    current max_block_size), share of records purged) without emitting them."""
+def _key_sizes(df: pd.DataFrame, spec: str, max_block_size: int) -> tuple[int, float]:
+    """(pairs the rule emits after purging blocks larger than ``max_block_size``, share
+    of records purged) without emitting them."""
     cnt = _block_counts(df, spec)
     if cnt is None:
         return 0, 0.0
     if cnt.size == 0:
         return 0, 1.0
-    return _sizes_under(cnt, _MBS[0] if cap is None else cap, len(df))
+    return _sizes_under(cnt, max_block_size, len(df))
 
 
 def _block_counts(df: pd.DataFrame, spec: str) -> np.ndarray | None:
@@ -290,7 +301,6 @@ def _sizes_under(cnt: np.ndarray, cap: int, n: int) -> tuple[int, float]:
     return int(np.sum(kept * (kept - 1) // 2)), float(cnt[cnt > cap].sum()) / max(1, n)
 
 
-_MBS = [200]
 #: the smallest per-rule block limit the adaptive token rules use
 _MIN_TOKEN_CAP = 10
 _KEYABLE = ("name", "string", "address", "phone", "email", "postcode", "code", "exact", "date")
@@ -332,12 +342,12 @@ def adaptive_blocking_rules(
     """
     n = len(df)
     budget = max(10_000, pairs_per_record * n)
-    _MBS[0] = int(max_block_size)
+    mbs = int(max_block_size)
     selective, coarse, rules = [], [], []
     for f in fields:
         if f.kind not in _KEYABLE or f.kind == "latlon":
             continue
-        p, purged = _key_sizes(df, f"key:{f.column}")
+        p, purged = _key_sizes(df, f"key:{f.column}", mbs)
         if p <= budget and purged < 0.3:
             selective.append((p, f.column))
         else:
@@ -348,13 +358,13 @@ def adaptive_blocking_rules(
         if f.kind in ("name", "string", "address", "tokens"):
             spec = f"token:{f.column}" + (":alnum" if f.kind == "tokens" else "")
             cnt = _block_counts(df, spec)
-            p, _ = _sizes_under(cnt, _MBS[0], n)
+            p, _ = _sizes_under(cnt, mbs, n)
             if p <= budget:
                 rules.append(spec)
                 continue
             # over budget: drop only the most common tokens (a smaller block limit for
             # this rule; rare tokens such as model numbers keep their blocks)
-            cap = _MBS[0] // 2
+            cap = mbs // 2
             while cap >= _MIN_TOKEN_CAP:
                 if _sizes_under(cnt, cap, n)[0] <= budget:
                     rules.append(f"{spec}@{cap}")
@@ -363,7 +373,7 @@ def adaptive_blocking_rules(
     for a in range(len(coarse)):
         for b in coarse[a + 1:]:
             spec = f"key:{coarse[a]}+{b}"
-            p, purged = _key_sizes(df, spec)
+            p, purged = _key_sizes(df, spec, mbs)
             if p <= budget and purged < 0.3:
                 rules.append(spec)
     if not rules:

@@ -318,20 +318,10 @@ class FSModel:
     def key_codes(self, df: pd.DataFrame) -> list[tuple[np.ndarray, np.ndarray]]:
         """Per key rule (:meth:`set_forcing`): each record's key code and whether it has
         the key (every part non-empty after blocking's normalisation)."""
-        from trustlab.er.blocking import _norm
+        from trustlab.er.blocking import key_codes
 
-        norm: dict[str, pd.Series] = {}
-        out = []
-        for keys in self.forcing_:
-            vals, valid = None, np.ones(len(df), bool)
-            for k in keys:
-                if k not in norm:
-                    norm[k] = _norm(df[k]).str.replace(" ", "", regex=False)
-                v = norm[k]
-                valid &= (v != "").to_numpy()
-                vals = v if vals is None else vals + "|" + v
-            out.append((pd.factorize(vals)[0].astype(np.int64), valid))
-        return out
+        cache: dict[str, pd.Series] = {}
+        return [key_codes(df, keys, cache=cache) for keys in self.forcing_]
 
     def key_states(self, df: pd.DataFrame, pairs: np.ndarray, codes: list | None = None) -> np.ndarray:
         """Per pair, a code of each key rule's state (:meth:`set_forcing`): bit ``r`` set
@@ -677,7 +667,7 @@ class FSModel:
             "n_iter": self.n_iter_,
             "n_seed_pairs": self.n_seed_pairs_,
             "problems": list(self.problems_),
-            "drifted": bool(getattr(self, "drifted_", False)),
+            "drifted": bool(self.drifted_),
             "max_iter": self.max_iter,
             "u_prior": self.u_prior,
             "forcing": [list(k) for k in self.forcing_],

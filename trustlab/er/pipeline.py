@@ -591,7 +591,7 @@ def resolve(
             fm, supervised, only = _features(data, pairs, scoring, fitted)
         with stage("scoring"):
             scored = _score(data, pairs, fm, supervised, only, scoring, rng, fitted, stats)
-        if default_blocking and not supervised and getattr(scored.model, "drifted_", False):
+        if default_blocking and not supervised and scored.model.drifted_:
             t_retry = time.perf_counter()
             scored, stats, max_block_size = _tighten_blocking(data, scored, stats, max_block_size, scoring, rng)
             stage.seconds["tightened_blocking"] = time.perf_counter() - t_retry

@@ -76,11 +76,9 @@ def _idf_jaccard(s: pd.Series, i: np.ndarray, j: np.ndarray) -> np.ndarray:
     rec = ex.index.to_numpy(np.int64)
     ids, _ = pd.factorize(ex)
     ids = ids.astype(np.int64)
-    A = sparse.csr_matrix((np.ones(len(ids)), (rec, ids)), shape=(n, int(ids.max()) + 1))
-    A.data[:] = 1.0  # duplicate tokens in a record count once
-    A.sum_duplicates()
-    A.data[:] = 1.0
-    dfreq = np.asarray((A > 0).sum(0)).ravel()
+    A = sparse.csr_matrix((np.ones(len(ids)), (rec, ids)), shape=(n, int(ids.max()) + 1))  # sums repeats
+    A.data[:] = 1.0  # a token repeated in a record counts once
+    dfreq = np.asarray(A.sum(0)).ravel()
     idf = np.log(n / np.maximum(dfreq, 1))
     Aw = A.multiply(idf[None, :]).tocsr()
     tot = np.asarray(Aw.sum(1)).ravel()

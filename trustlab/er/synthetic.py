@@ -494,12 +494,24 @@ def _entity_of_record(rng: np.random.Generator, n: int, dup_rate: float, max_siz
     return n_ent, np.array(ent)
 
 
+def _with_duplicate_flag(ent: np.ndarray, n_ent: int):
+    """``(entity, is_duplicate)`` for each record in order: an entity's first record is
+    its original, later ones are duplicates."""
+    seen = np.zeros(n_ent, bool)
+    for e in ent:
+        yield e, bool(seen[e])
+        seen[e] = True
+
+
 def _shuffled_table(rows: list, rng: np.random.Generator, id_prefix: str) -> pd.DataFrame:
     df = pd.DataFrame(rows)
     df = df.iloc[rng.permutation(len(df))].reset_index(drop=True)
     df.insert(0, "id", [f"{id_prefix}{i:06d}" for i in range(len(df))])
     return df
 
+
+#: the parameters every record-shape generator below takes
+_SHAPE_PARAMS = {"n_records": [Interval(numbers.Integral, 2, 10**8, closed="both")], "random_state": ["random_state"]}
 
 _BRANDS = {"Sonara": ["sonara", "SONARA", "Sonara Inc."], "Kelvix": ["kelvix", "Kelvix Corp", "KELVIX"],
            "Hewton-Pack": ["Hewton-Pack", "HP", "Hewton Pack"], "Mitsu Denki": ["Mitsu Denki", "Mitsu", "MD"],
@@ -513,7 +525,7 @@ _CATEGORY_WORDS = {"headphones": ["Wireless", "Noise Cancelling", "Over-Ear", "B
 _COLORS = ["Black", "Silver", "White", "Blue", "Red", "Graphite"]
 
 
-@validate_params({"n_records": [Interval(numbers.Integral, 2, 10**8, closed="both")], "random_state": ["random_state"]})
+@validate_params(_SHAPE_PARAMS)
 def generate_products(n_records: int, *, random_state: Any = None) -> pd.DataFrame:
     """Product offers (``title``, ``brand``, ``price``, ``category``) with true entity ids.
 
@@ -554,13 +566,10 @@ def generate_products(n_records: int, *, random_state: Any = None) -> pd.DataFra
         E.append({"brand": b, "cat": c, "model": model, "words": words, "color": _COLORS[rng.integers(len(_COLORS))],
                   "price": float(np.round(np.exp(rng.normal(5.5, 0.8)), 2))})
     rows = []
-    seen = np.zeros(n_ent, bool)
-    for e in ent:
+    for e, dup in _with_duplicate_flag(ent, n_ent):
         x = E[e]
         words, model, brand = list(x["words"]), x["model"], x["brand"]
         price = x["price"]
-        dup = seen[e]
-        seen[e] = True
         if dup:
             if rng.random() < 0.5:
                 rng.shuffle(words)
@@ -581,7 +590,7 @@ def generate_products(n_records: int, *, random_state: Any = None) -> pd.DataFra
     return _shuffled_table(rows, rng, "r")
 
 
-@validate_params({"n_records": [Interval(numbers.Integral, 2, 10**8, closed="both")], "random_state": ["random_state"]})
+@validate_params(_SHAPE_PARAMS)
 def generate_companies(n_records: int, *, random_state: Any = None) -> pd.DataFrame:
     """Company records (``company_name``, ``street_address``, ``phone``, ``city``,
     ``zip``) with true entity ids.
@@ -630,11 +639,8 @@ def generate_companies(n_records: int, *, random_state: Any = None) -> pd.DataFr
                   "suf": suffix[rng.integers(len(suffix))], "city": cities[rng.integers(len(cities))].title(),
                   "zip": f"{rng.integers(10000, 99999)}", "phone": rng.integers(0, 10, 10)})
     rows = []
-    seen = np.zeros(n_ent, bool)
-    for e in ent:
+    for e, dup in _with_duplicate_flag(ent, n_ent):
         x = E[e]
-        dup = seen[e]
-        seen[e] = True
         form = x["forms"][rng.integers(len(x["forms"]))] if dup else x["forms"][0]
         name = " ".join(w for w in (x["stem"], x["kind"], form) if w)
         suf = x["suf"][int(rng.integers(2))] if dup else x["suf"][0]
@@ -665,7 +671,7 @@ def _isbn10(core9: str) -> str:
     return core9 + ("X" if c == 10 else str(c))
 
 
-@validate_params({"n_records": [Interval(numbers.Integral, 2, 10**8, closed="both")], "random_state": ["random_state"]})
+@validate_params(_SHAPE_PARAMS)
 def generate_books(n_records: int, *, random_state: Any = None) -> pd.DataFrame:
     """Book records (``isbn``, ``book_title``, ``author``, ``publisher``, ``year``) with
     true entity ids.
@@ -711,11 +717,8 @@ def generate_books(n_records: int, *, random_state: Any = None) -> pd.DataFrame:
                   "last": lasts[rng.integers(len(lasts))].title(), "pub": pubs[rng.integers(len(pubs))],
                   "year": int(rng.integers(1950, 2024)), "core": "".join(map(str, rng.integers(0, 10, 9)))})
     rows = []
-    seen = np.zeros(n_ent, bool)
-    for e in ent:
+    for e, dup in _with_duplicate_flag(ent, n_ent):
         x = E[e]
-        dup = seen[e]
-        seen[e] = True
         title = x["title"] + (f": {x['sub']}" if x["sub"] and (not dup or rng.random() < 0.5) else "")
         st = int(rng.integers(3)) if dup else 0
         author = [f"{x['first']} {x['last']}", f"{x['last']}, {x['first']}", f"{x['first'][0]}. {x['last']}"][st]

@@ -401,6 +401,21 @@ def _state_ptrs(b, sp):
     return [b.gep(sp, [_c(q * _W)]) for q in range(5)]
 
 
+def _loop_blocks(b, name: str):
+    """The skeleton of a counted loop in LLVM IR: appends ``NAME.head``, ``NAME.body`` and
+    ``NAME.done`` blocks, branches from the current block (returned as ``entry``) to the
+    head and leaves the builder there, where the caller creates the loop's phis and the
+    conditional branch to ``body`` / ``done``. Returns ``(entry, head, body, done)``."""
+    fn = b.function
+    entry = b.basic_block
+    head = fn.append_basic_block(f"{name}.head")
+    body = fn.append_basic_block(f"{name}.body")
+    done = fn.append_basic_block(f"{name}.done")
+    b.branch(head)
+    b.position_at_end(head)
+    return entry, head, body, done
+
+
 @intrinsic
 def _vcand(typingctx, S, R, Z, M, k):
     """The k candidate steps of 8 rows (lanes). ``S``: uint64[5*8], lane l's state words
@@ -415,13 +430,7 @@ def _vcand(typingctx, S, R, Z, M, k):
         pairp = _pair_table(context, b)
         sptr = _state_ptrs(b, sp)
         s_in = [_vload(b, sptr[q], _V64) for q in range(4)]
-        fn = b.function
-        entry = b.basic_block
-        head = fn.append_basic_block("vcand.head")
-        body = fn.append_basic_block("vcand.body")
-        done = fn.append_basic_block("vcand.done")
-        b.branch(head)
-        b.position_at_end(head)
+        entry, head, body, done = _loop_blocks(b, "vcand")
         pj = b.phi(_I64)
         ps = [b.phi(_V64) for _ in range(4)]
         pany = b.phi(_I64)
@@ -851,13 +860,7 @@ def _vproject(typingctx, X, i0, BT, out, o0, nrows):
         splat16 = ir.Constant(ir.VectorType(_I32, 16), [0] * 16)
         with cgutils.for_range(b, b.sdiv(mp, _c(_PANEL))) as panel:
             c0 = b.mul(panel.index, _c(_PANEL))
-            fn = b.function
-            entry = b.basic_block
-            head = fn.append_basic_block("proj.head")
-            body = fn.append_basic_block("proj.body")
-            done = fn.append_basic_block("proj.done")
-            b.branch(head)
-            b.position_at_end(head)
+            entry, head, body, done = _loop_blocks(b, "proj")
             pp = b.phi(_I64)
             pp.add_incoming(_c(0), entry)
             accs = [[b.phi(_V16) for _ in range(4)] for _ in range(_PROJ_ROWS)]
