@@ -188,6 +188,9 @@ def test_per_rule_block_limit():
     for bad in ("token:t@1", "token:t@x", "token:t@"):
         with pytest.raises(ValueError, match="integer >= 2"):
             block(df, bad)
+    # a key rule with its own limit still selects on agreement (the FS key prior sees it)
+    m = FSModel([Field("t", "string"), Field("u", "exact")]).set_forcing(["key:t+u@50", "key:u:3", "token:t@5"])
+    assert m.forcing_ == [["t", "u"]]
 
 
 def test_drifted_em_tightens_default_blocking():

@@ -303,10 +303,12 @@ class FSModel:
         a rule proposes agree on its fields *because* they were selected, so those fields
         are no evidence of their own among the candidates; whether a pair agrees on each
         rule's key (or misses it) enters the pair's prior instead (see :meth:`fit`)."""
+        from trustlab.er.blocking import _split_cap
+
         cols = {f.column for f in self.fields}
         self.forcing_ = []
         for spec in rules or []:
-            parts = str(spec).split(":")
+            parts = _split_cap(str(spec))[0].split(":")  # a block limit (key:A@50) selects the same way
             if parts[0] != "key" or len(parts) != 2:
                 continue
             keys = parts[1].split("+")
