@@ -209,17 +209,26 @@ def _gamma(st, shape):
     d = shape - 1.0 / 3.0
     c = 1.0 / math.sqrt(9.0 * d)
     while True:
-        x = _normal(st)
-        v = 1.0 + c * x
-        if v <= 0.0:
-            continue
-        v = v * v * v
-        u = _uniform(st)
-        x2 = x * x
-        if u < 1.0 - 0.0331 * x2 * x2:
-            return d * v
-        if u > 0.0 and math.log(u) < 0.5 * x2 + d * (1.0 - v + math.log(v)):
-            return d * v
+        g = _gamma_try(st, d, c, _normal(st))
+        if g >= 0.0:
+            return g
+
+
+@njit(cache=True)
+def _gamma_try(st, d, c, x):
+    """One Marsaglia-Tsang iteration with normal ``x``: ``d v`` if it accepts, else -1.
+    Draws the uniform from ``st`` only when ``v > 0`` (the stream of :func:`_gamma`)."""
+    v = 1.0 + c * x
+    if v <= 0.0:
+        return -1.0
+    v = v * v * v
+    u = _uniform(st)
+    x2 = x * x
+    if u < 1.0 - 0.0331 * x2 * x2:
+        return d * v
+    if u > 0.0 and math.log(u) < 0.5 * x2 + d * (1.0 - v + math.log(v)):
+        return d * v
+    return -1.0
 
 
 @njit(cache=True)
@@ -675,18 +684,8 @@ def _gamma_after_normal(st, shape, x):
     """The rest of one :func:`_gamma` iteration whose normal is ``x``, then (if that
     iteration rejects) :func:`_gamma` from the continuing state."""
     d = shape - 1.0 / 3.0
-    c = 1.0 / math.sqrt(9.0 * d)
-    v = 1.0 + c * x
-    if v <= 0.0:
-        return _gamma(st, shape)
-    v = v * v * v
-    u = _uniform(st)
-    x2 = x * x
-    if u < 1.0 - 0.0331 * x2 * x2:
-        return d * v
-    if u > 0.0 and math.log(u) < 0.5 * x2 + d * (1.0 - v + math.log(v)):
-        return d * v
-    return _gamma(st, shape)
+    g = _gamma_try(st, d, 1.0 / math.sqrt(9.0 * d), x)
+    return g if g >= 0.0 else _gamma(st, shape)
 
 
 @njit(cache=True)
