@@ -207,14 +207,15 @@ def test_tabu_pricing_values_exact_and_finds_small_optima(seed):
 
 
 def test_branch_and_price_share_leaves_time_for_the_fallback(monkeypatch):
-    # branch and price gets bp_share of the time left; when it runs out of that share
-    # the cutting planes / MIP go on and still prove the optimum
+    # branch and price's root gets bp_share of the time left (branching, once the root
+    # has converged, may run to the end); when the root runs out of that share the
+    # cutting planes / MIP go on and still prove the optimum
     from trustlab.solvers.synthetic import make_instance
 
     seen = {}
 
-    def out_of_time(W, A, *, warm_labels, warm_obj, deadline, **kw):
-        seen["deadline"] = deadline
+    def out_of_time(W, A, *, warm_labels, warm_obj, deadline, root_deadline, **kw):
+        seen["deadline"], seen["root_deadline"] = deadline, root_deadline
         return dict(labels=warm_labels, objective=warm_obj, bound=np.inf, status="time_limit", bp_nodes=1,
                     cg_iterations=3, columns=5)
 
@@ -226,7 +227,8 @@ def test_branch_and_price_share_leaves_time_for_the_fallback(monkeypatch):
     t0 = time.perf_counter()
     out = cpp.solve_cpp(W, A, warm_labels=np.arange(n), warm_obj=0.0, integral=True, deadline=t0 + 100.0,
                         options=cpp.CutOptions(tail_rounds=0, small_tail=0, bp_share=0.5))
-    assert t0 + 40.0 < seen["deadline"] < t0 + 50.5  # half of the (under 100 s) left
+    assert t0 + 40.0 < seen["root_deadline"] < t0 + 50.5  # half of the (under 100 s) left
+    assert seen["deadline"] == t0 + 100.0
     assert out["status"] == "optimal" and out["objective"] == pytest.approx(opt)
     assert out["phase"] != "branch_and_price"
 
@@ -265,3 +267,65 @@ def test_branch_and_price_stops_at_its_deadline():
     r = colgen.branch_and_price(W, A, warm_labels=np.arange(50), warm_obj=0.0, deadline=t0 + 2.0, integral=True)
     assert r["status"] in ("time_limit", "gave_up")
     assert time.perf_counter() - t0 < 4.0
+
+
+@pytest.mark.parametrize("seed", range(16))
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_split_pricing_equals_enumeration(seed, threads):
+    # the exact pricing split into subproblems (the open parts of a plain search cut
+    # short, then forced-in sets with shifted duals and thresholds) and searched by
+    # several threads in slices: the merged top k equals brute-force enumeration,
+    # forbidden pairs (a large negative weight) included
+    rng = np.random.default_rng(900 + seed)
+    n = int(rng.integers(1, 13))
+    W = np.round(rng.normal(0, 4, (n, n)))
+    W = np.triu(W, 1)
+    W = W + W.T
+    if seed % 3 == 0 and n > 2:
+        W[0, 1] = W[1, 0] = -1e6
+    pi = np.abs(rng.normal(0, 3, n)) * rng.uniform(0.2, 1.5)
+    allv = sorted((rc_of(W, pi, np.array(m, bool)) for m in itertools.product([0, 1], repeat=n) if any(m)),
+                  reverse=True)
+    for lb, k in ((0.0, 5), (2.5, 3), (-1e9, 4)):
+        sp = colgen._SplitPricing(W, pi, k, lb)
+        sp.try_nodes = int(rng.integers(0, 40))  # a few nodes of the plain search (0: split at once)
+        step = int(rng.integers(1, 30))
+        complete = False
+        for _ in range(10_000):
+            vals, masks, nf, _nodes, complete = sp.run(step, None, [1e6], threads)
+            if complete:
+                break
+        if threads > 1 and n > 10 and lb <= 0.0:
+            assert len(sp.subs) > 1
+        want = [v for v in allv if v > lb + 1e-9][:k]
+        assert complete and nf == len(want)
+        np.testing.assert_allclose(vals[:nf], want, atol=1e-9)
+        for q in range(nf):
+            assert abs(rc_of(W, pi, masks[q]) - vals[q]) < 1e-9
+        assert len({masks[q].tobytes() for q in range(nf)}) == nf
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_branch_and_price_threads_give_the_same_optimum(seed):
+    rng = np.random.default_rng(40 + seed)
+    n = 14
+    W, A = random_instance(rng, n, density=0.9)
+    r1 = colgen.branch_and_price(W, A, warm_labels=np.arange(n), warm_obj=0.0, integral=True, threads=1)
+    r2 = colgen.branch_and_price(W, A, warm_labels=np.arange(n), warm_obj=0.0, integral=True, threads=2)
+    assert r1["status"] == r2["status"] == "optimal"
+    assert r1["objective"] == r2["objective"] == r1["bound"] == r2["bound"]
+
+
+def test_root_deadline_bounds_the_root_only():
+    # a root that cannot converge by root_deadline stops there (the caller falls back),
+    # however far away the overall deadline is
+    from trustlab.solvers.synthetic import make_instance
+
+    W = make_instance("random", 50, random_state=100)
+    A = ~np.eye(50, dtype=bool)
+    colgen.branch_and_price(W[:8, :8], A[:8, :8], warm_labels=np.arange(8), warm_obj=0.0)  # compile first
+    t0 = time.perf_counter()
+    r = colgen.branch_and_price(W, A, warm_labels=np.arange(50), warm_obj=0.0, integral=True,
+                                deadline=t0 + 600.0, root_deadline=t0 + 1.0)
+    assert r["status"] in ("time_limit", "gave_up") and r["bp_nodes"] == 1
+    assert time.perf_counter() - t0 < 3.0

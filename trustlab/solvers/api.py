@@ -168,6 +168,7 @@ class _ComponentOptions:
     heuristic_iters: int
     heuristic_patience: int | None
     max_model_bytes: int
+    threads: int = 1  # threads of one component's exact pricing (set per runner, see _solve_components)
 
 
 @dataclass(frozen=True)
@@ -228,7 +229,7 @@ def _solve_component(W, A, method, opts: _ComponentOptions, *, time_limit, seed)
             exact_deadline = deadline - min(0.5 * left, 2.0 * search.seconds_to_finish())
             info["heuristic_reserve"] = deadline - exact_deadline
         r = solve_cpp(W, A, warm_labels=lab, warm_obj=val, deadline=exact_deadline, integral=opts.integral,
-                      mip_solver=opts.mip_solver, workers=opts.workers)
+                      mip_solver=opts.mip_solver, workers=opts.workers, threads=opts.threads)
     elif method == "qsp":
         from trustlab.solvers.qsp import solve_qsp
 
@@ -359,7 +360,10 @@ def _solve_components(P: Problem, parts: _Decomposition, method: str, opts: _Com
         if run.client is not None and big:
             return _solve_on_dask(run.client, P, parts, method, opts, seeds, deadline, bar)
         if len(big) > 1 and threads > 1:
-            return _solve_on_threads(min(len(big), threads), P, parts, method, opts, seeds, deadline, bar)
+            slots = min(len(big), threads)
+            return _solve_on_threads(slots, P, parts, method, replace(opts, threads=max(1, threads // slots)),
+                                     seeds, deadline, bar)
+        opts = replace(opts, threads=threads)  # one component at a time: its exact pricing takes the threads
         clock = _Clock(deadline, parts.sizes(), 1)
         outs = {}
         for c in big:
@@ -547,7 +551,10 @@ def partition(
         CP-SAT search workers (``qsp``, ``spp``, ``mip_solver="cpsat"``). Below 8 CP-SAT
         runs one worker with ``linearization_level=2``; from 8 up its default portfolio.
     n_jobs : int, optional
-        Components solved in parallel on this machine (threads; default: CPU count).
+        Threads on this machine (default: CPU count): components are solved in
+        parallel; the threads left to a component (all of them when one component is
+        solved at a time) run the exact pricing of branch and price
+        (``method="cpp"``) in parallel.
     random_state : None, int or numpy.random.Generator
         Seeds the heuristic (pivot orders and perturbations).
     client : dask.distributed.Client, optional
