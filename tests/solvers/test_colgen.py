@@ -98,6 +98,8 @@ def test_odd_cycles_need_branching_and_stay_exact(k, forbid_chords, integral):
     r = colgen.branch_and_price(W, A, warm_labels=np.arange(k), warm_obj=0.0, integral=integral)
     assert r["bp_nodes"] > 1
     assert r["status"] == "optimal" and abs(r["objective"] - opt) < 1e-9 and r["bound"] >= opt - 1e-9
+    # the root's set-partitioning LP takes every cycle edge at 1/2: value k
+    assert r["root_bound"] == pytest.approx(k, abs=0.3) and r["root_bound"] >= r["bound"]
 
 
 def test_time_limit_returns_the_incumbent():
@@ -306,14 +308,24 @@ def test_split_pricing_equals_enumeration(seed, threads):
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_branch_and_price_threads_give_the_same_optimum(seed):
+def test_branch_and_price_threads_give_the_same_optimum(seed, monkeypatch):
+    # every exact pricing split at once (try_nodes=0) and searched by 2 threads: the
+    # same optimum as one thread, and the same run twice (no deadline: the node shares
+    # do not depend on how the threads were scheduled)
+    monkeypatch.setattr(colgen._SplitPricing, "try_nodes", 0)
     rng = np.random.default_rng(40 + seed)
-    n = 14
+    n = 10
     W, A = random_instance(rng, n, density=0.9)
-    r1 = colgen.branch_and_price(W, A, warm_labels=np.arange(n), warm_obj=0.0, integral=True, threads=1)
-    r2 = colgen.branch_and_price(W, A, warm_labels=np.arange(n), warm_obj=0.0, integral=True, threads=2)
+    opt, _ = brute_force_cpp(W, A)
+    kw = dict(warm_labels=np.arange(n), warm_obj=0.0, integral=True, short_price_nodes=50)
+    r1 = colgen.branch_and_price(W, A, threads=1, **kw)
+    r2 = colgen.branch_and_price(W, A, threads=2, **kw)
+    r3 = colgen.branch_and_price(W, A, threads=2, **kw)
     assert r1["status"] == r2["status"] == "optimal"
-    assert r1["objective"] == r2["objective"] == r1["bound"] == r2["bound"]
+    assert r1["objective"] == r2["objective"] == r1["bound"] == r2["bound"] == pytest.approx(opt)
+    np.testing.assert_array_equal(r2["labels"], r3["labels"])
+    assert (r2["cg_iterations"], r2["bp_nodes"], r2["columns"]) == (r3["cg_iterations"], r3["bp_nodes"],
+                                                                    r3["columns"])
 
 
 def test_root_deadline_bounds_the_root_only():

@@ -27,10 +27,11 @@ triangle LP and every family of CPP cuts we separate; on random dense instances
   ``sum(pi) + m * max(0, max_S rc(S))`` is valid (every cluster has >= 1 of the ``m``
   nodes); it is computed whenever the pricing is solved exactly, so no LP tolerance
   enters the proof. With integer weights a node is closed once the bound, rounded
-  down, does not beat the incumbent; columns with ``rc <= (incumbent + 1 - sum(pi)) / m``
-  cannot change that and are not generated: the exact search keeps only sets above
-  that threshold (when it is positive), so a complete search that finds none closes
-  the node.
+  down, does not beat the incumbent. With ``t = (incumbent + 1 - sum(pi)) / m > 0``
+  that holds as soon as every set has ``rc(S) <= t |S|`` (each node is covered at most
+  once, so ``sum_C lam_C |C| <= m``): the exact search runs at the duals shifted by
+  ``t`` (``pi + t``, a valid Lagrangian point whose search is easier), and one that
+  finds no set with positive reduced cost there closes the node.
 * **Branching** (Ryan & Foster) on the pair of (super-)nodes whose "together" value
   ``sum_{C ∋ a, b} lam_C`` is closest to 1/2: one child **contracts** the pair into one
   super-node (they share a cluster), the other **forbids** it. Either child is again a
@@ -394,7 +395,8 @@ def branch_and_price(
     converged, branching runs on to ``deadline``.
 
     Returns a dict with ``labels``, ``objective``, ``bound``, ``status`` (``optimal``,
-    ``time_limit`` or ``gave_up``), ``bp_nodes``, ``cg_iterations``, ``columns``.
+    ``time_limit`` or ``gave_up``), ``root_bound`` (the converged root's bound, None if
+    the root did not converge), ``bp_nodes``, ``cg_iterations``, ``columns``.
     """
     n = W.shape[0]
     W = np.where(A, W, 0.0).astype(np.float64)
@@ -512,10 +514,12 @@ def branch_and_price(
                 # a short search first: far from the optimal duals the exact pricing is
                 # hard, but the columns it finds still move the master on (no bound is
                 # taken from an incomplete search)
-                # only columns with rc > lbp can keep the node open: sum(pi) + m * lbp
-                # is the target, so a complete search that finds none prunes it
+                # the node stays open only if some set has rc(S) > lbp * |S|, where
+                # sum(pi) + m * lbp is the target (every node is covered at most once,
+                # so sum_C lam_C |C| <= m): price at the duals shifted by lbp, where that
+                # is rc > 0 (an easier search than rc > lbp); one that finds none prunes
                 lbp = max(0.0, (target - float(pi_sep.sum())) / m)
-                pr = _SplitPricing(Wc, pi_sep - inner, k_price, lbp)
+                pr = _SplitPricing(Wc, pi_sep + lbp - inner, k_price, 0.0)
                 pv, pm, nf, done0, complete = pr.run(max(1, min(short_price_nodes, max_price_nodes)), limit[0],
                                                      rate, threads)
                 if not complete and nf == 0:  # the full search goes on from where the short one stopped
@@ -525,9 +529,9 @@ def branch_and_price(
                     return "time_limit" if timed_out() else "gave_up"
                 if complete:
                     if nf == 0 and lbp > 0.0:
-                        return ("pruned", min(node_lb, target))  # rc* <= lbp: bound <= target
-                    rc_star = float(pv[0]) if nf else 0.0
-                    lb = float(pi_sep.sum()) + m * max(0.0, rc_star)
+                        return ("pruned", min(node_lb, target))  # rc(S) <= lbp |S|: bound <= target
+                    rc_star = float(pv[0]) if nf else 0.0  # at the shifted duals
+                    lb = float(pi_sep.sum()) + m * lbp + m * max(0.0, rc_star)
                     if lb < center_lb:
                         center_lb, center = lb, pi_sep.copy()
                     node_lb = min(node_lb, lb)
@@ -548,6 +552,7 @@ def branch_and_price(
     root = ([np.array([i]) for i in range(n)], forb0)
     heapq.heappush(heap, (-np.inf, counter, root))
     status = "optimal"
+    root_bound = None  # the converged root's bound (before branching)
     while heap:
         negb, _, (groups, forb) = heapq.heappop(heap)
         parent_b = -negb
@@ -561,9 +566,13 @@ def branch_and_price(
             break
         limit[0] = deadline  # the root has converged: branching may use the whole time
         if out[0] == "pruned":
+            if root_bound is None:
+                root_bound = best_val
             continue
         node_lb, lam, rows, ok_idx, z = out
         node_lb = min(node_lb, parent_b)
+        if root_bound is None:
+            root_bound = node_lb
         # integral LP solution -> incumbent
         m = len(groups)
         together = (rows.T * lam) @ rows  # (m, m) pair "together" values
@@ -614,8 +623,12 @@ def branch_and_price(
         bound = math.floor(bound + 1e-6)
     if best_val >= bound - 1e-9 * max(1.0, abs(bound)):
         status = "optimal"
+    if root_bound is not None:
+        root_bound = max(best_val, root_bound)
+        if integral:
+            root_bound = math.floor(root_bound + 1e-6)
     return dict(labels=best_lab, objective=best_val, bound=float(bound), status=status,
-                columns=int(pool.vals.size), **stats)
+                columns=int(pool.vals.size), root_bound=None if root_bound is None else float(root_bound), **stats)
 
 
 def _add_priced(pool: _Master, groups: list[np.ndarray], Wc: np.ndarray, pc: np.ndarray, delta: float,

@@ -263,7 +263,8 @@ def solve_cpp(
     Returns a dict with ``labels``, ``objective``, ``bound``, ``status``
     (``optimal`` / ``time_limit``), ``lp_rounds``, ``cuts``, ``phase`` (where it ended:
     ``trivial``, ``lp``, ``branch_and_price`` or ``mip``), ``root_bound`` (the proven
-    bound at the end of the cutting-plane phase, before any branching), ``cuts_by_family``
+    bound before any branching: the cutting-plane LP's, or the converged root of branch
+    and price when that is lower), ``cuts_by_family``
     (cuts separated: ``triangle``, ``two_partition`` (``|S| = 1``), ``odd_wheel``,
     ``two_partition_general`` (``|S| >= 2``) in the LP phase, ``lazy_triangle`` in the
     MIP phase) and ``nodes`` (branch-and-price nodes plus MIP search nodes —
@@ -493,6 +494,9 @@ class _ExactSolve:
                 warm_labels, warm_obj = np.asarray(bp["labels"], np.int64), float(bp["objective"])
             bound = min(bound, bp["bound"])
             stat["nodes"] += int(bp["bp_nodes"])
+            if bp.get("root_bound") is not None:  # the set-partitioning root before any branching
+                rb = stat["root_bound"]
+                stat["root_bound"] = bp["root_bound"] if rb is None else min(rb, bp["root_bound"])
             extra = dict(lp_rounds=rounds, cuts=n_added, bp_nodes=bp["bp_nodes"],
                          cg_iterations=bp["cg_iterations"], columns=bp["columns"])
             if bp["status"] == "optimal":
