@@ -18,9 +18,9 @@ triangle LP and every family of CPP cuts we separate; on random dense instances
   search (Numba branch and bound with dynamic branching and a bound from linear upper
   bounds of the pair terms, see :mod:`trustlab.kernels.cpp_pricing`; the ``k`` best
   columns, run in slices of ~0.2 s so that it stops at the deadline). With ``threads``
-  > 1 the exact search is split into subproblems by its first branching decisions and
-  searched by that many threads (:class:`_SplitPricing`; same answer, measured 1.95x
-  faster on 2 cores on a held-out equicut n = 50 root pricing). The heuristic stages are only a
+  > 1 a long exact search is split into subproblems (its open subtrees, then its own
+  branching decisions) searched by that many threads (:class:`_SplitPricing`; same
+  answer, measured 2.0x faster on 2 cores on an equicut n = 50 root pricing). The heuristic stages are only a
   shortcut: every bound comes from an exact pricing. Dual smoothing (Wentges) around
   the best dual so far cuts the degenerate tailing.
 * **Bound (certificate).** For any ``pi >= 0`` the Lagrangian bound
@@ -53,6 +53,7 @@ from __future__ import annotations
 
 import heapq
 import math
+import threading
 import time
 
 import numpy as np
@@ -181,7 +182,7 @@ class _SplitPricing:
     search (the pending "out" child at every level of its current path, and the node it
     stopped at) become subproblems, which are then split further by the search's own
     branching rule (the node with the largest cheap bound term, "in" and "out"),
-    breadth first, up to about ``8 * threads`` subproblems. A subproblem with forced-in
+    breadth first, up to about ``per_thread * threads`` subproblems. A subproblem with forced-in
     set ``F`` is again a pricing problem over its free nodes, with
     ``pi'_q = pi_q - W(F, q)`` and the constant ``rc(F)``, searched with the threshold
     ``lb - rc(F)``; ``F`` itself is a candidate set. Each subproblem keeps its own top
@@ -190,6 +191,12 @@ class _SplitPricing:
     subproblems, so a budget-limited search finds the same sets however the threads
     were scheduled.
     """
+
+    per_thread = 16
+    """Subproblems per thread after a split."""
+    try_nodes = 20_000
+    """Nodes the plain search gets before a search with ``threads`` > 1 is split (most
+    pricings finish well within them)."""
 
     def __init__(self, W: np.ndarray, pi: np.ndarray, k: int, lb: float):
         self.W, self.pi = W, np.asarray(pi, np.float64)
@@ -228,16 +235,19 @@ class _SplitPricing:
         return subs
 
     def _split(self, threads: int):
-        """Replace the plain search by its open parts, split further into ``~8 * threads``
-        subproblems (what it found is kept)."""
+        """Replace the plain search by its open parts, split further into about
+        ``per_thread * threads`` subproblems (what it found is kept)."""
         W, lb, n = self.W, self.lb, self.n
         self.extra += self._found()
         subs = [] if self.done[0] else self._open_parts()
         Wp = np.maximum(W, 0.0)
 
-        def cheap(sub):  # the cheap (half-split) bound of a subproblem
+        def terms(fr, pp):  # the search's cheap bound terms (positive pairs split half-half)
+            return -pp + 0.5 * Wp[np.ix_(fr, fr)].sum(axis=1)
+
+        def cheap(sub):  # the cheap bound of a subproblem
             fr, _, c, pp = sub
-            return c + np.maximum(0.0, -pp + 0.5 * Wp[np.ix_(fr, fr)].sum(axis=1)).sum()
+            return c + np.maximum(0.0, terms(fr, pp)).sum()
 
         subs = [sub for sub in subs if cheap(sub) > lb + 1e-9]
         want = self.per_thread * threads
@@ -247,7 +257,7 @@ class _SplitPricing:
                 if free.size <= 8:
                     nxt.append((free, F, const, p))
                     continue
-                a = int(np.argmax(-p + 0.5 * Wp[np.ix_(free, free)].sum(axis=1)))
+                a = int(np.argmax(terms(free, p)))  # the search's own branching node
                 j = int(free[a])
                 rest = np.delete(free, a)
                 F_in, c_in = np.append(F, j), const - float(p[a])
@@ -262,12 +272,6 @@ class _SplitPricing:
         subs.sort(key=lambda sub: -cheap(sub))  # most promising first
         self._use(subs)
         self.split = True
-
-    per_thread = 16
-    """Subproblems per thread after a split."""
-    try_nodes = 20_000
-    """Nodes the plain search gets before a search with ``threads`` > 1 is split (most
-    pricings finish well within them)."""
 
     def run(self, cap: int, deadline: float | None, rate: list, threads: int = 1):
         """Search for about ``cap`` more nodes (all threads together), in slices of about
@@ -292,8 +296,6 @@ class _SplitPricing:
         """Run the open subproblems for about ``cap`` nodes in all: each gets an equal
         share (so what a budget-limited call finds does not depend on how the threads
         were scheduled), in slices, the threads taking subproblems in order."""
-        import threading
-
         lock = threading.Lock()
         open_ = [q for q in range(len(self.subs)) if not self.done[q]]
         share = -(-cap // max(1, len(open_)))
