@@ -328,16 +328,77 @@ def test_branch_and_price_threads_give_the_same_optimum(seed, monkeypatch):
                                                                     r3["columns"])
 
 
-def test_root_deadline_bounds_the_root_only():
-    # a root that cannot converge by root_deadline stops there (the caller falls back),
-    # however far away the overall deadline is
+
+def _odd_cycle(k, noise, rng):
+    """C_k, weight 2 on the cycle, -10 chords (+ noise): a fractional root, see above."""
+    W = np.full((k, k), -10.0)
+    for i in range(k):
+        W[i, (i + 1) % k] = W[(i + 1) % k, i] = 2.0
+    W = W + np.triu(rng.uniform(-noise, noise, (k, k)), 1)
+    W = np.triu(W, 1) + np.triu(W, 1).T
+    return W
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_early_branching_equals_brute_force_and_the_proved_search(seed):
+    # a poor warm start (all singletons: target 1) puts every fractional master above
+    # the target, and a 1-node exact search never completes: such nodes are branched
+    # on without a proof until their masters fall below the target
+    rng = np.random.default_rng(900 + seed)
+    integral = seed % 4 != 3
+    if seed < 6:  # odd cycles with noise: fractional roots, branching needed
+        W = _odd_cycle(int(rng.choice([5, 7, 9])), 0.0 if integral else 0.3, rng)
+        A = ~np.eye(W.shape[0], dtype=bool)
+    else:
+        W, A = random_instance(rng, int(rng.integers(7, 11)), density=0.9, integral=integral)
+    n = W.shape[0]
+    opt, _ = brute_force_cpp(W, A)
+    kw = dict(warm_labels=np.arange(n), warm_obj=0.0, integral=integral)
+    early = colgen.branch_and_price(W, A, early_price_nodes=1, **kw)
+    proved = colgen.branch_and_price(W, A, early_branch=False, **kw)
+    for r in (early, proved):
+        assert r["status"] == "optimal"
+        assert abs(r["objective"] - opt) < 1e-7 and r["bound"] >= opt - 1e-7
+    assert proved["early_branched"] == 0
+    if seed < 6:  # the fractional root above the target is branched on without a proof
+        assert early["early_branched"] >= 1 and early["root_bound"] is None
+        assert proved["root_bound"] >= opt + 0.5  # the proved root: the fractional LP (about k)
+
+
+def test_root_deadline_holds_until_the_first_proof():
+    # early branching does not lift the root deadline: only an exact pricing proof does
     from trustlab.solvers.synthetic import make_instance
 
-    W = make_instance("random", 50, random_state=100)
-    A = ~np.eye(50, dtype=bool)
+    W = make_instance("random", 60, random_state=100)
+    A = ~np.eye(60, dtype=bool)
     colgen.branch_and_price(W[:8, :8], A[:8, :8], warm_labels=np.arange(8), warm_obj=0.0)  # compile first
     t0 = time.perf_counter()
-    r = colgen.branch_and_price(W, A, warm_labels=np.arange(50), warm_obj=0.0, integral=True,
-                                deadline=t0 + 600.0, root_deadline=t0 + 1.0)
-    assert r["status"] in ("time_limit", "gave_up") and r["bp_nodes"] == 1
-    assert time.perf_counter() - t0 < 3.0
+    r = colgen.branch_and_price(W, A, warm_labels=np.arange(60), warm_obj=0.0, integral=True,
+                                deadline=t0 + 600.0, root_deadline=t0 + 1.5)
+    assert r["status"] in ("time_limit", "gave_up") and r["bound"] == np.inf
+    assert time.perf_counter() - t0 < 4.0
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_solve_cpp_finishes_the_warm_start_before_branch_and_price(seed):
+    # tail_rounds=0: the LP phase does not prove these, branch and price starts; the
+    # finished heuristic's answer is the incumbent and its deadline is adopted (here one
+    # already past: branch and price stops at once, the answer is the finished one)
+    rng = np.random.default_rng(720 + seed)
+    W, A = random_instance(rng, 8, density=0.9)
+    opt, lab = brute_force_cpp(W, A)
+    calls = []
+
+    def finish():
+        calls.append(1)
+        return np.asarray(lab), float(opt), time.perf_counter() - 1.0
+
+    out = cpp.solve_cpp(W, A, warm_labels=np.arange(8), warm_obj=0.0, integral=True,
+                        options=cpp.CutOptions(tail_rounds=0), finish_warm=finish)
+    assert calls == [1]
+    assert out["objective"] == opt and out["bound"] >= opt
+    np.testing.assert_array_equal(out["labels"], lab)
+    # without it the same call proves the optimum in branch and price
+    out = cpp.solve_cpp(W, A, warm_labels=np.arange(8), warm_obj=0.0, integral=True,
+                        options=cpp.CutOptions(tail_rounds=0))
+    assert out["phase"] == "branch_and_price" and out["status"] == "optimal" and out["objective"] == opt

@@ -228,8 +228,15 @@ def _solve_component(W, A, method, opts: _ComponentOptions, *, time_limit, seed)
             left = max(0.0, deadline - time.perf_counter())
             exact_deadline = deadline - min(0.5 * left, 2.0 * search.seconds_to_finish())
             info["heuristic_reserve"] = deadline - exact_deadline
+        finish = None
+        if staged and search is not None and not search.finished:
+            def finish():  # branch and price is starting: finish the search, free its reserve
+                t1 = time.perf_counter()
+                search.run(deadline=deadline)
+                info["heuristic_seconds"] += time.perf_counter() - t1
+                return (*search.result(), deadline)
         r = solve_cpp(W, A, warm_labels=lab, warm_obj=val, deadline=exact_deadline, integral=opts.integral,
-                      mip_solver=opts.mip_solver, workers=opts.workers, threads=opts.threads)
+                      mip_solver=opts.mip_solver, workers=opts.workers, threads=opts.threads, finish_warm=finish)
     elif method == "qsp":
         from trustlab.solvers.qsp import solve_qsp
 
@@ -244,9 +251,10 @@ def _solve_component(W, A, method, opts: _ComponentOptions, *, time_limit, seed)
         # not proven: finish the heuristic's own run and keep the better of the two
         t1 = time.perf_counter()
         search.run(deadline=deadline)
-        lab, val = search.result()
-        info["heuristic_objective"] = val
         info["heuristic_seconds"] += time.perf_counter() - t1
+    if search is not None and search.finished:
+        lab, val = search.result()  # also when solve_cpp finished it (finish_warm)
+        info["heuristic_objective"] = val
     info.update(r)
     info["labels"] = np.asarray(r["labels"], np.int64)
     info["objective"] = float(r["objective"])

@@ -35,8 +35,17 @@ triangle LP and every family of CPP cuts we separate; on random dense instances
 * **Branching** (Ryan & Foster) on the pair of (super-)nodes whose "together" value
   ``sum_{C ∋ a, b} lam_C`` is closest to 1/2: one child **contracts** the pair into one
   super-node (they share a cluster), the other **forbids** it. Either child is again a
-  CPP instance, so the same column generation applies. Best-bound search; columns are
+  CPP instance, so the same column generation applies. Best-first search (on the
+  node's bound, or its master's value where the bound is inherited); columns are
   inherited by the children where they respect the branching.
+* **Early branching.** The exact pricing proof is only needed where it can close a
+  node. When the restricted master's value already reaches the target (incumbent + 1
+  with integer weights), the node's LP, which is at least that value, cannot close it:
+  once the heuristic pricing finds nothing (and a short exact search of
+  ``early_price_nodes`` neither), the node is branched on at once, its bound inherited
+  from its parent. The proofs are left to the nodes whose master falls below the
+  target, where the slack ``t`` above makes them easier. An integral master solution
+  is a partition and becomes the incumbent when better.
 
 Exact up to the stated time limit. An exact pricing first runs a short search
 (``short_price_nodes``: far from the optimal duals it finds improving columns
@@ -383,6 +392,8 @@ def branch_and_price(
     warm_master: bool = True,
     tabu_pricing: bool = True,
     threads: int = 1,
+    early_branch: bool = True,
+    early_price_nodes: int = 200_000,
 ) -> dict:
     """Branch and price on one component; see the module docstring.
 
@@ -392,13 +403,18 @@ def branch_and_price(
     ``max_price_nodes`` cap the first and the full exact pricing search (the full one
     is also bounded by the deadline); ``tabu_pricing`` turns the tabu pricing stage on.
     ``threads``: threads of the exact pricing (:class:`_SplitPricing`).
-    ``root_deadline`` (None: ``deadline``): the root's column generation must converge
-    by then, else the search stops there with ``time_limit``; once the root has
-    converged, branching runs on to ``deadline``.
+    ``early_branch``: a node whose restricted master already reaches the target (so
+    its LP cannot close it) and whose heuristic pricing found nothing is branched on
+    without the exact pricing proof (an exact search of at most ``early_price_nodes``
+    nodes still looks for columns first); its bound stays its parent's.
+    ``root_deadline`` (None: ``deadline``): the first exact pricing proof (the root's
+    convergence, or a node closed by its bound) must come by then, else the search
+    stops there with ``time_limit``; after it, branching runs on to ``deadline``.
 
     Returns a dict with ``labels``, ``objective``, ``bound``, ``status`` (``optimal``,
     ``time_limit`` or ``gave_up``), ``root_bound`` (the converged root's bound, None if
-    the root did not converge), ``bp_nodes``, ``cg_iterations``, ``columns``.
+    the root did not converge), ``bp_nodes``, ``cg_iterations``, ``early_branched``
+    (nodes branched on without a pricing proof), ``columns``.
     """
     n = W.shape[0]
     W = np.where(A, W, 0.0).astype(np.float64)
@@ -416,10 +432,10 @@ def branch_and_price(
         pool.add(e)
     forb0 = ~A.copy()
     np.fill_diagonal(forb0, False)
-    stats = {"bp_nodes": 0, "cg_iterations": 0}
+    stats = {"bp_nodes": 0, "cg_iterations": 0, "early_branched": 0}
     max_it = 100 * n if max_iterations is None else int(max_iterations)
 
-    # the root must converge by root_deadline; after that the search runs to deadline
+    # the first pricing proof must come by root_deadline; after it the search runs to deadline
     limit = [deadline if root_deadline is None else root_deadline]
 
     def timed_out() -> bool:
@@ -432,6 +448,7 @@ def branch_and_price(
         pairs ``forb``). Returns ``(bound, lam, rows, column ids, z)`` when converged,
         ``("pruned", bound)`` when the bound cannot beat the incumbent, or the status
         string ``"time_limit"`` / ``"gave_up"``."""
+        nonlocal best_val, best_lab
         m = len(groups)
         G = np.zeros((m, n), bool)
         for a, g in enumerate(groups):
@@ -482,6 +499,12 @@ def branch_and_price(
             if out is None:
                 return "gave_up"
             z, lam, pi_out = out
+            if z > best_val + 1e-9 and np.all(np.abs(lam - np.round(lam)) <= 1e-6):
+                # an integral master solution is a partition: a new incumbent
+                lab = _partition_labels(pool, ok_idx[lam > 0.5], n)
+                val = float(objective(W, lab))
+                if val > best_val:
+                    best_val, best_lab = val, lab
             target = _floor_target(best_val, integral)
             delta = max(1e-9, (target - pi_out.sum()) / m)
             pc = pi_out - inner  # pricing node penalty: rc(S) = sum Wc(S) + sum (inner - pi)
@@ -509,6 +532,22 @@ def branch_and_price(
                         break
                 if added:
                     continue
+            # 1c) early branching: the restricted master already reaches the target, so
+            # the node's LP (>= the master's value) cannot close it and it is branched on
+            # whatever the exact pricing says; a short exact search still looks for
+            # columns (a better master, better branching), its proof is not waited for
+            if early_branch and z >= target and _fractional(lam, rows):
+                pr = _SplitPricing(Wc, pc, k_price, 0.0)
+                pv, pm, nf, _nodes, complete = pr.run(max(1, early_price_nodes), limit[0], rate, threads)
+                if nf:
+                    added += _add_priced(pool, groups, Wc, pc, delta, pm[:nf])
+                    if added:
+                        continue
+                if not complete:
+                    stats["early_branched"] += 1
+                    return (node_lb, lam, rows, ok_idx, z)  # node_lb: inf unless an earlier proof
+                # complete and nothing found: converged at z (no column with rc > 0)
+                return (min(node_lb, float(pi_out.sum())), lam, rows, ok_idx, z)
             # 2) exact, at the smoothed dual (then at the RMP dual on a misprice)
             complete = True
             for a_ in ((alpha, 0.0) if center is not None else (0.0,)):
@@ -552,47 +591,52 @@ def branch_and_price(
     heap: list = []
     counter = 0
     root = ([np.array([i]) for i in range(n)], forb0)
-    heapq.heappush(heap, (-np.inf, counter, root))
+    # entries: (-estimate, counter, bound, node); best-first on the estimate (the node's
+    # LP bound, or its master's value where the bound is its parent's: early branching),
+    # pruned by the bound
+    heapq.heappush(heap, (-np.inf, counter, np.inf, root))
     status = "optimal"
     root_bound = None  # the converged root's bound (before branching)
+    root_done = False
     while heap:
-        negb, _, (groups, forb) = heapq.heappop(heap)
-        parent_b = -negb
+        entry = heapq.heappop(heap)
+        _, _, parent_b, (groups, forb) = entry
         if parent_b < _floor_target(best_val, integral):
             continue
         stats["bp_nodes"] += 1
         out = solve_node(groups, forb)
         if isinstance(out, str):
             status = out
-            heapq.heappush(heap, (negb, counter, (groups, forb)))
+            heapq.heappush(heap, entry)
             break
-        limit[0] = deadline  # the root has converged: branching may use the whole time
+        if out[0] == "pruned" or np.isfinite(out[0]):
+            # an exact pricing proof went through (the root converged, or a node was
+            # closed): the pricing is tractable here, branching may use the whole time
+            limit[0] = deadline
         if out[0] == "pruned":
-            if root_bound is None:
+            if not root_done:
                 root_bound = best_val
+            root_done = True
             continue
         node_lb, lam, rows, ok_idx, z = out
         node_lb = min(node_lb, parent_b)
-        if root_bound is None:
+        if not root_done and np.isfinite(node_lb):
             root_bound = node_lb
+        root_done = True
         # integral LP solution -> incumbent
         m = len(groups)
         together = (rows.T * lam) @ rows  # (m, m) pair "together" values
         np.fill_diagonal(together, 0.0)
         frac = np.abs(together - np.round(together))
         if frac.max() <= 1e-6:
-            chosen = ok_idx[lam > 0.5]
-            lab = np.full(n, -1, np.int64)
-            for t, c in enumerate(chosen):
-                lab[pool.masks[c]] = t
-            lab[lab < 0] = np.arange(len(chosen), len(chosen) + int((lab < 0).sum()))
+            lab = _partition_labels(pool, ok_idx[lam > 0.5], n)
             val = float(objective(W, lab))
             if val > best_val:
                 best_val, best_lab = val, lab
             if val >= z - 1e-6 * max(1.0, abs(z)):
                 continue  # the node's LP optimum is this partition
             status = "gave_up"  # pragma: no cover - a non-basic LP answer; no pair to branch on
-            heapq.heappush(heap, (negb, counter, (groups, forb)))
+            heapq.heappush(heap, entry)
             break
         if node_lb < _floor_target(best_val, integral):
             continue
@@ -608,15 +652,16 @@ def branch_and_price(
         f_new[: m - 2, : m - 2] = forb[np.ix_(idx, idx)]
         f_new[m - 2, : m - 2] = forb[a, idx] | forb[b, idx]
         f_new[: m - 2, m - 2] = f_new[m - 2, : m - 2]
+        est = min(node_lb, z)
         counter += 1
-        heapq.heappush(heap, (-node_lb, counter, (g_new, f_new)))
+        heapq.heappush(heap, (-est, counter, node_lb, (g_new, f_new)))
         # child 2: forbid a-b
         f2 = forb.copy()
         f2[a, b] = f2[b, a] = True
         counter += 1
-        heapq.heappush(heap, (-node_lb, counter, (groups, f2)))
+        heapq.heappush(heap, (-est, counter, node_lb, (groups, f2)))
     if heap:
-        open_b = max(-h[0] for h in heap)
+        open_b = max(h[2] for h in heap)
         bound = max(best_val, open_b)
     else:
         bound = best_val
@@ -631,6 +676,23 @@ def branch_and_price(
             root_bound = math.floor(root_bound + 1e-6)
     return dict(labels=best_lab, objective=best_val, bound=float(bound), status=status,
                 columns=int(pool.vals.size), root_bound=None if root_bound is None else float(root_bound), **stats)
+
+
+def _partition_labels(pool: _Master, chosen: np.ndarray, n: int) -> np.ndarray:
+    """Labels of the partition made of the pool columns ``chosen`` (disjoint) and
+    singletons for the nodes they leave out."""
+    lab = np.full(n, -1, np.int64)
+    for t, c in enumerate(chosen):
+        lab[pool.masks[c]] = t
+    lab[lab < 0] = np.arange(len(chosen), len(chosen) + int((lab < 0).sum()))
+    return lab
+
+
+def _fractional(lam: np.ndarray, rows: np.ndarray) -> bool:
+    """Whether some pair's "together" value in the master solution is fractional."""
+    together = (rows.T * lam) @ rows
+    np.fill_diagonal(together, 0.0)
+    return bool(np.abs(together - np.round(together)).max() > 1e-6)
 
 
 def _add_priced(pool: _Master, groups: list[np.ndarray], Wc: np.ndarray, pc: np.ndarray, delta: float,

@@ -32,12 +32,14 @@ Formulation (Grötschel & Wakabayashi 1989; xER eqs. 1–5): one variable ``x_ij
    :mod:`trustlab.solvers.colgen`) — the set-partitioning LP over clusters, whose
    bound dominates every family of cuts above; on random dense instances it usually
    meets the optimum at the root. It proves all CP-Lib ``corr40-*`` instances, where
-   the cutting planes stop 2-3 % above the optimum. Its root column generation gets
-   ``bp_share`` (80 %) of the time left when it starts; once the root has converged,
-   branching may use all the time left (measured on held-out n = 50 instances: the
-   cutting planes and the MIP never improved on a converged root's bound). If its
-   exact pricing becomes too expensive (a capped search that finds no column) or the
-   root's share runs out, it stops without a proof; the
+   the cutting planes stop 2-3 % above the optimum. Before it starts, the caller's
+   paused heuristic is finished (``finish_warm``: a stronger incumbent closes more
+   nodes). Until its first exact pricing proof (the root converged, or a node closed
+   by its bound) it gets ``bp_share`` (80 %) of the time left when it starts; after
+   that, branching may use all the time left (measured on held-out n = 50 instances:
+   the cutting planes and the MIP never improved on a converged root's bound). If its
+   exact pricing becomes too expensive (a capped search that finds no column) or that
+   share runs out without a proof, it stops without a bound; the
    cutting-plane phase then goes on where it stopped, with
    odd-wheel and ``|S| >= 2`` 2-partition cuts from its first round
    (``cuts_after_pricing``), and the MIP phase takes the time that is left.
@@ -57,6 +59,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -211,9 +214,10 @@ class CutOptions:
     incumbent, or after ``small_lp_share`` of the time left at the start.
     ``cuts_after_pricing``: when branch and price gives up (exact pricing too hard), go
     on with the cutting planes (odd-wheel and ``|S| >= 2`` cuts included) before the MIP.
-    ``bp_share``: branch and price's root may use this share of the time left when it
-    starts; if the root has not converged by then, the cutting planes and the MIP get
-    the rest (once it has, branching runs to the deadline).
+    ``bp_share``: branch and price may use this share of the time left when it starts
+    until its first exact pricing proof (the root converged or a node closed); without
+    one by then, the cutting planes and the MIP get the rest (after one, branching runs
+    to the deadline).
     ``max_cuts_per_round`` None means ``max(200, 40 n)``; ``lp_method`` is the HiGHS
     method of the LP relaxations.
     """
@@ -253,12 +257,16 @@ def solve_cpp(
     workers: int | None = None,
     options: CutOptions | None = None,
     threads: int = 1,
+    finish_warm: Callable[[], tuple[np.ndarray, float, float | None]] | None = None,
 ) -> dict:
     """Solve one (component) CPP exactly; see the module docstring.
 
     ``options`` holds the tuning of the cutting-plane, branch-and-price and MIP phases
     (:class:`CutOptions`; defaults when None); ``threads``: threads of branch and
-    price's exact pricing.
+    price's exact pricing. ``finish_warm``: called once, when branch and price is about
+    to start (the cutting planes did not prove the component), to finish a heuristic
+    run the caller paused: returns its labels, value (the warm start if better) and the
+    deadline the exact solver may now use (the time kept for finishing it is free).
 
     Returns a dict with ``labels``, ``objective``, ``bound``, ``status``
     (``optimal`` / ``time_limit``), ``lp_rounds``, ``cuts``, ``phase`` (where it ended:
@@ -272,6 +280,7 @@ def solve_cpp(
     """
     s = _ExactSolve(W, A, warm_labels, warm_obj, deadline, integral, CutOptions() if options is None else options,
                     threads)
+    s.finish_warm = finish_warm
     return (s.trivial() or s.cutting_planes() or s.integral_lp() or s.branch_and_price()
             or s.cuts_after_pricing() or s.mip(mip_solver, workers))
 
@@ -283,6 +292,7 @@ class _ExactSolve:
 
     def __init__(self, W, A, warm_labels, warm_obj, deadline, integral, o: CutOptions, threads: int = 1):
         self.W, self.A, self.o, self.threads = W, A, o, threads
+        self.finish_warm = None
         self.warm_labels, self.warm_obj = warm_labels, warm_obj
         self.deadline, self.integral = deadline, integral
         self.n = n = W.shape[0]
@@ -485,6 +495,17 @@ class _ExactSolve:
         result, rnd = self.result, self.rnd
         if o.colgen and n <= o.colgen_max_n:
             from trustlab.solvers.colgen import branch_and_price
+
+            if self.finish_warm is not None:
+                # a strong incumbent closes many more nodes: finish the caller's heuristic
+                lab_h, val_h, self.deadline = self.finish_warm()
+                deadline = self.deadline
+                if val_h > warm_obj:
+                    warm_labels, warm_obj = np.asarray(lab_h, np.int64), float(val_h)
+                    self.warm_labels, self.warm_obj = warm_labels, warm_obj
+                    if warm_obj >= rnd(bound) - 1e-9:
+                        return result(warm_labels, warm_obj, rnd(bound), "optimal", lp_rounds=rounds, cuts=n_added,
+                                      phase="lp")
 
             rem = _remaining(deadline)
             root_deadline = None if rem is None else time.perf_counter() + o.bp_share * rem
