@@ -402,3 +402,22 @@ def test_solve_cpp_finishes_the_warm_start_before_branch_and_price(seed):
     out = cpp.solve_cpp(W, A, warm_labels=np.arange(8), warm_obj=0.0, integral=True,
                         options=cpp.CutOptions(tail_rounds=0))
     assert out["phase"] == "branch_and_price" and out["status"] == "optimal" and out["objective"] == opt
+
+
+def test_solve_cpp_passes_early_branch_through(monkeypatch):
+    seen = []
+    real = colgen.branch_and_price
+
+    def spy(*a, **k):
+        seen.append(k["early_branch"])
+        return real(*a, **k)
+
+    monkeypatch.setattr(colgen, "branch_and_price", spy)
+    rng = np.random.default_rng(730)
+    W, A = random_instance(rng, 8, density=0.9)
+    opt, _ = brute_force_cpp(W, A)
+    for flag in (True, False):
+        out = cpp.solve_cpp(W, A, warm_labels=np.arange(8), warm_obj=0.0, integral=True,
+                            options=cpp.CutOptions(tail_rounds=0, early_branch=flag))
+        assert out["status"] == "optimal" and out["objective"] == opt
+    assert seen == [True, False]

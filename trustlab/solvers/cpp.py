@@ -218,6 +218,11 @@ class CutOptions:
     until its first exact pricing proof (the root converged or a node closed); without
     one by then, the cutting planes and the MIP get the rest (after one, branching runs
     to the deadline).
+    ``early_branch``: branch and price branches on a node whose master already beats
+    the incumbent without waiting for its pricing proof (more instances proven within
+    a time limit; but where the search is cut short, the root's set-partitioning bound
+    was never proven and the reported bound is the cutting planes' weaker one — set it
+    False to prove every node's bound, the root's first).
     ``max_cuts_per_round`` None means ``max(200, 40 n)``; ``lp_method`` is the HiGHS
     method of the LP relaxations.
     """
@@ -243,6 +248,7 @@ class CutOptions:
     small_lp_share: float = 0.1
     cuts_after_pricing: bool = True
     bp_share: float = 0.8
+    early_branch: bool = True
 
 
 def solve_cpp(
@@ -510,7 +516,8 @@ class _ExactSolve:
             rem = _remaining(deadline)
             root_deadline = None if rem is None else time.perf_counter() + o.bp_share * rem
             bp = branch_and_price(W, A, warm_labels=warm_labels, warm_obj=warm_obj, deadline=deadline,
-                                  root_deadline=root_deadline, integral=integral, threads=self.threads)
+                                  root_deadline=root_deadline, integral=integral, threads=self.threads,
+                                  early_branch=o.early_branch)
             if bp["objective"] > warm_obj:
                 warm_labels, warm_obj = np.asarray(bp["labels"], np.int64), float(bp["objective"])
             bound = min(bound, bp["bound"])
