@@ -546,8 +546,10 @@ def branch_and_price(
                 if not complete:
                     stats["early_branched"] += 1
                     return (node_lb, lam, rows, ok_idx, z)  # node_lb: inf unless an earlier proof
-                # complete and nothing found: converged at z (no column with rc > 0)
-                return (min(node_lb, float(pi_out.sum())), lam, rows, ok_idx, z)
+                # complete: the Lagrangian bound at the master's dual (converged at z when
+                # no set has rc > 0)
+                lb = float(pi_out.sum()) + m * max(0.0, float(pv[0]) if nf else 0.0)
+                return (min(node_lb, lb), lam, rows, ok_idx, z)
             # 2) exact, at the smoothed dual (then at the RMP dual on a misprice)
             complete = True
             for a_ in ((alpha, 0.0) if center is not None else (0.0,)):

@@ -285,8 +285,7 @@ def solve_cpp(
     SCIP nodes or CP-SAT branches).
     """
     s = _ExactSolve(W, A, warm_labels, warm_obj, deadline, integral, CutOptions() if options is None else options,
-                    threads)
-    s.finish_warm = finish_warm
+                    threads, finish_warm)
     return (s.trivial() or s.cutting_planes() or s.integral_lp() or s.branch_and_price()
             or s.cuts_after_pricing() or s.mip(mip_solver, workers))
 
@@ -296,9 +295,10 @@ class _ExactSolve:
     cutting-plane LP, an integral LP optimum, branch and price (small components), the
     MIP with lazy triangles. Each stage returns the final result, or None to go on."""
 
-    def __init__(self, W, A, warm_labels, warm_obj, deadline, integral, o: CutOptions, threads: int = 1):
+    def __init__(self, W, A, warm_labels, warm_obj, deadline, integral, o: CutOptions, threads: int = 1,
+                 finish_warm=None):
         self.W, self.A, self.o, self.threads = W, A, o, threads
-        self.finish_warm = None
+        self.finish_warm = finish_warm  # called once, when branch and price starts (see solve_cpp)
         self.warm_labels, self.warm_obj = warm_labels, warm_obj
         self.deadline, self.integral = deadline, integral
         self.n = n = W.shape[0]
@@ -505,6 +505,7 @@ class _ExactSolve:
             if self.finish_warm is not None:
                 # a strong incumbent closes many more nodes: finish the caller's heuristic
                 lab_h, val_h, self.deadline = self.finish_warm()
+                self.finish_warm = None
                 deadline = self.deadline
                 if val_h > warm_obj:
                     warm_labels, warm_obj = np.asarray(lab_h, np.int64), float(val_h)
