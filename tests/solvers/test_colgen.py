@@ -420,4 +420,7 @@ def test_solve_cpp_passes_early_branch_through(monkeypatch):
         out = cpp.solve_cpp(W, A, warm_labels=np.arange(8), warm_obj=0.0, integral=True,
                             options=cpp.CutOptions(tail_rounds=0, early_branch=flag))
         assert out["status"] == "optimal" and out["objective"] == opt
+        assert out["phase"] == "branch_and_price" and out["early_branched"] >= 0
+        if not flag:
+            assert out["early_branched"] == 0
     assert seen == [True, False]
