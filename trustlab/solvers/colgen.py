@@ -536,7 +536,7 @@ def branch_and_price(
             # the node's LP (>= the master's value) cannot close it and it is branched on
             # whatever the exact pricing says; a short exact search still looks for
             # columns (a better master, better branching), its proof is not waited for
-            if early_branch and z >= target and _fractional(lam, rows):
+            if early_branch and z >= target and _fractional(_together(lam, rows)):
                 pr = _SplitPricing(Wc, pc, k_price, 0.0)
                 pv, pm, nf, _nodes, complete = pr.run(max(1, early_price_nodes), limit[0], rate, threads)
                 if nf:
@@ -627,10 +627,8 @@ def branch_and_price(
         root_done = True
         # integral LP solution -> incumbent
         m = len(groups)
-        together = (rows.T * lam) @ rows  # (m, m) pair "together" values
-        np.fill_diagonal(together, 0.0)
-        frac = np.abs(together - np.round(together))
-        if frac.max() <= 1e-6:
+        together = _together(lam, rows)
+        if not _fractional(together):
             lab = _partition_labels(pool, ok_idx[lam > 0.5], n)
             val = float(objective(W, lab))
             if val > best_val:
@@ -690,10 +688,16 @@ def _partition_labels(pool: _Master, chosen: np.ndarray, n: int) -> np.ndarray:
     return lab
 
 
-def _fractional(lam: np.ndarray, rows: np.ndarray) -> bool:
-    """Whether some pair's "together" value in the master solution is fractional."""
+def _together(lam: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """The (m, m) pair "together" values ``sum_{C ∋ a, b} lam_C`` of a master solution
+    (zero diagonal)."""
     together = (rows.T * lam) @ rows
     np.fill_diagonal(together, 0.0)
+    return together
+
+
+def _fractional(together: np.ndarray) -> bool:
+    """Whether some pair's "together" value is fractional (else the solution is a partition)."""
     return bool(np.abs(together - np.round(together)).max() > 1e-6)
 
 
