@@ -182,7 +182,30 @@ class _Runner:
 
 def _solve_component(W, A, method, opts: _ComponentOptions, *, time_limit, seed) -> dict:
     """Solve one component within ``time_limit`` seconds (None: no limit); a
-    top-level function so Dask can ship it."""
+    top-level function so Dask can ship it.
+
+    The solvers compare with absolute tolerances (HiGHS, CP-SAT's float objectives,
+    the tabu search's gains), so a component whose largest |weight| lies outside
+    [1, 2**20] is solved on its weights scaled by a power of two (an exact scaling;
+    :func:`~trustlab.solvers.heuristic.weight_scale`) and its values are scaled back
+    (``weight_scale`` in the statistics). Scaled down, integer weights may stop being
+    integers, so the bounds are then not rounded down."""
+    from trustlab.solvers.heuristic import weight_scale
+
+    f = weight_scale(W, A)
+    if f == 1.0:
+        return _solve_scaled_component(W, A, method, opts, time_limit=time_limit, seed=seed)
+    info = _solve_scaled_component(W * f, A, method, replace(opts, integral=False), time_limit=time_limit,
+                                   seed=seed)
+    for key in ("objective", "bound", "heuristic_objective", "root_bound"):
+        if info.get(key) is not None:
+            info[key] = float(info[key]) / f
+    info["weight_scale"] = f
+    return info
+
+
+def _solve_scaled_component(W, A, method, opts: _ComponentOptions, *, time_limit, seed) -> dict:
+    """:func:`_solve_component` on weights of a safe scale."""
     from trustlab.solvers.heuristic import _Search, solve_heuristic
 
     t0 = time.perf_counter()
@@ -216,7 +239,8 @@ def _solve_component(W, A, method, opts: _ComponentOptions, *, time_limit, seed)
         ub = positive_weight_bound(W, A)
         if opts.integral:
             ub = float(np.floor(ub + 1e-9))
-        r = dict(labels=lab, objective=val, bound=ub, status="optimal" if val >= ub - 1e-9 else "feasible")
+        proven = val >= ub - 1e-9 * max(1.0, abs(ub))  # (relative: sums of huge weights round)
+        r = dict(labels=lab, objective=val, bound=ub, status="optimal" if proven else "feasible")
     elif method == "cpp":
         from trustlab.solvers.cpp import solve_cpp
 

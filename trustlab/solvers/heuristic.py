@@ -14,6 +14,7 @@ the deadline depends on the machine's speed.
 """
 from __future__ import annotations
 
+import math
 import time
 
 import numpy as np
@@ -34,6 +35,21 @@ def encode_forbidden(W: np.ndarray, A: np.ndarray) -> tuple[np.ndarray, float]:
     Wh = np.where(A, W, -big)
     np.fill_diagonal(Wh, 0.0)
     return np.ascontiguousarray(Wh, dtype=np.float64), -big / 2.0
+
+
+def weight_scale(W: np.ndarray, A: np.ndarray) -> float:
+    """A power of two bringing the largest allowed |weight| into [1, 2) when it lies
+    outside [1, 2**20] (else 1). The search compares gains with absolute tolerances
+    (``EPS`` in the kernel): with weights of 1e13 the rounding noise of its running
+    sums exceeds them and a descent can cycle on noise; with weights of 1e-9 every
+    gain is below them and nothing moves. Scaling by a power of two is exact, so the
+    search on the scaled weights is the search on the real ones with relative
+    tolerances."""
+    w = np.abs(W[A]) if A.any() else np.zeros(0)
+    top = float(w.max()) if w.size else 0.0
+    if top == 0.0 or not np.isfinite(top) or 1.0 <= top <= 2.0**20:
+        return 1.0
+    return float(2.0 ** -math.floor(math.log2(top)))
 
 
 def search_params(n: int) -> dict:
@@ -84,7 +100,9 @@ class _Search:
     def __init__(self, W, A, *, rng, max_rounds, patience, init, params):
         n = W.shape[0]
         self.W, self.A, self.rng, self.n = W, A, rng, n
-        self.Wh, self.forbid = encode_forbidden(W, A)
+        # the kernel runs on power-of-two scaled weights (its tolerances are absolute)
+        self.scale = weight_scale(W, A)
+        self.Wh, self.forbid = encode_forbidden(W * self.scale if self.scale != 1.0 else W, A)
         self.max_rounds = max_rounds
         self.patience = default_patience(n) if patience is None else patience
         self.prm = search_params(n)
@@ -145,7 +163,7 @@ class _Search:
             self.first = False
             self.done += k
             self.chunk = min(self.cap, 2 * self.chunk)
-            if target is not None and self.best_val >= target - 1e-9:
+            if target is not None and self.best_val >= target * self.scale - 1e-9:
                 self.hit_target = True
 
     def result(self) -> tuple[np.ndarray, float]:
