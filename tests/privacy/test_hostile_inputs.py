@@ -88,3 +88,24 @@ def test_binary_garbage_word2vec_header_is_described_not_dumped(tmp_path):
     with pytest.raises(ValueError, match="word2vec header 'n_vectors dimension', got binary data") as exc:
         open_vectors(p)
     assert "\\x" not in str(exc.value)
+
+
+@pytest.mark.parametrize("exp2", [-1000, -100, 100, 530])
+def test_sensitivity_and_distortion_are_scale_free(exp2):
+    # the ratios do not depend on the scale of X, but their Gram matrices and squared
+    # norms overflowed (1e160: "overflow encountered in matmul") or underflowed (every
+    # pair closer than the absolute min_dist: nan); they are now formed on X scaled by a
+    # power of two
+    import warnings
+
+    from trustlab.privacy.calibration import empirical_sensitivity, jl_distortion, projection_matrix
+
+    rng = np.random.default_rng(0)
+    X, Y = rng.normal(0, 1, (120, 40)), rng.normal(0, 1, (25, 40))
+    phi = projection_matrix(12, 40, seed=1)
+    s = 2.0**exp2
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert empirical_sensitivity(phi, X * s) == empirical_sensitivity(phi, X)
+        got, want = jl_distortion(phi, X[:20] * s, Y * s), jl_distortion(phi, X[:20], Y)
+    assert got == want

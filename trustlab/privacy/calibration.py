@@ -238,6 +238,17 @@ def projection_matrix(m: int, d: int, seed: int) -> np.ndarray:
     return np.ascontiguousarray(phi)
 
 
+def _unit_scale(*arrays: np.ndarray) -> float:
+    """A power of two bringing the largest |entry| of the arrays into [1, 2) (1 if all
+    are zero): the sensitivity and distortion ratios are scale-free, but their Gram
+    matrices and squared norms overflow for entries ~1e160 and underflow for ~1e-160;
+    a power of two scales exactly."""
+    top = max((float(np.max(np.abs(a))) if a.size else 0.0) for a in arrays)
+    if top == 0.0:
+        return 1.0
+    return float(2.0 ** -math.floor(math.log2(top)))
+
+
 @validate_params(
     {
         "phi": ["array-like"],
@@ -251,7 +262,9 @@ def empirical_sensitivity(phi: np.ndarray, X, *, max_points: int = 1000, min_dis
 
     This is the sensitivity of ``x ↦ Φx`` *on the sample* (P3.2); batched through Gram
     matrices. The worst case over all of R^d is the spectral norm of Φ (≈ 1 + √(d/m)),
-    which :func:`trustlab.privacy.privatize` reports separately.
+    which :func:`trustlab.privacy.privatize` reports separately. Pairs closer than
+    ``min_dist`` times the sample's largest |coordinate| (a relative threshold: the
+    ratio does not depend on the scale of X) are skipped.
 
     Examples
     --------
@@ -265,6 +278,7 @@ def empirical_sensitivity(phi: np.ndarray, X, *, max_points: int = 1000, min_dis
     phi = np.asarray(phi, dtype=np.float64)
     if X.shape[0] > max_points:
         X = X[np.linspace(0, X.shape[0] - 1, max_points).astype(np.int64)]
+    X = X * _unit_scale(X)  # the ratio is scale-free; keeps the Gram matrices finite
     P = X @ phi.T
     G = X @ X.T
     H = P @ P.T
@@ -300,11 +314,13 @@ def jl_distortion(phi: np.ndarray, X, Y=None) -> dict:
     """
     X = check_finite_array(X, "X")
     phi = np.asarray(phi, dtype=np.float64)
+    f = _unit_scale(X) if Y is None else _unit_scale(X, check_finite_array(Y, "Y"))
+    X = X * f  # every distortion is scale-free; keeps the squared norms finite
     PX = X @ phi.T
     nx = np.linalg.norm(X, axis=1)
     out = {"norm": float(np.max(np.abs(np.linalg.norm(PX, axis=1) - nx) / nx))}
     if Y is not None:
-        Y = check_finite_array(Y, "Y")
+        Y = check_finite_array(Y, "Y") * f
         PY = Y @ phi.T
         ny = np.linalg.norm(Y, axis=1)
         out["inner"] = float(np.max(np.abs(PX @ PY.T - X @ Y.T) / np.outer(nx, ny)))
