@@ -15,7 +15,7 @@ from trustlab._validation import (
     check_interval,
     validate_params,
 )
-from trustlab.metrics.bias._similarity import _safe_norm
+from trustlab.metrics.bias._similarity import _unit_rows_checked, unit_rows
 from trustlab.metrics.embeddings import MissingWordsWarning, as_embeddings
 
 
@@ -116,8 +116,7 @@ def gender_direction(
                     raise ValueError(f"cannot normalise the zero vector(s) of {zero} (pair ({f!r}, {m!r})); "
                                      "fix those rows of the embedding table, drop the pair, or pass "
                                      "normalize=False (Python API).")
-                vf = vf / np.linalg.norm(vf)
-                vm = vm / np.linalg.norm(vm)
+                vf, vm = unit_rows(np.vstack([vf, vm]))
             mu = (vf + vm) / 2
             rows += [vf - mu, vm - mu]
             used.append((f, m))
@@ -188,14 +187,14 @@ def direct_bias(
     c = check_interval(c, "c", low=0, closed="neither", func="direct_bias")
     emb = as_embeddings(embeddings)
     g = direction.vector if isinstance(direction, GenderDirection) else np.asarray(direction, dtype=np.float64)
-    if g.ndim != 1 or g.shape[0] != emb.dim or not np.isfinite(g).all() or np.linalg.norm(g) == 0:
+    if g.ndim != 1 or g.shape[0] != emb.dim or not np.isfinite(g).all() or not np.any(g):
         raise ValueError(
             f"direction must be a finite non-zero vector of length {emb.dim} (the embedding dim); got shape {g.shape}."
         )
     L = emb.lookup(words, name="words", on_missing=on_missing)
     if L.missing:
         warnings.warn(f"direct_bias: dropped words with no vector: {L.missing}", MissingWordsWarning, stacklevel=2)
-    cosv = (L.vectors / _safe_norm(L.vectors, L.words)) @ (g / np.linalg.norm(g))
+    cosv = _unit_rows_checked(L.vectors, L.words) @ unit_rows(g[None, :])[0]
     return DirectBiasResult(
         value=float(np.mean(np.abs(cosv) ** c)),
         c=c,

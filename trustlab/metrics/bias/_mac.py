@@ -13,7 +13,7 @@ from trustlab._validation import (
     check_option,
     validate_params,
 )
-from trustlab.metrics.bias._similarity import _safe_norm
+from trustlab.metrics.bias._similarity import _unit_rows_checked
 from trustlab.metrics.embeddings import MissingWordsWarning, as_embeddings
 
 
@@ -78,13 +78,13 @@ def mac(
     emb = as_embeddings(embeddings)
     T = emb.lookup(targets, name="targets", on_missing=on_missing)
     dropped = {"targets": T.missing}
-    Tn = T.vectors / _safe_norm(T.vectors, T.words)
+    Tn = _unit_rows_checked(T.vectors, T.words)
     per_t = np.empty((len(T.words), len(attributes)))
     names = list(attributes)
     for j, cname in enumerate(names):
         L = emb.lookup(attributes[cname], name=f"attribute class {cname!r}", on_missing=on_missing)
         dropped[cname] = L.missing
-        An = L.vectors / _safe_norm(L.vectors, L.words)
+        An = _unit_rows_checked(L.vectors, L.words)
         per_t[:, j] = (1.0 - Tn @ An.T).mean(axis=1)
     if any(dropped.values()):
         warnings.warn(

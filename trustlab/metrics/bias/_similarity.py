@@ -21,25 +21,47 @@ STATISTICS = ("mean", "median", "min", "max", "discrete")
 COVARIANCE_ESTIMATORS = Registry("covariance estimator")
 
 
+def unit_rows(V: np.ndarray) -> np.ndarray:
+    """The rows of ``V`` (n, d) scaled to unit length, robustly: each row is first
+    scaled by a power of two (exact) bringing its largest |entry| into [1, 2), so its
+    norm neither overflows (entries ~1e160) nor underflows (entries ~1e-160). Zero rows
+    stay zero (callers reject them first)."""
+    V = np.asarray(V, dtype=np.float64)
+    top = np.max(np.abs(V), axis=1, keepdims=True) if V.shape[1] else np.zeros((V.shape[0], 1))
+    with np.errstate(divide="ignore"):
+        e = np.where(top > 0, -np.floor(np.log2(np.where(top > 0, top, 1.0))), 0.0)
+    Vs = np.ldexp(V, e.astype(np.int64))
+    nv = np.linalg.norm(Vs, axis=1, keepdims=True)
+    return np.divide(Vs, nv, out=np.zeros_like(Vs), where=nv > 0)
+
+
 @SIMILARITIES.register("cosine")
 def _sim_cosine(W: np.ndarray, A: np.ndarray, precision=None) -> np.ndarray:
-    Wn = W / np.linalg.norm(W, axis=1, keepdims=True)
-    An = A / np.linalg.norm(A, axis=1, keepdims=True)
-    return Wn @ An.T
+    return unit_rows(W) @ unit_rows(A).T
+
+
+def _common_scale(W: np.ndarray, A: np.ndarray) -> float:
+    """A power of two bringing the largest |entry| of W and A into [1, 2) (1 if all
+    zero): distances are computed on the scaled vectors and scaled back, so squares
+    neither overflow nor underflow."""
+    top = max(float(np.max(np.abs(W))) if W.size else 0.0, float(np.max(np.abs(A))) if A.size else 0.0)
+    return 1.0 if top == 0.0 else float(2.0 ** -np.floor(np.log2(top)))
 
 
 @SIMILARITIES.register("euclidean")
 def _sim_euclidean(W, A, precision=None):
     from scipy.spatial.distance import cdist
 
-    return cdist(W, A, "euclidean")
+    f = _common_scale(W, A)
+    return cdist(W * f, A * f, "euclidean") / f
 
 
 @SIMILARITIES.register("manhattan")
 def _sim_manhattan(W, A, precision=None):
     from scipy.spatial.distance import cdist
 
-    return cdist(W, A, "cityblock")
+    f = _common_scale(W, A)
+    return cdist(W * f, A * f, "cityblock") / f
 
 
 @SIMILARITIES.register("mahalanobis")
@@ -95,12 +117,13 @@ def _associations(SA: np.ndarray, SB: np.ndarray, statistic: str) -> np.ndarray:
     return f(SA, axis=1) - f(SB, axis=1)
 
 
-def _safe_norm(V: np.ndarray, words: Sequence[str]) -> np.ndarray:
-    nv = np.linalg.norm(V, axis=1, keepdims=True)
-    if (nv == 0).any():
-        z = [w for w, x in zip(words, nv[:, 0]) if x == 0]
+def _unit_rows_checked(V: np.ndarray, words: Sequence[str]) -> np.ndarray:
+    """:func:`unit_rows`, refusing zero rows (cosine is undefined for them) by word."""
+    zero = ~np.any(np.asarray(V) != 0, axis=1)
+    if zero.any():
+        z = [w for w, x in zip(words, zero) if x]
         raise ValueError(f"cosine is undefined for the zero vectors of {z}.")
-    return nv
+    return unit_rows(V)
 
 
 @validate_params(
@@ -124,6 +147,12 @@ def weat_effect_size(sx: Sequence[float], sy: Sequence[float], ddof: int = 1) ->
         raise ValueError(
             f"ddof={ddof} needs more than {ddof} target words in X u Y; got {allv.size}."
         )
+    # the ratio is scale-free: computed on values scaled by a power of two (exact), so the
+    # squares of the SD neither overflow (associations ~1e160) nor underflow
+    top = float(np.max(np.abs(allv))) if np.isfinite(allv).all() and allv.size else 0.0
+    if top > 0.0:
+        f = 2.0 ** -math.floor(math.log2(top))
+        sx, sy, allv = sx * f, sy * f, allv * f
     sd = allv.std(ddof=ddof)
     diff = sx.mean() - sy.mean()
     if sd == 0.0:

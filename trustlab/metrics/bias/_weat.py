@@ -233,9 +233,9 @@ def weat(
     W = np.vstack([vecs["X"], vecs["Y"]])
     if similarity in ("cosine",):
         for key in ("X", "Y", "A", "B"):
-            norms = np.linalg.norm(vecs[key], axis=1)
-            if (norms == 0).any():
-                z = [w for w, nv in zip(used[key], norms) if nv == 0]
+            zero = ~np.any(vecs[key] != 0, axis=1)  # (not the norm: it underflows for tiny vectors)
+            if zero.any():
+                z = [w for w, x in zip(used[key], zero) if x]
                 raise ValueError(f"cosine similarity is undefined for the zero vectors of {z} (in {key}).")
     PA = PB = None
     if similarity == "mahalanobis":
