@@ -210,3 +210,38 @@ def test_drifted_em_tightens_default_blocking():
         r2 = resolve(df, truth=truth, blocking=r.blocking.rules)
     assert r2.blocking.tightened_from is None and r2.model.drifted_
     assert FSModel.from_dict(r2.model.to_dict()).drifted_ is True
+
+
+def test_idf_jaccard_memory_is_bounded_on_long_texts(monkeypatch):
+    """Records of 1,500 words: the pairs were chunked by count (200,000 pairs), so one chunk
+    gathered every pair's token rows at once (3.3 GB RSS for 400 records); chunks are now
+    bounded by the token entries they gather, with the same values."""
+    import tracemalloc
+
+    import trustlab.er.scoring as S
+
+    rng = np.random.default_rng(0)
+    words = np.array([f"w{k}" for k in range(4000)])
+    s = pd.Series([" ".join(rng.choice(words, 1500)) for _ in range(220)])
+    i, j = np.triu_indices(len(s), 1)
+    tracemalloc.start()
+    got = S._idf_jaccard(s, i, j)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 600 * 2**20, f"peak {peak / 2**20:.0f} MiB"  # was ~1.3 GiB
+    small = S._idf_jaccard(s[:40], *np.triu_indices(40, 1))
+    monkeypatch.setattr(S, "_JACCARD_CHUNK", 50_000)  # many small chunks: identical values
+    np.testing.assert_array_equal(S._idf_jaccard(s, i, j), got)
+    monkeypatch.setattr(S, "_JACCARD_CHUNK", 1)  # every pair over the budget: one pair per chunk
+    np.testing.assert_array_equal(S._idf_jaccard(s[:40], *np.triu_indices(40, 1)), small)
+    assert S._idf_jaccard(s, i[:0], j[:0]).shape == (0,)
+
+
+def test_a_single_text_column_that_cannot_single_out_duplicates_is_not_silent():
+    """A list of product titles alone: EM estimates ~150 duplicate pairs, but one 4-level
+    comparison cannot lift any pair over probability 0.5 among 500,000 candidates, so every
+    record stayed a singleton (pairwise F1 0) without a word."""
+    df = generate_products(1000, random_state=3)
+    with pytest.warns(DegenerateModelWarning, match="no pair reaches probability 0.5"):
+        r = resolve(df[["title"]].copy())
+    assert r.n_entities == len(df)

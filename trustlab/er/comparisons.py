@@ -572,6 +572,14 @@ class FSModel:
         if np.all(np.max(np.where(self.u_ > 1e-3, bf, 0.0), axis=1) < 0.5):
             out.append("m ~ u for every field: no field separates matches from non-matches")
         n_match = int((post > 0.5).sum())
+        if n_match == 0 and self.lambda_ * npairs >= 0.5:
+            # EM's match share says there are duplicates, yet none is likely enough to be
+            # merged: the comparisons hold too little evidence (e.g. one text field whose
+            # "close" level is also reached by many of the non-matching pairs)
+            out.append(f"EM estimates about {self.lambda_ * npairs:.0f} matching pair(s) among the {npairs} "
+                       "candidates, but no pair reaches probability 0.5, so nothing is merged: the compared "
+                       f"field(s) ({', '.join(f.column for f in self.fields)}) do not carry enough evidence to "
+                       "single the duplicates out; add identifying columns or pass labels for supervised scoring")
         if n_match and self.n_seed_pairs_ < 2:
             out.append(f"no candidate pair agrees exactly on values rare enough to be a clear duplicate, yet EM "
                        f"calls {n_match} pair(s) matches on partial agreement: the table may hold no duplicates "
