@@ -17,6 +17,7 @@ import numbers
 
 import numpy as np
 
+from trustlab._scale import pow2_scale
 from trustlab._validation import (
     Interval,
     check_finite_array,
@@ -238,17 +239,6 @@ def projection_matrix(m: int, d: int, seed: int) -> np.ndarray:
     return np.ascontiguousarray(phi)
 
 
-def _unit_scale(*arrays: np.ndarray) -> float:
-    """A power of two bringing the largest |entry| of the arrays into [1, 2) (1 if all
-    are zero): the sensitivity and distortion ratios are scale-free, but their Gram
-    matrices and squared norms overflow for entries ~1e160 and underflow for ~1e-160;
-    a power of two scales exactly."""
-    top = max((float(np.max(np.abs(a))) if a.size else 0.0) for a in arrays)
-    if top == 0.0:
-        return 1.0
-    return float(2.0 ** -math.floor(math.log2(top)))
-
-
 @validate_params(
     {
         "phi": ["array-like"],
@@ -278,7 +268,7 @@ def empirical_sensitivity(phi: np.ndarray, X, *, max_points: int = 1000, min_dis
     phi = np.asarray(phi, dtype=np.float64)
     if X.shape[0] > max_points:
         X = X[np.linspace(0, X.shape[0] - 1, max_points).astype(np.int64)]
-    X = X * _unit_scale(X)  # the ratio is scale-free; keeps the Gram matrices finite
+    X = X * pow2_scale(X)  # the ratio is scale-free; keeps the Gram matrices finite
     P = X @ phi.T
     G = X @ X.T
     H = P @ P.T
@@ -314,7 +304,7 @@ def jl_distortion(phi: np.ndarray, X, Y=None) -> dict:
     """
     X = check_finite_array(X, "X")
     phi = np.asarray(phi, dtype=np.float64)
-    f = _unit_scale(X) if Y is None else _unit_scale(X, check_finite_array(Y, "Y"))
+    f = pow2_scale(X) if Y is None else pow2_scale(X, check_finite_array(Y, "Y"))
     X = X * f  # every distortion is scale-free; keeps the squared norms finite
     PX = X @ phi.T
     nx = np.linalg.norm(X, axis=1)

@@ -14,11 +14,11 @@ the deadline depends on the machine's speed.
 """
 from __future__ import annotations
 
-import math
 import time
 
 import numpy as np
 
+from trustlab._scale import pow2_scale
 from trustlab.kernels.cpp_heuristic import its, objective, pivot_labels
 
 
@@ -45,11 +45,9 @@ def weight_scale(W: np.ndarray, A: np.ndarray) -> float:
     gain is below them and nothing moves. Scaling by a power of two is exact, so the
     search on the scaled weights is the search on the real ones with relative
     tolerances."""
-    w = np.abs(W[A]) if A.any() else np.zeros(0)
-    top = float(w.max()) if w.size else 0.0
-    if top == 0.0 or not np.isfinite(top) or 1.0 <= top <= 2.0**20:
-        return 1.0
-    return float(2.0 ** -math.floor(math.log2(top)))
+    w = W[A]
+    top = float(np.max(np.abs(w))) if w.size else 0.0
+    return 1.0 if 1.0 <= top <= 2.0**20 else pow2_scale(w)
 
 
 def search_params(n: int) -> dict:

@@ -8,6 +8,7 @@ from typing import Sequence
 
 import numpy as np
 
+from trustlab._scale import pow2_scale
 from trustlab._validation import (
     Interval,
     Registry,
@@ -40,19 +41,11 @@ def _sim_cosine(W: np.ndarray, A: np.ndarray, precision=None) -> np.ndarray:
     return unit_rows(W) @ unit_rows(A).T
 
 
-def _common_scale(W: np.ndarray, A: np.ndarray) -> float:
-    """A power of two bringing the largest |entry| of W and A into [1, 2) (1 if all
-    zero): distances are computed on the scaled vectors and scaled back, so squares
-    neither overflow nor underflow."""
-    top = max(float(np.max(np.abs(W))) if W.size else 0.0, float(np.max(np.abs(A))) if A.size else 0.0)
-    return 1.0 if top == 0.0 else float(2.0 ** -np.floor(np.log2(top)))
-
-
 @SIMILARITIES.register("euclidean")
 def _sim_euclidean(W, A, precision=None):
     from scipy.spatial.distance import cdist
 
-    f = _common_scale(W, A)
+    f = pow2_scale(W, A)  # distances on exactly scaled vectors: squares stay finite
     return cdist(W * f, A * f, "euclidean") / f
 
 
@@ -60,7 +53,7 @@ def _sim_euclidean(W, A, precision=None):
 def _sim_manhattan(W, A, precision=None):
     from scipy.spatial.distance import cdist
 
-    f = _common_scale(W, A)
+    f = pow2_scale(W, A)  # distances on exactly scaled vectors: squares stay finite
     return cdist(W * f, A * f, "cityblock") / f
 
 
@@ -149,10 +142,8 @@ def weat_effect_size(sx: Sequence[float], sy: Sequence[float], ddof: int = 1) ->
         )
     # the ratio is scale-free: computed on values scaled by a power of two (exact), so the
     # squares of the SD neither overflow (associations ~1e160) nor underflow
-    top = float(np.max(np.abs(allv))) if np.isfinite(allv).all() and allv.size else 0.0
-    if top > 0.0:
-        f = 2.0 ** -math.floor(math.log2(top))
-        sx, sy, allv = sx * f, sy * f, allv * f
+    f = pow2_scale(allv)  # (1 when a value is not finite)
+    sx, sy, allv = sx * f, sy * f, allv * f
     sd = allv.std(ddof=ddof)
     diff = sx.mean() - sy.mean()
     if sd == 0.0:
