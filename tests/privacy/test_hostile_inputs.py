@@ -109,3 +109,21 @@ def test_sensitivity_and_distortion_are_scale_free(exp2):
         assert empirical_sensitivity(phi, X * s) == empirical_sensitivity(phi, X)
         got, want = jl_distortion(phi, X[:20] * s, Y * s), jl_distortion(phi, X[:20], Y)
     assert got == want
+
+
+@pytest.mark.parametrize("precision,exp2", [("float64", -1000), ("float64", 1000), ("float32", -70),
+                                            ("float32", 70)])
+def test_nearest_neighbor_swap_at_any_scale(precision, exp2):
+    # the nearest vocabulary row does not depend on the scale, but the squared norms
+    # overflowed (inf: garbage indices) or underflowed; such inputs are rescaled exactly
+    import warnings
+
+    from trustlab.privacy.mechanisms import nearest_neighbor_swap
+
+    rng = np.random.default_rng(0)
+    Q, V = rng.normal(0, 1, (200, 16)), rng.normal(0, 1, (1500, 16))
+    want = nearest_neighbor_swap(Q, V, precision=precision)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = nearest_neighbor_swap(Q * 2.0**exp2, V * 2.0**exp2, precision=precision)
+    np.testing.assert_array_equal(got, want)
