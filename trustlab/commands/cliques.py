@@ -44,7 +44,10 @@ def register(subparsers) -> None:
     p.add_argument("--min-size", type=constrained("trustlab.cliques:maximal_cliques", "min_size"), default=1,
                    metavar="K", help="report only maximal cliques with at least K nodes (default: 1)")
     p.add_argument("--count", action="store_true",
-                   help="only count the maximal cliques (no memory for the output, no cap)")
+                   help="only count the maximal cliques (no memory for the output; see --max-count)")
+    p.add_argument("--max-count", type=constrained([_CAP0]), default=10**10, metavar="N",
+                   help="with --count: stop with an error past N maximal cliques (default 10^10, a few "
+                        "minutes of counting; 0 lifts the cap)")
     p.add_argument("--max-cliques", type=constrained([_CAP0]), default=0, metavar="N",
                    help="stop with an error past N cliques (default 0: no count cap)")
     p.add_argument("--max-output-bytes", type=constrained([_CAP0]), default=2**30, metavar="B",
@@ -100,11 +103,12 @@ def run(args) -> int:
     for w in caught:  # one line on stderr, never a warning traceback-style dump
         print(f"trustlab cliques: warning: {w.message}", file=sys.stderr)
     if args.count:
-        from trustlab.cliques import count_maximal_cliques
+        from trustlab.cliques import CliqueCountLimitError, count_maximal_cliques
 
         try:
-            n = count_maximal_cliques(g, min_size=args.min_size, backend=args.backend)
-        except GPUUnavailableError as exc:
+            n = count_maximal_cliques(g, min_size=args.min_size, backend=args.backend,
+                                      max_count=args.max_count or None)
+        except (GPUUnavailableError, CliqueCountLimitError) as exc:
             raise CLIError(str(exc)) from None
         summary = {"n_nodes": g.n_nodes, "n_edges": g.n_edges, "n_maximal_cliques": n,
                    "min_size": args.min_size, "seconds": round(time.perf_counter() - t0, 6)}

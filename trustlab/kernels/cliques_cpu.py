@@ -186,10 +186,12 @@ def enumerate_chunk(indptr, indices, rank, verts, min_size, materialize, max_cou
     materialize : bool
         When False only counts are kept (``sizes``/``members`` stay empty).
     max_count, max_members : int
-        With ``materialize``, stop as soon as more than ``max_count`` cliques would be
-        kept, or the output would pass ``max_members`` 4-byte words (one per stored
-        vertex id, two per clique offset); ``count`` is then
-        returned as -1 (the output limit was hit) and the arrays are empty.
+        Stop once more than ``max_count`` cliques are counted (checked where the search
+        descends, so it may count up to one node's leaves more), or, with
+        ``materialize``, as soon as more would be kept, or the output would pass
+        ``max_members`` 4-byte words (one per stored vertex id, two per clique offset);
+        ``count`` is then returned as -1 (the output limit was hit) and the arrays are
+        empty.
 
     Returns
     -------
@@ -411,6 +413,8 @@ def enumerate_chunk(indptr, indices, rank, verts, min_size, materialize, max_cou
                     continue
                 if size + np.int64(_popcount(nP)) < min_size:
                     continue
+                if count > max_count:  # (checked where the search descends: cheaper than per clique)
+                    return sizes[:0].copy(), members[:0].copy(), -1, max_size
                 d += 1
                 stack[b3 + 3] = nP
                 stack[b3 + 4] = nX
@@ -513,6 +517,8 @@ def enumerate_chunk(indptr, indices, rank, verts, min_size, materialize, max_cou
                 continue
             if size + npc < min_size:
                 continue
+            if count > max_count:  # (as in the one-word search: checked where it descends)
+                return sizes[:0].copy(), members[:0].copy(), -1, max_size
             d += 1
             pc[d] = npc
             descend = True
