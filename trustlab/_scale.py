@@ -13,18 +13,30 @@ import math
 import numpy as np
 
 
-def pow2_scale(*arrays: np.ndarray) -> float:
-    """A power of two bringing the largest finite |entry| of ``arrays`` into [1, 2)
-    (1.0 when every entry is zero or there is none, or the largest is not finite).
+def pow2_for(top: float, keep: tuple[float, float] | None = None) -> float:
+    """The power of two bringing a largest magnitude ``top`` into [1, 2); 1.0 when
+    ``top`` is zero or not finite, or lies in the range ``keep`` (lo, hi), inclusive,
+    where the caller needs no rescaling.
+
+    Examples
+    --------
+    >>> pow2_for(3e-9), pow2_for(0.0), pow2_for(5.0, keep=(1.0, 2.0**20))
+    (536870912.0, 1.0, 1.0)
+    """
+    if top == 0.0 or not math.isfinite(top) or (keep is not None and keep[0] <= top <= keep[1]):
+        return 1.0
+    return float(2.0 ** -math.floor(math.log2(top)))
+
+
+def pow2_scale(*arrays: np.ndarray, keep: tuple[float, float] | None = None) -> float:
+    """:func:`pow2_for` of the largest |entry| of ``arrays``.
 
     Examples
     --------
     >>> pow2_scale(np.array([3e-9, -1e-9]))  # 3e-9 * 2**29 is in [1, 2)
     536870912.0
-    >>> pow2_scale(np.zeros(3)), pow2_scale(np.array([1.5]))
-    (1.0, 1.0)
+    >>> pow2_scale(np.zeros(3)), pow2_scale(np.array([1.5])), pow2_scale(np.array([1e3]), keep=(1e-3, 1e3))
+    (1.0, 1.0, 1.0)
     """
     top = max((float(np.max(np.abs(a))) if np.size(a) else 0.0) for a in arrays) if arrays else 0.0
-    if top == 0.0 or not math.isfinite(top):
-        return 1.0
-    return float(2.0 ** -math.floor(math.log2(top)))
+    return pow2_for(top, keep)

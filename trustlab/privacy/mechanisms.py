@@ -605,10 +605,9 @@ def nearest_neighbor_swap(Q, vocab, *, block: int = 8192, precision: str = "floa
     block = check_int(block, "block", low=1, func="nearest_neighbor_swap")
     # the nearest row does not depend on the scale, but squared norms overflow (float32:
     # entries beyond ~1e19; float64: ~1e154) or underflow: rescale such inputs exactly
-    top = max(float(np.max(np.abs(Q))) if Q.size else 0.0, float(np.max(np.abs(V))) if V.size else 0.0)
     lim = 2.0**60 if precision == "float32" else 2.0**500
-    if top > lim or 0.0 < top < 1.0 / lim:
-        f = pow2_scale(Q, V)
+    f = pow2_scale(Q, V, keep=(1.0 / lim, lim))
+    if f != 1.0:
         Q, V = Q * f, V * f
     norms = np.einsum("ij,ij->i", V, V)
     if precision == "float64":

@@ -18,7 +18,7 @@ import time
 
 import numpy as np
 
-from trustlab._scale import pow2_scale
+from trustlab._scale import pow2_for
 from trustlab.kernels.cpp_heuristic import its, objective, pivot_labels
 
 
@@ -45,9 +45,9 @@ def weight_scale(W: np.ndarray, A: np.ndarray) -> float:
     gain is below them and nothing moves. Scaling by a power of two is exact, so the
     search on the scaled weights is the search on the real ones with relative
     tolerances."""
-    w = W[A]
-    top = float(np.max(np.abs(w))) if w.size else 0.0
-    return 1.0 if 1.0 <= top <= 2.0**20 else pow2_scale(w)
+    # reductions with where=: no copy of the n x n weights
+    top = max(float(np.max(W, where=A, initial=0.0)), -float(np.min(W, where=A, initial=0.0)))
+    return pow2_for(top, keep=(1.0, 2.0**20))
 
 
 def search_params(n: int) -> dict:
