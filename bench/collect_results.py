@@ -22,7 +22,7 @@ runs the 2-core machine was often shared with other jobs (load average up to 18;
 each row or section notes its load; the 2026-11-24 19:52 privacy and whole-process
 figures are quiet), so absolute
 timings are noisy and ratios are the more meaningful figure; targets marked "not met"
-are reported as measured. Dates: 2026-11-22 to 2026-11-24 (each section gives its own
+are reported as measured. Dates: 2026-11-22 to 2026-11-25 (each section gives its own
 date, command and load).
 
 Regenerate this file with `python bench/collect_results.py` after re-running a suite.

@@ -400,9 +400,15 @@ def _raise_nonfinite(X, out, row_offset, noise_scale):
             )
     r = int(np.argwhere(~np.isfinite(out))[0][0]) + int(row_offset)
     big = float(np.max(np.abs(X))) if X.size else 0.0
+    if not np.isfinite(noise_scale):
+        fix = "epsilon is so small that the noise scale itself overflows: use a larger epsilon"
+    elif out.dtype != np.float64:
+        fix = "Rescale X, use a larger epsilon, or release in float64 (dtype=np.float64)"
+    else:
+        fix = "Rescale X or use a larger epsilon"
     raise ValueError(
         f"the release overflowed {out.dtype.name} (first non-finite value in row {r}; max |X| = {big:g}, "
-        f"noise scale = {noise_scale:g}). Rescale X, use a larger epsilon, or release in float64."
+        f"noise scale = {noise_scale:g}). {fix}."
     )
 
 
