@@ -171,11 +171,65 @@ def test_directed_perturbation_keeps_the_gain_table_and_moves_each_node_once():
     mark, moved = np.zeros(n, np.int64), np.zeros(n, np.int64)
     bgain, btgt = np.zeros(n), np.zeros(n, np.int64)
     K = _perturb_directed(W, lab, S, size, active, apos, K, 8, 4, False, np.zeros(n + 1, np.int64),
-                          np.zeros(0, np.int64), mark, bgain, btgt, moved)
+                          np.zeros(0, np.int64), mark, bgain, btgt, moved, np.zeros(1, np.int64))
     assert moved.sum() == 8 and np.all(lab[moved == 0] == before[moved == 0])
     S2, size2 = np.zeros((n, n)), np.zeros(n, np.int64)
     assert _build(W, lab, S2, size2, active.copy(), apos.copy()) == K
     assert np.allclose(S, S2) and np.array_equal(size, size2)
+
+
+@pytest.mark.parametrize("use_nbrs", [False, True])
+def test_incremental_best_moves_equal_a_full_rescan(use_nbrs):
+    # _apply updates the cached best move of every node incrementally (rescanning only
+    # nodes whose best can have changed); after any sequence of moves the cached gains
+    # must equal a full rescan's
+    from trustlab.kernels.cpp_heuristic import _apply, _build, _refresh
+    from trustlab.solvers.heuristic import _positive_neighbours
+
+    rng = np.random.default_rng(7 + use_nbrs)
+    for fam, n in (("gauss", 40), ("cluster_editing", 50), ("mcf", 45), ("random", 30)):
+        W = np.ascontiguousarray(make_instance(fam, n, random_state=int(rng.integers(1000))), dtype=np.float64)
+        ptr, idx = _positive_neighbours(W)
+        lab = rng.integers(0, 6, n).astype(np.int64)
+        S, size = np.zeros((n, n)), np.zeros(n, np.int64)
+        active, apos = np.zeros(n, np.int64), np.zeros(n, np.int64)
+        K = _build(W, lab, S, size, active, apos)
+        mark = np.zeros(n + 1, np.int64)
+        bgain, btgt = np.zeros(n), np.zeros(n, np.int64)
+        _refresh(lab, S, size, active, K, use_nbrs, ptr, idx, mark, bgain, btgt)
+        for _ in range(300):
+            i = int(rng.integers(n))
+            # a move to another cluster, a new singleton (-1) or the cached best
+            choice = rng.random()
+            if choice < 0.2 and size[lab[i]] > 1:
+                b = -1
+            elif choice < 0.5 and btgt[i] >= -1:
+                b = int(btgt[i])
+            else:
+                others = [int(c) for c in active[:K] if c != lab[i]]
+                if not others:
+                    continue
+                b = others[int(rng.integers(len(others)))]
+            K = _apply(W, lab, S, size, active, apos, K, i, b, use_nbrs, ptr, idx, mark, bgain, btgt)
+            g2, t2 = np.zeros(n), np.zeros(n, np.int64)
+            _refresh(lab, S, size, active, K, use_nbrs, ptr, idx, mark, g2, t2)
+            finite = np.isfinite(g2)
+            assert np.array_equal(finite, np.isfinite(bgain))
+            assert np.allclose(bgain[finite], g2[finite], atol=1e-7)
+            assert np.array_equal(t2 == -2, btgt == -2)
+
+
+def test_deadline_stops_a_long_first_descent():
+    # the first chunk of a 2,000-node instance is one descent of ~10 s; the deadline must
+    # stop it from inside (it used to run to its end), and the answer is never below
+    # the all-singletons partition
+    partition(make_instance("cluster_editing", 30, random_state=0), method="heuristic", time_limit=1, random_state=0)
+    W = make_instance("cluster_editing", 2000, random_state=1)
+    t = time.perf_counter()
+    r = partition(W, method="heuristic", time_limit=0.5, random_state=0)
+    elapsed = time.perf_counter() - t
+    assert elapsed < 0.5 + 3.0, elapsed
+    assert r.objective >= 0.0
 
 
 @pytest.mark.parametrize("params", [None, {"directed": 0, "restart_prob": 0.5}])

@@ -174,10 +174,10 @@ def _move(W, lab, S, size, active, apos, K, i, b):
 
 
 @njit(cache=True)
-def _merge_pass(W, lab, S, size, active, apos, K):
-    """Apply the best positive cluster merges until none is positive; returns
-    (K, total gain). The cluster-to-cluster weight table is built once (O(n K)) and
-    updated in O(K) per merge."""
+def _merge_pass(W, lab, S, size, active, apos, K, stop):
+    """Apply the best positive cluster merges until none is positive (or ``stop[0]``
+    is set); returns (K, total gain). The cluster-to-cluster weight table is built once
+    (O(n K)) and updated in O(K) per merge."""
     n = W.shape[0]
     total = 0.0
     if K < 2:
@@ -189,7 +189,7 @@ def _merge_pass(W, lab, S, size, active, apos, K):
         for i in range(n):
             G[t, apos[lab[i]]] += S[c, i]
     alive = np.ones(K, np.bool_)
-    while True:
+    while stop[0] == 0:
         bg = EPS
         ba = -1
         bb = -1
@@ -287,8 +287,10 @@ def _refresh(lab, S, size, active, K, use_nbrs, nbr_ptr, nbr_idx, mark, bgain, b
 @njit(cache=True)
 def _apply(W, lab, S, size, active, apos, K, i, b, use_nbrs, nbr_ptr, nbr_idx, mark, bgain, btgt):
     """Move ``i`` to ``b`` (-1: a new singleton) and update the cached best moves
-    exactly: only members of the two clusters touched, and nodes whose cached target
-    is one of them, can change. Returns K."""
+    exactly (the best gain of every node; ties may keep the cached target): only the
+    gains towards the two clusters touched change, so a node outside them is rescanned
+    only when its cached target is one of them and got worse, or one of them now beats
+    it. Returns K."""
     n = W.shape[0]
     if b < 0:
         b = _free_id(size, n)
@@ -300,16 +302,21 @@ def _apply(W, lab, S, size, active, apos, K, i, b, use_nbrs, nbr_ptr, nbr_idx, m
             bgain[v], btgt[v] = _vertex_best(v, lab, S, size, active, K, use_nbrs, nbr_ptr, nbr_idx, mark)
             continue
         w = W[i, v]
-        if w == 0.0:
-            continue
         t = btgt[v]
-        if t == a or w < 0.0:  # w < 0: leaving made ``a`` more attractive to v, ``b`` less
+        if t == a or (t == b and w < 0.0):
+            # the cached target lost i (or emptied) or got worse: rescan
             bgain[v], btgt[v] = _vertex_best(v, lab, S, size, active, K, use_nbrs, nbr_ptr, nbr_idx, mark)
         elif w > 0.0:
+            # b gained a positive neighbour of v (so it is a candidate in either mode)
             g = S[b, v] - S[lv, v]
             if t == b or g > bgain[v] + EPS:
                 bgain[v] = g
                 btgt[v] = b
+        elif (size[a] > 0 and S[a, v] - S[lv, v] > bgain[v] + EPS) or S[b, v] - S[lv, v] > bgain[v] + EPS:
+            # w <= 0: every target but a and b keeps its gain, so the cached best stands
+            # unless a (more attractive when w < 0) or b (new when i left a singleton)
+            # now beats it; then rescan (which also knows whether it is a candidate)
+            bgain[v], btgt[v] = _vertex_best(v, lab, S, size, active, K, use_nbrs, nbr_ptr, nbr_idx, mark)
     return K
 
 
@@ -344,19 +351,20 @@ def _pick(bgain, btgt, tabu, it, cur, wbest, improving):
 
 
 @njit(cache=True)
-def _descent(W, lab, S, size, active, apos, K, use_nbrs, nbr_ptr, nbr_idx, mark, tabu, bgain, btgt):
-    """Best-improvement moves and merges to a local optimum; returns (K, gain). The
-    cached best moves are valid on return."""
+def _descent(W, lab, S, size, active, apos, K, use_nbrs, nbr_ptr, nbr_idx, mark, tabu, bgain, btgt, stop):
+    """Best-improvement moves and merges to a local optimum, or until ``stop[0]`` is
+    set (checked between moves: the partition is always whole); returns (K, gain).
+    The cached best moves are valid on return."""
     total = 0.0
-    while True:
+    while stop[0] == 0:
         _refresh(lab, S, size, active, K, use_nbrs, nbr_ptr, nbr_idx, mark, bgain, btgt)
-        while True:
+        while stop[0] == 0:
             g, i, c = _pick(bgain, btgt, tabu, 0, 0.0, 0.0, True)
             if i < 0:
                 break
             K = _apply(W, lab, S, size, active, apos, K, i, c, use_nbrs, nbr_ptr, nbr_idx, mark, bgain, btgt)
             total += g
-        K, gm = _merge_pass(W, lab, S, size, active, apos, K)
+        K, gm = _merge_pass(W, lab, S, size, active, apos, K, stop)
         total += gm
         if gm <= EPS:
             break
@@ -381,7 +389,7 @@ def local_search(W, labels_in, order, max_rounds):
     idx = np.zeros(0, np.int64)
     bgain = np.zeros(n)
     btgt = np.zeros(n, np.int64)
-    _descent(W, lab, S, size, active, apos, K, False, ptr, idx, mark, tabu, bgain, btgt)
+    _descent(W, lab, S, size, active, apos, K, False, ptr, idx, mark, tabu, bgain, btgt, np.zeros(1, np.int64))
     out, _ = relabel(lab)
     return out
 
@@ -419,7 +427,7 @@ def _perturb(W, lab, S, size, active, apos, K, strength, split_prob):
 
 @njit(cache=True)
 def _perturb_directed(W, lab, S, size, active, apos, K, strength, q, use_nbrs, nbr_ptr, nbr_idx, mark, bgain,
-                      btgt, moved):
+                      btgt, moved, stop):
     """``strength`` moves, each drawn uniformly from the ``q`` best cached vertex
     moves (improving or not) of the nodes not moved yet in this perturbation: a
     descent-based perturbation that leaves the solution near a local optimum but in
@@ -430,6 +438,8 @@ def _perturb_directed(W, lab, S, size, active, apos, K, strength, q, use_nbrs, n
     topg = np.empty(q)
     topi = np.empty(q, np.int64)
     for _ in range(strength):
+        if stop[0] != 0:
+            break
         m = 0
         for i in range(n):
             if moved[i] or btgt[i] == -2:
@@ -458,7 +468,7 @@ def _perturb_directed(W, lab, S, size, active, apos, K, strength, q, use_nbrs, n
 
 @njit(cache=True, nogil=True)
 def its(W, nbr_ptr, nbr_idx, use_nbrs, cur_lab, best_lab, best_val, seed, n_rounds, depth,
-        tt_lo, tt_hi, str_lo, str_hi, split_prob, restart_prob, restart_after, stale, first, directed=1, q=10):
+        tt_lo, tt_hi, str_lo, str_hi, split_prob, restart_prob, restart_after, stale, first, directed, q, stop):
     """``n_rounds`` rounds of iterated tabu search (perturb, tabu walk, descent).
 
     ``cur_lab`` (the current solution, in/out) and ``best_lab``/``best_val`` (the best
@@ -470,7 +480,10 @@ def its(W, nbr_ptr, nbr_idx, use_nbrs, cur_lab, best_lab, best_val, seed, n_roun
     A perturbation makes ``str_lo``-``str_hi`` moves, descent-based if ``directed``
     (each drawn among the ``q`` best vertex moves), else random (then with probability
     ``split_prob`` also a random cluster split), from the current solution or, with
-    probability ``restart_prob``, from the best. Returns ``(best_val, stale)``.
+    probability ``restart_prob``, from the best. ``stop`` (an int64 array of one
+    element) ends the call early once another thread sets ``stop[0]`` (the call
+    releases the GIL): it is read between moves, the partition is whole at every check,
+    and the best met so far is kept. Returns ``(best_val, stale)``.
     """
     np.random.seed(seed)
     n = W.shape[0]
@@ -486,7 +499,7 @@ def its(W, nbr_ptr, nbr_idx, use_nbrs, cur_lab, best_lab, best_val, seed, n_roun
     K = _build(W, lab, S, size, active, apos)
     cur = objective(W, lab)
     if first:
-        K, g = _descent(W, lab, S, size, active, apos, K, use_nbrs, nbr_ptr, nbr_idx, mark, tabu, bgain, btgt)
+        K, g = _descent(W, lab, S, size, active, apos, K, use_nbrs, nbr_ptr, nbr_idx, mark, tabu, bgain, btgt, stop)
         cur += g
         if cur > best_val + EPS:
             cur = objective(W, lab)
@@ -496,6 +509,8 @@ def its(W, nbr_ptr, nbr_idx, use_nbrs, cur_lab, best_lab, best_val, seed, n_roun
     moved = np.zeros(n, np.int64)
     it = 1
     for rnd in range(n_rounds):
+        if stop[0] != 0:
+            break
         if stale > 0 and stale % restart_after == 0:
             # ---- random restart
             kb = 1
@@ -505,7 +520,8 @@ def its(W, nbr_ptr, nbr_idx, use_nbrs, cur_lab, best_lab, best_val, seed, n_roun
             for i in range(n):
                 lab[i] = np.random.randint(kb)
             K = _build(W, lab, S, size, active, apos)
-            K, g = _descent(W, lab, S, size, active, apos, K, use_nbrs, nbr_ptr, nbr_idx, mark, tabu, bgain, btgt)
+            K, g = _descent(W, lab, S, size, active, apos, K, use_nbrs, nbr_ptr, nbr_idx, mark, tabu, bgain, btgt,
+                            stop)
         else:
             # ---- perturbation (from the best with probability restart_prob)
             if np.random.random() < restart_prob:
@@ -514,7 +530,7 @@ def its(W, nbr_ptr, nbr_idx, use_nbrs, cur_lab, best_lab, best_val, seed, n_roun
             s = str_lo + np.random.randint(str_hi - str_lo + 1)
             if directed:
                 K = _perturb_directed(W, lab, S, size, active, apos, K, s, q, use_nbrs, nbr_ptr, nbr_idx, mark,
-                                      bgain, btgt, moved)
+                                      bgain, btgt, moved, stop)
             else:
                 K = _perturb(W, lab, S, size, active, apos, K, s, split_prob)
         cur = objective(W, lab)
@@ -523,7 +539,7 @@ def its(W, nbr_ptr, nbr_idx, use_nbrs, cur_lab, best_lab, best_val, seed, n_roun
         wlab[:] = lab
         stall = 0
         _refresh(lab, S, size, active, K, use_nbrs, nbr_ptr, nbr_idx, mark, bgain, btgt)
-        while stall < depth:
+        while stall < depth and stop[0] == 0:
             g, i, c = _pick(bgain, btgt, tabu, it, cur, wbest, False)
             if i < 0:
                 break
@@ -540,7 +556,7 @@ def its(W, nbr_ptr, nbr_idx, use_nbrs, cur_lab, best_lab, best_val, seed, n_roun
         # ---- descent from the walk's best (adds merges)
         lab[:] = wlab
         K = _build(W, lab, S, size, active, apos)
-        K, g = _descent(W, lab, S, size, active, apos, K, use_nbrs, nbr_ptr, nbr_idx, mark, tabu, bgain, btgt)
+        K, g = _descent(W, lab, S, size, active, apos, K, use_nbrs, nbr_ptr, nbr_idx, mark, tabu, bgain, btgt, stop)
         cur = objective(W, lab)
         if cur > best_val + EPS:
             # a round counts as progress (resets ``stale``) only if it gains more

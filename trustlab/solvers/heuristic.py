@@ -7,13 +7,17 @@ unless an exact method supplies a better one.
 
 Stopping: after ``max_rounds`` rounds (perturbation + tabu walk + descent), after
 ``patience`` rounds in a row that did not improve the best, or at ``deadline``
-(checked between chunks of rounds; a chunk is sized to a few tens of milliseconds of
-work). The chunk schedule depends only on the instance size, so a run that stops by
-``max_rounds`` or ``patience`` is deterministic for a fixed generator; a run cut by
-the deadline depends on the machine's speed.
+(checked between chunks of rounds, a chunk being sized to a few tens of milliseconds
+of work, and inside a chunk between moves: a timer thread sets the flag the kernel
+reads, so one long descent on a large instance cannot overrun it). A result is never
+below the all-singletons partition (objective 0). The chunk schedule depends only on
+the instance size, so a run that stops by ``max_rounds`` or ``patience`` is
+deterministic for a fixed generator; a run cut by the deadline depends on the
+machine's speed.
 """
 from __future__ import annotations
 
+import threading
 import time
 
 import numpy as np
@@ -153,11 +157,24 @@ class _Search:
             if deadline is not None and time.perf_counter() >= deadline and not self.first:
                 break
             k = min(self.chunk, self.max_rounds - self.done, self.patience - self.stale)
-            self.best_val, self.stale = its(
-                self.Wh, self.ptr, self.idx, self.use_nbrs, self.cur, self.best, self.best_val,
-                int(self.rng.integers(0, 2**31 - 1)), k, prm["depth"], prm["tt_lo"], prm["tt_hi"],
-                prm["str_lo"], prm["str_hi"], prm["split_prob"], prm["restart_prob"], prm["restart_after"],
-                self.stale, self.first, int(prm["directed"]), int(prm["q"]))
+            # a chunk can be long (the first descent of a 3,000-node instance: ~30 s), so
+            # the deadline also stops it from inside: a timer thread sets the flag the
+            # kernel reads between moves (the kernel runs without the GIL)
+            stop = np.zeros(1, np.int64)
+            timer = None
+            if deadline is not None:
+                timer = threading.Timer(max(0.0, deadline - time.perf_counter()), stop.fill, args=(1,))
+                timer.daemon = True
+                timer.start()
+            try:
+                self.best_val, self.stale = its(
+                    self.Wh, self.ptr, self.idx, self.use_nbrs, self.cur, self.best, self.best_val,
+                    int(self.rng.integers(0, 2**31 - 1)), k, prm["depth"], prm["tt_lo"], prm["tt_hi"],
+                    prm["str_lo"], prm["str_hi"], prm["split_prob"], prm["restart_prob"], prm["restart_after"],
+                    self.stale, self.first, int(prm["directed"]), int(prm["q"]), stop)
+            finally:
+                if timer is not None:
+                    timer.cancel()
             self.first = False
             self.done += k
             self.chunk = min(self.cap, 2 * self.chunk)
@@ -166,6 +183,10 @@ class _Search:
 
     def result(self) -> tuple[np.ndarray, float]:
         val = float(objective(np.ascontiguousarray(self.W * self.A, dtype=np.float64), self.best))
+        if val < 0.0:
+            # a deadline that cut the first descent can leave the start (a pivot
+            # partition) below the all-singletons partition, which is always allowed
+            return np.arange(self.n, dtype=np.int64), 0.0
         return self.best.copy(), val
 
 
