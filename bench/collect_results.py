@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-ORDER = ["cliques", "cliques_gpu", "solvers", "solvers_families", "solvers_exact", "er", "er_peers", "er-flow",
+ORDER = ["cliques", "gpu", "solvers", "solvers_families", "solvers_exact", "er", "er_peers", "er-flow",
          "privacy", "bias", "explain", "metrics", "perf"]
 
 HEADER = """# trustlab benchmark results

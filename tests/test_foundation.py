@@ -28,6 +28,17 @@ def test_backend_resolution(monkeypatch):
     assert resolve_backend("auto", size=1) == "cpu"
     with pytest.raises(ValueError, match=r"one of \['auto', 'cpu', 'gpu'\]"):
         resolve_backend("tpu")
+    # auto with a (pretend) GPU: size threshold, "never", and the CPU-thread cap
+    import trustlab._backend as B
+
+    monkeypatch.setattr(B, "gpu_available", lambda need="cupy": True)
+    assert resolve_backend("auto", size=10**9) == "gpu"
+    assert resolve_backend("auto", size=10) == "cpu"
+    assert resolve_backend("auto", size=10**9, gpu_threshold=None) == "cpu"
+    monkeypatch.setattr(B.os, "cpu_count", lambda: 16)
+    assert resolve_backend("auto", size=10**9, gpu_max_cpus=6) == "cpu"
+    monkeypatch.setattr(B.os, "cpu_count", lambda: 4)
+    assert resolve_backend("auto", size=10**9, gpu_max_cpus=6) == "gpu"
     monkeypatch.setenv("TRUSTLAB_BACKEND", "cpu")
     with pytest.raises(GPUUnavailableError, match="backend='cpu'"):
         resolve_backend("gpu")
@@ -40,6 +51,19 @@ def test_gpu_without_device_names_the_fix():
         pytest.skip("a GPU is present")
     with pytest.raises(GPUUnavailableError, match="trustlab\\[gpu\\]|no CUDA device"):
         resolve_backend("gpu")
+
+
+def test_numba_cuda_numpy_compat_restores_row_stack_only_when_missing(monkeypatch):
+    # numba-cuda overloads np.row_stack at its first CUDA compile; NumPy 2.5 removed it
+    from trustlab._backend import numba_cuda_numpy_compat
+
+    if hasattr(np, "row_stack"):
+        before = np.row_stack
+        assert numba_cuda_numpy_compat() is False and np.row_stack is before
+        monkeypatch.delattr(np, "row_stack")
+    assert numba_cuda_numpy_compat() is True
+    assert np.row_stack is np.vstack
+    assert numba_cuda_numpy_compat() is False
 
 
 def test_random_state():

@@ -20,6 +20,7 @@ __all__ = [
     "get_cupy",
     "cuda_simulator_enabled",
     "GPUUnavailableError",
+    "numba_cuda_numpy_compat",
 ]
 
 BACKENDS = ("auto", "cpu", "gpu")
@@ -52,8 +53,29 @@ def _probe_cupy() -> tuple[Any, str | None]:
     return cupy, None
 
 
+def numba_cuda_numpy_compat() -> bool:
+    """Restore ``numpy.row_stack`` for numba-cuda when NumPy lacks it; True if it did.
+
+    numba-cuda (every release up to 0.30.4, the newest in 2026-11) registers an
+    overload of ``np.row_stack`` when its CUDA typing registries load, i.e. at the
+    first kernel compile in a process. NumPy 2.5 removed that name (it was an alias
+    of ``np.vstack``), so on NumPy >= 2.5 *every* numba.cuda kernel compile fails
+    with ``AttributeError: module 'numpy' has no attribute 'row_stack'`` (seen on an
+    H100 with numba-cuda from a CUDA 13 image, NumPy 2.5.2). The alias is put back,
+    pointing at ``np.vstack`` exactly as NumPy < 2.5 defined it, before trustlab
+    compiles a CUDA kernel; nothing changes where NumPy still has the name.
+    """
+    import numpy as np
+
+    if hasattr(np, "row_stack"):
+        return False
+    np.row_stack = np.vstack
+    return True
+
+
 @functools.lru_cache(maxsize=None)
 def _probe_numba_cuda() -> str | None:
+    numba_cuda_numpy_compat()
     try:
         from numba import cuda
     except Exception as exc:
@@ -98,7 +120,8 @@ def resolve_backend(
     backend: str,
     *,
     size: int | None = None,
-    gpu_threshold: int = 1_000_000,
+    gpu_threshold: int | None = 1_000_000,
+    gpu_max_cpus: int | None = None,
     need: str = "cupy",
     func: str | None = None,
 ) -> str:
@@ -111,8 +134,13 @@ def resolve_backend(
     size : int, optional
         A measure of the work (elements, edges…). ``auto`` chooses the GPU only if a
         GPU is usable and ``size >= gpu_threshold``.
-    gpu_threshold : int
-        Break-even size for the GPU path.
+    gpu_threshold : int or None
+        Break-even size for the GPU path; ``None``: ``auto`` never chooses the GPU
+        (a path measured slower than the CPU kernels; ``"gpu"`` still runs it).
+    gpu_max_cpus : int or None
+        ``auto`` chooses the GPU only on machines with at most this many CPU threads
+        (``os.cpu_count()``): for host-resident data the CPU kernels scale with the
+        cores and a many-core CPU outruns the transfer-bound GPU path.
     need : {"cupy", "numba-cuda"}
         Which GPU stack the caller's GPU path needs.
 
@@ -146,7 +174,9 @@ def resolve_backend(
             )
         return "gpu"
     # auto
-    if size is not None and size < gpu_threshold:
+    if gpu_threshold is None or (size is not None and size < gpu_threshold):
+        return "cpu"
+    if gpu_max_cpus is not None and (os.cpu_count() or 1) > gpu_max_cpus:
         return "cpu"
     if need == "numba-cuda" and cuda_simulator_enabled():
         return "cpu"  # never pick the (slow) simulator automatically

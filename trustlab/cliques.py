@@ -260,15 +260,19 @@ def _enumerate_gpu(g: CSRGraph, min_size: int):
             "(pip install 'trustlab[gpu]') or use backend='cpu'."
         ) from None
     ip, ix = enumerate_maximal_cliques_cuda(g.indptr, g.indices, g.n_nodes, min_size)
-    ip = np.asarray(ip, dtype=np.int64)
-    ix = np.asarray(ix, dtype=np.int32)
-    # canonical form: members sorted within each clique
-    sizes = np.diff(ip)
-    if ix.size:
-        owner = np.repeat(np.arange(sizes.shape[0], dtype=np.int64), sizes)
-        ix = ix[np.lexsort((ix, owner))]
+    from trustlab.kernels.cliques_cuda_host import sort_segments
+
+    ip = np.ascontiguousarray(ip, dtype=np.int64)
+    ix = np.require(ix, dtype=np.int32, requirements=["C", "W"])
+    sort_segments(ip, ix)  # canonical form: members sorted within each clique
     return ip, ix
 
+
+# ``backend="auto"`` keeps the CPU kernel: on an H100 machine (16 CPU threads, same CSR
+# input, bench/results/gpu.md) the CUDA kernel was 1.0-2.4x slower than the CPU kernel
+# on every benchmark family, and the CPU kernel on 2 threads still beat it on the sparse
+# ones; ``backend="gpu"`` runs it on request.
+_GPU_AUTO = None
 
 _MIN_SIZE = [Interval(numbers.Integral, 1, 2**31 - 1, closed="both")]
 _BACKEND = [{"auto", "cpu", "gpu"}]
@@ -301,7 +305,8 @@ def maximal_cliques(
         cannot reach the size are pruned).
     backend : {"auto", "cpu", "gpu"}, default "auto"
         ``"gpu"`` runs the numba.cuda kernel (requires ``trustlab[gpu]`` and a
-        device); ``"auto"`` uses it only for large graphs when a GPU is present.
+        device); ``"auto"`` runs the CPU kernel, which was faster on every family
+        measured on an H100 machine (bench/results/gpu.md).
     progress : bool or callable, default False
         ``True`` shows a tqdm bar over top-level vertices (CPU backend); a callable
         is called with the number of top-level vertices finished after each chunk.
@@ -357,7 +362,7 @@ def maximal_cliques(
     [[0, 1, 2], [2, 3]]
     """
     g = as_csr_graph(graph)
-    be = resolve_backend(backend, size=g.n_edges, need="numba-cuda", func="maximal_cliques")
+    be = resolve_backend(backend, gpu_threshold=_GPU_AUTO, need="numba-cuda", func="maximal_cliques")
     if be == "gpu":
         indptr, indices = _enumerate_gpu(g, min_size)
         return CliqueResult(indptr, indices, g.nodes, backend="gpu")
@@ -411,7 +416,7 @@ def count_maximal_cliques(graph: Any, *, min_size: int = 1, backend: str = "auto
     25
     """
     g = as_csr_graph(graph)
-    be = resolve_backend(backend, size=g.n_edges, need="numba-cuda", func="count_maximal_cliques")
+    be = resolve_backend(backend, gpu_threshold=_GPU_AUTO, need="numba-cuda", func="count_maximal_cliques")
     if be == "gpu":
         indptr, _ = _enumerate_gpu(g, min_size)
         n = int(indptr.shape[0] - 1)

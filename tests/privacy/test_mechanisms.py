@@ -218,7 +218,8 @@ def test_gpu_code_path_with_numpy_stand_in(monkeypatch):
 
     fake = types.SimpleNamespace(
         asarray=lambda a, dtype=None: np.asarray(a, dtype=dtype), float64=np.float64, sqrt=np.sqrt, sum=np.sum,
-        asnumpy=np.asarray,
+        asnumpy=lambda a, out=None: np.asarray(a) if out is None else (np.copyto(out, a), out)[1],
+        isfinite=np.isfinite, count_nonzero=np.count_nonzero,
         random=types.SimpleNamespace(Philox4x3210=lambda seed: np.random.Philox(seed), Generator=np.random.Generator),
     )
     monkeypatch.setattr(privacy_gpu, "get_cupy", lambda: fake)

@@ -48,7 +48,9 @@ Limits
 * Only numba.cuda and NumPy are needed, so the identical kernel runs in CI under the CUDA
   simulator (``NUMBA_ENABLE_CUDASIM=1``), very slowly: keep simulator inputs to a few
   dozen vertices. CuPy is not required.
-* Speed on a real GPU has not been measured; see ``bench/results/cliques_gpu.md``.
+* Measured on an H100 (``bench/results/gpu.md``): correct on every graph tried, but slower
+  than the CPU kernel on 16 threads for the same CSR input (1.0-2.4x), so
+  ``backend="auto"`` keeps the CPU.
 
 numba.cuda is imported lazily (only when the device path runs), so importing this module
 on a CPU-only machine is free.
@@ -92,6 +94,9 @@ cuda: Any = None  # numba.cuda, bound on first use (the simulator patches this g
 def _get_kernel(tpb: int):
     global cuda
     if cuda is None:
+        from trustlab._backend import numba_cuda_numpy_compat
+
+        numba_cuda_numpy_compat()  # before numba.cuda's first compile (NumPy >= 2.5)
         from numba import cuda as _cuda
 
         cuda = _cuda

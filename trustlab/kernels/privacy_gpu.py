@@ -7,7 +7,8 @@ row offset), so chunks get independent streams and a fixed key reproduces the re
 on the same chunking. The results equal the CPU path *in distribution* only (different
 generator), not bit for bit.
 
-Not measured in this project's CI (no GPU there); written to the CuPy >= 13 API.
+Checked and timed on an H100 (``bench/gpu_device_check.py``, bench/results/gpu.md); the
+project's CI has no GPU. Written to the CuPy >= 13 API.
 """
 from __future__ import annotations
 
@@ -29,16 +30,29 @@ def to_device(phi: np.ndarray):
     return cp.asarray(phi, dtype=cp.float64)
 
 
-def privatize_chunk(X: np.ndarray, phi_dev, scale: float, key0: int, key1: int, row_offset: int) -> np.ndarray:
-    """Project (if ``phi_dev`` is not None) and add radial noise to one chunk; returns host float64."""
+def privatize_chunk(X: np.ndarray, phi_dev, scale: float, key0: int, key1: int, row_offset: int,
+                    out: np.ndarray) -> int:
+    """Project (if ``phi_dev`` is not None) and add radial noise to one chunk, into ``out``.
+
+    ``X`` travels in its own dtype (float32 input: half the bytes of float64) and is
+    upcast on the device; the release is rounded to ``out``'s dtype on the device and
+    copied straight into ``out`` (float32 output: half the bytes back). Returns the
+    number of non-finite entries of the release (counted on the device).
+    """
     cp = get_cupy()
-    Xd = cp.asarray(X, dtype=cp.float64)
-    Y = Xd @ phi_dev.T if phi_dev is not None else Xd
+    Xd = cp.asarray(X).astype(cp.float64, copy=False)
+    Y = Xd @ phi_dev.T if phi_dev is not None else Xd.copy()
     n, k = Y.shape
     bitgen = cp.random.Philox4x3210(seed=chunk_seed(key0, key1, row_offset))
     gen = cp.random.Generator(bitgen)
     Z = gen.standard_normal((n, k), dtype=cp.float64)
     norms = cp.sqrt(cp.sum(Z * Z, axis=1, keepdims=True))
     R = gen.standard_gamma(float(k), size=(n, 1), dtype=cp.float64) * scale  # shape = noise dimension
-    Y = Y + Z * (R / norms)
-    return cp.asnumpy(Y)
+    Y += Z * (R / norms)
+    Yo = Y.astype(out.dtype, copy=False)
+    bad = int(Yo.size - int(cp.count_nonzero(cp.isfinite(Yo))))
+    if out.flags.c_contiguous:
+        cp.asnumpy(Yo, out=out)
+    else:
+        out[...] = cp.asnumpy(Yo)
+    return bad

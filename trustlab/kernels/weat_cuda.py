@@ -9,9 +9,14 @@ lives in global memory (``m x n`` int32). Its speed on a GPU has not been measur
 from __future__ import annotations
 
 import numpy as np
-from numba import cuda
 
-from trustlab.kernels.weat import _mix64_py, make_draw_subset
+from trustlab._backend import numba_cuda_numpy_compat
+
+numba_cuda_numpy_compat()  # before numba.cuda's first compile (NumPy >= 2.5)
+
+from numba import cuda  # noqa: E402
+
+from trustlab.kernels.weat import _mix64_py, make_draw_subset  # noqa: E402
 
 __all__ = ["sample_subset_sums_cuda"]
 

@@ -235,10 +235,9 @@ class Mechanism:
 
             if self._phi_gpu is None and self.phi is not None:
                 self._phi_gpu = privacy_gpu.to_device(self.phi)
-            out[...] = privacy_gpu.privatize_chunk(
-                X, self._phi_gpu, self.noise_scale, int(self._key0), int(self._key1), int(row_offset)
+            bad = privacy_gpu.privatize_chunk(
+                X, self._phi_gpu, self.noise_scale, int(self._key0), int(self._key1), int(row_offset), out
             )
-            bad = int(out.size - np.count_nonzero(np.isfinite(out)))
         else:
             from trustlab.kernels import privacy_cpu as K
 
@@ -339,7 +338,11 @@ def make_mechanism(
     delta = check_interval(delta, "delta", low=0, high=1, func=func)
     beta = check_interval(beta, "beta", low=0, high=1, func=func)
     size = None if n_hint is None else int(n_hint) * d
-    backend = resolve_backend(backend, size=size, gpu_threshold=50_000_000, func=func)
+    # auto: the GPU only for large releases on machines of few cores. Measured on an H100
+    # machine (bench/results/gpu.md): a 1,000,000 x 300 -> 100 float32 release took 0.28 s
+    # on the GPU (host transfers dominate) and 0.12 s on the 16 CPU threads (~0.8 GB/s of
+    # input per thread: break-even near 7 threads); float64 0.35 vs 0.38 s
+    backend = resolve_backend(backend, size=size, gpu_threshold=50_000_000, gpu_max_cpus=6, func=func)
     seed_phi, k0, k1 = _keys_from(random_state)
     if mechanism == "m1":
         if m is not None and int(m) != d:
@@ -481,6 +484,8 @@ def privatize(
     mechanism : {"privemb", "m1"}
     backend : {"auto", "cpu", "gpu"}
         ``gpu`` uses CuPy (Philox streams; same distribution, different bits than CPU).
+        ``auto`` takes the GPU only for releases of at least 5e7 input values on
+        machines of at most 6 CPU threads (measured break-even: bench/results/gpu.md).
     random_state : None, int or numpy Generator
         ``None`` (default): OS entropy. Fix it only when you need reproducibility — anyone
         knowing (or guessing) the seed can remove the noise; integer seeds are for tests.

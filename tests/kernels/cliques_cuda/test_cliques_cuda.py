@@ -248,3 +248,16 @@ def test_simulator_switched_on_too_late_gives_clear_error():
                           timeout=120)
     assert proc.stdout.startswith("OK") and "before numba.cuda is first imported" in proc.stdout, (
         proc.stdout + proc.stderr[-2000:])
+
+
+def test_sort_segments_equals_a_lexsort():
+    # the GPU path's canonical member order: per-segment sort == global lexsort
+    rng = np.random.default_rng(3)
+    sizes = np.concatenate([rng.integers(0, 9, 500), [0, 1, 33, 200, 40]])
+    ip = np.zeros(sizes.size + 1, np.int64)
+    np.cumsum(sizes, out=ip[1:])
+    ix = rng.integers(0, 10_000, ip[-1]).astype(np.int32)
+    owner = np.repeat(np.arange(sizes.size), sizes)
+    want = ix[np.lexsort((ix, owner))]
+    host.sort_segments(ip, ix)
+    assert np.array_equal(ix, want)
