@@ -97,28 +97,26 @@ class Problem:
         splits = np.flatnonzero(np.diff(lab[order])) + 1
         return np.split(order, splits)
 
-    def sub(self, idx: np.ndarray, comp_of: np.ndarray | None = None, cid: int = -1):
-        """Dense weights and allowed mask of the sub-problem on ``idx``."""
+    def sub(self, idx: np.ndarray, comp_of: np.ndarray | None = None, cid: int = -1) -> tuple:
+        """The sub-problem on ``idx``, small enough to ship to a worker: ``("dense", W,
+        A)`` (complete form: its dense block and allowed mask) or ``("edges", m, rows,
+        cols, vals)`` (graph form: its edges in local indices, ``rows < cols``).
+        ``comp_of``/``cid`` select the edges by component label (faster than by
+        membership)."""
         m = idx.size
         if self.complete:
             W = np.ascontiguousarray(self.W[np.ix_(idx, idx)])
             A = ~np.eye(m, dtype=bool)
             np.fill_diagonal(W, 0.0)
-            return W, A
+            return "dense", W, A
         pos = np.full(self.n, -1, np.int64)
         pos[idx] = np.arange(m)
         if comp_of is not None:
             sel = (comp_of[self.rows] == cid) & (comp_of[self.cols] == cid)
         else:
             sel = (pos[self.rows] >= 0) & (pos[self.cols] >= 0)
-        r, c, v = pos[self.rows[sel]], pos[self.cols[sel]], self.vals[sel]
-        W = np.zeros((m, m))
-        A = np.zeros((m, m), bool)
-        W[r, c] = v
-        W[c, r] = v
-        A[r, c] = True
-        A[c, r] = True
-        return W, A
+        r, c = pos[self.rows[sel]], pos[self.cols[sel]]
+        return "edges", m, np.minimum(r, c), np.maximum(r, c), self.vals[sel]
 
     def objective(self, labels: np.ndarray) -> float:
         if self.complete:
@@ -135,6 +133,17 @@ class Problem:
         need = int((sizes * (sizes - 1) // 2).sum())
         have = int(np.count_nonzero(labels[self.rows] == labels[self.cols]))
         return have == need
+
+
+def dense_from_edges(m: int, rows: np.ndarray, cols: np.ndarray, vals: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Dense weights and allowed-pair mask of an ``m``-node edge-form (sub-)problem."""
+    W = np.zeros((m, m))
+    A = np.zeros((m, m), bool)
+    W[rows, cols] = vals
+    W[cols, rows] = vals
+    A[rows, cols] = True
+    A[cols, rows] = True
+    return W, A
 
 
 def _check_symmetric_dense(W: np.ndarray, what: str) -> None:

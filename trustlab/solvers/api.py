@@ -21,7 +21,7 @@ from trustlab._validation import (
     renamed_keyword,
     validate_params,
 )
-from trustlab.solvers._problem import Problem, as_problem, positive_weight_bound
+from trustlab.solvers._problem import Problem, as_problem, dense_from_edges, positive_weight_bound
 from trustlab.solvers._problem import relative_gap as _gap
 
 __all__ = ["partition", "PartitionResult", "METHODS"]
@@ -313,8 +313,48 @@ def _preload(method: str, opts: _ComponentOptions) -> None:
 def _solve_component_job(job: tuple) -> dict:
     """Dask entry point: the arguments travel in one tuple (``Client.submit`` has its
     own ``workers=`` keyword)."""
-    W, A, method, opts, seed, time_limit = job
+    task, method, opts, seed, time_limit = job
+    return _solve_task(task, method, opts, seed=seed, time_limit=time_limit)
+
+
+def _solve_task(task: tuple, method: str, opts: _ComponentOptions, *, seed: int, time_limit) -> dict:
+    """Solve one component given as :meth:`Problem.sub` returns it. A graph-form
+    component of more than :data:`~trustlab.solvers.sparse.SPARSE_MIN_NODES` nodes goes
+    to the O(n + m)-memory sparse search whatever the method (the dense solvers would
+    hold several n x n arrays); the others are solved densely by :func:`_solve_component`."""
+    from trustlab.solvers.sparse import SPARSE_MIN_NODES
+
+    if task[0] == "dense":
+        return _solve_component(task[1], task[2], method, opts, seed=seed, time_limit=time_limit)
+    _, m, rows, cols, vals = task
+    if m > SPARSE_MIN_NODES:
+        return _solve_sparse_component(m, rows, cols, vals, method, opts, seed=seed, time_limit=time_limit)
+    W, A = dense_from_edges(m, rows, cols, vals)
     return _solve_component(W, A, method, opts, seed=seed, time_limit=time_limit)
+
+
+def _solve_sparse_component(m, rows, cols, vals, method, opts: _ComponentOptions, *, seed, time_limit) -> dict:
+    """:func:`_solve_task` for a large graph-form component: the sparse heuristic, its
+    bound the sum of positive weights (statistics as for ``method="heuristic"``)."""
+    from trustlab.solvers.sparse import solve_sparse_heuristic
+
+    t0 = time.perf_counter()
+    deadline = None if time_limit is None else t0 + time_limit
+    info: dict[str, Any] = {"size": int(m), "edges": int(rows.size), "method": "sparse_heuristic",
+                            "requested_method": method}
+    if time_limit is not None:
+        info["time_budget"] = float(time_limit)
+    st: dict = {}
+    lab, val = solve_sparse_heuristic(m, rows, cols, vals, rng=np.random.default_rng(seed), deadline=deadline,
+                                      stats=st)
+    ub = float(vals[vals > 0].sum())
+    if opts.integral:
+        ub = float(np.floor(ub + 1e-9))
+    proven = val >= ub - 1e-9 * max(1.0, abs(ub))
+    info.update(labels=lab, objective=val, bound=ub, status="optimal" if proven else "feasible",
+                heuristic_objective=val, heuristic_rounds=st.get("rounds", 0),
+                heuristic_seconds=time.perf_counter() - t0, seconds=time.perf_counter() - t0)
+    return info
 
 
 # ----------------------------------------------------------------------------- stages
@@ -372,8 +412,9 @@ class _Decomposition:
     def sizes(self) -> dict[int, int]:
         return {c: int(self.comps[c].size) for c in self.big}
 
-    def matrices(self, P: Problem, c: int) -> tuple[np.ndarray, np.ndarray]:
-        """Dense weights and allowed-pair mask of component ``c``."""
+    def task(self, P: Problem, c: int) -> tuple:
+        """Component ``c`` as :meth:`Problem.sub` gives it (its edges in graph form, so
+        what travels to a worker is O(edges); dense matrices are built where it runs)."""
         return P.sub(self.comps[c], self.comp_of if self.decompose else None, c)
 
 
@@ -399,8 +440,7 @@ def _solve_components(P: Problem, parts: _Decomposition, method: str, opts: _Com
         clock = _Clock(deadline, parts.sizes(), 1)
         outs = {}
         for c in big:
-            W, A = parts.matrices(P, c)
-            outs[c] = _solve_component(W, A, method, opts, seed=int(seeds[c]), time_limit=clock.start(c))
+            outs[c] = _solve_task(parts.task(P, c), method, opts, seed=int(seeds[c]), time_limit=clock.start(c))
             bar.update()
         return outs
     finally:
@@ -411,7 +451,7 @@ def _solve_on_dask(client, P, parts, method, opts, seeds, deadline, bar) -> dict
     """Every component is submitted at once, with its size share of the time left now."""
     clock = _Clock(deadline, parts.sizes(), len(parts.big))
     futs = {c: client.submit(_solve_component_job,
-                             (*parts.matrices(P, c), method, opts, int(seeds[c]), clock.start(c)), pure=False)
+                             (parts.task(P, c), method, opts, int(seeds[c]), clock.start(c)), pure=False)
             for c in parts.big}
     outs = {}
     for c, f in futs.items():
@@ -424,12 +464,12 @@ def _solve_on_threads(slots, P, parts, method, opts, seeds, deadline, bar) -> di
     """``slots`` components at once; each gets its share when a thread starts it."""
     clock = _Clock(deadline, parts.sizes(), slots)
 
-    def job(W, A, c):
-        return _solve_component(W, A, method, opts, seed=int(seeds[c]), time_limit=clock.start(c))
+    def job(c):  # the component's arrays are built in the thread that solves it (peak memory)
+        return _solve_task(parts.task(P, c), method, opts, seed=int(seeds[c]), time_limit=clock.start(c))
 
     outs = {}
     with ThreadPoolExecutor(max_workers=slots) as ex:
-        futs = {ex.submit(job, *parts.matrices(P, c), c): c for c in parts.big}
+        futs = {ex.submit(job, c): c for c in parts.big}
         for f in as_completed(futs):
             outs[futs[f]] = f.result()
             bar.update()
@@ -553,7 +593,10 @@ def partition(
         (CP-SAT; refuses graphs with more than ``max_cliques`` cliques). ``heuristic``:
         KwikCluster pivot + iterated local search (Numba), **approximate**, bound is the
         sum of positive weights. ``auto``: ``cpp`` on components up to 400 nodes,
-        ``heuristic`` above. Every method runs the heuristic first (same seed and
+        ``heuristic`` above. A component given as a graph with more than 4,000 nodes
+        is solved by :func:`~trustlab.solvers.sparse.solve_sparse_heuristic` whatever the
+        method (O(n + m) memory, **approximate**; ``method="sparse_heuristic"`` in its
+        statistics). Every method runs the heuristic first (same seed and
         stopping rule as ``method="heuristic"``) and never returns less than it found,
         so ``auto`` is at least as good as ``heuristic`` whenever the heuristic stops
         by its own rule before the time limit. (``cpp`` on a component of at most 64

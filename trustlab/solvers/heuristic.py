@@ -17,6 +17,7 @@ machine's speed.
 """
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 
@@ -24,6 +25,24 @@ import numpy as np
 
 from trustlab._scale import pow2_for
 from trustlab.kernels.cpp_heuristic import its, objective, pivot_labels
+
+
+@contextlib.contextmanager
+def stop_flag(deadline: float | None):
+    """An int64 array of one element that a timer thread sets to 1 at ``deadline``
+    (``time.perf_counter`` time; None: never), for kernels that run without the GIL
+    and read it between moves; the timer is cancelled on exit."""
+    stop = np.zeros(1, np.int64)
+    timer = None
+    if deadline is not None:
+        timer = threading.Timer(max(0.0, deadline - time.perf_counter()), stop.fill, args=(1,))
+        timer.daemon = True
+        timer.start()
+    try:
+        yield stop
+    finally:
+        if timer is not None:
+            timer.cancel()
 
 
 def default_patience(n: int) -> int:
@@ -158,23 +177,13 @@ class _Search:
                 break
             k = min(self.chunk, self.max_rounds - self.done, self.patience - self.stale)
             # a chunk can be long (the first descent of a 3,000-node instance: ~30 s), so
-            # the deadline also stops it from inside: a timer thread sets the flag the
-            # kernel reads between moves (the kernel runs without the GIL)
-            stop = np.zeros(1, np.int64)
-            timer = None
-            if deadline is not None:
-                timer = threading.Timer(max(0.0, deadline - time.perf_counter()), stop.fill, args=(1,))
-                timer.daemon = True
-                timer.start()
-            try:
+            # the deadline also stops it from inside
+            with stop_flag(deadline) as stop:
                 self.best_val, self.stale = its(
                     self.Wh, self.ptr, self.idx, self.use_nbrs, self.cur, self.best, self.best_val,
                     int(self.rng.integers(0, 2**31 - 1)), k, prm["depth"], prm["tt_lo"], prm["tt_hi"],
                     prm["str_lo"], prm["str_hi"], prm["split_prob"], prm["restart_prob"], prm["restart_after"],
                     self.stale, self.first, int(prm["directed"]), int(prm["q"]), stop)
-            finally:
-                if timer is not None:
-                    timer.cancel()
             self.first = False
             self.done += k
             self.chunk = min(self.cap, 2 * self.chunk)

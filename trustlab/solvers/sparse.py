@@ -1,0 +1,159 @@
+"""Heuristic clique partitioning of large sparse graphs in O(n + m) memory.
+
+Approximate: no optimality guarantee. :func:`partition` sends a component here when
+it is given as a graph (missing edges are forbidden pairs) and has more than
+:data:`SPARSE_MIN_NODES` nodes: the dense search of :mod:`trustlab.solvers.heuristic`
+holds several n x n arrays (about 33 n^2 bytes: 3 GB at 10,000 nodes, 13 GB at 20,000),
+which a graph of that size with a few edges per node must not cost.
+
+The search (kernels in :mod:`trustlab.kernels.cpp_sparse`): from all singletons,
+best-improvement vertex moves (into a neighbouring cluster the node is complete to, or
+out to a new singleton) until none improves; then the best positive merges of two
+clusters that are completely joined (every pair between them an edge), disjoint pairs
+per round, and moves again, until no merge is left; then large-neighbourhood rounds:
+the clusters around a random node are dissolved and rebuilt by the same moves and
+merges restricted to that region, kept only if the objective rose, until ``patience``
+rounds in a row bring nothing or the deadline passes (checked between moves). Every
+partition it holds is feasible, and none is below all singletons.
+
+Measured against the dense iterated tabu search on random sparse graphs (weights
+N(0.2, 1), ``partition`` defaults): 20,000 nodes with 3 edges per node, 8,217 in 36 s
+and 0.2 GB vs the dense search's 8,186 in 577 s and 6.4 GB; 5,000 nodes with 12 edges
+per node, 3,862 in 15 s vs 3,845 in 22 s. (A first version that broke random nodes out
+across the whole graph reached 8,052.)
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from trustlab.kernels.cpp_sparse import EPS, descent, pair_totals
+from trustlab.solvers._problem import pair_objective
+from trustlab.solvers.heuristic import stop_flag
+
+#: components of more nodes than this, given as graphs, use this search
+SPARSE_MIN_NODES = 4000
+
+__all__ = ["solve_sparse_heuristic", "SPARSE_MIN_NODES"]
+
+
+def _csr(n, rows, cols, vals):
+    r = np.concatenate([rows, cols])
+    c = np.concatenate([cols, rows])
+    v = np.concatenate([vals, vals])
+    o = np.argsort(r, kind="stable")
+    indptr = np.zeros(n + 1, np.int64)
+    np.cumsum(np.bincount(r, minlength=n), out=indptr[1:])
+    return indptr, np.ascontiguousarray(c[o], dtype=np.int64), np.ascontiguousarray(v[o], dtype=np.float64)
+
+
+def _improve(n, csr, edges, lab, size, rng, stop) -> None:
+    """Moves, then rounds of disjoint positive complete merges and moves, in place."""
+    indptr, indices, weights = csr
+    rows, cols, vals = edges
+    while stop[0] == 0:
+        descent(indptr, indices, weights, lab, size, rng.permutation(n).astype(np.int64), stop)
+        if stop[0] != 0:
+            return
+        a, b, w, cnt = pair_totals(rows, cols, vals, lab, n)
+        ok = (cnt == size[a] * size[b]) & (w > EPS)
+        if not ok.any():
+            return
+        a, b, w = a[ok], b[ok], w[ok]
+        target = np.arange(n, dtype=np.int64)
+        used = np.zeros(n, bool)
+        for t in np.argsort(-w, kind="stable"):
+            x, y = a[t], b[t]
+            if not used[x] and not used[y]:
+                used[x] = used[y] = True
+                target[y] = x
+        lab[:] = target[lab]
+        size[:] = np.bincount(lab, minlength=n)
+
+
+def _merge_region(n, rows, cols, vals, lab) -> bool:
+    """Disjoint positive complete merges among the clusters the given edges join
+    (in place); True if any. A pair counts as complete when the edges given cover
+    every pair between the two clusters, so a region's partial edge list can only
+    miss merges, never make an infeasible one."""
+    size = np.bincount(lab, minlength=n)
+    a, b, w, cnt = pair_totals(rows, cols, vals, lab, n)
+    ok = (cnt == size[a] * size[b]) & (w > EPS)
+    if not ok.any():
+        return False
+    a, b, w = a[ok], b[ok], w[ok]
+    used = set()
+    for t in np.argsort(-w, kind="stable"):
+        x, y = int(a[t]), int(b[t])
+        if x not in used and y not in used:
+            used.update((x, y))
+            lab[lab == y] = x
+    return True
+
+
+def solve_sparse_heuristic(n: int, rows: np.ndarray, cols: np.ndarray, vals: np.ndarray, *,
+                           rng: np.random.Generator, deadline: float | None = None, patience: int | None = None,
+                           max_region: int = 200, stats: dict | None = None) -> tuple[np.ndarray, float]:
+    """Best partition found on the graph of edges ``rows[e] < cols[e]`` (unique, local
+    indices in ``[0, n)``) with weights ``vals``; missing edges are forbidden pairs.
+
+    After the global descent and merges, rounds of large-neighbourhood search: the
+    clusters of a random node and of its neighbours (at most ``max_region`` nodes) are
+    dissolved into singletons and rebuilt by moves and merges restricted to that region
+    and its neighbours; the result is kept if the objective rose, else undone. Stops
+    after ``patience`` rounds in a row without a gain (default ``max(200, n // 10)``)
+    or at ``deadline``. Returns ``(labels, objective)``; ``stats``, if a dict,
+    receives ``rounds``.
+    """
+    rows = np.ascontiguousarray(rows, dtype=np.int64)
+    cols = np.ascontiguousarray(cols, dtype=np.int64)
+    vals = np.ascontiguousarray(vals, dtype=np.float64)
+    csr = _csr(n, rows, cols, vals)
+    indptr, indices, weights = csr
+    patience = max(200, n // 10) if patience is None else int(patience)
+    lab = np.arange(n, dtype=np.int64)
+    size = np.ones(n, np.int64)
+    rounds = 0
+    with stop_flag(deadline) as stop:
+        _improve(n, csr, (rows, cols, vals), lab, size, rng, stop)
+        val = pair_objective(lab, rows, cols, vals)
+        stale = 0
+        while stale < patience and stop[0] == 0 and n > 1:
+            rounds += 1
+            stale += 1
+            s = int(rng.integers(n))
+            clusters = np.unique(lab[np.concatenate(([s], indices[indptr[s]:indptr[s + 1]]))])
+            rng.shuffle(clusters)
+            members = np.flatnonzero(np.isin(lab, clusters))
+            if members.size > max_region:
+                keep = clusters[np.cumsum(size[clusters]) <= max_region]
+                members = np.flatnonzero(np.isin(lab, keep if keep.size else clusters[:1]))
+            if rounds % 2 == 0:  # every other round breaks out only a random part of it
+                members = members[rng.random(members.size) < 0.5]
+            free = np.flatnonzero(size == 0)
+            if members.size < 1 or free.size < members.size:
+                continue
+            saved_lab, saved_size = lab.copy(), size.copy()
+            np.subtract.at(size, lab[members], 1)
+            lab[members] = free[:members.size]
+            size[lab[members]] = 1
+            region = np.unique(np.concatenate(
+                [members] + [indices[indptr[v]:indptr[v + 1]] for v in members]))
+            order = rng.permutation(region).astype(np.int64)
+            descent(indptr, indices, weights, lab, size, order, stop)
+            near = np.isin(rows, region) | np.isin(cols, region)
+            r2, c2, v2 = rows[near], cols[near], vals[near]
+            for _ in range(4):
+                if stop[0] != 0 or not _merge_region(n, r2, c2, v2, lab):
+                    break
+                size[:] = np.bincount(lab, minlength=n)
+                descent(indptr, indices, weights, lab, size, order, stop)
+            new = pair_objective(lab, rows, cols, vals)
+            if new > val + EPS * max(1.0, abs(val)):
+                val, stale = new, 0
+            else:
+                lab, size = saved_lab, saved_size
+    if val < 0.0:  # cannot happen (every step only improves from singletons); kept as a floor
+        lab, val = np.arange(n, dtype=np.int64), 0.0
+    if stats is not None:
+        stats["rounds"] = rounds
+    return lab, float(val)
