@@ -86,7 +86,8 @@ for u, v in G.edges:
     G.edges[u, v]["weight"] = float(rng.normal(0.2, 1.0))
 t = time.perf_counter()
 r = partition(G, random_state=0)
-print(json.dumps({"seconds": time.perf_counter() - t, "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps({"seconds": time.perf_counter() - t, "rss_mb": rss,
                   "methods": sorted({c["method"] for c in r.components}), "objective": r.objective}))
 """
 
