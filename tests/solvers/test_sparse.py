@@ -101,3 +101,25 @@ def test_default_partition_of_a_large_sparse_graph_is_bounded():
     assert res["rss_mb"] < 1500, res
     assert res["seconds"] < 120, res
     assert "sparse_heuristic" in res["methods"] and res["objective"] > 0
+
+
+def test_parallel_components_are_capped_by_memory(monkeypatch):
+    # components solved at once hold ~40 n^2 bytes each: slots shrink with the memory
+    from trustlab import _validation
+    from trustlab.solvers import api
+
+    seen = []
+    real = api._solve_on_threads
+
+    def spy(slots, *a, **k):
+        seen.append(slots)
+        return real(slots, *a, **k)
+
+    monkeypatch.setattr(api, "_solve_on_threads", spy)
+    G = nx.disjoint_union_all([nx.complete_graph(30) for _ in range(4)])
+    nx.set_edge_attributes(G, 1.0, "weight")
+    partition(G, method="heuristic", n_jobs=4, random_state=0)
+    assert seen[-1] == 4
+    monkeypatch.setattr(_validation, "physical_memory", lambda: 2 * 40 * 30 * 30 * 2)  # two slots' worth
+    r = partition(G, method="heuristic", n_jobs=4, random_state=0)
+    assert seen[-1] == 2 and r.objective == 4 * 435

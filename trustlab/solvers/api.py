@@ -433,7 +433,7 @@ def _solve_components(P: Problem, parts: _Decomposition, method: str, opts: _Com
         if run.client is not None and big:
             return _solve_on_dask(run.client, P, parts, method, opts, seeds, deadline, bar)
         if len(big) > 1 and threads > 1:
-            slots = min(len(big), threads)
+            slots = min(len(big), threads, _memory_slots(P, parts))
             return _solve_on_threads(slots, P, parts, method, replace(opts, threads=max(1, threads // slots)),
                                      seeds, deadline, bar)
         opts = replace(opts, threads=threads)  # one component at a time: its exact pricing takes the threads
@@ -445,6 +445,21 @@ def _solve_components(P: Problem, parts: _Decomposition, method: str, opts: _Com
         return outs
     finally:
         bar.close()
+
+
+def _memory_slots(P: Problem, parts: _Decomposition) -> int:
+    """How many components may be solved at once without their dense arrays (about
+    40 n^2 bytes each: weights, mask, the search's copies and gain table) exceeding
+    half of this machine's memory (8 GiB where it cannot be read), counting every
+    slot as the largest densely solved component."""
+    from trustlab._validation import physical_memory
+    from trustlab.solvers.sparse import SPARSE_MIN_NODES
+
+    dense = [n for n in parts.sizes().values() if P.complete or n <= SPARSE_MIN_NODES]
+    if not dense:
+        return len(parts.big)
+    budget = (physical_memory() or 16 * 2**30) // 2
+    return max(1, int(budget // (40 * max(dense) ** 2)))
 
 
 def _solve_on_dask(client, P, parts, method, opts, seeds, deadline, bar) -> dict[int, dict]:
@@ -629,7 +644,8 @@ def partition(
         Threads on this machine (default: CPU count): components are solved in
         parallel; the threads left to a component (all of them when one component is
         solved at a time) run the exact pricing of branch and price
-        (``method="cpp"``) in parallel.
+        (``method="cpp"``) in parallel. Fewer components run at once when their dense
+        arrays (about 40 n^2 bytes each) would pass half of the machine's memory.
     random_state : None, int or numpy.random.Generator
         Seeds the heuristic (pivot orders and perturbations).
     client : dask.distributed.Client, optional
