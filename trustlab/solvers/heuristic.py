@@ -9,7 +9,9 @@ Stopping: after ``max_rounds`` rounds (perturbation + tabu walk + descent), afte
 ``patience`` rounds in a row that did not improve the best, or at ``deadline``
 (checked between chunks of rounds, a chunk being sized to a few tens of milliseconds
 of work, and inside a chunk between moves: a timer thread sets the flag the kernel
-reads, so one long descent on a large instance cannot overrun it). A result is never
+reads, so one long descent on a large instance cannot overrun it by more than the
+first chunk's grace, :data:`FIRST_CHUNK_GRACE`, which lets every small instance
+finish its first descent even when the budget is already spent). A result is never
 below the all-singletons partition (objective 0). The chunk schedule depends only on
 the instance size, so a run that stops by ``max_rounds`` or ``patience`` is
 deterministic for a fixed generator; a run cut by the deadline depends on the
@@ -25,6 +27,19 @@ import numpy as np
 
 from trustlab._scale import pow2_for
 from trustlab.kernels.cpp_heuristic import its, objective, pivot_labels
+
+#: seconds of search the first chunk always gets, whatever the deadline
+FIRST_CHUNK_GRACE = 1.0
+
+
+def _ensure_compiled() -> None:
+    """Compile (or load from the cache) the search kernel on a 3-node instance, so a
+    deadline's timer never counts the compilation."""
+    if its.signatures:
+        return
+    W = np.array([[0.0, 1.0, -1.0], [1.0, 0.0, 1.0], [-1.0, 1.0, 0.0]])
+    _Search(W, ~np.eye(3, dtype=bool), rng=np.random.default_rng(0), max_rounds=1, patience=None, init=None,
+            params=None).run()
 
 
 @contextlib.contextmanager
@@ -177,8 +192,15 @@ class _Search:
                 break
             k = min(self.chunk, self.max_rounds - self.done, self.patience - self.stale)
             # a chunk can be long (the first descent of a 3,000-node instance: ~30 s), so
-            # the deadline also stops it from inside
-            with stop_flag(deadline) as stop:
+            # the deadline also stops it from inside. The first chunk always gets
+            # FIRST_CHUNK_GRACE seconds of search (its descent on any small or mid-size
+            # instance, even when the budget is already spent), counted once the kernel
+            # is compiled (a cold compile takes seconds)
+            stop_at = deadline
+            if self.first and deadline is not None:
+                _ensure_compiled()
+                stop_at = max(deadline, time.perf_counter() + FIRST_CHUNK_GRACE)
+            with stop_flag(stop_at) as stop:
                 self.best_val, self.stale = its(
                     self.Wh, self.ptr, self.idx, self.use_nbrs, self.cur, self.best, self.best_val,
                     int(self.rng.integers(0, 2**31 - 1)), k, prm["depth"], prm["tt_lo"], prm["tt_hi"],
