@@ -101,6 +101,7 @@ def pair_totals(rows, cols, weights, lab, n_clusters):
     """
     m = rows.shape[0]
     keys = np.empty(m, np.int64)
+    wf = np.empty(m)
     k = 0
     for e in range(m):
         a = lab[rows[e]]
@@ -110,6 +111,7 @@ def pair_totals(rows, cols, weights, lab, n_clusters):
         if a > b:
             a, b = b, a
         keys[k] = a * n_clusters + b
+        wf[k] = weights[e]
         k += 1
     idx = np.argsort(keys[:k])
     ks = keys[:k][idx]
@@ -117,13 +119,6 @@ def pair_totals(rows, cols, weights, lab, n_clusters):
     out_b = np.empty(k, np.int64)
     out_w = np.empty(k)
     out_c = np.empty(k, np.int64)
-    # weights in the same (filtered) order as keys
-    wf = np.empty(k)
-    j = 0
-    for e in range(m):
-        if lab[rows[e]] != lab[cols[e]]:
-            wf[j] = weights[e]
-            j += 1
     u = -1
     prev = -1
     for t in range(k):

@@ -40,8 +40,8 @@ def privatize_chunk(X: np.ndarray, phi_dev, scale: float, key0: int, key1: int, 
     number of non-finite entries of the release (counted on the device).
     """
     cp = get_cupy()
-    Xd = cp.asarray(X).astype(cp.float64, copy=False)
-    Y = Xd @ phi_dev.T if phi_dev is not None else Xd.copy()
+    Xd = cp.asarray(X).astype(cp.float64, copy=False)  # a fresh device array: ours to add into
+    Y = Xd @ phi_dev.T if phi_dev is not None else Xd
     n, k = Y.shape
     bitgen = cp.random.Philox4x3210(seed=chunk_seed(key0, key1, row_offset))
     gen = cp.random.Generator(bitgen)

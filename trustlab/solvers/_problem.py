@@ -76,13 +76,7 @@ class Problem:
             idx = np.concatenate([np.arange(i), np.arange(i + 1, self.n)])
             return idx, self.W[i, idx]
         if self._csr is None:
-            r = np.concatenate([self.rows, self.cols])
-            c = np.concatenate([self.cols, self.rows])
-            v = np.concatenate([self.vals, self.vals])
-            o = np.argsort(r, kind="stable")
-            indptr = np.zeros(self.n + 1, np.int64)
-            np.add.at(indptr, r + 1, 1)
-            self._csr = (np.cumsum(indptr), c[o], v[o])
+            self._csr = edge_csr(self.n, self.rows, self.cols, self.vals)
         indptr, ind, dat = self._csr
         return ind[indptr[i]:indptr[i + 1]], dat[indptr[i]:indptr[i + 1]]
 
@@ -133,6 +127,19 @@ class Problem:
         need = int((sizes * (sizes - 1) // 2).sum())
         have = int(np.count_nonzero(labels[self.rows] == labels[self.cols]))
         return have == need
+
+
+def edge_csr(n: int, rows: np.ndarray, cols: np.ndarray, vals: np.ndarray) -> tuple:
+    """Symmetric CSR ``(indptr, indices, weights)`` (int64, int64, float64) of the
+    undirected edges ``rows[e]-cols[e]``: both directions, each row's entries in edge
+    order."""
+    r = np.concatenate([rows, cols])
+    c = np.concatenate([cols, rows])
+    v = np.concatenate([vals, vals])
+    o = np.argsort(r, kind="stable")
+    indptr = np.zeros(n + 1, np.int64)
+    np.cumsum(np.bincount(r, minlength=n), out=indptr[1:])
+    return indptr, np.ascontiguousarray(c[o], dtype=np.int64), np.ascontiguousarray(v[o], dtype=np.float64)
 
 
 def dense_from_edges(m: int, rows: np.ndarray, cols: np.ndarray, vals: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

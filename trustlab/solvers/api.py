@@ -236,11 +236,8 @@ def _solve_scaled_component(W, A, method, opts: _ComponentOptions, *, time_limit
     info["heuristic_objective"] = val
     info["heuristic_seconds"] = time.perf_counter() - t0
     if method == "heuristic":
-        ub = positive_weight_bound(W, A)
-        if opts.integral:
-            ub = float(np.floor(ub + 1e-9))
-        proven = val >= ub - 1e-9 * max(1.0, abs(ub))  # (relative: sums of huge weights round)
-        r = dict(labels=lab, objective=val, bound=ub, status="optimal" if proven else "feasible")
+        ub, status = _trivial_certificate(val, positive_weight_bound(W, A), opts.integral)
+        r = dict(labels=lab, objective=val, bound=ub, status=status)
     elif method == "cpp":
         from trustlab.solvers.cpp import solve_cpp
 
@@ -317,6 +314,14 @@ def _solve_component_job(job: tuple) -> dict:
     return _solve_task(task, method, opts, seed=seed, time_limit=time_limit)
 
 
+def _trivial_certificate(val: float, positive_sum: float, integral: bool) -> tuple[float, str]:
+    """The heuristics' bound (the sum of positive weights, rounded down for integer
+    weights) and status: ``"optimal"`` when the objective reaches it (relative
+    tolerance: sums of huge weights round), else ``"feasible"``."""
+    ub = float(np.floor(positive_sum + 1e-9)) if integral else float(positive_sum)
+    return ub, "optimal" if val >= ub - 1e-9 * max(1.0, abs(ub)) else "feasible"
+
+
 def _solve_task(task: tuple, method: str, opts: _ComponentOptions, *, seed: int, time_limit) -> dict:
     """Solve one component given as :meth:`Problem.sub` returns it. A graph-form
     component of more than :data:`~trustlab.solvers.sparse.SPARSE_MIN_NODES` nodes goes
@@ -347,11 +352,8 @@ def _solve_sparse_component(m, rows, cols, vals, method, opts: _ComponentOptions
     st: dict = {}
     lab, val = solve_sparse_heuristic(m, rows, cols, vals, rng=np.random.default_rng(seed), deadline=deadline,
                                       stats=st)
-    ub = float(vals[vals > 0].sum())
-    if opts.integral:
-        ub = float(np.floor(ub + 1e-9))
-    proven = val >= ub - 1e-9 * max(1.0, abs(ub))
-    info.update(labels=lab, objective=val, bound=ub, status="optimal" if proven else "feasible",
+    ub, status = _trivial_certificate(val, float(vals[vals > 0].sum()), opts.integral)
+    info.update(labels=lab, objective=val, bound=ub, status=status,
                 heuristic_objective=val, heuristic_rounds=st.get("rounds", 0),
                 heuristic_seconds=time.perf_counter() - t0, seconds=time.perf_counter() - t0)
     return info

@@ -29,7 +29,7 @@ import time
 import numpy as np
 
 from trustlab.kernels.cpp_sparse import EPS, descent, pair_totals
-from trustlab.solvers._problem import pair_objective
+from trustlab.solvers._problem import edge_csr, pair_objective
 from trustlab.solvers.heuristic import FIRST_CHUNK_GRACE, stop_flag
 
 #: components of more nodes than this, given as graphs, use this search
@@ -41,72 +41,43 @@ __all__ = ["solve_sparse_heuristic", "SPARSE_MIN_NODES"]
 def _ensure_compiled() -> None:
     """Compile (or load from the cache) the kernels on a 2-node graph, so a deadline's
     timer never counts the compilation."""
-    global _WARMING
-    if _WARMING or (descent.signatures and pair_totals.signatures):
+    if descent.signatures and pair_totals.signatures:
         return
-    _WARMING = True
-    try:
-        e = np.zeros(1, np.int64)
-        solve_sparse_heuristic(2, e, e + 1, np.ones(1), rng=np.random.default_rng(0), patience=1)
-    finally:
-        _WARMING = False
+    e = np.zeros(1, np.int64)
+    lab, size = np.arange(2, dtype=np.int64), np.ones(2, np.int64)
+    descent(np.array([0, 1, 2], np.int64), np.array([1, 0], np.int64), np.ones(2), lab, size, lab.copy(), e)
+    pair_totals(e, e + 1, np.ones(1), lab, 2)
 
 
-_WARMING = False
-
-
-def _csr(n, rows, cols, vals):
-    r = np.concatenate([rows, cols])
-    c = np.concatenate([cols, rows])
-    v = np.concatenate([vals, vals])
-    o = np.argsort(r, kind="stable")
-    indptr = np.zeros(n + 1, np.int64)
-    np.cumsum(np.bincount(r, minlength=n), out=indptr[1:])
-    return indptr, np.ascontiguousarray(c[o], dtype=np.int64), np.ascontiguousarray(v[o], dtype=np.float64)
-
-
-def _improve(n, csr, edges, lab, size, rng, stop) -> None:
-    """Moves, then rounds of disjoint positive complete merges and moves, in place."""
-    indptr, indices, weights = csr
-    rows, cols, vals = edges
-    while stop[0] == 0:
-        descent(indptr, indices, weights, lab, size, rng.permutation(n).astype(np.int64), stop)
-        if stop[0] != 0:
-            return
-        a, b, w, cnt = pair_totals(rows, cols, vals, lab, n)
-        ok = (cnt == size[a] * size[b]) & (w > EPS)
-        if not ok.any():
-            return
-        a, b, w = a[ok], b[ok], w[ok]
-        target = np.arange(n, dtype=np.int64)
-        used = np.zeros(n, bool)
-        for t in np.argsort(-w, kind="stable"):
-            x, y = a[t], b[t]
-            if not used[x] and not used[y]:
-                used[x] = used[y] = True
-                target[y] = x
-        lab[:] = target[lab]
-        size[:] = np.bincount(lab, minlength=n)
-
-
-def _merge_region(n, rows, cols, vals, lab) -> bool:
-    """Disjoint positive complete merges among the clusters the given edges join
-    (in place); True if any. A pair counts as complete when the edges given cover
-    every pair between the two clusters, so a region's partial edge list can only
-    miss merges, never make an infeasible one."""
-    size = np.bincount(lab, minlength=n)
+def _merge(n, rows, cols, vals, lab, size) -> bool:
+    """Disjoint positive complete merges among the clusters the given edges join, best
+    first (``lab`` and ``size`` in place); True if any. A pair counts as complete when
+    the edges given cover every pair between the two clusters, so a region's partial
+    edge list can only miss merges, never make an infeasible one."""
     a, b, w, cnt = pair_totals(rows, cols, vals, lab, n)
     ok = (cnt == size[a] * size[b]) & (w > EPS)
     if not ok.any():
         return False
     a, b, w = a[ok], b[ok], w[ok]
-    used = set()
+    target = np.arange(n, dtype=np.int64)
+    used = np.zeros(n, bool)
     for t in np.argsort(-w, kind="stable"):
-        x, y = int(a[t]), int(b[t])
-        if x not in used and y not in used:
-            used.update((x, y))
-            lab[lab == y] = x
+        x, y = a[t], b[t]
+        if not used[x] and not used[y]:
+            used[x] = used[y] = True
+            target[y] = x
+    lab[:] = target[lab]
+    size[:] = np.bincount(lab, minlength=n)
     return True
+
+
+def _improve(n, csr, edges, lab, size, rng, stop) -> None:
+    """Moves, then rounds of merges and moves, in place."""
+    indptr, indices, weights = csr
+    while stop[0] == 0:
+        descent(indptr, indices, weights, lab, size, rng.permutation(n).astype(np.int64), stop)
+        if stop[0] != 0 or not _merge(n, *edges, lab, size):
+            return
 
 
 def solve_sparse_heuristic(n: int, rows: np.ndarray, cols: np.ndarray, vals: np.ndarray, *,
@@ -126,7 +97,7 @@ def solve_sparse_heuristic(n: int, rows: np.ndarray, cols: np.ndarray, vals: np.
     rows = np.ascontiguousarray(rows, dtype=np.int64)
     cols = np.ascontiguousarray(cols, dtype=np.int64)
     vals = np.ascontiguousarray(vals, dtype=np.float64)
-    csr = _csr(n, rows, cols, vals)
+    csr = edge_csr(n, rows, cols, vals)
     indptr, indices, weights = csr
     patience = max(200, n // 10) if patience is None else int(patience)
     lab = np.arange(n, dtype=np.int64)
@@ -167,9 +138,8 @@ def solve_sparse_heuristic(n: int, rows: np.ndarray, cols: np.ndarray, vals: np.
             near = np.isin(rows, region) | np.isin(cols, region)
             r2, c2, v2 = rows[near], cols[near], vals[near]
             for _ in range(4):
-                if stop[0] != 0 or not _merge_region(n, r2, c2, v2, lab):
+                if stop[0] != 0 or not _merge(n, r2, c2, v2, lab, size):
                     break
-                size[:] = np.bincount(lab, minlength=n)
                 descent(indptr, indices, weights, lab, size, order, stop)
             new = pair_objective(lab, rows, cols, vals)
             if new > val + EPS * max(1.0, abs(val)):
