@@ -77,6 +77,14 @@ PLAUSIBLE_AGREEMENT = 0.5
 DEPENDENCE_PSEUDO = 10.0
 #: ridge penalty on the log-odds each key rule adds to the prior of the pairs it proposes
 KEY_PRIOR_RIDGE = 0.01
+#: a field opens an EM session (Splink-style training) when random pairs agree on it exactly
+#: less often than this
+SESSION_U = 0.02
+LAMBDA_OVER_CANDIDATES = True
+#: pseudo-pairs that shrink a session's own u (its non-matches) towards the random-pair u
+SESSION_U_PSEUDO = 10.0
+#: ... and at least this many candidate pairs agree on it exactly
+MIN_SESSION_PAIRS = 10
 #: at most this many key rules enter the prior (two bits each in an int64 code)
 MAX_KEY_RULES = 31
 
@@ -217,8 +225,11 @@ class FSModel:
     """
 
     def __init__(self, fields: Sequence[Field], *, max_iter: int = 200, tol: float = 1e-7, tf: bool = True,
-                 u_prior: float = 1000.0):
+                 u_prior: float = 1000.0, sessions: bool = True):
         self.fields = list(fields)
+        self.sessions = bool(sessions)
+        self.n_pairs_total_: float = float("nan")
+        self.sessions_: list[dict] = []
         self.u_prior = float(u_prior)
         self.max_iter = int(max_iter)
         self.tol = float(tol)
@@ -399,6 +410,8 @@ class FSModel:
         npairs = G.shape[0]
         n_all = n * (n - 1) / 2.0
         frac = min(1.0, npairs / max(1.0, n_all))
+        if self.sessions:
+            return self._fit_by_sessions(G, u, n, n_all, df, pairs)
         # key states: fields of the key rules a pair agrees on carry no evidence (level -1)
         kc = self.key_codes(df) if self.forcing_ else []
         h = self.key_states(df, pairs, kc)
@@ -505,6 +518,103 @@ class FSModel:
                     self.tf_centre_[self.fields[c].column] = float(np.mean(np.log(np.maximum(T[sel, c], 1e-12))))
         self.n_iter_ = it + 1
         self.problems_ = self._diagnose(np.repeat(post, cnt.astype(np.int64)), npairs, n)
+        return self
+
+    def _session_em(self, Gu: np.ndarray, cnt: np.ndarray, u: np.ndarray, free: np.ndarray,
+                    m0: np.ndarray, lam0: float, n_total: float | None = None,
+                    fit_m: bool = True, fit_u: bool = False) -> tuple[np.ndarray, float, np.ndarray]:
+        """EM on distinct level rows ``Gu`` (weights ``cnt``) over the fields ``free``, with u
+        fixed (``fit_u``: re-estimated on the rows' non-matches, shrunk towards the given u by
+        :data:`SESSION_U_PSEUDO` pseudo-pairs). ``n_total``: the pairs the prior λ is a share of (None: the rows given; else
+        the rows are all the pairs that can match and the rest are non-matches). Returns m,
+        λ and the posterior per row."""
+        d = Gu.shape[1]
+        m = m0.copy()
+        u0, u = u, u.copy()
+        lam = lam0
+        npairs = float(cnt.sum())
+        denom = npairs if n_total is None else n_total
+        onehot = [np.stack([(Gu[:, c] == k) for k in range(_L)], axis=1).astype(np.float64) for c in range(d)]
+        post = np.zeros(len(Gu))
+        prev = -np.inf
+        for _ in range(self.max_iter):
+            lw = np.full(len(Gu), math.log(lam / (1 - lam)))
+            for c in np.flatnonzero(free):
+                lw += onehot[c] @ (np.log(m[c]) - np.log(u[c]))
+            post = 1.0 / (1.0 + np.exp(-np.clip(lw, -50, 50)))
+            lam = float(np.clip((post * cnt).sum() / max(denom, 1.0), 1e-12, 1 - 1e-9))
+            if fit_m:
+                for c in np.flatnonzero(free):
+                    mc = (post * cnt) @ onehot[c] + 1e-3
+                    m[c] = mc / mc.sum()
+            if fit_u:
+                for c in np.flatnonzero(free):
+                    uc = ((1 - post) * cnt) @ onehot[c] + SESSION_U_PSEUDO * u0[c]
+                    u[c] = uc / uc.sum()
+            ll = float(np.sum(cnt * np.logaddexp(0, lw)))
+            if abs(ll - prev) < self.tol * max(1.0, abs(ll)):
+                break
+            prev = ll
+        return m, lam, post
+
+    def _fit_by_sessions(self, G: np.ndarray, u: np.ndarray, n: int, n_all: float, df: pd.DataFrame,
+                         pairs: np.ndarray) -> "FSModel":
+        """m per field from EM *sessions*, λ as the match share of all record pairs.
+
+        Splink's training scheme: within the pairs that agree exactly on one identifying
+        field (a session), that field says nothing more, and EM on the *other* fields
+        (u fixed from random pairs, the session's own match share free) estimates their
+        m-probabilities. Each field's m is the mean over the sessions where it was free,
+        so no single field defines the match class: pairs that share an address but not
+        a name are non-matches in the address session, and the name's m says so. A field
+        that is never free (the only identifying one) keeps the m of a plain EM over all
+        candidates. λ is then the share of matches among *all* record pairs (the
+        candidates' posterior mass over n(n-1)/2, the others counted as non-matches),
+        consistent with u from random pairs, so blocking does not change the odds.
+        """
+        d = G.shape[1]
+        Gu, inv = _distinct_rows_inverse(G)
+        cnt = np.bincount(inv, minlength=len(Gu)).astype(np.float64)
+        npairs = float(cnt.sum())
+        m_init = np.tile(np.array([0.7, 0.2, 0.07, 0.03]), (d, 1))
+        ident = np.flatnonzero(u[:, 0] < SESSION_U)
+        sums = np.zeros((d, _L))
+        hits = np.zeros(d)
+        self.sessions_ = []
+        for c in ident:
+            rows = Gu[:, c] == 0
+            n_s = float(cnt[rows].sum())
+            if n_s < MIN_SESSION_PAIRS:
+                continue
+            free = np.ones(d, bool)
+            free[c] = False
+            free &= (Gu[rows] >= 0).any(0)
+            if not free.any():
+                continue
+            m_s, lam_s, _ = self._session_em(Gu[rows], cnt[rows], u, free, m_init, 0.3, fit_u=True)
+            exp_matches = lam_s * n_s
+            self.sessions_.append({"field": self.fields[c].column, "pairs": int(n_s), "lambda": lam_s})
+            if exp_matches < 1.0:
+                continue
+            sums[free] += m_s[free]
+            hits[free] += 1
+        # plain EM over all candidates for the fields no session could estimate
+        lam0 = float(np.clip(n / max(npairs, 1.0), 1e-6, 0.5))
+        m_all, _, _ = self._session_em(Gu, cnt, u, np.ones(d, bool), m_init, lam0)
+        m = np.where(hits[:, None] > 0, sums / np.maximum(hits, 1)[:, None], m_all)
+        m = np.maximum(m, 1e-6)
+        m /= m.sum(1, keepdims=True)
+        # λ over all record pairs: non-candidates are non-matches
+        n_total = npairs if LAMBDA_OVER_CANDIDATES else max(n_all, npairs)
+        _, lam, post = self._session_em(Gu, cnt, u, np.ones(d, bool), m, 1.0 / max(n, 2), n_total=n_total,
+                                        fit_m=False)
+        self.m_, self.u_, self.lambda_ = m, u, lam
+        self.n_pairs_total_ = float(n_total)
+        self.n_iter_ = 1
+        self.forcing_, self.key_coef_, self.tf_centre_ = [], [], {}
+        rare = -np.log(u[:, 0])
+        self.n_seed_pairs_ = int(cnt[((Gu == 0) * rare[None, :]).sum(1) >= math.log(max(2.0, n_all))].sum())
+        self.problems_ = self._diagnose(np.repeat(post, cnt.astype(np.int64)), int(npairs), n)
         return self
 
     def _dependence(self, Gu: np.ndarray, Gr: np.ndarray, u: np.ndarray) -> np.ndarray:

@@ -139,6 +139,21 @@ def index_as_id(df: pd.DataFrame) -> str | None:
     return str(idx.name)
 
 
+_AMBIGUOUS_TRUTH = {"label", "labels", "rdfs:label"}
+
+
+def _label_is_text(lname: str, s: pd.Series) -> bool:
+    """A column named ``label`` holding words without digits is a name (RDF's ``rdfs:label``,
+    a place or product label), not a class or entity id (which nearly always carry digits)."""
+    if lname not in _AMBIGUOUS_TRUTH:
+        return False
+    v = _clean(s).astype(str)
+    if len(v) == 0:
+        return False
+    sample = v.sample(min(len(v), 500), random_state=0) if len(v) > 500 else v
+    return bool(sample.str.fullmatch(r"[^\d]*[^\W\d_]{2}[^\d]*").mean() >= 0.9)
+
+
 def _classify(c: Any, s: pd.Series, n: int, id_col: str | None) -> FieldChoice:
     name = str(c)
     lname = name.strip().lower()
@@ -147,7 +162,7 @@ def _classify(c: Any, s: pd.Series, n: int, id_col: str | None) -> FieldChoice:
     if lname == "" or _UNNAMED.fullmatch(name.strip()):
         return FieldChoice(name, "unnamed", None, "blank header cell (e.g. a saved row index): not compared; "
                            "name the column to compare it")
-    if is_truth_like(name):
+    if is_truth_like(name) and not _label_is_text(lname, s):
         return FieldChoice(name, "truth", None, "name looks like a true entity / label column; never compared "
                            "(pass it as truth= to evaluate)")
     if lname in _SOURCE:

