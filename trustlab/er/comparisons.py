@@ -56,6 +56,7 @@ COMPARISON_LEVELS: dict[str, tuple[str, str, float | None, float | None, bool]] 
     "date": ("levenshtein", "levenshtein", 0.74, 0.50, False),
     "numeric": ("rel_sim", "rel_sim", 0.99, 0.90, False),
     "latlon": ("geo_sim", "geo_sim", 0.96, 0.67, False),
+    "record": ("cosine", "cosine", 0.75, 0.5, False),
 }
 LEVEL_NAMES = ("exact", "close", "far", "else")
 _L = len(LEVEL_NAMES)
@@ -101,6 +102,8 @@ def tf_keys(df: pd.DataFrame, f: Field) -> np.ndarray:
         v = s.str.lower().str.replace(r"[^\w ]+", " ", regex=True).str.split().str.join(" ")
     elif f.kind in ("postcode", "code"):
         v = s.str.strip().str.lower().str.replace(r"[^0-9a-z]+", "", regex=True)
+    elif f.kind == "exact":
+        v = s.str.lower().str.replace(r"[^\w]+", " ", regex=True).str.split().str.join(" ")
     else:
         v = s.str.strip().str.lower()
     return v.fillna("").to_numpy(dtype=object)

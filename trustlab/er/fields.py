@@ -269,7 +269,7 @@ def infer_fields_report(
     >>> [c.role for c in rep.choices]
     ['id', 'field', 'field', 'truth']
     """
-    from trustlab.er.records import Field
+    from trustlab.er.records import RECORD, Field
 
     n = len(df)
     ex = {str(e) for e in exclude}
@@ -296,4 +296,9 @@ def infer_fields_report(
             fields.append(Field(f"{lat.column},{lon.column}", "latlon"))
         else:
             fields.append(Field(c.column, c.kind))
+    # the whole record, compared beside the fields: sparse rows, values in other columns
+    if sum(f.kind not in ("latlon", "numeric") for f in fields) >= 2:
+        fields.append(Field(RECORD, "record"))
+        choices.append(FieldChoice(RECORD, "field", "record", "the whole record: TF-IDF cosine of the words of "
+                                   "every compared field"))
     return FieldInference(fields=fields, choices=choices, id_col=found_id)

@@ -12,12 +12,15 @@ import pandas as pd
 
 from trustlab._validation import Interval, InvalidParameterError, validate_params
 
-__all__ = ["FIELD_KINDS", "Field", "read_records", "validate_records", "infer_fields", "normalize_fields"]
+__all__ = ["FIELD_KINDS", "RECORD", "Field", "read_records", "validate_records", "infer_fields", "normalize_fields"]
 
 #: the kinds a field may have; they decide how two values are compared
 FIELD_KINDS = (
     "string", "name", "address", "phone", "numeric", "date", "exact", "latlon", "tokens", "email", "postcode", "code",
+    "record",
 )
+#: the column name of the whole-record comparison (``Field(RECORD, "record")``)
+RECORD = "*"
 
 
 @dataclass(frozen=True)
@@ -26,13 +29,17 @@ class Field:
 
     For ``kind="latlon"`` the column is ``"LAT,LON"`` (two column names joined by a comma).
     ``kind="tokens"`` is for long set-like text (co-authors, tags): only the token-set
-    ratio is computed.
+    ratio is computed. ``Field("*", "record")`` compares whole records: TF-IDF cosine of
+    the words of every other compared field (schema-agnostic, so rows whose values sit in
+    different or mostly empty columns still match).
     """
 
     column: str
     kind: str = "string"
 
     def columns(self) -> list[str]:
+        if self.kind == "record":
+            return []
         return self.column.split(",") if self.kind == "latlon" else [self.column]
 
 

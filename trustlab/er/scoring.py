@@ -108,6 +108,60 @@ def _idf_jaccard(s: pd.Series, i: np.ndarray, j: np.ndarray) -> np.ndarray:
     return out
 
 
+_RECORD_TOKEN = r"[^\W\d_]+|\d+"
+
+
+def record_text(df: pd.DataFrame, fields: Sequence[Field]) -> pd.Series:
+    """The words of every compared field of a record, in one string (the input of the
+    whole-record comparison, ``kind="record"``)."""
+    cols = [c for f in fields if f.kind not in ("record", "latlon") for c in f.columns()]
+    if not cols:
+        return pd.Series([""] * len(df), index=df.index)
+    out = df[cols[0]].fillna("").astype(str)
+    for c in cols[1:]:
+        out = out + " " + df[c].fillna("").astype(str)
+    return out
+
+
+def _tfidf_cosine(text: pd.Series, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+    """Cosine similarity of two records' TF-IDF vectors over word tokens (letters and
+    digits apart, lower case; sublinear term frequency ``1 + log tf``, idf
+    ``log(n / df)``). Shared rare words (a name, a model number) count, words every
+    record has do not. NaN when a record has no word."""
+    from scipy import sparse
+
+    tok = text.fillna("").astype(str).str.lower().str.findall(_RECORD_TOKEN)
+    ex = tok.explode().dropna()
+    n = len(text)
+    if len(ex) == 0 or len(i) == 0:
+        return np.full(len(i), np.nan)
+    rec = ex.index.to_numpy(np.int64) if isinstance(text.index, pd.RangeIndex) else \
+        np.repeat(np.arange(n), tok.str.len().to_numpy())
+    ids = pd.factorize(ex)[0].astype(np.int64)
+    A = sparse.csr_matrix((np.ones(len(ids)), (rec, ids)), shape=(n, int(ids.max()) + 1))
+    A.sum_duplicates()
+    dfreq = np.bincount(A.indices, minlength=A.shape[1])
+    idf = np.log(n / np.maximum(dfreq, 1)) + 1e-6
+    A.data = (1.0 + np.log(A.data)) * idf[A.indices]
+    norm = np.sqrt(np.asarray(A.multiply(A).sum(1)).ravel())
+    A = sparse.diags(np.where(norm > 0, 1.0 / np.maximum(norm, 1e-300), 0.0)) @ A
+    A = A.tocsr()
+    out = np.empty(len(i))
+    rowlen = np.diff(A.indptr)
+    work = np.cumsum(rowlen[i] + rowlen[j] + 1)
+    ends = np.searchsorted(work, np.arange(1, work[-1] // _JACCARD_CHUNK + 1) * _JACCARD_CHUNK, side="right")
+    a = 0
+    for b in np.unique(np.r_[np.clip(ends, 1, len(i)), len(i)]):
+        if b <= a:
+            continue
+        out[a:b] = np.asarray(A[i[a:b]].multiply(A[j[a:b]]).sum(1)).ravel()
+        a = int(b)
+    out = np.clip(out, 0.0, 1.0)
+    empty = rowlen == 0
+    out[empty[i] | empty[j]] = np.nan
+    return out
+
+
 def _distinct(a, b, codes):
     """``(a', b', inverse)``: the distinct value pairs of ``a``/``b`` (from their value
     ``codes``) and each pair's row among them, or None when deduplicating does not pay
@@ -233,10 +287,17 @@ def compare(df: pd.DataFrame, pairs: np.ndarray, fields: Sequence[Field], *, onl
             cols += [ex, sim]
             names += [f"{f.column}:exact", f"{f.column}:{'jaro_winkler' if f.kind == 'email' else 'levenshtein'}"]
             primary.append(start + 1)
+        elif f.kind == "record":
+            cos = _tfidf_cosine(record_text(df, fields).reset_index(drop=True), i, j)
+            cols.append(cos)
+            names.append(f"{f.column}:cosine")
+            primary.append(start)
         elif f.kind == "exact":
             v = df[f.column]
-            miss = (v.isna() | (v.astype(str).str.strip() == "")).to_numpy()
-            codes = pd.factorize(v.astype(str).str.strip().str.lower())[0]
+            # punctuation and case are not part of a category or year ("1995." == "1995,")
+            norm = v.astype(str).str.lower().str.replace(r"[^\w]+", " ", regex=True).str.split().str.join(" ")
+            miss = (v.isna() | (norm.fillna("") == "")).to_numpy()
+            codes = pd.factorize(norm.fillna(""))[0]
             ex = (codes[i] == codes[j]).astype(np.float64)
             ex[miss[i] | miss[j]] = np.nan
             cols.append(ex)
