@@ -380,8 +380,11 @@ class FSModel:
 
     # ------------------------------------------------------------------ fitting
     def fit(self, df: pd.DataFrame, pairs: np.ndarray, fm: Any, random_pairs: np.ndarray, fm_random: Any, *,
-            rules: Sequence[str] | None = None) -> "FSModel":
+            rules: Sequence[str] | None = None, max_matches: float | None = None) -> "FSModel":
         """Fit u on random pairs, then m and λ by EM on the candidate ``pairs``.
+
+        ``max_matches`` caps the expected number of matching pairs (two duplicate-free
+        tables hold at most as many as the smaller one has records).
 
         ``fm`` / ``fm_random`` are :class:`~trustlab.er.scoring.FeatureMatrix` of the
         candidate and the random pairs (from :func:`~trustlab.er.scoring.compare`).
@@ -414,7 +417,7 @@ class FSModel:
         n_all = n * (n - 1) / 2.0
         frac = min(1.0, npairs / max(1.0, n_all))
         if self.sessions:
-            return self._fit_by_sessions(G, u, n, n_all, df, pairs)
+            return self._fit_by_sessions(G, u, n, n_all, df, pairs, max_matches)
         # key states: fields of the key rules a pair agrees on carry no evidence (level -1)
         kc = self.key_codes(df) if self.forcing_ else []
         h = self.key_states(df, pairs, kc)
@@ -525,10 +528,11 @@ class FSModel:
 
     def _session_em(self, Gu: np.ndarray, cnt: np.ndarray, u: np.ndarray, free: np.ndarray,
                     m0: np.ndarray, lam0: float, n_total: float | None = None,
-                    fit_m: bool = True, fit_u: bool = False) -> tuple[np.ndarray, float, np.ndarray]:
+                    fit_m: bool = True, fit_u: bool = False,
+                    u_pseudo: float = 0.0, lam_max: float = 1.0) -> tuple[np.ndarray, float, np.ndarray, np.ndarray]:
         """EM on distinct level rows ``Gu`` (weights ``cnt``) over the fields ``free``, with u
         fixed (``fit_u``: re-estimated on the rows' non-matches, shrunk towards the given u by
-        :data:`SESSION_U_PSEUDO` pseudo-pairs). ``n_total``: the pairs the prior λ is a share of (None: the rows given; else
+        ``u_pseudo`` pseudo-pairs). ``n_total``: the pairs the prior λ is a share of (None: the rows given; else
         the rows are all the pairs that can match and the rest are non-matches). Returns m,
         λ and the posterior per row."""
         d = Gu.shape[1]
@@ -545,23 +549,23 @@ class FSModel:
             for c in np.flatnonzero(free):
                 lw += onehot[c] @ (np.log(m[c]) - np.log(u[c]))
             post = 1.0 / (1.0 + np.exp(-np.clip(lw, -50, 50)))
-            lam = float(np.clip((post * cnt).sum() / max(denom, 1.0), 1e-12, 1 - 1e-9))
+            lam = float(np.clip((post * cnt).sum() / max(denom, 1.0), 1e-12, min(1 - 1e-9, lam_max)))
             if fit_m:
                 for c in np.flatnonzero(free):
                     mc = (post * cnt) @ onehot[c] + 1e-3
                     m[c] = mc / mc.sum()
             if fit_u:
                 for c in np.flatnonzero(free):
-                    uc = ((1 - post) * cnt) @ onehot[c] + SESSION_U_PSEUDO * u0[c]
+                    uc = ((1 - post) * cnt) @ onehot[c] + u_pseudo * u0[c]
                     u[c] = uc / uc.sum()
             ll = float(np.sum(cnt * np.logaddexp(0, lw)))
             if abs(ll - prev) < self.tol * max(1.0, abs(ll)):
                 break
             prev = ll
-        return m, lam, post
+        return m, lam, u, post
 
     def _fit_by_sessions(self, G: np.ndarray, u: np.ndarray, n: int, n_all: float, df: pd.DataFrame,
-                         pairs: np.ndarray) -> "FSModel":
+                         pairs: np.ndarray, max_matches: float | None = None) -> "FSModel":
         """m per field from EM *sessions*, λ as the match share of all record pairs.
 
         Splink's training scheme: within the pairs that agree exactly on one identifying
@@ -594,7 +598,8 @@ class FSModel:
             free &= (Gu[rows] >= 0).any(0)
             if not free.any():
                 continue
-            m_s, lam_s, _ = self._session_em(Gu[rows], cnt[rows], u, free, m_init, 0.3, fit_u=True)
+            m_s, lam_s, _, _ = self._session_em(Gu[rows], cnt[rows], u, free, m_init, 0.3, fit_u=True,
+                                                u_pseudo=SESSION_U_PSEUDO)
             exp_matches = lam_s * n_s
             self.sessions_.append({"field": self.fields[c].column, "pairs": int(n_s), "lambda": lam_s})
             if exp_matches < 1.0:
@@ -603,14 +608,23 @@ class FSModel:
             hits[free] += 1
         # plain EM over all candidates for the fields no session could estimate
         lam0 = float(np.clip(n / max(npairs, 1.0), 1e-6, 0.5))
-        m_all, _, _ = self._session_em(Gu, cnt, u, np.ones(d, bool), m_init, lam0)
+        m_all, _, _, _ = self._session_em(Gu, cnt, u, np.ones(d, bool), m_init, lam0)
         m = np.where(hits[:, None] > 0, sums / np.maximum(hits, 1)[:, None], m_all)
         m = np.maximum(m, 1e-6)
         m /= m.sum(1, keepdims=True)
         # λ over all record pairs: non-candidates are non-matches
         n_total = npairs if LAMBDA_OVER_CANDIDATES else max(n_all, npairs)
-        _, lam, post = self._session_em(Gu, cnt, u, np.ones(d, bool), m, 1.0 / max(n, 2), n_total=n_total,
-                                        fit_m=False)
+        # u: the candidate non-matches (blocking makes them more alike than random pairs:
+        # same brand, shared title words), shrunk towards the random-pair estimate by how
+        # random the candidates are (every pair a candidate: u stays the random-pair u)
+        frac = min(1.0, npairs / max(1.0, n_all))
+        lam_max = 1.0 if max_matches is None else max(max_matches, 1.0) / n_total
+        # λ first with the random-pair u (no feedback), then u follows the non-matches
+        _, lam, _, _ = self._session_em(Gu, cnt, u, np.ones(d, bool), m, 1.0 / max(n, 2), n_total=n_total,
+                                        fit_m=False, lam_max=lam_max)
+        _, lam, u, post = self._session_em(Gu, cnt, u, np.ones(d, bool), m, lam, n_total=n_total,
+                                           fit_m=False, fit_u=True, u_pseudo=max(self.u_prior, 10.0 * npairs * frac),
+                                           lam_max=lam_max)
         self.m_, self.u_, self.lambda_ = m, u, lam
         self.n_pairs_total_ = float(n_total)
         self.n_iter_ = 1

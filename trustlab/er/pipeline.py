@@ -257,7 +257,12 @@ def _fit_scorer(data: _Records, pairs, fm, use_sup: bool, only, cfg: _ScoringCon
         # multi-level Fellegi-Sunter with TF adjustment; u from random record pairs
         # (Splink's estimate_u_using_random_sampling), EM seeded by a deterministic rule
         rp = random_pairs(data.n, rng)
-        return FSModel(flds).fit(df, pairs, fm, rp, compare(df, rp, flds, only=only), rules=rules)
+        cap = None
+        if data.link is not None and data.link.link_type == "link_only":
+            # each table holds an entity at most once: at most min(table sizes) matching pairs
+            sizes = np.bincount(data.link.codes)
+            cap = float(sizes[sizes > 0].min()) if (sizes > 0).sum() >= 2 else None
+        return FSModel(flds).fit(df, pairs, fm, rp, compare(df, rp, flds, only=only), rules=rules, max_matches=cap)
     if not data.labelled:
         raise ValueError("scorer='supervised' needs labels=...; or use scorer='fellegi_sunter'")
     if data.pair_lab is not None:
