@@ -32,7 +32,7 @@ from trustlab.er.cluster import CLUSTER_METHODS, ClusterResult, cluster_pairs
 from trustlab.er.comparisons import FSModel
 from trustlab.er.defaults import canonical_order, check_time_limit, default_rules, field_report, random_pairs
 from trustlab.er.linking import prepare_link
-from trustlab.er.one_to_one import cluster_one_to_one
+from trustlab.er.one_to_one import check_one_to_one, cluster_one_to_one, one_to_one_sources
 from trustlab.er.records import validate_records
 from trustlab.er.resolution import Resolution, _component_completion, _entity_map, _pair_labels, evaluate
 from trustlab.er.scoring import FeatureMatrix, SupervisedScorer, compare, to_weights
@@ -191,10 +191,7 @@ def _configure(*, method, threshold, time_limit, M, solver_options, client, comp
     check_interval(train_fraction, "train_fraction", low=0, high=1, closed="right", func="resolve")
     for m in compare_methods:
         check_option(m, "compare_methods", list(CLUSTER_METHODS), func="resolve")
-    if (one_to_one is not False and one_to_one is not np.False_) and method != "xer":
-        raise InvalidParameterError(f"resolve(one_to_one=...) needs method='xer' (got {method!r}): the one-to-one "
-                                    "clustering is exact; the baselines cannot keep a source's records apart.")
-    one_to_one = bool(one_to_one) if isinstance(one_to_one, (bool, np.bool_)) else tuple(map(str, one_to_one))
+    one_to_one = check_one_to_one(one_to_one, method)
     return (_ClusteringConfig(method, threshold, time_limit, M, opts, tuple(compare_methods), one_to_one),
             _ScoringConfig(scorer, model, C, train_fraction, weights, complete_components))
 
@@ -228,23 +225,6 @@ def _read_records(records, *, id_col, fields, labels, truth, link_type, source_c
     if truth_arr is not None and any(v is None for v in truth_arr):
         raise ValueError("truth must give an entity id for every record (some are missing)")
     return _Records(df, id_col, freport, order, link, ent_labels, pair_lab, truth_arr)
-
-
-def _check_one_to_one(data: _Records, one_to_one: Any) -> np.ndarray | None:
-    """The source of every record when ``one_to_one`` is asked for (checked here, before
-    any work: several tables, and the named ones exist)."""
-    if one_to_one is False:
-        return None
-    if data.link is None:
-        raise ValueError("one_to_one=... needs several tables: pass records as a list or dict of tables (or one "
-                         "table with link_type=... and its source column, source_col=...)")
-    sources = data.df[data.link.source_col].astype(str).to_numpy(dtype=object)
-    if one_to_one is not True:
-        names = sorted(set(sources))
-        unknown = sorted(set(one_to_one) - set(names))
-        if unknown:
-            raise ValueError(f"one_to_one names table(s) {unknown} that are not among the tables {names}")
-    return sources
 
 
 def _block(data: _Records, blocking, max_block_size: int, fitted) -> tuple[np.ndarray, BlockingStats, bool]:
@@ -626,7 +606,7 @@ def resolve(
     rng = check_random_state(random_state)
     data = _read_records(records, id_col=id_col, fields=fields, labels=labels, truth=truth, link_type=link_type,
                          source_col=source_col, method=method)
-    sources = _check_one_to_one(data, clustering.one_to_one)
+    sources = one_to_one_sources(data.df, data.link, clustering.one_to_one)
     stage = _Stages(progress)
     try:
         with stage("blocking"):

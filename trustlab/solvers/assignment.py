@@ -105,7 +105,7 @@ def _solve_component_sparse(li: np.ndarray, rj: np.ndarray, w: np.ndarray, nl: i
     ``nr + i``, right ``j`` through ``nl + j``; dummy-dummy edges mirror the real ones),
     every cost shifted by a constant so that none is zero (a perfect matching has
     ``nl + nr`` edges, so the shift changes no comparison)."""
-    shift = float(w.max()) + 1.0
+    shift = 2.0 * float(w.max())  # every cost in [max w, 2 max w): positive, and on the weights' scale
     m = li.size
     rows = np.concatenate([li, np.arange(nl), nl + np.arange(nr), nl + rj])
     cols = np.concatenate([rj, nr + np.arange(nl), np.arange(nr), nr + li])
