@@ -129,3 +129,20 @@ def test_empty_and_errors():
         max_weight_matching(2, 2, [0], [0], [1.0, 2.0])
     with pytest.raises(ValueError, match="NaN or infinity"):
         max_weight_matching(2, 2, [0], [0], [np.nan])
+
+
+def test_certificate_rejects_a_suboptimal_matching(monkeypatch):
+    """The dual check is not a formality: a component solver that returns a worse
+    matching is caught (status "feasible") and the bound stays a valid upper bound."""
+    L, R, w = [0, 1, 1], [0, 0, 1], [0.9, 0.95, 0.9]
+    exact = max_weight_matching(2, 2, L, R, w)
+
+    def greedy(li, rj, wc, nl, nr):  # keeps the heaviest edge only
+        return np.array([int(np.argmax(wc))])
+
+    monkeypatch.setattr(A, "_solve_component_dense", greedy)
+    monkeypatch.setattr(A, "_solve_component_sparse", greedy)
+    r = max_weight_matching(2, 2, L, R, w)
+    assert r.objective == pytest.approx(0.95)
+    assert r.status == "feasible" and r.components[0]["status"] == "feasible"
+    assert r.bound >= exact.objective - 1e-12 and r.bound > r.objective
