@@ -69,6 +69,11 @@ def register(subparsers) -> None:
                     help="several tables: compare all pairs (the default for several inputs)")
     lk.add_argument("--link-type", dest="link_type", choices=["dedupe_only", "link_only", "link_and_dedupe"],
                     help="as in the API; with one INPUT, link_only reads the table of each record from --source-col")
+    p.add_argument("--one-to-one", action="store_true",
+                   help="the INPUT tables are each duplicate-free: no entity holds two records of one table, "
+                   "solved exactly (two tables: a maximum-weight assignment, proven optimal at any size; "
+                   "more: clique partitioning with same-table pairs forbidden); needs several INPUT files "
+                   "(or --link-type with --source-col) and --method xer")
     p.add_argument("--save-model", metavar="PATH", help="save the fitted model (fields, blocking rules, "
                    "parameters) to this JSON file")
     p.add_argument("--model", metavar="PATH", help="apply a model saved with --save-model (no training)")
@@ -154,6 +159,8 @@ def _run(args) -> int:
     if args.link_type:
         kw["link_type"] = args.link_type
     kw["source_col"] = args.source_col
+    if args.one_to_one:
+        kw["one_to_one"] = True
     if args.labels:
         if isinstance(records, dict):
             raise CLIError("--labels with several INPUT files is not supported; stack them with a source column")
@@ -241,6 +248,9 @@ def _run(args) -> int:
         )
         w(f"components: {out['component_status']}; proven optimal {out.get('n_components_proven', 0)} of "
           f"{out.get('n_components_multi', 0)} multi-record components (max gap {out.get('max_gap', 0.0):.3g})\n")
+        if out.get("one_to_one"):
+            o = out["one_to_one"]
+            w(f"one-to-one: {o['solver']} over tables {o['sources']} (duplicate-free: {o['duplicate_free']})\n")
         if res.metrics:
             m = res.metrics
             w("pairwise P/R/F1 %.4f / %.4f / %.4f; B3 F1 %.4f; homogeneity %.4f completeness %.4f V %.4f; "

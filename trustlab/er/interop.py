@@ -256,7 +256,7 @@ def _complete(
 def _cluster_ids(
     sp: ScoredPairs, *, ids: Sequence | None, records: Any, id_col: str | None, method: str, weights: str,
     threshold: float | None, threshold_probability: float | None, id_column: str, cluster_column: str,
-    scorer: Callable | None, fields: Any, complete_components: int, **kw,
+    scorer: Callable | None, fields: Any, complete_components: int, one_to_one: tuple | None = None, **kw,
 ) -> tuple[pd.DataFrame, ClusterResult]:
     CLUSTER_METHODS[method]  # unknown names fail here, listing the valid ones
     prob = np.asarray(sp.prob, np.float64)
@@ -319,14 +319,57 @@ def _cluster_ids(
         kw["prob"] = prob
         if threshold_probability is not None:
             kw.setdefault("p_threshold", float(threshold_probability))
-    res = cluster_pairs(len(node_ids), P, w, method=method, threshold=thr, **kw)
-    res.info["n_completed_pairs"] = int(n_completed)
-    res.info["n_scored_pairs"] = int(len(P))
     if id_column == cluster_column:
         raise ValueError(f"id_column and cluster_column must differ; both are {id_column!r}")
+    if one_to_one is not None:  # node ids are (source, id) keys: (source column, key -> (source, id))
+        from trustlab.er.one_to_one import cluster_one_to_one
+
+        keys = [one_to_one[1][k] for k in node_ids]
+        src = np.array([k[0] for k in keys], dtype=object)
+        res = cluster_one_to_one(len(node_ids), P, w, src, threshold=thr, **kw)
+    else:
+        res = cluster_pairs(len(node_ids), P, w, method=method, threshold=thr, **kw)
+    res.info["n_completed_pairs"] = int(n_completed)
+    res.info["n_scored_pairs"] = int(len(P))
     labels = pd.factorize(res.labels)[0].astype(np.int64)  # numbered in order of first appearance
+    if one_to_one is not None:
+        return pd.DataFrame({one_to_one[0]: [k[0] for k in keys], id_column: [k[1] for k in keys],
+                             cluster_column: labels}), res
     return pd.DataFrame({id_column: node_ids.to_numpy(dtype=object) if len(node_ids) else [],
                          cluster_column: labels}), res
+
+
+def _keys(src: Any, ids: Any, names: dict) -> np.ndarray:
+    """``"<source>\\x1f<id>"`` keys of (source, id) pairs; ``names`` maps each key back."""
+    out = np.empty(len(ids), dtype=object)
+    for k, (s, i) in enumerate(zip(src, ids)):
+        out[k] = key = f"{s}\x1f{i}"
+        names.setdefault(key, (str(s), i))
+    return out
+
+
+def _with_sources(sp: ScoredPairs, predictions: Any, ids: Any, records: Any, scorer: Any,
+                  source_col: str) -> tuple[ScoredPairs, Any, dict]:
+    """One-to-one: key every record by (source, id), from Splink's ``<source_col>_l`` /
+    ``_r`` columns (ids need to be unique only within their source)."""
+    frame = _to_pandas(predictions)
+    cols = [f"{source_col}_l", f"{source_col}_r"]
+    if not isinstance(frame, pd.DataFrame) or any(c not in frame.columns for c in cols):
+        got = list(map(str, frame.columns)) if isinstance(frame, pd.DataFrame) else type(frame).__name__
+        raise ValueError(f"one_to_one=True needs the source of every record: columns {cols} (Splink's link "
+                         f"output; other names via source_col=...); got {got}")
+    if records is not None or scorer is not None:
+        raise ValueError("one_to_one=True takes ids= as (source, id) pairs; records= and scorer= (completion) "
+                         "are not supported with it")
+    names: dict = {}
+    if ids is not None:
+        ids = list(ids)
+        if not all(isinstance(x, (tuple, list)) and len(x) == 2 for x in ids):
+            raise ValueError("with one_to_one=True, ids= must be (source, id) pairs, e.g. [('A', 1), ('B', 1)]")
+        ids = list(_keys([x[0] for x in ids], [x[1] for x in ids], names))
+    sp = ScoredPairs(_keys(frame[cols[0]], sp.left, names), _keys(frame[cols[1]], sp.right, names), sp.prob,
+                     sp.source)
+    return sp, ids, names
 
 
 _COMMON_DOC = """
@@ -375,7 +418,8 @@ _CLUSTER_IDS_PARAMS = {
 
 
 @validate_params({"predictions": [object], **_CLUSTER_IDS_PARAMS,
-                  "left_col": [str, None], "right_col": [str, None], "prob_col": [str, None]})
+                  "left_col": [str, None], "right_col": [str, None], "prob_col": [str, None],
+                  "one_to_one": ["boolean"], "source_col": [str]})
 def cluster_splink_predictions(
     predictions: Any,
     *,
@@ -394,6 +438,8 @@ def cluster_splink_predictions(
     left_col: str | None = None,
     right_col: str | None = None,
     prob_col: str | None = None,
+    one_to_one: bool = False,
+    source_col: str = "source_dataset",
     **kwargs: Any,
 ) -> tuple[pd.DataFrame, ClusterResult]:
     """Cluster Splink predictions (or any table of scored pairs) into entities.
@@ -405,6 +451,16 @@ def cluster_splink_predictions(
         ``.as_duckdbpyrelation().arrow()``…); columns ``unique_id_l``, ``unique_id_r`` and
         ``match_probability`` (or ``match_weight``), other names via ``left_col``,
         ``right_col``, ``prob_col``. recordlinkage's MultiIndex outputs are read too.
+    one_to_one : bool
+        The sources are each duplicate-free (Splink ``link_only`` of deduplicated tables):
+        exact one-to-one clustering by :func:`trustlab.er.one_to_one.cluster_one_to_one`
+        (two sources: a maximum-weight assignment with its LP-dual certificate; more:
+        clique partitioning with same-source pairs forbidden), instead of a greedy
+        best-link rule. Records are keyed by (source, id) from ``<source_col>_l`` /
+        ``<source_col>_r``; ``ids=`` then takes (source, id) pairs, the output gets a
+        ``source_col`` column first, and completion (``records=``, ``scorer=``) is off.
+    source_col : str
+        Splink's source column name (``source_dataset``), for ``one_to_one``.
     """ + _COMMON_DOC + """
     Examples
     --------
@@ -416,6 +472,11 @@ def cluster_splink_predictions(
     [[1, 0], [2, 0], [3, 1], [4, 2]]
     """
     sp = read_scored_pairs(predictions, left_col=left_col, right_col=right_col, prob_col=prob_col)
+    if one_to_one:
+        if method != "xer":
+            raise ValueError(f"one_to_one=True clusters exactly (method='xer'); got method={method!r}")
+        sp, ids, names = _with_sources(sp, predictions, ids, records, scorer, source_col)
+        kwargs["one_to_one"] = (source_col, names)
     return _cluster_ids(sp, ids=ids, records=records, id_col=id_col, method=method, weights=weights,
                         threshold=threshold, threshold_probability=threshold_probability, id_column=id_column,
                         cluster_column=cluster_column, scorer=scorer, fields=fields,

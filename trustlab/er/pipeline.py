@@ -32,6 +32,7 @@ from trustlab.er.cluster import CLUSTER_METHODS, ClusterResult, cluster_pairs
 from trustlab.er.comparisons import FSModel
 from trustlab.er.defaults import canonical_order, check_time_limit, default_rules, field_report, random_pairs
 from trustlab.er.linking import prepare_link
+from trustlab.er.one_to_one import check_one_to_one, cluster_one_to_one, one_to_one_sources
 from trustlab.er.records import validate_records
 from trustlab.er.resolution import Resolution, _component_completion, _entity_map, _pair_labels, evaluate
 from trustlab.er.scoring import FeatureMatrix, SupervisedScorer, compare, to_weights
@@ -64,12 +65,18 @@ class _ClusteringConfig:
     M: int
     solver_options: Mapping[str, Any]
     compare_methods: tuple
+    one_to_one: Any = False  # False, True (every source) or the duplicate-free source names
 
-    def cluster(self, n: int, sc: "_Scored", method: str | None = None) -> ClusterResult:
+    def cluster(self, n: int, sc: "_Scored", method: str | None = None, sources: Any = None) -> ClusterResult:
         """:func:`cluster_pairs` with ``method`` (default: the main one); a baseline
-        gets the threshold only when it is ``xer``."""
+        gets the threshold only when it is ``xer``. The main method with ``one_to_one``
+        is :func:`~trustlab.er.one_to_one.cluster_one_to_one` on the records' ``sources``."""
         main = method is None
         method = self.method if main else method
+        if main and self.one_to_one is not False:
+            free = None if self.one_to_one is True else list(self.one_to_one)
+            return cluster_one_to_one(n, sc.pairs, sc.w, sources, duplicate_free=free, threshold=self.threshold,
+                                      time_limit=self.time_limit, M=self.M, solver_options=dict(self.solver_options))
         kw: dict[str, Any] = {}
         if method == "xer":
             kw = {"time_limit": self.time_limit, "M": self.M, "solver_options": dict(self.solver_options)}
@@ -173,7 +180,8 @@ def _solver_options(solver_options: Mapping[str, Any] | None, client: Any) -> di
 
 
 def _configure(*, method, threshold, time_limit, M, solver_options, client, compare_methods, scorer, model, C,
-               train_fraction, weights, complete_components) -> tuple[_ClusteringConfig, _ScoringConfig]:
+               train_fraction, weights, complete_components,
+               one_to_one=False) -> tuple[_ClusteringConfig, _ScoringConfig]:
     """Stage 0: check the options (once, before any work) and group them."""
     time_limit = check_time_limit(time_limit, func="resolve")
     opts = _solver_options(solver_options, client)
@@ -183,7 +191,8 @@ def _configure(*, method, threshold, time_limit, M, solver_options, client, comp
     check_interval(train_fraction, "train_fraction", low=0, high=1, closed="right", func="resolve")
     for m in compare_methods:
         check_option(m, "compare_methods", list(CLUSTER_METHODS), func="resolve")
-    return (_ClusteringConfig(method, threshold, time_limit, M, opts, tuple(compare_methods)),
+    one_to_one = check_one_to_one(one_to_one, method)
+    return (_ClusteringConfig(method, threshold, time_limit, M, opts, tuple(compare_methods), one_to_one),
             _ScoringConfig(scorer, model, C, train_fraction, weights, complete_components))
 
 
@@ -398,7 +407,8 @@ def _result(data: _Records, sc: _Scored, cr: ClusterResult, stats: BlockingStats
         link_type=link_type, records=df.iloc[inv].reset_index(drop=True),
         settings={"method": ccfg.method, "weights": scfg.weights, "threshold": ccfg.threshold,
                   "max_block_size": max_block_size, "time_limit": ccfg.time_limit, "id_col": id_col,
-                  "n_training_records": n, "link_type": link_type, "source_col": source_col},
+                  "n_training_records": n, "link_type": link_type, "source_col": source_col,
+                  "one_to_one": ccfg.one_to_one if isinstance(ccfg.one_to_one, bool) else list(ccfg.one_to_one)},
     )
 
 
@@ -426,6 +436,7 @@ def _result(data: _Records, sc: _Scored, cr: ClusterResult, stats: BlockingStats
         "progress": ["boolean"],
         "link_type": [{"dedupe_only", "link_only", "link_and_dedupe"}, None],
         "source_col": [str],
+        "one_to_one": ["boolean", "sequence"],
     }
 )
 def resolve(
@@ -455,6 +466,7 @@ def resolve(
     link_type: str | None = None,
     source_col: str = "source_dataset",
     existing: Any = None,
+    one_to_one: bool | Sequence[str] = False,
 ) -> Resolution:
     """Resolve records into entities, with the evidence for every merge.
 
@@ -535,6 +547,14 @@ def resolve(
         The source column added to (or read from) the records; Splink's name by default.
         The result's :meth:`Resolution.to_frame` has it first, then the id column (ids
         need to be unique only within their table) and ``entity_id``.
+    one_to_one : bool or sequence of str, default False
+        The tables are each duplicate-free (True), or those named are: no entity holds two
+        records of such a table, solved exactly by
+        :func:`~trustlab.er.one_to_one.cluster_one_to_one` (two tables: a maximum-weight
+        assignment, proven optimal by its LP dual at any size; more tables, or
+        ``link_and_dedupe`` with some tables not duplicate-free: clique partitioning with
+        the same-table pairs forbidden). Needs several tables (or ``link_type`` with
+        ``source_col``) and ``method="xer"``; ``summary()["one_to_one"]`` names the solver.
 
     Returns
     -------
@@ -569,6 +589,9 @@ def resolve(
     """
     from trustlab.er.model import is_saved_model, load_model, resolve_incremental
 
+    if one_to_one is not False and existing is not None:
+        raise ValueError("one_to_one=... is not supported with existing=... (incremental resolution); "
+                         "resolve the tables together instead")
     fitted = load_model(model) if is_saved_model(model) else None
     if existing is not None:
         if fitted is None:
@@ -584,10 +607,11 @@ def resolve(
     clustering, scoring = _configure(
         method=method, threshold=threshold, time_limit=time_limit, M=M, solver_options=solver_options, client=client,
         compare_methods=compare_methods, scorer=scorer, model=model, C=C, train_fraction=train_fraction,
-        weights=weights, complete_components=complete_components)
+        weights=weights, complete_components=complete_components, one_to_one=one_to_one)
     rng = check_random_state(random_state)
     data = _read_records(records, id_col=id_col, fields=fields, labels=labels, truth=truth, link_type=link_type,
                          source_col=source_col, method=method)
+    sources = one_to_one_sources(data.df, data.link, clustering.one_to_one)
     stage = _Stages(progress)
     try:
         with stage("blocking"):
@@ -605,7 +629,7 @@ def resolve(
         if default_blocking:
             _estimate_completeness(data, scored, stats, max_block_size)
         with stage("clustering"):
-            cr = clustering.cluster(data.n, scored)
+            cr = clustering.cluster(data.n, scored, sources=sources)
         with stage("evaluation"):
             evaluation = _evaluate(data, scored, cr, clustering, stats)
     finally:

@@ -191,6 +191,8 @@ class Resolution:
         out["component_status"] = {str(k): int(v) for k, v in st.items()}
         out["objective"] = float(self.clusters.objective)
         out.update(_proof_summary(self.clusters))
+        if "one_to_one" in self.clusters.info:  # which exact solver kept each table's records apart
+            out["one_to_one"] = self.clusters.info["one_to_one"]
         if self.field_report is not None:
             out["fields"] = [{"column": f.column, "kind": f.kind} for f in self.field_report.fields]
         if self.model is not None and hasattr(self.model, "problems_"):
