@@ -7,7 +7,7 @@ import platform
 import sys
 from typing import Any
 
-_PACKAGES = ("numpy", "scipy", "numba", "networkx", "ortools", "pulp", "pandas", "sklearn",
+_PACKAGES = ("numpy", "scipy", "numba", "networkx", "ortools", "pandas", "sklearn",
              "rapidfuzz", "matplotlib", "cupy", "numba_cuda", "igraph", "dask", "pyarrow")
 
 
