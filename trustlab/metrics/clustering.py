@@ -2,7 +2,7 @@
 
 All functions take two label vectors of equal length (any hashable labels; one entry
 per record) and count over **all** record pairs, so pairs removed by blocking count
-as false negatives (seed catalogue P5.9/P5.10). Homogeneity, completeness, V-measure,
+as false negatives (the xER paper's pairwise P/R/F1 and Table 5). Homogeneity, completeness, V-measure,
 ARI and FMI follow scikit-learn's definitions exactly; they are computed here from one
 sparse contingency table so a full report costs a single pass.
 """

@@ -1,4 +1,5 @@
-"""Word-level composition of token × dimension gradients (Ding & Koehn 2021, S3.4).
+"""Word-level composition of token × dimension gradients (Ding & Koehn, NAACL 2021:
+gradient·input, and the vector norm of their Table 8).
 
 A saliency method (vanilla gradient, SmoothGrad, Integrated Gradients) gives a gradient
 ``g`` of shape ``(tokens, dims)`` with respect to the input embeddings ``e`` of the same

@@ -1,4 +1,5 @@
-"""MOXIE black-box evaluation metrics (Kumar et al., TrustNLP 2021, P7.6–P7.8).
+"""MOXIE black-box evaluation metrics (Kumar, Dixit & Shah, TrustNLP 2021: all-correct accuracy,
+Algorithm 1 MASKLENGTH, Algorithm 2 COUNTERFACTUAL_ACC).
 
 The model being interpreted (the *teacher*) is only queried through a ``predict_fn``
 callable: it takes a list of tokens and returns a label, or a vector of class scores /

@@ -116,7 +116,7 @@ def spearman(x: Any, y: Any) -> ReliabilityResult:
 
 def _metric_vector(f: Any, name: str) -> np.ndarray:
     a = np.asarray(f, dtype=np.float64)
-    if a.ndim == 2:  # (seeds, embeddings): average over seeds first (S4.2)
+    if a.ndim == 2:  # (seeds, embeddings): average over seeds first (Rios & Lwowski 2020: 10 seeds)
         if a.shape[0] == 0:
             raise ValueError(f"{name} has no seeds (shape {a.shape}).")
         if not np.all(np.isfinite(a)):
@@ -433,7 +433,7 @@ def load_rios_lwowski(table: int = 2):
 
     ``table=1``: mean AUC/GAUC/FPED/FNED per strategy x model x dataset (column ``mean``);
     ``table=2``: CDR Spearman rho per strategy x model x dataset pair x metric (column
-    ``rho``; the minus signs lost in the PDF are restored, see the seed catalogue S4).
+    ``rho``; the minus signs lost in the PDF are restored from the paper's text and AVG rows).
     Both include the paper's AVG rows (``model == "AVG"``).
 
     Examples

@@ -1,5 +1,6 @@
-"""The Bayesian hierarchical bias model of Dobrzeniecka & Urbaniak (seed S2) and the
-small-sample WEAT simulation (S2.3)."""
+"""The Bayesian hierarchical bias model of Dobrzeniecka & Urbaniak ("A Bayesian method of cosine-based
+word2vec bias estimation", extended abstract) and its small-sample WEAT simulation (its table of
+cell means, sigma and WEAT values)."""
 from __future__ import annotations
 
 import math

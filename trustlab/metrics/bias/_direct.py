@@ -205,7 +205,7 @@ def direct_bias(
 
 @validate_params({"scores": ["array-like"], "counts": ["array-like", None]})
 def gendered_form_bias(scores: Sequence[float], counts: Sequence[float] | None = None) -> float:
-    """Per-profession bias over grammatical forms (Matthews et al. 2021, P6.5).
+    """Per-profession bias over grammatical forms (Matthews et al., TrustNLP 2021; their recommended weighted mean).
 
     The count-weighted mean sum_f n_f b_f / sum_f n_f of the per-form biases b_f (the
     paper's recommendation), or the unweighted mean when ``counts`` is None.
