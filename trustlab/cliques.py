@@ -68,6 +68,13 @@ class CliqueResult:
         Original node labels (int64 array, or object array for other labels).
     backend : str
         ``"cpu"`` or ``"gpu"``: where the cliques were computed.
+
+    Examples
+    --------
+    >>> from trustlab.cliques import maximal_cliques
+    >>> res = maximal_cliques([[0, 1], [1, 2], [2, 0], [2, 3]])
+    >>> isinstance(res, CliqueResult), len(res), sorted(res.to_list())
+    (True, 2, [[0, 1, 2], [2, 3]])
     """
 
     indptr: np.ndarray  # int64, len n_cliques + 1

@@ -203,6 +203,15 @@ def gaussian_width(
 def beta_for_m(d: int, m: int, delta: float = 1e-6) -> float:
     """Inverse of :func:`calibrate_m`: the β that a projection dimension ``m`` buys.
 
+    Parameters
+    ----------
+    d : int
+        Input dimension (>= 2).
+    m : int
+        Projection dimension.
+    delta : float
+        Failure probability, in (0, 1).
+
     Examples
     --------
     >>> round(beta_for_m(300, 100), 2)
@@ -226,6 +235,13 @@ def projection_matrix(m: int, d: int, seed: int) -> np.ndarray:
 
     Drawn with NumPy's PCG64 from ``seed`` on the host, so every backend uses the same
     Φ and anybody holding the release record can rebuild it.
+
+    Parameters
+    ----------
+    m, d : int
+        Output and input dimension.
+    seed : int
+        The public seed (``ReleaseRecord.phi_seed``).
 
     Examples
     --------
@@ -255,6 +271,17 @@ def empirical_sensitivity(phi: np.ndarray, X, *, max_points: int = 1000, min_dis
     which :func:`trustlab.privacy.privatize` reports separately. Pairs closer than
     ``min_dist`` times the sample's largest |coordinate| (a relative threshold: the
     ratio does not depend on the scale of X) are skipped.
+
+    Parameters
+    ----------
+    phi : numpy.ndarray of shape (m, d)
+        The projection Φ.
+    X : array-like of shape (n, d)
+        The sample of input vectors.
+    max_points : int
+        At most this many rows of X are used (evenly spaced over X).
+    min_dist : float
+        Pairs closer than this, relative to the sample's largest |coordinate|, are skipped.
 
     Examples
     --------
@@ -295,6 +322,15 @@ def jl_distortion(phi: np.ndarray, X, Y=None) -> dict:
     ``inner``: max |⟨Φx,Φy⟩ − ⟨x,y⟩| / (‖x‖‖y‖) and ``distance``: max
     |‖Φx−Φy‖ − ‖x−y‖| / ‖x−y‖ over all pairs. Gordon's theorem (PrivEmb paper, Thm 1 and Cor. 2) says each is
     ≤ β w.p. ≥ 1−δ at the calibrated m.
+
+    Parameters
+    ----------
+    phi : numpy.ndarray of shape (m, d)
+        The projection Φ.
+    X : array-like of shape (n, d)
+        Vectors whose norms (and, with ``Y``, inner products and distances) are checked.
+    Y : array-like of shape (k, d), optional
+        Second set of vectors for the pairwise distortions.
 
     Examples
     --------

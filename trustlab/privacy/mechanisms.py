@@ -73,6 +73,15 @@ class ReleaseRecord:
         ‖Φ‖₂, the sensitivity over all of R^d (≈ 1+√(d/m); larger than 1+β for m < d).
     library, version, created : str
         ``trustlab``, its version and the UTC time of the release.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rec = privatize(np.ones((3, 300)), epsilon=10, random_state=0).record
+    >>> rec.mechanism, rec.n, rec.d, rec.m, rec.calibration
+    ('privemb', 3, 300, 54, 'default')
+    >>> sorted(rec.to_dict())[:3]
+    ['beta', 'calibration', 'created']
     """
 
     mechanism: str
@@ -104,6 +113,23 @@ class PrivateRelease:
     """Result of :func:`privatize`; unpacks as ``vectors, record = privatize(...)``.
 
     ``indices`` holds the chosen vocabulary rows when M1's nearest-neighbour swap ran.
+
+    Attributes
+    ----------
+    vectors : numpy.ndarray of shape (n, m)
+        The released vectors (``m = d`` for M1).
+    record : ReleaseRecord
+        What the release publishes about itself.
+    indices : numpy.ndarray or None
+        M1 with ``vocab``: the vocabulary row each vector was swapped to.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rel = privatize(np.ones((3, 300)), epsilon=10, random_state=0)
+    >>> vectors, record = rel
+    >>> vectors.shape, record.m, rel.indices is None
+    ((3, 54), 54, True)
     """
 
     vectors: Any
@@ -331,6 +357,40 @@ def make_mechanism(
     ``backend="auto"`` and, unless ``streamed`` (the release is written chunk by chunk,
     as :func:`trustlab.privacy.io.privatize_file` does), the memory check of the
     ``n_hint x m`` output.
+
+    Parameters
+    ----------
+    d : int
+        Input dimension of the vectors.
+    epsilon : float
+        Privacy parameter ε > 0.
+    delta : float, default 1e-6
+        δ ∈ (0, 1) (PrivEmb's JL failure probability; M1 is (ε, 0)-private).
+    beta : float, default 0.9
+        JL distortion β ∈ (0, 1) (PrivEmb only).
+    m : int, optional
+        Projection dimension; default :func:`trustlab.privacy.calibrate_m` (d, δ, β).
+    mechanism : {"privemb", "m1"}
+    backend : {"auto", "cpu", "gpu"}
+        As in :func:`privatize`.
+    random_state : None, int or numpy Generator
+        Seeds Φ and the noise key (independent ``SeedSequence`` children).
+    phi_seed : int, optional
+        Reuse the public Φ of an earlier release.
+    allow_m_above_d : bool
+        Permit m > d.
+    n_hint : int, optional
+        Number of vectors to be released (backend choice and memory check).
+    streamed : bool
+        The release is written chunk by chunk (no ``n_hint x m`` output in memory).
+    func : str
+        Name of the calling entry point, used in error messages.
+
+    Examples
+    --------
+    >>> mech = make_mechanism(300, epsilon=10, random_state=0)
+    >>> mech.name, mech.d, mech.m
+    ('privemb', 300, 54)
     """
     mechanism = check_option(mechanism, "mechanism", list(MECHANISMS), func=func)
     d = check_int(d, "d", low=1, func=func)
@@ -713,6 +773,26 @@ def privatize_dask(X, *, epsilon: float, delta: float = 1e-6, beta: float = 0.9,
     :func:`privatize` on the same data with the same ``random_state``. Non-finite
     values are detected lazily (the computation raises). Returns ``(dask_array, record)``;
     the record's ``empirical_sensitivity`` is ``None`` (no eager sample).
+
+    Parameters
+    ----------
+    X : dask.array.Array of shape (n, d)
+        The vectors, chunked by rows (columns are rechunked into one block).
+    epsilon : float
+        Privacy parameter ε > 0.
+    delta : float, default 1e-6
+        δ ∈ (0, 1) (PrivEmb's JL failure probability; M1 is (ε, 0)-private).
+    beta : float, default 0.9
+        JL distortion β ∈ (0, 1) (PrivEmb only).
+    m : int, optional
+        Projection dimension; default :func:`trustlab.privacy.calibrate_m` (d, δ, β).
+    mechanism : {"privemb", "m1"}
+    random_state : None, int or numpy Generator
+        As in :func:`privatize`; the same seed gives the same release as :func:`privatize`.
+    phi_seed : int, optional
+        Reuse the public Φ of an earlier release.
+    allow_m_above_d : bool
+        Permit m > d.
 
     Examples
     --------

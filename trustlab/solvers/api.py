@@ -97,6 +97,13 @@ class PartitionResult:
         ``status``, ``objective``, ``bound``, ``seconds`` and solver details.
     n_singleton_components : int
     seconds : float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> r = partition(np.array([[0, 2, -1], [2, 0, -1], [-1, -1, 0]]), random_state=0)
+    >>> r.clusters, r.objective, r.status
+    ([[0, 1], [2]], 2.0, 'optimal')
     """
 
     labels: np.ndarray
