@@ -27,6 +27,18 @@ class Field:
     For ``kind="latlon"`` the column is ``"LAT,LON"`` (two column names joined by a comma).
     ``kind="tokens"`` is for long set-like text (co-authors, tags): only the token-set
     ratio is computed.
+
+    Attributes
+    ----------
+    column : str
+        The column compared (``"LAT,LON"`` for ``kind="latlon"``).
+    kind : str
+        One of :data:`FIELD_KINDS` (default ``"string"``).
+
+    Examples
+    --------
+    >>> Field("name", "name")
+    Field(column='name', kind='name')
     """
 
     column: str
@@ -140,6 +152,15 @@ def read_records(path: str | os.PathLike, *, encoding: str | None = None, sep: s
     more fields than the header (which would shift every value of the row into the
     wrong column), a spreadsheet or other binary file raise :class:`ValueError` with
     the fix.
+
+    Parameters
+    ----------
+    path : str or path-like
+        A CSV/TSV file (gzip, bz2 or xz compressed too) or a parquet file.
+    encoding : str, optional
+        Text encoding of a CSV file (default: UTF-8, or the byte-order mark's).
+    sep : str, optional
+        Force the delimiter (default: detected).
 
     Examples
     --------
@@ -380,6 +401,15 @@ def infer_fields(df: pd.DataFrame, *, exclude: Sequence[str] = (), max_fields: i
     kind from their name and values (dates, e-mails, phones, postcodes, names,
     addresses, free text, numbers, categories). ``max_fields`` (default: no limit)
     keeps only the first so many.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The records.
+    exclude : sequence of str
+        Columns never compared (e.g. the id and truth columns).
+    max_fields : int, optional
+        Keep only the first so many fields.
 
     Examples
     --------
