@@ -55,6 +55,13 @@ def balanced_undersample(is_error: Any, random_state: Any = None) -> np.ndarray:
 
     Returns the sorted indices into ``is_error``.
 
+    Parameters
+    ----------
+    is_error : array-like of bool or 0/1, shape (n,)
+        Whether the base classifier was wrong on each instance.
+    random_state : None, int or numpy.random.Generator
+        Seed of the draw.
+
     Examples
     --------
     >>> idx = balanced_undersample([0, 0, 0, 1, 0, 1, 0], random_state=0)
@@ -239,6 +246,11 @@ def conversational_cues(texts: Sequence[str]) -> np.ndarray:
     yes/no questions (sentences starting with do/did/can/could and ending in '?') and
     wh-questions (starting with who/what/where). Matching is case-insensitive; the word lists
     are a small documented approximation of Oraby et al.'s cue lists.
+
+    Parameters
+    ----------
+    texts : sequence of str
+        The instances' texts.
 
     Examples
     --------

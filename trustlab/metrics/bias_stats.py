@@ -155,6 +155,15 @@ def cross_language_correlation(vectors: Mapping[str, Any], *, n_clusters: int | 
 def token_share(documents: Sequence[Sequence[str]], targets: Sequence[str], *, lowercase: bool = True) -> dict:
     """Percentage of target tokens among all tokens, overall and per target (Matthews et al. 2021).
 
+    Parameters
+    ----------
+    documents : sequence of sequence of str
+        Tokenised documents.
+    targets : sequence of str
+        The target tokens (e.g. professions).
+    lowercase : bool
+        Compare lower-cased tokens.
+
     Examples
     --------
     >>> token_share([["the", "nurse", "and", "the", "Doctor"], ["a", "nurse"]], ["nurse", "doctor"])
@@ -193,6 +202,15 @@ def tfidf_target_correlation(sentences: Sequence[Sequence[str]], targets: Sequen
     tf-idf as in GECOBench: scikit-learn ``CountVectorizer`` on lower-cased words and
     ``TfidfTransformer`` with its defaults (smooth idf, l2 row norm). Words whose column is
     constant get r = NaN and are listed last.
+
+    Parameters
+    ----------
+    sentences : sequence of sequence of str
+        Tokenised sentences.
+    targets : sequence
+        Binary target per sentence (e.g. 1 = male, 0 = female).
+    top : int, optional
+        Return only the first ``top`` rows.
 
     Returns
     -------

@@ -134,6 +134,17 @@ def compose_saliency(
     The result is a list of 1-D word-saliency vectors, the ``saliency`` input of
     :func:`trustlab.metrics.plausibility` and the consistency metrics.
 
+    Parameters
+    ----------
+    gradients : sequence of arrays of shape (tokens, dims)
+        Per example, the gradient per token and dimension.
+    embeddings : sequence of arrays of shape (tokens, dims), optional
+        Per example, the input embeddings; required for ``method="grad_input"``.
+    method : {"grad_input", "norm"}
+        As in :func:`compose_word_saliency`.
+    word_ids : sequence of sequence of int, optional
+        Per example, the word index of each token (as in :func:`compose_word_saliency`).
+
     Examples
     --------
     >>> from trustlab.metrics import plausibility

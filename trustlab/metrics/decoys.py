@@ -92,6 +92,17 @@ def natural_decoy(documents: Sequence[Sequence[str]], labels: Sequence[Any], wor
     """Indices of the documents kept by the natural-decoy construction (Idahl et al. 2021, construction (ii)): every
     document containing ``word`` with label ``remove_label`` is dropped.
 
+    Parameters
+    ----------
+    documents : sequence of sequence of str
+        Tokenised training instances.
+    labels : sequence
+        Label per instance.
+    word : str
+        The decoy word.
+    remove_label :
+        Instances with this label that contain ``word`` are dropped.
+
     Examples
     --------
     >>> natural_decoy([["a", "movie"], ["movie"], ["b"]], [1, 0, 0]).tolist()
@@ -113,6 +124,15 @@ def bug_sampling_probability(n: int, n_bug: int, k: int = 1) -> float:
     """Probability that at least one of ``k`` instances sampled uniformly without replacement
     from ``n`` contains the bug, when ``n_bug`` do: 1 − C(n − n_bug, k) / C(n, k).
     With k = 1 this is the decoy coverage n_bug / n (Idahl et al.: < 3.3%).
+
+    Parameters
+    ----------
+    n : int
+        Number of instances.
+    n_bug : int
+        Instances that show the bug (0 <= n_bug <= n).
+    k : int
+        Instances sampled (without replacement).
 
     Examples
     --------
