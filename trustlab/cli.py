@@ -63,8 +63,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     Returns
     -------
     int
-        0 on success, 2 for a usage or input error, ``128 + signum`` when a
-        signal ended the command (only where :func:`signal_cleanup` is active).
+        0 on success, 2 for a usage or input error, 130 after Ctrl-C, ``128 + signum``
+        when SIGTERM/SIGHUP ended the command (only where :func:`signal_cleanup` is active).
 
     Examples
     --------
