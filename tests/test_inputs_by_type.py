@@ -207,5 +207,5 @@ def test_resolve_names_why_a_table_cannot_be_read():
 
     with pytest.raises(TypeError, match="could not convert the NoPyarrow to pandas: to_pandas needs pyarrow"):
         _resolve(NoPyarrow(pd.DataFrame({"id": [1]})))
-    with pytest.raises(TypeError, match=r"records must be a table \(pandas, pyarrow or polars\)"):
+    with pytest.raises(TypeError, match=r"records must be a table \(pandas DataFrame, pyarrow Table, polars"):
         _resolve(42)

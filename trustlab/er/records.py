@@ -310,7 +310,8 @@ def validate_records(records: Any, id_col: str | None) -> tuple[pd.DataFrame, st
         records = records.to_frame(name=records.name if records.name is not None else "value")
     if not isinstance(records, pd.DataFrame):
         raise TypeError(
-            f"records must be a table (pandas, pyarrow or polars) or a path to a CSV/parquet file; "
+            f"records must be a table (pandas DataFrame, pyarrow Table, polars DataFrame) or a path to a "
+            f"CSV/parquet file; "
             f"got {type(records).__name__}"
         )
     if len(records) == 0:
