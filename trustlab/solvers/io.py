@@ -168,8 +168,10 @@ def read_edgelist(path: str | os.PathLike) -> list[tuple]:
 
     Examples
     --------
-    >>> _ = open("w.txt", "w").write("# a triangle\\n1 2 1.5\\n2 3 -1\\n\\n1 3 0.5\\n")
-    >>> read_edgelist("w.txt")
+    >>> import os, tempfile
+    >>> p = os.path.join(tempfile.mkdtemp(), "w.txt")
+    >>> _ = open(p, "w").write("# a triangle\\n1 2 1.5\\n2 3 -1\\n\\n1 3 0.5\\n")
+    >>> read_edgelist(p)
     [(1, 2, 1.5), (2, 3, -1.0), (1, 3, 0.5)]
     """
     path = Path(path)
