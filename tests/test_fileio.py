@@ -82,8 +82,10 @@ SCRIPT = textwrap.dedent(
         print("ready", flush=True)
         time.sleep(60)
     pd.DataFrame.to_csv = slow
-    sys.exit(cli.main(["resolve", sys.argv[1], "--id-col", "rid", "--fields", "name:name",
-                       "--output", sys.argv[2], "-q"]))
+    with cli.signal_cleanup():  # what the console script does around main()
+        rc = cli.main(["resolve", sys.argv[1], "--id-col", "rid", "--fields", "name:name",
+                       "--output", sys.argv[2], "-q"])
+    sys.exit(rc)
     """
 )
 

@@ -27,7 +27,16 @@ BACKENDS = ("auto", "cpu", "gpu")
 
 
 class GPUUnavailableError(RuntimeError):
-    """Raised when ``backend="gpu"`` is requested but no usable GPU stack exists."""
+    """Raised when ``backend="gpu"`` is requested but no usable GPU stack exists.
+
+    Examples
+    --------
+    >>> try:
+    ...     raise GPUUnavailableError("no CUDA device found; pip install 'trustlab[gpu]'")
+    ... except RuntimeError as exc:  # a RuntimeError, so generic handlers catch it too
+    ...     print(type(exc).__name__)
+    GPUUnavailableError
+    """
 
 
 def cuda_simulator_enabled() -> bool:

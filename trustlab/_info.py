@@ -7,7 +7,7 @@ import platform
 import sys
 from typing import Any
 
-_PACKAGES = ("numpy", "scipy", "numba", "networkx", "ortools", "pulp", "pandas", "sklearn",
+_PACKAGES = ("numpy", "scipy", "numba", "networkx", "ortools", "pandas", "sklearn",
              "rapidfuzz", "matplotlib", "cupy", "numba_cuda", "igraph", "dask", "pyarrow")
 
 
@@ -51,7 +51,14 @@ def _layer() -> str:
 
 
 def show_versions() -> None:
-    """Print :func:`info_dict` in a readable form."""
+    """Print :func:`info_dict` in a readable form.
+
+    Examples
+    --------
+    >>> show_versions()  # doctest: +ELLIPSIS
+    trustlab: ...
+    python: ...
+    """
     d = info_dict()
     for k, v in d.items():
         print(f"{k}: {v}")

@@ -8,9 +8,10 @@ tracebacks.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import sys
-from typing import Sequence
+from typing import Iterator, Sequence
 
 from trustlab import __version__
 
@@ -47,6 +48,32 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one ``trustlab`` command in this process and return its exit status.
+
+    Library code: it leaves process-wide state as it found it. In particular it
+    installs no signal handlers (the console script does that, see
+    :func:`console_main` and :func:`signal_cleanup`), so tests and host
+    applications can call it in-process.
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        The command line without the program name; ``None`` reads ``sys.argv[1:]``.
+
+    Returns
+    -------
+    int
+        0 on success, 2 for a usage or input error, 130 after Ctrl-C, ``128 + signum``
+        when SIGTERM/SIGHUP ended the command (only where :func:`signal_cleanup` is active).
+
+    Examples
+    --------
+    >>> import signal
+    >>> before = signal.getsignal(signal.SIGTERM)
+    >>> main(["info", "--json"]) == 0 and signal.getsignal(signal.SIGTERM) is before  # doctest: +ELLIPSIS
+    {...}
+    True
+    """
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -56,11 +83,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 0
     from trustlab._backend import GPUUnavailableError
-    from trustlab._fileio import install_signal_cleanup, terminated_exit_code
+    from trustlab._fileio import terminated_exit_code
     from trustlab._validation import InvalidParameterError
     from trustlab.commands._common import CLIError
 
-    install_signal_cleanup()
     prefix = f"trustlab {args.command}: error:"
     try:
         _check_output_paths(args)
@@ -118,8 +144,46 @@ def console_main() -> None:
 
     _quiet_blas_threads()
     defer_numpy_f2py()
-    rc = main()
+    with signal_cleanup():
+        rc = main()
     _exit(rc)
+
+
+@contextlib.contextmanager
+def signal_cleanup() -> Iterator[None]:
+    """Within the block, SIGTERM and SIGHUP unwind like Ctrl-C (temporary files of
+    atomic writes removed, exit status ``128 + signum`` from :func:`main`); on exit
+    the handlers found on entry are put back.
+
+    Only the console entry point (:func:`console_main`) uses it: a library call never
+    changes a host's signal handlers. A no-op off the main thread.
+
+    Examples
+    --------
+    >>> import signal
+    >>> before = signal.getsignal(signal.SIGTERM)
+    >>> with signal_cleanup():
+    ...     signal.getsignal(signal.SIGTERM) is before
+    False
+    >>> signal.getsignal(signal.SIGTERM) is before
+    True
+    """
+    import signal
+    import threading
+
+    from trustlab._fileio import install_signal_cleanup
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    names = [n for n in ("SIGTERM", "SIGHUP") if hasattr(signal, n)]
+    saved = {n: signal.getsignal(getattr(signal, n)) for n in names}
+    install_signal_cleanup()
+    try:
+        yield
+    finally:
+        for n, handler in saved.items():
+            signal.signal(getattr(signal, n), handler if handler is not None else signal.SIG_DFL)
 
 
 def _quiet_blas_threads() -> None:

@@ -68,6 +68,13 @@ class CliqueResult:
         Original node labels (int64 array, or object array for other labels).
     backend : str
         ``"cpu"`` or ``"gpu"``: where the cliques were computed.
+
+    Examples
+    --------
+    >>> from trustlab.cliques import maximal_cliques
+    >>> res = maximal_cliques([[0, 1], [1, 2], [2, 0], [2, 3]])
+    >>> isinstance(res, CliqueResult), len(res), sorted(res.to_list())
+    (True, 2, [[0, 1, 2], [2, 3]])
     """
 
     indptr: np.ndarray  # int64, len n_cliques + 1
@@ -280,7 +287,8 @@ _CAP = [Interval(numbers.Integral, 1, None, closed="left"), None]
 
 
 @validate_params({"graph": [object], "min_size": _MIN_SIZE, "backend": _BACKEND,
-                  "progress": ["boolean", "callable"], "max_cliques": _CAP, "max_output_bytes": _CAP})
+                  "progress": ["boolean", "callable"], "max_cliques": _CAP, "max_output_bytes": _CAP,
+                  "source": [object], "target": [object]})
 def maximal_cliques(
     graph: Any,
     *,
@@ -289,17 +297,24 @@ def maximal_cliques(
     progress: bool | Callable[[int], None] = False,
     max_cliques: int | None = None,
     max_output_bytes: int | None = DEFAULT_MAX_OUTPUT_BYTES,
+    source: Any = None,
+    target: Any = None,
 ) -> CliqueResult:
     """Enumerate every maximal clique of an undirected graph.
 
     Parameters
     ----------
-    graph : networkx.Graph, array-like of shape (m, 2), scipy.sparse matrix or CSRGraph
+    graph : networkx.Graph, igraph.Graph, edge table, array-like of shape (m, 2), scipy.sparse matrix or CSRGraph
         The graph; see :func:`trustlab.graph.as_csr_graph` for the accepted forms and
         the normalisation rules (self-loops dropped with a warning, duplicate edges
         merged, directed graphs rejected). For an edge array, node ids
         ``0..max_id`` are nodes, so an id that appears in no edge is an isolated
-        node and forms a singleton maximal clique (use ``min_size=2`` to skip).
+        node and forms a singleton maximal clique (use ``min_size=2`` to skip). An
+        edge table (pandas, pyarrow or polars) holds one edge per row, its endpoint
+        columns named ``source``/``target`` (or ``src``/``dst``, ``from``/``to``,
+        ``u``/``v``, ...); its labels may be any hashable values.
+    source, target : column name, optional
+        The endpoint columns of an edge table, when their names are not recognised.
     min_size : int, default 1
         Report only maximal cliques with at least this many vertices (subtrees that
         cannot reach the size are pruned).
@@ -360,8 +375,12 @@ def maximal_cliques(
     (36, 5)
     >>> sorted(maximal_cliques([[0, 1], [1, 2], [2, 0], [2, 3]]).to_list())
     [[0, 1, 2], [2, 3]]
+    >>> import pandas as pd
+    >>> edges = pd.DataFrame({"source": ["a", "b", "c", "c"], "target": ["b", "c", "a", "d"]})
+    >>> sorted(maximal_cliques(edges).to_list())
+    [['a', 'b', 'c'], ['c', 'd']]
     """
-    g = as_csr_graph(graph)
+    g = as_csr_graph(graph, source=source, target=target)
     be = resolve_backend(backend, gpu_threshold=_GPU_AUTO, need="numba-cuda", func="maximal_cliques")
     if be == "gpu":
         indptr, indices = _enumerate_gpu(g, min_size)

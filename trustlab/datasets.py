@@ -74,7 +74,30 @@ ER_DATASETS = ("csv_example", "patent", "settlements", "restaurant", "febrl1", "
 
 @dataclass
 class ERDataset:
-    """A record table with its id column, true entity column and a good field spec."""
+    """A record table with its id column, true entity column and a good field spec.
+
+    Attributes
+    ----------
+    name : str
+    records : pandas.DataFrame
+        One row per record.
+    id_col, truth_col : str
+        The record id column and the true entity column of ``records``.
+    fields : dict
+        Column -> field kind, a good ``fields=`` for :func:`trustlab.resolve`.
+    blocking : list of str
+        Blocking rules that suit the data (empty: the adaptive default).
+    description : str
+    max_block_size : int
+
+    Examples
+    --------
+    >>> ds = load_er_dataset("restaurant")
+    >>> isinstance(ds, ERDataset), ds.truth_col in ds.records.columns
+    (True, True)
+    >>> sorted(ds.resolve_kwargs())
+    ['blocking', 'fields', 'id_col', 'max_block_size']
+    """
 
     name: str
     records: pd.DataFrame
@@ -115,6 +138,11 @@ def load_famer_edges(threshold: str | float = "0.95") -> pd.DataFrame:
 
     Columns ``id_l``, ``id_r`` (vertex ids of ``load_er_dataset("settlements")``) and
     ``similarity``.
+
+    Parameters
+    ----------
+    threshold : {"0.8", "0.85", "0.9", "0.95"} or one of the floats 0.8, 0.85, 0.9, 0.95
+        The similarity threshold of the bundled graph (``"0.80"``/``"0.90"`` are read too).
 
     Examples
     --------

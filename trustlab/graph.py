@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from trustlab._tables import as_pandas_table
 from trustlab._validation import Interval, check_memory, validate_params
 
 __all__ = ["CSRGraph", "as_csr_graph", "csr_from_edges", "read_edge_file"]
@@ -289,8 +290,192 @@ def _from_edge_array(E: Any, n_nodes: int | None) -> CSRGraph:
     return csr_from_edges(arr[:, 0], arr[:, 1], n)
 
 
+
+# ----------------------------------------------------------- inputs as they come
+#: column names recognised as an edge table's endpoints and weight, in order of preference
+SOURCE_NAMES = ("source", "src", "from", "u", "node1", "i")
+TARGET_NAMES = ("target", "dst", "to", "v", "node2", "j")
+WEIGHT_NAMES = ("weight", "w")
+
+
+def _pick_column(columns: list, given: Any, names: tuple, role: str, kw: str, what: str, required: bool = True):
+    if given is not None:
+        if given not in columns:
+            raise ValueError(f"{what} has no {role} column {given!r} ({kw}={given!r}); its columns are {columns}.")
+        return given
+    lower = {str(c).lower(): c for c in columns}
+    for name in names:
+        if name in lower:
+            return lower[name]
+    if not required:
+        return None
+    raise ValueError(
+        f"{what} has no recognisable {role} column (looked for {', '.join(names)}); its columns are "
+        f"{columns}. Name it with {kw}=<column>."
+    )
+
+
+def edge_table_columns(table: Any, *, source: Any = None, target: Any = None, weight: Any = None,
+                       need_weight: bool = False, what: str = "the edge table") -> tuple:
+    """The endpoint (and weight) columns of an edge table, as NumPy arrays.
+
+    Columns are found by name: ``source``/``src``/``from``/``u``/``node1``/``i`` for the
+    first endpoint, ``target``/``dst``/``to``/``v``/``node2``/``j`` for the second,
+    ``weight``/``w`` for the weight (case-insensitive), or given explicitly. A frame whose
+    columns are unnamed (``0, 1[, 2]``, as from ``pd.DataFrame(array)``) is read by position.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame, pyarrow.Table or polars.DataFrame
+        One row per edge.
+    source, target, weight : column name, optional
+        Explicit column names (default: detected as above).
+    need_weight : bool
+        Refuse a table without a weight column (``weight`` is ``None`` in the result otherwise).
+    what : str
+        How error messages name the table.
+
+    Returns
+    -------
+    (ndarray, ndarray, ndarray or None)
+        First endpoints, second endpoints, weights (float64).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"src": ["a", "b"], "dst": ["b", "c"], "weight": [1.0, -2.0]})
+    >>> s, t, w = edge_table_columns(df, need_weight=True)
+    >>> s.tolist(), t.tolist(), w.tolist()
+    (['a', 'b'], ['b', 'c'], [1.0, -2.0])
+    """
+    df = as_pandas_table(table)
+    if df is None:
+        raise TypeError(f"{what} must be a pandas, pyarrow or polars table; got {type(table).__name__}.")
+    columns = list(df.columns)
+    if (source is None and target is None and weight is None
+            and columns == list(range(len(columns))) and len(columns) in (2, 3)):
+        s, t = df[0].to_numpy(), df[1].to_numpy()
+        w = df[2].to_numpy() if len(columns) == 3 else None
+    else:
+        sc = _pick_column(columns, source, SOURCE_NAMES, "source", "source", what)
+        tc = _pick_column(columns, target, TARGET_NAMES, "target", "target", what)
+        if sc == tc:
+            raise ValueError(f"{what}: source and target name the same column {sc!r}; give two columns.")
+        wc = _pick_column(columns, weight, WEIGHT_NAMES, "weight", "weight", what, required=need_weight)
+        s, t = df[sc].to_numpy(), df[tc].to_numpy()
+        w = df[wc].to_numpy() if wc is not None else None
+    if need_weight and w is None:
+        raise ValueError(f"{what} has no weight column; add one or name it with weight=<column>.")
+    if w is not None:
+        try:
+            w = np.asarray(w, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(f"{what}: the weight column must be numeric; got dtype {w.dtype}.") from None
+    for arr, role in ((s, "source"), (t, "target")):
+        if len(arr) and sys.modules["pandas"].isna(arr).any():
+            raise ValueError(f"{what}: the {role} column has missing values; drop those rows first.")
+    return s, t, w
+
+
+def is_igraph(obj: Any) -> bool:
+    """Whether ``obj`` is a python-igraph ``Graph`` (without importing igraph)."""
+    ig = sys.modules.get("igraph")
+    return ig is not None and isinstance(obj, ig.Graph)
+
+
+def igraph_edges(G: Any, *, weight: str | None = None, what: str = "the igraph graph") -> tuple:
+    """Node labels, endpoint index arrays and (optionally) weights of an undirected igraph ``Graph``.
+
+    Labels are the ``name`` vertex attribute when the graph has one, else the vertex ids
+    ``0..n-1``; every vertex is kept (isolated ones too).
+
+    Parameters
+    ----------
+    G : igraph.Graph
+        An undirected graph.
+    weight : str, optional
+        Edge attribute holding the weight; ``None`` reads no weights.
+    what : str
+        How error messages name the graph.
+
+    Returns
+    -------
+    (list, ndarray, ndarray, ndarray or None)
+
+    Examples
+    --------
+    >>> import igraph as ig
+    >>> g = ig.Graph([(0, 1), (1, 2)])
+    >>> g.es["weight"] = [1.0, -1.0]
+    >>> labels, r, c, w = igraph_edges(g, weight="weight")
+    >>> labels, r.tolist(), c.tolist(), w.tolist()
+    ([0, 1, 2], [0, 1], [1, 2], [1.0, -1.0])
+    """
+    if G.is_directed():
+        raise ValueError(f"{what} is directed; cliques and partitions need an undirected graph. "
+                         "Use G.as_undirected() first.")
+    n = G.vcount()
+    labels = list(G.vs["name"]) if "name" in G.vs.attributes() else list(range(n))
+    el = np.asarray(G.get_edgelist(), dtype=np.int64).reshape(-1, 2)
+    w = None
+    if weight is not None:
+        if G.ecount() and weight not in G.es.attributes():
+            raise ValueError(f"{what} has no {weight!r} edge attribute (it has {G.es.attributes()}); every "
+                             "edge needs a weight (or pass weight=<attribute name>).")
+        w = np.asarray(G.es[weight] if G.ecount() else [], dtype=np.float64)
+    return labels, el[:, 0], el[:, 1], w
+
+
+def _from_labelled_edges(labels: list, r: np.ndarray, c: np.ndarray, w: np.ndarray | None) -> CSRGraph:
+    if w is not None and np.isnan(w).any():
+        k = int(np.flatnonzero(np.isnan(w))[0])
+        raise ValueError(f"edge ({labels[r[k]]!r}, {labels[c[k]]!r}) has a NaN weight; remove the edge or "
+                         "give it a finite weight before enumerating cliques.")
+    return csr_from_edges(r, c, len(labels), nodes=_labels_array(labels))
+
+
+def factorize_endpoints(s: np.ndarray, t: np.ndarray, nodes: Any = None) -> tuple:
+    """Node labels (sorted when they sort, else in order of first appearance, or ``nodes``)
+    and the endpoints as int64 indices into them.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> labels, r, c = factorize_endpoints(np.array(["b", "a"]), np.array(["c", "b"]))
+    >>> labels, r.tolist(), c.tolist()
+    (['a', 'b', 'c'], [1, 0], [2, 1])
+    """
+    import pandas as pd
+
+    both = np.concatenate([np.asarray(s, dtype=object), np.asarray(t, dtype=object)])
+    if nodes is not None:
+        labels = list(nodes)
+        index = pd.Index(labels)
+        if not index.is_unique:
+            raise ValueError("nodes must be distinct labels.")
+        idx = index.get_indexer(both)
+        if (idx < 0).any():
+            raise ValueError(f"edge endpoint {both[int(np.flatnonzero(idx < 0)[0])]!r} is not in nodes.")
+    else:
+        codes, uniq = pd.factorize(both, sort=False)
+        try:
+            order = np.argsort(np.asarray(uniq, dtype=object), kind="stable")
+        except TypeError:  # labels that do not sort (mixed types): first appearance
+            order = np.arange(len(uniq))
+        rank = np.empty(len(uniq), np.int64)
+        rank[order] = np.arange(len(uniq))
+        idx = rank[codes]
+        labels = [_py_label(x) for x in np.asarray(uniq, dtype=object)[order].tolist()]
+    m = len(s)
+    return labels, idx[:m].astype(np.int64), idx[m:].astype(np.int64)
+
+
+def _py_label(x: Any) -> Any:
+    return x.item() if isinstance(x, np.generic) else x
+
 @validate_params({"n_nodes": [Interval(numbers.Integral, 0, None, closed='left'), None]})
-def as_csr_graph(graph: Any, *, n_nodes: int | None = None) -> CSRGraph:
+def as_csr_graph(graph: Any, *, n_nodes: int | None = None, source: Any = None, target: Any = None,
+                 weight: Any = None) -> CSRGraph:
     """Normalise a graph to a :class:`CSRGraph`.
 
     Parameters
@@ -301,9 +486,18 @@ def as_csr_graph(graph: Any, *, n_nodes: int | None = None) -> CSRGraph:
         * integer edge array: one ``(u, v)`` row per edge, node ids ``0..n_nodes-1``;
         * SciPy sparse square adjacency: non-zero entries are edges; it must be
           symmetric, or triangular (each edge listed once);
+        * ``igraph.Graph`` (undirected): labels from the ``name`` vertex attribute, else
+          the vertex ids; isolated vertices kept;
+        * edge table (pandas, pyarrow or polars): one row per edge, endpoint columns found
+          by name (``source``/``target``, ``src``/``dst``, ``from``/``to``, ``u``/``v``, ...)
+          or given with ``source=``/``target=``; any hashable labels, kept in ``nodes``
+          (sorted); a ``weight`` column, when present, only has to be free of NaN;
         * a :class:`CSRGraph` is returned unchanged.
     n_nodes : int, optional
         Number of nodes for an edge array (default: largest id + 1). Ignored for
+        other inputs.
+    source, target, weight : column name, optional
+        Columns of an edge table (default: detected by name, see above). Ignored for
         other inputs.
 
     Returns
@@ -342,11 +536,21 @@ def as_csr_graph(graph: Any, *, n_nodes: int | None = None) -> CSRGraph:
     sp = sys.modules.get("scipy.sparse")
     if sp is not None and sp.issparse(graph):
         return _from_sparse(graph)
+    if is_igraph(graph):
+        labels, r, c, _ = igraph_edges(graph)
+        return _from_labelled_edges(labels, r, c, None)
+    table = as_pandas_table(graph)
+    if table is not None and source is None and target is None and list(table.columns) == [0, 1]:
+        return _from_edge_array(table.to_numpy(), n_nodes)  # pd.DataFrame(edge_array): node ids
+    if table is not None:
+        s, t, w = edge_table_columns(table, source=source, target=target, weight=weight)
+        labels, r, c = factorize_endpoints(s, t)
+        return _from_labelled_edges(labels, r, c, w)
     if isinstance(graph, (str, bytes, dict)) or graph is None:
         raise TypeError(
-            f"graph must be a networkx.Graph, an (m, 2) integer edge array or a scipy "
-            f"sparse adjacency matrix; got {type(graph).__name__}. To read an edge file "
-            "use trustlab.graph.read_edge_file(path)."
+            f"graph must be a networkx.Graph, an igraph.Graph, an edge table (pandas, pyarrow, polars), an "
+            f"(m, 2) integer edge array or a scipy sparse adjacency matrix; got {type(graph).__name__}. To "
+            "read an edge file use trustlab.graph.read_edge_file(path)."
         )
     return _from_edge_array(graph, n_nodes)
 

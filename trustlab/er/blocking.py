@@ -258,14 +258,40 @@ class BlockingStats:
     }
 )
 def reduction_ratio(n_pairs: int, n: int) -> float:
-    """``1 - candidate pairs / all pairs``."""
+    """``1 - candidate pairs / all pairs``.
+
+    Parameters
+    ----------
+    n_pairs : int
+        Number of candidate pairs blocking produced.
+    n : int
+        Number of records (all pairs: ``n (n - 1) / 2``).
+
+    Examples
+    --------
+    >>> reduction_ratio(2, 4)  # 2 of 6 pairs kept
+    0.6666666666666667
+    """
     tot = n * (n - 1) / 2
     return float(1.0 - n_pairs / tot) if tot > 0 else 1.0
 
 
 @validate_params({"pairs": ["array-like"], "truth": ["array-like"]})
 def pair_completeness(pairs: np.ndarray, truth: np.ndarray) -> float:
-    """Share of the true matching pairs that survive blocking."""
+    """Share of the true matching pairs that survive blocking.
+
+    Parameters
+    ----------
+    pairs : numpy.ndarray of shape (k, 2)
+        Candidate pairs, as record positions.
+    truth : array-like of shape (n,)
+        True entity id per record.
+
+    Examples
+    --------
+    >>> pair_completeness(np.array([[0, 1], [2, 3]]), [0, 0, 0, 1])  # finds 1 of 3 true pairs
+    0.3333333333333333
+    """
     truth = np.asarray(truth)
     _, tc = np.unique(truth, return_inverse=True)
     tc = tc.ravel()
@@ -333,6 +359,18 @@ def adaptive_blocking_rules(
     word are still compared. The union
     catches a true pair when *any* rule does. Heuristic; see
     :func:`estimate_pair_completeness` for a label-free estimate of what it misses.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The records.
+    fields : sequence of Field
+        The compared fields (their kinds decide which rules are tried).
+    max_block_size : int
+        Blocks larger than this are purged.
+    pairs_per_record : int
+        Budget: a rule is kept only if it emits at most ``max(10000, pairs_per_record * len(df))``
+        pairs.
 
     Examples
     --------
@@ -403,6 +441,19 @@ def estimate_pair_completeness(hits: np.ndarray, is_match: np.ndarray) -> float 
     ``prod_k (1 - r_k)`` of them. Approximate (rules that share a field are not
     independent, and predicted matches stand in for true ones). None with fewer than
     two rules or no predicted match.
+
+    Parameters
+    ----------
+    hits : array-like of bool, shape (k, n_rules)
+        Per candidate pair, which rules found it.
+    is_match : array-like of bool, shape (k,)
+        Per candidate pair, whether the model predicts a match.
+
+    Examples
+    --------
+    >>> hits = np.array([[1, 1], [1, 0], [0, 1], [1, 1], [0, 0]], bool)
+    >>> round(estimate_pair_completeness(hits, [1, 1, 1, 1, 0]), 4)  # each rule's recall 2/3
+    0.8889
     """
     H = np.asarray(hits, bool)[np.asarray(is_match, bool)]
     if H.shape[0] == 0 or H.shape[1] < 2:

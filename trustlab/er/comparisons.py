@@ -91,7 +91,19 @@ MAX_KEY_RULES = 31
 
 
 class DegenerateModelWarning(UserWarning):
-    """Unsupervised training ended in a degenerate model (see the message for the fix)."""
+    """Unsupervised training ended in a degenerate model (see the message for the fix).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("error", DegenerateModelWarning)  # make it an error in a pipeline
+    ...     try:
+    ...         warnings.warn("every pair scored alike", DegenerateModelWarning)
+    ...     except DegenerateModelWarning as w:
+    ...         print(type(w).__name__, isinstance(w, UserWarning))
+    DegenerateModelWarning True
+    """
 
 
 def tf_keys(df: pd.DataFrame, f: Field) -> np.ndarray:

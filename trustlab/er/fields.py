@@ -72,7 +72,24 @@ class FieldChoice:
 
 @dataclass
 class FieldInference:
-    """The chosen fields plus the decision (and reason) for every column."""
+    """The chosen fields plus the decision (and reason) for every column.
+
+    Attributes
+    ----------
+    fields : list of Field
+        The fields chosen for comparison.
+    choices : list of FieldChoice
+        What was decided for every column, and why.
+    id_col : str or None
+        The id column, when one was recognised.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"id": [1, 2], "name": ["Ann", "Anne"], "note": ["x", "x"]})
+    >>> fi = infer_fields_report(df)
+    >>> [(c.column, c.role) for c in fi.choices]
+    [('id', 'field'), ('name', 'field'), ('note', 'constant')]
+    """
 
     fields: list = field(default_factory=list)
     choices: list[FieldChoice] = field(default_factory=list)

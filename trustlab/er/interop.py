@@ -407,6 +407,14 @@ _COMMON_DOC = """
 """
 
 
+def _common_doc(func: Callable) -> Callable:
+    """Fill ``{common_parameters}`` in ``func``'s docstring with the parameters shared by the
+    two clustering entry points (a docstring must be a plain literal: a ``"..." + X`` expression
+    is not one, and left ``__doc__`` None)."""
+    func.__doc__ = func.__doc__.replace("    {common_parameters}\n", _COMMON_DOC.lstrip("\n"))
+    return func
+
+
 #: the declared constraints shared by the two entry points that cluster others' scores
 _CLUSTER_IDS_PARAMS = {
     "ids": ["array-like", None], "id_col": [str, None], "method": [str],
@@ -418,8 +426,13 @@ _CLUSTER_IDS_PARAMS = {
 
 
 @validate_params({"predictions": [object], **_CLUSTER_IDS_PARAMS,
+<<<<<<< HEAD
                   "left_col": [str, None], "right_col": [str, None], "prob_col": [str, None],
                   "one_to_one": ["boolean"], "source_col": [str]})
+=======
+                  "left_col": [str, None], "right_col": [str, None], "prob_col": [str, None]})
+@_common_doc
+>>>>>>> iface
 def cluster_splink_predictions(
     predictions: Any,
     *,
@@ -451,6 +464,7 @@ def cluster_splink_predictions(
         ``.as_duckdbpyrelation().arrow()``…); columns ``unique_id_l``, ``unique_id_r`` and
         ``match_probability`` (or ``match_weight``), other names via ``left_col``,
         ``right_col``, ``prob_col``. recordlinkage's MultiIndex outputs are read too.
+<<<<<<< HEAD
     one_to_one : bool
         The sources are each duplicate-free (Splink ``link_only`` of deduplicated tables):
         exact one-to-one clustering by :func:`trustlab.er.one_to_one.cluster_one_to_one`
@@ -462,6 +476,9 @@ def cluster_splink_predictions(
     source_col : str
         Splink's source column name (``source_dataset``), for ``one_to_one``.
     """ + _COMMON_DOC + """
+=======
+    {common_parameters}
+>>>>>>> iface
     Examples
     --------
     >>> pred = pd.DataFrame({"unique_id_l": [1, 2], "unique_id_r": [2, 3],
@@ -484,6 +501,7 @@ def cluster_splink_predictions(
 
 
 @validate_params({"scored_pairs": [object], **_CLUSTER_IDS_PARAMS})
+@_common_doc
 def cluster_dedupe_pairs(
     scored_pairs: Any,
     *,
@@ -511,7 +529,7 @@ def cluster_dedupe_pairs(
         a cluster gets the smaller of its two records' confidences (an approximation:
         dedupe reports no pairwise score there). Any format of
         :func:`read_scored_pairs` is accepted too.
-    """ + _COMMON_DOC + """
+    {common_parameters}
     Examples
     --------
     >>> df, _ = cluster_dedupe_pairs([(("a", "b"), 0.9), (("b", "c"), 0.1)], ids=["a", "b", "c", "d"],

@@ -475,8 +475,9 @@ def resolve(
 
     Parameters
     ----------
-    records : DataFrame or path
-        One row per record (CSV, ``.csv.gz`` or parquet path, or a DataFrame).
+    records : DataFrame, pyarrow Table, polars DataFrame or path
+        One row per record (CSV, ``.csv.gz`` or parquet path, or a table: pyarrow and
+        polars tables, or anything with ``to_pandas()``, are converted to pandas first).
     id_col : str, optional
         Unique record id column (default: a column named ``id``, else the row number).
     fields : None, list, dict or str
@@ -587,11 +588,17 @@ def resolve(
     >>> r.metrics["f1"]
     1.0
     """
+    from trustlab._tables import as_pandas_table
     from trustlab.er.model import is_saved_model, load_model, resolve_incremental
 
+<<<<<<< HEAD
     if one_to_one is not False and existing is not None:
         raise ValueError("one_to_one=... is not supported with existing=... (incremental resolution); "
                          "resolve the tables together instead")
+=======
+    # a pyarrow or polars table (or anything with to_pandas()) is read as pandas here, once
+    records = table if (table := as_pandas_table(records)) is not None else records
+>>>>>>> iface
     fitted = load_model(model) if is_saved_model(model) else None
     if existing is not None:
         if fitted is None:

@@ -32,6 +32,18 @@ class Field:
     ratio is computed. ``Field("*", "record")`` compares whole records: TF-IDF cosine of
     the words of every other compared field (schema-agnostic, so rows whose values sit in
     different or mostly empty columns still match).
+
+    Attributes
+    ----------
+    column : str
+        The column compared (``"LAT,LON"`` for ``kind="latlon"``).
+    kind : str
+        One of :data:`FIELD_KINDS` (default ``"string"``).
+
+    Examples
+    --------
+    >>> Field("name", "name")
+    Field(column='name', kind='name')
     """
 
     column: str
@@ -147,6 +159,15 @@ def read_records(path: str | os.PathLike, *, encoding: str | None = None, sep: s
     more fields than the header (which would shift every value of the row into the
     wrong column), a spreadsheet or other binary file raise :class:`ValueError` with
     the fix.
+
+    Parameters
+    ----------
+    path : str or path-like
+        A CSV/TSV file (gzip, bz2 or xz compressed too) or a parquet file.
+    encoding : str, optional
+        Text encoding of a CSV file (default: UTF-8, or the byte-order mark's).
+    sep : str, optional
+        Force the delimiter (default: detected).
 
     Examples
     --------
@@ -296,7 +317,9 @@ def validate_records(records: Any, id_col: str | None) -> tuple[pd.DataFrame, st
         records = records.to_frame(name=records.name if records.name is not None else "value")
     if not isinstance(records, pd.DataFrame):
         raise TypeError(
-            f"records must be a pandas DataFrame or a path to a CSV/parquet file; got {type(records).__name__}"
+            f"records must be a table (pandas DataFrame, pyarrow Table, polars DataFrame) or a path to a "
+            f"CSV/parquet file; "
+            f"got {type(records).__name__}"
         )
     if len(records) == 0:
         raise ValueError("records is empty; at least one record is required")
@@ -386,6 +409,15 @@ def infer_fields(df: pd.DataFrame, *, exclude: Sequence[str] = (), max_fields: i
     kind from their name and values (dates, e-mails, phones, postcodes, names,
     addresses, free text, numbers, categories). ``max_fields`` (default: no limit)
     keeps only the first so many.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The records.
+    exclude : sequence of str
+        Columns never compared (e.g. the id and truth columns).
+    max_fields : int, optional
+        Keep only the first so many fields.
 
     Examples
     --------

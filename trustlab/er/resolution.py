@@ -23,6 +23,13 @@ def evaluate(pred: Any, truth: Any) -> dict[str, float]:
     Pairwise precision/recall/F1, B-cubed, homogeneity, completeness, V-measure, ARI,
     FMI, entity-count and entity-size errors (see :mod:`trustlab.metrics.clustering`).
 
+    Parameters
+    ----------
+    pred : array-like of shape (n,)
+        Predicted entity id per record (any hashable labels).
+    truth : array-like of shape (n,)
+        True entity id per record.
+
     Examples
     --------
     >>> evaluate([0, 0, 1], ["a", "a", "b"])["f1"]
@@ -133,7 +140,44 @@ def _pair_labels(labels: pd.DataFrame, df: pd.DataFrame, id_col: str) -> tuple[n
 
 @dataclass
 class Resolution:
-    """The result of :func:`resolve`: entity ids, scored pairs and explanations."""
+    """The result of :func:`resolve`: entity ids, scored pairs and explanations.
+
+    Attributes
+    ----------
+    ids : numpy.ndarray
+        The record ids, in the input's order.
+    entity : numpy.ndarray
+        Entity id per record (0..n_entities-1).
+    id_col : str
+        Name of the id column.
+    pairs : numpy.ndarray of shape (k, 2)
+        The scored candidate pairs (record positions).
+    prob, weights : numpy.ndarray of shape (k,)
+        Match probability and signed edge weight per pair.
+    features : FeatureMatrix
+        The similarity features of the pairs.
+    clusters : ClusterResult
+        Per-component solver information.
+    blocking : BlockingStats
+        What blocking did (rules, pairs, reduction ratio).
+    seconds : dict
+        Time per stage.
+    metrics : dict or None
+        Clustering metrics against ``truth`` (None without truth).
+    baselines, model, field_weights, field_report, settings :
+        The comparison baselines, the fitted scorer, per-pair field Bayes factors, the field
+        report and the settings saved with the model.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"id": [1, 2, 3, 4], "name": ["ann lee", "anne lee", "bob ray", "bob ray"],
+    ...                    "ent": [0, 0, 1, 1]})
+    >>> from trustlab.er import resolve
+    >>> res = resolve(df, id_col="id", fields={"name": "name"}, labels="ent", truth="ent", train_fraction=1.0,
+    ...               method="connected_components")
+    >>> res.entity.tolist(), res.n_entities, res.to_frame().columns.tolist()
+    ([0, 0, 1, 1], 2, ['id', 'entity_id'])
+    """
 
     ids: np.ndarray
     entity: np.ndarray

@@ -199,6 +199,17 @@ def compare(df: pd.DataFrame, pairs: np.ndarray, fields: Sequence[Field], *, onl
     ``only`` (column -> set of feature names) computes just those text features (the
     others are left out of the matrix); used by the unsupervised model, which needs two.
 
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The records.
+    pairs : numpy.ndarray of shape (k, 2)
+        Candidate pairs (record positions).
+    fields : sequence of Field
+        The compared fields.
+    only : dict, optional
+        Column -> set of feature names to compute (the others are left out).
+
     Examples
     --------
     >>> df = pd.DataFrame({"name": ["Ann Smith", "Anne Smith"]})
@@ -541,6 +552,17 @@ class FellegiSunter:
     each level and the prior match share λ over the candidate pairs, assuming
     conditional independence of fields (the usual FS approximation).
 
+    Parameters
+    ----------
+    max_iter : int
+        Most EM iterations.
+    tol : float
+        EM stops when the log-likelihood changes by less than ``tol`` (relative).
+    levels : sequence of float
+        Similarity cut points of the agreement levels, decreasing.
+    lambda0 : float
+        Starting prior match share λ.
+
     Examples
     --------
     >>> rng = np.random.default_rng(0)
@@ -633,6 +655,15 @@ class FellegiSunter:
 def to_weights(p: np.ndarray, kind: str = "logit", *, clip: float = 12.0) -> np.ndarray:
     """Signed edge weights from match probabilities: ``logit`` (log-odds, clipped to
     ±``clip``) or ``centered`` (``p - 0.5``); positive means "same entity".
+
+    Parameters
+    ----------
+    p : numpy.ndarray
+        Match probabilities in [0, 1].
+    kind : {"logit", "centered"}
+        Log-odds or ``p - 0.5``.
+    clip : float
+        Log-odds are clipped to ``[-clip, clip]``.
 
     Examples
     --------

@@ -387,6 +387,19 @@ def generate_citations(
     dropped words, venue abbreviations, year off by one or missing; cluster sizes are
     heavy-tailed (a few papers cited many times), like Cora-style citation data.
 
+    Parameters
+    ----------
+    n_records : int
+        Number of records.
+    mean_cluster : float
+        Typical number of records per paper (sets the exponent of the heavy-tailed sizes).
+    max_cluster : int
+        Largest number of records per paper.
+    typo_rate, missing_rate : float
+        Share of values with a typo, and of values left empty.
+    random_state : None, int or numpy.random.Generator
+        Seed.
+
     Examples
     --------
     >>> df = generate_citations(120, random_state=0)

@@ -1,9 +1,9 @@
-"""Accountable Error Characterization (AEC) error classifier (Misra, Liu & Mahmud 2021, P4.2–P4.4).
+"""Accountable Error Characterization (AEC) error classifier (Misra, Liu & Mahmud, TrustNLP 2021).
 
-Step S3 of the AEC pipeline: given interpretable features of instances a base classifier has
+The third step of the AEC pipeline: given interpretable features of instances a base classifier has
 already labelled, and whether it was wrong on each, train a two-class *error classifier*:
 
-1. **Balanced undersampling** (P4.2): the majority class (usually the correct predictions) is
+1. **Balanced undersampling**: the majority class (usually the correct predictions) is
    sampled without replacement down to the size of the minority class (4,655 + 4,655 = 9,310
    in the paper).
 2. **80/20 split** (stratified): 7,448 / 1,862 in the paper.
@@ -11,8 +11,9 @@ already labelled, and whether it was wrong on each, train a two-class *error cla
    all of it, scored on the 20% held out (accuracy and :func:`precision_at_k` of P(error)).
 4. **Feature ranking** by impurity importance (the paper lists the top 100).
 
-:func:`conversational_cues` computes the model-free P4.3(d) features (Oraby et al. 2017 lexical
-cues, normalised by sentence length). The spaCy dependency-triple / entity features and the
+:func:`conversational_cues` computes the model-free conversational-cue features (AEC feature
+group (d); Oraby et al. 2017 lexical cues, normalised by sentence length). The spaCy
+dependency-triple / entity features and the
 NRC emotion counts need resources trustlab does not ship; compute them yourself and pass them
 as columns of ``X``.
 """
@@ -50,9 +51,16 @@ def _labels(is_error: Any, n: int | None = None) -> np.ndarray:
 @validate_params({"is_error": ["array-like"], "random_state": ["random_state"]})
 def balanced_undersample(is_error: Any, random_state: Any = None) -> np.ndarray:
     """Indices of a class-balanced subsample: every minority instance plus an equal number of
-    majority instances drawn without replacement (AEC P4.2).
+    majority instances drawn without replacement (AEC, Misra et al. 2021).
 
     Returns the sorted indices into ``is_error``.
+
+    Parameters
+    ----------
+    is_error : array-like of bool or 0/1, shape (n,)
+        Whether the base classifier was wrong on each instance.
+    random_state : None, int or numpy.random.Generator
+        Seed of the draw.
 
     Examples
     --------
@@ -231,13 +239,18 @@ _SENT = re.compile(r"[^.!?]*[.!?]?")
 
 @validate_params({"texts": ["array-like"]})
 def conversational_cues(texts: Sequence[str]) -> np.ndarray:
-    """AEC P4.3(d) conversational lexical cues (Oraby et al. 2017), per text, divided by the
+    """AEC feature group (d), conversational lexical cues (Oraby et al. 2017), per text, divided by the
     number of whitespace tokens.
 
     Columns (:data:`CUE_NAMES`): greeting, thanks, apology, second person (occurrence counts),
     yes/no questions (sentences starting with do/did/can/could and ending in '?') and
     wh-questions (starting with who/what/where). Matching is case-insensitive; the word lists
     are a small documented approximation of Oraby et al.'s cue lists.
+
+    Parameters
+    ----------
+    texts : sequence of str
+        The instances' texts.
 
     Examples
     --------

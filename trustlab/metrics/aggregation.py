@@ -1,10 +1,10 @@
 """Rios & Lwowski (2020) aggregation helpers and a GenTemp-style template generator.
 
-* :func:`seed_average` (S4.2): the metric vector f(Z, m) ∈ R^q, entry k the metric of model
+* :func:`seed_average` (Rios & Lwowski 2020): the metric vector f(Z, m) ∈ R^q, entry k the metric of model
   m trained on Z with embedding k, **averaged over the seeds** (10 in the paper).
-* :func:`max_median_min` (S4.9): the max / median / min over embeddings of the per-embedding
-  seed means (Tables 4–6).
-* :func:`gentemp` (S4.5): gender-swapped template pairs for GAUC, FPED and FNED, built from
+* :func:`max_median_min` (Rios & Lwowski 2020): the max / median / min over embeddings of the
+  per-embedding seed means (Tables 4–6).
+* :func:`gentemp` (Rios & Lwowski 2020): gender-swapped template pairs for GAUC, FPED and FNED, built from
   the paper's word lists (Appendix B) with templates of Dixon et al.'s ``bias_madlibs.py``.
 
 :func:`trustlab.metrics.roc_auc` on :func:`gentemp` texts scored by a model is GAUC;
@@ -24,7 +24,7 @@ __all__ = ["seed_average", "max_median_min", "gentemp", "GENTEMP_WORDS", "GENTEM
 
 @validate_params({"value": [str], "seed": [str], "by": ["array-like"]})
 def seed_average(scores: Any, *, value: str = "value", seed: str = "seed", by: Sequence[str] = ("embedding",)):
-    """Average a metric over training seeds (Rios & Lwowski S4.2).
+    """Average a metric over training seeds (Rios & Lwowski 2020: 10 seeds).
 
     Parameters
     ----------
@@ -76,7 +76,7 @@ def seed_average(scores: Any, *, value: str = "value", seed: str = "seed", by: S
 
 @validate_params({"value": [str], "by": ["array-like", None]})
 def max_median_min(vector: Any, *, value: str = "mean", by: Sequence[str] | None = None):
-    """Max, median and min over embeddings of per-embedding means (Rios & Lwowski S4.9).
+    """Max, median and min over embeddings of per-embedding means (Rios & Lwowski 2020, Tables 4–6).
 
     Parameters
     ----------
@@ -150,7 +150,7 @@ GENTEMP_TEMPLATES = [
     }
 )
 def gentemp(n_pairs: int | None = None, *, random_state: Any = None, words: dict | None = None):
-    """GenTemp-style gender-swapped templates for GAUC / FPED / FNED (Rios & Lwowski S4.5).
+    """GenTemp-style gender-swapped templates for GAUC / FPED / FNED (Rios & Lwowski 2020).
 
     Every filled template is emitted twice, once with the male and once with the female term
     of a pair (a *pair*), with label 1 (offensive) for the negative-verb / negative-adjective

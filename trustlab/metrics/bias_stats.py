@@ -1,12 +1,14 @@
 """Statistics around per-word bias scores and dataset sanity checks.
 
-* :func:`bias_score_ttest` (P6.7, Clarkson multilingual gender bias): t-test between per-word
-  bias scores from two definitions (e.g. the original Bolukbasi sets vs modified ones). The
+* :func:`bias_score_ttest` (Matthews et al., "Gender Bias in Natural Language Processing Across
+  Human Languages", TrustNLP 2021): t-test between per-word bias scores from two definitions
+  (e.g. the original Bolukbasi sets vs modified ones). The
   paper does not say paired or independent; both are offered and the result says which.
-* :func:`cross_language_correlation` (P6.8): Pearson correlation between languages'
+* :func:`cross_language_correlation` (Matthews et al. 2021, Fig. 6): Pearson correlation between languages'
   per-profession bias vectors, plus an average-linkage hierarchical clustering on 1 − r.
-* :func:`token_share` (P6.9): percentage of target tokens (e.g. professions) among all tokens.
-* :func:`tfidf_target_correlation` (S1.6, GECOBench Fig. 3): Pearson r between every word's
+* :func:`token_share` (Matthews et al. 2021, word-count statistics): percentage of target tokens
+  (e.g. professions) among all tokens.
+* :func:`tfidf_target_correlation` (Wilming et al., GECOBench, Fig. 3): Pearson r between every word's
   tf-idf column and the target, the dataset sanity check (he/she/his/her rank top on GECO).
 """
 from __future__ import annotations
@@ -46,7 +48,7 @@ def _vec(x: Any, name: str, min_size: int = 2) -> np.ndarray:
 
 @validate_params({"a": ["array-like"], "b": ["array-like"], "test": [Options({"paired", "welch", "student"})]})
 def bias_score_ttest(a: Any, b: Any, *, test: str = "paired") -> TTestResult:
-    """Two-sided t-test between two sets of per-word bias scores (P6.7).
+    """Two-sided t-test between two sets of per-word bias scores (Matthews et al. 2021).
 
     Parameters
     ----------
@@ -97,7 +99,8 @@ class CrossLanguageResult:
 
 @validate_params({"vectors": ["mapping"], "n_clusters": [Interval(numbers.Integral, 1, None, closed='left'), None]})
 def cross_language_correlation(vectors: Mapping[str, Any], *, n_clusters: int | None = None) -> CrossLanguageResult:
-    """Pearson correlation of per-profession bias vectors across languages, with clustering (P6.8).
+    """Pearson correlation of per-profession bias vectors across languages, with clustering
+    (Matthews et al. 2021, Fig. 6).
 
     Parameters
     ----------
@@ -150,7 +153,16 @@ def cross_language_correlation(vectors: Mapping[str, Any], *, n_clusters: int | 
 
 @validate_params({"documents": ["array-like"], "targets": ["array-like"], "lowercase": ["boolean"]})
 def token_share(documents: Sequence[Sequence[str]], targets: Sequence[str], *, lowercase: bool = True) -> dict:
-    """Percentage of target tokens among all tokens, overall and per target (P6.9).
+    """Percentage of target tokens among all tokens, overall and per target (Matthews et al. 2021).
+
+    Parameters
+    ----------
+    documents : sequence of sequence of str
+        Tokenised documents.
+    targets : sequence of str
+        The target tokens (e.g. professions).
+    lowercase : bool
+        Compare lower-cased tokens.
 
     Examples
     --------
@@ -185,11 +197,20 @@ def token_share(documents: Sequence[Sequence[str]], targets: Sequence[str], *, l
     }
 )
 def tfidf_target_correlation(sentences: Sequence[Sequence[str]], targets: Sequence[Any], *, top: int | None = None):
-    """Pearson r between each word's tf-idf column and the target (GECOBench S1.6, Fig. 3).
+    """Pearson r between each word's tf-idf column and the target (Wilming et al., GECOBench, Fig. 3).
 
     tf-idf as in GECOBench: scikit-learn ``CountVectorizer`` on lower-cased words and
     ``TfidfTransformer`` with its defaults (smooth idf, l2 row norm). Words whose column is
     constant get r = NaN and are listed last.
+
+    Parameters
+    ----------
+    sentences : sequence of sequence of str
+        Tokenised sentences.
+    targets : sequence
+        Binary target per sentence (e.g. 1 = male, 0 = female).
+    top : int, optional
+        Return only the first ``top`` rows.
 
     Returns
     -------

@@ -2,7 +2,7 @@
 
 All functions take two label vectors of equal length (any hashable labels; one entry
 per record) and count over **all** record pairs, so pairs removed by blocking count
-as false negatives (seed catalogue P5.9/P5.10). Homogeneity, completeness, V-measure,
+as false negatives (the xER paper's pairwise P/R/F1 and Table 5). Homogeneity, completeness, V-measure,
 ARI and FMI follow scikit-learn's definitions exactly; they are computed here from one
 sparse contingency table so a full report costs a single pass.
 """
@@ -105,6 +105,13 @@ def pairwise_precision_recall_f1(pred: Sequence, truth: Sequence) -> tuple[float
 def bcubed_precision_recall_f1(pred: Sequence, truth: Sequence) -> tuple[float, float, float]:
     """B-cubed precision, recall and F1 (Bagga & Baldwin 1998), averaged over records.
 
+    Parameters
+    ----------
+    pred : sequence of shape (n,)
+        Predicted cluster (entity) id per record; any hashable labels.
+    truth : sequence of shape (n,)
+        True cluster id per record.
+
     Examples
     --------
     >>> [round(v, 4) for v in bcubed_precision_recall_f1([0, 0, 1], [0, 0, 0])]
@@ -140,6 +147,15 @@ def homogeneity_completeness_v_measure(
     Same definitions as :func:`sklearn.metrics.homogeneity_completeness_v_measure`
     (natural log; a single-class side gives 1.0).
 
+    Parameters
+    ----------
+    pred : sequence of shape (n,)
+        Predicted cluster (entity) id per record; any hashable labels.
+    truth : sequence of shape (n,)
+        True cluster id per record.
+    beta : float
+        Weight of completeness against homogeneity in the V-measure (1: harmonic mean).
+
     Examples
     --------
     >>> [round(v, 12) for v in homogeneity_completeness_v_measure([0, 0, 1, 1], [0, 0, 1, 1])]
@@ -172,6 +188,13 @@ def homogeneity_completeness_v_measure(
 def adjusted_rand_index(pred: Sequence, truth: Sequence) -> float:
     """Adjusted Rand index (Hubert & Arabie 1985), as :func:`sklearn.metrics.adjusted_rand_score`.
 
+    Parameters
+    ----------
+    pred : sequence of shape (n,)
+        Predicted cluster (entity) id per record; any hashable labels.
+    truth : sequence of shape (n,)
+        True cluster id per record.
+
     Examples
     --------
     >>> adjusted_rand_index([0, 0, 1, 1], [1, 1, 0, 0])
@@ -194,6 +217,13 @@ def adjusted_rand_index(pred: Sequence, truth: Sequence) -> float:
 def fowlkes_mallows(pred: Sequence, truth: Sequence) -> float:
     """Fowlkes–Mallows index sqrt(P·R) over pairs, as :func:`sklearn.metrics.fowlkes_mallows_score`.
 
+    Parameters
+    ----------
+    pred : sequence of shape (n,)
+        Predicted cluster (entity) id per record; any hashable labels.
+    truth : sequence of shape (n,)
+        True cluster id per record.
+
     Examples
     --------
     >>> fowlkes_mallows([0, 0, 1, 1], [0, 0, 1, 1])
@@ -211,6 +241,13 @@ def cluster_count_error(pred: Sequence, truth: Sequence) -> float:
     """Relative error in the number of entities: ``(n_pred - n_true) / n_true``.
 
     Positive means over-splitting (too many entities), negative over-merging.
+
+    Parameters
+    ----------
+    pred : sequence of shape (n,)
+        Predicted cluster (entity) id per record; any hashable labels.
+    truth : sequence of shape (n,)
+        True cluster id per record.
 
     Examples
     --------
@@ -230,6 +267,13 @@ def cluster_size_error(pred: Sequence, truth: Sequence) -> float:
     Zero iff every record sits in a cluster of the right size (a cheap check of the
     size distribution that weights large entities by their records).
 
+    Parameters
+    ----------
+    pred : sequence of shape (n,)
+        Predicted cluster (entity) id per record; any hashable labels.
+    truth : sequence of shape (n,)
+        True cluster id per record.
+
     Examples
     --------
     >>> cluster_size_error([0, 0, 1, 1], [0, 0, 0, 0])
@@ -244,6 +288,13 @@ def cluster_size_error(pred: Sequence, truth: Sequence) -> float:
 @validate_params({"pred": ["array-like"], "truth": ["array-like"]})
 def clustering_report(pred: Sequence, truth: Sequence) -> dict[str, float]:
     """All metrics in one dict (pairwise, B-cubed, Table 5 set, count/size errors).
+
+    Parameters
+    ----------
+    pred : sequence of shape (n,)
+        Predicted cluster (entity) id per record; any hashable labels.
+    truth : sequence of shape (n,)
+        True cluster id per record.
 
     Examples
     --------

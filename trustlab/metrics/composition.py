@@ -1,4 +1,5 @@
-"""Word-level composition of token × dimension gradients (Ding & Koehn 2021, S3.4).
+"""Word-level composition of token × dimension gradients (Ding & Koehn, NAACL 2021:
+gradient·input, and the vector norm of their Table 8).
 
 A saliency method (vanilla gradient, SmoothGrad, Integrated Gradients) gives a gradient
 ``g`` of shape ``(tokens, dims)`` with respect to the input embeddings ``e`` of the same
@@ -132,6 +133,17 @@ def compose_saliency(
 
     The result is a list of 1-D word-saliency vectors, the ``saliency`` input of
     :func:`trustlab.metrics.plausibility` and the consistency metrics.
+
+    Parameters
+    ----------
+    gradients : sequence of arrays of shape (tokens, dims)
+        Per example, the gradient per token and dimension.
+    embeddings : sequence of arrays of shape (tokens, dims), optional
+        Per example, the input embeddings; required for ``method="grad_input"``.
+    method : {"grad_input", "norm"}
+        As in :func:`compose_word_saliency`.
+    word_ids : sequence of sequence of int, optional
+        Per example, the word index of each token (as in :func:`compose_word_saliency`).
 
     Examples
     --------

@@ -1,13 +1,15 @@
 """Decoy constructions and instance selection for explanation-based debugging (Idahl et al. 2021).
 
-* :func:`insert_decoy` (P8.4 i, Rieger et al. decoy SST): insert a class-indicator token
+* :func:`insert_decoy` (Idahl et al. 2021, decoy construction (i): Rieger et al.'s decoy SST): insert
+  a class-indicator token
   (``'text'`` for positive, ``'video'`` for negative) at a uniformly random position.
-* :func:`natural_decoy` (P8.4 ii): drop every training instance that contains a word
+* :func:`natural_decoy` (Idahl et al. 2021, decoy construction (ii)): drop every training instance that contains a word
   (``'movie'``) and carries a label (negative); afterwards the word's productivity
   (:func:`trustlab.metrics.decoy_statistics`) is 1.0 by construction.
-* :func:`bug_sampling_probability` (P8.7): the chance that uniformly sampled instances show
+* :func:`bug_sampling_probability` (Idahl et al. 2021, instance selection for debugging): the chance that
+  uniformly sampled instances show
   the bug (= coverage for one instance; hypergeometric for k without replacement).
-* :func:`submodular_pick` (P8.7, Ribeiro et al. 2016 SP-LIME): greedy choice of ``budget``
+* :func:`submodular_pick` (suggested by Idahl et al. 2021; Ribeiro et al. 2016 SP-LIME): greedy choice of ``budget``
   instances maximising the importance-weighted coverage of explanation features;
   greedy gives at least (1 − 1/e) of the optimum (the coverage is monotone submodular).
 """
@@ -48,7 +50,8 @@ def insert_decoy(
     *,
     random_state: Any = None,
 ) -> list[list[str]]:
-    """Insert a class-indicator decoy token at a random position of every document (P8.4 i).
+    """Insert a class-indicator decoy token at a random position of every document (Idahl et al.
+    2021, construction (i)).
 
     Parameters
     ----------
@@ -86,8 +89,19 @@ def insert_decoy(
 @validate_params({"documents": ["array-like"], "labels": ["array-like"], "word": [str]})
 def natural_decoy(documents: Sequence[Sequence[str]], labels: Sequence[Any], word: str = "movie",
                   remove_label: Any = 0) -> np.ndarray:
-    """Indices of the documents kept by the natural-decoy construction (P8.4 ii): every
+    """Indices of the documents kept by the natural-decoy construction (Idahl et al. 2021, construction (ii)): every
     document containing ``word`` with label ``remove_label`` is dropped.
+
+    Parameters
+    ----------
+    documents : sequence of sequence of str
+        Tokenised training instances.
+    labels : sequence
+        Label per instance.
+    word : str
+        The decoy word.
+    remove_label :
+        Instances with this label that contain ``word`` are dropped.
 
     Examples
     --------
@@ -110,6 +124,15 @@ def bug_sampling_probability(n: int, n_bug: int, k: int = 1) -> float:
     """Probability that at least one of ``k`` instances sampled uniformly without replacement
     from ``n`` contains the bug, when ``n_bug`` do: 1 − C(n − n_bug, k) / C(n, k).
     With k = 1 this is the decoy coverage n_bug / n (Idahl et al.: < 3.3%).
+
+    Parameters
+    ----------
+    n : int
+        Number of instances.
+    n_bug : int
+        Instances that show the bug (0 <= n_bug <= n).
+    k : int
+        Instances sampled (without replacement).
 
     Examples
     --------

@@ -276,6 +276,11 @@ def load_embeddings(path: str | os.PathLike) -> Embeddings:
     ``.kv`` (gensim ``KeyedVectors.save``, needs gensim installed);
     ``.bin`` (word2vec binary, needs gensim).
 
+    Parameters
+    ----------
+    path : str or path-like
+        The embedding file; its extension picks the format.
+
     Raises
     ------
     FileNotFoundError, ValueError

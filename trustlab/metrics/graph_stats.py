@@ -1,4 +1,4 @@
-"""Weighted clustering coefficient of an ER similarity graph (xER Table 6 "CC", P5.11).
+"""Weighted clustering coefficient of an ER similarity graph (xER paper, Table 6 "CC").
 
 The xER paper cites Wang et al. (2017), a survey of several weighted generalisations, without
 saying which one it used. trustlab implements three, named explicitly:

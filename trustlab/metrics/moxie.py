@@ -1,4 +1,5 @@
-"""MOXIE black-box evaluation metrics (Kumar et al., TrustNLP 2021, P7.6–P7.8).
+"""MOXIE black-box evaluation metrics (Kumar, Dixit & Shah, TrustNLP 2021: all-correct accuracy,
+Algorithm 1 MASKLENGTH, Algorithm 2 COUNTERFACTUAL_ACC).
 
 The model being interpreted (the *teacher*) is only queried through a ``predict_fn``
 callable: it takes a list of tokens and returns a label, or a vector of class scores /
@@ -115,6 +116,15 @@ def masked_context_predictions(predict_fn: PredictFn, tokens: Sequence[Any], mas
 
     This is MOXIE's context-only baseline for :func:`all_correct_accuracy`.
 
+    Parameters
+    ----------
+    predict_fn : callable
+        ``predict_fn(list_of_tokens)`` -> label, or a vector of class scores (argmax taken).
+    tokens : sequence
+        The example's tokens.
+    mask_token :
+        What replaces a masked token.
+
     Examples
     --------
     >>> positive = lambda toks: int("good" in toks)
@@ -225,6 +235,19 @@ def mask_length_summary(
     mask_token: Any = "<mask>",
 ) -> MaskLengthResult:
     """MOXIE Coverage and Average length masked over a set of examples (Figure 2).
+
+    Parameters
+    ----------
+    predict_fn : callable
+        The teacher, as in :func:`mask_length`.
+    examples : sequence of sequence
+        Token lists.
+    scores : sequence of sequence of float
+        Importance score per token of each example.
+    budget : int
+        Masking budget ``m`` (>= 1).
+    mask_token :
+        What replaces a masked token.
 
     Examples
     --------
@@ -341,6 +364,11 @@ def counterfactual_accuracy(
 def counterfactual_summary(results: Sequence[CounterfactualResult]) -> dict:
     """Median counterfactual accuracy and size over contexts with at least one counterfactual
     (MOXIE reports a median accuracy of 90.0% on SST-2 dev).
+
+    Parameters
+    ----------
+    results : sequence of CounterfactualResult
+        One :func:`counterfactual_accuracy` result per context.
 
     Examples
     --------

@@ -1,4 +1,5 @@
-"""Relation-extraction scores: TACRED-style micro P/R/F1 and multi-reference BLEU (P1.7, P1.8).
+"""Relation-extraction scores: TACRED-style micro P/R/F1 and multi-reference BLEU (Tang & Surdeanu,
+TrustNLP 2021, Table 1).
 
 * :func:`relation_micro_prf`: micro precision / recall / F1 with a **negative class**
   (``no_relation``), as the standard TACRED scorer computes them: precision = correct

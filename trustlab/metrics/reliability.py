@@ -86,6 +86,11 @@ class ReliabilityResult(ResultMixin):
 def spearman(x: Any, y: Any) -> ReliabilityResult:
     """Spearman rank correlation (average ranks for ties) with scipy's t-based p-value.
 
+    Parameters
+    ----------
+    x, y : array-like of shape (n,)
+        Paired values.
+
     Examples
     --------
     >>> r = spearman([0.91, 0.88, 0.93, 0.85], [0.80, 0.79, 0.83, 0.70])
@@ -116,7 +121,7 @@ def spearman(x: Any, y: Any) -> ReliabilityResult:
 
 def _metric_vector(f: Any, name: str) -> np.ndarray:
     a = np.asarray(f, dtype=np.float64)
-    if a.ndim == 2:  # (seeds, embeddings): average over seeds first (S4.2)
+    if a.ndim == 2:  # (seeds, embeddings): average over seeds first (Rios & Lwowski 2020: 10 seeds)
         if a.shape[0] == 0:
             raise ValueError(f"{name} has no seeds (shape {a.shape}).")
         if not np.all(np.isfinite(a)):
@@ -156,6 +161,12 @@ def cross_model_reliability(f_m: Any, f_mbar: Any) -> ReliabilityResult:
     Same computation as :func:`cross_dataset_reliability`, comparing two models trained
     on one dataset.
 
+    Parameters
+    ----------
+    f_m, f_mbar : array-like of shape (q,) or (seeds, q)
+        The metric vectors of the two models over the ``q`` embeddings (a 2-D input is
+        averaged over its seeds first).
+
     Examples
     --------
     >>> cross_model_reliability([[0.9, 0.8, 0.7], [0.92, 0.8, 0.72]], [0.5, 0.6, 0.7]).value
@@ -180,6 +191,11 @@ def downstream_instability(pred_a: Any, pred_b: Any) -> InstabilityResult:
 
     The prediction-disagreement rate of two models (e.g. trained on two embeddings) on the
     same N test inputs (Leszczynski et al. 2020, as used by Rios & Lwowski).
+
+    Parameters
+    ----------
+    pred_a, pred_b : array-like of shape (N,)
+        The two models' predictions on the same inputs.
 
     Examples
     --------
@@ -209,6 +225,13 @@ def roc_auc(y_true: Any, y_score: Any) -> float:
     evaluated on the GenTemp templates.
 
     Equal to :func:`sklearn.metrics.roc_auc_score` for binary labels.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        Binary labels.
+    y_score : array-like of shape (n,)
+        Scores, higher meaning the positive class.
 
     Raises
     ------
@@ -357,6 +380,17 @@ def group_error_rates(y_true: Any, y_pred: Any, groups: Any, *, threshold: float
 def fped(y_true: Any, y_pred: Any, groups: Any, *, threshold: float | None = 0.5) -> float:
     """False-positive equality difference ``sum_t |FPR - FPR_t|`` (see :func:`group_error_rates`).
 
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        Binary labels.
+    y_pred : array-like of shape (n,)
+        Scores (thresholded at ``threshold``) or hard 0/1 predictions (``threshold=None``).
+    groups : array-like of shape (n,)
+        Group of each instance (e.g. the identity term of a GenTemp sample).
+    threshold : float or None
+        Decision threshold on ``y_pred``; None when ``y_pred`` already holds 0/1.
+
     Examples
     --------
     >>> fped([0, 0, 0, 0], [1, 0, 0, 0], ["a", "a", "b", "b"], threshold=None)
@@ -376,6 +410,17 @@ def fped(y_true: Any, y_pred: Any, groups: Any, *, threshold: float | None = 0.5
 def fned(y_true: Any, y_pred: Any, groups: Any, *, threshold: float | None = 0.5) -> float:
     """False-negative equality difference ``sum_t |FNR - FNR_t|`` (see :func:`group_error_rates`).
 
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        Binary labels.
+    y_pred : array-like of shape (n,)
+        Scores (thresholded at ``threshold``) or hard 0/1 predictions (``threshold=None``).
+    groups : array-like of shape (n,)
+        Group of each instance (e.g. the identity term of a GenTemp sample).
+    threshold : float or None
+        Decision threshold on ``y_pred``; None when ``y_pred`` already holds 0/1.
+
     Examples
     --------
     >>> fned([1, 1, 1, 1], [1, 0, 1, 1], ["a", "a", "b", "b"], threshold=None)
@@ -387,6 +432,11 @@ def fned(y_true: Any, y_pred: Any, groups: Any, *, threshold: float | None = 0.5
 @validate_params({"y_true": ["array-like"], "y_pred": ["array-like"]})
 def prediction_rates(y_true: Any, y_pred: Any) -> dict[str, float]:
     """TPR and TNR of hard binary predictions (GECOBench Table 4: male = positive).
+
+    Parameters
+    ----------
+    y_true, y_pred : array-like of shape (n,)
+        Binary labels and hard 0/1 predictions.
 
     Examples
     --------
@@ -413,6 +463,11 @@ def average_prediction_difference(p_male: Any, p_female: Any) -> float:
     ``p_male[i]`` is the softmax probability of the true class (male) for the male version
     of sentence ``i``, ``p_female[i]`` that of the true class (female) for its female version.
 
+    Parameters
+    ----------
+    p_male, p_female : array-like of shape (N,)
+        Probabilities in [0, 1] of the true class for the male and female version of each sentence.
+
     Examples
     --------
     >>> round(average_prediction_difference([0.9, 0.8], [0.7, 0.8]), 12)
@@ -433,8 +488,13 @@ def load_rios_lwowski(table: int = 2):
 
     ``table=1``: mean AUC/GAUC/FPED/FNED per strategy x model x dataset (column ``mean``);
     ``table=2``: CDR Spearman rho per strategy x model x dataset pair x metric (column
-    ``rho``; the minus signs lost in the PDF are restored, see the seed catalogue S4).
+    ``rho``; the minus signs lost in the PDF are restored from the paper's text and AVG rows).
     Both include the paper's AVG rows (``model == "AVG"``).
+
+    Parameters
+    ----------
+    table : {1, 2}
+        The paper's Table 1 (mean metrics) or Table 2 (cross-dataset reliability).
 
     Examples
     --------

@@ -46,6 +46,17 @@ _DISTANCE_PARAMS = {
 def noise_radius_bound(m: int, epsilon: float, beta: float, gamma: float = 1e-6) -> float:
     """Claim 6: ``‖κ‖ ≤ m ln(m/γ)(1+β)/ε`` with probability ≥ 1 − γ.
 
+    Parameters
+    ----------
+    m : int
+        Projection dimension.
+    epsilon : float
+        Privacy parameter ε > 0.
+    beta : float
+        JL distortion β ∈ (0, 1).
+    gamma : float
+        Failure probability γ ∈ (0, 1).
+
     Examples
     --------
     >>> round(noise_radius_bound(54, 1.0, 0.9, 1e-6), 1)
@@ -62,6 +73,21 @@ def noise_radius_bound(m: int, epsilon: float, beta: float, gamma: float = 1e-6)
 def distance_bound(tau: float, m: int, n: int, epsilon: float, beta: float, delta: float = 1e-6) -> float:
     """Prop. 7: ``|‖w_i−w_j‖ − ‖x_i−x_j‖| ≤ 2βτ + 4 m ln(2nm/δ)/ε``.
 
+    Parameters
+    ----------
+    tau : float
+        τ = max_i ‖x_i‖, the largest input norm.
+    m : int
+        Projection dimension.
+    n : int
+        Number of released vectors.
+    epsilon : float
+        Privacy parameter ε > 0.
+    beta : float
+        JL distortion β ∈ (0, 1).
+    delta : float
+        Failure probability δ ∈ (0, 1).
+
     Examples
     --------
     >>> distance_bound(4.0, 54, 200, 1.0, 0.9) > 0
@@ -74,6 +100,21 @@ def distance_bound(tau: float, m: int, n: int, epsilon: float, beta: float, delt
 @validate_params(_DISTANCE_PARAMS)
 def inner_product_bound(tau: float, m: int, n: int, epsilon: float, beta: float, delta: float = 1e-6) -> float:
     """Prop. 8: ``|⟨w_i,w_j⟩ − ⟨x_i,x_j⟩| ≤ βτ² + 8τ m L/ε + (2 m L)²/ε²``, L = ln(2nm/δ).
+
+    Parameters
+    ----------
+    tau : float
+        τ = max_i ‖x_i‖, the largest input norm.
+    m : int
+        Projection dimension.
+    n : int
+        Number of released vectors.
+    epsilon : float
+        Privacy parameter ε > 0.
+    beta : float
+        JL distortion β ∈ (0, 1).
+    delta : float
+        Failure probability δ ∈ (0, 1).
 
     Examples
     --------
@@ -104,6 +145,25 @@ def erm_excess_bound(
 ) -> float:
     """Prop. 9: excess empirical risk of ERM on private vectors with a λ-Lipschitz convex loss,
     ``4λ m L ‖Θ‖/ε + λ β τ ‖Θ‖`` (hinge and logistic losses have λ = 1).
+
+    Parameters
+    ----------
+    tau : float
+        τ = max_i ‖x_i‖, the largest input norm.
+    m : int
+        Projection dimension.
+    n : int
+        Number of released vectors.
+    epsilon : float
+        Privacy parameter ε > 0.
+    beta : float
+        JL distortion β ∈ (0, 1).
+    delta : float
+        Failure probability δ ∈ (0, 1).
+    lipschitz : float
+        λ, the Lipschitz constant of the loss (1 for hinge and logistic losses).
+    theta_norm : float
+        ‖Θ‖, the norm bound of the parameter set.
 
     Examples
     --------

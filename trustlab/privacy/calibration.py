@@ -128,7 +128,7 @@ def gaussian_width(
     random_state=None,
     max_points: int | None = None,
 ) -> GaussianWidth:
-    """Monte-Carlo estimate of the Gaussian width ω(X) = E_g sup_{x∈X} ⟨x, g⟩ (PrivEmb P3.3).
+    """Monte-Carlo estimate of the Gaussian width ω(X) = E_g sup_{x∈X} ⟨x, g⟩ (PrivEmb paper, Def. 3).
 
     For a finite set of rows ``X`` this draws ``n_draws`` vectors g ~ N(0, I_d) and averages
     ``max_x ⟨x, g⟩``. It is **approximate** (its standard error is returned) and seedable with
@@ -203,6 +203,15 @@ def gaussian_width(
 def beta_for_m(d: int, m: int, delta: float = 1e-6) -> float:
     """Inverse of :func:`calibrate_m`: the β that a projection dimension ``m`` buys.
 
+    Parameters
+    ----------
+    d : int
+        Input dimension (>= 2).
+    m : int
+        Projection dimension.
+    delta : float
+        Failure probability, in (0, 1).
+
     Examples
     --------
     >>> round(beta_for_m(300, 100), 2)
@@ -227,6 +236,13 @@ def projection_matrix(m: int, d: int, seed: int) -> np.ndarray:
     Drawn with NumPy's PCG64 from ``seed`` on the host, so every backend uses the same
     Φ and anybody holding the release record can rebuild it.
 
+    Parameters
+    ----------
+    m, d : int
+        Output and input dimension.
+    seed : int
+        The public seed (``ReleaseRecord.phi_seed``).
+
     Examples
     --------
     >>> P = projection_matrix(50, 300, seed=1)
@@ -250,11 +266,22 @@ def projection_matrix(m: int, d: int, seed: int) -> np.ndarray:
 def empirical_sensitivity(phi: np.ndarray, X, *, max_points: int = 1000, min_dist: float = 1e-8) -> float:
     """``max ‖Φx − Φx'‖ / ‖x − x'‖`` over all pairs of (up to ``max_points``) rows of X.
 
-    This is the sensitivity of ``x ↦ Φx`` *on the sample* (P3.2); batched through Gram
+    This is the sensitivity of ``x ↦ Φx`` *on the sample* (PrivEmb paper, Def. 2); batched through Gram
     matrices. The worst case over all of R^d is the spectral norm of Φ (≈ 1 + √(d/m)),
     which :func:`trustlab.privacy.privatize` reports separately. Pairs closer than
     ``min_dist`` times the sample's largest |coordinate| (a relative threshold: the
     ratio does not depend on the scale of X) are skipped.
+
+    Parameters
+    ----------
+    phi : numpy.ndarray of shape (m, d)
+        The projection Φ.
+    X : array-like of shape (n, d)
+        The sample of input vectors.
+    max_points : int
+        At most this many rows of X are used (evenly spaced over X).
+    min_dist : float
+        Pairs closer than this, relative to the sample's largest |coordinate|, are skipped.
 
     Examples
     --------
@@ -293,8 +320,17 @@ def jl_distortion(phi: np.ndarray, X, Y=None) -> dict:
 
     Returns ``norm``: max |‖Φx‖ − ‖x‖| / ‖x‖ over rows of X, and with ``Y``,
     ``inner``: max |⟨Φx,Φy⟩ − ⟨x,y⟩| / (‖x‖‖y‖) and ``distance``: max
-    |‖Φx−Φy‖ − ‖x−y‖| / ‖x−y‖ over all pairs. Gordon's theorem (P3.4) says each is
+    |‖Φx−Φy‖ − ‖x−y‖| / ‖x−y‖ over all pairs. Gordon's theorem (PrivEmb paper, Thm 1 and Cor. 2) says each is
     ≤ β w.p. ≥ 1−δ at the calibrated m.
+
+    Parameters
+    ----------
+    phi : numpy.ndarray of shape (m, d)
+        The projection Φ.
+    X : array-like of shape (n, d)
+        Vectors whose norms (and, with ``Y``, inner products and distances) are checked.
+    Y : array-like of shape (k, d), optional
+        Second set of vectors for the pairwise distortions.
 
     Examples
     --------

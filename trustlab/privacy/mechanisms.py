@@ -68,11 +68,20 @@ class ReleaseRecord:
     noise_scale : float
         Noise density ∝ exp(−‖z‖/noise_scale): (1+β)/ε for M2, 1/ε for M1.
     empirical_sensitivity : float or None
-        max ‖Φx−Φx'‖/‖x−x'‖ over a sample of the input (P3.2).
+        max ‖Φx−Φx'‖/‖x−x'‖ over a sample of the input (PrivEmb paper, Def. 2).
     spectral_norm : float or None
         ‖Φ‖₂, the sensitivity over all of R^d (≈ 1+√(d/m); larger than 1+β for m < d).
     library, version, created : str
         ``trustlab``, its version and the UTC time of the release.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rec = privatize(np.ones((3, 300)), epsilon=10, random_state=0).record
+    >>> rec.mechanism, rec.n, rec.d, rec.m, rec.calibration
+    ('privemb', 3, 300, 54, 'default')
+    >>> sorted(rec.to_dict())[:3]
+    ['beta', 'calibration', 'created']
     """
 
     mechanism: str
@@ -104,6 +113,23 @@ class PrivateRelease:
     """Result of :func:`privatize`; unpacks as ``vectors, record = privatize(...)``.
 
     ``indices`` holds the chosen vocabulary rows when M1's nearest-neighbour swap ran.
+
+    Attributes
+    ----------
+    vectors : numpy.ndarray of shape (n, m)
+        The released vectors (``m = d`` for M1).
+    record : ReleaseRecord
+        What the release publishes about itself.
+    indices : numpy.ndarray or None
+        M1 with ``vocab``: the vocabulary row each vector was swapped to.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rel = privatize(np.ones((3, 300)), epsilon=10, random_state=0)
+    >>> vectors, record = rel
+    >>> vectors.shape, record.m, rel.indices is None
+    ((3, 54), 54, True)
     """
 
     vectors: Any
@@ -331,6 +357,40 @@ def make_mechanism(
     ``backend="auto"`` and, unless ``streamed`` (the release is written chunk by chunk,
     as :func:`trustlab.privacy.io.privatize_file` does), the memory check of the
     ``n_hint x m`` output.
+
+    Parameters
+    ----------
+    d : int
+        Input dimension of the vectors.
+    epsilon : float
+        Privacy parameter ε > 0.
+    delta : float, default 1e-6
+        δ ∈ (0, 1) (PrivEmb's JL failure probability; M1 is (ε, 0)-private).
+    beta : float, default 0.9
+        JL distortion β ∈ (0, 1) (PrivEmb only).
+    m : int, optional
+        Projection dimension; default :func:`trustlab.privacy.calibrate_m` (d, δ, β).
+    mechanism : {"privemb", "m1"}
+    backend : {"auto", "cpu", "gpu"}
+        As in :func:`privatize`.
+    random_state : None, int or numpy Generator
+        Seeds Φ and the noise key (independent ``SeedSequence`` children).
+    phi_seed : int, optional
+        Reuse the public Φ of an earlier release.
+    allow_m_above_d : bool
+        Permit m > d.
+    n_hint : int, optional
+        Number of vectors to be released (backend choice and memory check).
+    streamed : bool
+        The release is written chunk by chunk (no ``n_hint x m`` output in memory).
+    func : str
+        Name of the calling entry point, used in error messages.
+
+    Examples
+    --------
+    >>> mech = make_mechanism(300, epsilon=10, random_state=0)
+    >>> mech.name, mech.d, mech.m
+    ('privemb', 300, 54)
     """
     mechanism = check_option(mechanism, "mechanism", list(MECHANISMS), func=func)
     d = check_int(d, "d", low=1, func=func)
@@ -425,10 +485,37 @@ def _check_dtype(dtype, func="privatize") -> np.dtype:
     return dt
 
 
+def _as_matrix(X, name: str = "X", func: str = "privatize"):
+    """Embeddings as they come, as something ``np.asarray`` reads: a gensim ``KeyedVectors``
+    (duck-typed: ``.vectors`` and ``.index_to_key``; gensim is not imported) gives its
+    ``.vectors`` (rows in ``index_to_key`` order); a SciPy sparse matrix is densified (the
+    release is dense anyway; refused when the dense copy would not fit in memory); anything
+    that is not a matrix of numbers is refused with a message naming what was received."""
+    import sys
+
+    if hasattr(X, "vectors") and hasattr(X, "index_to_key"):
+        return X.vectors
+    sp = sys.modules.get("scipy.sparse")
+    if sp is not None and sp.issparse(X):
+        if X.ndim != 2:
+            raise ValueError(f"{func}: {name} must be 2-D (n vectors x d dimensions); got a sparse array of "
+                             f"shape {X.shape}.")
+        dt = np.float32 if X.dtype == np.float32 else np.float64
+        _check_memory(int(X.shape[0]) * int(X.shape[1]) * np.dtype(dt).itemsize,
+                      f"the dense copy of the {X.shape[0]} x {X.shape[1]} sparse {name}",
+                      "privatize it in row blocks (X[i:j]) or use privatize_file", func)
+        return X.toarray().astype(dt, copy=False)
+    if X is None or isinstance(X, (str, bytes, dict, set)):
+        raise TypeError(f"{func}: {name} must be a 2-D array of embedding vectors (NumPy array, list of rows, "
+                        f"SciPy sparse matrix or gensim KeyedVectors); got {type(X).__name__}.")
+    return X
+
+
 def _validate_X(X, func="privatize") -> np.ndarray:
     """2-D float32/float64 C-contiguous X. An array that already has that form is
     returned as is (no copy, no scan): finiteness is checked on the release itself
     (the noise kernels count non-finite outputs), which also catches overflow."""
+    X = _as_matrix(X, "X", func)
     if (isinstance(X, np.ndarray) and X.dtype in (np.float32, np.float64) and X.ndim == 2
             and X.size and X.flags.c_contiguous):
         return X
@@ -437,12 +524,12 @@ def _validate_X(X, func="privatize") -> np.ndarray:
 
 
 @validate_params({
-    "X": ["array-like"], "epsilon": [Interval(numbers.Real, 0, None, closed="neither")],
+    "X": [object], "epsilon": [Interval(numbers.Real, 0, None, closed="neither")],
     "delta": [Interval(numbers.Real, 0, 1, closed="neither")], "beta": [Interval(numbers.Real, 0, 1, closed="neither")],
     "m": [Interval(numbers.Integral, 1, None, closed="left"), None], "mechanism": [str],
     "random_state": ["random_state"], "phi_seed": [Interval(numbers.Integral, 0, 2**63 - 1, closed="both"), None],
     "allow_m_above_d": ["boolean"], "backend": [{"auto", "cpu", "gpu"}],
-    "vocab": ["array-like", None], "chunk_size": [Interval(numbers.Integral, 1, None, closed="left")],
+    "vocab": [object, None], "chunk_size": [Interval(numbers.Integral, 1, None, closed="left")],
 })
 def privatize(
     X,
@@ -470,9 +557,12 @@ def privatize(
 
     Parameters
     ----------
-    X : array-like of shape (n, d)
+    X : array-like of shape (n, d), scipy.sparse matrix or gensim KeyedVectors
         Finite vectors. A C-contiguous float32/float64 array is used without a copy;
-        NaN/inf (or an overflowing release) raise ``ValueError``.
+        NaN/inf (or an overflowing release) raise ``ValueError``. A sparse matrix is
+        densified (refused when the dense copy would not fit in memory); a
+        ``KeyedVectors`` (anything with ``.vectors`` and ``.index_to_key``) gives its
+        vectors, so row ``i`` of the release belongs to ``X.index_to_key[i]``.
     epsilon : float
         Privacy parameter ε > 0.
     delta : float, default 1e-6
@@ -491,7 +581,7 @@ def privatize(
         knowing (or guessing) the seed can remove the noise; integer seeds are for tests.
         Φ's seed and the noise key come from independent ``SeedSequence`` children, so
         the published ``phi_seed`` does not reproduce the noise.
-    vocab : array-like of shape (V, d), optional
+    vocab : array-like of shape (V, d), scipy.sparse matrix or KeyedVectors, optional
         M1 only: swap each noisy vector to its exact Euclidean nearest vocabulary row.
     phi_seed : int, optional
         Reuse the public Φ of an earlier release.
@@ -560,7 +650,7 @@ def privatize(
     if vocab is not None:
         if mech.name != "m1":
             raise ValueError("vocab (nearest-neighbour swap) applies to mechanism='m1' only.")
-        V = check_finite_array(vocab, "vocab", ndim=2)
+        V = check_finite_array(_as_matrix(vocab, "vocab"), "vocab", ndim=2)
         if V.shape[1] != d:
             raise ValueError(f"vocab has dimension {V.shape[1]} but X has dimension {d}; they must match.")
     if dtype is None:
@@ -683,6 +773,26 @@ def privatize_dask(X, *, epsilon: float, delta: float = 1e-6, beta: float = 0.9,
     :func:`privatize` on the same data with the same ``random_state``. Non-finite
     values are detected lazily (the computation raises). Returns ``(dask_array, record)``;
     the record's ``empirical_sensitivity`` is ``None`` (no eager sample).
+
+    Parameters
+    ----------
+    X : dask.array.Array of shape (n, d)
+        The vectors, chunked by rows (columns are rechunked into one block).
+    epsilon : float
+        Privacy parameter ε > 0.
+    delta : float, default 1e-6
+        δ ∈ (0, 1) (PrivEmb's JL failure probability; M1 is (ε, 0)-private).
+    beta : float, default 0.9
+        JL distortion β ∈ (0, 1) (PrivEmb only).
+    m : int, optional
+        Projection dimension; default :func:`trustlab.privacy.calibrate_m` (d, δ, β).
+    mechanism : {"privemb", "m1"}
+    random_state : None, int or numpy Generator
+        As in :func:`privatize`; the same seed gives the same release as :func:`privatize`.
+    phi_seed : int, optional
+        Reuse the public Φ of an earlier release.
+    allow_m_above_d : bool
+        Permit m > d.
 
     Examples
     --------

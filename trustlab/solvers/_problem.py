@@ -235,8 +235,25 @@ def _real_weights(a: Any, what: str) -> np.ndarray:
         raise ValueError(f"{what} must be numeric.") from None
 
 
-def as_problem(data: Any, *, weight: str = "weight", nodes: Sequence | None = None) -> Problem:
-    """Normalise a networkx graph, dense/sparse matrix or edge list to a :class:`Problem`."""
+def as_problem(data: Any, *, weight: str = "weight", nodes: Sequence | None = None, source: Any = None,
+               target: Any = None) -> Problem:
+    """Normalise a networkx or igraph graph, dense/sparse matrix, edge table or edge list to a
+    :class:`Problem`."""
+    from trustlab.graph import as_pandas_table, edge_table_columns, factorize_endpoints, igraph_edges, is_igraph
+
+    if is_igraph(data):
+        if data.has_multiple():
+            raise ValueError("partition needs a simple graph; the igraph graph has parallel edges. "
+                             "Collapse them first (G.simplify(combine_edges='first')).")
+        nl, r, c, v = igraph_edges(data, weight=weight)
+        return _from_edges(nl, r, c, v, "The igraph graph")
+    table = as_pandas_table(data)
+    if table is not None:
+        # an explicit weight= names the column; the default "weight" also finds "w"
+        s, t, v = edge_table_columns(table, source=source, target=target,
+                                     weight=None if weight == "weight" else weight, need_weight=True)
+        nl, r, c = factorize_endpoints(s, t, nodes)
+        return _from_edges(nl, r, c, v, "The edge table")
     # a networkx graph can only exist once networkx is imported: do not import it
     # (a few tenths of a second) for matrix or edge-list input
     nx = sys.modules.get("networkx")

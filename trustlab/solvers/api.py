@@ -97,6 +97,13 @@ class PartitionResult:
         ``status``, ``objective``, ``bound``, ``seconds`` and solver details.
     n_singleton_components : int
     seconds : float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> r = partition(np.array([[0, 2, -1], [2, 0, -1], [-1, -1, 0]]), random_state=0)
+    >>> r.clusters, r.objective, r.status
+    ([[0, 1], [2]], 2.0, 'optimal')
     """
 
     labels: np.ndarray
@@ -132,6 +139,81 @@ class PartitionResult:
         if include_labels:
             d["clusters"] = [[_py(v) for v in c] for c in self.clusters]
         return d
+
+    def to_frame(self, node_column: str = "node", cluster_column: str = "cluster"):
+        """The partition as a pandas DataFrame: one row per node, in the input's node order.
+
+        Parameters
+        ----------
+        node_column, cluster_column : str
+            Names of the two columns (node label, cluster id ``0..n_clusters-1``).
+
+        Returns
+        -------
+        pandas.DataFrame
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> r = partition(np.array([[0, 1, -1], [1, 0, -1], [-1, -1, 0]]), random_state=0)
+        >>> r.to_frame().values.tolist()
+        [[0, 0], [1, 0], [2, 1]]
+        """
+        import pandas as pd
+
+        if node_column == cluster_column:
+            raise ValueError(f"node_column and cluster_column must differ; both are {node_column!r}.")
+        nodes = np.empty(len(self.nodes), dtype=object)
+        nodes[:] = [_py(v) for v in self.nodes]
+        frame = pd.DataFrame({node_column: nodes, cluster_column: np.asarray(self.labels, dtype=np.int64)})
+        frame[node_column] = frame[node_column].infer_objects()
+        return frame
+
+    def to_networkx(self, edges: str = "input"):
+        """The partition as a networkx graph: every node with a ``cluster`` attribute.
+
+        Parameters
+        ----------
+        edges : {"input", "within", "none"}
+            Which edges the graph gets, each with its ``weight``: every edge of the input
+            (for a dense matrix input that is every pair), only the pairs inside a
+            cluster, or none.
+
+        Returns
+        -------
+        networkx.Graph
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> r = partition(np.array([[0, 1, -1], [1, 0, -1], [-1, -1, 0]]), random_state=0)
+        >>> G = r.to_networkx(edges="within")
+        >>> dict(G.nodes(data="cluster")), list(G.edges(data="weight"))
+        ({0: 0, 1: 0, 2: 1}, [(0, 1, 1.0)])
+        """
+        import networkx as nx
+
+        if edges not in ("input", "within", "none"):
+            raise ValueError(f"edges must be 'input', 'within' or 'none'; got {edges!r}.")
+        G = nx.Graph()
+        labels = np.asarray(self.labels, dtype=np.int64)
+        G.add_nodes_from((_py(v), {"cluster": int(k)}) for v, k in zip(self.nodes, labels.tolist()))
+        P = self._problem
+        if edges == "none":
+            return G
+        if P is None:
+            raise ValueError("this result carries no input graph (built by hand?); use edges='none'.")
+        if P.complete:
+            r, c = np.triu_indices(P.n, 1)
+            w = P.W[r, c]
+        else:
+            r, c, w = P.rows, P.cols, P.vals
+        if edges == "within":
+            keep = labels[r] == labels[c]
+            r, c, w = r[keep], c[keep], w[keep]
+        nodes = [_py(v) for v in self.nodes]
+        G.add_weighted_edges_from((nodes[i], nodes[j], float(x)) for i, j, x in zip(r.tolist(), c.tolist(), w))
+        return G
 
     def __repr__(self) -> str:
         return (f"PartitionResult(n_clusters={self.n_clusters}, objective={self.objective:.6g}, "
@@ -565,6 +647,8 @@ def _largest_first(labels: np.ndarray, nodes: Sequence) -> tuple[np.ndarray, lis
         "heuristic_iters": [Interval(numbers.Integral, 1, None, closed="left")],
         "heuristic_patience": [Interval(numbers.Integral, 1, None, closed="left"), None],
         "progress": ["boolean"],
+        "source": [object],
+        "target": [object],
     }
 )
 def partition(
@@ -587,14 +671,22 @@ def partition(
     heuristic_patience: int | None = None,
     progress: bool = False,
     scheduler: Any = None,
+    source: Any = None,
+    target: Any = None,
 ) -> PartitionResult:
     """Clique partitioning: disjoint clusters, each a clique, of maximum within-cluster weight.
 
     Parameters
     ----------
-    graph_or_weights : networkx.Graph, ndarray, scipy.sparse matrix or edge list
+    graph_or_weights : networkx.Graph, igraph.Graph, edge table, ndarray, scipy.sparse matrix or edge list
         * networkx graph with a ``weight`` attribute on every edge; a **missing edge
-          forbids** the pair from sharing a cluster.
+          forbids** the pair from sharing a cluster. An undirected ``igraph.Graph`` is read
+          the same way (labels from its ``name`` vertex attribute, else the vertex ids).
+        * edge table (pandas, pyarrow or polars): one row per edge with two endpoint
+          columns and a weight column, found by name (``source``/``target``, ``src``/``dst``,
+          ``from``/``to``, ``u``/``v``, ...; ``weight`` or ``w``) or given with ``source=``,
+          ``target=``, ``weight=``; missing pairs are forbidden, labels may be any hashable
+          values (sorted when they sort).
         * dense square symmetric ``numpy.ndarray``: **every pair is an edge** with
           weight ``W[i, j]`` (the CP-Lib convention; the diagonal is ignored).
         * scipy sparse matrix: stored entries are the edges (an explicit 0 is an edge of
@@ -660,7 +752,10 @@ def partition(
         Split into connected components of the positive-edge graph first; exact (see
         Notes).
     weight : str
-        Edge attribute holding the weight (networkx input).
+        Edge attribute holding the weight (networkx or igraph input), or the weight column
+        of an edge table (default: a column named ``weight`` or ``w``).
+    source, target : column name, optional
+        The endpoint columns of an edge table, when their names are not recognised.
     nodes : sequence, optional
         Node labels for matrix input, or the node order for an edge list.
     mip_solver : {"scip", "cpsat"}
@@ -731,7 +826,7 @@ def partition(
                                      max_cliques=max_cliques, max_model_bytes=max_model_bytes,
                                      heuristic_iters=heuristic_iters, heuristic_patience=heuristic_patience)
     rng = check_random_state(random_state)
-    P = as_problem(graph_or_weights, weight=weight, nodes=nodes)
+    P = as_problem(graph_or_weights, weight=weight, nodes=nodes, source=source, target=target)
     if P.n == 0:
         raise ValueError("The input has no nodes.")
     deadline = _deadline(t0, time_limit, P.n)

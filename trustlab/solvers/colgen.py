@@ -395,7 +395,7 @@ def branch_and_price(
     early_branch: bool = True,
     early_price_nodes: int = 200_000,
 ) -> dict:
-    """Branch and price on one component; see the module docstring.
+    """Branch and price on one component; see the module docstring and :class:`_BranchAndPrice`.
 
     ``max_iterations`` caps the master LP solves over the whole search (default
     ``100 * n``): degenerate instances whose column generation tails off give up
@@ -416,231 +416,319 @@ def branch_and_price(
     the root did not converge), ``bp_nodes``, ``cg_iterations``, ``early_branched``
     (nodes branched on without a pricing proof), ``columns``.
     """
-    n = W.shape[0]
-    W = np.where(A, W, 0.0).astype(np.float64)
-    np.fill_diagonal(W, 0.0)
-    big = 1.0 + float(np.abs(W).sum())
-    rng = np.random.default_rng(random_state)
-    pool = _Master(W)
-    best_lab = np.asarray(warm_labels, np.int64).copy()
-    best_val = float(warm_obj)
-    for c in np.unique(best_lab):
-        pool.add(best_lab == c)
-    for i in range(n):
-        e = np.zeros(n, bool)
-        e[i] = True
-        pool.add(e)
-    forb0 = ~A.copy()
-    np.fill_diagonal(forb0, False)
-    stats = {"bp_nodes": 0, "cg_iterations": 0, "early_branched": 0}
-    max_it = 100 * n if max_iterations is None else int(max_iterations)
+    return _BranchAndPrice(
+        W, A, warm_labels=warm_labels, warm_obj=warm_obj, deadline=deadline, root_deadline=root_deadline,
+        integral=integral, k_price=k_price, alpha=alpha, max_price_nodes=max_price_nodes,
+        short_price_nodes=short_price_nodes, max_iterations=max_iterations, random_state=random_state,
+        warm_master=warm_master, tabu_pricing=tabu_pricing, threads=threads, early_branch=early_branch,
+        early_price_nodes=early_price_nodes,
+    ).run()
 
-    # the first pricing proof must come by root_deadline; after it the search runs to deadline
-    limit = [deadline if root_deadline is None else root_deadline]
 
-    def timed_out() -> bool:
-        return limit[0] is not None and time.perf_counter() > limit[0]
+class _Node:
+    """One branch-and-price node: super-nodes ``groups`` (the contracted pairs so far),
+    forbidden super-node pairs ``forb``, the contracted weights ``Wc`` (forbidden pairs at
+    ``-big``), each super-node's inner weight, and the state its column generation keeps
+    between iterations (the dual-smoothing centre, the best bound so far, the warm master)."""
 
-    rate = [5e6]  # exact-pricing search nodes per second, re-measured on every slice
+    def __init__(self, groups: list[np.ndarray], forb: np.ndarray, W: np.ndarray, big: float, warm_master: bool):
+        n = W.shape[0]
+        self.groups, self.forb = groups, forb
+        self.m = m = len(groups)
+        G = np.zeros((m, n), bool)
+        for a, g in enumerate(groups):
+            G[a, g] = True
+        self.Gf = G.astype(np.float64)
+        Wc = self.Gf @ W @ self.Gf.T
+        self.inner = np.diag(Wc).copy() / 2.0
+        Wc = np.where(forb, -big, Wc)
+        np.fill_diagonal(Wc, 0.0)
+        self.Wc = Wc
+        self.sizes = np.array([g.size for g in groups])
+        self.center = None  # the best dual so far (Wentges smoothing) and its bound
+        self.center_lb = np.inf
+        self.node_lb = np.inf  # the best bound proven at this node
+        self.master = None
+        if warm_master and _highs_core() is not None:
+            try:
+                self.master = _WarmMaster(m)
+            except (AttributeError, TypeError):  # pragma: no cover - a SciPy whose private binding differs
+                self.master = None
 
-    def solve_node(groups: list[np.ndarray], forb: np.ndarray):
+
+class _BranchAndPrice:
+    """Branch and price on one component, in named stages (see the module docstring).
+
+    :meth:`run` is the best-first search over nodes (:meth:`search`, :meth:`branch`,
+    :meth:`result`); :meth:`solve_node` is one node's column generation, whose iteration
+    goes through :meth:`restricted_master` (the master LP over the valid pool columns),
+    :meth:`integral_master` (an integral master solution is an incumbent), then the pricing
+    stages, cheapest first: :meth:`price_local`, :meth:`price_tabu`,
+    :meth:`early_branching` and :meth:`price_exact` (the only one that yields bounds).
+    """
+
+    def __init__(self, W, A, *, warm_labels, warm_obj, deadline, root_deadline, integral, k_price, alpha,
+                 max_price_nodes, short_price_nodes, max_iterations, random_state, warm_master, tabu_pricing,
+                 threads, early_branch, early_price_nodes):
+        self.n = n = W.shape[0]
+        W = np.where(A, W, 0.0).astype(np.float64)
+        np.fill_diagonal(W, 0.0)
+        self.W = W
+        self.big = 1.0 + float(np.abs(W).sum())
+        self.rng = np.random.default_rng(random_state)
+        self.pool = pool = _Master(W)
+        self.best_lab = np.asarray(warm_labels, np.int64).copy()
+        self.best_val = float(warm_obj)
+        for c in np.unique(self.best_lab):
+            pool.add(self.best_lab == c)
+        for i in range(n):
+            e = np.zeros(n, bool)
+            e[i] = True
+            pool.add(e)
+        forb0 = ~A.copy()
+        np.fill_diagonal(forb0, False)
+        self.forb0 = forb0
+        self.stats = {"bp_nodes": 0, "cg_iterations": 0, "early_branched": 0}
+        self.max_it = 100 * n if max_iterations is None else int(max_iterations)
+        self.deadline = deadline
+        # the first pricing proof must come by root_deadline; after it the search runs to deadline
+        self.limit = deadline if root_deadline is None else root_deadline
+        self.rate = [5e6]  # exact-pricing search nodes per second, re-measured on every slice
+        self.integral, self.k_price, self.alpha, self.threads = integral, k_price, alpha, threads
+        self.max_price_nodes, self.short_price_nodes = max_price_nodes, short_price_nodes
+        self.warm_master, self.tabu_pricing = warm_master, tabu_pricing
+        self.early_branch, self.early_price_nodes = early_branch, early_price_nodes
+
+    def timed_out(self) -> bool:
+        return self.limit is not None and time.perf_counter() > self.limit
+
+    # ------------------------------------------------------------ one node
+    def solve_node(self, groups: list[np.ndarray], forb: np.ndarray):
         """Column generation at one node (super-nodes ``groups``, forbidden super-node
         pairs ``forb``). Returns ``(bound, lam, rows, column ids, z)`` when converged,
         ``("pruned", bound)`` when the bound cannot beat the incumbent, or the status
         string ``"time_limit"`` / ``"gave_up"``."""
-        nonlocal best_val, best_lab
-        m = len(groups)
-        G = np.zeros((m, n), bool)
-        for a, g in enumerate(groups):
-            G[a, g] = True
-        Gf = G.astype(np.float64)
-        Wc = Gf @ W @ Gf.T
-        inner = np.diag(Wc).copy() / 2.0
-        Wc = np.where(forb, -big, Wc)
-        np.fill_diagonal(Wc, 0.0)
-        center = None
-        center_lb = np.inf
-        node_lb = np.inf
-        master = None
-        if warm_master and _highs_core() is not None:
-            try:
-                master = _WarmMaster(m)
-            except (AttributeError, TypeError):  # pragma: no cover - a SciPy whose private binding differs
-                master = None
+        node = _Node(groups, forb, self.W, self.big, self.warm_master)
         while True:
-            if timed_out():
+            if self.timed_out():
                 return "time_limit"
-            if stats["cg_iterations"] >= max_it:
+            if self.stats["cg_iterations"] >= self.max_it:
                 return "gave_up"
-            # columns valid here: unions of groups, no forbidden pair
-            cnt = pool.masks.astype(np.int32) @ Gf.T.astype(np.int32)  # (cols, m) members per group
-            sizes = np.array([g.size for g in groups])
-            whole = cnt == sizes[None, :]
-            ok = np.all((cnt == 0) | whole, axis=1)
-            rows = whole[ok]
-            if forb.any():
-                bad = np.einsum("ca,ab,cb->c", rows.astype(np.float64), forb.astype(np.float64),
-                                rows.astype(np.float64)) > 0
-                keep = ~bad
-                ok_idx = np.flatnonzero(ok)[keep]
-                rows = rows[keep]
-            else:
-                ok_idx = np.flatnonzero(ok)
-            vals = pool.vals[ok_idx]
-            out = None
-            if master is not None:
-                try:
-                    out = master.solve(vals, rows, ok_idx)
-                except (AttributeError, TypeError):  # pragma: no cover - see above: solve from scratch
-                    master = None
-            if master is None:
-                out = _lp(vals, rows, m)
-            stats["cg_iterations"] += 1
-            if out is None:
+            lp = self.restricted_master(node)
+            if lp is None:
                 return "gave_up"
-            z, lam, pi_out = out
-            if z > best_val + 1e-9 and np.all(np.abs(lam - np.round(lam)) <= 1e-6):
-                # an integral master solution is a partition: a new incumbent
-                lab = _partition_labels(pool, ok_idx[lam > 0.5], n)
-                val = float(objective(W, lab))
-                if val > best_val:
-                    best_val, best_lab = val, lab
-            target = _floor_target(best_val, integral)
-            delta = max(1e-9, (target - pi_out.sum()) / m)
-            pc = pi_out - inner  # pricing node penalty: rc(S) = sum Wc(S) + sum (inner - pi)
-            added = 0
-            # 1) cheap: local search at the RMP dual
-            starts = np.concatenate([np.arange(m), rng.integers(0, m, m)]).astype(np.int64)
-            lv, lm = price_local(Wc, pc, starts, delta)
-            for q in np.flatnonzero(lv > delta):
-                if _add_group_col(pool, lm[q], groups):
-                    added += 1
-            if added:
+            z, lam, pi_out, rows, ok_idx = lp
+            self.integral_master(z, lam, ok_idx)
+            target = _floor_target(self.best_val, self.integral)
+            delta = max(1e-9, (target - pi_out.sum()) / node.m)
+            pc = pi_out - node.inner  # pricing node penalty: rc(S) = sum Wc(S) + sum (inner - pi)
+            if self.price_local(node, pc, delta):
                 continue
-            # 1b) tabu search from the best local optima (and the empty set): finds the
-            # columns a 1-flip search cannot reach (a pair is often needed before a set
-            # pays its duals), at the smoothed dual first when there is a centre
-            if tabu_pricing:
-                top = np.argsort(-lv)[:4]
-                sm = np.vstack([lm[top], np.zeros((1, m), bool)])
-                for a_ in ((alpha, 0.0) if center is not None else (0.0,)):
-                    pi_sep = pi_out if a_ == 0.0 else a_ * center + (1 - a_) * pi_out
-                    tv, tm, tnf = price_tabu(Wc, pi_sep - inner, sm, delta if a_ == 0.0 else 0.0, k_price,
-                                             30 * m, max(3, m // 10), int(rng.integers(2**31)))
-                    added += _add_priced(pool, groups, Wc, pc, delta, tm[:tnf])
-                    if added:
-                        break
-                if added:
+            if self.tabu_pricing and self.price_tabu(node, pi_out, pc, delta):
+                continue
+            if self.early_branch and z >= target and _fractional(_together(lam, rows)):
+                out = self.early_branching(node, lp, pc, delta)
+                if out is None:
                     continue
-            # 1c) early branching: the restricted master already reaches the target, so
-            # the node's LP (>= the master's value) cannot close it and it is branched on
-            # whatever the exact pricing says; a short exact search still looks for
-            # columns (a better master, better branching), its proof is not waited for
-            if early_branch and z >= target and _fractional(_together(lam, rows)):
-                pr = _SplitPricing(Wc, pc, k_price, 0.0)
-                pv, pm, nf, _nodes, complete = pr.run(max(1, early_price_nodes), limit[0], rate, threads)
-                if nf:
-                    added += _add_priced(pool, groups, Wc, pc, delta, pm[:nf])
-                    if added:
-                        continue
-                if not complete:
-                    stats["early_branched"] += 1
-                    return (node_lb, lam, rows, ok_idx, z)  # node_lb: inf unless an earlier proof
-                # complete: the Lagrangian bound at the master's dual (converged at z when
-                # no set has rc > 0)
-                lb = float(pi_out.sum()) + m * max(0.0, float(pv[0]) if nf else 0.0)
-                return (min(node_lb, lb), lam, rows, ok_idx, z)
-            # 2) exact, at the smoothed dual (then at the RMP dual on a misprice)
-            complete = True
-            for a_ in ((alpha, 0.0) if center is not None else (0.0,)):
-                pi_sep = pi_out if a_ == 0.0 else a_ * center + (1 - a_) * pi_out
-                # a short search first: far from the optimal duals the exact pricing is
-                # hard, but the columns it finds still move the master on (no bound is
-                # taken from an incomplete search)
-                # the node stays open only if some set has rc(S) > lbp * |S|, where
-                # sum(pi) + m * lbp is the target (every node is covered at most once,
-                # so sum_C lam_C |C| <= m): price at the duals shifted by lbp, where that
-                # is rc > 0 (an easier search than rc > lbp); one that finds none prunes
-                lbp = max(0.0, (target - float(pi_sep.sum())) / m)
-                pr = _SplitPricing(Wc, pi_sep + lbp - inner, k_price, 0.0)
-                pv, pm, nf, done0, complete = pr.run(max(1, min(short_price_nodes, max_price_nodes)), limit[0],
-                                                     rate, threads)
-                if not complete and nf == 0:  # the full search goes on from where the short one stopped
-                    pv, pm, nf, _nodes, complete = pr.run(max(1, max_price_nodes - done0), limit[0], rate,
-                                                          threads)
-                if not complete and nf == 0:
-                    return "time_limit" if timed_out() else "gave_up"
-                if complete:
-                    if nf == 0 and lbp > 0.0:
-                        return ("pruned", min(node_lb, target))  # rc(S) <= lbp |S|: bound <= target
-                    rc_star = float(pv[0]) if nf else 0.0  # at the shifted duals
-                    lb = float(pi_sep.sum()) + m * lbp + m * max(0.0, rc_star)
-                    if lb < center_lb:
-                        center_lb, center = lb, pi_sep.copy()
-                    node_lb = min(node_lb, lb)
-                    if node_lb < target:
-                        return ("pruned", node_lb)
-                added += _add_priced(pool, groups, Wc, pc, delta, pm[:nf])
-                if added:
-                    break
-            if not added:
-                if not complete:
-                    return "gave_up"  # an incomplete pricing found nothing that helps
-                # converged: no column with rc > delta at the RMP dual
-                return (node_lb, lam, rows, ok_idx, z)
+                return out
+            out = self.price_exact(node, lp, pc, delta, target)
+            if out is not None:
+                return out
 
-    # ------------------------------------------------------------------ search
-    heap: list = []
-    counter = 0
-    root = ([np.array([i]) for i in range(n)], forb0)
-    # entries: (-estimate, counter, bound, node); best-first on the estimate (the node's
-    # LP bound, or its master's value where the bound is its parent's: early branching),
-    # pruned by the bound
-    heapq.heappush(heap, (-np.inf, counter, np.inf, root))
-    status = "optimal"
-    root_bound = None  # the converged root's bound (before branching)
-    root_done = False
-    while heap:
-        entry = heapq.heappop(heap)
-        _, _, parent_b, (groups, forb) = entry
-        if parent_b < _floor_target(best_val, integral):
-            continue
-        stats["bp_nodes"] += 1
-        out = solve_node(groups, forb)
-        if isinstance(out, str):
-            status = out
-            heapq.heappush(heap, entry)
-            break
-        if out[0] == "pruned" or np.isfinite(out[0]):
-            # an exact pricing proof went through (the root converged, or a node was
-            # closed): the pricing is tractable here, branching may use the whole time
-            limit[0] = deadline
-        if out[0] == "pruned":
-            if not root_done:
-                root_bound = best_val
+    def restricted_master(self, node: _Node):
+        """Solve the master LP over the pool columns valid at ``node`` (unions of its
+        super-nodes, no forbidden pair): ``(z, lam, pi, rows, column ids)``, or ``None``
+        when the LP fails."""
+        pool, forb, Gf = self.pool, node.forb, node.Gf
+        cnt = pool.masks.astype(np.int32) @ Gf.T.astype(np.int32)  # (cols, m) members per group
+        whole = cnt == node.sizes[None, :]
+        ok = np.all((cnt == 0) | whole, axis=1)
+        rows = whole[ok]
+        if forb.any():
+            bad = np.einsum("ca,ab,cb->c", rows.astype(np.float64), forb.astype(np.float64),
+                            rows.astype(np.float64)) > 0
+            keep = ~bad
+            ok_idx = np.flatnonzero(ok)[keep]
+            rows = rows[keep]
+        else:
+            ok_idx = np.flatnonzero(ok)
+        vals = pool.vals[ok_idx]
+        out = None
+        if node.master is not None:
+            try:
+                out = node.master.solve(vals, rows, ok_idx)
+            except (AttributeError, TypeError):  # pragma: no cover - see _Node: solve from scratch
+                node.master = None
+        if node.master is None:
+            out = _lp(vals, rows, node.m)
+        self.stats["cg_iterations"] += 1
+        if out is None:
+            return None
+        z, lam, pi_out = out
+        return z, lam, pi_out, rows, ok_idx
+
+    def integral_master(self, z: float, lam: np.ndarray, ok_idx: np.ndarray) -> None:
+        """An integral master solution is a partition: a new incumbent when better."""
+        if z > self.best_val + 1e-9 and np.all(np.abs(lam - np.round(lam)) <= 1e-6):
+            self.take_incumbent(_partition_labels(self.pool, ok_idx[lam > 0.5], self.n))
+
+    def take_incumbent(self, lab: np.ndarray) -> float:
+        """Keep ``lab`` when it beats the incumbent; returns its objective."""
+        val = float(objective(self.W, lab))
+        if val > self.best_val:
+            self.best_val, self.best_lab = val, lab
+        return val
+
+    def price_local(self, node: _Node, pc: np.ndarray, delta: float) -> bool:
+        """Stage 1, cheap: 1-flip local search at the master's dual; whether columns were added."""
+        m = node.m
+        starts = np.concatenate([np.arange(m), self.rng.integers(0, m, m)]).astype(np.int64)
+        lv, lm = price_local(node.Wc, pc, starts, delta)
+        node.local = (lv, lm)
+        added = 0
+        for q in np.flatnonzero(lv > delta):
+            if _add_group_col(self.pool, lm[q], node.groups):
+                added += 1
+        return added > 0
+
+    def price_tabu(self, node: _Node, pi_out: np.ndarray, pc: np.ndarray, delta: float) -> bool:
+        """Stage 1b: tabu search from the best local optima (and the empty set); finds the
+        columns a 1-flip search cannot reach (a pair is often needed before a set pays its
+        duals), at the smoothed dual first when there is a centre. Whether columns were added."""
+        lv, lm = node.local
+        m, alpha = node.m, self.alpha
+        top = np.argsort(-lv)[:4]
+        sm = np.vstack([lm[top], np.zeros((1, m), bool)])
+        for a_ in ((alpha, 0.0) if node.center is not None else (0.0,)):
+            pi_sep = pi_out if a_ == 0.0 else a_ * node.center + (1 - a_) * pi_out
+            tv, tm, tnf = price_tabu(node.Wc, pi_sep - node.inner, sm, delta if a_ == 0.0 else 0.0, self.k_price,
+                                     30 * m, max(3, m // 10), int(self.rng.integers(2**31)))
+            if _add_priced(self.pool, node.groups, node.Wc, pc, delta, tm[:tnf]):
+                return True
+        return False
+
+    def early_branching(self, node: _Node, lp: tuple, pc: np.ndarray, delta: float):
+        """Stage 1c: the restricted master already reaches the target, so the node's LP
+        (>= the master's value) cannot close it and it is branched on whatever the exact
+        pricing says; a short exact search still looks for columns (a better master,
+        better branching), its proof is not waited for. ``None`` when columns were added
+        (column generation goes on), else the node's outcome."""
+        z, lam, pi_out, rows, ok_idx = lp
+        pr = _SplitPricing(node.Wc, pc, self.k_price, 0.0)
+        pv, pm, nf, _nodes, complete = pr.run(max(1, self.early_price_nodes), self.limit, self.rate, self.threads)
+        if nf and _add_priced(self.pool, node.groups, node.Wc, pc, delta, pm[:nf]):
+            return None
+        if not complete:
+            self.stats["early_branched"] += 1
+            return (node.node_lb, lam, rows, ok_idx, z)  # node_lb: inf unless an earlier proof
+        # complete: the Lagrangian bound at the master's dual (converged at z when
+        # no set has rc > 0)
+        lb = float(pi_out.sum()) + node.m * max(0.0, float(pv[0]) if nf else 0.0)
+        return (min(node.node_lb, lb), lam, rows, ok_idx, z)
+
+    def price_exact(self, node: _Node, lp: tuple, pc: np.ndarray, delta: float, target: float):
+        """Stage 2: exact pricing, at the smoothed dual (then at the master's dual on a
+        misprice); the only stage that proves bounds. ``None`` when columns were added
+        (column generation goes on), else the node's outcome."""
+        z, lam, pi_out, rows, ok_idx = lp
+        m, alpha = node.m, self.alpha
+        complete = True
+        for a_ in ((alpha, 0.0) if node.center is not None else (0.0,)):
+            pi_sep = pi_out if a_ == 0.0 else a_ * node.center + (1 - a_) * pi_out
+            # a short search first: far from the optimal duals the exact pricing is
+            # hard, but the columns it finds still move the master on (no bound is
+            # taken from an incomplete search)
+            # the node stays open only if some set has rc(S) > lbp * |S|, where
+            # sum(pi) + m * lbp is the target (every node is covered at most once,
+            # so sum_C lam_C |C| <= m): price at the duals shifted by lbp, where that
+            # is rc > 0 (an easier search than rc > lbp); one that finds none prunes
+            lbp = max(0.0, (target - float(pi_sep.sum())) / m)
+            pr = _SplitPricing(node.Wc, pi_sep + lbp - node.inner, self.k_price, 0.0)
+            pv, pm, nf, done0, complete = pr.run(max(1, min(self.short_price_nodes, self.max_price_nodes)),
+                                                 self.limit, self.rate, self.threads)
+            if not complete and nf == 0:  # the full search goes on from where the short one stopped
+                pv, pm, nf, _nodes, complete = pr.run(max(1, self.max_price_nodes - done0), self.limit, self.rate,
+                                                      self.threads)
+            if not complete and nf == 0:
+                return "time_limit" if self.timed_out() else "gave_up"
+            if complete:
+                if nf == 0 and lbp > 0.0:
+                    return ("pruned", min(node.node_lb, target))  # rc(S) <= lbp |S|: bound <= target
+                rc_star = float(pv[0]) if nf else 0.0  # at the shifted duals
+                lb = float(pi_sep.sum()) + m * lbp + m * max(0.0, rc_star)
+                if lb < node.center_lb:
+                    node.center_lb, node.center = lb, pi_sep.copy()
+                node.node_lb = min(node.node_lb, lb)
+                if node.node_lb < target:
+                    return ("pruned", node.node_lb)
+            if _add_priced(self.pool, node.groups, node.Wc, pc, delta, pm[:nf]):
+                return None
+        if not complete:
+            return "gave_up"  # an incomplete pricing found nothing that helps
+        # converged: no column with rc > delta at the RMP dual
+        return (node.node_lb, lam, rows, ok_idx, z)
+
+    # ------------------------------------------------------------ the search
+    def run(self) -> dict:
+        """Best-first search, then the result dict (see :func:`branch_and_price`)."""
+        heap, status, root_bound = self.search()
+        return self.result(heap, status, root_bound)
+
+    def search(self) -> tuple[list, str, float | None]:
+        """Best-first branch and price. Heap entries: ``(-estimate, counter, bound, node)``,
+        best-first on the estimate (the node's LP bound, or its master's value where the
+        bound is its parent's: early branching), pruned by the bound. Returns the open
+        nodes, the status and the converged root's bound (before branching)."""
+        heap: list = []
+        self.counter = 0
+        root = ([np.array([i]) for i in range(self.n)], self.forb0)
+        heapq.heappush(heap, (-np.inf, self.counter, np.inf, root))
+        status = "optimal"
+        root_bound = None  # the converged root's bound (before branching)
+        root_done = False
+        while heap:
+            entry = heapq.heappop(heap)
+            _, _, parent_b, (groups, forb) = entry
+            if parent_b < _floor_target(self.best_val, self.integral):
+                continue
+            self.stats["bp_nodes"] += 1
+            out = self.solve_node(groups, forb)
+            if isinstance(out, str):
+                status = out
+                heapq.heappush(heap, entry)
+                break
+            if out[0] == "pruned" or np.isfinite(out[0]):
+                # an exact pricing proof went through (the root converged, or a node was
+                # closed): the pricing is tractable here, branching may use the whole time
+                self.limit = self.deadline
+            if out[0] == "pruned":
+                if not root_done:
+                    root_bound = self.best_val
+                root_done = True
+                continue
+            node_lb, lam, rows, ok_idx, z = out
+            node_lb = min(node_lb, parent_b)
+            if not root_done and np.isfinite(node_lb):
+                root_bound = node_lb
             root_done = True
-            continue
-        node_lb, lam, rows, ok_idx, z = out
-        node_lb = min(node_lb, parent_b)
-        if not root_done and np.isfinite(node_lb):
-            root_bound = node_lb
-        root_done = True
-        # integral LP solution -> incumbent
+            together = _together(lam, rows)
+            if not _fractional(together):  # integral LP solution -> incumbent
+                val = self.take_incumbent(_partition_labels(self.pool, ok_idx[lam > 0.5], self.n))
+                if val >= z - 1e-6 * max(1.0, abs(z)):
+                    continue  # the node's LP optimum is this partition
+                status = "gave_up"  # pragma: no cover - a non-basic LP answer; no pair to branch on
+                heapq.heappush(heap, entry)
+                break
+            if node_lb < _floor_target(self.best_val, self.integral):
+                continue
+            self.branch(heap, groups, forb, together, node_lb, z)
+        return heap, status, root_bound
+
+    def branch(self, heap: list, groups: list[np.ndarray], forb: np.ndarray, together: np.ndarray,
+               node_lb: float, z: float) -> None:
+        """Ryan-Foster branching on the most fractional allowed pair: one child contracts
+        it (the pair shares a cluster), the other forbids it."""
         m = len(groups)
-        together = _together(lam, rows)
-        if not _fractional(together):
-            lab = _partition_labels(pool, ok_idx[lam > 0.5], n)
-            val = float(objective(W, lab))
-            if val > best_val:
-                best_val, best_lab = val, lab
-            if val >= z - 1e-6 * max(1.0, abs(z)):
-                continue  # the node's LP optimum is this partition
-            status = "gave_up"  # pragma: no cover - a non-basic LP answer; no pair to branch on
-            heapq.heappush(heap, entry)
-            break
-        if node_lb < _floor_target(best_val, integral):
-            continue
-        # Ryan-Foster branching on the most fractional allowed pair
         score = np.where(forb | np.eye(m, dtype=bool), np.inf, np.abs(together - 0.5))
         a, b = np.unravel_index(int(np.argmin(score)), score.shape)
         a, b = int(min(a, b)), int(max(a, b))
@@ -653,29 +741,35 @@ def branch_and_price(
         f_new[m - 2, : m - 2] = forb[a, idx] | forb[b, idx]
         f_new[: m - 2, m - 2] = f_new[m - 2, : m - 2]
         est = min(node_lb, z)
-        counter += 1
-        heapq.heappush(heap, (-est, counter, node_lb, (g_new, f_new)))
+        self.counter += 1
+        heapq.heappush(heap, (-est, self.counter, node_lb, (g_new, f_new)))
         # child 2: forbid a-b
         f2 = forb.copy()
         f2[a, b] = f2[b, a] = True
-        counter += 1
-        heapq.heappush(heap, (-est, counter, node_lb, (groups, f2)))
-    if heap:
-        open_b = max(h[2] for h in heap)
-        bound = max(best_val, open_b)
-    else:
-        bound = best_val
-        status = "optimal"
-    if integral and np.isfinite(bound):
-        bound = math.floor(bound + 1e-6)
-    if best_val >= bound - 1e-9 * max(1.0, abs(bound)):
-        status = "optimal"
-    if root_bound is not None:
-        root_bound = max(best_val, root_bound)
-        if integral:
-            root_bound = math.floor(root_bound + 1e-6)
-    return dict(labels=best_lab, objective=best_val, bound=float(bound), status=status,
-                columns=int(pool.vals.size), root_bound=None if root_bound is None else float(root_bound), **stats)
+        self.counter += 1
+        heapq.heappush(heap, (-est, self.counter, node_lb, (groups, f2)))
+
+    def result(self, heap: list, status: str, root_bound: float | None) -> dict:
+        """The bound (the best open node's, or the incumbent when none is open), the final
+        status and the statistics."""
+        best_val, integral = self.best_val, self.integral
+        if heap:
+            open_b = max(h[2] for h in heap)
+            bound = max(best_val, open_b)
+        else:
+            bound = best_val
+            status = "optimal"
+        if integral and np.isfinite(bound):
+            bound = math.floor(bound + 1e-6)
+        if best_val >= bound - 1e-9 * max(1.0, abs(bound)):
+            status = "optimal"
+        if root_bound is not None:
+            root_bound = max(best_val, root_bound)
+            if integral:
+                root_bound = math.floor(root_bound + 1e-6)
+        return dict(labels=self.best_lab, objective=best_val, bound=float(bound), status=status,
+                    columns=int(self.pool.vals.size), root_bound=None if root_bound is None else float(root_bound),
+                    **self.stats)
 
 
 def _partition_labels(pool: _Master, chosen: np.ndarray, n: int) -> np.ndarray:

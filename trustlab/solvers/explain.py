@@ -21,6 +21,38 @@ class Explanation:
     ``alternatives`` the outside nodes/clusters with the objective change of adding or
     merging them. ``bound``/``gap``/``status`` are the certificate of the result: when
     ``status == "optimal"`` no move (of any size) can improve the objective.
+
+    Attributes
+    ----------
+    kind : {"node", "cluster"}
+        What is explained.
+    target : node label or list
+        The node (or the cluster's members).
+    cluster : list
+        The members of the cluster the target is in.
+    contribution : float
+        Weight between the node and the rest of its cluster (or the cluster's internal weight).
+    weights : dict
+        Weight from the target to every other member of its cluster.
+    alternatives : list of dict
+        Every move considered, with the objective change ``delta``.
+    best_alternative : dict or None
+        The least costly alternative.
+    objective, bound, gap : float
+        The partition's certificate (see :class:`~trustlab.solvers.api.PartitionResult`).
+    status : str
+        ``"optimal"`` when no move of any size can improve the objective.
+    members : dict
+        For a cluster: each member's contribution.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from trustlab.solvers import explain, partition
+    >>> r = partition(np.array([[0, 2, -1], [2, 0, -1], [-1, -1, 0]]), random_state=0)
+    >>> e = explain(r, 0)
+    >>> e.cluster, e.contribution, e.status
+    ([0, 1], 2.0, 'optimal')
     """
 
     kind: str

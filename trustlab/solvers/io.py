@@ -127,7 +127,21 @@ def read_cplib(path: str | os.PathLike) -> np.ndarray:
 
 @validate_params({"path": ["path"]})
 def read_cplib_optimum(path: str | os.PathLike) -> tuple[float, list[list[int]]]:
-    """Read a CP-Lib ``*_opt.txt`` file: (optimal value, clusters as 0-based node lists)."""
+    """Read a CP-Lib ``*_opt.txt`` file: (optimal value, clusters as 0-based node lists).
+
+    Parameters
+    ----------
+    path : str or path-like
+        The CP-Lib optimum file (first line the optimal value, then one cluster per line,
+        1-based node numbers).
+
+    Examples
+    --------
+    >>> from trustlab.datasets import data_path
+    >>> value, clusters = read_cplib_optimum(data_path("cplib", "wildcats_opt.txt"))
+    >>> value, len(clusters), clusters[0]
+    (1304.0, 4, [0, 1])
+    """
     text = Path(path).read_text()
     m = re.search(r"Optimal value:\s*(-?[0-9.eE+-]+)", text)
     if not m:
@@ -142,10 +156,23 @@ def read_edgelist(path: str | os.PathLike) -> list[tuple]:
 
     Node names that all parse as integers become ints, otherwise they stay strings.
 
+    Parameters
+    ----------
+    path : str or path-like
+        A text file of ``i j w`` lines (UTF-8).
+
     Raises
     ------
     ValueError
         A line without exactly three fields or with a non-numeric weight.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> p = os.path.join(tempfile.mkdtemp(), "w.txt")
+    >>> _ = open(p, "w").write("# a triangle\\n1 2 1.5\\n2 3 -1\\n\\n1 3 0.5\\n")
+    >>> read_edgelist(p)
+    [(1, 2, 1.5), (2, 3, -1.0), (1, 3, 0.5)]
     """
     path = Path(path)
     rows = []

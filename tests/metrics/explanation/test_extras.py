@@ -5,7 +5,6 @@ from scipy.stats import wilcoxon
 from sklearn.feature_extraction.text import CountVectorizer, TfidfTransformer
 
 from trustlab.metrics import explanation as ex
-from trustlab.metrics import reliability as rel
 
 
 def test_pattern_variant_matches_dense_np_cov():
@@ -69,21 +68,3 @@ def test_decoy_statistics_brute_force():
     assert ex.decoy_statistics([["a"]], [0], "zzz").applicability == 0
     with pytest.raises(ValueError, match="labels"):
         ex.decoy_statistics([["a"]], [0, 1], "a")
-
-
-def test_prediction_rates_and_apd():
-    from sklearn.metrics import confusion_matrix
-
-    rng = np.random.default_rng(0)
-    y = rng.integers(0, 2, 500)
-    p = np.where(rng.random(500) < 0.8, y, 1 - y)
-    tn, fp, fn, tp = confusion_matrix(y, p).ravel()
-    assert rel.prediction_rates(y, p) == pytest.approx({"tpr": tp / (tp + fn), "tnr": tn / (tn + fp)})
-    a, b = rng.random(100), rng.random(100)
-    assert rel.average_prediction_difference(a, b) == pytest.approx(np.mean(np.abs(a - b)))
-    with pytest.raises(ValueError, match="paired"):
-        rel.average_prediction_difference(a, b[:-1])
-    with pytest.raises(ValueError, match=r"\[0, 1\]"):
-        rel.average_prediction_difference([1.5], [0.5])
-    with pytest.raises(ValueError, match="both classes"):
-        rel.prediction_rates([1, 1], [1, 0])

@@ -1,5 +1,6 @@
-"""The Bayesian hierarchical bias model of Dobrzeniecka & Urbaniak (seed S2) and the
-small-sample WEAT simulation (S2.3)."""
+"""The Bayesian hierarchical bias model of Dobrzeniecka & Urbaniak ("A Bayesian method of cosine-based
+word2vec bias estimation", extended abstract) and its small-sample WEAT simulation (its table of
+cell means, sigma and WEAT values)."""
 from __future__ import annotations
 
 import math
@@ -38,6 +39,15 @@ class BayesianBiasResult(ResultMixin):
     n_draws, n_chains, n_obs : int
     draws : dict
         Coefficient name -> array (n_chains * n_draws,) of posterior draws.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"protected_word": ["a", "b"] * 5, "connection": ["none"] * 5 + ["associated"] * 5,
+    ...                    "cosine_distance": np.linspace(0.6, 1.1, 10)})
+    >>> r = bayesian_bias(df, draws=100, warmup=50, chains=1, random_state=0)
+    >>> r.model, r.n_obs, r.hdi_prob
+    ('connection', 10, 0.89)
     """
 
     model: str
@@ -64,6 +74,13 @@ class BayesianBiasResult(ResultMixin):
 def hpdi(samples: Any, prob: float = 0.89) -> tuple[float, float]:
     """Highest posterior density interval: the shortest interval holding ``prob`` of
     the draws (McElreath's HPDI).
+
+    Parameters
+    ----------
+    samples : array-like
+        Posterior draws (flattened).
+    prob : float
+        Mass the interval holds, in (0, 1).
 
     Examples
     --------
@@ -319,6 +336,23 @@ def weat_simulation(
     the null (all means equal) |d| is scale-free, its median is about 1 and
     P(|d| >= 1.8) is about 0.10 for 2 vs 2 targets with ``ddof=0``; with ``ddof=1``
     |d| <= sqrt(3) for 2 vs 2.
+
+    Parameters
+    ----------
+    means : sequence of 4 floats
+        Cell means of the similarities X->A, X->B, Y->A, Y->B.
+    sigma : float
+        Standard deviation of every similarity.
+    n_targets : int
+        Words in each of X and Y.
+    n_attributes : int
+        Words in each of A and B.
+    n_sims : int
+        Number of simulated tests.
+    ddof : int
+        Delta degrees of freedom of the effect size's standard deviation.
+    random_state : None, int or numpy.random.Generator
+        Seed.
 
     Returns
     -------

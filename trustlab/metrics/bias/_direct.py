@@ -36,6 +36,12 @@ class GenderDirection(ResultMixin):
         Pairs used.
     dropped : list of (female, male)
         Pairs with a missing word (dropped as a pair).
+
+    Examples
+    --------
+    >>> g = gender_direction({"she": [1.0, 0.2], "he": [-1.0, 0.2]}, [("she", "he")])
+    >>> isinstance(g, GenderDirection), g.pairs, g.dominance
+    (True, [('she', 'he')], 1.0)
     """
 
     vector: np.ndarray
@@ -47,7 +53,25 @@ class GenderDirection(ResultMixin):
 
 @dataclass(frozen=True)
 class DirectBiasResult(ResultMixin):
-    """DirectBias_c = mean_w |cos(w, g)|^c, with the signed per-word cos(w, g)."""
+    """DirectBias_c = mean_w |cos(w, g)|^c, with the signed per-word cos(w, g).
+
+    Attributes
+    ----------
+    value : float
+        DirectBias_c over the words found.
+    c : float
+        The exponent.
+    per_word : dict
+        Word -> signed cos(w, g) (female positive).
+    dropped : list
+        Words without a vector.
+
+    Examples
+    --------
+    >>> r = direct_bias({"nurse": [1.0, 1.0], "she": [1.0, 0.0]}, ["nurse"], [1.0, 0.0])
+    >>> round(r.value, 4), {w: round(v, 4) for w, v in r.per_word.items()}, r.dropped
+    (0.7071, {'nurse': 0.7071}, [])
+    """
 
     value: float
     c: float
@@ -205,10 +229,17 @@ def direct_bias(
 
 @validate_params({"scores": ["array-like"], "counts": ["array-like", None]})
 def gendered_form_bias(scores: Sequence[float], counts: Sequence[float] | None = None) -> float:
-    """Per-profession bias over grammatical forms (Matthews et al. 2021, P6.5).
+    """Per-profession bias over grammatical forms (Matthews et al., TrustNLP 2021; their recommended weighted mean).
 
     The count-weighted mean sum_f n_f b_f / sum_f n_f of the per-form biases b_f (the
     paper's recommendation), or the unweighted mean when ``counts`` is None.
+
+    Parameters
+    ----------
+    scores : sequence of float
+        Bias b_f of each grammatical form f of the profession.
+    counts : sequence of float, optional
+        Corpus count n_f of each form (None: unweighted mean).
 
     Examples
     --------

@@ -31,6 +31,12 @@ class MACResult(ResultMixin):
     per_target : dict
         Target -> {class name -> S(t, A_j)}.
     dropped : dict
+
+    Examples
+    --------
+    >>> r = mac({"t": [1.0, 0.0], "a": [1.0, 0.0], "b": [0.0, 1.0]}, ["t"], {"A": ["a"], "B": ["b"]})
+    >>> isinstance(r, MACResult), r.value, r.per_target
+    (True, 0.5, {'t': {'A': 0.0, 'B': 1.0}})
     """
 
     value: float

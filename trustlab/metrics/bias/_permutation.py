@@ -41,6 +41,12 @@ class PermutationResult(ResultMixin):
     alternative : str
     p_value_se : float
         Monte-Carlo standard error sqrt(p(1-p)/M) (0 for exact).
+
+    Examples
+    --------
+    >>> r = weat_permutation_test([0.9, 0.8, 0.1, 0.2], 2)
+    >>> r.method, r.n_permutations, round(r.p_value, 4)
+    ('exact', 6, 0.3333)
     """
 
     p_value: float

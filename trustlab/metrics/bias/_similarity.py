@@ -128,6 +128,13 @@ def weat_effect_size(sx: Sequence[float], sy: Sequence[float], ddof: int = 1) ->
     ``ddof=1`` (sample SD) reproduces Caliskan et al.'s published values; the
     Bayesian-WEAT abstract's simulation table implies ``ddof=0``.
 
+    Parameters
+    ----------
+    sx, sy : sequence of float
+        Associations s(w, A, B) of the target words of X and of Y.
+    ddof : int
+        Delta degrees of freedom of the pooled standard deviation.
+
     Examples
     --------
     >>> round(weat_effect_size([1.0, 2.0], [0.0, 0.5]), 4)

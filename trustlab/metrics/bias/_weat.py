@@ -52,6 +52,12 @@ class WEATResult(ResultMixin):
         Missing words per set (empty lists when none).
     associations_x, associations_y : list of float
         s(w, A, B) per target word.
+
+    Examples
+    --------
+    >>> r = weat({"x": [1.0, 0.0], "y": [0.0, 1.0], "a": [1.0, 0.1], "b": [0.1, 1.0]}, ["x"], ["y"], ["a"], ["b"])
+    >>> isinstance(r, WEATResult), r.method, r.sizes
+    (True, 'exact', {'X': 1, 'Y': 1, 'A': 1, 'B': 1})
     """
 
     effect_size: float
@@ -91,6 +97,12 @@ class WEATSummary(ResultMixin):
     alternative : str
         The sidedness of every p-value ("greater"/"less" are one-sided, the default of
         :func:`weat_summary`; :func:`weat_test` and :func:`weat` default to "two-sided").
+
+    Examples
+    --------
+    >>> s = weat_summary(load_weat_embeddings(), tests=[6, 7])
+    >>> isinstance(s, WEATSummary), s.n_tests, sorted(s.results)
+    (True, 2, ['6', '7'])
     """
 
     n_significant: int
@@ -342,6 +354,15 @@ def weat_test(embeddings: Any, test: int | str, **kwargs) -> WEATResult:
     ``alternative="two-sided"``), whereas :func:`weat_summary` defaults to one-sided p-values
     in the stereotype direction (Caliskan et al. and the Table 3 summary are one-sided); pass
     ``alternative="greater"`` for the one-sided value. ``result.alternative`` always says which.
+
+    Parameters
+    ----------
+    embeddings : Embeddings or mapping
+        Word vectors (e.g. :func:`load_weat_embeddings` or :func:`trustlab.metrics.load_embeddings`).
+    test : int or str
+        Caliskan et al.'s test number, 1 to 10 (as an int or a string such as "6").
+    **kwargs
+        Passed to :func:`weat` (``alternative``, ``similarity``, ``random_state``...).
 
     Examples
     --------

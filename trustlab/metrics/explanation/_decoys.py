@@ -13,7 +13,27 @@ from trustlab._validation import validate_params
 
 @dataclass
 class DecoyStatistics(ResultMixin):
-    """Result of :func:`decoy_statistics` (Idahl et al. 2021, eq. 1)."""
+    """Result of :func:`decoy_statistics` (Idahl et al. 2021, eq. 1).
+
+    Attributes
+    ----------
+    applicability : int
+        a_d, the number of instances containing the decoy.
+    productivity : float
+        p_d, the largest share of one class among them.
+    coverage : float
+        c_d = a_d / n.
+    majority_class :
+        The class that reaches the productivity.
+    n : int
+        Number of instances.
+
+    Examples
+    --------
+    >>> s = decoy_statistics([["a", "movie"], ["movie"], ["b"], ["movie", "c"]], [1, 1, 0, 1], "movie")
+    >>> isinstance(s, DecoyStatistics), s.majority_class, s.n
+    (True, 1, 4)
+    """
 
     applicability: int
     productivity: float

@@ -64,6 +64,11 @@ def precision_at_k(scores: Any, is_error: Any, k: int | Sequence[int]) -> float 
 def uncertainty_scores(proba: Any) -> np.ndarray:
     """Least-confidence uncertainty ``1 - max_c p(c|x)`` (the AEC uncertainty baseline).
 
+    Parameters
+    ----------
+    proba : array-like of shape (n, n_classes)
+        Predicted class probabilities per instance.
+
     Examples
     --------
     >>> uncertainty_scores([[0.9, 0.1], [0.5, 0.5]]).tolist()
@@ -81,7 +86,14 @@ def uncertainty_scores(proba: Any) -> np.ndarray:
 def influence_score(logits: Any, positive: int = 1) -> np.ndarray:
     """MOXIE influence score ``s = 2 * softmax(logits)[positive] - 1`` in [-1, 1].
 
-    (The paper prints ``+ 1``, which contradicts its stated range; see the catalogue.)
+    (The paper prints ``+ 1``, which contradicts its stated range of [-1, 1].)
+
+    Parameters
+    ----------
+    logits : array-like of shape (n, n_classes)
+        The student's logits per token context.
+    positive : int
+        Index of the class the score is for.
 
     Examples
     --------

@@ -26,6 +26,27 @@ class ConsistencyResult(ResultMixin):
     t-interval over pairs; ``n_skipped_length`` pairs were skipped because the vectors
     differ in length (as the released scripts do), ``n_undefined`` because r is undefined
     (a constant vector); ``r`` holds every pair's r (NaN where skipped).
+
+    Attributes
+    ----------
+    value : float
+        Mean clamped Pearson r over the compared pairs.
+    n_pairs : int
+        Pairs compared.
+    n_skipped_length, n_undefined : int
+        Pairs skipped for differing lengths, and for an undefined r.
+    threshold : float
+        The clamping threshold.
+    ci : (float, float)
+        95% t-interval of ``value``.
+    r : numpy.ndarray
+        Every pair's r (NaN where skipped).
+
+    Examples
+    --------
+    >>> c = model_consistency([[1.0, 2.0, 3.0], [1.0, 0.0, 2.0]], [[2.0, 4.0, 7.0], [1.0, 1.0, 2.0]])
+    >>> isinstance(c, ConsistencyResult), c.n_pairs, round(c.value, 3)
+    (True, 2, 0.93)
     """
 
     value: float
@@ -42,6 +63,13 @@ def clamped_pearson(x: Any, y: Any, threshold: float = 0.01) -> float:
     """Pearson r after zeroing entries below ``threshold * max|.|`` (each vector its own max).
 
     The faithfulness recipe of Ding & Koehn (2021), ``NEGLECT_THRESH = 0.01``.
+
+    Parameters
+    ----------
+    x, y : array-like of shape (n,)
+        The two saliency vectors.
+    threshold : float
+        Entries below ``threshold * max|.|`` of their own vector are set to 0.
 
     Examples
     --------

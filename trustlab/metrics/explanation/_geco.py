@@ -62,7 +62,27 @@ def aggregate_attributions(attribution: Any, word_ids: Sequence[int] | None = No
 @dataclass
 class MassAccuracyResult(ResultMixin):
     """Result of :func:`mass_accuracy`: mean MA over sentences, 95% t-interval, per-sentence
-    values (NaN for dropped sentences) and the indices dropped (all-zero attributions)."""
+    values (NaN for dropped sentences) and the indices dropped (all-zero attributions).
+
+    Attributes
+    ----------
+    value : float
+        Mean mass accuracy over the sentences kept.
+    n : int
+        Sentences kept.
+    ci : (float, float)
+        95% t-interval of ``value``.
+    per_sentence : numpy.ndarray
+        Mass accuracy per sentence (NaN where dropped).
+    dropped : numpy.ndarray
+        Indices of the sentences dropped (all-zero attributions).
+
+    Examples
+    --------
+    >>> r = mass_accuracy([[0.5, -0.5, 0.0], [1.0, 3.0]], [[1, 0, 0], [0, 1]])
+    >>> isinstance(r, MassAccuracyResult), r.n, r.dropped.tolist()
+    (True, 2, [])
+    """
 
     value: float
     n: int
@@ -191,6 +211,11 @@ def mass_accuracy_uniform_baseline(ground_truth: Sequence[Any]) -> MassAccuracyR
     By exchangeability each word receives an equal expected share of the normalised mass,
     so ``E[MA] = k/d`` exactly per sentence (``k`` ground-truth words out of ``d``).
 
+    Parameters
+    ----------
+    ground_truth : sequence of array-like
+        0/1 per word of each sentence (1 = ground-truth word).
+
     Examples
     --------
     >>> mass_accuracy_uniform_baseline([[1, 0, 0, 0], [1, 1]]).value
@@ -207,7 +232,22 @@ def mass_accuracy_uniform_baseline(ground_truth: Sequence[Any]) -> MassAccuracyR
 
 @dataclass
 class CooccurrenceBiasResult(ResultMixin):
-    """Result of :func:`geco_cooccurrence_bias`: ``value = C_F / (C_F + C_M)`` (0.5 = balanced)."""
+    """Result of :func:`geco_cooccurrence_bias`: ``value = C_F / (C_F + C_M)`` (0.5 = balanced).
+
+    Attributes
+    ----------
+    value : float
+        ``C_F / (C_F + C_M)``.
+    count_female, count_male : int
+        Co-occurrence counts C_F and C_M.
+    n_sentences : int
+
+    Examples
+    --------
+    >>> r = geco_cooccurrence_bias([["she", "ran"], ["he", "sat"]], [0, 1])
+    >>> isinstance(r, CooccurrenceBiasResult), r.value, r.n_sentences
+    (True, 0.5, 2)
+    """
 
     value: float
     count_female: int
@@ -362,7 +402,25 @@ def pattern_variant_attributions(
 @dataclass
 class AttributionDifferenceResult(ResultMixin):
     """Result of :func:`attribution_difference_test`: mean ``|s(x^F) - s(x^M)|`` on ground-truth
-    words, and the Wilcoxon signed-rank test of the signed differences."""
+    words, and the Wilcoxon signed-rank test of the signed differences.
+
+    Attributes
+    ----------
+    value : float
+        Mean ``|s(x^F) - s(x^M)|`` over the ground-truth words.
+    statistic, pvalue : float
+        Wilcoxon signed-rank statistic and p-value of the signed differences.
+    n_words : int
+        Ground-truth words compared.
+    differences : numpy.ndarray
+        The signed differences.
+
+    Examples
+    --------
+    >>> r = attribution_difference_test([[0.2, 0.8], [0.5, 0.5]], [[0.4, 0.6], [0.1, 0.9]], [[1, 1], [1, 0]])
+    >>> isinstance(r, AttributionDifferenceResult), r.n_words, r.pvalue
+    (True, 3, 0.5)
+    """
 
     value: float
     statistic: float

@@ -26,6 +26,31 @@ class PlausibilityResult(ResultMixin):
     ``value`` is the overall pass rate ("all" = p_exp * exp + p_alt * alt); ``ci`` its
     95% Wilson interval; ``passed`` the indices of the passing examples (the released
     ``out.passed.idx``).
+
+    Attributes
+    ----------
+    value : float
+        Overall pass rate.
+    expected_rate, alternative_rate : float
+        Pass rates in the expected and the alternative scenario.
+    p_expected, p_alternative : float
+        Shares of the examples in each scenario.
+    n, n_expected, n_alternative : int
+        Examples used, in all and per scenario.
+    n_passed, n_passed_expected, n_passed_alternative : int
+        Passing examples, in all and per scenario.
+    ci : (float, float)
+        95% Wilson interval of ``value``.
+    passed : numpy.ndarray
+        Indices of the passing examples.
+    dropped : int
+        Examples left out (no cue or no attractor word).
+
+    Examples
+    --------
+    >>> r = plausibility([[0.1, 0.9, 0.2]], [[0.3, 0.1, 0.5]], [[(1, 1)]], [[(2, 2)]], [0])
+    >>> isinstance(r, PlausibilityResult), r.n, r.n_passed
+    (True, 1, 1)
     """
 
     value: float
@@ -168,6 +193,25 @@ class BaselineResult(ResultMixin):
     ``random_sd_*`` the standard deviation of one random draw's rate (over ``n`` examples);
     ``nearest_*`` give the top score to the cue/attractor word closest to the prediction
     point (the largest word index).
+
+    Attributes
+    ----------
+    random_expected, random_alternative : float
+        Expected pass rates under iid random saliency.
+    random_sd_expected, random_sd_alternative : float
+        Standard deviation of one random draw's pass rate.
+    nearest_expected, nearest_alternative : float
+        Pass rates of the nearest-word baseline.
+    n : int
+        Examples.
+    n_overlap : int
+        Examples whose cue and attractor spans overlap.
+
+    Examples
+    --------
+    >>> b = plausibility_baselines([[(1, 1)], [(3, 3)]], [[(4, 4), (5, 5)], [(0, 0)]])
+    >>> isinstance(b, BaselineResult), b.n, b.nearest_expected
+    (True, 2, 0.5)
     """
 
     random_expected: float

@@ -97,6 +97,11 @@ def read_spans(source: Any) -> tuple[list[list[tuple[int, int]]], list[list[tupl
     The left list holds the cue spans (words agreeing with the expected tag), the right
     one the attractor spans; spans are 0-based and inclusive.
 
+    Parameters
+    ----------
+    source : path, file object or iterable of str
+        The span file, or its lines.
+
     Returns
     -------
     cue_spans, attractor_spans : list of list of (int, int)
@@ -127,6 +132,11 @@ def read_spans(source: Any) -> tuple[list[list[tuple[int, int]]], list[list[tupl
 @validate_params({"source": ["source"]})
 def read_indices(source: Any) -> np.ndarray:
     """Read an index file (``out.pos.idx``, ``out.passed.idx``): one integer per line.
+
+    Parameters
+    ----------
+    source : path, file object or iterable of str
+        The index file, or its lines (blank lines skipped).
 
     Examples
     --------
@@ -163,6 +173,12 @@ class DingKoehnData:
         Indices of the examples whose prediction is the expected tag (``out.pos.idx``).
     passed : numpy.ndarray or None
         The released pass list (``out.passed.idx``), for checking.
+
+    Examples
+    --------
+    >>> d = load_ding_koehn("gender", "sota")
+    >>> isinstance(d, DingKoehnData), len(d.prefixes), len(d.cue_spans) == len(d.prefixes)
+    (True, 1000, True)
     """
 
     prefixes: list[str]
@@ -242,6 +258,12 @@ class GecoData:
         1 = male, 0 = female.
     sentence_idx : numpy.ndarray
         Links the male and female versions of a sentence.
+
+    Examples
+    --------
+    >>> g = load_geco("all", "test")
+    >>> isinstance(g, GecoData), g.sentences[0][:3], g.ground_truth[0][:3].tolist(), int(g.targets[0])
+    (True, ['He', 'appears', 'attracted'], [1.0, 0.0, 0.0], 1)
     """
 
     sentences: list[list[str]]
@@ -285,6 +307,11 @@ def _parse_geco_lines(lines: Iterable[str], what: str) -> GecoData:
 def read_geco_jsonl(source: Any) -> GecoData:
     """Read a GECO jsonl file (``sentence``, ``ground_truth``, ``target``, ``sentence_idx``).
 
+    Parameters
+    ----------
+    source : path, file object or iterable of str
+        The jsonl file, or its lines (one JSON record per line).
+
     Examples
     --------
     >>> rec = '{"sentence": ["He", "ran"], "ground_truth": [1, 0], "target": 1, "sentence_idx": 0}'
@@ -297,6 +324,12 @@ def read_geco_jsonl(source: Any) -> GecoData:
 @validate_params({"variant": [Options({"all", "subj"})], "split": [Options({"train", "test"})]})
 def load_geco(variant: str = "all", split: str = "test") -> GecoData:
     """Load a bundled GECO split: ``variant`` "all" (D_A) or "subj" (D_S), ``split`` "train"/"test".
+
+    Parameters
+    ----------
+    variant : {"all", "subj"}
+        D_A (every gendered word altered) or D_S (only the subject's).
+    split : {"train", "test"}
 
     Notes
     -----
