@@ -426,13 +426,9 @@ _CLUSTER_IDS_PARAMS = {
 
 
 @validate_params({"predictions": [object], **_CLUSTER_IDS_PARAMS,
-<<<<<<< HEAD
                   "left_col": [str, None], "right_col": [str, None], "prob_col": [str, None],
                   "one_to_one": ["boolean"], "source_col": [str]})
-=======
-                  "left_col": [str, None], "right_col": [str, None], "prob_col": [str, None]})
 @_common_doc
->>>>>>> iface
 def cluster_splink_predictions(
     predictions: Any,
     *,
@@ -464,7 +460,6 @@ def cluster_splink_predictions(
         ``.as_duckdbpyrelation().arrow()``…); columns ``unique_id_l``, ``unique_id_r`` and
         ``match_probability`` (or ``match_weight``), other names via ``left_col``,
         ``right_col``, ``prob_col``. recordlinkage's MultiIndex outputs are read too.
-<<<<<<< HEAD
     one_to_one : bool
         The sources are each duplicate-free (Splink ``link_only`` of deduplicated tables):
         exact one-to-one clustering by :func:`trustlab.er.one_to_one.cluster_one_to_one`
@@ -475,10 +470,7 @@ def cluster_splink_predictions(
         ``source_col`` column first, and completion (``records=``, ``scorer=``) is off.
     source_col : str
         Splink's source column name (``source_dataset``), for ``one_to_one``.
-    """ + _COMMON_DOC + """
-=======
     {common_parameters}
->>>>>>> iface
     Examples
     --------
     >>> pred = pd.DataFrame({"unique_id_l": [1, 2], "unique_id_r": [2, 3],

@@ -591,14 +591,11 @@ def resolve(
     from trustlab._tables import as_pandas_table
     from trustlab.er.model import is_saved_model, load_model, resolve_incremental
 
-<<<<<<< HEAD
     if one_to_one is not False and existing is not None:
         raise ValueError("one_to_one=... is not supported with existing=... (incremental resolution); "
                          "resolve the tables together instead")
-=======
     # a pyarrow or polars table (or anything with to_pandas()) is read as pandas here, once
     records = table if (table := as_pandas_table(records)) is not None else records
->>>>>>> iface
     fitted = load_model(model) if is_saved_model(model) else None
     if existing is not None:
         if fitted is None:
