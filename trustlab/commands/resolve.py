@@ -34,7 +34,8 @@ def register(subparsers) -> None:
                    "restaurant, febrl1..febrl4")
     p.add_argument("--id-col", help="unique record id column (default: 'id' if present, else the row number)")
     p.add_argument("--fields", help="columns to compare as col:kind,... (kinds: string, name, address, phone, "
-                   "numeric, date, exact, latlon, tokens); inferred when omitted")
+                   "numeric, date, exact, latlon, tokens); inferred when omitted; quote a column name holding "
+                   ", ; : + in backquotes, e.g. '`http://x.org/ontology#name`:name'")
     p.add_argument("--labels", help="training labels: a CSV of pairs (id_l,id_r,match) or of (id,entity); "
                    "or the name of an entity column of INPUT")
     p.add_argument("--unsupervised", action="store_true",
@@ -42,7 +43,8 @@ def register(subparsers) -> None:
     p.add_argument("--truth", help="column of INPUT with true entity ids (prints metrics)")
     p.add_argument("--method", default="xer", help="xer (default), connected_components or hierarchical")
     p.add_argument("--compare", default="", help="baseline methods to run on the same scores, comma separated")
-    p.add_argument("--blocking", help="blocking rules separated by ';', e.g. 'token:name;key:zip'")
+    p.add_argument("--blocking", help="blocking rules separated by ';', e.g. 'token:name;key:zip'; quote a column "
+                   "name holding : + @ ; in backquotes, e.g. 'token:`http://x.org/ontology#name`'")
     p.add_argument("--max-block-size", type=constrained(_API, "max_block_size"), default=None,
                    help="purge blocks larger than this (default 200)")
     p.add_argument("--threshold", type=constrained(_API, "threshold"), default=None,
@@ -58,7 +60,7 @@ def register(subparsers) -> None:
     p.add_argument("--encoding", default=None, help="text encoding of INPUT (default utf-8, or UTF-16 by its "
                    "byte-order mark)")
     p.add_argument("--sep", default=None, help="delimiter of CSV INPUT (default: detected among comma, tab, "
-                   "semicolon and pipe)")
+                   "semicolon, pipe, %% and #; an unclear file stops with an error asking for --sep)")
     p.add_argument("--output", "-o", help="write one row per input record here (atomically): [source,] id, "
                    "entity_id, then the record's columns (CSV, or parquet by extension)")
     lk = p.add_mutually_exclusive_group()
@@ -148,7 +150,9 @@ def _run(args) -> int:
     if args.fields:
         kw["fields"] = args.fields
     if args.blocking:
-        kw["blocking"] = [r for r in args.blocking.split(";") if r.strip()]
+        from trustlab.er.blocking import split_rules
+
+        kw["blocking"] = split_rules(args.blocking)
     if args.max_block_size is not None:
         kw["max_block_size"] = args.max_block_size
     if args.link_type:

@@ -23,6 +23,7 @@ from trustlab._validation import (
 from trustlab.er.blocking import (
     BlockingStats,
     block,
+    canonical_rules,
     estimate_pair_completeness,
     pair_completeness,
     reduction_ratio,
@@ -225,7 +226,7 @@ def _block(data: _Records, blocking, max_block_size: int, fitted) -> tuple[np.nd
     if blocking is None and fitted is not None:
         blocking = fitted.rules_for(df)
     rules = blocking if blocking is not None else default_rules(df, data.fields.fields, max_block_size=max_block_size)
-    rules = [rules] if isinstance(rules, str) else list(rules)
+    rules = canonical_rules(rules, df.columns)  # strings that read back the same, whatever the column names
     pairs = block(df, rules, max_block_size=max_block_size)
     if data.link is not None:
         pairs = data.link.keep(pairs)

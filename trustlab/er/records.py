@@ -13,7 +13,8 @@ import pandas as pd
 
 from trustlab._validation import Interval, InvalidParameterError, validate_params
 
-__all__ = ["FIELD_KINDS", "Field", "read_records", "validate_records", "infer_fields", "normalize_fields"]
+__all__ = ["FIELD_KINDS", "Field", "read_records", "validate_records", "infer_fields", "normalize_fields",
+           "parse_field_spec"]
 
 #: the kinds a field may have; they decide how two values are compared
 FIELD_KINDS = (
@@ -624,25 +625,83 @@ def infer_fields(df: pd.DataFrame, *, exclude: Sequence[str] = (), max_fields: i
     return out
 
 
+def _split_outside_quotes(text: str, seps: str) -> list[str]:
+    out, cur, q = [], [], None
+    for ch in text:
+        if q is None and ch in "`\"":
+            q = ch
+        elif q is not None and ch == q:
+            q = None
+        if q is None and ch in seps:
+            out.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    out.append("".join(cur))
+    return out
+
+
+def _unquote(name: str) -> str:
+    """A column name as written in a spec: bare (surrounding spaces dropped) or in
+    backquotes / double quotes (the quote doubled inside stands for itself)."""
+    t = name.strip()
+    if len(t) >= 2 and t[0] in "`\"" and t[-1] == t[0]:
+        return t[1:-1].replace(t[0] * 2, t[0])
+    return t
+
+
+def parse_field_spec(text: str, columns: Sequence[str] | None = None) -> list[Field]:
+    """Read a field spec string (CLI ``--fields``): ``col:kind`` entries separated by
+    ``,`` (or by ``;`` when the string has one outside quotes); ``kind`` defaults to
+    ``string``; a ``latlon`` field names two columns joined by ``+``.
+
+    Any column name works: quote a name that holds ``, ; : +`` in backquotes or double
+    quotes (``"`http://x.org/ontology#name`:name"``). With ``columns`` (the records'
+    column names), an unquoted entry that is itself a column name (``http://x#name``),
+    or whose text before its last ``:`` is (followed by a kind), is read as that column.
+
+    Examples
+    --------
+    >>> [(f.column, f.kind) for f in parse_field_spec("name:name,zip:exact")]
+    [('name', 'name'), ('zip', 'exact')]
+    >>> [(f.column, f.kind) for f in parse_field_spec('`a:b,c`:name;lat+lon:latlon')]
+    [('a:b,c', 'name'), ('lat,lon', 'latlon')]
+    >>> [(f.column, f.kind) for f in parse_field_spec("http://x.org/o#name", columns=["http://x.org/o#name"])]
+    [('http://x.org/o#name', 'string')]
+    """
+    known = set(columns) if columns is not None else set()
+    parts = _split_outside_quotes(text, ";")
+    if len(parts) == 1:
+        parts = _split_outside_quotes(text, ",")
+    out: list[Field] = []
+    for item in parts:
+        if not item.strip():
+            continue
+        if _unquote(item) in known and item.strip()[:1] not in "`\"":
+            out.append(Field(_unquote(item), "string"))
+            continue
+        pieces = _split_outside_quotes(item, ":")
+        if len(pieces) == 1:
+            col, kind = item, "string"
+        else:
+            col, kind = ":".join(pieces[:-1]), pieces[-1].strip()
+            if kind not in FIELD_KINDS and _unquote(item) in known:
+                col, kind = item, "string"
+        if kind == "latlon":
+            cols = [_unquote(c) for c in _split_outside_quotes(col, "+")]
+            out.append(Field(",".join(cols), kind))
+        else:
+            out.append(Field(_unquote(col), kind))
+    return out
+
+
 def normalize_fields(fields: Any, df: pd.DataFrame, *, id_col: str, exclude: Sequence[str] = ()) -> list[Field]:
     """Turn ``fields`` (None, list of names, ``{col: kind}``, list of Field or
     ``"col:kind,col2"``) into a list of :class:`Field`, checking the columns exist."""
     if fields is None:
         return infer_fields(df, exclude=[id_col, *exclude])
     if isinstance(fields, str):
-        fields = (
-            [f for f in fields.split(";" if ";" in fields else ",") if f.strip()]
-            if ":" in fields or "," in fields
-            else [fields]
-        )
-        parsed = []
-        for f in fields:
-            if ":" in f:
-                col, kind = f.rsplit(":", 1)
-                parsed.append(Field(col.strip().replace("+", ","), kind.strip()))
-            else:
-                parsed.append(Field(f.strip(), "string"))
-        fields = parsed
+        fields = parse_field_spec(fields, columns=list(map(str, df.columns)))
     elif isinstance(fields, Mapping):
         fields = [Field(str(k), str(v)) for k, v in fields.items()]
     out: list[Field] = []
