@@ -80,6 +80,9 @@ def register(subparsers) -> None:
     p.add_argument("--pairs", metavar="PATH", help="write the scored pairs with record ids, probability, "
                    "weight and per-field match weights (CSV, or parquet by extension)")
     p.add_argument("--report", metavar="PATH", help="write a self-contained HTML report of the run")
+    p.add_argument("--column-map", metavar="A=B,...", help="several INPUT files: pair column A of the first file "
+                   "with column B of the others (quote names holding , = in backquotes); the rest are paired by "
+                   "name and content, and the pairing is printed")
     p.add_argument("--source-col", default="source_dataset",
                    help="name of the source column (default source_dataset, as Splink); the file stem is the source")
     add_output_flags(p)
@@ -158,6 +161,12 @@ def _run(args) -> int:
     if args.link_type:
         kw["link_type"] = args.link_type
     kw["source_col"] = args.source_col
+    if args.column_map:
+        if not isinstance(records, dict):
+            raise CLIError("--column-map pairs the columns of two or more INPUT files; give several files")
+        from trustlab.er.linking import parse_column_map
+
+        kw["column_map"] = parse_column_map(args.column_map)
     if args.labels:
         if isinstance(records, dict):
             raise CLIError("--labels with several INPUT files is not supported; stack them with a source column")
@@ -214,6 +223,10 @@ def _run(args) -> int:
 
         with atomic_path(args.report) as tmp:
             write_report(res, tmp, title=f"trustlab resolve {' '.join(args.input) if args.input else args.dataset}")
+    if res.column_pairing is not None and res.column_pairing.differs and not args.quiet:
+        # the pairing decides what is compared: show it (stderr: stdout may be --json)
+        sys.stderr.write("columns paired across the tables (override with --column-map A=B,...):\n"
+                         + res.column_pairing.describe() + "\n")
     summary = res.summary()
     summary["seconds"] = round(time.perf_counter() - t0, 4)
     inp = args.input[0] if args.input and len(args.input) == 1 else (args.input or None)

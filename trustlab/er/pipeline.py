@@ -188,15 +188,15 @@ def _configure(*, method, threshold, time_limit, M, solver_options, client, comp
             _ScoringConfig(scorer, model, C, train_fraction, weights, complete_components))
 
 
-def _read_records(records, *, id_col, fields, labels, truth, link_type, source_col, method) -> _Records:
+def _read_records(records, *, id_col, fields, labels, truth, link_type, source_col, method,
+                  column_map=None) -> _Records:
     """Stage 1: read and stack the records, infer the fields, put the rows in canonical
     order and map labels and truth onto them (bad ids fail here, before any work)."""
-    records, id_col, make_link = prepare_link(records, id_col, link_type, source_col, method)
+    records, id_col, make_link = prepare_link(records, id_col, link_type, source_col, method, column_map)
     df, id_col = validate_records(records, id_col)
     exclude = [c for c in (labels, truth) if isinstance(c, str)]
-    if make_link is not None:  # the stacked tables' own id and source columns are not fields
-        lk = make_link(df)
-        exclude += [lk.id_col, lk.source_col]
+    if make_link is not None:  # the stacked tables' own id and source columns (and unpaired ones) are not fields
+        exclude += make_link(df).excluded()
     freport = field_report(fields, df, id_col=id_col, exclude=exclude)
     # process the rows in a canonical order (by id, or by content when the id is the row
     # number): results do not depend on the input's row order for a fixed seed
@@ -392,6 +392,7 @@ def _result(data: _Records, sc: _Scored, cr: ClusterResult, stats: BlockingStats
         baselines=evaluation[1], model=sc.model, field_weights=sc.fw, field_report=data.fields, order=order,
         source=df[link.source_col].to_numpy()[inv] if link else None, source_col=link.source_col if link else None,
         link_type=link_type, records=df.iloc[inv].reset_index(drop=True),
+        column_pairing=link.pairing if link is not None else None,
         settings={"method": ccfg.method, "weights": scfg.weights, "threshold": ccfg.threshold,
                   "max_block_size": max_block_size, "time_limit": ccfg.time_limit, "id_col": id_col,
                   "n_training_records": n, "link_type": link_type, "source_col": source_col},
@@ -422,6 +423,7 @@ def _result(data: _Records, sc: _Scored, cr: ClusterResult, stats: BlockingStats
         "progress": ["boolean"],
         "link_type": [{"dedupe_only", "link_only", "link_and_dedupe"}, None],
         "source_col": [str],
+        "column_map": ["mapping", None],
     }
 )
 def resolve(
@@ -451,6 +453,7 @@ def resolve(
     link_type: str | None = None,
     source_col: str = "source_dataset",
     existing: Any = None,
+    column_map: Mapping[str, str] | None = None,
 ) -> Resolution:
     """Resolve records into entities, with the evidence for every merge.
 
@@ -531,6 +534,14 @@ def resolve(
         The source column added to (or read from) the records; Splink's name by default.
         The result's :meth:`Resolution.to_frame` has it first, then the id column (ids
         need to be unique only within their table) and ``entity_id``.
+    column_map : mapping, optional
+        With several tables whose headers differ: ``{first table's column: other
+        table's column}`` pairs to compare. The other columns are paired by name
+        (case, punctuation and URL prefixes ignored: ``…/ontology#name`` and
+        ``…/property/name`` are both ``name``) and then by content (token overlap and
+        value type); see :func:`trustlab.er.linking.pair_columns`. Unpaired columns are
+        kept in the output but not compared. The pairing is
+        ``Resolution.column_pairing`` (and in ``summary()``).
 
     Returns
     -------
@@ -583,7 +594,7 @@ def resolve(
         weights=weights, complete_components=complete_components)
     rng = check_random_state(random_state)
     data = _read_records(records, id_col=id_col, fields=fields, labels=labels, truth=truth, link_type=link_type,
-                         source_col=source_col, method=method)
+                         source_col=source_col, method=method, column_map=column_map)
     stage = _Stages(progress)
     try:
         with stage("blocking"):
