@@ -195,9 +195,12 @@ def _read_records(records, *, id_col, fields, labels, truth, link_type, source_c
     records, id_col, make_link = prepare_link(records, id_col, link_type, source_col, method, column_map)
     df, id_col = validate_records(records, id_col)
     exclude = [c for c in (labels, truth) if isinstance(c, str)]
-    if make_link is not None:  # the stacked tables' own id and source columns (and unpaired ones) are not fields
-        exclude += make_link(df).excluded()
+    lk0 = make_link(df) if make_link is not None else None
+    if lk0 is not None:  # the stacked tables' own id and source columns (and unpaired ones) are not fields
+        exclude += lk0.excluded()
     freport = field_report(fields, df, id_col=id_col, exclude=exclude)
+    if lk0 is not None:
+        _label_unpaired(freport, lk0.pairing)
     # process the rows in a canonical order (by id, or by content when the id is the row
     # number): results do not depend on the input's row order for a fixed seed
     order = canonical_order(df, id_col)
@@ -217,6 +220,20 @@ def _read_records(records, *, id_col, fields, labels, truth, link_type, source_c
     if truth_arr is not None and any(v is None for v in truth_arr):
         raise ValueError("truth must give an entity id for every record (some are missing)")
     return _Records(df, id_col, freport, order, link, ent_labels, pair_lab, truth_arr)
+
+
+def _label_unpaired(freport, pairing) -> None:
+    """Say in the field report why an unpaired column of stacked tables is not compared."""
+    if pairing is None or not getattr(freport, "choices", None):
+        return
+    from dataclasses import replace
+
+    unpaired = set(pairing.excluded())
+    freport.choices = [
+        replace(c, reason="not paired with a column of the other table(s); pair it with column_map= "
+                          "(CLI --column-map A=B)") if c.role == "excluded" and c.column in unpaired else c
+        for c in freport.choices
+    ]
 
 
 def _block(data: _Records, blocking, max_block_size: int, fitted) -> tuple[np.ndarray, BlockingStats, bool]:
