@@ -133,6 +133,18 @@ def test_encoding_error_reports_the_real_byte_offset(tmp_path, nrows, at):
             read_records(p, encoding=enc)
 
 
+@pytest.mark.parametrize("cmd", [["cliques"], ["partition", "--format", "edgelist"]])
+def test_other_commands_report_the_real_byte_offset(tmp_path, capsys, cmd):
+    """The generic one-line error of a command without --encoding counted from the start
+    of the decoder's buffer (byte 1696 for a bad byte at 100000)."""
+    body = b"".join(b"%d %d 1\n" % (i, i + 1) for i in range(30000))
+    p = tmp_path / "edges.txt"
+    p.write_bytes(body[:100000] + b"\xe9" + body[100000:])
+    line = _one_line(capsys, [*cmd, str(p)])
+    nl = body[:100000].count(b"\n") + 1
+    assert f"at byte 100000, line {nl}" in line and "not valid utf-8" in line
+
+
 # ----------------------------------------------------------------------------- any column name in rules
 _WEIRD = ["http://dbpedia.org/ontology#name", "a:b+c@5", "we`ird;x", 'say "hi"', " padded ", "Site name", "x,y",
           "plain"]
