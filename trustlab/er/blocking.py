@@ -205,10 +205,11 @@ def _lenient_parse(spec: str, columns: Sequence[str]) -> Rule | None:
     kind, _, rest = s.partition(":")
     if kind.strip() not in RULE_KINDS or not rest:
         return None
-    cap = None
     m = re.search(r"@(\d+)$", rest)
     known = set(map(str, columns))
     for body, cp in ((rest[: m.start()], int(m.group(1))), (rest, None)) if m else ((rest, None),):
+        if cp is not None and cp < 2:
+            continue  # not a valid limit: the strict reading's error stands
         splits = [(body, None)]
         if ":" in body:
             head, _, opt = body.rpartition(":")
@@ -216,8 +217,7 @@ def _lenient_parse(spec: str, columns: Sequence[str]) -> Rule | None:
         for colpart, opt in splits:
             for cols in ([colpart], colpart.split("+")):
                 if all(c in known for c in cols):
-                    cap = cp if cp is None or cp >= 2 else None
-                    return Rule(kind.strip(), tuple(cols), opt, cap)
+                    return Rule(kind.strip(), tuple(cols), opt, cp)
     return None
 
 
