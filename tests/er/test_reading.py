@@ -230,6 +230,13 @@ def test_url_column_names_in_fields_blocking_and_saved_models(tmp_path):
     assert [f.column for f in m.fields] == [f.column for f in r.field_report.fields]
     r2 = trustlab.resolve(df, id_col="id", model=str(path), method="connected_components")
     assert np.array_equal(r2.entity, r.entity)
+    # a model trained on all pairs chooses its rules when applied to a large table: they work too
+    from trustlab.er.blocking import block
+
+    m.blocking = ["all"]
+    big = _url_records(1600)
+    rules = m.rules_for(big)
+    assert rules != ["all"] and len(block(big, rules)) > 0
 
 
 def test_cli_fields_and_blocking_with_url_column_names(tmp_path, capsys):
