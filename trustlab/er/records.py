@@ -187,6 +187,8 @@ def _sniff_delimiter(path: Path, encoding: str, compression: str | None) -> str:
         if tab is not None and tab.width >= 2 and tab.share >= _CONSISTENT:
             return "\t"
     qual = [s for s in stats if s.width >= 2 and s.share >= _CONSISTENT]
+    if qual and head.count("\n") <= 1:  # a header alone: nothing to compare; "no records" is the error
+        return qual[0].sep
 
     def _ambiguous(a: _SepStats, b: _SepStats, what: str) -> ValueError:
         return ValueError(
