@@ -73,7 +73,7 @@ def test_non_utf8_text_hint_matches_the_command(tmp_path, capsys, cmd):
 
 def test_resolve_still_suggests_encoding(tmp_path, capsys):
     p = tmp_path / "latin.csv"
-    p.write_bytes(b"id,name\n1,caf\xe9\n2,cafe\n")
+    p.write_bytes(b"id,name\n1,\x93caf\xe9\x94\n2,cafe\n")  # cp1252 quotes: latin-1 is no safe guess
     rc, err = _run(capsys, "resolve", p, "-q")
     assert rc == 2 and "--encoding" in err
 

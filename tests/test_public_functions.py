@@ -334,7 +334,7 @@ def test_clique_output_is_capped_before_memory_runs_out(tmp_path, capsys):
 
 def test_resolve_bad_encoding_and_undecodable_file(tmp_path, capsys):
     f = tmp_path / "people.csv"
-    f.write_bytes("id,name\n1,Zo\xe9\n2,Zoe\n".encode("latin-1"))
+    f.write_bytes("id,name\n1,Zo\xe9 \u20ac\n2,Zoe\n".encode("cp1252"))  # not safely latin-1
     _one_line_error(capsys, ["resolve", str(f), "--encoding", "bogus-enc"], "encoding", "bogus-enc")
     line = _one_line_error(capsys, ["resolve", str(f)], "people.csv")
     assert "--encoding" in line

@@ -11,7 +11,7 @@ import argparse
 import contextlib
 import importlib
 import sys
-from typing import Iterator, Sequence
+from typing import Any, Iterator, Sequence
 
 from trustlab import __version__
 
@@ -103,7 +103,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # TypeError only the library's own input-type checks (see _user_type_error)
         if isinstance(exc, TypeError) and not _user_type_error(exc):
             raise
-        print(f"{prefix} {_one_line(exc, has_encoding=hasattr(args, 'encoding'))}", file=sys.stderr)
+        print(f"{prefix} {_one_line(exc, has_encoding=hasattr(args, 'encoding'), args=args)}", file=sys.stderr)
         return 2
     except OSError as exc:  # missing file, permission, read-only file system, disk full
         print(f"{prefix} {_os_message(exc)}", file=sys.stderr)
@@ -221,14 +221,44 @@ def _exit(rc: int) -> None:
     os._exit(rc)
 
 
-def _one_line(exc: BaseException, *, has_encoding: bool = True) -> str:
+def _one_line(exc: BaseException, *, has_encoding: bool = True, args: Any = None) -> str:
     msg = str(exc)
     if isinstance(exc, UnicodeDecodeError):
         fix = ("pass --encoding with the file's encoding (e.g. latin-1)" if has_encoding else
                "this command reads UTF-8 text only: convert the file first "
                "(e.g. iconv -f latin1 -t utf-8 IN > OUT), or check that it is the right file")
-        msg = f"input is not valid {exc.encoding} text ({exc.reason} at byte {exc.start}); {fix}"
+        where = _undecodable_input(exc, args)
+        # exc.start counts from the start of the decoder's buffer, not of the file: rescan the input
+        at = f"at byte {where[1]}, line {where[2]} of {where[0]!r}" if where else "somewhere in the input"
+        msg = f"input is not valid {exc.encoding} text ({exc.reason} {at}); {fix}"
     return " ".join(msg.split()) or type(exc).__name__
+
+
+def _undecodable_input(exc: UnicodeDecodeError, args: Any) -> tuple[str, int, int] | None:
+    """(file, byte offset, line) of the first byte of an input file that ``exc.encoding``
+    cannot decode, or None."""
+    import os
+    from pathlib import Path
+
+    from trustlab.er.records import _compression, _first_undecodable
+
+    paths = []
+    for dest in ("input", "edgefile", "instance"):
+        v = getattr(args, dest, None)
+        paths += [v] if isinstance(v, (str, os.PathLike)) else list(v or []) if isinstance(v, (list, tuple)) else []
+    for p in paths:
+        try:
+            path = Path(p)
+            if not path.is_file():
+                continue
+            with open(path, "rb") as fh:
+                head = fh.read(16)
+            hit = _first_undecodable(path, exc.encoding, _compression(path, head))
+        except (OSError, LookupError, EOFError, ValueError):
+            continue
+        if hit is not None:
+            return str(p), hit[0], hit[1]
+    return None
 
 
 # argparse destinations that name files a command writes (privacy-eval's

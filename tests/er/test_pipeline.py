@@ -142,7 +142,7 @@ def test_empty_and_unreadable_files(tmp_path, small):
     with pytest.raises(ValueError, match="no records"):
         resolve(str(h))
     b = tmp_path / "latin.csv"
-    b.write_bytes("id,name\n1,Jos\xe9\n".encode("latin-1"))
+    b.write_bytes("id,name\n1,\u201cJos\xe9\u201d\n".encode("cp1252"))  # not safely latin-1
     with pytest.raises(ValueError, match="encoding"):
         resolve(str(b))
     with pytest.raises(FileNotFoundError):

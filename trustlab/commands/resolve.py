@@ -34,7 +34,8 @@ def register(subparsers) -> None:
                    "restaurant, febrl1..febrl4")
     p.add_argument("--id-col", help="unique record id column (default: 'id' if present, else the row number)")
     p.add_argument("--fields", help="columns to compare as col:kind,... (kinds: string, name, address, phone, "
-                   "numeric, date, exact, latlon, tokens); inferred when omitted")
+                   "numeric, date, exact, latlon, tokens); inferred when omitted; quote a column name holding "
+                   ", ; : + in backquotes, e.g. '`http://x.org/ontology#name`:name'")
     p.add_argument("--labels", help="training labels: a CSV of pairs (id_l,id_r,match) or of (id,entity); "
                    "or the name of an entity column of INPUT")
     p.add_argument("--unsupervised", action="store_true",
@@ -42,7 +43,8 @@ def register(subparsers) -> None:
     p.add_argument("--truth", help="column of INPUT with true entity ids (prints metrics)")
     p.add_argument("--method", default="xer", help="xer (default), connected_components or hierarchical")
     p.add_argument("--compare", default="", help="baseline methods to run on the same scores, comma separated")
-    p.add_argument("--blocking", help="blocking rules separated by ';', e.g. 'token:name;key:zip'")
+    p.add_argument("--blocking", help="blocking rules separated by ';', e.g. 'token:name;key:zip'; quote a column "
+                   "name holding : + @ ; in backquotes, e.g. 'token:`http://x.org/ontology#name`'")
     p.add_argument("--max-block-size", type=constrained(_API, "max_block_size"), default=None,
                    help="purge blocks larger than this (default 200)")
     p.add_argument("--threshold", type=constrained(_API, "threshold"), default=None,
@@ -58,7 +60,7 @@ def register(subparsers) -> None:
     p.add_argument("--encoding", default=None, help="text encoding of INPUT (default utf-8, or UTF-16 by its "
                    "byte-order mark)")
     p.add_argument("--sep", default=None, help="delimiter of CSV INPUT (default: detected among comma, tab, "
-                   "semicolon and pipe)")
+                   "semicolon, pipe, %% and #; an unclear file stops with an error asking for --sep)")
     p.add_argument("--output", "-o", help="write one row per input record here (atomically): [source,] id, "
                    "entity_id, then the record's columns (CSV, or parquet by extension)")
     lk = p.add_mutually_exclusive_group()
@@ -83,6 +85,9 @@ def register(subparsers) -> None:
     p.add_argument("--pairs", metavar="PATH", help="write the scored pairs with record ids, probability, "
                    "weight and per-field match weights (CSV, or parquet by extension)")
     p.add_argument("--report", metavar="PATH", help="write a self-contained HTML report of the run")
+    p.add_argument("--column-map", metavar="A=B,...", help="several INPUT files: pair column A of the first file "
+                   "with column B of the others (quote names holding , = in backquotes); the rest are paired by "
+                   "name and content, and the pairing is printed")
     p.add_argument("--source-col", default="source_dataset",
                    help="name of the source column (default source_dataset, as Splink); the file stem is the source")
     add_output_flags(p)
@@ -153,7 +158,9 @@ def _run(args) -> int:
     if args.fields:
         kw["fields"] = args.fields
     if args.blocking:
-        kw["blocking"] = [r for r in args.blocking.split(";") if r.strip()]
+        from trustlab.er.blocking import split_rules
+
+        kw["blocking"] = split_rules(args.blocking)
     if args.max_block_size is not None:
         kw["max_block_size"] = args.max_block_size
     if args.link_type:
@@ -161,6 +168,12 @@ def _run(args) -> int:
     kw["source_col"] = args.source_col
     if args.one_to_one:
         kw["one_to_one"] = True
+    if args.column_map:
+        if not isinstance(records, dict):
+            raise CLIError("--column-map pairs the columns of two or more INPUT files; give several files")
+        from trustlab.er.linking import parse_column_map
+
+        kw["column_map"] = parse_column_map(args.column_map)
     if args.labels:
         if isinstance(records, dict):
             raise CLIError("--labels with several INPUT files is not supported; stack them with a source column")
@@ -217,6 +230,10 @@ def _run(args) -> int:
 
         with atomic_path(args.report) as tmp:
             write_report(res, tmp, title=f"trustlab resolve {' '.join(args.input) if args.input else args.dataset}")
+    if res.column_pairing is not None and res.column_pairing.differs and not args.quiet:
+        # the pairing decides what is compared: show it (stderr: stdout may be --json)
+        sys.stderr.write("columns paired across the tables (override with --column-map A=B,...):\n"
+                         + res.column_pairing.describe() + "\n")
     summary = res.summary()
     summary["seconds"] = round(time.perf_counter() - t0, 4)
     inp = args.input[0] if args.input and len(args.input) == 1 else (args.input or None)

@@ -12,6 +12,13 @@ Rules (strings, combined by union):
   the next ``W-1`` records;
 * ``"all"`` — every pair (small inputs only).
 
+Any column name works: one that holds ``: + @ ; ,``, a quote or surrounding spaces is
+written in backquotes (or double quotes; the quote doubled inside), e.g.
+``"token:`http://dbpedia.org/ontology#name`"``. Rules are :class:`Rule` objects inside
+(:func:`parse_rule` reads a string, ``str(rule)`` writes one that reads back the same,
+:func:`quote_column` quotes a name); the rules chosen automatically and those saved
+with a model are such strings.
+
 Blocks larger than ``max_block_size`` are purged (block purging), which bounds the work
 at the cost of pairs that share only very common keys. A rule may set a smaller limit
 of its own with an ``@S`` suffix: ``"token:title:alnum@50"`` purges that rule's blocks of
@@ -22,6 +29,7 @@ pandas for keys, a Numba kernel to emit the pairs of each block.
 from __future__ import annotations
 
 import numbers
+import re
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -34,7 +42,8 @@ from trustlab.kernels import er as K
 
 __all__ = [
     "block", "default_blocking_rules", "adaptive_blocking_rules", "rule_hits", "estimate_pair_completeness",
-    "pair_completeness", "reduction_ratio", "BlockingStats",
+    "pair_completeness", "reduction_ratio", "BlockingStats", "Rule", "RULE_KINDS", "parse_rule", "quote_column",
+    "canonical_rules", "split_rules",
 ]
 
 
@@ -62,15 +71,246 @@ def _pairs_from_membership(rec: np.ndarray, key: np.ndarray, max_block_size: int
     return np.stack([left, right], axis=1)
 
 
-def _split_cap(spec: str) -> tuple[str, int | None]:
+# ----------------------------------------------------------------------------- rules: parse and format
+#: the kinds of blocking rule
+RULE_KINDS = ("key", "token", "qgram", "sorted", "all")
+#: characters that make a column name need quoting in a rule string
+_SPECIAL = re.compile(r"[:+@`\"';,]|^\s|\s$|^$")
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One blocking rule as a structured object: ``kind`` (one of :data:`RULE_KINDS`),
+    the ``columns`` it reads, its ``option`` (key prefix length, ``"alnum"`` for token,
+    q for qgram, window for sorted) and its own block size limit ``cap``.
+
+    ``str(rule)`` is the rule string, with column names quoted in backquotes where they
+    hold ``: + @ ; ,`` quotes or surrounding spaces (a backquote inside is doubled), so
+    that :func:`parse_rule` reads back the same rule for *any* column name.
+
+    Examples
+    --------
+    >>> r = Rule("token", ("http://dbpedia.org/ontology#name",), "alnum", 50)
+    >>> str(r)
+    'token:`http://dbpedia.org/ontology#name`:alnum@50'
+    >>> parse_rule(str(r)) == r
+    True
+    """
+
+    kind: str
+    columns: tuple = ()
+    option: str | None = None
+    cap: int | None = None
+
+    def __str__(self) -> str:
+        if self.kind == "all":
+            return "all"
+        s = f"{self.kind}:" + "+".join(quote_column(c) for c in self.columns)
+        if self.option is not None:
+            s += f":{self.option}"
+        if self.cap is not None:
+            s += f"@{self.cap}"
+        return s
+
+
+def quote_column(column: str) -> str:
+    """``column`` as it is written in a rule string: as is, or in backquotes (a backquote
+    inside doubled) when it holds a character the rule syntax uses.
+
+    Examples
+    --------
+    >>> quote_column("surname"), quote_column("Site name"), quote_column("a:b")
+    ('surname', 'Site name', '`a:b`')
+    """
+    column = str(column)
+    return "`" + column.replace("`", "``") + "`" if _SPECIAL.search(column) else column
+
+
+def _read_quoted(s: str, i: int) -> tuple[str, int]:
+    """The quoted name starting at ``s[i]`` (a backquote or a double quote; the quote
+    doubled inside stands for itself) and the index after its closing quote."""
+    q = s[i]
+    out, i = [], i + 1
+    while i < len(s):
+        if s[i] == q:
+            if i + 1 < len(s) and s[i + 1] == q:
+                out.append(q)
+                i += 2
+                continue
+            return "".join(out), i + 1
+        out.append(s[i])
+        i += 1
+    raise ValueError(f"blocking rule {s!r}: the column name opened with {q} is not closed")
+
+
+def _bad_rule(spec: str, why: str) -> ValueError:
+    return ValueError(
+        f"blocking rule {spec!r}: {why}. Rules read KIND:COLUMN[+COLUMN][:OPTION][@LIMIT], e.g. 'token:name', "
+        "'key:surname+zip', 'qgram:title:3', 'sorted:name:10', 'all'; quote a column name that holds : + @ "
+        "in backquotes or double quotes, e.g. 'token:`http://x.org/ontology#name`'"
+    )
+
+
+def _strict_parse(spec: str) -> Rule:
+    s = spec.strip()
+    if s == "all":
+        return Rule("all")
+    kind, sep, rest = s.partition(":")
+    kind = kind.strip()
+    if kind not in RULE_KINDS:
+        raise ValueError(
+            f"unknown blocking rule kind {kind!r} in {spec!r}; valid kinds are {list(RULE_KINDS)}"
+        )
+    if kind == "all":
+        raise _bad_rule(spec, "'all' takes no column")
+    if not sep or not rest:
+        raise ValueError(f"blocking rule {spec!r} needs a column, e.g. 'token:name'")
+    cols: list[str] = []
+    i, n = 0, len(rest)
+    option = cap = None
+    while True:
+        if i < n and rest[i] in "`\"":
+            c, i = _read_quoted(rest, i)
+        else:
+            j = i
+            while j < n and rest[j] not in ":+@":
+                j += 1
+            c, i = rest[i:j], j
+        if c == "":
+            raise _bad_rule(spec, "an empty column name")
+        cols.append(c)
+        if i < n and rest[i] == "+":
+            i += 1
+            continue
+        break
+    if i < n and rest[i] == ":":
+        j = rest.find("@", i + 1)
+        j = n if j < 0 else j
+        option, i = rest[i + 1 : j].strip(), j
+    if i < n and rest[i] == "@":
+        c = rest[i + 1 :].strip()
+        if not c.isdigit() or int(c) < 2:
+            raise ValueError(f"blocking rule {spec!r}: the block size limit after '@' must be an integer >= 2, "
+                             f"e.g. 'token:title@50'")
+        cap, i = int(c), n
+    if i != n:
+        raise _bad_rule(spec, f"unexpected {rest[i:]!r} after the column name(s)")
+    return Rule(kind, tuple(cols), option, cap)
+
+
+def _lenient_parse(spec: str, columns: Sequence[str]) -> Rule | None:
+    """An unquoted rule whose column names hold ``:``/``+``/``@`` (``token:http://x#name``):
+    the reading whose column(s) are all among ``columns``, else None."""
+    s = spec.strip()
+    kind, _, rest = s.partition(":")
+    if kind.strip() not in RULE_KINDS or not rest:
+        return None
+    m = re.search(r"@(\d+)$", rest)
+    known = set(map(str, columns))
+    for body, cp in ((rest[: m.start()], int(m.group(1))), (rest, None)) if m else ((rest, None),):
+        if cp is not None and cp < 2:
+            continue  # not a valid limit: the strict reading's error stands
+        splits = [(body, None)]
+        if ":" in body:
+            head, _, opt = body.rpartition(":")
+            splits.insert(0, (head, opt.strip()))
+        for colpart, opt in splits:
+            for cols in ([colpart], colpart.split("+")):
+                if all(c in known for c in cols):
+                    return Rule(kind.strip(), tuple(cols), opt, cp)
+    return None
+
+
+def parse_rule(spec: "str | Rule", columns: Sequence[str] | None = None) -> Rule:
+    """Read a blocking rule string into a :class:`Rule` (a :class:`Rule` is returned as is).
+
+    Column names are bare (``token:Site name``) or quoted in backquotes or double quotes
+    (``token:`http://x.org/ontology#name```, the quote doubled inside). With ``columns``
+    (the records' column names), an unquoted name that holds ``:``, ``+`` or ``@`` is
+    still found when exactly the text between the kind and the option names a column.
+
+    Examples
+    --------
+    >>> parse_rule("key:surname+zip:3@50")
+    Rule(kind='key', columns=('surname', 'zip'), option='3', cap=50)
+    >>> parse_rule('token:"a:b"').columns
+    ('a:b',)
+    >>> parse_rule("token:http://x.org/o#name:alnum", columns=["http://x.org/o#name"]).columns
+    ('http://x.org/o#name',)
+    """
+    if isinstance(spec, Rule):
+        return spec
+    if not isinstance(spec, str):
+        raise TypeError(f"a blocking rule is a string such as 'token:name' (or a Rule); got {type(spec).__name__}")
+    try:
+        rule = _strict_parse(spec)
+    except ValueError:
+        if columns is None or any(q in spec for q in "`\""):
+            raise
+        rule = _lenient_parse(spec, columns)
+        if rule is None:
+            raise
+        return rule
+    if columns is not None and rule.kind != "all" and not all(c in set(map(str, columns)) for c in rule.columns):
+        if not any(q in spec for q in "`\""):
+            rule = _lenient_parse(spec, columns) or rule
+    return rule
+
+
+def canonical_rules(rules: "Sequence[str | Rule] | str | Rule", columns: Sequence[str] | None = None) -> list[str]:
+    """Rule strings that :func:`parse_rule` reads back as the same rules (column names
+    quoted where needed); ``columns`` resolves unquoted names that hold ``:`` or ``+``.
+
+    Examples
+    --------
+    >>> canonical_rules(["token:a:b"], columns=["a:b"])
+    ['token:`a:b`']
+    """
+    if isinstance(rules, (str, Rule)):
+        rules = [rules]
+    return [str(parse_rule(r, columns)) for r in rules]
+
+
+def split_rules(text: str) -> list[str]:
+    """Rules written as one string separated by ``;`` (CLI ``--blocking``); a ``;`` inside
+    a quoted column name does not split.
+
+    Examples
+    --------
+    >>> split_rules("token:name; key:`a;b`")
+    ['token:name', 'key:`a;b`']
+    """
+    out, cur, q = [], [], None
+    for ch in text:
+        if q is None and ch in "`\"":
+            q = ch
+        elif q is not None and ch == q:
+            q = None
+        if ch == ";" and q is None:
+            out.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    out.append("".join(cur))
+    return [r.strip() for r in out if r.strip()]
+
+
+def _split_cap(spec: "str | Rule") -> tuple[str, int | None]:
     """``"token:title@50"`` -> ``("token:title", 50)``; no suffix -> ``(spec, None)``."""
-    if "@" not in spec:
-        return spec, None
-    base, _, cap = spec.rpartition("@")
-    if not cap.isdigit() or int(cap) < 2:
-        raise ValueError(f"blocking rule {spec!r}: the block size limit after '@' must be an integer >= 2, "
-                         f"e.g. 'token:title@50'")
-    return base, int(cap)
+    r = parse_rule(spec)
+    return str(Rule(r.kind, r.columns, r.option)), r.cap
+
+
+def _int_option(rule: Rule, spec, default: int | None, what: str) -> int | None:
+    if rule.option is None or rule.option == "":
+        return default
+    try:
+        v = int(rule.option)
+    except ValueError:
+        v = 0
+    if v < 1:
+        raise _bad_rule(str(spec), f"its option must be a positive integer ({what}); got {rule.option!r}")
+    return v
 
 
 def key_codes(df: pd.DataFrame, cols: Sequence[str], prefix: int | None = None,
@@ -93,37 +333,37 @@ def key_codes(df: pd.DataFrame, cols: Sequence[str], prefix: int | None = None,
     return pd.factorize(vals)[0].astype(np.int64), valid
 
 
-def _key_membership(df: pd.DataFrame, spec: str):
-    parts = spec.split(":")
-    kind = parts[0]
+def _key_membership(df: pd.DataFrame, spec: "str | Rule"):
+    rule = parse_rule(spec, df.columns)
+    kind = rule.kind
     if kind == "all":
         return "all", None
-    if len(parts) < 2:
-        raise ValueError(f"blocking rule {spec!r} needs a column, e.g. 'token:name'")
-    cols = parts[1].split("+")
+    cols = list(rule.columns)
     for c in cols:
         if c not in df.columns:
             raise ValueError(
-                f"blocking rule {spec!r} names column {c!r} that is not in the records; "
-                f"available: {list(map(str, df.columns))}"
+                f"blocking rule {str(spec)!r} names column {c!r} that is not in the records; "
+                f"available: {list(map(str, df.columns))} (quote a name that holds : + @ in backquotes, "
+                "e.g. 'token:`http://x.org/ontology#name`')"
             )
     n = len(df)
     if kind == "key":
-        codes, valid = key_codes(df, cols, int(parts[2]) if len(parts) > 2 else None)
+        codes, valid = key_codes(df, cols, _int_option(rule, spec, None, "the key prefix length"))
         rec = np.arange(n, dtype=np.int64)[valid]
         return "members", (rec, codes[valid])
     if kind in ("token", "qgram"):
         v = _norm(df[cols[0]]) if len(cols) == 1 else _norm(df[cols].fillna("").astype(str).agg(" ".join, axis=1))
         if kind == "token":
-            if len(parts) > 2 and parts[2] != "alnum":
-                raise ValueError(f"blocking rule {spec!r}: a token rule's option is 'alnum' (e.g. 'token:title:alnum')")
-            if len(parts) > 2:
+            if rule.option not in (None, "alnum"):
+                raise ValueError(f"blocking rule {str(spec)!r}: a token rule's option is 'alnum' "
+                                 "(e.g. 'token:title:alnum')")
+            if rule.option == "alnum":
                 # letters and digits are separate tokens (model numbers AB-1234 and AB1234
                 # share 1234); ordinals (57th, 3rd) stay whole
                 v = v.str.replace(r"(?<=[a-z])(?=[0-9])|(?<=[0-9])(?=[a-z])(?!(?:st|nd|rd|th)\b)", " ", regex=True)
             toks = v.str.split()
         else:
-            q = int(parts[2]) if len(parts) > 2 else 3
+            q = _int_option(rule, spec, 3, "the q-gram length")
             toks = v.str.replace(" ", "", regex=False).map(
                 lambda s: [s[i : i + q] for i in range(max(0, len(s) - q + 1))]
             )
@@ -133,7 +373,7 @@ def _key_membership(df: pd.DataFrame, spec: str):
         codes = pd.factorize(ex)[0].astype(np.int64)
         return "members", (rec, codes)
     if kind == "sorted":
-        w = int(parts[2]) if len(parts) > 2 else 5
+        w = _int_option(rule, spec, 5, "the window")
         v = _norm(df[cols[0]]) if len(cols) == 1 else _norm(df[cols].fillna("").astype(str).agg(" ".join, axis=1))
         order = np.argsort(v.to_numpy(dtype=object).astype(str), kind="stable")
         valid = (v.to_numpy(dtype=object)[order] != "")
@@ -158,10 +398,10 @@ def default_blocking_rules(fields: Sequence[Field], n: int) -> list[str]:
     rules = []
     for f in fields:
         if f.kind in ("name", "string", "address"):
-            rules.append(f"token:{f.column}")
+            rules.append(f"token:{quote_column(f.column)}")
         elif f.kind in ("exact", "phone", "date"):
-            rules.append(f"key:{f.column}")
-    return rules or ["sorted:" + fields[0].columns()[0] + ":10"]
+            rules.append(f"key:{quote_column(f.column)}")
+    return rules or ["sorted:" + quote_column(fields[0].columns()[0]) + ":10"]
 
 
 @validate_params(
@@ -194,13 +434,14 @@ def block(
     >>> block(df, ["token:name"]).tolist()
     [[0, 1]]
     """
-    if isinstance(rules, str):
+    if isinstance(rules, (str, Rule)):
         rules = [rules]
     n = len(df)
     chunks = []
     for spec in rules:
-        base, cap = _split_cap(spec)
-        kind, val = _key_membership(df, base)
+        rule = parse_rule(spec, df.columns)
+        cap = rule.cap
+        kind, val = _key_membership(df, rule)
         if kind == "all":
             i, j = np.triu_indices(n, k=1)
             chunks.append(np.stack([i.astype(np.int64), j.astype(np.int64)], axis=1))
@@ -385,16 +626,16 @@ def adaptive_blocking_rules(
     for f in fields:
         if f.kind not in _KEYABLE or f.kind == "latlon":
             continue
-        p, purged = _key_sizes(df, f"key:{f.column}", mbs)
+        p, purged = _key_sizes(df, f"key:{quote_column(f.column)}", mbs)
         if p <= budget and purged < 0.3:
             selective.append((p, f.column))
         else:
             coarse.append(f.column)
     selective.sort()
-    rules += [f"key:{c}" for _, c in selective]
+    rules += [f"key:{quote_column(c)}" for _, c in selective]
     for f in fields:
         if f.kind in ("name", "string", "address", "tokens"):
-            spec = f"token:{f.column}" + (":alnum" if f.kind == "tokens" else "")
+            spec = f"token:{quote_column(f.column)}" + (":alnum" if f.kind == "tokens" else "")
             cnt = _block_counts(df, spec)
             p, _ = _sizes_under(cnt, mbs, n)
             if p <= budget:
@@ -410,13 +651,13 @@ def adaptive_blocking_rules(
                 cap //= 2
     for a in range(len(coarse)):
         for b in coarse[a + 1:]:
-            spec = f"key:{coarse[a]}+{b}"
+            spec = f"key:{quote_column(coarse[a])}+{quote_column(b)}"
             p, purged = _key_sizes(df, spec, mbs)
             if p <= budget and purged < 0.3:
                 rules.append(spec)
     if not rules:
         f0 = next((f for f in fields if f.kind != "latlon"), fields[0])
-        rules = [f"sorted:{f0.columns()[0]}:10"]
+        rules = [f"sorted:{quote_column(f0.columns()[0])}:10"]
     return rules
 
 

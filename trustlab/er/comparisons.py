@@ -329,15 +329,15 @@ class FSModel:
         a rule proposes agree on its fields *because* they were selected, so those fields
         are no evidence of their own among the candidates; whether a pair agrees on each
         rule's key (or misses it) enters the pair's prior instead (see :meth:`fit`)."""
-        from trustlab.er.blocking import _split_cap
+        from trustlab.er.blocking import parse_rule
 
         cols = {f.column for f in self.fields}
         self.forcing_ = []
         for spec in rules or []:
-            parts = _split_cap(str(spec))[0].split(":")  # a block limit (key:A@50) selects the same way
-            if parts[0] != "key" or len(parts) != 2:
+            r = parse_rule(spec)  # a block limit (key:A@50) selects the same way
+            if r.kind != "key" or r.option is not None:
                 continue
-            keys = parts[1].split("+")
+            keys = list(r.columns)
             if keys and all(k in cols for k in keys) and keys not in self.forcing_:
                 self.forcing_.append(keys)
         self.forcing_ = self.forcing_[:MAX_KEY_RULES]

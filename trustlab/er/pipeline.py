@@ -23,6 +23,7 @@ from trustlab._validation import (
 from trustlab.er.blocking import (
     BlockingStats,
     block,
+    canonical_rules,
     estimate_pair_completeness,
     pair_completeness,
     reduction_ratio,
@@ -196,16 +197,19 @@ def _configure(*, method, threshold, time_limit, M, solver_options, client, comp
             _ScoringConfig(scorer, model, C, train_fraction, weights, complete_components))
 
 
-def _read_records(records, *, id_col, fields, labels, truth, link_type, source_col, method) -> _Records:
+def _read_records(records, *, id_col, fields, labels, truth, link_type, source_col, method,
+                  column_map=None) -> _Records:
     """Stage 1: read and stack the records, infer the fields, put the rows in canonical
     order and map labels and truth onto them (bad ids fail here, before any work)."""
-    records, id_col, make_link = prepare_link(records, id_col, link_type, source_col, method)
+    records, id_col, make_link = prepare_link(records, id_col, link_type, source_col, method, column_map)
     df, id_col = validate_records(records, id_col)
     exclude = [c for c in (labels, truth) if isinstance(c, str)]
-    if make_link is not None:  # the stacked tables' own id and source columns are not fields
-        lk = make_link(df)
-        exclude += [lk.id_col, lk.source_col]
+    lk0 = make_link(df) if make_link is not None else None
+    if lk0 is not None:  # the stacked tables' own id and source columns (and unpaired ones) are not fields
+        exclude += lk0.excluded()
     freport = field_report(fields, df, id_col=id_col, exclude=exclude)
+    if lk0 is not None:
+        _label_unpaired(freport, lk0.pairing)
     # process the rows in a canonical order (by id, or by content when the id is the row
     # number): results do not depend on the input's row order for a fixed seed
     order = canonical_order(df, id_col)
@@ -227,6 +231,20 @@ def _read_records(records, *, id_col, fields, labels, truth, link_type, source_c
     return _Records(df, id_col, freport, order, link, ent_labels, pair_lab, truth_arr)
 
 
+def _label_unpaired(freport, pairing) -> None:
+    """Say in the field report why an unpaired column of stacked tables is not compared."""
+    if pairing is None or not getattr(freport, "choices", None):
+        return
+    from dataclasses import replace
+
+    unpaired = set(pairing.excluded())
+    freport.choices = [
+        replace(c, reason="not paired with a column of the other table(s); pair it with column_map= "
+                          "(CLI --column-map A=B)") if c.role == "excluded" and c.column in unpaired else c
+        for c in freport.choices
+    ]
+
+
 def _block(data: _Records, blocking, max_block_size: int, fitted) -> tuple[np.ndarray, BlockingStats, bool]:
     """Stage 2: candidate pairs; also whether the rules were the defaults."""
     df = data.df
@@ -234,7 +252,7 @@ def _block(data: _Records, blocking, max_block_size: int, fitted) -> tuple[np.nd
     if blocking is None and fitted is not None:
         blocking = fitted.rules_for(df)
     rules = blocking if blocking is not None else default_rules(df, data.fields.fields, max_block_size=max_block_size)
-    rules = [rules] if isinstance(rules, str) else list(rules)
+    rules = canonical_rules(rules, df.columns)  # strings that read back the same, whatever the column names
     pairs = block(df, rules, max_block_size=max_block_size)
     if data.link is not None:
         pairs = data.link.keep(pairs)
@@ -405,6 +423,7 @@ def _result(data: _Records, sc: _Scored, cr: ClusterResult, stats: BlockingStats
         baselines=evaluation[1], model=sc.model, field_weights=sc.fw, field_report=data.fields, order=order,
         source=df[link.source_col].to_numpy()[inv] if link else None, source_col=link.source_col if link else None,
         link_type=link_type, records=df.iloc[inv].reset_index(drop=True),
+        column_pairing=link.pairing if link is not None else None,
         settings={"method": ccfg.method, "weights": scfg.weights, "threshold": ccfg.threshold,
                   "max_block_size": max_block_size, "time_limit": ccfg.time_limit, "id_col": id_col,
                   "n_training_records": n, "link_type": link_type, "source_col": source_col,
@@ -437,6 +456,7 @@ def _result(data: _Records, sc: _Scored, cr: ClusterResult, stats: BlockingStats
         "link_type": [{"dedupe_only", "link_only", "link_and_dedupe"}, None],
         "source_col": [str],
         "one_to_one": ["boolean", "sequence"],
+        "column_map": ["mapping", None],
     }
 )
 def resolve(
@@ -467,6 +487,7 @@ def resolve(
     source_col: str = "source_dataset",
     existing: Any = None,
     one_to_one: bool | Sequence[str] = False,
+    column_map: Mapping[str, str] | None = None,
 ) -> Resolution:
     """Resolve records into entities, with the evidence for every merge.
 
@@ -556,6 +577,14 @@ def resolve(
         ``link_and_dedupe`` with some tables not duplicate-free: clique partitioning with
         the same-table pairs forbidden). Needs several tables (or ``link_type`` with
         ``source_col``) and ``method="xer"``; ``summary()["one_to_one"]`` names the solver.
+    column_map : mapping, optional
+        With several tables whose headers differ: ``{first table's column: other
+        table's column}`` pairs to compare. The other columns are paired by name
+        (case, punctuation and URL prefixes ignored: ``…/ontology#name`` and
+        ``…/property/name`` are both ``name``) and then by content (token overlap and
+        value type); see :func:`trustlab.er.linking.pair_columns`. Unpaired columns are
+        kept in the output but not compared. The pairing is
+        ``Resolution.column_pairing`` (and in ``summary()``).
 
     Returns
     -------
@@ -614,7 +643,7 @@ def resolve(
         weights=weights, complete_components=complete_components, one_to_one=one_to_one)
     rng = check_random_state(random_state)
     data = _read_records(records, id_col=id_col, fields=fields, labels=labels, truth=truth, link_type=link_type,
-                         source_col=source_col, method=method)
+                         source_col=source_col, method=method, column_map=column_map)
     sources = one_to_one_sources(data.df, data.link, clustering.one_to_one)
     stage = _Stages(progress)
     try:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numbers
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -12,7 +13,8 @@ import pandas as pd
 
 from trustlab._validation import Interval, InvalidParameterError, validate_params
 
-__all__ = ["FIELD_KINDS", "RECORD", "Field", "read_records", "validate_records", "infer_fields", "normalize_fields"]
+__all__ = ["FIELD_KINDS", "RECORD", "Field", "read_records", "validate_records", "infer_fields", "normalize_fields",
+           "parse_field_spec"]
 
 #: the kinds a field may have; they decide how two values are compared
 FIELD_KINDS = (
@@ -55,9 +57,17 @@ class Field:
         return self.column.split(",") if self.kind == "latlon" else [self.column]
 
 
-#: delimiters tried when sniffing a text table (comma first: the default)
-_DELIMITERS = (",", "\t", ";", "|")
+#: delimiters tried when sniffing a text table (in this order: the first is the fallback)
+_DELIMITERS = (",", "\t", ";", "|", "%", "#")
 _SNIFF_BYTES = 1 << 16
+#: rows of the sample used to sniff the delimiter
+_SNIFF_ROWS = 200
+#: share of the sampled rows that must have the header's width for a delimiter to qualify
+_CONSISTENT = 0.9
+
+
+def _show_sep(sep: str) -> str:
+    return "'\\t'" if sep == "\t" else repr(sep)
 
 
 def _open_text(path: Path, encoding: str, compression: str | None):
@@ -71,6 +81,15 @@ def _open_text(path: Path, encoding: str, compression: str | None):
     return opener(path, "rt", encoding=encoding, errors="replace", newline="")
 
 
+def _open_binary(path: Path, compression: str | None):
+    import bz2
+    import gzip
+    import lzma
+
+    opener = {"gzip": gzip.open, "bz2": bz2.open, "xz": lzma.open}.get(compression or "", open)
+    return opener(path, "rb")
+
+
 def _compression(path: Path, head: bytes) -> str | None:
     """Compression of ``path`` from its magic bytes (so a gzipped ``.csv`` reads too)."""
     if head.startswith(b"\x1f\x8b"):
@@ -79,6 +98,18 @@ def _compression(path: Path, head: bytes) -> str | None:
         return "bz2"
     if head.startswith(b"\xfd7zXZ\x00"):
         return "xz"
+    return None
+
+
+def _bom_encoding(head: bytes) -> str | None:
+    """The encoding a byte-order mark announces (UTF-32 is checked before UTF-16, whose
+    little-endian mark is a prefix of UTF-32's), or None."""
+    if head.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")):
+        return "utf-32"
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "utf-16"
+    if head.startswith(b"\xef\xbb\xbf"):
+        return "utf-8-sig"
     return None
 
 
@@ -95,7 +126,7 @@ def _not_a_text_table(path: Path, head: bytes, encoding: str | None) -> str | No
         return f"input {name} is a parquet file; give it a .parquet extension"
     if head.startswith(b"SQLite format 3\x00"):
         return f"input {name} is an SQLite database, not a CSV file; export the table as CSV"
-    utf16 = head.startswith((b"\xff\xfe", b"\xfe\xff")) or (encoding or "").lower().replace("-", "").replace(
+    utf16 = _bom_encoding(head) in ("utf-16", "utf-32") or (encoding or "").lower().replace("-", "").replace(
         "_", "").startswith(("utf16", "utf32"))
     if b"\x00" in head and not utf16:
         return (f"input {name} contains NUL bytes: it is binary, or UTF-16/32 text without a byte-order mark "
@@ -103,37 +134,128 @@ def _not_a_text_table(path: Path, head: bytes, encoding: str | None) -> str | No
     return None
 
 
-def _sniff_delimiter(path: Path, encoding: str, compression: str | None) -> str:
-    """The delimiter of a text table: among ``, TAB ; |`` the one that splits the header
-    into two or more columns and gives (almost) every sampled row the header's width.
-    Comma wins whenever it qualifies; a file where none qualifies is read with commas."""
+@dataclass(frozen=True)
+class _SepStats:
+    """How one candidate delimiter splits the sampled rows."""
+
+    sep: str
+    width: int  # fields of the header row
+    share: float  # share of the sampled data rows with exactly the header's width
+    row_width: int  # the most common width of the data rows
+    row_share: float  # share of the data rows with that width
+
+
+def _sep_stats(head: str, sep: str) -> _SepStats | None:
     import csv
     import io
 
+    try:
+        rows = []
+        for r in csv.reader(io.StringIO(head), delimiter=sep):
+            if r:
+                rows.append(len(r))
+                if len(rows) > _SNIFF_ROWS:
+                    break
+    except csv.Error:
+        return None
+    if not rows:
+        return None
+    width, data = rows[0], rows[1:]
+    if not data:
+        return _SepStats(sep, width, 1.0, width, 1.0)
+    counts: dict[int, int] = {}
+    for k in data:
+        counts[k] = counts.get(k, 0) + 1
+    mode = max(counts, key=lambda k: (counts[k], k))
+    return _SepStats(sep, width, counts.get(width, 0) / len(data), mode, counts[mode] / len(data))
+
+
+def _read_head(path: Path, encoding: str, compression: str | None) -> str | None:
     try:
         with _open_text(path, encoding, compression) as fh:
             head = fh.read(_SNIFF_BYTES)
             more = bool(fh.read(1))
     except (OSError, EOFError, LookupError, ValueError):
-        return ","  # let pandas report the problem
+        return None  # let pandas report the problem
     if more and "\n" in head:  # drop the partial last line
         head = head[: head.rindex("\n") + 1]
-    preferred = ("\t",) if path.name.lower().endswith((".tsv", ".tab", ".tsv.gz", ".tab.gz")) else ()
-    best, best_width = ",", 1
-    for sep in (*preferred, *_DELIMITERS):
-        try:
-            rows = [r for r in csv.reader(io.StringIO(head), delimiter=sep) if r][:200]
-        except csv.Error:
-            continue
-        if not rows or len(rows[0]) < 2:
-            continue
-        width = len(rows[0])
-        share = sum(len(r) == width for r in rows) / len(rows)
-        if share >= 0.9 and (sep in preferred or sep == ","):
-            return sep
-        if share >= 0.9 and width > best_width:
-            best, best_width = sep, width
-    return best
+    return head
+
+
+def _sniff_delimiter(path: Path, encoding: str, compression: str | None) -> str:
+    """The delimiter of a text table, among ``, TAB ; | % #``.
+
+    A delimiter *qualifies* when it splits the header into two or more columns and
+    gives at least 90 % of the sampled rows (quoted fields, embedded delimiters and
+    line breaks included) the header's width. One qualifying delimiter is chosen; of
+    several, the one that dominates the others (as consistent and at least as many
+    columns); a ``.tsv`` name prefers tab. When none qualifies, a delimiter that splits
+    the data rows consistently (the header may be the odd row: pandas then reports it)
+    or, failing that, the only one that splits the header is used; a file that no
+    candidate splits is one column. Two candidates that explain the file equally well
+    raise :class:`ValueError` naming ``--sep`` (API: ``sep=``): guessing would read
+    every value into the wrong column.
+    """
+    head = _read_head(path, encoding, compression)
+    if head is None:
+        return ","
+    name = repr(str(path))
+    stats = [s for s in (_sep_stats(head, d) for d in _DELIMITERS) if s is not None]
+    if path.name.lower().endswith((".tsv", ".tab", ".tsv.gz", ".tab.gz")):
+        tab = next((s for s in stats if s.sep == "\t"), None)
+        if tab is not None and tab.width >= 2 and tab.share >= _CONSISTENT:
+            return "\t"
+    qual = [s for s in stats if s.width >= 2 and s.share >= _CONSISTENT]
+    if qual and head.count("\n") <= 1:  # a header alone: nothing to compare; "no records" is the error
+        return qual[0].sep
+
+    def _ambiguous(a: _SepStats, b: _SepStats, what: str) -> ValueError:
+        return ValueError(
+            f"cannot tell the delimiter of {name}: {_show_sep(a.sep)} and {_show_sep(b.sep)} both {what}; "
+            f"pass the right one with --sep (API: sep=...), e.g. --sep {_show_sep(a.sep)}"
+        )
+
+    if qual:
+        best = max(qual, key=lambda s: (s.share, s.width))
+        for s in qual:
+            if s is not best and not (s.share <= best.share and s.width <= best.width):
+                raise _ambiguous(best, s, f"read it as a table ({best.width} columns, {best.share:.0%} of the "
+                                 f"sampled rows alike, vs {s.width} columns, {s.share:.0%})")
+            if s is not best and s.share == best.share and s.width == best.width:
+                raise _ambiguous(best, s, f"split the header and {best.share:.0%} of the sampled rows into "
+                                 f"{best.width} columns")
+        return best.sep
+    rows = [s for s in stats if s.row_width >= 2 and s.row_share >= _CONSISTENT]
+    if len(rows) > 1:
+        a, b = sorted(rows, key=lambda s: (-s.row_share, -s.row_width))[:2]
+        raise _ambiguous(a, b, "split the data rows (but not the header) into columns")
+    if rows:
+        return rows[0].sep
+    split = [s for s in stats if s.width >= 2]
+    if len(split) > 1:
+        a, b = sorted(split, key=lambda s: (-s.share, -s.width))[:2]
+        raise _ambiguous(a, b, f"split the header into columns, and neither gives {_CONSISTENT:.0%} of the rows "
+                         "the header's width")
+    return split[0].sep if split else ","
+
+
+def _check_given_sep(path: Path, encoding: str, compression: str | None, sep: str, width: int) -> None:
+    """A ``sep`` the caller gave that reads the file as one column while another
+    delimiter reads it as a consistent table is an error (not a warning)."""
+    if width != 1:
+        return
+    head = _read_head(path, encoding, compression)
+    if head is None:
+        return
+    better = [s for s in (_sep_stats(head, d) for d in _DELIMITERS if d != sep)
+              if s is not None and s.width >= 2 and s.share >= _CONSISTENT]
+    if better:
+        b = max(better, key=lambda s: (s.share, s.width))
+        raise ValueError(
+            f"--sep {_show_sep(sep)} (API: sep=) reads {str(path)!r} as one column, but {_show_sep(b.sep)} splits "
+            f"its header and {b.share:.0%} of its rows into {b.width} columns; pass --sep {_show_sep(b.sep)}, or "
+            "leave --sep out to detect the delimiter"
+        )
 
 
 def _first_long_row(path: Path, encoding: str, compression: str | None, sep: str, width: int) -> tuple[int, int]:
@@ -148,17 +270,87 @@ def _first_long_row(path: Path, encoding: str, compression: str | None, sep: str
     return 0, 0
 
 
+def _first_undecodable(path: Path, encoding: str, compression: str | None) -> tuple[int, int, str] | None:
+    """(byte offset in the (decompressed) file, line number, reason) of the first byte
+    sequence that ``encoding`` cannot decode, or None. Streams the file in chunks; the
+    offset counts from the start of the file (not of a parser's buffer)."""
+    import codecs
+
+    dec = codecs.getincrementaldecoder(encoding)(errors="strict")
+    fed = 0  # bytes fed so far
+    lines = 1
+    with _open_binary(path, compression) as fh:
+        while True:
+            chunk = fh.read(1 << 20)
+            pending = dec.getstate()[0] if hasattr(dec, "getstate") else b""
+            pending = pending if isinstance(pending, bytes) else b""
+            try:
+                dec.decode(chunk, final=not chunk)
+            except UnicodeDecodeError as exc:
+                data = pending + chunk
+                start = max(0, min(exc.start, len(data)))
+                off = fed - len(pending) + start
+                line = lines + data[:start].count(b"\n") - pending.count(b"\n")
+                return off, line, exc.reason
+            if not chunk:
+                return None
+            fed += len(chunk)
+            lines += chunk.count(b"\n")
+
+
+def _latin1_is_safe(path: Path, compression: str | None) -> bool:
+    """Whether reading a file that is not UTF-8 as latin-1 (ISO-8859-1) is safe: no byte
+    in 0x80-0x9F (C1 controls in latin-1; cp1252 puts quotes and the euro sign there)
+    and no run of three or more bytes >= 0x80 (single accented letters between ASCII,
+    as Western European text has; Cyrillic or Greek 8-bit text is long runs of them).
+    A heuristic: the caller is warned, and ``encoding=`` overrides it."""
+    c1 = re.compile(rb"[\x80-\x9f]|[\x80-\xff]{3}")
+    tail = b""
+    with _open_binary(path, compression) as fh:
+        while True:
+            chunk = fh.read(1 << 20)
+            if not chunk:
+                return True
+            if c1.search(tail + chunk):
+                return False
+            tail = chunk[-2:]
+
+
 @validate_params({"path": ["path"], "encoding": [str, None], "sep": [str, None]})
 def read_records(path: str | os.PathLike, *, encoding: str | None = None, sep: str | None = None) -> pd.DataFrame:
     """Read a CSV/TSV (optionally compressed) or parquet file into a DataFrame of records.
 
-    Every column is read as text for CSV (ids keep leading zeros). The delimiter is
-    detected (comma, tab, semicolon or pipe: the one that gives the header two or more
-    columns and every row the header's width; ``sep=`` forces one); a UTF-8 or UTF-16
-    byte-order mark is honoured. An empty file, an undecodable encoding, a row with
-    more fields than the header (which would shift every value of the row into the
-    wrong column), a spreadsheet or other binary file raise :class:`ValueError` with
-    the fix.
+    Every column is read as text for CSV (ids keep leading zeros); quoted fields may hold
+    the delimiter, quotes (doubled) and line breaks.
+
+    Parameters
+    ----------
+    path : str or path-like
+        A ``.csv``/``.tsv``/text file (``.gz``/``.bz2``/``.xz`` detected by content) or
+        a ``.parquet`` file.
+    encoding : str, optional
+        Text encoding. Default: the one a byte-order mark announces (UTF-8, UTF-16,
+        UTF-32), else UTF-8; a file that is not UTF-8 is read as latin-1 with a warning
+        only where that is safe (no byte in 0x80-0x9F, no run of three non-ASCII bytes),
+        else it is an error naming the offset of the first undecodable byte.
+    sep : str, optional
+        The delimiter. Default: detected among ``, TAB ; | % #`` (the one that splits the
+        header into two or more columns and gives the sampled rows the header's width).
+        When two candidates fit equally well the call stops with an error naming
+        ``--sep`` (API: ``sep=``). A ``sep`` that reads the file as one column while
+        another delimiter reads a consistent table is an error too.
+
+    Returns
+    -------
+    DataFrame
+        One row per record, every CSV column as text (missing cells NaN).
+
+    Raises
+    ------
+    ValueError
+        An empty file, an undecodable encoding, an ambiguous or wrong delimiter, a row
+        with more fields than the header (which would shift every value of the row into
+        the wrong column), a spreadsheet or other binary file: one line with the fix.
 
     Parameters
     ----------
@@ -176,7 +368,7 @@ def read_records(path: str | os.PathLike, *, encoding: str | None = None, sep: s
     >>> _ = open(p, "w").write("id,name\\n1,Ann\\n2,Bob\\n")
     >>> read_records(p).shape
     (2, 2)
-    >>> _ = open(p, "w").write("id;name;city\\n1;Ann;Oslo\\n2;Bob;Rome\\n")
+    >>> _ = open(p, "w").write("id#name#city\\n1#Ann#Oslo\\n2#Bob#Rome\\n")
     >>> list(read_records(p).columns)
     ['id', 'name', 'city']
     """
@@ -232,36 +424,72 @@ def _read_text_table(path: Path, encoding: str | None, sep: str | None) -> pd.Da
     why = _not_a_text_table(path, head, encoding)
     if why:
         raise ValueError(why)
-    enc = encoding
-    if enc is None:
-        enc = "utf-16" if head.startswith((b"\xff\xfe", b"\xfe\xff")) else "utf-8"
+    name = repr(str(path))
+    enc = encoding or _bom_encoding(head) or "utf-8"
+    if encoding is None and enc == "utf-8":
+        # a non-UTF-8 byte in the sample: decide the encoding now (before sniffing with it)
+        try:
+            head.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            if exc.start < len(head) - 4:  # not a multi-byte character cut by the sample's end
+                enc = _fallback_encoding(path, compression, name)
+    given = sep is not None
     if sep is None:
         sep = _sniff_delimiter(path, enc, compression)
-    name = repr(str(path))
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", pd.errors.ParserWarning)
             # index_col=False: a row wider than the header must not turn the first column into the index
-            return pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""], encoding=enc, sep=sep,
-                               index_col=False, compression=compression or "infer")
-    except UnicodeDecodeError as exc:
-        raise ValueError(
-            f"could not decode {name} as {enc} ({exc.reason} at byte {exc.start}); "
-            "pass the file's encoding, e.g. --encoding latin-1"
-        ) from None
+            df = pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""], encoding=enc, sep=sep,
+                             index_col=False, compression=compression or "infer")
+    except UnicodeDecodeError:
+        fallback = _fallback_encoding(path, compression, name) if encoding is None and enc == "utf-8" else enc
+        if fallback != enc:
+            return _read_text_table(path, fallback, sep if given else None)
+        raise ValueError(_decode_error(path, enc, compression, name)) from None
     except pd.errors.EmptyDataError:
         raise ValueError(f"input file {name} has no columns; it needs a header row and at least one record") from None
     except pd.errors.ParserWarning:
         width = len(pd.read_csv(path, nrows=0, sep=sep, encoding=enc, compression=compression or "infer").columns)
         line, k = _first_long_row(path, enc, compression, sep, width)
+        how = "given" if given else "detected; pass --sep (API: sep=) if it is another"
         raise ValueError(
             f"could not parse {name} as CSV: line {line} has {k} fields but the header has {width} "
-            f"(delimiter {sep!r}); quote values that contain the delimiter, or fix the header"
+            f"(delimiter {_show_sep(sep)} {how}); quote values that contain the delimiter, or fix the header"
         ) from None
     except pd.errors.ParserError as exc:
-        raise ValueError(f"could not parse {name} as CSV (delimiter {sep!r}): {str(exc).strip()}") from None
+        how = "given" if given else "detected; pass --sep (API: sep=) if it is another"
+        raise ValueError(f"could not parse {name} as CSV (delimiter {_show_sep(sep)} {how}): "
+                         f"{str(exc).strip()}") from None
     except (OSError, EOFError) as exc:  # e.g. a corrupt .gz
         raise ValueError(f"could not read {name}: {exc}") from None
+    if given:
+        _check_given_sep(path, enc, compression, sep, df.shape[1])
+    return df
+
+
+def _decode_error(path: Path, enc: str, compression: str | None, name: str) -> str:
+    where = _first_undecodable(path, enc, compression)
+    at = f"{where[2]} at byte {where[0]} (line {where[1]})" if where else "undecodable bytes"
+    return f"could not decode {name} as {enc} ({at}); pass the file's encoding, e.g. --encoding latin-1 or cp1252"
+
+
+def _fallback_encoding(path: Path, compression: str | None, name: str) -> str:
+    """latin-1 for a file that is not UTF-8 when :func:`_latin1_is_safe` (with a
+    warning), else a ValueError naming the first undecodable byte and ``--encoding``."""
+    import warnings
+
+    where = _first_undecodable(path, "utf-8", compression)
+    if where is None:
+        return "utf-8"
+    if not _latin1_is_safe(path, compression):
+        raise ValueError(_decode_error(path, "utf-8", compression, name))
+    warnings.warn(
+        f"{name} is not UTF-8 ({where[2]} at byte {where[0]}, line {where[1]}); read it as latin-1 (ISO-8859-1). "
+        "Pass --encoding (API: encoding=) if that is wrong",
+        UserWarning, stacklevel=4,
+    )
+    return "latin-1"
 
 
 def _normalize_columns(df: pd.DataFrame) -> pd.DataFrame:
@@ -438,25 +666,83 @@ def infer_fields(df: pd.DataFrame, *, exclude: Sequence[str] = (), max_fields: i
     return out
 
 
+def _split_outside_quotes(text: str, seps: str) -> list[str]:
+    out, cur, q = [], [], None
+    for ch in text:
+        if q is None and ch in "`\"":
+            q = ch
+        elif q is not None and ch == q:
+            q = None
+        if q is None and ch in seps:
+            out.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    out.append("".join(cur))
+    return out
+
+
+def _unquote(name: str) -> str:
+    """A column name as written in a spec: bare (surrounding spaces dropped) or in
+    backquotes / double quotes (the quote doubled inside stands for itself)."""
+    t = name.strip()
+    if len(t) >= 2 and t[0] in "`\"" and t[-1] == t[0]:
+        return t[1:-1].replace(t[0] * 2, t[0])
+    return t
+
+
+def parse_field_spec(text: str, columns: Sequence[str] | None = None) -> list[Field]:
+    """Read a field spec string (CLI ``--fields``): ``col:kind`` entries separated by
+    ``,`` (or by ``;`` when the string has one outside quotes); ``kind`` defaults to
+    ``string``; a ``latlon`` field names two columns joined by ``+``.
+
+    Any column name works: quote a name that holds ``, ; : +`` in backquotes or double
+    quotes (``"`http://x.org/ontology#name`:name"``). With ``columns`` (the records'
+    column names), an unquoted entry that is itself a column name (``http://x#name``),
+    or whose text before its last ``:`` is (followed by a kind), is read as that column.
+
+    Examples
+    --------
+    >>> [(f.column, f.kind) for f in parse_field_spec("name:name,zip:exact")]
+    [('name', 'name'), ('zip', 'exact')]
+    >>> [(f.column, f.kind) for f in parse_field_spec('`a:b,c`:name;lat+lon:latlon')]
+    [('a:b,c', 'name'), ('lat,lon', 'latlon')]
+    >>> [(f.column, f.kind) for f in parse_field_spec("http://x.org/o#name", columns=["http://x.org/o#name"])]
+    [('http://x.org/o#name', 'string')]
+    """
+    known = set(columns) if columns is not None else set()
+    parts = _split_outside_quotes(text, ";")
+    if len(parts) == 1:
+        parts = _split_outside_quotes(text, ",")
+    out: list[Field] = []
+    for item in parts:
+        if not item.strip():
+            continue
+        if _unquote(item) in known and item.strip()[:1] not in "`\"":
+            out.append(Field(_unquote(item), "string"))
+            continue
+        pieces = _split_outside_quotes(item, ":")
+        if len(pieces) == 1:
+            col, kind = item, "string"
+        else:
+            col, kind = ":".join(pieces[:-1]), pieces[-1].strip()
+            if kind not in FIELD_KINDS and _unquote(item) in known:
+                col, kind = item, "string"
+        if kind == "latlon":
+            cols = [_unquote(c) for c in _split_outside_quotes(col, "+")]
+            out.append(Field(",".join(cols), kind))
+        else:
+            out.append(Field(_unquote(col), kind))
+    return out
+
+
 def normalize_fields(fields: Any, df: pd.DataFrame, *, id_col: str, exclude: Sequence[str] = ()) -> list[Field]:
     """Turn ``fields`` (None, list of names, ``{col: kind}``, list of Field or
     ``"col:kind,col2"``) into a list of :class:`Field`, checking the columns exist."""
     if fields is None:
         return infer_fields(df, exclude=[id_col, *exclude])
     if isinstance(fields, str):
-        fields = (
-            [f for f in fields.split(";" if ";" in fields else ",") if f.strip()]
-            if ":" in fields or "," in fields
-            else [fields]
-        )
-        parsed = []
-        for f in fields:
-            if ":" in f:
-                col, kind = f.rsplit(":", 1)
-                parsed.append(Field(col.strip().replace("+", ","), kind.strip()))
-            else:
-                parsed.append(Field(f.strip(), "string"))
-        fields = parsed
+        fields = parse_field_spec(fields, columns=list(map(str, df.columns)))
     elif isinstance(fields, Mapping):
         fields = [Field(str(k), str(v)) for k, v in fields.items()]
     out: list[Field] = []

@@ -205,6 +205,8 @@ class Resolution:
     records: pd.DataFrame | None = None
     #: clustering settings saved with the model (method, weights, threshold, ...)
     settings: dict = field(default_factory=dict)
+    #: several tables: how their columns were paired (:class:`trustlab.er.linking.ColumnPairing`)
+    column_pairing: Any = None
 
     @property
     def n_entities(self) -> int:
@@ -243,6 +245,8 @@ class Resolution:
             out["model_warnings"] = list(self.model.problems_)
         if self.baselines:
             out["baselines"] = self.baselines
+        if self.column_pairing is not None:
+            out["column_pairing"] = self.column_pairing.to_dict()
         return out
 
     # ------------------------------------------------------------ explanations
