@@ -57,6 +57,7 @@ COMPARISON_LEVELS: dict[str, tuple[str, str, float | None, float | None, bool]] 
     "numeric": ("rel_sim", "rel_sim", 0.99, 0.90, False),
     "latlon": ("geo_sim", "geo_sim", 0.96, 0.67, False),
     "record": ("cosine", "cosine", 0.75, 0.5, False),
+    "codes": ("codes", "codes", 0.5, 0.25, False),
 }
 LEVEL_NAMES = ("exact", "close", "far", "else")
 _L = len(LEVEL_NAMES)

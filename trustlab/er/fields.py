@@ -156,6 +156,8 @@ def index_as_id(df: pd.DataFrame) -> str | None:
     return str(idx.name)
 
 
+#: records that carry a code (model number) for the codes comparison to be added
+CODES_MIN_SHARE = 0.2
 _AMBIGUOUS_TRUTH = {"label", "labels", "rdfs:label"}
 
 
@@ -286,7 +288,7 @@ def infer_fields_report(
     >>> [c.role for c in rep.choices]
     ['id', 'field', 'field', 'truth']
     """
-    from trustlab.er.records import RECORD, Field
+    from trustlab.er.records import CODES, RECORD, Field
 
     n = len(df)
     ex = {str(e) for e in exclude}
@@ -318,4 +320,14 @@ def infer_fields_report(
         fields.append(Field(RECORD, "record"))
         choices.append(FieldChoice(RECORD, "field", "record", "the whole record: TF-IDF cosine of the words of "
                                    "every compared field"))
+    # model / part numbers anywhere in the record, when a good share of records has one
+    if fields and len(df):
+        from trustlab.er.scoring import code_tokens, record_text
+
+        sample = df.sample(min(len(df), 2000), random_state=0) if len(df) > 2000 else df
+        with_code = code_tokens(record_text(sample.reset_index(drop=True), fields)).index.nunique()
+        if with_code >= CODES_MIN_SHARE * len(sample):
+            fields.append(Field(CODES, "codes"))
+            choices.append(FieldChoice(CODES, "field", "codes", f"codes (model / part numbers) in "
+                                       f"{with_code / len(sample):.0%} of records: shared or different"))
     return FieldInference(fields=fields, choices=choices, id_col=found_id)

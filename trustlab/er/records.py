@@ -13,16 +13,17 @@ import pandas as pd
 
 from trustlab._validation import Interval, InvalidParameterError, validate_params
 
-__all__ = ["FIELD_KINDS", "RECORD", "Field", "read_records", "validate_records", "infer_fields", "normalize_fields",
+__all__ = ["FIELD_KINDS", "RECORD", "CODES", "Field", "read_records", "validate_records", "infer_fields", "normalize_fields",
            "parse_field_spec"]
 
 #: the kinds a field may have; they decide how two values are compared
 FIELD_KINDS = (
     "string", "name", "address", "phone", "numeric", "date", "exact", "latlon", "tokens", "email", "postcode", "code",
-    "record",
+    "record", "codes",
 )
-#: the column name of the whole-record comparison (``Field(RECORD, "record")``)
+#: the column name of the whole-record comparisons (``Field(RECORD, "record")``, ``Field(CODES, "codes")``)
 RECORD = "*"
+CODES = "#"
 
 
 @dataclass(frozen=True)
@@ -33,7 +34,9 @@ class Field:
     ``kind="tokens"`` is for long set-like text (co-authors, tags): only the token-set
     ratio is computed. ``Field("*", "record")`` compares whole records: TF-IDF cosine of
     the words of every other compared field (schema-agnostic, so rows whose values sit in
-    different or mostly empty columns still match).
+    different or mostly empty columns still match); ``Field("#", "codes")`` compares the
+    codes found anywhere in the records (model and part numbers: shared rare code / shared
+    common code / different codes / no code).
 
     Attributes
     ----------
@@ -52,7 +55,7 @@ class Field:
     kind: str = "string"
 
     def columns(self) -> list[str]:
-        if self.kind == "record":
+        if self.kind in ("record", "codes"):
             return []
         return self.column.split(",") if self.kind == "latlon" else [self.column]
 

@@ -114,7 +114,7 @@ _RECORD_TOKEN = r"[^\W\d_]+|\d+"
 def record_text(df: pd.DataFrame, fields: Sequence[Field]) -> pd.Series:
     """The words of every compared field of a record, in one string (the input of the
     whole-record comparison, ``kind="record"``)."""
-    cols = [c for f in fields if f.kind not in ("record", "latlon") for c in f.columns()]
+    cols = [c for f in fields if f.kind not in ("record", "codes", "latlon") for c in f.columns()]
     if not cols:
         return pd.Series([""] * len(df), index=df.index)
     out = df[cols[0]].fillna("").astype(str)
@@ -160,6 +160,63 @@ def _tfidf_cosine(text: pd.Series, i: np.ndarray, j: np.ndarray) -> np.ndarray:
     empty = rowlen == 0
     out[empty[i] | empty[j]] = np.nan
     return out
+
+
+#: a code shared by at most this many records is a rare code (an identifier), above it a common one
+RARE_CODE_DF = 5
+_CODE_SPLIT = r"[\s,;:()\[\]|\"'!?]+"
+
+
+def code_tokens(text: pd.Series) -> pd.Series:
+    """The codes in each record's text: words that mix letters and digits (model numbers
+    such as ``TH-50PZ850U``, ``MSMT2G/TQ``) of at least 4 characters, or runs of at least 5
+    digits (part numbers, ids, phone numbers), lower case with ``- / . _`` removed, so
+    ``TH-50PZ850U`` and ``th50pz850u`` are one code; a word with ``/`` also gives its part
+    before the ``/``. Ordinals (``5th``) and short quantities (``4gb``) are not codes."""
+    words = text.fillna("").astype(str).str.lower().str.split(_CODE_SPLIT, regex=True)
+    ex = words.explode().dropna()
+    ex = ex[ex.str.len() >= 4]
+    head = ex[ex.str.contains("/", regex=False)].str.split("/").str[0]
+    ex = pd.concat([ex, head])
+    norm = ex.str.replace(r"[-/._+#*]+", "", regex=True)
+    digit = norm.str.contains(r"\d")
+    alpha = norm.str.contains(r"[^\W\d_]")
+    ordinal = norm.str.fullmatch(r"\d+(st|nd|rd|th|s)")
+    keep = (digit & alpha & (norm.str.len() >= 4) & ~ordinal) | norm.str.fullmatch(r"\d{5,}")
+    return norm[keep.fillna(False)]
+
+
+def _code_levels(text: pd.Series, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+    """Per pair: 1.0 when the records share a rare code (one at most :data:`RARE_CODE_DF`
+    records hold), 0.5 when they share only common codes, 0.0 when both have codes and
+    share none (another model number: a neighbouring product), NaN when either has none."""
+    from scipy import sparse
+
+    n = len(text)
+    codes = code_tokens(text.reset_index(drop=True))
+    if len(codes) == 0 or len(i) == 0:
+        return np.full(len(i), np.nan)
+    rec = codes.index.to_numpy(np.int64)
+    ids = pd.factorize(codes)[0].astype(np.int64)
+    C = sparse.csr_matrix((np.ones(len(ids)), (rec, ids)), shape=(n, int(ids.max()) + 1))
+    C.data[:] = 1.0
+    C.sum_duplicates()
+    C.data[:] = 1.0
+    dfreq = np.bincount(C.indices, minlength=C.shape[1])
+    Cw = C.multiply(np.where(dfreq <= RARE_CODE_DF, 1.0, 1e-3)[None, :]).tocsr()
+    out = np.empty(len(i))
+    rowlen = np.diff(C.indptr)
+    work = np.cumsum(rowlen[i] + rowlen[j] + 1)
+    ends = np.searchsorted(work, np.arange(1, work[-1] // _JACCARD_CHUNK + 1) * _JACCARD_CHUNK, side="right")
+    a = 0
+    for b in np.unique(np.r_[np.clip(ends, 1, len(i)), len(i)]):
+        if b <= a:
+            continue
+        out[a:b] = np.asarray(Cw[i[a:b]].multiply(C[j[a:b]]).sum(1)).ravel()
+        a = int(b)
+    lv = np.where(out >= 1.0 - 1e-9, 1.0, np.where(out > 0, 0.5, 0.0))
+    lv[(rowlen[i] == 0) | (rowlen[j] == 0)] = np.nan
+    return lv
 
 
 def _distinct(a, b, codes):
@@ -302,6 +359,10 @@ def compare(df: pd.DataFrame, pairs: np.ndarray, fields: Sequence[Field], *, onl
             cos = _tfidf_cosine(record_text(df, fields).reset_index(drop=True), i, j)
             cols.append(cos)
             names.append(f"{f.column}:cosine")
+            primary.append(start)
+        elif f.kind == "codes":
+            cols.append(_code_levels(record_text(df, fields).reset_index(drop=True), i, j))
+            names.append(f"{f.column}:codes")
             primary.append(start)
         elif f.kind == "exact":
             v = df[f.column]
