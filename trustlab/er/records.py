@@ -13,8 +13,8 @@ import pandas as pd
 
 from trustlab._validation import Interval, InvalidParameterError, validate_params
 
-__all__ = ["FIELD_KINDS", "RECORD", "CODES", "Field", "read_records", "validate_records", "infer_fields", "normalize_fields",
-           "parse_field_spec"]
+__all__ = ["FIELD_KINDS", "RECORD", "CODES", "Field", "read_records", "validate_records", "infer_fields",
+           "normalize_fields", "parse_field_spec"]
 
 #: the kinds a field may have; they decide how two values are compared
 FIELD_KINDS = (
