@@ -21,6 +21,7 @@ COMMAND_MODULES = (
     "partition",
     "resolve",
     "privatize",
+    "privacy_utility",
     "bias",
     "explain_metrics",
     "warmup",

@@ -9,6 +9,8 @@
   :func:`jl_distortion` — choosing m and checking the drawn Φ.
 * :mod:`trustlab.privacy.bounds` — Props 7–9 and Claim 6 of the PrivEmb paper.
 * :func:`evaluate` — the paper's utility experiments (distance, inner product, SVM) with plots.
+* :func:`downstream_utility`, :func:`bow_encode` — the SentEval-style downstream protocol (P3.14):
+  bag-of-words sentence encoder + logistic regression, before and after release.
 """
 from trustlab._lazy import lazy_exports as _lazy_exports
 from trustlab.privacy.bounds import (
@@ -54,6 +56,8 @@ __all__ = [
     "erm_excess_bound",
     "evaluate",
     "load_embeddings_subset",
+    "downstream_utility",
+    "bow_encode",
 ]
 
 
@@ -61,4 +65,5 @@ __all__ = [
 __getattr__, __dir__ = _lazy_exports(globals(), {
     **{n: ".io" for n in ("privatize_file", "read_vectors", "open_vectors")},
     **{n: ".evaluation" for n in ("evaluate", "load_embeddings_subset", "plot_results")},
+    **{n: ".downstream" for n in ("downstream_utility", "bow_encode")},
 })
