@@ -9,6 +9,8 @@
   :func:`jl_distortion` — choosing m and checking the drawn Φ.
 * :mod:`trustlab.privacy.bounds` — Props 7–9 and Claim 6 of the PrivEmb paper.
 * :func:`evaluate` — the paper's utility experiments (distance, inner product, SVM) with plots.
+* :func:`privacy_loss`, :func:`release_log_density`, :func:`noise_log_density` — the exact
+  release density and the privacy loss for two inputs, against the metric-DP bound (P3.1).
 * :func:`downstream_utility`, :func:`bow_encode` — the SentEval-style downstream protocol (P3.14):
   bag-of-words sentence encoder + logistic regression, before and after release.
 """
@@ -58,6 +60,9 @@ __all__ = [
     "load_embeddings_subset",
     "downstream_utility",
     "bow_encode",
+    "privacy_loss",
+    "release_log_density",
+    "noise_log_density",
 ]
 
 
@@ -66,4 +71,5 @@ __getattr__, __dir__ = _lazy_exports(globals(), {
     **{n: ".io" for n in ("privatize_file", "read_vectors", "open_vectors")},
     **{n: ".evaluation" for n in ("evaluate", "load_embeddings_subset", "plot_results")},
     **{n: ".downstream" for n in ("downstream_utility", "bow_encode")},
+    **{n: ".density" for n in ("privacy_loss", "release_log_density", "noise_log_density")},
 })
