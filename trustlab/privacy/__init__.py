@@ -6,7 +6,9 @@
   text/binary, parquet (and gensim KeyedVectors if gensim is installed).
 * :func:`privatize_dask` — Dask arrays.
 * :func:`calibrate_m`, :func:`beta_for_m`, :func:`empirical_sensitivity`,
-  :func:`jl_distortion` — choosing m and checking the drawn Φ.
+  :func:`jl_distortion` — choosing m and checking the drawn Φ; :func:`choose_beta` — the β
+  minimising Prop 7's bound ("pick a larger β"); ``projection_matrix(kind="sparse")`` — the
+  sparse JL matrix (Achlioptas; Li et al.).
 * :mod:`trustlab.privacy.bounds` — Props 7–9 and Claim 6 of the PrivEmb paper.
 * :func:`evaluate` — the paper's utility experiments (distance, inner product, SVM) with plots.
 * :func:`privacy_loss`, :func:`release_log_density`, :func:`noise_log_density` — the exact
@@ -24,6 +26,7 @@ from trustlab.privacy.bounds import (
 from trustlab.privacy.calibration import (
     beta_for_m,
     calibrate_m,
+    choose_beta,
     empirical_sensitivity,
     jl_distortion,
     projection_matrix,
@@ -49,6 +52,7 @@ __all__ = [
     "nearest_neighbor_swap",
     "calibrate_m",
     "beta_for_m",
+    "choose_beta",
     "projection_matrix",
     "empirical_sensitivity",
     "jl_distortion",
