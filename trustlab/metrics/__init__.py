@@ -73,6 +73,8 @@ _EXPORTS: dict[str, str] = {
             "gender_direction",
             "direct_bias",
             "gendered_form_bias",
+            "word_gender_bias",
+            "defining_set_bias",
         )
     },
     **{n: ".embeddings" for n in ("Embeddings", "as_embeddings", "load_embeddings")},

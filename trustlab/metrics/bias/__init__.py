@@ -13,7 +13,8 @@
   Dobrzeniecka & Urbaniak, sampled by an exact blocked Gibbs sampler, with 89% HPDIs;
   :func:`hpdi`; :func:`weat_simulation` (the small-sample instability of the effect size).
 * :func:`gender_direction`, :func:`direct_bias` - Bolukbasi et al. (2016) as used by
-  Matthews et al. (2021).
+  Matthews et al. (2021); :func:`word_gender_bias` (per-word signed b(w) = cos(w, g)) and
+  :func:`defining_set_bias` (b(w) summed or averaged over the defining words, P6.6).
 
 Embeddings are accepted as a mapping word -> vector, a gensim ``KeyedVectors``, a
 ``(words, matrix)`` tuple or :class:`trustlab.metrics.embeddings.Embeddings`. Missing
@@ -35,11 +36,14 @@ from trustlab.metrics.bias._bayesian import (  # noqa: F401
 )
 from trustlab.metrics.bias._direct import (  # noqa: F401
     DEFINITIONAL_PAIRS,
+    DefiningSetBias,
     DirectBiasResult,
     GenderDirection,
+    defining_set_bias,
     direct_bias,
     gender_direction,
     gendered_form_bias,
+    word_gender_bias,
 )
 from trustlab.metrics.bias._mac import (  # noqa: F401
     MACResult,
@@ -91,6 +95,9 @@ __all__ = [
     "gender_direction",
     "direct_bias",
     "gendered_form_bias",
+    "word_gender_bias",
+    "defining_set_bias",
+    "DefiningSetBias",
     "SIMILARITIES",
     "STATISTICS",
 ]
