@@ -70,6 +70,8 @@ _EXPORTS: dict[str, str] = {
             "load_bayes_example",
             "hpdi",
             "weat_simulation",
+            "load_bayes_data",
+            "compare_bayesian_bias",
             "gender_direction",
             "direct_bias",
             "gendered_form_bias",
