@@ -39,6 +39,8 @@ _EXPORTS: dict[str, str] = {
             "read_geco_jsonl",
             "pattern_variant_attributions",
             "attribution_difference_test",
+            "gender_swap",
+            "geco_variants",
             "decoy_statistics",
         )
     },

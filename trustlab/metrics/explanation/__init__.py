@@ -10,7 +10,9 @@
   uniform-random baseline (:func:`mass_accuracy`, :func:`mass_accuracy_uniform_baseline`);
   the GECO **co-occurrence dataset bias** (:func:`geco_cooccurrence_bias`), the model-free
   **Pattern Variant** (:func:`pattern_variant_attributions`, word-level approximation) and the
-  Wilcoxon test of gender attribution differences (:func:`attribution_difference_test`).
+  Wilcoxon test of gender attribution differences (:func:`attribution_difference_test`);
+  the GECO **gender-swap generator** for your own sentences (:func:`gender_swap`,
+  :func:`geco_variants`: D_A / D_S, name substitution, ground-truth masks).
 * Decoy applicability / productivity / coverage (Idahl et al. 2021, :func:`decoy_statistics`).
 * AEC **precision at K** (Misra et al. 2021) and the MOXIE **influence score** and
   **unlike ratio** (Kumar et al. 2021).
@@ -57,6 +59,12 @@ from trustlab.metrics.explanation._geco import (  # noqa: F401
     mass_accuracy,
     mass_accuracy_uniform_baseline,
     pattern_variant_attributions,
+)
+from trustlab.metrics.explanation._geco_generate import (  # noqa: F401
+    GENDER_PAIRS,
+    GenderSwap,
+    geco_variants,
+    gender_swap,
 )
 from trustlab.metrics.explanation._plausibility import (  # noqa: F401
     BaselineResult,
@@ -106,6 +114,10 @@ __all__ = [
     "CooccurrenceBiasResult",
     "pattern_variant_attributions",
     "attribution_difference_test",
+    "gender_swap",
+    "geco_variants",
+    "GenderSwap",
+    "GENDER_PAIRS",
     "AttributionDifferenceResult",
     # decoys (Idahl et al.)
     "decoy_statistics",
