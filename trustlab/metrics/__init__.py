@@ -4,7 +4,8 @@ Thin lazy re-export; each function lives in (and is documented at) its module:
 :mod:`trustlab.metrics.clustering`, :mod:`trustlab.metrics.bias`,
 :mod:`trustlab.metrics.explanation`, :mod:`trustlab.metrics.reliability`,
 :mod:`trustlab.metrics.composition` (gradient composition), :mod:`trustlab.metrics.moxie`
-(black-box MOXIE metrics), :mod:`trustlab.metrics.aec` (error classifier),
+(black-box MOXIE metrics), :mod:`trustlab.metrics.moxie_probe` (hybrid score, bias probe,
+context filter, POS vocabulary), :mod:`trustlab.metrics.aec` (error classifier),
 :mod:`trustlab.metrics.graph_stats` (weighted clustering coefficient),
 :mod:`trustlab.metrics.aggregation` (seed averaging, GenTemp), :mod:`trustlab.metrics.relation`
 (relation-extraction P/R/F1, BLEU), :mod:`trustlab.metrics.bias_stats` and
@@ -94,6 +95,7 @@ _EXPORTS: dict[str, str] = {
             "counterfactual_summary",
         )
     },
+    **{n: ".moxie_probe" for n in ("hybrid_score", "bias_probe", "adjective_context_filter", "pos_vocabulary")},
     **{n: ".aec" for n in ("balanced_undersample", "error_classifier", "conversational_cues")},
     **{n: ".graph_stats" for n in ("weighted_clustering_coefficient",)},
     **{n: ".aggregation" for n in ("seed_average", "max_median_min", "gentemp")},
@@ -130,6 +132,7 @@ _SUBMODULES = (
     "embeddings",
     "composition",
     "moxie",
+    "moxie_probe",
     "aec",
     "graph_stats",
     "aggregation",
