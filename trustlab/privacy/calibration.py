@@ -84,7 +84,11 @@ def calibrate_m(d: int, delta: float = 1e-6, beta: float = 0.9, *, width: float 
     floating-point noise), so that ``m`` is at least the bound. At d = 300, δ = 1e-6 the
     unrounded values for the paper's β = 0.93 / 0.66 / 0.468 are 50.1 / 99.6 / 198.0, so this
     returns **51 / 100 / 199**; the paper's appendix prints the round numbers
-    **50 / 100 / 200**. Pass ``m`` explicitly to reproduce the paper's dimensions exactly.
+    **50 / 100 / 200**. No rounding rule gives 200 at β = 0.468: (√log₂ 300 + √ln 10⁶)² =
+    43.37 and 43.37 / 0.468² = 198.01, so rounding to nearest gives 198, the ceiling 199; nor
+    gives 50 at β = 0.93 (50.14: ceiling 51). The appendix evidently quotes round dimensions
+    and β values rounded to match them. Pass ``m`` explicitly to reproduce the paper's
+    dimensions exactly.
 
     Examples
     --------
