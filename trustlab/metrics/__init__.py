@@ -23,6 +23,7 @@ _EXPORTS: dict[str, str] = {
             "model_consistency",
             "input_consistency",
             "winobias_template_groups",
+            "syneval_template_groups",
             "clamped_pearson",
             "mass_accuracy",
             "mass_accuracy_uniform_baseline",

@@ -5,7 +5,7 @@
   (:func:`plausibility`, :func:`plausibility_baselines`).
 * **Faithfulness** of Ding & Koehn: model consistency and input consistency, the mean
   Pearson correlation after zeroing small saliencies (:func:`model_consistency`,
-  :func:`input_consistency`, :func:`winobias_template_groups`).
+  :func:`input_consistency`, :func:`winobias_template_groups`, :func:`syneval_template_groups`).
 * **Mass accuracy** of GECOBench (Wilming et al.) with token aggregation, and its
   uniform-random baseline (:func:`mass_accuracy`, :func:`mass_accuracy_uniform_baseline`);
   the GECO **co-occurrence dataset bias** (:func:`geco_cooccurrence_bias`), the model-free
@@ -83,6 +83,10 @@ from trustlab.metrics.explanation._readers import (  # noqa: F401
     read_saliency,
     read_spans,
 )
+from trustlab.metrics.explanation._syneval_groups import (  # noqa: F401
+    SYNEVAL_SECTIONS,
+    syneval_template_groups,
+)
 
 __all__ = [
     # readers / loaders
@@ -116,6 +120,8 @@ __all__ = [
     "attribution_difference_test",
     "gender_swap",
     "geco_variants",
+    "syneval_template_groups",
+    "SYNEVAL_SECTIONS",
     "GenderSwap",
     "GENDER_PAIRS",
     "AttributionDifferenceResult",
