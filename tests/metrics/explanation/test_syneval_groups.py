@@ -49,11 +49,11 @@ def test_groups_shape():
         syneval_template_groups(n_lines=100)
 
 
-@pytest.mark.parametrize("field,expected", [("verum", 0.528), ("malum", 0.534)])
-def test_matches_the_released_script(field, expected):
+def test_matches_the_released_script():
     d = load_ding_koehn("number", "sota")
-    sal = getattr(d, field)
-    ours = input_consistency(sal, syneval_template_groups()).value
-    ref, n = _released_script(sal)
+    g = syneval_template_groups()
+    ours = input_consistency(d.verum, g).value
+    ref, n = _released_script(d.verum)          # the slow transcription, on one saliency file
     assert n == 12 and ours == pytest.approx(ref, abs=1e-9)
-    assert round(ours, 3) == expected          # Table 4a prints 0.604 / 0.627: not reproduced (see Notes)
+    # Table 4a prints 0.604 / 0.627: not reproduced by the released scripts (see Notes)
+    assert (round(ours, 3), round(input_consistency(d.malum, g).value, 3)) == (0.528, 0.534)
