@@ -101,6 +101,7 @@ _EXPORTS: dict[str, str] = {
     **{n: ".graph_stats" for n in ("weighted_clustering_coefficient",)},
     **{n: ".aggregation" for n in ("seed_average", "max_median_min", "gentemp")},
     **{n: ".relation" for n in ("relation_micro_prf", "bleu")},
+    **{n: ".relation_rules" for n in ("pruned_dependency_tree", "negative_pairs", "top_rules")},
     **{
         n: ".bias_stats"
         for n in ("bias_score_ttest", "cross_language_correlation", "token_share", "tfidf_target_correlation")
@@ -138,6 +139,7 @@ _SUBMODULES = (
     "graph_stats",
     "aggregation",
     "relation",
+    "relation_rules",
     "bias_stats",
     "decoys",
 )
