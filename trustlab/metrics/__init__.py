@@ -97,6 +97,8 @@ _EXPORTS: dict[str, str] = {
         )
     },
     **{n: ".moxie_probe" for n in ("hybrid_score", "bias_probe", "adjective_context_filter", "pos_vocabulary")},
+    **{n: ".aec_features" for n in ("dependency_triples", "nrc_emotion_counts", "read_nrc_lexicon",
+                                     "entity_type_counts", "aec_feature_matrix")},
     **{n: ".aec" for n in ("balanced_undersample", "error_classifier", "conversational_cues")},
     **{n: ".graph_stats" for n in ("weighted_clustering_coefficient",)},
     **{n: ".aggregation" for n in ("seed_average", "max_median_min", "gentemp")},
@@ -136,6 +138,7 @@ _SUBMODULES = (
     "moxie",
     "moxie_probe",
     "aec",
+    "aec_features",
     "graph_stats",
     "aggregation",
     "relation",
