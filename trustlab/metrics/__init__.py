@@ -24,6 +24,7 @@ _EXPORTS: dict[str, str] = {
             "input_consistency",
             "winobias_template_groups",
             "syneval_template_groups",
+            "agreement_cases",
             "clamped_pearson",
             "mass_accuracy",
             "mass_accuracy_uniform_baseline",

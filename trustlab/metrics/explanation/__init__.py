@@ -28,6 +28,7 @@ loaders), ``_plausibility``, ``_faithfulness`` (model and input consistency), ``
 (mass accuracy and the other GECOBench metrics), ``_decoys``, ``_error_detection``
 (precision at K, influence, unlike ratio) and ``_common`` (shared helpers).
 """
+from trustlab.metrics.explanation._agreement_cases import agreement_cases  # noqa: F401
 from trustlab.metrics.explanation._common import (  # noqa: F401
     _wilson,
 )
@@ -122,6 +123,7 @@ __all__ = [
     "geco_variants",
     "syneval_template_groups",
     "SYNEVAL_SECTIONS",
+    "agreement_cases",
     "GenderSwap",
     "GENDER_PAIRS",
     "AttributionDifferenceResult",
