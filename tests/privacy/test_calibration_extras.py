@@ -70,3 +70,30 @@ def test_choose_beta_is_the_brute_force_minimiser_of_prop7():
     assert choose_beta(d, n, 10.0, tau, delta, betas=[0.5, 0.7, 0.9]).beta == 0.9
     with pytest.raises(ValueError, match="m > d"):
         choose_beta(10, n, 10.0, tau, delta, betas=[0.5])
+
+
+@pytest.mark.parametrize("projection", ["achlioptas", "very_sparse"])
+def test_privatize_with_a_sparse_projection(projection, tmp_path):
+    from trustlab.privacy import privatize, release_log_density
+    from trustlab.privacy.calibration import PROJECTIONS
+    from trustlab.privacy.io import privatize_file
+
+    X = np.random.default_rng(0).standard_normal((30, 64))
+    Wg, rg = privatize(X, epsilon=5, m=20, random_state=3)
+    Ws, rs = privatize(X, epsilon=5, m=20, random_state=3, projection=projection)
+    assert rg.projection == "gaussian" and rs.projection == projection and rs.phi_seed == rg.phi_seed
+    Pg = projection_matrix(20, 64, rg.phi_seed)
+    Ps = projection_matrix(20, 64, rs.phi_seed, **PROJECTIONS[projection])
+    assert not np.allclose(Pg, Ps)
+    # same noise key, different public Φ: the noise is identical, the projection is the sparse one
+    np.testing.assert_allclose(Ws - X @ Ps.T, Wg - X @ Pg.T, atol=1e-9)
+    # the exact density rebuilds the right Φ from the record
+    assert release_log_density(Ws, X, rs).mean() > release_log_density(Ws, X, {**rs.to_dict(),
+                                                                               "projection": "gaussian"}).mean()
+    np.save(tmp_path / "x.npy", X)
+    info = privatize_file(tmp_path / "x.npy", tmp_path / "w.npy", epsilon=5, m=20, random_state=3,
+                          projection=projection, dtype=np.float64)
+    np.testing.assert_allclose(np.load(tmp_path / "w.npy"), Ws)
+    assert info["projection"] == projection
+    _, r1 = privatize(X, epsilon=5, mechanism="m1", random_state=3)
+    assert r1.projection == "none"

@@ -37,11 +37,21 @@ __all__ = [
     "GaussianWidth",
     "beta_for_m",
     "projection_matrix",
+    "PROJECTIONS",
     "choose_beta",
     "BetaChoice",
     "empirical_sensitivity",
     "jl_distortion",
 ]
+
+
+#: named projections of a release -> keyword arguments of :func:`projection_matrix`
+#: (``very_sparse``: density 1/√d, Li, Hastie & Church 2006; ``achlioptas``: density 1/3)
+PROJECTIONS: dict = {
+    "gaussian": {"kind": "gaussian"},
+    "achlioptas": {"kind": "sparse", "density": 1.0 / 3.0},
+    "very_sparse": {"kind": "sparse"},
+}
 
 
 def _width_term(d: int, delta: float, width: float | None = None) -> float:

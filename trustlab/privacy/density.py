@@ -74,9 +74,15 @@ def _release_params(record) -> tuple[str, float, float, int, int, Any]:
         seed = get("phi_seed")
     except (KeyError, AttributeError) as exc:
         raise TypeError(f"record must be a ReleaseRecord (or its to_dict()); it lacks {exc}.") from None
+    try:
+        proj = get("projection")
+    except (KeyError, AttributeError):
+        proj = "gaussian"  # records written before the projection option
+    if mech == "privemb":
+        seed = (seed, proj)
     if mech not in ("privemb", "m1"):
         raise ValueError(f"record.mechanism must be 'privemb' or 'm1'; got {mech!r}.")
-    if mech == "privemb" and seed is None:
+    if mech == "privemb" and seed[0] is None:
         raise ValueError("a PrivEmb record needs its phi_seed to rebuild the projection.")
     return mech, float(eps), float(scale), int(d), int(m), seed
 
@@ -84,9 +90,12 @@ def _release_params(record) -> tuple[str, float, float, int, int, Any]:
 def _projection(mech, d, m, seed):
     if mech == "m1":
         return None
-    from trustlab.privacy.calibration import projection_matrix
+    from trustlab.privacy.calibration import PROJECTIONS, projection_matrix
 
-    return projection_matrix(m, d, int(seed))
+    seed, proj = seed
+    if proj not in PROJECTIONS:
+        raise ValueError(f"record.projection must be one of {sorted(PROJECTIONS)}; got {proj!r}.")
+    return projection_matrix(m, d, int(seed), **PROJECTIONS[proj])
 
 
 @validate_params({"W": ["array-like"], "X": ["array-like"]})
