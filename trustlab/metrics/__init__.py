@@ -97,7 +97,9 @@ _EXPORTS: dict[str, str] = {
             "counterfactual_summary",
         )
     },
-    **{n: ".moxie_probe" for n in ("hybrid_score", "bias_probe", "adjective_context_filter", "pos_vocabulary")},
+    **{n: ".moxie_probe" for n in ("hybrid_score", "bias_probe", "adjective_context_filter", "pos_vocabulary",
+                                    "span_importance")},
+    **{n: ".aec_data" for n in ("sst_three_way", "remove_near_duplicates")},
     **{n: ".aec_features" for n in ("dependency_triples", "nrc_emotion_counts", "read_nrc_lexicon",
                                      "entity_type_counts", "aec_feature_matrix")},
     **{n: ".aec" for n in ("balanced_undersample", "error_classifier", "conversational_cues")},
@@ -140,6 +142,7 @@ _SUBMODULES = (
     "moxie_probe",
     "aec",
     "aec_features",
+    "aec_data",
     "graph_stats",
     "aggregation",
     "relation",

@@ -12,6 +12,10 @@ scores``. Nothing here trains or downloads a model.
   with the probe word (S3); the claims are then checked with the teacher, on the whole
   intersection and on its ``top`` most confident contexts.
 * :func:`adjective_context_filter` (P7.10) — Appendix F's filter of adjective contexts.
+* :func:`span_importance` — phrase-level importance on any ``predict_fn``: the drop in the
+  predicted class's probability when a span is masked (one mask token per span, as MOXIE's
+  span-trained student sees it). MOXIE's own phrase scores need its trained student; this is
+  the black-box (occlusion) counterpart, with the same spans.
 * :func:`pos_vocabulary` (P7.11) — the POS-restricted candidate vocabulary (what
   :func:`trustlab.metrics.counterfactual_accuracy` substitutes) from tagged sentences. NLTK's
   tagger models are *not* downloaded: pass tags you already have (spaCy ``token.pos_``,
@@ -37,6 +41,7 @@ __all__ = [
     "adjective_context_filter",
     "ContextFilterResult",
     "pos_vocabulary",
+    "span_importance",
     "PTB_TO_UNIVERSAL",
     "POSITIVE_ADJECTIVES",
     "NEGATIVE_ADJECTIVES",
@@ -482,3 +487,52 @@ def pos_vocabulary(
             elif t == "." and not any(ch.isalnum() for ch in w):
                 vocab["."].add(w)
     return {t: sorted(ws) for t, ws in vocab.items()}
+
+
+@validate_params({"predict_fn": ["callable"], "tokens": ["array-like"], "spans": ["array-like"]})
+def span_importance(predict_fn: Callable, tokens: Sequence[Any], spans: Sequence[tuple[int, int]], *,
+                    mask_token: Any = "<mask>", label: int | None = None) -> np.ndarray:
+    """Phrase-level importance by span occlusion: p(label | x) − p(label | x with the span masked).
+
+    Each span (start, end), 0-based and inclusive, is replaced by a single ``mask_token``
+    (MOXIE masks spans that way for its token processor) and the model is queried once per
+    span. Positive values: the span supports ``label`` (default: the model's prediction on x).
+
+    Parameters
+    ----------
+    predict_fn : callable
+        ``predict_fn(tokens) -> class probabilities (or logits)``.
+    tokens : sequence
+    spans : sequence of (start, end)
+        E.g. constituency-parser spans, as MOXIE's training used.
+    mask_token : object
+    label : int, optional
+
+    Returns
+    -------
+    numpy.ndarray of shape (n_spans,)
+
+    Examples
+    --------
+    >>> f = lambda t: [0.9, 0.1] if "not" in t and "good" in t else [0.1, 0.9] if "good" in t else [0.5, 0.5]
+    >>> span_importance(f, "not a good film".split(), [(0, 0), (2, 3), (0, 3)]).round(2).tolist()   # predicted: 0
+    [0.8, 0.4, 0.4]
+    """
+    from trustlab.metrics.moxie import _tokens
+
+    toks = _tokens(tokens)
+    base = _proba(predict_fn(list(toks)))
+    lab = int(np.argmax(base)) if label is None else int(label)
+    if not 0 <= lab < base.size:
+        raise ValueError(f"label {lab} is not a class index below {base.size}.")
+    out = []
+    for k, sp in enumerate(spans):
+        try:
+            a, b = (int(x) for x in sp)
+        except (TypeError, ValueError):
+            raise ValueError(f"spans[{k}] must be a (start, end) pair; got {sp!r}.") from None
+        if not 0 <= a <= b < len(toks):
+            raise ValueError(f"spans[{k}] = {sp!r} is outside the {len(toks)} tokens (0-based, end inclusive).")
+        masked = list(toks[:a]) + [mask_token] + list(toks[b + 1:])
+        out.append(float(base[lab] - _proba(predict_fn(masked))[lab]))
+    return np.asarray(out)

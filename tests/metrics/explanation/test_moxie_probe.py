@@ -115,3 +115,20 @@ def test_pos_vocabulary_rules_and_inputs():
     teacher = lambda t: int(np.argmax(_model(0.0)(t)))   # noqa: E731
     res = counterfactual_accuracy(teacher, ["a", "good"], 1, vocab, student)
     assert res.words == ["awful"] and res.accuracy == 100.0
+
+
+def test_span_importance_is_occlusion():
+    from trustlab.metrics.moxie_probe import span_importance
+
+    f = _model(0.0)
+    toks = ["good", "film", "awful", "plot"]
+    spans = [(0, 0), (0, 1), (2, 3), (1, 2)]
+    got = span_importance(f, toks, spans, mask_token="<m>")
+    lab = int(np.argmax(f(toks)))
+    for (a, b), g in zip(spans, got):
+        ref = f(toks)[lab] - f(toks[:a] + ["<m>"] + toks[b + 1:])[lab]
+        assert g == pytest.approx(ref)
+    # word-level occlusion is the one-token span
+    assert span_importance(f, toks, [(2, 2)], label=1)[0] < 0      # "awful" works against positive
+    with pytest.raises(ValueError, match="outside"):
+        span_importance(f, toks, [(3, 5)])
