@@ -62,5 +62,5 @@ def test_defining_set_bias_mean_sum_sign_and_missing_words():
     assert r2.dropped == ["madam"] and r2.female == pytest.approx(np.mean(fem[:-1]))
     with pytest.raises(ValueError, match="direction must be"):
         word_gender_bias(emb, ["nurse"], np.ones(3))
-    with pytest.raises(ValueError, match="no female defining word"):
+    with pytest.raises(ValueError, match="no female defining word"), pytest.warns(MissingWordsWarning):
         defining_set_bias(emb, g, [("zz", "man")])
