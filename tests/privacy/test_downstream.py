@@ -101,3 +101,9 @@ def test_cli_privacy_utility(tmp_path, capsys):
     rc = main(["privacy-utility", "--sentences", str(tmp_path / "s.txt"), "--embeddings", str(tmp_path / "v.npz")])
     err = capsys.readouterr().err
     assert rc == 2 and "no TAB" in err
+
+
+def test_tiny_classes_still_run():
+    sents, labels, emb = _toy(n=4)   # 2 per class: 1 per class in each training part
+    res = downstream_utility(sents, labels, emb, mechanisms=("m1",), n_folds=10, inner_folds=5, random_state=0)
+    assert res["config"]["n_folds"] == 2 and all(0 <= r["test_accuracy"] <= 1 for r in res["rows"])

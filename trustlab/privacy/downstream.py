@@ -132,13 +132,14 @@ def _fold_scores(E, y, folds, Cs, inner_folds, seed):
         warnings.simplefilter("ignore", ConvergenceWarning)
         for tr, te in folds:
             Etr, ytr = E[tr], y[tr]
-            if len(Cs) > 1:
-                inner = list(StratifiedKFold(n_splits=inner_folds, shuffle=True, random_state=seed).split(Etr, ytr))
+            k_in = min(inner_folds, int(np.bincount(ytr).min()))  # every class in every inner fold
+            if len(Cs) > 1 and k_in >= 2:
+                inner = list(StratifiedKFold(n_splits=k_in, shuffle=True, random_state=seed).split(Etr, ytr))
                 score = [np.mean([(fit(Etr[a], ytr[a], C).predict(Etr[b]) == ytr[b]).mean() for a, b in inner])
                          for C in Cs]
                 C = Cs[int(np.argmax(score))]
-            else:
-                C = Cs[0]
+            else:  # one C given, or too few sentences per class to choose: sklearn's default C = 1 if offered
+                C = 1.0 if 1.0 in Cs else Cs[len(Cs) // 2]
             clf = fit(Etr, ytr, C)
             train_acc.append(float((clf.predict(Etr) == ytr).mean()))
             test_acc.append(float((clf.predict(E[te]) == y[te]).mean()))
@@ -213,7 +214,8 @@ def downstream_utility(
     n_folds : int
         Outer stratified folds (SentEval: 10); capped at the smallest class size.
     inner_folds : int
-        Inner folds that choose C (capped the same way on each training part).
+        Inner folds that choose C (capped at the smallest class of each training part; with
+        fewer than 2 sentences of a class there, C = 1 is used).
     Cs : sequence of float
         Inverse L2 penalties tried (default SentEval's 2⁻² … 2³).
     tokenizer : callable, optional
@@ -281,8 +283,7 @@ def downstream_utility(
         raise ValueError(f"class {classes[int(np.argmin(counts))]!r} has {smallest} sentence; every class "
                          "needs at least 2 for a stratified split.")
     n_folds = min(check_int(n_folds, "n_folds", low=2, func=func), smallest)
-    inner_folds = min(check_int(inner_folds, "inner_folds", low=2, func=func),
-                      max(2, smallest - -(-smallest // n_folds)))
+    inner_folds = check_int(inner_folds, "inner_folds", low=2, func=func)  # capped per training part
     rng = check_random_state(random_state)
     seed = lambda: int(rng.integers(0, 2**31 - 1))  # noqa: E731
 
