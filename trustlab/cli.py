@@ -22,6 +22,7 @@ COMMAND_MODULES = (
     "partition",
     "resolve",
     "privatize",
+    "privacy_utility",
     "bias",
     "explain_metrics",
     "warmup",

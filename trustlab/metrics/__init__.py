@@ -4,7 +4,8 @@ Thin lazy re-export; each function lives in (and is documented at) its module:
 :mod:`trustlab.metrics.clustering`, :mod:`trustlab.metrics.bias`,
 :mod:`trustlab.metrics.explanation`, :mod:`trustlab.metrics.reliability`,
 :mod:`trustlab.metrics.composition` (gradient composition), :mod:`trustlab.metrics.moxie`
-(black-box MOXIE metrics), :mod:`trustlab.metrics.aec` (error classifier),
+(black-box MOXIE metrics), :mod:`trustlab.metrics.moxie_probe` (hybrid score, bias probe,
+context filter, POS vocabulary), :mod:`trustlab.metrics.aec` (error classifier),
 :mod:`trustlab.metrics.graph_stats` (weighted clustering coefficient),
 :mod:`trustlab.metrics.aggregation` (seed averaging, GenTemp), :mod:`trustlab.metrics.relation`
 (relation-extraction P/R/F1, BLEU), :mod:`trustlab.metrics.bias_stats` and
@@ -22,6 +23,8 @@ _EXPORTS: dict[str, str] = {
             "model_consistency",
             "input_consistency",
             "winobias_template_groups",
+            "syneval_template_groups",
+            "agreement_cases",
             "clamped_pearson",
             "mass_accuracy",
             "mass_accuracy_uniform_baseline",
@@ -39,6 +42,8 @@ _EXPORTS: dict[str, str] = {
             "read_geco_jsonl",
             "pattern_variant_attributions",
             "attribution_difference_test",
+            "gender_swap",
+            "geco_variants",
             "decoy_statistics",
         )
     },
@@ -70,9 +75,13 @@ _EXPORTS: dict[str, str] = {
             "load_bayes_example",
             "hpdi",
             "weat_simulation",
+            "load_bayes_data",
+            "compare_bayesian_bias",
             "gender_direction",
             "direct_bias",
             "gendered_form_bias",
+            "word_gender_bias",
+            "defining_set_bias",
         )
     },
     **{n: ".embeddings" for n in ("Embeddings", "as_embeddings", "load_embeddings")},
@@ -88,10 +97,16 @@ _EXPORTS: dict[str, str] = {
             "counterfactual_summary",
         )
     },
+    **{n: ".moxie_probe" for n in ("hybrid_score", "bias_probe", "adjective_context_filter", "pos_vocabulary",
+                                    "span_importance")},
+    **{n: ".aec_data" for n in ("sst_three_way", "remove_near_duplicates")},
+    **{n: ".aec_features" for n in ("dependency_triples", "nrc_emotion_counts", "read_nrc_lexicon",
+                                     "entity_type_counts", "aec_feature_matrix")},
     **{n: ".aec" for n in ("balanced_undersample", "error_classifier", "conversational_cues")},
     **{n: ".graph_stats" for n in ("weighted_clustering_coefficient",)},
     **{n: ".aggregation" for n in ("seed_average", "max_median_min", "gentemp")},
     **{n: ".relation" for n in ("relation_micro_prf", "bleu")},
+    **{n: ".relation_rules" for n in ("pruned_dependency_tree", "negative_pairs", "top_rules")},
     **{
         n: ".bias_stats"
         for n in ("bias_score_ttest", "cross_language_correlation", "token_share", "tfidf_target_correlation")
@@ -124,10 +139,14 @@ _SUBMODULES = (
     "embeddings",
     "composition",
     "moxie",
+    "moxie_probe",
     "aec",
+    "aec_features",
+    "aec_data",
     "graph_stats",
     "aggregation",
     "relation",
+    "relation_rules",
     "bias_stats",
     "decoys",
 )

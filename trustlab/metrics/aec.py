@@ -12,10 +12,10 @@ already labelled, and whether it was wrong on each, train a two-class *error cla
 4. **Feature ranking** by impurity importance (the paper lists the top 100).
 
 :func:`conversational_cues` computes the model-free conversational-cue features (AEC feature
-group (d); Oraby et al. 2017 lexical cues, normalised by sentence length). The spaCy
-dependency-triple / entity features and the
-NRC emotion counts need resources trustlab does not ship; compute them yourself and pass them
-as columns of ``X``.
+group (d); Oraby et al. 2017 lexical cues, normalised by sentence length);
+:mod:`trustlab.metrics.aec_features` computes the
+dependency-triple, NRC-emotion (your lexicon file) and entity-type features (a–c) from your
+spaCy-like parses, and :func:`~trustlab.metrics.aec_features.aec_feature_matrix` all four.
 """
 from __future__ import annotations
 

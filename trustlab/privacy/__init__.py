@@ -6,9 +6,15 @@
   text/binary, parquet (and gensim KeyedVectors if gensim is installed).
 * :func:`privatize_dask` — Dask arrays.
 * :func:`calibrate_m`, :func:`beta_for_m`, :func:`empirical_sensitivity`,
-  :func:`jl_distortion` — choosing m and checking the drawn Φ.
+  :func:`jl_distortion` — choosing m and checking the drawn Φ; :func:`choose_beta` — the β
+  minimising Prop 7's bound ("pick a larger β"); ``projection_matrix(kind="sparse")`` — the
+  sparse JL matrix (Achlioptas; Li et al.).
 * :mod:`trustlab.privacy.bounds` — Props 7–9 and Claim 6 of the PrivEmb paper.
 * :func:`evaluate` — the paper's utility experiments (distance, inner product, SVM) with plots.
+* :func:`privacy_loss`, :func:`release_log_density`, :func:`noise_log_density` — the exact
+  release density and the privacy loss for two inputs, against the metric-DP bound (P3.1).
+* :func:`downstream_utility`, :func:`bow_encode` — the SentEval-style downstream protocol (P3.14):
+  bag-of-words sentence encoder + logistic regression, before and after release.
 """
 from trustlab._lazy import lazy_exports as _lazy_exports
 from trustlab.privacy.bounds import (
@@ -20,6 +26,7 @@ from trustlab.privacy.bounds import (
 from trustlab.privacy.calibration import (
     beta_for_m,
     calibrate_m,
+    choose_beta,
     empirical_sensitivity,
     jl_distortion,
     projection_matrix,
@@ -45,6 +52,7 @@ __all__ = [
     "nearest_neighbor_swap",
     "calibrate_m",
     "beta_for_m",
+    "choose_beta",
     "projection_matrix",
     "empirical_sensitivity",
     "jl_distortion",
@@ -54,6 +62,11 @@ __all__ = [
     "erm_excess_bound",
     "evaluate",
     "load_embeddings_subset",
+    "downstream_utility",
+    "bow_encode",
+    "privacy_loss",
+    "release_log_density",
+    "noise_log_density",
 ]
 
 
@@ -61,4 +74,6 @@ __all__ = [
 __getattr__, __dir__ = _lazy_exports(globals(), {
     **{n: ".io" for n in ("privatize_file", "read_vectors", "open_vectors")},
     **{n: ".evaluation" for n in ("evaluate", "load_embeddings_subset", "plot_results")},
+    **{n: ".downstream" for n in ("downstream_utility", "bow_encode")},
+    **{n: ".density" for n in ("privacy_loss", "release_log_density", "noise_log_density")},
 })

@@ -14,15 +14,19 @@ from __future__ import annotations
 
 import math
 import numbers
+from dataclasses import dataclass
 
 import numpy as np
 
+from trustlab._results import ResultMixin
 from trustlab._scale import pow2_scale
 from trustlab._validation import (
     Interval,
+    Options,
     check_finite_array,
     check_int,
     check_interval,
+    check_option,
     check_random_state,
     validate_params,
 )
@@ -33,9 +37,21 @@ __all__ = [
     "GaussianWidth",
     "beta_for_m",
     "projection_matrix",
+    "PROJECTIONS",
+    "choose_beta",
+    "BetaChoice",
     "empirical_sensitivity",
     "jl_distortion",
 ]
+
+
+#: named projections of a release -> keyword arguments of :func:`projection_matrix`
+#: (``very_sparse``: density 1/√d, Li, Hastie & Church 2006; ``achlioptas``: density 1/3)
+PROJECTIONS: dict = {
+    "gaussian": {"kind": "gaussian"},
+    "achlioptas": {"kind": "sparse", "density": 1.0 / 3.0},
+    "very_sparse": {"kind": "sparse"},
+}
 
 
 def _width_term(d: int, delta: float, width: float | None = None) -> float:
@@ -78,7 +94,11 @@ def calibrate_m(d: int, delta: float = 1e-6, beta: float = 0.9, *, width: float 
     floating-point noise), so that ``m`` is at least the bound. At d = 300, δ = 1e-6 the
     unrounded values for the paper's β = 0.93 / 0.66 / 0.468 are 50.1 / 99.6 / 198.0, so this
     returns **51 / 100 / 199**; the paper's appendix prints the round numbers
-    **50 / 100 / 200**. Pass ``m`` explicitly to reproduce the paper's dimensions exactly.
+    **50 / 100 / 200**. No rounding rule gives 200 at β = 0.468: (√log₂ 300 + √ln 10⁶)² =
+    43.37 and 43.37 / 0.468² = 198.01, so rounding to nearest gives 198, the ceiling 199; nor
+    gives 50 at β = 0.93 (50.14: ceiling 51). The appendix evidently quotes round dimensions
+    and β values rounded to match them. Pass ``m`` explicitly to reproduce the paper's
+    dimensions exactly.
 
     Examples
     --------
@@ -228,13 +248,40 @@ def beta_for_m(d: int, m: int, delta: float = 1e-6) -> float:
         "m": [Interval(numbers.Integral, 1, None, closed="left")],
         "d": [Interval(numbers.Integral, 1, None, closed="left")],
         "seed": [Interval(numbers.Integral, 0, None, closed="left")],
+        "kind": [Options({"gaussian", "sparse"})],
+        "density": [Interval(numbers.Real, 0, 1, closed="right"), None],
     }
 )
-def projection_matrix(m: int, d: int, seed: int) -> np.ndarray:
-    """The public PrivEmb projection Φ ∈ R^{m×d}, i.i.d. N(0, 1/m) entries.
+def projection_matrix(m: int, d: int, seed: int, *, kind: str = "gaussian", density: float | None = None) -> np.ndarray:
+    """The public PrivEmb projection Φ ∈ R^{m×d}: Gaussian or sparse JL.
+
+    ``kind="gaussian"`` (the paper's P3.6, the default): i.i.d. N(0, 1/m) entries.
+    ``kind="sparse"``: the sparse JL matrix the paper allows (Achlioptas 2003; Li, Hastie &
+    Church 2006): each entry is ``±√(s/m)`` with probability ``1/(2s)`` each and 0 otherwise,
+    ``s = 1/density``; unit variance per column like the Gaussian one, so ``E‖Φx‖² = ‖x‖²``.
+    ``density=1/3`` is Achlioptas's matrix, the default ``density=1/√d`` Li et al.'s "very
+    sparse" one. A sparse Φ costs ``density`` of the dense product when applied as a sparse
+    matrix; its distortion is close to the Gaussian one on dense data but larger on sparse
+    inputs (Li et al.), and :func:`calibrate_m`'s m is fitted to the Gaussian case:
+    check a drawn Φ with :func:`jl_distortion`.
 
     Drawn with NumPy's PCG64 from ``seed`` on the host, so every backend uses the same
-    Φ and anybody holding the release record can rebuild it.
+    Φ and anybody holding the release record can rebuild it. The Gaussian matrix of a
+    seed is unchanged by the ``kind`` option.
+
+    Parameters
+    ----------
+    m, d : int
+        Output and input dimension.
+    seed : int
+        The public projection seed.
+    kind : {"gaussian", "sparse"}
+    density : float, optional
+        Share of non-zero entries of the sparse matrix, in (0, 1] (default 1/√d).
+
+    Returns
+    -------
+    numpy.ndarray of shape (m, d), float64 (dense storage either way)
 
     Parameters
     ----------
@@ -248,11 +295,143 @@ def projection_matrix(m: int, d: int, seed: int) -> np.ndarray:
     >>> P = projection_matrix(50, 300, seed=1)
     >>> P.shape, P.dtype
     ((50, 300), dtype('float64'))
+    >>> S = projection_matrix(50, 300, seed=1, kind="sparse", density=1 / 3)   # Achlioptas
+    >>> sorted(np.unique(np.round(S * np.sqrt(50 / 3), 12)).tolist())
+    [-1.0, 0.0, 1.0]
     """
     rng = np.random.Generator(np.random.PCG64(int(seed)))
-    phi = rng.standard_normal((m, d))
-    phi /= math.sqrt(m)
+    if kind == "gaussian":
+        if density is not None:
+            raise ValueError("density applies to kind='sparse' only; drop it or pass kind='sparse'.")
+        phi = rng.standard_normal((m, d))
+        phi /= math.sqrt(m)
+        return np.ascontiguousarray(phi)
+    check_option(kind, "kind", ("gaussian", "sparse"), func="projection_matrix")
+    rho = 1.0 / math.sqrt(d) if density is None else check_interval(
+        density, "density", low=0, high=1, closed="right", func="projection_matrix")
+    u = rng.random((m, d))
+    phi = np.zeros((m, d))
+    phi[u < rho / 2] = -1.0
+    phi[(u >= rho / 2) & (u < rho)] = 1.0
+    phi *= math.sqrt(1.0 / (rho * m))
     return np.ascontiguousarray(phi)
+
+
+@dataclass(frozen=True)
+class BetaChoice(ResultMixin):
+    """The β that minimises Proposition 7's distance bound (see :func:`choose_beta`).
+
+    Attributes
+    ----------
+    beta, m : float, int
+        The best β on the grid and its projection dimension.
+    bound : float
+        Prop 7's bound 2βτ + 4 m ln(2nm/δ)/ε at that β.
+    betas, ms, projection_term, noise_term, bounds : numpy.ndarray
+        The whole grid: β, m(β), 2βτ, 4 m ln(2nm/δ)/ε and their sum.
+    excluded : list of float
+        β values left out because m(β) > d (with ``allow_m_above_d=False``).
+    """
+
+    beta: float
+    m: int
+    bound: float
+    betas: np.ndarray
+    ms: np.ndarray
+    projection_term: np.ndarray
+    noise_term: np.ndarray
+    bounds: np.ndarray
+    excluded: list
+
+
+@validate_params(
+    {
+        "d": [Interval(numbers.Integral, 2, None, closed="left")],
+        "n": [Interval(numbers.Integral, 1, None, closed="left")],
+        "epsilon": [Interval(numbers.Real, 0, None, closed="neither")],
+        "tau": [Interval(numbers.Real, 0, None, closed="left")],
+        "delta": [Interval(numbers.Real, 0, 1, closed="neither")],
+        "betas": ["array-like", None],
+        "allow_m_above_d": ["boolean"],
+    }
+)
+def choose_beta(
+    d: int,
+    n: int,
+    epsilon: float,
+    tau: float,
+    delta: float = 1e-6,
+    *,
+    betas=None,
+    allow_m_above_d: bool = False,
+) -> BetaChoice:
+    """"Pick a larger β": the β ∈ (0, 1) minimising Proposition 7's distance bound.
+
+    Prop 7 bounds the distance error by ``2βτ + 4 m ln(2nm/δ)/ε`` with m = m(β) from
+    :func:`calibrate_m`: the projection term grows with β and the noise term, through
+    m ∝ 1/β², falls. The paper observes that the noise term dominates, so a larger β is
+    better in practice (it uses β = 0.9 for SentEval); this evaluates both terms on a grid
+    and returns the minimiser. The bound is worst-case and loose (:mod:`trustlab.privacy.bounds`):
+    use it to compare β values, not to predict errors.
+
+    Parameters
+    ----------
+    d : int
+        Input dimension.
+    n : int
+        Number of vectors released.
+    epsilon : float
+        Privacy parameter.
+    tau : float
+        max ‖x_i‖ of the data.
+    delta : float
+        PrivEmb δ.
+    betas : array-like, optional
+        Grid of β in (0, 1) (default 0.05, 0.06, …, 0.99).
+    allow_m_above_d : bool
+        Keep β values whose m exceeds d (a "projection" that does not reduce).
+
+    Returns
+    -------
+    BetaChoice
+
+    Examples
+    --------
+    >>> c = choose_beta(300, 2200, epsilon=10, tau=4.0)
+    >>> round(c.beta, 2), c.m, bool(c.noise_term[-1] < c.noise_term[0])
+    (0.99, 45, True)
+    >>> c = choose_beta(300, 2200, epsilon=1e6, tau=4.0)   # almost no noise: projection term wins
+    >>> bool(c.beta < 0.99), c.excluded[:2]
+    (True, [0.05, 0.06])
+    """
+    from trustlab.privacy.bounds import distance_bound
+
+    func = "choose_beta"
+    d = check_int(d, "d", low=2, func=func)
+    n = check_int(n, "n", low=1, func=func)
+    epsilon = check_interval(epsilon, "epsilon", low=0, func=func)
+    tau = check_interval(tau, "tau", low=0, closed="left", func=func)
+    delta = check_interval(delta, "delta", low=0, high=1, func=func)
+    grid = np.round(np.arange(5, 100) / 100, 2) if betas is None else np.asarray(betas, dtype=np.float64).ravel()
+    grid = [check_interval(float(b), "betas", low=0, high=1, func=func) for b in grid]
+    if not grid:
+        raise ValueError("betas is empty; give at least one beta in (0, 1).")
+    keep, excluded = [], []
+    for b in sorted(set(grid)):
+        m = calibrate_m(d, delta, b)
+        (keep if allow_m_above_d or m <= d else excluded).append((b, m))
+    excluded = [b for b, _ in excluded]
+    if not keep:
+        raise ValueError(f"every beta gives m > d = {d} (smallest m {calibrate_m(d, delta, max(grid))}); "
+                         "pass allow_m_above_d=True or larger betas.")
+    bs = np.array([b for b, _ in keep])
+    ms = np.array([m for _, m in keep], dtype=np.int64)
+    proj = 2 * bs * tau
+    total = np.array([distance_bound(tau, int(m), n, epsilon, float(b), delta) for b, m in keep])
+    noise = total - proj
+    i = int(np.argmin(total))
+    return BetaChoice(beta=float(bs[i]), m=int(ms[i]), bound=float(total[i]), betas=bs, ms=ms,
+                      projection_term=proj, noise_term=noise, bounds=total, excluded=excluded)
 
 
 @validate_params(

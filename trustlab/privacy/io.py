@@ -28,7 +28,7 @@ from typing import Iterator
 
 import numpy as np
 
-from trustlab._validation import Interval, check_int, validate_params
+from trustlab._validation import Interval, Options, check_int, validate_params
 
 __all__ = ["VectorSource", "open_vectors", "read_vectors", "write_vectors", "privatize_file", "FORMATS"]
 
@@ -428,6 +428,7 @@ def write_vectors(path, X, words=None, fmt: str | None = None, dtype=np.float32)
         "mechanism": [str],
         "random_state": ["random_state"],
         "phi_seed": [Interval(numbers.Integral, 0, 2**63 - 1, closed="both"), None],
+        "projection": [Options({"gaussian", "achlioptas", "very_sparse"})],
         "allow_m_above_d": ["boolean"],
         "backend": [{"auto", "cpu", "gpu"}],
         "chunk_size": [Interval(numbers.Integral, 1, None, closed="left")],
@@ -457,6 +458,7 @@ def privatize_file(
     dtype=np.float32,
     progress: bool = False,
     record_path=None,
+    projection: str = "gaussian",
 ) -> dict:
     """Stream a vector file through :func:`trustlab.privacy.privatize` with bounded memory.
 
@@ -521,7 +523,7 @@ def privatize_file(
             stacklevel=2,
         )
     mech = make_mechanism(src.d, epsilon=epsilon, delta=delta, beta=beta, m=m, mechanism=mechanism,
-                          backend=backend, random_state=random_state, phi_seed=phi_seed,
+                          backend=backend, random_state=random_state, phi_seed=phi_seed, projection=projection,
                           allow_m_above_d=allow_m_above_d, n_hint=src.n, streamed=True,
                           func="privatize_file")
     V = None

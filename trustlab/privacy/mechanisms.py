@@ -22,6 +22,7 @@ from trustlab._scale import pow2_scale
 from trustlab._validation import (
     Interval,
     InvalidParameterError,
+    Options,
     Registry,
     check_finite_array,
     check_int,
@@ -30,7 +31,7 @@ from trustlab._validation import (
     check_random_state,
     validate_params,
 )
-from trustlab.privacy.calibration import calibrate_m, empirical_sensitivity, projection_matrix
+from trustlab.privacy.calibration import PROJECTIONS, calibrate_m, empirical_sensitivity, projection_matrix
 
 __all__ = [
     "MECHANISMS",
@@ -71,6 +72,10 @@ class ReleaseRecord:
         max ‖Φx−Φx'‖/‖x−x'‖ over a sample of the input (PrivEmb paper, Def. 2).
     spectral_norm : float or None
         ‖Φ‖₂, the sensitivity over all of R^d (≈ 1+√(d/m); larger than 1+β for m < d).
+    projection : str
+        Φ's kind: ``"gaussian"`` (the paper's), ``"achlioptas"`` or ``"very_sparse"``
+        (``trustlab.privacy.calibration.PROJECTIONS``; ``"none"`` for M1); rebuild it with
+        ``projection_matrix(m, d, phi_seed, **PROJECTIONS[projection])``.
     library, version, created : str
         ``trustlab``, its version and the UTC time of the release.
 
@@ -97,6 +102,7 @@ class ReleaseRecord:
     empirical_sensitivity: float | None
     spectral_norm: float | None
     vocab_swap: bool = False
+    projection: str = "gaussian"
     library: str = "trustlab"
     version: str = ""
     created: str = ""
@@ -207,7 +213,8 @@ class Mechanism:
     their global offset. Used by :func:`privatize`, the streaming writer and Dask.
     """
 
-    def __init__(self, *, name, d, epsilon, delta, beta, m, calibration, phi_seed, key0, key1, backend):
+    def __init__(self, *, name, d, epsilon, delta, beta, m, calibration, phi_seed, key0, key1, backend,
+                 projection="gaussian"):
         self.name = name
         self.d = d
         self.epsilon = epsilon
@@ -219,8 +226,9 @@ class Mechanism:
         self._key0 = key0
         self._key1 = key1
         self.backend = backend
+        self.projection = projection
         if name == "privemb":
-            self.phi = projection_matrix(m, d, phi_seed)
+            self.phi = projection_matrix(m, d, phi_seed, **PROJECTIONS[projection])
             self.noise_scale = (1.0 + beta) / epsilon
         else:
             self.phi = None
@@ -313,6 +321,7 @@ class Mechanism:
             empirical_sensitivity=emp,
             spectral_norm=spec,
             vocab_swap=vocab_swap,
+            projection=self.projection if self.name == "privemb" else "none",
             version=_version(),
             created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         )
@@ -333,6 +342,7 @@ class Mechanism:
         "n_hint": [Interval(numbers.Integral, 0, None, closed="left"), None],
         "streamed": ["boolean"],
         "func": [str],
+        "projection": [Options(set(PROJECTIONS))],
     }
 )
 def make_mechanism(
@@ -350,6 +360,7 @@ def make_mechanism(
     n_hint: int | None = None,
     streamed: bool = False,
     func: str = "privatize",
+    projection: str = "gaussian",
 ) -> Mechanism:
     """Validate the release parameters once and build a :class:`Mechanism`.
 
@@ -430,8 +441,10 @@ def make_mechanism(
     _check_memory(8 * m * d + (0 if held is None else 4 * held * m),
                   f"the {m} x {d} projection" + ("" if held is None else f" and the {held} x {m} output"),
                   "pass a smaller m (or let it be calibrated) or release in chunks (privatize_file)", func)
+    projection = check_option(projection, "projection", list(PROJECTIONS), func=func)
     return Mechanism(name="privemb", d=d, epsilon=epsilon, delta=delta, beta=beta, m=m,
-                     calibration=calibration, phi_seed=seed_phi, key0=k0, key1=k1, backend=backend)
+                     calibration=calibration, phi_seed=seed_phi, key0=k0, key1=k1, backend=backend,
+                     projection=projection)
 
 
 def _physical_memory() -> int | None:
@@ -530,6 +543,7 @@ def _validate_X(X, func="privatize") -> np.ndarray:
     "random_state": ["random_state"], "phi_seed": [Interval(numbers.Integral, 0, 2**63 - 1, closed="both"), None],
     "allow_m_above_d": ["boolean"], "backend": [{"auto", "cpu", "gpu"}],
     "vocab": [object, None], "chunk_size": [Interval(numbers.Integral, 1, None, closed="left")],
+    "projection": [Options(set(PROJECTIONS))],
 })
 def privatize(
     X,
@@ -546,6 +560,7 @@ def privatize(
     allow_m_above_d: bool = False,
     chunk_size: int = 262144,
     dtype=None,
+    projection: str = "gaussian",
 ) -> PrivateRelease:
     """Release private versions of embedding vectors under (ε, δ)-Lipschitz privacy.
 
@@ -572,6 +587,13 @@ def privatize(
     m : int, optional
         Projection dimension; default :func:`trustlab.privacy.calibrate_m` (d, δ, β).
     mechanism : {"privemb", "m1"}
+    projection : {"gaussian", "achlioptas", "very_sparse"}
+        PrivEmb's Φ: i.i.d. N(0, 1/m) (default, the paper's), Achlioptas's sparse ±√(3/m)
+        matrix (density 1/3; Achlioptas proves the Gaussian JL bound for it) or Li et al.'s
+        very sparse one (density 1/√d; JL only asymptotically, and far worse on sparse
+        inputs). Φ is stored dense either way (same speed); the record names the kind.
+        Check a sparse Φ on your data with :func:`trustlab.privacy.privacy_loss` (its
+        ``guaranteed``) or :func:`trustlab.privacy.jl_distortion`.
     backend : {"auto", "cpu", "gpu"}
         ``gpu`` uses CuPy (Philox streams; same distribution, different bits than CPU).
         ``auto`` takes the GPU only for releases of at least 5e7 input values on
@@ -645,7 +667,7 @@ def privatize(
     chunk_size = check_int(chunk_size, "chunk_size", low=1, func="privatize")
     mech = make_mechanism(d, epsilon=epsilon, delta=delta, beta=beta, m=m, mechanism=mechanism,
                           backend=backend, random_state=random_state, phi_seed=phi_seed,
-                          allow_m_above_d=allow_m_above_d, n_hint=n)
+                          allow_m_above_d=allow_m_above_d, n_hint=n, projection=projection)
     V = None
     if vocab is not None:
         if mech.name != "m1":
@@ -763,10 +785,10 @@ def iter_chunks(mech: Mechanism, chunks: Iterator[np.ndarray]) -> Iterator[np.nd
     "delta": [Interval(numbers.Real, 0, 1, closed="neither")], "beta": [Interval(numbers.Real, 0, 1, closed="neither")],
     "m": [Interval(numbers.Integral, 1, None, closed="left"), None], "mechanism": [str],
     "random_state": ["random_state"], "phi_seed": [Interval(numbers.Integral, 0, 2**63 - 1, closed="both"), None],
-    "allow_m_above_d": ["boolean"],})
+    "allow_m_above_d": ["boolean"], "projection": [Options(set(PROJECTIONS))]})
 def privatize_dask(X, *, epsilon: float, delta: float = 1e-6, beta: float = 0.9, m: int | None = None,
                    mechanism: str = "privemb", random_state=None, phi_seed: int | None = None,
-                   allow_m_above_d: bool = False):
+                   allow_m_above_d: bool = False, projection: str = "gaussian"):
     """Dask-array path for a cluster: each block is privatised where it lives.
 
     Rows keep their global index as the noise-stream counter, so the result equals
@@ -809,7 +831,7 @@ def privatize_dask(X, *, epsilon: float, delta: float = 1e-6, beta: float = 0.9,
     n, d = X.shape
     mech = make_mechanism(int(d), epsilon=epsilon, delta=delta, beta=beta, m=m, mechanism=mechanism,
                           backend="cpu", random_state=random_state, phi_seed=phi_seed,
-                          allow_m_above_d=allow_m_above_d, func="privatize_dask")
+                          allow_m_above_d=allow_m_above_d, func="privatize_dask", projection=projection)
     X = X.rechunk({1: -1})
 
     def _blk(xb, block_info=None):

@@ -9,8 +9,8 @@ QSP/LSP, the SPP baseline, a Numba heuristic, and explanations.
 ([[0, 1], [2]], 2.0, 'optimal')
 """
 from trustlab.solvers.api import METHODS, PartitionResult, partition
-from trustlab.solvers.explain import Explanation, explain
+from trustlab.solvers.explain import Explanation, FalsePositiveEdges, explain, false_positive_edges
 from trustlab.solvers.io import read_cplib, read_cplib_optimum, read_edgelist
 
-__all__ = ["partition", "PartitionResult", "explain", "Explanation", "METHODS", "read_cplib",
-           "read_cplib_optimum", "read_edgelist"]
+__all__ = ["partition", "PartitionResult", "explain", "Explanation", "false_positive_edges", "FalsePositiveEdges",
+           "METHODS", "read_cplib", "read_cplib_optimum", "read_edgelist"]

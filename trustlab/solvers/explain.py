@@ -6,7 +6,9 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["explain", "Explanation"]
+from trustlab._validation import validate_params
+
+__all__ = ["explain", "Explanation", "false_positive_edges", "FalsePositiveEdges"]
 
 
 @dataclass
@@ -209,3 +211,148 @@ def explain(result, node: Any = None, *, cluster: Any = None) -> Explanation:
 
 def _key(v):
     return (0, v, "") if isinstance(v, (int, float, np.integer, np.floating)) else (1, 0, str(v))
+
+
+@dataclass
+class FalsePositiveEdges:
+    """Solution edges that contradict the gold clusters (xER §6.2, see :func:`false_positive_edges`).
+
+    Attributes
+    ----------
+    edges : list of dict
+        One per false-positive pair (together in the solution, apart in gold): ``u``, ``v``,
+        ``weight`` (None when the pair has no edge), ``cluster`` (solution cluster index),
+        ``gold_u``, ``gold_v``; sorted by weight, largest first (the most confident errors).
+    merges : list of dict
+        Per solution cluster that joins several gold clusters: ``cluster`` (index),
+        ``gold`` (the gold cluster ids it joins, with their members), ``cross_weight``
+        (the total weight between the gold parts: a positive value is why the merge pays).
+    avoided : list of dict
+        Edges between different gold clusters that the graph offered (they survived
+        blocking) but the solution left out, sorted by weight, largest first: the
+        errors the objective prevented (node 25 of the paper's Table 8).
+    n_true_positive, n_false_positive : int
+        Co-clustered pairs that agree / disagree with gold.
+    precision : float
+        Pairwise precision n_tp / (n_tp + n_fp) (1.0 when no pair is co-clustered).
+    """
+
+    edges: list
+    merges: list
+    avoided: list
+    n_true_positive: int
+    n_false_positive: int
+    precision: float
+
+    def to_dict(self) -> dict:
+        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+
+
+@validate_params({"gold": ["mapping", "array-like"]})
+def false_positive_edges(result, gold) -> FalsePositiveEdges:
+    """The false-positive-edge diagnostic of xER §6.2: which solution pairs contradict gold, and why.
+
+    A pair of nodes placed in one cluster by the solution but in different gold clusters
+    is a false positive. For each, this lists its edge weight; for each solution cluster
+    that merges gold clusters, the total weight across the gold parts (positive: the
+    objective gains from the merge, so the error comes from the scores, not the solver);
+    and the cross-gold edges the solution *avoided* although blocking kept them (the
+    paper's example: node 25 is linked to the gold triangle (7, 12, 20) but its total
+    weight to it is negative, so the optimum leaves it out and precision is kept).
+
+    Parameters
+    ----------
+    result : PartitionResult
+        From :func:`trustlab.partition`.
+    gold : mapping or sequence of collections
+        The gold clusters: ``{node: cluster_id}`` or a list of clusters (node collections).
+        Nodes of the result absent from gold are gold singletons (as in xER's metrics).
+
+    Returns
+    -------
+    FalsePositiveEdges
+
+    Raises
+    ------
+    TypeError
+        ``result`` is not a PartitionResult.
+    ValueError
+        A node appears in two gold clusters.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from trustlab.solvers import partition
+    >>> G = nx.Graph()
+    >>> G.add_weighted_edges_from([(7, 12, 0.456), (7, 20, 0.999), (12, 20, 0.085),
+    ...                            (7, 25, -0.076), (12, 25, -0.156), (20, 25, -0.253),
+    ...                            (25, 30, 0.4), (30, 7, -0.9)])
+    >>> fp = false_positive_edges(partition(G, method="cpp"), [[7, 12, 20], [25], [30]])
+    >>> [(e["u"], e["v"], e["weight"]) for e in fp.edges], round(fp.precision, 3)
+    ([(25, 30, 0.4)], 0.75)
+    >>> [(a["u"], a["v"]) for a in fp.avoided][:2]
+    [(7, 25), (12, 25)]
+    """
+    P = getattr(result, "_problem", None)
+    if P is None:
+        raise TypeError("false_positive_edges expects a PartitionResult from trustlab.partition; "
+                        f"got {type(result).__name__}.")
+    if isinstance(gold, dict):
+        gmap = dict(gold)
+    else:
+        try:
+            clusters = [list(c) for c in gold]
+        except TypeError:
+            raise ValueError("gold must be a mapping node -> cluster id or a list of clusters (node "
+                             f"collections); got {type(gold).__name__}.") from None
+        gmap = {}
+        for k, c in enumerate(clusters):
+            for v in c:
+                if v in gmap:
+                    raise ValueError(f"node {v!r} is in gold clusters {gmap[v]} and {k}; gold clusters must "
+                                     "be disjoint.")
+                gmap[v] = k
+    nodes = P.nodes
+    # a unique gold id per node; absent nodes are singletons
+    gid = [("gold", gmap[v]) if v in gmap else ("alone", i) for i, v in enumerate(nodes)]
+    show = [g[1] if g[0] == "gold" else None for g in gid]
+    labels = np.asarray(result.labels)
+    edges, merges = [], []
+    tp = fp = 0
+    for c in np.unique(labels).tolist():
+        mem = np.flatnonzero(labels == c).tolist()
+        if len(mem) < 2:
+            continue
+        rows = {j: _row(P, j) for j in mem}
+        parts: dict = {}
+        for j in mem:
+            parts.setdefault(gid[j], []).append(j)
+        for a_i, a in enumerate(mem):
+            for b in mem[a_i + 1:]:
+                if gid[a] == gid[b]:
+                    tp += 1
+                    continue
+                fp += 1
+                u, v = sorted((a, b), key=lambda k: _key(nodes[k]))
+                edges.append({"u": nodes[u], "v": nodes[v], "weight": rows[a].get(b), "cluster": int(c),
+                              "gold_u": show[u], "gold_v": show[v]})
+        if len(parts) > 1:
+            keys = list(parts)
+            cross = sum(rows[a].get(b, 0.0) for x in range(len(keys)) for y in range(x + 1, len(keys))
+                        for a in parts[keys[x]] for b in parts[keys[y]])
+            merges.append({"cluster": int(c),
+                           "gold": [{"gold": show[parts[k][0]],
+                                     "members": sorted([nodes[j] for j in parts[k]], key=_key)} for k in keys],
+                           "cross_weight": float(cross)})
+    avoided = []
+    for i in range(len(nodes)):
+        idx, w = P.neighbors(i)
+        for j, wt in zip(idx.tolist(), w.tolist()):
+            if j > i and gid[i] != gid[j] and labels[i] != labels[j]:
+                u, v = sorted((i, j), key=lambda k: _key(nodes[k]))
+                avoided.append({"u": nodes[u], "v": nodes[v], "weight": float(wt), "gold_u": show[u],
+                                "gold_v": show[v]})
+    edges.sort(key=lambda e: (-(e["weight"] if e["weight"] is not None else -np.inf), _key(e["u"]), _key(e["v"])))
+    avoided.sort(key=lambda e: (-e["weight"], _key(e["u"]), _key(e["v"])))
+    return FalsePositiveEdges(edges=edges, merges=merges, avoided=avoided, n_true_positive=tp,
+                              n_false_positive=fp, precision=tp / (tp + fp) if tp + fp else 1.0)

@@ -11,9 +11,12 @@
   breakdown.
 * :func:`bayesian_bias` - the hierarchical normal model on raw cosine distances of
   Dobrzeniecka & Urbaniak, sampled by an exact blocked Gibbs sampler, with 89% HPDIs;
-  :func:`hpdi`; :func:`weat_simulation` (the small-sample instability of the effect size).
+  :func:`hpdi`; :func:`weat_simulation` (the small-sample instability of the effect size);
+  :func:`compare_bayesian_bias` and :func:`load_bayes_data` (the model across Google News,
+  Reddit, hard-debiased Reddit and GloVe, all 12 bundled topic x embedding files).
 * :func:`gender_direction`, :func:`direct_bias` - Bolukbasi et al. (2016) as used by
-  Matthews et al. (2021).
+  Matthews et al. (2021); :func:`word_gender_bias` (per-word signed b(w) = cos(w, g)) and
+  :func:`defining_set_bias` (b(w) summed or averaged over the defining words, P6.6).
 
 Embeddings are accepted as a mapping word -> vector, a gensim ``KeyedVectors``, a
 ``(words, matrix)`` tuple or :class:`trustlab.metrics.embeddings.Embeddings`. Missing
@@ -24,8 +27,16 @@ words are dropped *and reported* (``result.dropped``, plus a
 The package re-exports every name from its modules: ``_similarity`` (similarity
 measures, effect size), ``_permutation`` (the permutation test), ``_weat`` (WEAT, the
 packaged word sets and summary), ``_mac``, ``_bayesian`` (the hierarchical model and the
-small-sample simulation) and ``_direct`` (gender direction, DirectBias).
+small-sample simulation), ``_bayes_compare`` (the comparison across embeddings) and
+``_direct`` (gender direction, DirectBias).
 """
+from trustlab.metrics.bias._bayes_compare import (  # noqa: F401
+    BAYES_EMBEDDINGS,
+    BAYES_TOPICS,
+    BayesComparison,
+    compare_bayesian_bias,
+    load_bayes_data,
+)
 from trustlab.metrics.bias._bayesian import (  # noqa: F401
     BayesianBiasResult,
     bayesian_bias,
@@ -35,11 +46,14 @@ from trustlab.metrics.bias._bayesian import (  # noqa: F401
 )
 from trustlab.metrics.bias._direct import (  # noqa: F401
     DEFINITIONAL_PAIRS,
+    DefiningSetBias,
     DirectBiasResult,
     GenderDirection,
+    defining_set_bias,
     direct_bias,
     gender_direction,
     gendered_form_bias,
+    word_gender_bias,
 )
 from trustlab.metrics.bias._mac import (  # noqa: F401
     MACResult,
@@ -88,9 +102,15 @@ __all__ = [
     "load_bayes_example",
     "hpdi",
     "weat_simulation",
+    "load_bayes_data",
+    "compare_bayesian_bias",
+    "BayesComparison",
     "gender_direction",
     "direct_bias",
     "gendered_form_bias",
+    "word_gender_bias",
+    "defining_set_bias",
+    "DefiningSetBias",
     "SIMILARITIES",
     "STATISTICS",
 ]

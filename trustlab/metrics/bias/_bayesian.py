@@ -354,6 +354,18 @@ def weat_simulation(
     random_state : None, int or numpy.random.Generator
         Seed.
 
+    Notes
+    -----
+    **Rows 3–4 of the abstract's table do not reproduce.** The abstract reports single,
+    unseeded draws (code "available upon request"): 1.82 and −1.93 for the null rows (both
+    plausible draws: P(d ≥ 1.82) ≈ 0.05, P(d ≤ −1.93) ≈ 0.02 with ``ddof=0``), but 1.49 for
+    means (.1, 0, 0, .1) with σ = 0.05 and 1.22 with σ = 0.1. Here (20,000 simulations,
+    ``random_state=0``, ``ddof=0``) the medians are **1.97 and 1.87**; 1.49 lies below every
+    one of the 20,000 draws of row 3 (5th percentile 1.85) and 1.22 below 97.5 % of row 4.
+    ``ddof=1`` scales every d by √(3/4) (1.71 and 1.62), which does not reach them either.
+    The printed values presumably come from a different simulation set-up than the one the
+    abstract describes.
+
     Returns
     -------
     numpy.ndarray of shape (n_sims,)

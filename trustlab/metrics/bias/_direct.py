@@ -258,3 +258,140 @@ def gendered_form_bias(scores: Sequence[float], counts: Sequence[float] | None =
     if not np.isfinite(n).all() or (n < 0).any() or n.sum() <= 0:
         raise ValueError("counts must be non-negative, finite and not all zero.")
     return float((n * b).sum() / n.sum())
+
+
+def _direction_vector(direction: Any, dim: int, func: str) -> np.ndarray:
+    g = direction.vector if isinstance(direction, GenderDirection) else np.asarray(direction, dtype=np.float64)
+    if g.ndim != 1 or g.shape[0] != dim or not np.isfinite(g).all() or not np.any(g):
+        raise ValueError(f"{func}: direction must be a finite non-zero vector of length {dim} (the embedding "
+                         f"dim), or a GenderDirection; got shape {g.shape}.")
+    return g
+
+
+@validate_params({"words": ["array-like"], "on_missing": [Options({"drop", "raise"})]})
+def word_gender_bias(
+    embeddings: Any,
+    words: Sequence[str],
+    direction: Any,
+    *,
+    on_missing: str = "drop",
+) -> dict[str, float]:
+    """Per-word signed gender bias b(w) = cos(w, g) (Matthews et al. 2021, P6.2/P6.6).
+
+    Female is positive, male negative when ``direction`` comes from
+    :func:`gender_direction` (oriented female-positive). This is the per-word score that
+    :func:`direct_bias` averages in absolute value, and that :func:`defining_set_bias`
+    aggregates over the defining words.
+
+    Parameters
+    ----------
+    embeddings : mapping, KeyedVectors, (words, matrix) or Embeddings
+    words : sequence of str
+    direction : GenderDirection or array-like of shape (d,)
+    on_missing : {"drop", "raise"}
+        Missing words are dropped with a :class:`MissingWordsWarning` (or rejected).
+
+    Returns
+    -------
+    dict
+        word -> cos(w, g), in the order of ``words`` (missing words left out).
+
+    Examples
+    --------
+    >>> emb = {"she": [1.0, 0.2], "he": [-1.0, 0.2], "nurse": [0.6, 0.8]}
+    >>> g = gender_direction(emb, [("she", "he")])
+    >>> {w: round(v, 3) for w, v in word_gender_bias(emb, ["nurse", "he"], g).items()}
+    {'nurse': 0.6, 'he': -0.981}
+    """
+    emb = as_embeddings(embeddings)
+    g = _direction_vector(direction, emb.dim, "word_gender_bias")
+    L = emb.lookup(words, name="words", on_missing=on_missing)
+    if L.missing:
+        warnings.warn(f"word_gender_bias: dropped words with no vector: {L.missing}", MissingWordsWarning,
+                      stacklevel=2)
+    if not L.words:
+        return {}
+    cosv = _unit_rows_checked(L.vectors, L.words) @ unit_rows(g[None, :])[0]
+    return {w: float(v) for w, v in zip(L.words, cosv)}
+
+
+@dataclass(frozen=True)
+class DefiningSetBias(ResultMixin):
+    """Aggregated per-word bias of the defining words (P6.6, Matthews et al.'s Figure 2).
+
+    Attributes
+    ----------
+    female, male : float
+        The aggregate ("mean" or "sum") of b(w) over the female and the male words.
+    aggregate : str
+    per_word : dict
+        word -> b(w) for every defining word found.
+    dropped : list
+        Defining words without a vector.
+    """
+
+    female: float
+    male: float
+    aggregate: str
+    per_word: dict
+    dropped: list
+
+
+@validate_params({"pairs": ["array-like"], "aggregate": [Options({"mean", "sum"})]})
+def defining_set_bias(
+    embeddings: Any,
+    direction: Any,
+    pairs: Sequence[tuple[str, str]] = DEFINITIONAL_PAIRS,
+    *,
+    aggregate: str = "mean",
+) -> DefiningSetBias:
+    """Defining-set summary: b(w) aggregated over the female and the male defining words (P6.6).
+
+    Matthews et al. (2021, Figure 2) summarise, per language, the gender bias of the words
+    that define the direction. The paper does not say whether the bars are sums or means
+    (an ambiguity of the catalogue), so both are offered; the mean (default) is comparable
+    across languages with different numbers of pairs. Words are aggregated per side over
+    the words that have a vector (missing ones are listed in ``dropped``).
+
+    Parameters
+    ----------
+    embeddings : mapping, KeyedVectors, (words, matrix) or Embeddings
+    direction : GenderDirection or array-like of shape (d,)
+    pairs : sequence of (female, male)
+        Defaults to the 7 pairs of Matthews et al.
+    aggregate : {"mean", "sum"}
+
+    Returns
+    -------
+    DefiningSetBias
+
+    Examples
+    --------
+    >>> emb = {"she": [1.0, 0.2], "he": [-1.0, 0.2], "woman": [0.9, -0.1], "man": [-0.8, 0.3]}
+    >>> pairs = [("she", "he"), ("woman", "man")]
+    >>> r = defining_set_bias(emb, gender_direction(emb, pairs), pairs)
+    >>> bool(r.female > 0 > r.male), sorted(r.per_word)
+    (True, ['he', 'man', 'she', 'woman'])
+    """
+    emb = as_embeddings(embeddings)
+    pairs = [tuple(p) for p in pairs]
+    if not pairs or any(len(p) != 2 for p in pairs):
+        raise ValueError("pairs must be a non-empty list of (female, male) word pairs.")
+    g = _direction_vector(direction, emb.dim, "defining_set_bias")
+    female = [f for f, _ in pairs]
+    male = [m for _, m in pairs]
+    dropped = [w for w in female + male if w not in emb]
+    if dropped:
+        warnings.warn(f"defining_set_bias: dropped words with no vector: {dropped}", MissingWordsWarning,
+                      stacklevel=2)
+    female = [w for w in female if w in emb]
+    male = [w for w in male if w in emb]
+    if not female or not male:
+        raise ValueError(f"no {'female' if not female else 'male'} defining word has a vector; cannot summarise.")
+    bf = word_gender_bias(emb, female, g)
+    bm = word_gender_bias(emb, male, g)
+    if not bf or not bm:
+        raise ValueError(f"no {'female' if not bf else 'male'} defining word has a vector; cannot summarise.")
+    agg = np.mean if aggregate == "mean" else np.sum
+    return DefiningSetBias(female=float(agg(list(bf.values()))), male=float(agg(list(bm.values()))),
+                           aggregate=aggregate, per_word={**bf, **bm}, dropped=dropped)

@@ -193,10 +193,18 @@ def weat(
         Dropped words are listed in ``result.dropped`` and warned about.
     covariance : {"graphical_lasso_cv", "ledoit_wolf"}
         Mahalanobis only: estimator of the attribute-set precision matrix
-        (GraphicalLassoCV(cv=3) is Azarpanah & Farhadloo's choice; it takes seconds to
-        minutes in 300 dimensions). A's precision is used for distances to a in A, B's
-        for b in B. The paper fitted synonym-augmented attribute sets (not released),
-        so Mahalanobis results are an approximation of theirs.
+        (GraphicalLassoCV(cv=3) is Azarpanah & Farhadloo's choice). Its cost is the catch:
+        with 8 attribute words in 300 dimensions (WEAT 6) the graphical lasso is far from
+        its regime (n ≪ d) and converges slowly — the default grid did not finish in 240 s,
+        and even a coarse grid (``alphas=4, n_refinements=2, tol=1e-3``) took 108 s per
+        attribute set on a loaded 2-core machine (noisy timing). ``"ledoit_wolf"`` is the
+        practical choice (closed form, milliseconds; the whole WEAT 6 test with its exact
+        permutation p-value ran in ~23 s there, effect size −1.85: distances have the
+        opposite polarity to cosine). To use the paper's estimator anyway, fit it once per
+        attribute set and pass ``precision=(P_A, P_B)`` to every test that shares the sets.
+        A's precision is used for distances to a in A, B's for b in B. The paper fitted
+        synonym-augmented attribute sets (not released), so Mahalanobis results are an
+        approximation of theirs.
     precision : (P_A, P_B), optional
         Precomputed precision matrices (d x d); overrides ``covariance``.
     random_state : None, int or Generator

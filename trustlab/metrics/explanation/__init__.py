@@ -5,12 +5,14 @@
   (:func:`plausibility`, :func:`plausibility_baselines`).
 * **Faithfulness** of Ding & Koehn: model consistency and input consistency, the mean
   Pearson correlation after zeroing small saliencies (:func:`model_consistency`,
-  :func:`input_consistency`, :func:`winobias_template_groups`).
+  :func:`input_consistency`, :func:`winobias_template_groups`, :func:`syneval_template_groups`).
 * **Mass accuracy** of GECOBench (Wilming et al.) with token aggregation, and its
   uniform-random baseline (:func:`mass_accuracy`, :func:`mass_accuracy_uniform_baseline`);
   the GECO **co-occurrence dataset bias** (:func:`geco_cooccurrence_bias`), the model-free
   **Pattern Variant** (:func:`pattern_variant_attributions`, word-level approximation) and the
-  Wilcoxon test of gender attribution differences (:func:`attribution_difference_test`).
+  Wilcoxon test of gender attribution differences (:func:`attribution_difference_test`);
+  the GECO **gender-swap generator** for your own sentences (:func:`gender_swap`,
+  :func:`geco_variants`: D_A / D_S, name substitution, ground-truth masks).
 * Decoy applicability / productivity / coverage (Idahl et al. 2021, :func:`decoy_statistics`).
 * AEC **precision at K** (Misra et al. 2021) and the MOXIE **influence score** and
   **unlike ratio** (Kumar et al. 2021).
@@ -26,6 +28,7 @@ loaders), ``_plausibility``, ``_faithfulness`` (model and input consistency), ``
 (mass accuracy and the other GECOBench metrics), ``_decoys``, ``_error_detection``
 (precision at K, influence, unlike ratio) and ``_common`` (shared helpers).
 """
+from trustlab.metrics.explanation._agreement_cases import agreement_cases  # noqa: F401
 from trustlab.metrics.explanation._common import (  # noqa: F401
     _wilson,
 )
@@ -58,6 +61,12 @@ from trustlab.metrics.explanation._geco import (  # noqa: F401
     mass_accuracy_uniform_baseline,
     pattern_variant_attributions,
 )
+from trustlab.metrics.explanation._geco_generate import (  # noqa: F401
+    GENDER_PAIRS,
+    GenderSwap,
+    geco_variants,
+    gender_swap,
+)
 from trustlab.metrics.explanation._plausibility import (  # noqa: F401
     BaselineResult,
     PlausibilityResult,
@@ -74,6 +83,10 @@ from trustlab.metrics.explanation._readers import (  # noqa: F401
     read_indices,
     read_saliency,
     read_spans,
+)
+from trustlab.metrics.explanation._syneval_groups import (  # noqa: F401
+    SYNEVAL_SECTIONS,
+    syneval_template_groups,
 )
 
 __all__ = [
@@ -106,6 +119,13 @@ __all__ = [
     "CooccurrenceBiasResult",
     "pattern_variant_attributions",
     "attribution_difference_test",
+    "gender_swap",
+    "geco_variants",
+    "syneval_template_groups",
+    "SYNEVAL_SECTIONS",
+    "agreement_cases",
+    "GenderSwap",
+    "GENDER_PAIRS",
     "AttributionDifferenceResult",
     # decoys (Idahl et al.)
     "decoy_statistics",

@@ -218,6 +218,13 @@ def load_ding_koehn(task: str = "gender", model: str = "sota") -> DingKoehnData:
     -----
     Copied from shuoyangd/tarsius (MIT), see ``trustlab/data/explain/LICENSE-NOTES.md``.
 
+    **The "sota" files are not the run of the paper's Table 3.** Their plausibility is
+    reproduced exactly against the released ``out.passed.idx`` (Syneval 5694/6280, Winobias
+    999/1000), and the distilled files equal Table 6, but the sota files give Syneval
+    all/exp/alt = .907 / .900 / .918 where Table 3 prints .895 / .879 / .920 (Winobias .999 /
+    1.0 / .998 vs .994 / 1.00 / .992; expected-scenario share .347 vs .219), so Table 3 was
+    computed from a different run or checkpoint that the authors did not release.
+
     Examples
     --------
     >>> d = load_ding_koehn("gender", "sota")
