@@ -542,7 +542,9 @@ class FSModel:
     def _session_em(self, Gu: np.ndarray, cnt: np.ndarray, u: np.ndarray, free: np.ndarray,
                     m0: np.ndarray, lam0: float, n_total: float | None = None,
                     fit_m: bool = True, fit_u: bool = False,
-                    u_pseudo: float = 0.0, lam_max: float = 1.0) -> tuple[np.ndarray, float, np.ndarray, np.ndarray]:
+                    u_pseudo: float = 0.0, lam_max: float = 1.0,
+                    fit_only: np.ndarray | None = None,
+                    passive: np.ndarray | None = None) -> tuple[np.ndarray, float, np.ndarray, np.ndarray]:
         """EM on distinct level rows ``Gu`` (weights ``cnt``) over the fields ``free``, with u
         fixed (``fit_u``: re-estimated on the rows' non-matches, shrunk towards the given u by
         ``u_pseudo`` pseudo-pairs). ``n_total``: the pairs the prior λ is a share of (None: the rows given; else
@@ -559,12 +561,12 @@ class FSModel:
         prev = -np.inf
         for _ in range(self.max_iter):
             lw = np.full(len(Gu), math.log(lam / (1 - lam)))
-            for c in np.flatnonzero(free):
+            for c in np.flatnonzero(free if passive is None else free & ~passive):
                 lw += onehot[c] @ (np.log(m[c]) - np.log(u[c]))
             post = 1.0 / (1.0 + np.exp(-np.clip(lw, -50, 50)))
             lam = float(np.clip((post * cnt).sum() / max(denom, 1.0), 1e-12, min(1 - 1e-9, lam_max)))
             if fit_m:
-                for c in np.flatnonzero(free):
+                for c in np.flatnonzero(free if fit_only is None else free & fit_only):
                     mc = (post * cnt) @ onehot[c] + 1e-3
                     m[c] = mc / mc.sum()
             if fit_u:
@@ -597,7 +599,13 @@ class FSModel:
         cnt = np.bincount(inv, minlength=len(Gu)).astype(np.float64)
         npairs = float(cnt.sum())
         m_init = np.tile(np.array([0.7, 0.2, 0.07, 0.03]), (d, 1))
-        ident = np.flatnonzero(u[:, 0] < SESSION_U)
+        # the whole-record comparisons (record, codes) open no session and are passive in one
+        # (their m is estimated on the session's matches, they do not vote on them): pairs
+        # that agree on the whole record agree on every field, and the record-level
+        # similarity would decide a session's match class alone, so the fields' m would come
+        # out with no disagreement at all
+        derived = np.array([f.kind in ("record", "codes") for f in self.fields], bool)
+        ident = np.flatnonzero((u[:, 0] < SESSION_U) & ~derived)
         sums = np.zeros((d, _L))
         hits = np.zeros(d)
         self.sessions_ = []
@@ -612,7 +620,7 @@ class FSModel:
             if not free.any():
                 continue
             m_s, lam_s, _, _ = self._session_em(Gu[rows], cnt[rows], u, free, m_init, 0.3, fit_u=True,
-                                                u_pseudo=SESSION_U_PSEUDO)
+                                                u_pseudo=SESSION_U_PSEUDO, passive=derived)
             exp_matches = lam_s * n_s
             self.sessions_.append({"field": self.fields[c].column, "pairs": int(n_s), "lambda": lam_s})
             if exp_matches < 1.0:
@@ -625,6 +633,7 @@ class FSModel:
         m = np.where(hits[:, None] > 0, sums / np.maximum(hits, 1)[:, None], m_all)
         m = np.maximum(m, 1e-6)
         m /= m.sum(1, keepdims=True)
+
         # λ over all record pairs: non-candidates are non-matches
         n_total = npairs if LAMBDA_OVER_CANDIDATES else max(n_all, npairs)
         # u: the candidate non-matches (blocking makes them more alike than random pairs:
