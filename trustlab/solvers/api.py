@@ -169,6 +169,7 @@ class _ComponentOptions:
     heuristic_patience: int | None
     max_model_bytes: int
     threads: int = 1  # threads of one component's exact pricing (set per runner, see _solve_components)
+    reduce: bool = True  # exact data reduction before the exact methods (trustlab.solvers.reduction)
 
 
 @dataclass(frozen=True)
@@ -330,12 +331,97 @@ def _solve_task(task: tuple, method: str, opts: _ComponentOptions, *, seed: int,
     from trustlab.solvers.sparse import SPARSE_MIN_NODES
 
     if task[0] == "dense":
-        return _solve_component(task[1], task[2], method, opts, seed=seed, time_limit=time_limit)
-    _, m, rows, cols, vals = task
-    if m > SPARSE_MIN_NODES:
-        return _solve_sparse_component(m, rows, cols, vals, method, opts, seed=seed, time_limit=time_limit)
-    W, A = dense_from_edges(m, rows, cols, vals)
+        W, A = task[1], task[2]
+    else:
+        _, m, rows, cols, vals = task
+        if m > SPARSE_MIN_NODES:
+            return _solve_sparse_component(m, rows, cols, vals, method, opts, seed=seed, time_limit=time_limit)
+        W, A = dense_from_edges(m, rows, cols, vals)
+    if opts.reduce and method != "heuristic" and W.shape[0] > 2:
+        return _solve_reduced_component(W, A, method, opts, seed=seed, time_limit=time_limit)
     return _solve_component(W, A, method, opts, seed=seed, time_limit=time_limit)
+
+
+#: share of a component's time the exact data reduction may take (it stops between rounds)
+REDUCE_SHARE = 0.25
+#: statistics of a reduced component's solved parts copied to the component's own
+#: (from its largest part): the keys every part reports on its own
+_PART_KEYS = ("size", "edges", "labels", "objective", "bound", "status", "seconds", "time_budget",
+              "heuristic_objective", "heuristic_seconds")
+
+
+def _solve_reduced_component(W, A, method, opts: _ComponentOptions, *, seed, time_limit) -> dict:
+    """:func:`_solve_component` after exact data reduction
+    (:func:`~trustlab.solvers.reduction.reduce_problem`): merge the nodes that some
+    optimal partition keeps together, forbid pairs that some optimal partition keeps
+    apart, and solve the positive-edge parts of the reduced problem one by one under a
+    :class:`_Clock` of the component's time. Values are reported in the component's own
+    terms (objective on its weights, bound = the parts' bounds + the merged pairs'
+    weight); a component the rules leave unchanged is solved as before, with its own
+    seed. ``reduction`` in the statistics: nodes before/after, the largest part, the
+    merges per rule, the forbidden pairs, rounds, seconds."""
+    from trustlab.solvers.reduction import reduce_component
+
+    t0 = time.perf_counter()
+    deadline = None if time_limit is None else t0 + time_limit
+    n = W.shape[0]
+    red = reduce_component(W, A, seed=seed, deadline=None if time_limit is None else t0 + REDUCE_SHARE * time_limit)
+    stats = dict(red.stats)
+    if not red.changed:
+        rest = None if deadline is None else max(0.0, deadline - time.perf_counter())
+        info = _solve_component(W, A, method, opts, seed=seed, time_limit=rest)
+        info["reduction"] = stats
+        if time_limit is not None:
+            info["time_budget"] = float(time_limit)
+        info["seconds"] = time.perf_counter() - t0
+        return info
+    parts = [p for p in red.parts if p.size >= 2]
+    stats["parts"] = [int(p.size) for p in parts]
+    order = sorted(range(len(parts)), key=lambda i: (parts[i].size, i))  # smallest first
+    clock = _Clock(deadline, {i: int(parts[i].size) for i in order}, 1)
+    # the largest part keeps the component's seed (a component reduced to one part is
+    # searched with the same seed as before); the others get seeds drawn from it
+    seeds = np.random.default_rng(seed).integers(0, 2**63 - 1, size=max(1, len(parts)))
+    seeds[0] = seed
+    lab = np.arange(len(red.groups), dtype=np.int64)  # a vertex of no part is its own cluster
+    nxt = lab.size
+    bound = heur = red.offset
+    statuses, outs = [], {}
+    for i in order:
+        p = parts[i]
+        out = _solve_component(np.ascontiguousarray(red.W[np.ix_(p, p)]), np.ascontiguousarray(red.A[np.ix_(p, p)]),
+                               method, opts, seed=int(seeds[i]), time_limit=clock.start(i))
+        lab[p] = nxt + np.asarray(out["labels"], np.int64)
+        nxt += p.size
+        bound += out["bound"]
+        heur += out["heuristic_objective"]
+        statuses.append(out["status"])
+        outs[i] = out
+    labels = red.expand(lab)
+    _, labels = np.unique(labels, return_inverse=True)
+    same = labels[:, None] == labels[None, :]
+    objective = float(np.triu(np.where(same & A, W, 0.0), 1).sum())
+    if "time_limit" in statuses:
+        status = "time_limit"
+    elif all(s == "optimal" for s in statuses):
+        status = "optimal"
+    else:
+        status = "feasible"
+    if status == "optimal":
+        bound = objective  # the parts' bounds + offset, up to the rounding of the sums
+    info: dict[str, Any] = {}
+    if parts:
+        info.update({k: v for k, v in outs[0].items() if k not in _PART_KEYS})
+        stats["part_methods"] = sorted({outs[i]["method"] for i in outs})
+    else:
+        info["method"] = "reduction"
+    info.update(size=n, edges=int(np.triu(A, 1).sum()), labels=labels.astype(np.int64), objective=objective,
+                bound=float(max(bound, objective)), status=status, heuristic_objective=float(heur),
+                heuristic_seconds=float(sum(o.get("heuristic_seconds", 0.0) for o in outs.values())),
+                reduction=stats, seconds=time.perf_counter() - t0)
+    if time_limit is not None:
+        info["time_budget"] = float(time_limit)
+    return info
 
 
 def _solve_sparse_component(m, rows, cols, vals, method, opts: _ComponentOptions, *, seed, time_limit) -> dict:
@@ -565,6 +651,7 @@ def _largest_first(labels: np.ndarray, nodes: Sequence) -> tuple[np.ndarray, lis
         "heuristic_iters": [Interval(numbers.Integral, 1, None, closed="left")],
         "heuristic_patience": [Interval(numbers.Integral, 1, None, closed="left"), None],
         "progress": ["boolean"],
+        "reduce": ["boolean"],
     }
 )
 def partition(
@@ -587,6 +674,7 @@ def partition(
     heuristic_patience: int | None = None,
     progress: bool = False,
     scheduler: Any = None,
+    reduce: bool = True,
 ) -> PartitionResult:
     """Clique partitioning: disjoint clusters, each a clique, of maximum within-cluster weight.
 
@@ -684,6 +772,20 @@ def partition(
     scheduler : dask.distributed.Client, optional
         Deprecated name of ``client`` (a ``DeprecationWarning``; passing both is an
         error).
+    reduce : bool, default True
+        Exact data reduction before every method but ``heuristic``
+        (:func:`~trustlab.solvers.reduction.reduce_problem`): each component of more
+        than 2 nodes first has the nodes merged that some optimal partition keeps
+        together (heavy-edge and similar-neighbourhood rules of weighted cluster
+        editing) and the pairs forbidden that some optimal partition keeps apart; the
+        positive-edge parts of what remains are solved one by one (``auto`` picks the
+        method by a part's size, so a large component that reduces to parts of at most
+        400 nodes is solved exactly). Objectives and bounds are those of the original
+        weights, and a proof on the reduced parts is a proof for the component. The
+        component's statistics get ``reduction`` (nodes before/after, largest part,
+        merges per rule, forbidden pairs, seconds); it may take a quarter of the
+        component's time. Its heuristic (warm start and floor) then runs on the reduced
+        parts. ``False``: solve the components as given.
 
     Returns
     -------
@@ -737,7 +839,7 @@ def partition(
     deadline = _deadline(t0, time_limit, P.n)
     parts = _Decomposition.of(P, decompose)
     seeds = rng.integers(0, 2**63 - 1, size=len(parts.comps))
-    opts = _ComponentOptions(integral=P.integral, **checked)
+    opts = _ComponentOptions(integral=P.integral, reduce=bool(reduce), **checked)
     outs = _solve_components(P, parts, method, opts, seeds, deadline, _Runner(client, n_jobs, progress))
     return _assemble(P, parts, outs, method, t0)
 
