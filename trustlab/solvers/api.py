@@ -337,13 +337,16 @@ def _solve_task(task: tuple, method: str, opts: _ComponentOptions, *, seed: int,
         if m > SPARSE_MIN_NODES:
             return _solve_sparse_component(m, rows, cols, vals, method, opts, seed=seed, time_limit=time_limit)
         W, A = dense_from_edges(m, rows, cols, vals)
-    if opts.reduce and method != "heuristic" and W.shape[0] > 2:
+    if opts.reduce and method != "heuristic" and 2 < W.shape[0] <= REDUCE_MAX_NODES:
         return _solve_reduced_component(W, A, method, opts, seed=seed, time_limit=time_limit)
     return _solve_component(W, A, method, opts, seed=seed, time_limit=time_limit)
 
 
-#: share of a component's time the exact data reduction may take (it stops between rounds)
-REDUCE_SHARE = 0.25
+#: components of more nodes are not reduced (dense O(n^2) work per round, several n x n arrays)
+REDUCE_MAX_NODES = 2500
+#: share of a component's time the exact data reduction may take (it stops between rounds);
+#: under ``auto``, a component too large for the exact solver gets the second
+REDUCE_SHARE, REDUCE_SHARE_BIG = 0.25, 0.05
 #: statistics of a reduced component's solved parts copied to the component's own
 #: (from its largest part): the keys every part reports on its own
 _PART_KEYS = ("size", "edges", "labels", "objective", "bound", "status", "seconds", "time_budget",
@@ -359,15 +362,25 @@ def _solve_reduced_component(W, A, method, opts: _ComponentOptions, *, seed, tim
     terms (objective on its weights, bound = the parts' bounds + the merged pairs'
     weight); a component the rules leave unchanged is solved as before, with its own
     seed. ``reduction`` in the statistics: nodes before/after, the largest part, the
-    merges per rule, the forbidden pairs, rounds, seconds."""
+    merges per rule, the forbidden pairs, rounds, seconds, ``applied``, and the parts'
+    sizes and methods; the solver details (``phase``, ``cuts_by_family``, ``nodes``, ...)
+    are the largest part's, ``root_bound`` the parts' root bounds plus the offset. A
+    component the reduction solves alone (no part of 2 or more nodes left) reports
+    ``phase="trivial"`` under ``cpp``."""
     from trustlab.solvers.reduction import reduce_component
 
     t0 = time.perf_counter()
     deadline = None if time_limit is None else t0 + time_limit
     n = W.shape[0]
-    red = reduce_component(W, A, seed=seed, deadline=None if time_limit is None else t0 + REDUCE_SHARE * time_limit)
+    auto_big = method == "auto" and n > AUTO_EXACT_MAX
+    share = REDUCE_SHARE_BIG if auto_big else REDUCE_SHARE
+    red = reduce_component(W, A, seed=seed, deadline=None if time_limit is None else t0 + share * time_limit,
+                           max_part=AUTO_EXACT_MAX if auto_big else None)
     stats = dict(red.stats)
-    if not red.changed:
+    # under auto, a component too large for the exact solver is reduced only if all its
+    # parts then fit it; otherwise it goes to the heuristic as given
+    stats["applied"] = red.changed and not (auto_big and red.stats["largest_part"] > AUTO_EXACT_MAX)
+    if not stats["applied"]:
         rest = None if deadline is None else max(0.0, deadline - time.perf_counter())
         info = _solve_component(W, A, method, opts, seed=seed, time_limit=rest)
         info["reduction"] = stats
@@ -391,8 +404,9 @@ def _solve_reduced_component(W, A, method, opts: _ComponentOptions, *, seed, tim
         p = parts[i]
         out = _solve_component(np.ascontiguousarray(red.W[np.ix_(p, p)]), np.ascontiguousarray(red.A[np.ix_(p, p)]),
                                method, opts, seed=int(seeds[i]), time_limit=clock.start(i))
-        lab[p] = nxt + np.asarray(out["labels"], np.int64)
-        nxt += p.size
+        _, loc = np.unique(np.asarray(out["labels"], np.int64), return_inverse=True)
+        lab[p] = nxt + loc
+        nxt += int(loc.max()) + 1
         bound += out["bound"]
         heur += out["heuristic_objective"]
         statuses.append(out["status"])
@@ -410,13 +424,21 @@ def _solve_reduced_component(W, A, method, opts: _ComponentOptions, *, seed, tim
     if status == "optimal":
         bound = objective  # the parts' bounds + offset, up to the rounding of the sums
     info: dict[str, Any] = {}
+    bound = float(max(bound, objective))
     if parts:
+        # the largest part's solver details (cuts, nodes, phase, ...); the root bound in
+        # the component's terms
         info.update({k: v for k, v in outs[0].items() if k not in _PART_KEYS})
         stats["part_methods"] = sorted({outs[i]["method"] for i in outs})
-    else:
-        info["method"] = "reduction"
+        if any("root_bound" in o for o in outs.values()):
+            rb = red.offset + sum(o.get("root_bound", o["bound"]) for o in outs.values())
+            info["root_bound"] = float(max(rb, bound))
+    else:  # the reduction alone solved it: nothing was left for the solver
+        info["method"] = "cpp" if method == "auto" else method
+        if info["method"] == "cpp":
+            info.update(root_bound=bound, cuts_by_family={}, nodes=0, phase="trivial")
     info.update(size=n, edges=int(np.triu(A, 1).sum()), labels=labels.astype(np.int64), objective=objective,
-                bound=float(max(bound, objective)), status=status, heuristic_objective=float(heur),
+                bound=bound, status=status, heuristic_objective=float(heur),
                 heuristic_seconds=float(sum(o.get("heuristic_seconds", 0.0) for o in outs.values())),
                 reduction=stats, seconds=time.perf_counter() - t0)
     if time_limit is not None:
@@ -774,16 +796,18 @@ def partition(
         error).
     reduce : bool, default True
         Exact data reduction before every method but ``heuristic``
-        (:func:`~trustlab.solvers.reduction.reduce_problem`): each component of more
-        than 2 nodes first has the nodes merged that some optimal partition keeps
+        (:func:`~trustlab.solvers.reduction.reduce_problem`): each component of 3 to
+        2,500 nodes first has the nodes merged that some optimal partition keeps
         together (heavy-edge and similar-neighbourhood rules of weighted cluster
         editing) and the pairs forbidden that some optimal partition keeps apart; the
         positive-edge parts of what remains are solved one by one (``auto`` picks the
         method by a part's size, so a large component that reduces to parts of at most
-        400 nodes is solved exactly). Objectives and bounds are those of the original
+        400 nodes is solved exactly; one that does not is solved as given, after at most
+        a twentieth of its time spent trying). Objectives and bounds are those of the original
         weights, and a proof on the reduced parts is a proof for the component. The
         component's statistics get ``reduction`` (nodes before/after, largest part,
-        merges per rule, forbidden pairs, seconds); it may take a quarter of the
+        merges per rule, forbidden pairs, seconds; the solver details are those of the
+        largest part, ``root_bound`` in the component's terms); it may take a quarter of the
         component's time. Its heuristic (warm start and floor) then runs on the reduced
         parts. ``False``: solve the components as given.
 

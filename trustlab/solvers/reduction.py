@@ -269,7 +269,15 @@ def _candidates(w: _Work, rules: frozenset) -> dict[str, np.ndarray]:
 
 def min_cut(C: np.ndarray) -> float:
     """Stoer–Wagner minimum cut of a dense non-negative symmetric matrix (``inf`` for
-    fewer than 2 nodes)."""
+    fewer than 2 nodes).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> C = np.array([[0, 3, 1, 0], [3, 0, 0, 1], [1, 0, 0, 4], [0, 1, 4, 0]], float)
+    >>> min_cut(C)
+    2.0
+    """
     C = np.array(C, np.float64, copy=True)
     n = C.shape[0]
     best = np.inf
@@ -459,12 +467,13 @@ def reduce_problem(W: np.ndarray, A: np.ndarray | None = None, *, rules=None, de
 
 
 def reduce_component(W: np.ndarray, A: np.ndarray | None = None, *, seed: int = 0, deadline: float | None = None,
-                     quick_patience: int = 10) -> Reduction:
+                     quick_patience: int = 10, max_part: int | None = None) -> Reduction:
     """:func:`reduce_problem` twice: the pair rules to their fixed point, then the
     almost-clique rule on the clusters of a short heuristic run on every part of 3 or
     more nodes (iterated tabu search, ``quick_patience`` stale rounds; the candidates
     only steer which sets are tested, so the result is exact whatever they are),
-    followed by the pair rules again. The composed reduction is returned.
+    followed by the pair rules again. The composed reduction is returned; if the pair
+    rules leave a part of more than ``max_part`` nodes, right after them.
 
     Examples
     --------
@@ -479,6 +488,8 @@ def reduce_component(W: np.ndarray, A: np.ndarray | None = None, *, seed: int = 
     from trustlab.solvers.heuristic import solve_heuristic
 
     red = reduce_problem(W, A, deadline=deadline)
+    if max_part is not None and red.stats["largest_part"] > max_part:
+        return red
     cands = []
     rng = np.random.default_rng(seed)
     for p in red.parts:
