@@ -355,7 +355,7 @@ _PART_KEYS = ("size", "edges", "labels", "objective", "bound", "status", "second
 
 def _solve_reduced_component(W, A, method, opts: _ComponentOptions, *, seed, time_limit) -> dict:
     """:func:`_solve_component` after exact data reduction
-    (:func:`~trustlab.solvers.reduction.reduce_problem`): merge the nodes that some
+    (:func:`~trustlab.solvers.reduction.reduce_component`): merge the nodes that some
     optimal partition keeps together, forbid pairs that some optimal partition keeps
     apart, and solve the positive-edge parts of the reduced problem one by one under a
     :class:`_Clock` of the component's time. Values are reported in the component's own
@@ -726,7 +726,9 @@ def partition(
         statistics). Every method runs the heuristic first (same seed and
         stopping rule as ``method="heuristic"``) and never returns less than it found,
         so ``auto`` is at least as good as ``heuristic`` whenever the heuristic stops
-        by its own rule before the time limit. (``cpp`` on a component of at most 64
+        by its own rule before the time limit (on a component that ``reduce``
+        changed, the heuristic runs on the reduced parts, and the floor is its result
+        there). (``cpp`` on a component of at most 64
         nodes pauses the heuristic after 10 rounds without improvement and resumes it
         to its own rule only if the exact solver does not prove optimality; a resumed
         run ends where an uninterrupted one would. The exact solver stops early enough
@@ -796,7 +798,7 @@ def partition(
         error).
     reduce : bool, default True
         Exact data reduction before every method but ``heuristic``
-        (:func:`~trustlab.solvers.reduction.reduce_problem`): each component of 3 to
+        (:func:`~trustlab.solvers.reduction.reduce_component`): each component of 3 to
         2,500 nodes first has the nodes merged that some optimal partition keeps
         together (heavy-edge and similar-neighbourhood rules of weighted cluster
         editing) and the pairs forbidden that some optimal partition keeps apart; the

@@ -100,8 +100,9 @@ class Reduction:
         Positive-edge components of the reduced problem (reduced vertex indices),
         largest first; each is solved on its own.
     stats : dict
-        ``nodes_before``, ``nodes_after``, ``largest_part``, merges per rule
-        (``heavy_edge_both``, ``heavy_edge_single``, ``similar_neighbourhood``),
+        ``nodes_before``, ``nodes_after``, ``largest_part`` (nodes of the largest part),
+        merges per rule (``heavy_edge_both``, ``heavy_edge_single``,
+        ``similar_neighbourhood``, ``almost_clique``: nodes merged into another),
         ``forbidden`` (pairs forbidden by the heavy non-edge rule), ``rounds``, ``seconds``.
     """
 
@@ -177,11 +178,6 @@ class _Work:
         N = Wp.sum(1) - self.W.sum(1)  # sum of |negative| weights (forbidden entries are 0)
         mass = None if self.exact else self.M.sum(1)
         return P, N, mass
-
-    def tol(self, mass_u, mass_v=0.0):
-        if self.exact:
-            return 0.0
-        return REL_TOL * (mass_u + mass_v)
 
     def merge(self, u: int, v: int) -> None:
         W, A = self.W, self.A
