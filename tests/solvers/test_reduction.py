@@ -211,3 +211,23 @@ def test_heuristic_method_is_not_reduced():
 def test_unknown_rule_is_refused():
     with pytest.raises(ValueError, match="unknown reduction rules"):
         reduce_problem(np.zeros((3, 3)), rules=["twins"])
+
+
+def test_ties_merge_only_when_the_arithmetic_is_exact():
+    # u = 0 and v = 1: rows equal but for node 2 (they differ by 2 there), w_uv = 1, so
+    # the similar-neighbourhood rule holds with equality (2 * 1 >= 2). Integer weights
+    # are summed exactly: the tie merges. The same instance divided by 10 has weights
+    # that are not exact in binary: the tie is in doubt, and nothing merges.
+    W = np.array([[0, 1, 3, -2, 1],
+                  [1, 0, 1, -2, 1],
+                  [3, 1, 0, 2, -3],
+                  [-2, -2, 2, 0, 4],
+                  [1, 1, -3, 4, 0]], float)
+    A = ~np.eye(5, dtype=bool)
+    exact = reduce_problem(W, A, rules=["similar_neighbourhood"])
+    assert exact.stats["similar_neighbourhood"] >= 1
+    assert any({0, 1} <= set(g.tolist()) for g in exact.groups)
+    _check(W, A, exact, _brute(W, A))
+    doubt = reduce_problem(W / 10, A, rules=["similar_neighbourhood"])
+    assert not any({0, 1} <= set(g.tolist()) for g in doubt.groups)
+    _check(W / 10, A, doubt, _brute(W / 10, A))
