@@ -1,0 +1,175 @@
+"""Exact data reduction before the exact solve (issue 27, item 3): before/after.
+
+Two parts, each printed as a markdown table:
+
+* ``dense``: CP-Lib-like dense cluster-editing instances (``make_instance(family, n,
+  random_state=seed)``): what the reduction does to them (nodes after, merges,
+  forbidden pairs, seconds) and, with ``--solve``, ``partition(W, method="auto")`` with
+  its default time limit, ``reduce=False`` then ``reduce=True``.
+* ``er``: ``trustlab.er.resolve`` with every default on real files (``jedai_cora``
+  from ``../shared/data/er``, the bundled ``patent``), the solver's ``reduce`` off
+  then on (``solver_options``): multi-record components, how many proven, the worst
+  gap, the largest unproven ones, seconds. One unmeasured ``resolve`` of each data set
+  runs first, so that neither run pays for compiling kernels (a cold Numba cache is a
+  separate issue, item 6).
+
+* ``captured``: the same, but the weighted graph ``resolve`` hands to ``partition`` is
+  captured once (``reduce`` on, which does not change the graph) and ``partition`` is
+  run on it again with ``reduce=False`` and ``True``, with the same time limit as the
+  pipeline's (or ``--time-limit``): per-component statuses, and the reduction of the
+  largest components.
+
+Usage::
+
+    python bench/bench_reduction.py dense --sizes 50,60,70,80 --families signed_gnp,cluster_editing [--solve]
+    python bench/bench_reduction.py er --datasets cora,patent
+    python bench/bench_reduction.py captured --datasets cora [--time-limit 3,5,8,13.65]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+from trustlab.solvers import partition
+from trustlab.solvers.reduction import reduce_component
+from trustlab.solvers.synthetic import make_instance
+
+CORA = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data", "er", "jedai_cora", "cora.csv")
+
+
+def _warm() -> None:
+    partition(make_instance("random", 30, random_state=0), method="auto", time_limit=30, random_state=0)
+
+
+def dense(families, sizes, seed, solve) -> None:
+    head = "| instance | nodes after | merges (both / single / similar / clique) | forbidden | reduction s |"
+    if solve:
+        head += " reduce=False: status, objective / bound, s | reduce=True: status, objective / bound, s |"
+    print(head)
+    print("|---|---|---|---|---|" + ("---|---|" if solve else ""))
+    for fam in families:
+        for n in sizes:
+            W = make_instance(fam, n, random_state=seed)
+            t = time.perf_counter()
+            red = reduce_component(W, seed=0)
+            s = red.stats
+            row = (f"| {fam}-{n}-s{seed} | {s['nodes_after']} | {s['heavy_edge_both']} / {s['heavy_edge_single']} / "
+                   f"{s['similar_neighbourhood']} / {s['almost_clique']} | {s['forbidden']} | "
+                   f"{time.perf_counter() - t:.2f} |")
+            if solve:
+                for flag in (False, True):
+                    t = time.perf_counter()
+                    r = partition(W, method="auto", random_state=0, reduce=flag)
+                    row += f" {r.status}, {r.objective:g} / {r.bound:g}, {time.perf_counter() - t:.1f} |"
+            print(row, flush=True)
+
+
+def _records(name):
+    import pandas as pd
+
+    if name == "cora":
+        df = pd.read_csv(CORA, sep="|", dtype=str, keep_default_na=False)
+        return df.loc[:, [c for c in df.columns if not c.startswith("Unnamed")]], "Entity Id"
+    from trustlab.datasets import load_er_dataset
+
+    ds = load_er_dataset(name)
+    return ds.records, ds.id_col
+
+
+def er(datasets) -> None:
+    from trustlab.er import resolve
+
+    print("| data | reduce | multi-record components | proven | worst gap | largest unproven | objective | s |")
+    print("|---|---|---|---|---|---|---|---|")
+    for name in datasets:
+        df, id_col = _records(name)
+        resolve(df, id_col=id_col)  # warm-up: every kernel either run uses is compiled before the clocks start
+        for flag in (False, True):
+            t = time.perf_counter()
+            res = resolve(df, id_col=id_col, solver_options={"reduce": flag})
+            s = res.summary()
+            print(f"| {name} | {flag} | {s['n_components_multi']} | {s['n_components_proven']} | "
+                  f"{s['max_gap']:.4f} | {s['unproven_component_sizes'][:5]} | {s['objective']:.2f} | "
+                  f"{time.perf_counter() - t:.1f} |", flush=True)
+
+
+def _plan(seen, time_limits):
+    """(captured call, time limit, reduce flag): every limit with reduce off then on,
+    then on then off (so neither always runs first)."""
+    out = []
+    for call in seen:
+        for k, tl in enumerate(time_limits or [None]):
+            for flag in ((False, True) if k % 2 == 0 else (True, False)):
+                out.append((call, tl, flag))
+    return out
+
+
+def captured(datasets, time_limit) -> None:
+    import trustlab.er.cluster as er_cluster
+    from trustlab.er import resolve
+
+    seen = []
+
+    def spy(W, **kw):
+        seen.append((W, kw))
+        return partition(W, **kw)
+
+    real = er_cluster._get_partition
+    er_cluster._get_partition = lambda: spy
+    try:
+        for name in datasets:
+            df, id_col = _records(name)
+            seen.clear()
+            resolve(df, id_col=id_col)
+            shown = False
+            for (W, kw0), tl, flag in _plan(seen, time_limit):
+                kw = dict(kw0)
+                if tl is not None:
+                    kw["time_limit"] = tl
+                t = time.perf_counter()
+                r = partition(W, **{**kw, "reduce": flag})
+                sec = time.perf_counter() - t
+                st: dict = {}
+                for c in r.components:
+                    st[c["status"]] = st.get(c["status"], 0) + 1
+                unp = sorted((c["size"] for c in r.components if c["status"] != "optimal"), reverse=True)
+                print(f"{name}: reduce={flag}, time_limit {kw['time_limit']:.2f} s: {r.status}, objective "
+                      f"{r.objective:.4f}, bound {r.bound:.4f}, {sec:.1f} s; components {st}; unproven sizes "
+                      f"{unp[:8]}", flush=True)
+                if flag and not shown:  # the reduction of the largest components, once
+                    shown = True
+                    print("| size | status | seconds | nodes after reduction | parts >= 2 nodes | merges "
+                          "(both / single / similar / clique) | forbidden |")
+                    print("|---|---|---|---|---|---|---|")
+                    for c in sorted(r.components, key=lambda c: -c["size"])[:15]:
+                        d = c.get("reduction", {})
+                        merges = " / ".join(str(d.get(k)) for k in ("heavy_edge_both", "heavy_edge_single",
+                                                                     "similar_neighbourhood", "almost_clique"))
+                        print(f"| {c['size']} | {c['status']} | {c['seconds']:.2f} | {d.get('nodes_after')} | "
+                              f"{d.get('parts', [])} | {merges} | {d.get('forbidden')} |")
+    finally:
+        er_cluster._get_partition = real
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("part", choices=["dense", "er", "captured"])
+    ap.add_argument("--families", default="signed_gnp,cluster_editing")
+    ap.add_argument("--sizes", default="50,60,70,80")
+    ap.add_argument("--seed", type=int, default=100)
+    ap.add_argument("--solve", action="store_true")
+    ap.add_argument("--datasets", default="cora,patent")
+    ap.add_argument("--time-limit", default=None, help="comma-separated seconds (default: the pipeline's)")
+    a = ap.parse_args()
+    _warm()
+    if a.part == "dense":
+        dense(a.families.split(","), [int(x) for x in a.sizes.split(",")], a.seed, a.solve)
+    elif a.part == "er":
+        er(a.datasets.split(","))
+    else:
+        captured(a.datasets.split(","), [float(x) for x in a.time_limit.split(",")] if a.time_limit else None)
+
+
+if __name__ == "__main__":
+    main()
