@@ -27,19 +27,23 @@ difference within 1 % / 10 % of the column's median magnitude for numbers;
 selective name / code / text columns (recall 0.7), ``estimate_u_using_random_sampling(1e6)``, one
 EM session blocked on exact agreement on each of those two columns (the tutorials' pattern: a
 rule on an identifying column, so that matches are a fair share of the session's pairs; a
-session that fails is dropped), ``predict`` and ``cluster_pairwise_predictions_at_threshold(0.5)``.
+session that fails is dropped), ``predict(0.5)``; dedupe: ``cluster_pairwise_predictions_at_threshold(0.5)``
+(connected components); link (two duplicate-free tables): ``cluster_using_single_best_links(0.5)``
+with both tables declared duplicate-free (Splink's one-to-one clustering).
 Files with at most 2,000 records (dedupe) or 2,000,000 cross pairs (link) are scored on all
 pairs (no blocking rules).
 
 recordlinkage: the same blocking rules (``Index.block`` on derived key columns; the tutorials
 block even small files, and a full index with ECM collapses: see ``PEERS_RL_FULL`` below),
 Jaro-Winkler >= 0.85 on name and text, Levenshtein >= 0.85 on codes, exact on categories,
-numeric step within 1 % of the median magnitude; ``ECMClassifier``; matches joined by
-connected components (recordlinkage has no clustering step).
+numeric step within 1 % of the median magnitude; ``ECMClassifier``; dedupe: matches joined by
+connected components (recordlinkage has no clustering step); link: ``OneToOneLinking`` (greedy)
+over the ECM matches, most probable first, then components.
 
 Variants kept for comparison (environment): ``PEERS_RL_FULL=1`` gives recordlinkage a full index
 on small files; ``PEERS_EM=rules`` runs Splink's EM sessions on the first two prediction
-blocking rules instead.
+blocking rules instead; ``PEERS_LINK_CC=1`` joins link matches by connected components (no
+one-to-one step) in both tools.
 """
 from __future__ import annotations
 
@@ -62,6 +66,7 @@ MAX_RULES = 3
 # Splink's EM sessions on the prediction blocking rules instead of exact agreement on the top two columns.
 FULL_INDEX_RL = os.environ.get("PEERS_RL_FULL") == "1"
 EM_ON_BLOCKING_RULES = os.environ.get("PEERS_EM") == "rules"
+LINK_CONNECTED_COMPONENTS = os.environ.get("PEERS_LINK_CC") == "1"
 
 
 # ----------------------------------------------------------------------------- reading
@@ -276,7 +281,11 @@ def splink_run(inputs, keys):
             notes.append(f"EM session skipped: {type(exc).__name__}: {str(exc)[:80]}")
             linker = Linker(frames if p.link else frames[0], snapshot, log_level=logging.ERROR)
     pred = linker.inference.predict(threshold_match_probability=0.5)
-    clusters = linker.clustering.cluster_pairwise_predictions_at_threshold(pred, threshold_match_probability=0.5)
+    if p.link and not LINK_CONNECTED_COMPONENTS:  # two duplicate-free tables: Splink's one-to-one clustering
+        clusters = linker.clustering.cluster_using_single_best_links(pred, duplicate_free_datasets=["t0", "t1"],
+                                                                     threshold_match_probability=0.5)
+    else:
+        clusters = linker.clustering.cluster_pairwise_predictions_at_threshold(pred, threshold_match_probability=0.5)
     out = clusters.as_pandas_dataframe()
     off = {"t0": 0, "t1": p.n[0]}
     src = out["source_dataset"].astype(str) if p.link else pd.Series(["t0"] * len(out))
@@ -319,7 +328,12 @@ def recordlinkage_run(inputs, keys):
             cmp.string(c, c, method="jarowinkler", threshold=0.85, label=c)
     pairs = idx.index(*tabs)
     X = cmp.compute(pairs, *tabs).fillna(0).astype(int)
-    match = rl.ECMClassifier(binarize=None).fit_predict(X)
+    ecm = rl.ECMClassifier(binarize=None)
+    match = ecm.fit_predict(X)
+    if p.link and not LINK_CONNECTED_COMPONENTS and len(match):
+        # two duplicate-free tables: recordlinkage's one-to-one linking, most probable matches first
+        prob = ecm.prob(X.loc[match])
+        match = rl.OneToOneLinking().compute(prob.sort_values(ascending=False, kind="stable").index)
     left = match.get_level_values(0).to_numpy(np.int64)
     right = match.get_level_values(1).to_numpy(np.int64) + (p.n[0] if p.link else 0)
     lab = p.labels_from_pairs(left, right)
