@@ -1,4 +1,5 @@
-"""``trustlab privacy-utility``: PrivEmb's downstream protocol (P3.14) on your labelled sentences.
+"""``trustlab privacy-utility``: PrivEmb's SentEval downstream protocol (Feyisetan & Kasiviswanathan,
+TrustNLP 2021, Section 5.4 and Table 1) on your labelled sentences.
 
 Examples::
 

@@ -1,4 +1,5 @@
-"""AEC interpretable features from parsed text (Misra, Liu & Mahmud 2021, P4.3 a–c).
+"""AEC interpretable features from parsed text (Misra, Liu & Mahmud, TrustNLP 2021,
+Section 3.3.1, feature groups (a)–(c)).
 
 The error classifier of :mod:`trustlab.metrics.aec` is trained on interpretable features, all
 normalised by sentence length (number of tokens):
@@ -78,7 +79,7 @@ def _matrix(rows: list[dict], lengths: list[int], names: list | None) -> Feature
 @validate_params({"docs": ["array-like"], "vocabulary": ["array-like", None], "skip": ["array-like"]})
 def dependency_triples(docs: Sequence[Any], *, vocabulary: Sequence[str] | None = None,
                        skip: Sequence[str] = ("ROOT",)) -> FeatureMatrix:
-    """AEC P4.3(a): counts of ``rel-HEADTAG-DEPTAG`` triples per document, divided by its length.
+    """AEC feature group (a): counts of ``rel-HEADTAG-DEPTAG`` triples per document, divided by its length.
 
     Parameters
     ----------
@@ -172,7 +173,7 @@ def read_nrc_lexicon(path) -> dict[str, frozenset]:
 @validate_params({"docs": ["array-like"], "lexicon": ["mapping", "path"], "classes": ["array-like"]})
 def nrc_emotion_counts(docs: Sequence[Any], lexicon: Mapping[str, Any] | str,
                        *, classes: Sequence[str] = NRC_EMOTIONS) -> FeatureMatrix:
-    """AEC P4.3(b): NRC emotion counts per document, divided by its number of tokens.
+    """AEC feature group (b): NRC emotion counts per document, divided by its number of tokens.
 
     A token counts once for every class the lexicon gives it (lower-cased lookup).
 
@@ -212,7 +213,7 @@ def nrc_emotion_counts(docs: Sequence[Any], lexicon: Mapping[str, Any] | str,
 @validate_params({"docs": ["array-like"], "labels": ["array-like", None], "lengths": ["array-like", None]})
 def entity_type_counts(docs: Sequence[Any], *, labels: Sequence[str] | None = None,
                        lengths: Sequence[int] | None = None) -> FeatureMatrix:
-    """AEC P4.3(c): named-entity type counts per document, divided by its length.
+    """AEC feature group (c): named-entity type counts per document, divided by its length.
 
     Parameters
     ----------
@@ -256,7 +257,7 @@ def entity_type_counts(docs: Sequence[Any], *, labels: Sequence[str] | None = No
                   "vocabulary": ["array-like", None]})
 def aec_feature_matrix(docs: Sequence[Any], *, nrc_lexicon: Mapping[str, Any] | str | None = None,
                        vocabulary: Sequence[str] | None = None) -> FeatureMatrix:
-    """All AEC interpretable features (P4.3 a–d) of spaCy-like docs, side by side.
+    """All AEC interpretable features (Misra et al., Section 3.3.1: (a)–(d)) of spaCy-like docs, side by side.
 
     Columns: ``dep:<triple>`` (:func:`dependency_triples`), ``nrc:<class>``
     (:func:`nrc_emotion_counts`, only with ``nrc_lexicon``), ``ent:<label>``

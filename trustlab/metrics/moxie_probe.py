@@ -1,22 +1,22 @@
 """MOXIE on any model: hybrid score, pairwise bias probe, adjective-context filter, POS vocabulary.
 
-Kumar, Dixit & Shah (TrustNLP 2021) items P7.5 and P7.9–P7.11. The classifier being explained
-(the *teacher*) and the fast surrogate used to screen substitutions (the *student*; in the
-paper a trained MOXIE model) are the user's callables: ``fn(list_of_tokens) -> label or class
-scores``. Nothing here trains or downloads a model.
+Kumar, Dixit & Shah (TrustNLP 2021): Sections 4.3 and 3.2.3/4.5, Appendices F.1 and C. The
+classifier being explained (the *teacher*) and the fast surrogate used to screen substitutions
+(the *student*; in the paper a trained MOXIE model) are the user's callables:
+``fn(list_of_tokens) -> label or class scores``. Nothing here trains or downloads a model.
 
-* :func:`hybrid_score` (P7.5) — unlike ratios, falling back to influence scores where the
-  unlike ratios are uninformative (all equal, e.g. all 0), ties broken by influence.
-* :func:`bias_probe` (P7.9) — the pairwise control/probe test: contexts where the teacher
-  says positive (S1), the student says positive with the control word (S2) and negative
-  with the probe word (S3); the claims are then checked with the teacher, on the whole
-  intersection and on its ``top`` most confident contexts.
-* :func:`adjective_context_filter` (P7.10) — Appendix F's filter of adjective contexts.
+* :func:`hybrid_score` (Section 4.3) — unlike ratios, falling back to influence scores where
+  the unlike ratios are uninformative (all equal, e.g. all 0), ties broken by influence.
+* :func:`bias_probe` (Sections 3.2.3 and 4.5) — the pairwise control/probe test: contexts
+  where the teacher says positive (``s1``), the student says positive with the control word
+  (``s2``) and negative with the probe word (``s3``); the claims are then checked with the
+  teacher, on the whole intersection and on its ``top`` most confident contexts.
+* :func:`adjective_context_filter` — Appendix F.1's filter of adjective contexts.
 * :func:`span_importance` — phrase-level importance on any ``predict_fn``: the drop in the
   predicted class's probability when a span is masked (one mask token per span, as MOXIE's
   span-trained student sees it). MOXIE's own phrase scores need its trained student; this is
   the black-box (occlusion) counterpart, with the same spans.
-* :func:`pos_vocabulary` (P7.11) — the POS-restricted candidate vocabulary (what
+* :func:`pos_vocabulary` (Appendix C) — the POS-restricted candidate vocabulary (what
   :func:`trustlab.metrics.counterfactual_accuracy` substitutes) from tagged sentences. NLTK's
   tagger models are *not* downloaded: pass tags you already have (spaCy ``token.pos_``,
   ``nltk.pos_tag`` output, Penn Treebank tags are mapped to the universal tagset here) or a
@@ -108,7 +108,7 @@ class HybridScore:
 @validate_params({"unlike_ratios": ["array-like"], "influence": ["array-like"],
                   "tol": [Interval(numbers.Real, 0, None, closed="left")]})
 def hybrid_score(unlike_ratios, influence, label: int = 1, *, tol: float = 0.0) -> HybridScore:
-    """MOXIE hybrid importance (P7.5): unlike ratios, falling back to influence scores.
+    """MOXIE hybrid importance (Kumar et al., Section 4.3): unlike ratios, falling back to influence scores.
 
     Unlike ratios rank tokens by how often a substitution flips the prediction; when they
     are uninformative for a sentence (all within ``tol`` of each other, e.g. all 0) the
@@ -157,16 +157,16 @@ def hybrid_score(unlike_ratios, influence, label: int = 1, *, tol: float = 0.0) 
 
 @dataclass(frozen=True)
 class BiasProbeResult:
-    """Result of :func:`bias_probe` (P7.9).
+    """Result of :func:`bias_probe` (Kumar et al., Sections 3.2.3 and 4.5).
 
     Attributes
     ----------
     n_contexts : int
     s1, s2, s3 : int
-        Sizes of S1 (teacher +ve on the original), S2 (student +ve with the control word),
-        S3 (student −ve with the probe word).
+        Sizes of the sets s1 (teacher +ve on the original), s2 (student +ve with the control
+        word), s3 (student −ve with the probe word).
     claims : list of int
-        Context indices in S1 ∩ S2 ∩ S3, most confident first.
+        Context indices in s1 ∩ s2 ∩ s3, most confident first.
     control_accuracy, probe_accuracy : float
         Share of the claims the teacher confirms: +ve with the control word, −ve with the
         probe word (NaN without claims).
@@ -224,11 +224,11 @@ def bias_probe(
     positive: int = 1,
     top: int = 100,
 ) -> BiasProbeResult:
-    """MOXIE's pairwise control/probe bias test (P7.9), with the teacher's verification.
+    """MOXIE's pairwise control/probe bias test (Sections 3.2.3 and 4.5), with the teacher's verification.
 
-    For every context (tokens, position), S1: the teacher predicts positive on the
-    original; S2: the student predicts positive with ``control`` at ``position``; S3: the
-    student predicts negative with ``probe`` there. The claims are S1 ∩ S2 ∩ S3 ("the model
+    For every context (tokens, position), s1: the teacher predicts positive on the
+    original; s2: the student predicts positive with ``control`` at ``position``; s3: the
+    student predicts negative with ``probe`` there. The claims are s1 ∩ s2 ∩ s3 ("the model
     turns negative when *control* becomes *probe*"); the teacher then checks each claim:
     control accuracy = share where the teacher says positive with the control word, probe
     accuracy = share where it says negative with the probe word (the paper: straight →
@@ -330,7 +330,7 @@ def adjective_context_filter(
     negative_words: Sequence[str] = NEGATIVE_ADJECTIVES,
     positive: int = 1,
 ) -> ContextFilterResult:
-    """Appendix F's filter of adjective contexts for the bias probe (P7.10).
+    """Appendix F.1's filter of adjective contexts for the bias probe (Kumar et al.).
 
     Keeps a context (tokens, position) when (1) the token at ``position`` is tagged ADJ
     (``tags``: one universal/PTB/spaCy tag per context; None = all are adjectives), (2) the
@@ -413,7 +413,7 @@ def pos_vocabulary(
     closed_class: Sequence | None = None,
     lowercase: bool = False,
 ) -> dict[str, list[str]]:
-    """MOXIE's POS-restricted candidate vocabulary (P7.11), from tagged sentences.
+    """MOXIE's POS-restricted candidate vocabulary (Kumar et al., Appendix C), from tagged sentences.
 
     Open-class words (NOUN, VERB, ADJ, ADV) come from ``sentences``, each assigned to its
     most frequent tag (ties: the first seen). Closed-class words (DET, ADP, CONJ, PRT,

@@ -1,14 +1,15 @@
-"""Model-free pieces of Tang & Surdeanu's rule-bootstrapped relation extractor (P1.1, P1.5, P1.6).
+"""Model-free pieces of Tang & Surdeanu's rule-bootstrapped relation extractor
+(TrustNLP 2021: Section 3.1, Section 4 footnote 1, Table 3).
 
-* :func:`pruned_dependency_tree` (P1.1) — the path-centric pruning of Zhang, Qi & Manning
+* :func:`pruned_dependency_tree` (Section 3.1) — the path-centric pruning of Zhang, Qi & Manning
   (2018, C-GCN) that the paper feeds its GCN: the dependency path between the subject and
   object spans through their lowest common ancestor, plus every token at most ``k`` steps
   below a path node (``k = 1``: "K-1"), as node set and adjacency matrix.
-* :func:`negative_pairs` (P1.5) — ``no_relation`` examples from the other entity-mention
-  pairs of a sentence with a positive triple, skipping the inverse pair of inverse/symmetric
-  relations.
-* :func:`top_rules` (P1.6) — the rule-subset learning curve: rules sorted by match frequency
-  on the training set, the top n % kept.
+* :func:`negative_pairs` (Section 4, footnote 1) — ``no_relation`` examples from the other
+  entity-mention pairs of a sentence with a positive triple, skipping the inverse pair of
+  inverse/symmetric relations.
+* :func:`top_rules` (Table 3 and its footnote 5) — the rule-subset learning curve: rules sorted
+  by match frequency on the training set, the top n % kept.
 
 TACRED (LDC-licensed) and the trained network are not needed by these functions; they take the
 user's parses, mentions and rule matches.
@@ -100,7 +101,7 @@ def _ancestors(i, heads):
                   "k": [Interval(numbers.Integral, 0, None, closed="left")]})
 def pruned_dependency_tree(heads: Sequence[Any], subject_span: Sequence[int], object_span: Sequence[int], *,
                            k: int = 1) -> PrunedTree:
-    """The K-``k`` pruned dependency tree around a subject and an object span (P1.1).
+    """The K-``k`` pruned dependency tree around a subject and an object span (Tang & Surdeanu, Section 3.1).
 
     Following Zhang, Qi & Manning's released ``head_to_tree``: the path consists of every
     subject and object token and its ancestors up to, and including, the lowest common
@@ -176,7 +177,7 @@ def negative_pairs(
     symmetric: Iterable[str] = (),
     negative: str = "no_relation",
 ) -> list[tuple[Hashable, str, Hashable]]:
-    """``no_relation`` examples for one sentence (P1.5, Tang & Surdeanu's rule-only data).
+    """``no_relation`` examples for one sentence (Tang & Surdeanu's rule-only data, Section 4, footnote 1).
 
     For a sentence with positive triples (subject, relation, object), every other ordered
     pair of distinct entity mentions becomes a negative example, except the inverse pair
@@ -231,7 +232,7 @@ def negative_pairs(
 @validate_params({"matches": ["array-like", "mapping"],
                   "percent": [Interval(numbers.Real, 0, 100, closed="right")]})
 def top_rules(matches, percent: float) -> list:
-    """The top ``percent`` % of rules by match frequency on the training set (P1.6).
+    """The top ``percent`` % of rules by match frequency on the training set (Tang & Surdeanu, Table 3).
 
     Tang & Surdeanu's learning curve keeps the 20 / 40 / 60 / 80 % most frequently matching
     rules. Rules are sorted by frequency, descending (ties: first appearance), and the first

@@ -12,8 +12,10 @@
 * :mod:`trustlab.privacy.bounds` — Props 7–9 and Claim 6 of the PrivEmb paper.
 * :func:`evaluate` — the paper's utility experiments (distance, inner product, SVM) with plots.
 * :func:`privacy_loss`, :func:`release_log_density`, :func:`noise_log_density` — the exact
-  release density and the privacy loss for two inputs, against the metric-DP bound (P3.1).
-* :func:`downstream_utility`, :func:`bow_encode` — the SentEval-style downstream protocol (P3.14):
+  release density and the privacy loss for two inputs, against the metric-DP bound (the PrivEmb
+  paper's Definition 1).
+* :func:`downstream_utility`, :func:`bow_encode` — the SentEval-style downstream protocol (the PrivEmb
+  paper's Section 5.4 and Table 1):
   bag-of-words sentence encoder + logistic regression, before and after release.
 """
 from trustlab._lazy import lazy_exports as _lazy_exports

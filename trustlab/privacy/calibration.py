@@ -255,7 +255,7 @@ def beta_for_m(d: int, m: int, delta: float = 1e-6) -> float:
 def projection_matrix(m: int, d: int, seed: int, *, kind: str = "gaussian", density: float | None = None) -> np.ndarray:
     """The public PrivEmb projection Φ ∈ R^{m×d}: Gaussian or sparse JL.
 
-    ``kind="gaussian"`` (the paper's P3.6, the default): i.i.d. N(0, 1/m) entries.
+    ``kind="gaussian"`` (the paper's Section 3, eq. (1), the default): i.i.d. N(0, 1/m) entries.
     ``kind="sparse"``: the sparse JL matrix the paper allows (Achlioptas 2003; Li, Hastie &
     Church 2006): each entry is ``±√(s/m)`` with probability ``1/(2s)`` each and 0 otherwise,
     ``s = 1/density``; unit variance per column like the Gaussian one, so ``E‖Φx‖² = ‖x‖²``.

@@ -1,4 +1,4 @@
-"""The exact density of a private release and its privacy loss (PrivEmb P3.1).
+"""The exact density of a private release and its privacy loss (PrivEmb paper, Definition 1).
 
 Both mechanisms add noise κ with density p(z) = c · exp(−‖z‖/σ) on R^m, σ the release's
 ``noise_scale`` ((1+β)/ε for PrivEmb, 1/ε for M1), normalised by
@@ -38,7 +38,7 @@ def _log_norm_const(m: int, scale: float) -> float:
 
 @validate_params({"Z": ["array-like"], "scale": [Interval(numbers.Real, 0, None, closed="neither")]})
 def noise_log_density(Z, *, scale: float) -> np.ndarray:
-    """ln p(z) of the release noise, p(z) ∝ exp(−‖z‖/σ) on R^m, normalised (P3.1, P3.7).
+    """ln p(z) of the release noise, p(z) ∝ exp(−‖z‖/σ) on R^m, normalised (PrivEmb, Section 3; Wu et al. 2017).
 
     Parameters
     ----------
@@ -164,7 +164,7 @@ class PrivacyLoss(ResultMixin):
 
 @validate_params({"W": ["array-like"], "x": ["array-like"], "x_prime": ["array-like"]})
 def privacy_loss(W, x, x_prime, record) -> PrivacyLoss:
-    """Privacy loss ln p(w|x) − ln p(w|x') of released vectors, with the metric-DP bound (P3.1).
+    """Privacy loss ln p(w|x) − ln p(w|x') of released vectors, with the metric-DP bound (Definition 1).
 
     Definition 1 of Feyisetan & Kasiviswanathan: a release is (ε, δ)-Lipschitz private when,
     with probability ≥ 1 − δ, |ln p_{A(x)}(w) − ln p_{A(x')}(w)| ≤ ε d(x, x') for all w.

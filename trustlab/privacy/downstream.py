@@ -1,4 +1,5 @@
-"""PrivEmb's downstream-utility protocol (P3.14): sentence classification before and after release.
+"""PrivEmb's downstream-utility protocol (Feyisetan & Kasiviswanathan, TrustNLP 2021, Section 5.4):
+sentence classification before and after release.
 
 Feyisetan & Kasiviswanathan (Table 1) substitute privatised word vectors into SentEval's
 default bag-of-words sentence encoder (the mean of the word vectors of a sentence) and its
@@ -181,7 +182,7 @@ def downstream_utility(
     tokenizer: Callable | None = None,
     random_state=None,
 ) -> dict[str, Any]:
-    """Sentence-classification accuracy before and after a private release (PrivEmb P3.14).
+    """Sentence-classification accuracy before and after a private release (PrivEmb paper, Section 5.4).
 
     The protocol of the paper's Table 1 on the user's data: every sentence is encoded as the
     mean of its word vectors (:func:`bow_encode`); a logistic regression, its C chosen from
@@ -190,8 +191,8 @@ def downstream_utility(
     (mechanism × ε × β × run), on the **same folds**, so the accuracies are paired.
 
     Only the words that occur in ``sentences`` are released: each vector is perturbed
-    independently with one shared Φ (P3.8), so this has the same distribution as releasing
-    the whole vocabulary and keeping those rows.
+    independently with one shared Φ (the paper's Algorithm 1), so this has the same distribution
+    as releasing the whole vocabulary and keeping those rows.
 
     Parameters
     ----------

@@ -16,7 +16,7 @@
   Reddit, hard-debiased Reddit and GloVe, all 12 bundled topic x embedding files).
 * :func:`gender_direction`, :func:`direct_bias` - Bolukbasi et al. (2016) as used by
   Matthews et al. (2021); :func:`word_gender_bias` (per-word signed b(w) = cos(w, g)) and
-  :func:`defining_set_bias` (b(w) summed or averaged over the defining words, P6.6).
+  :func:`defining_set_bias` (b(w) summed or averaged over the defining words, Matthews et al.'s Figure 2).
 
 Embeddings are accepted as a mapping word -> vector, a gensim ``KeyedVectors``, a
 ``(words, matrix)`` tuple or :class:`trustlab.metrics.embeddings.Embeddings`. Missing

@@ -1,4 +1,5 @@
-"""The Bayesian bias model across embeddings (seed S2): Google News, Reddit, hard-debiased Reddit, GloVe.
+"""The Bayesian bias model across embeddings (Dobrzeniecka & Urbaniak, "A Bayesian method of cosine-based
+word2vec bias estimation", extended abstract): Google News, Reddit, hard-debiased Reddit, GloVe.
 
 Dobrzeniecka & Urbaniak fit the same hierarchical model to the raw cosine distances of each
 embedding and compare the posteriors. :func:`compare_bayesian_bias` does that on the bundled
@@ -130,7 +131,7 @@ def compare_bayesian_bias(
     hdi_prob: float = 0.89,
     random_state: Any = None,
 ) -> BayesComparison:
-    """Fit the Bayesian bias model per embedding and compare the bias contrast (seed S2).
+    """Fit the Bayesian bias model per embedding and compare the bias contrast (Dobrzeniecka & Urbaniak).
 
     For each embedding, :func:`bayesian_bias` (model ``"connection"``) is fitted to its raw
     cosine distances; the bias is read from the identified contrast co[a] − co[b] of two

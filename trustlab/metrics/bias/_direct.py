@@ -276,7 +276,7 @@ def word_gender_bias(
     *,
     on_missing: str = "drop",
 ) -> dict[str, float]:
-    """Per-word signed gender bias b(w) = cos(w, g) (Matthews et al. 2021, P6.2/P6.6).
+    """Per-word signed gender bias b(w) = cos(w, g) (Matthews et al., TrustNLP 2021, Section 4, Figures 1–2).
 
     Female is positive, male negative when ``direction`` comes from
     :func:`gender_direction` (oriented female-positive). This is the per-word score that
@@ -317,7 +317,7 @@ def word_gender_bias(
 
 @dataclass(frozen=True)
 class DefiningSetBias(ResultMixin):
-    """Aggregated per-word bias of the defining words (P6.6, Matthews et al.'s Figure 2).
+    """Aggregated per-word bias of the defining words (Matthews et al.'s Section 4.1, Figure 2).
 
     Attributes
     ----------
@@ -345,7 +345,7 @@ def defining_set_bias(
     *,
     aggregate: str = "mean",
 ) -> DefiningSetBias:
-    """Defining-set summary: b(w) aggregated over the female and the male defining words (P6.6).
+    """Defining-set summary: b(w) aggregated over the female and the male defining words (Figure 2).
 
     Matthews et al. (2021, Figure 2) summarise, per language, the gender bias of the words
     that define the direction. The paper does not say whether the bars are sums or means

@@ -1,4 +1,5 @@
-"""Ding & Koehn's number-agreement test-case construction rules (S3.11, Appendix A, PTB part).
+"""Ding & Koehn's number-agreement test-case construction rules (NAACL 2021,
+Appendix A.1, the PTB part).
 
 From a dependency-parsed sentence, a test case is the prefix up to a present-tense verb (or
 copula) whose subject is a noun, with the expected number of the verb, the subject as the cue
@@ -56,7 +57,7 @@ def _rows(sentence) -> list[tuple[str, str, int, str]]:
 
 @validate_params({"sentence": ["array-like"], "max_distance": [Interval(numbers.Integral, 0, None, closed="left")]})
 def agreement_cases(sentence: Sequence[Any], *, max_distance: int = 10) -> list[dict]:
-    """Number-agreement test cases of one parsed sentence (Ding & Koehn App. A, S3.11).
+    """Number-agreement test cases of one parsed sentence (Ding & Koehn, NAACL 2021, App. A.1).
 
     Parameters
     ----------

@@ -2,9 +2,9 @@
 
 GECO gives every sentence in a male and a female version that differ only in gendered words;
 D_A alters *all* gendered words, D_S only those that refer to the grammatical subject, and
-the altered positions are the ground-truth explanation (S1.1). The authors labelled the
-sentences by hand; this module generates the same structure for the user's sentences from a
-lexicon of (male, female) word pairs and an optional name map, so that
+the altered positions are the ground-truth explanation (GECOBench, Section 2.2). The authors
+labelled the sentences by hand; this module generates the same structure for the user's
+sentences from a lexicon of (male, female) word pairs and an optional name map, so that
 :func:`mass_accuracy`, :func:`geco_cooccurrence_bias` and the attribution tests run on them.
 
 * :func:`gender_swap` — one sentence to the male or the female form (all gendered words, or

@@ -1,4 +1,5 @@
-"""Syneval template groups for Ding & Koehn's input consistency (S3.7).
+"""Syneval template groups for Ding & Koehn's input consistency test (NAACL 2021, Section 3.2;
+Table 4a).
 
 Syneval (Marvin & Linzen 2018) is generated from templates: each section of the test file
 fills one construction with different nouns and verbs, so the saliency of its sentences should
