@@ -305,9 +305,12 @@ def test_single_record_is_one_entity_without_warning():
 
 
 @pytest.mark.parametrize("shape", ["split", "full"])
-def test_no_duplicates_warns(shape):
-    """A table without duplicates: EM's 'matches' are look-alikes (similar names, e-mails
-    built from names); that used to pass without a word."""
+def test_no_duplicates_few_false_merges(shape):
+    """A table without duplicates: EM's 'matches' used to be look-alikes (similar names,
+    e-mails built from names; 457 false merges of 2,000 records, under a warning). With m
+    estimated in sessions and u on the candidates, look-alikes stay apart."""
     df = generate_people(1000, dup_rate=0.0, shape=shape, random_state=5)
-    with pytest.warns(DegenerateModelWarning, match="may hold no duplicates"):
-        resolve(df.drop(columns=["cluster"]), method="connected_components")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DegenerateModelWarning)
+        r = resolve(df.drop(columns=["cluster"]), method="connected_components")
+    assert r.n_entities >= 0.97 * len(df), r.n_entities

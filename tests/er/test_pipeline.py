@@ -97,7 +97,8 @@ def test_infer_fields():
                        "zip": [str(1000 + i % 7) for i in range(30)],
                        "notes": [f"free text note number {i % 10} about this record" for i in range(30)]})
     kinds = {f.column: f.kind for f in infer_fields(df, exclude=["id"])}
-    assert kinds == {"Name": "name", "Phone": "phone", "zip": "postcode", "notes": "string"}
+    assert kinds == {"Name": "name", "Phone": "phone", "zip": "postcode", "notes": "string", "*": "record",
+                     "#": "codes"}
 
 
 # ------------------------------------------------------------------ bad inputs

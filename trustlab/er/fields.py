@@ -10,6 +10,12 @@ column (skipped), or a compared field of one of the kinds of
 ``exact`` (categories, small integers, years), ``numeric`` (measurements) or
 ``latlon``. The decision uses the column name and a sample of values; it is a
 heuristic, so the report lists the reason for every column and ``fields=`` overrides it.
+
+Beside the columns, two comparisons of the whole record are added: ``Field("*", "record")``
+(TF-IDF cosine of the words of every compared field, when at least two text-like fields are
+compared: sparse rows and values in other columns still match) and ``Field("#", "codes")``
+(model / part numbers found anywhere in the record, when at least a fifth of the records
+carry one). They are listed last in ``fields`` and ``choices``.
 """
 from __future__ import annotations
 
@@ -88,7 +94,7 @@ class FieldInference:
     >>> df = pd.DataFrame({"id": [1, 2], "name": ["Ann", "Anne"], "note": ["x", "x"]})
     >>> fi = infer_fields_report(df)
     >>> [(c.column, c.role) for c in fi.choices]
-    [('id', 'field'), ('name', 'field'), ('note', 'constant')]
+    [('id', 'field'), ('name', 'field'), ('note', 'constant'), ('*', 'field')]
     """
 
     fields: list = field(default_factory=list)
@@ -284,9 +290,9 @@ def infer_fields_report(
     ...                    "dob": ["19800101", "19800110"] * 15, "label": [0, 1] * 15})
     >>> rep = infer_fields_report(df)
     >>> [(f.column, f.kind) for f in rep.fields], rep.id_col
-    ([('surname', 'name'), ('dob', 'date')], 'rid')
+    ([('surname', 'name'), ('dob', 'date'), ('*', 'record'), ('#', 'codes')], 'rid')
     >>> [c.role for c in rep.choices]
-    ['id', 'field', 'field', 'truth']
+    ['id', 'field', 'field', 'truth', 'field', 'field']
     """
     from trustlab.er.records import CODES, RECORD, Field
 

@@ -654,7 +654,7 @@ def infer_fields(df: pd.DataFrame, *, exclude: Sequence[str] = (), max_fields: i
     --------
     >>> df = pd.DataFrame({"id": [1, 2], "name": ["Ann", "Anne"], "phone": ["555-1234", "5551234"]})
     >>> [(f.column, f.kind) for f in infer_fields(df, exclude=["id"])]
-    [('name', 'name'), ('phone', 'phone')]
+    [('name', 'name'), ('phone', 'phone'), ('*', 'record'), ('#', 'codes')]
     """
     from trustlab.er.fields import infer_fields_report
 
