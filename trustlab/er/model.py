@@ -266,7 +266,7 @@ def resolve_incremental(
     --------
     >>> import trustlab, pandas as pd
     >>> from trustlab.er import generate_records
-    >>> df = generate_records(220, random_state=1)
+    >>> df = generate_records(220, random_state=2)
     >>> old, new = df.iloc[:200], df.iloc[200:]
     >>> f = "given_name:name,surname:name,date_of_birth:date,soc_sec_id:string"
     >>> r0 = trustlab.resolve(old, id_col="rec_id", fields=f)
