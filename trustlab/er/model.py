@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,7 +35,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from trustlab.er.records import Field
+from trustlab.er.records import Field, placeholders_to_missing
 
 __all__ = ["ERModel", "save_model", "load_model", "resolve_incremental", "MODEL_FORMAT"]
 
@@ -212,13 +213,40 @@ def is_saved_model(model: Any) -> bool:
 
 
 # ---------------------------------------------------------------------------- incremental
-def _new_ids(old: pd.Series, k: int) -> list:
-    """``k`` fresh entity ids: above the largest numeric id, else ``e0, e1, …`` not taken."""
-    num = pd.to_numeric(old, errors="coerce")
-    if len(old) == 0 or num.notna().all():
-        top = int(num.max()) if len(old) else -1
-        return [top + 1 + i for i in range(k)]
-    taken = set(old.astype(str))
+_INT_TEXT = re.compile(r"[+-]?[0-9]+")
+
+
+def _as_int(v: Any) -> int | None:
+    """The integer an entity id spells (an int, or text of decimal digits), else None.
+
+    Ids are labels: this only orders them and picks fresh ids; they are never rewritten."""
+    if isinstance(v, (bool, np.bool_)):
+        return None
+    if isinstance(v, (int, np.integer)):
+        return int(v)
+    if isinstance(v, str):
+        if _INT_TEXT.fullmatch(v):
+            return int(v)  # Python ints: no overflow near the int64 limit
+    return None
+
+
+def _id_key(v: Any) -> tuple:
+    """Sort key of entity ids: integer-like ids by value (``"9"`` before ``"10"``), then
+    other ids as text; ties (``"007"`` and ``"7"``) by their text."""
+    i = _as_int(v)
+    return (0, i, str(v)) if i is not None else (1, 0, str(v))
+
+
+def _new_ids(old: Any, k: int) -> list:
+    """``k`` fresh entity ids: above the largest id when every existing id is an integer
+    (text stays text: ``"41"`` gives ``"42"``), else ``e0, e1, …`` not taken."""
+    vals = list(pd.unique(pd.Series(list(old), dtype=object)))
+    ints = [_as_int(v) for v in vals]
+    if vals and all(i is not None for i in ints):
+        top = max(ints)
+        text = any(isinstance(v, str) for v in vals)
+        return [str(top + 1 + i) if text else top + 1 + i for i in range(k)]
+    taken = {str(v) for v in vals}
     out, i = [], 0
     while len(out) < k:
         c = f"e{i}"
@@ -226,6 +254,26 @@ def _new_ids(old: pd.Series, k: int) -> list:
             out.append(c)
         i += 1
     return out
+
+
+def check_existing(old: pd.DataFrame, id_col: str, entity_col: str, name: str = "existing") -> None:
+    """Every record of an earlier output once, with an entity id (``name`` names the
+    table or file in the messages)."""
+    ids = old[id_col]
+    if ids.isna().any():
+        raise ValueError(f"{name}: column {id_col!r} has {int(ids.isna().sum())} record(s) without an id")
+    dup = ids.astype(str).duplicated(keep=False)
+    if dup.any():
+        ex = list(pd.unique(ids[dup].astype(str)))[:5]
+        raise ValueError(
+            f"{name}: column {id_col!r} holds record id {ex[0]!r} more than once (duplicates: {ex}); an earlier "
+            "output has each record once: remove the repeated rows"
+        )
+    ent = old[entity_col]
+    if ent.isna().any():
+        i = int(np.flatnonzero(ent.isna().to_numpy())[0])
+        raise ValueError(f"{name}: column {entity_col!r} is empty for record {ids.iloc[i]!r} (and "
+                         f"{int(ent.isna().sum()) - 1} more); every existing record needs its entity id")
 
 
 def resolve_incremental(
@@ -308,8 +356,8 @@ def resolve_incremental(
                 f"{list(map(str, t.columns))}" + (" (write the earlier output with its records: "
                                                    "`trustlab resolve ... --output`)" if nm == "existing" else "")
             )
-    if old[entity_col].isna().any():
-        raise ValueError(f"existing has records without an {entity_col!r}")
+    src = str(existing) if isinstance(existing, (str, os.PathLike)) else old.attrs.get("path")
+    check_existing(old, idc, entity_col, f"existing file {src!r}" if src else "existing")
     clash = set(old[idc].astype(str)) & set(new[idc].astype(str))
     if clash:
         raise ValueError(f"{len(clash)} new record id(s) already exist, e.g. {sorted(clash)[:5]}; ids must be new")
@@ -322,6 +370,7 @@ def resolve_incremental(
             continue
         df[c] = df[c].astype(object).where(df[c].notna(), None)
     n = len(df)
+    raw, df = df, placeholders_to_missing(df, idc)  # placeholders are missing for matching only
     # 1. candidate pairs touching a new record
     rules = mdl.rules_for(df)
     if rules == ["all"] or "all" in rules:
@@ -387,24 +436,23 @@ def resolve_incremental(
         kw = {"time_limit": time_limit if time_limit is not None else st.get("time_limit")}
     cr = cluster_pairs(n_nodes, NPu, NW, method=method, threshold=threshold, **kw)
     lab = cr.labels
-    # 5. ids: existing ids kept; merges keep the smallest id; fresh ids for new clusters
-    old_ids_of_node = pd.Series(old[entity_col].to_numpy()).groupby(ent_codes).first()
-    num = pd.to_numeric(old[entity_col], errors="coerce")
-    numeric = bool(num.notna().all())
-    conv = (lambda v: int(pd.to_numeric(v))) if numeric else (lambda v: v)
+    # 5. ids: existing ids kept exactly as given (labels: "0.1", "007" and ids past the
+    # int64 range stay what they are); merges keep the smallest id; fresh ids for new clusters
+    old_ids_of_node = pd.Series(old[entity_col].to_numpy(), dtype=object).groupby(ent_codes).first()
     cluster_id: dict[int, Any] = {}
     for e in range(n_ent):
         c = int(lab[e])
-        v = conv(old_ids_of_node.iloc[e])
-        cluster_id[c] = v if c not in cluster_id else min(cluster_id[c], v, key=lambda z: (str(type(z)), z))
+        v = old_ids_of_node.iloc[e]
+        cluster_id[c] = v if c not in cluster_id else min(cluster_id[c], v, key=_id_key)
     fresh = sorted({int(lab[n_ent + k]) for k in range(n_new)} - set(cluster_id),
                    key=lambda c: min(str(x) for x in new[idc].to_numpy()[lab[n_ent:] == c]))
     ids_new = _new_ids(old[entity_col], len(fresh))
     for c, v in zip(fresh, ids_new):
         cluster_id[c] = v
     entity = np.array([cluster_id[int(lab[node[r]])] for r in range(n)], dtype=object)
-    if numeric:
-        entity = entity.astype(np.int64)
+    if all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) and -2**63 <= v < 2**63
+           for v in cluster_id.values()):
+        entity = entity.astype(np.int64)  # integer ids given as integers (a DataFrame) stay integers
     n_merged = n_ent - len({int(lab[e]) for e in range(n_ent)})
     stats = BlockingStats(n_records=n, n_candidate_pairs=int(len(P)), reduction_ratio=reduction_ratio(len(P), n))
     stats.rules = list(rules)
@@ -420,7 +468,7 @@ def resolve_incremental(
         ids=df[idc].to_numpy(), entity=entity, id_col=idc, pairs=P, prob=prob, weights=w, features=fm,
         clusters=cr, blocking=stats, seconds={"total": time.perf_counter() - t0}, model=mdl.scorer,
     )
-    res.records = df
+    res.records = raw
     if hasattr(res, "field_weights"):
         res.field_weights = fw
     res.settings = dict(st)

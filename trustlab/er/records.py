@@ -186,6 +186,7 @@ def read_records(path: str | os.PathLike, *, encoding: str | None = None, sep: s
         df = _read_text_table(path, encoding, sep)
     if len(df) == 0:
         raise ValueError(f"input file {str(path)!r} has a header but no records")
+    df.attrs["path"] = str(path)  # lets later checks name the file
     return df
 
 
@@ -276,12 +277,14 @@ def _normalize_columns(df: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def validate_records(records: Any, id_col: str | None) -> tuple[pd.DataFrame, str]:
+def validate_records(records: Any, id_col: str | None, *, placeholders: bool = True) -> tuple[pd.DataFrame, str]:
     """Check a record table and its id column; return a copy indexed 0..n-1 and the id column.
 
     With ``id_col=None``: a named, unique, non-range index (e.g. Febrl's ``rec_id``) is
     the id; else a column named ``id``/``record_id``/``unique_id``/``rec_id``; else the
-    row number.
+    row number. With ``placeholders=True`` (default) cells that only say "no value"
+    (:data:`MISSING_PLACEHOLDERS`) become missing (:func:`placeholders_to_missing`);
+    ``False`` keeps every cell exactly as given (what an output writes back).
     """
     if isinstance(records, (str, os.PathLike)):
         records = read_records(records)
@@ -327,22 +330,26 @@ def validate_records(records: Any, id_col: str | None) -> tuple[pd.DataFrame, st
             f"id column {id_col!r} has {int(ids.duplicated().sum())} duplicate id(s), e.g. {ex}; "
             "ids must be unique per record"
         )
-    return _placeholders_to_missing(df, id_col), id_col
+    return (placeholders_to_missing(df, id_col) if placeholders else df), id_col
 
 
 #: cell values that stand for "no value" (compared case-insensitively, surrounding spaces ignored)
 MISSING_PLACEHOLDERS = frozenset({"n/a", "#n/a", "null", "none", "nan", "<na>", "-", "--", "?", "(null)"})
 
 
-def _placeholders_to_missing(df: pd.DataFrame, id_col: str) -> pd.DataFrame:
+def placeholders_to_missing(df: pd.DataFrame, id_col: str | None) -> pd.DataFrame:
     """Text cells that only say "no value" (:data:`MISSING_PLACEHOLDERS`: ``N/A``, ``null``,
     ``None``, ``-``, ``?``…) become missing, so they are never compared as values (two
     records with ``N/A`` do not agree on anything). The id column is left alone.
 
+    This is for **matching only**: :func:`trustlab.resolve` compares the masked copy and
+    keeps the cells as read for its output (``Resolution.records``, ``--output``), so a
+    surname ``Null`` or a value ``-`` comes back exactly as it was.
+
     Examples
     --------
     >>> d = pd.DataFrame({"id": [1, 2, 3], "city": ["Oslo", " N/A ", "?"]})
-    >>> _placeholders_to_missing(d, "id")["city"].tolist()
+    >>> placeholders_to_missing(d, "id")["city"].tolist()
     ['Oslo', nan, nan]
     """
     out = None
@@ -359,6 +366,7 @@ def _placeholders_to_missing(df: pd.DataFrame, id_col: str) -> pd.DataFrame:
                 out = df.copy()
             out[c] = col.mask(hit, np.nan)
     return df if out is None else out
+
 
 
 
