@@ -276,3 +276,48 @@ def test_sigkill_orphan_is_cleaned_at_the_next_run(tmp_path):
     with atomic_path(out) as p:
         p.write_bytes(b"y")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["v.npy"]
+
+
+def test_privatize_commits_the_record_after_the_vectors(tmp_path, monkeypatch):
+    import numpy as np
+
+    from trustlab.privacy.io import privatize_file
+
+    src = tmp_path / "x.npy"
+    np.save(src, np.random.default_rng(0).standard_normal((50, 100)))
+    order = []
+    real = os.replace
+
+    def spy(a, b, *args, **kw):
+        order.append(os.path.basename(str(b)))
+        return real(a, b, *args, **kw)
+
+    monkeypatch.setattr(_fileio.os, "replace", spy)
+    privatize_file(src, tmp_path / "y.npy", epsilon=2.0, m=8, record_path=tmp_path / "y.json")
+    assert [n for n in order if n in ("y.npy", "y.json")] == ["y.npy", "y.json"]
+    assert json_load(tmp_path / "y.json")["n"] == 50
+
+
+def json_load(p):
+    import json
+
+    return json.loads(open(p).read())
+
+
+@pytest.mark.skipif(not hasattr(signal, "pthread_sigmask") or not hasattr(signal, "SIGHUP"), reason="POSIX")
+def test_held_signals_are_delivered_when_the_block_ends():
+    got = []
+    old = signal.signal(signal.SIGHUP, lambda s, f: got.append(s))
+    try:
+        with _fileio.held_signals() as hold:
+            hold.start()
+            os.kill(os.getpid(), signal.SIGHUP)
+            time.sleep(0.05)
+            assert got == []  # held while both outputs are renamed
+        for _ in range(100):
+            if got:
+                break
+            time.sleep(0.01)
+        assert got == [signal.SIGHUP]
+    finally:
+        signal.signal(signal.SIGHUP, old)

@@ -386,3 +386,57 @@ def json_default(o):
     if hasattr(o, "to_dict"):
         return o.to_dict()
     raise TypeError(f"not JSON serialisable: {type(o).__name__}")
+
+
+class held_signals:
+    """Hold SIGTERM, SIGHUP and SIGINT from :meth:`start` until the ``with`` block ends,
+    so that several outputs committed in a row (a release's vectors, then its record)
+    are all renamed into place or none is; a signal that arrives meanwhile is handled
+    as usual (by the handler in place before) when the block ends.
+
+    The handlers are swapped for ones that only note the signal (a thread mask would
+    not do: the signal may be delivered to a BLAS or Numba thread). A no-op off the
+    main thread.
+
+    Examples
+    --------
+    >>> with held_signals() as hold:
+    ...     hold.start()   # from here to the end of the block: signals wait
+    """
+
+    _NAMES = ("SIGTERM", "SIGHUP", "SIGINT")
+
+    def __init__(self):
+        self._old: dict | None = None
+        self._pending: list[int] = []
+
+    def start(self) -> None:
+        if self._old is not None or threading.current_thread() is not threading.main_thread():
+            return
+        old = {}
+        for name in self._NAMES:
+            sig = getattr(signal, name, None)
+            if sig is None:
+                continue
+            try:
+                old[sig] = signal.signal(sig, lambda signum, frame: self._pending.append(signum))
+            except (ValueError, OSError):  # pragma: no cover - not settable here
+                continue
+        self._old = old
+
+    def __enter__(self) -> "held_signals":
+        return self
+
+    def __exit__(self, *exc) -> bool:
+        if self._old is None:
+            return False
+        old, self._old = self._old, None
+        for sig, h in old.items():
+            signal.signal(sig, h if h is not None else signal.SIG_DFL)
+        for signum in dict.fromkeys(self._pending):
+            h = old.get(signum)
+            if callable(h):
+                h(signum, None)  # e.g. raises _Terminated or KeyboardInterrupt
+            elif h == signal.SIG_DFL:
+                os.kill(os.getpid(), signum)
+        return False
