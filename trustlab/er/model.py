@@ -100,7 +100,7 @@ MODEL_SCHEMA = {
     "properties": {
         "format": {"enum": [MODEL_FORMAT]},
         "version": {"type": "integer", "minimum": 1, "maximum": MODEL_VERSION},
-        "fields": {"type": "array", "minItems": 1, "items": _FIELD},
+        "fields": {"type": "array", "minItems": 1, "maxItems": 256, "items": _FIELD},
         "blocking": {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}},
         "settings": {
             "type": "object", "additionalProperties": False,

@@ -30,7 +30,14 @@ from trustlab.er.blocking import (
 )
 from trustlab.er.cluster import CLUSTER_METHODS, ClusterResult, cluster_pairs
 from trustlab.er.comparisons import FSModel
-from trustlab.er.defaults import canonical_order, check_time_limit, default_rules, field_report, random_pairs
+from trustlab.er.defaults import (
+    canonical_order,
+    check_pair_budget,
+    check_time_limit,
+    default_rules,
+    field_report,
+    random_pairs,
+)
 from trustlab.er.linking import prepare_link
 from trustlab.er.records import placeholders_to_missing, validate_records
 from trustlab.er.resolution import Resolution, _component_completion, _entity_map, _pair_labels, evaluate
@@ -231,6 +238,7 @@ def _block(data: _Records, blocking, max_block_size: int, fitted) -> tuple[np.nd
         blocking = fitted.rules_for(df)
     rules = blocking if blocking is not None else default_rules(df, data.fields.fields, max_block_size=max_block_size)
     rules = [rules] if isinstance(rules, str) else list(rules)
+    check_pair_budget(df, rules, max_block_size, len(data.fields.fields))  # refuse up front, before any pair
     pairs = block(df, rules, max_block_size=max_block_size)
     if data.link is not None:
         pairs = data.link.keep(pairs)
