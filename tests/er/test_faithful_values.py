@@ -97,3 +97,50 @@ def test_duplicate_id_in_existing_is_an_error_naming_file_column_and_id(tmp_path
     assert rc == 2 and err.count("\n") == 1
     assert "dup.csv" in err and "'id'" in err and repr(str(old["id"].iloc[3])) in err
     assert not (tmp_path / "o.csv").exists()
+
+
+FORMULAS = ["=HYPERLINK(\"http://x\",\"y\")", "=cmd|' /C calc'!A0", "@SUM(A1:A2)", "+1 555 0100", "-2+3", "'=x"]
+
+
+def _formula_table() -> pd.DataFrame:
+    names = ["ann lee", "anne lee", "bob ray", "bobby ray", "carl zu", "karl zu"] * 2
+    return pd.DataFrame({"id": [f"=r{i}" if i % 3 == 0 else str(i) for i in range(12)], "name": names,
+                         "note": [FORMULAS[i % len(FORMULAS)] for i in range(12)], "n": ["-5", "+7", "-"] * 4})
+
+
+@pytest.mark.parametrize("flag", [[], ["--no-formula-guard"]])
+def test_formula_guard_on_csv_for_people(tmp_path, capsys, flag):
+    df = _formula_table()
+    src = tmp_path / "r.csv"
+    df.to_csv(src, index=False)
+    out, pairs = tmp_path / "out.csv", tmp_path / "pairs.csv"
+    rc = main(["resolve", str(src), "--fields", "name:name", "-o", str(out), "--pairs", str(pairs), "-q", *flag])
+    assert rc == 0, capsys.readouterr().err
+    back = pd.read_csv(out, dtype=str, keep_default_na=False)
+    cells = [v for c in ("id", "note", "n") for v in back[c]]
+    if flag:  # verbatim, for programs
+        assert set(back["note"]) == set(FORMULAS)
+    else:
+        runnable = [v for v in cells if v[:1] in "=@" or (v[:1] in "+-" and len(v) > 1 and not v[1:].isdigit())]
+        assert runnable == []
+        assert set(back["n"]) == {"-5", "+7", "-"}  # numbers and a lone dash stay as they are
+        p = pd.read_csv(pairs, dtype=str, keep_default_na=False)
+        assert not any(str(v).startswith("=") for c in p.columns for v in p[c])
+
+
+def test_guarded_output_reads_back_exactly_as_existing(tmp_path, capsys):
+    df = _formula_table()
+    src = tmp_path / "r.csv"
+    df.to_csv(src, index=False)
+    out, model = tmp_path / "out.csv", tmp_path / "m.json"
+    assert main(["resolve", str(src), "--fields", "name:name", "-o", str(out), "--save-model", str(model),
+                 "-q"]) == 0
+    new = tmp_path / "new.csv"
+    pd.DataFrame({"id": ["=n1"], "name": ["ann lee"], "note": ["=1+1"], "n": ["-1"]}).to_csv(new, index=False)
+    out2 = tmp_path / "out2.csv"
+    rc = main(["resolve", str(new), "--model", str(model), "--existing", str(out), "-o", str(out2), "-q",
+               "--no-formula-guard"])
+    assert rc == 0, capsys.readouterr().err
+    back = pd.read_csv(out2, dtype=str, keep_default_na=False).set_index("id")
+    assert back.loc[df["id"], "note"].tolist() == df["note"].tolist()
+    assert back.loc["=n1", "note"] == "=1+1"

@@ -455,3 +455,83 @@ def normalize_fields(fields: Any, df: pd.DataFrame, *, id_col: str, exclude: Seq
             f"available columns: {list(map(str, df.columns))}"
         )
     return out
+
+
+# ---------------------------------------------------------------------------- spreadsheet formulas
+_FORMULA_START = frozenset("=@\t\r")
+
+
+def _is_number(v: str) -> bool:
+    try:
+        float(v)
+    except ValueError:
+        return False
+    return True
+
+
+def _needs_guard(v: Any) -> bool:
+    """Whether a spreadsheet would run the text ``v`` as a formula (``=…``, ``@…``,
+    ``+…``/``-…`` other than a plain number, a leading tab or carriage return), or
+    ``v`` is ``'`` followed by such text (so that guarding stays reversible)."""
+    if not isinstance(v, str) or not v:
+        return False
+    c = v[0]
+    if c in _FORMULA_START:
+        return True
+    if c in "+-":
+        return len(v) > 1 and not _is_number(v)
+    if c == "'":
+        return _needs_guard(v[1:])
+    return False
+
+
+def guard_formulas(frame: pd.DataFrame) -> pd.DataFrame:
+    """A copy of ``frame`` whose text cells that a spreadsheet would run as a formula
+    (``=HYPERLINK(…)``, ``=cmd|…``, ``@SUM(…)``, ``+…``, ``-…`` other than numbers)
+    start with a ``'``, which spreadsheets show as text and do not display (the usual
+    CSV-injection guard). The guard is reversible: :func:`unguard_formulas` gives the
+    values back exactly (a value that already starts with ``'`` and a formula gets one
+    more ``'``).
+
+    Examples
+    --------
+    >>> d = pd.DataFrame({"id": ["=1+1", "-5", "-x", "ok"], "v": ["@SUM(A1)", "+1 555", "-", "'=x"]})
+    >>> g = guard_formulas(d)
+    >>> g.to_dict("list")
+    {'id': ["'=1+1", '-5', "'-x", 'ok'], 'v': ["'@SUM(A1)", "'+1 555", '-', "''=x"]}
+    >>> unguard_formulas(g).equals(d)
+    True
+    """
+    out = None
+    for c in frame.columns:
+        col = frame[c]
+        if col.dtype != object and not isinstance(col.dtype, pd.StringDtype):
+            continue
+        hit = col.map(_needs_guard).to_numpy(dtype=bool)
+        if hit.any():
+            if out is None:
+                out = frame.copy()
+            out[c] = col.mask(hit, "'" + col.astype(object).where(hit, "").astype(str))
+    names = ["'" + c if _needs_guard(c) else c for c in frame.columns]
+    if names != list(frame.columns):
+        out = (frame if out is None else out).set_axis(names, axis=1)
+    return frame if out is None else out
+
+
+def unguard_formulas(frame: pd.DataFrame) -> pd.DataFrame:
+    """Undo :func:`guard_formulas` (for reading back an output written with the guard,
+    e.g. ``resolve --existing``)."""
+    out = None
+    for c in frame.columns:
+        col = frame[c]
+        if col.dtype != object and not isinstance(col.dtype, pd.StringDtype):
+            continue
+        hit = col.map(lambda v: isinstance(v, str) and v[:1] == "'" and _needs_guard(v[1:])).to_numpy(dtype=bool)
+        if hit.any():
+            if out is None:
+                out = frame.copy()
+            out[c] = col.mask(hit, col.astype(object).where(hit, "x").str[1:])
+    names = [c[1:] if isinstance(c, str) and c[:1] == "'" and _needs_guard(c[1:]) else c for c in frame.columns]
+    if names != list(frame.columns):
+        out = (frame if out is None else out).set_axis(names, axis=1)
+    return frame if out is None else out
