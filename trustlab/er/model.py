@@ -108,7 +108,7 @@ MODEL_SCHEMA = {
                 "method": {"enum": ["xer", "connected_components", "hierarchical"]},
                 "weights": {"enum": ["logit", "centered"]},
                 "threshold": {"type": ["number", "null"]},
-                "max_block_size": {"type": ["integer", "null"], "minimum": 2},
+                "max_block_size": {"type": "integer", "minimum": 2},
                 "time_limit": {"type": ["number", "null"], "exclusiveMinimum": 0},
                 "id_col": {"type": ["string", "null"]},
                 "n_training_records": {"type": "integer", "minimum": 0},
@@ -623,6 +623,9 @@ def resolve_incremental(
         P = P[P[:, 0] != P[:, 1]]
         P = np.unique(P, axis=0)
     else:
+        from trustlab.er.defaults import check_pair_budget
+
+        check_pair_budget(df, rules, int(st.get("max_block_size", 200)), len(mdl.fields))  # before any pair
         P = block(df, rules, max_block_size=int(st.get("max_block_size", 200)))
         P = P[(P[:, 0] >= n_old) | (P[:, 1] >= n_old)]
     prob, fm = mdl.score(df, P)
