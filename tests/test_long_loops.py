@@ -116,3 +116,15 @@ def test_weat_distinct_draws_come_in_bounded_kernel_calls(monkeypatch):
     after = P.weat_permutation_test(s, 15, permutations=5000, random_state=3, backend="cpu")
     assert max(sizes) <= 512
     assert after.p_value == before.p_value  # the same draws, only cut into smaller calls
+
+
+def test_exact_enumeration_in_blocks_equals_itertools(monkeypatch):
+    import itertools
+
+    from trustlab.metrics.bias import _permutation as P
+
+    monkeypatch.setattr(P, "_DRAW_BATCH", 8)  # blocks of 32 ranks
+    s = np.random.default_rng(5).standard_normal(10)
+    got = P._exact_sums(s, 5)
+    want = np.array([s[list(c)].sum() for c in itertools.combinations(range(10), 5)])
+    assert got.shape == want.shape and np.allclose(got, want, rtol=0, atol=1e-12)

@@ -173,7 +173,11 @@ def _exact_sums(s: np.ndarray, k: int) -> np.ndarray:
     T = K.binomial_table(n, k)
     total = int(T[n, k])
     out = np.empty(total)
-    K.exact_kernel(total * k)(s, k, T, K.n_chunks(total), out)
+    # blocks of ranks: a signal is handled between kernel calls (50M splits: ~3 s in all)
+    step = 4 * _DRAW_BATCH
+    for a in range(0, total, step):
+        b = min(total, a + step)
+        K.exact_kernel((b - a) * k)(s, k, T, K.n_chunks(b - a), out[a:b], a)
     return out
 
 
