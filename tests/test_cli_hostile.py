@@ -108,3 +108,93 @@ def test_output_that_is_a_directory_is_reported_before_the_run(files, capsys):
     (files / "outdir").mkdir()
     rc, err = _run(capsys, "partition", files / "w.cplib", "-o", files / "outdir")
     assert rc == 2 and "it is a directory; give a file name" in err
+
+
+# --- round 5 (issue 28): special files, sentinel strings, wide tables, big block limits,
+# crafted models, subnormal weights, odd number spellings. Every command ends with status
+# 0 or 2, a user error is one line, no traceback, and no special file is ever replaced.
+
+def _walk_files(d):
+    import json as _json
+
+    (d / "sent.csv").write_text("id,name,city\n1,Null,N/A\n2,Null,-\n3,bob,?\n4,bobby,#N/A\n")
+    cols = ",".join(f"c{j}" for j in range(300))
+    (d / "wide.csv").write_text("id," + cols + "\n" + "\n".join(
+        f"{i}," + ",".join(f"v{(i * j) % 7}x" for j in range(300)) for i in range(6)) + "\n")
+    (d / "block.csv").write_text("id,name\n" + "\n".join(f"{i},smith w{i}" for i in range(400)) + "\n")
+    (d / "sub.cplib").write_text("3\n1e-309 -1e-310\n2e-309\n")
+    (d / "odd.cplib").write_text("3\n1_000 0x1p3\n2\n")
+    (d / "deep.json").write_text("[" * 50_000 + "]" * 50_000)
+    (d / "model.json").write_text(_json.dumps({"format": "trustlab.er.model", "version": 1,
+                                               "fields": [{"column": "name", "kind": "name"}],
+                                               "blocking": ["all"], "settings": {"method": "os.system"},
+                                               "scorer": {"type": "FSModel"}}))
+
+
+ROUND5 = [
+    (["resolve", "{d}/sent.csv", "--fields", "name:name,city:string", "-o", "{d}/out.csv", "-q"], 0, None),
+    (["resolve", "{d}/wide.csv", "-q"], 2, "field inference looks at tables of at most 256"),
+    (["resolve", "{d}/r.csv", "--model", "{d}/deep.json", "-q"], 2, "nested too deeply"),
+    (["resolve", "{d}/r.csv", "--model", "{d}/model.json", "-q"], 2, "settings.method must be one of"),
+    (["partition", "{d}/sub.cplib", "--method", "heuristic", "-q"], 0, None),
+    (["partition", "{d}/odd.cplib", "-q"], 2, "not a plain decimal number"),
+    (["privatize", "{d}/x.npy", "--epsilon", "1", "--m", "1_000", "-o", "{d}/o.npy"], 2, "--m"),
+    (["resolve", "{d}/block.csv", "--fields", "name:name", "--blocking", "token:name", "--max-block-size",
+      "100000", "-q"], 2, "candidate pairs"),
+]
+
+
+@pytest.mark.parametrize("argv, want, says", ROUND5, ids=[" ".join(a[:2]) + f" #{i}" for i, (a, _, _) in
+                                                           enumerate(ROUND5)])
+def test_round5_walk(files, capsys, monkeypatch, argv, want, says):
+    import trustlab.er.defaults as D
+
+    monkeypatch.setattr(D, "memory_budget", lambda: 4 * 2**20)  # as if 4 MiB were left
+    _walk_files(files)
+    rc, err = _run(capsys, *[a.format(d=files) for a in argv])
+    assert rc == want, err
+    assert "Traceback" not in err
+    if want == 2:
+        assert err.count("\n") == 1 and says in err
+
+
+def test_round5_sentinels_come_back(files, capsys):
+    _walk_files(files)
+    rc, err = _run(capsys, "resolve", files / "sent.csv", "--fields", "name:name,city:string",
+                   "-o", files / "out.csv", "-q")
+    assert rc == 0, err
+    import pandas as pd
+
+    back = pd.read_csv(files / "out.csv", dtype=str, keep_default_na=False).sort_values("id")
+    assert back["name"].tolist() == ["Null", "Null", "bob", "bobby"]
+    assert back["city"].tolist() == ["N/A", "-", "?", "#N/A"]
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "mkfifo"), reason="no FIFOs")
+@pytest.mark.parametrize("argv", [
+    ["cliques", "{d}/g.txt", "-o", "{out}", "-q"],
+    ["partition", "{d}/w.cplib", "-o", "{out}", "-q"],
+    ["resolve", "{d}/r.csv", "-o", "{out}", "-q"],
+    ["privatize", "{d}/x.npy", "--epsilon", "1", "--m", "4", "-o", "{d}/o.npy", "--record", "{out}", "-q"],
+])
+def test_round5_special_and_linked_outputs_are_never_replaced(files, capsys, argv):
+    import os
+    import stat
+    import threading
+
+    fifo = files / "fifo"
+    os.mkfifo(fifo)
+    got = []
+    t = threading.Thread(target=lambda: got.append(open(fifo, "rb").read()), daemon=True)
+    t.start()
+    rc, err = _run(capsys, *[a.format(d=files, out=fifo) for a in argv])
+    t.join(10)
+    assert rc == 0, err
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode) and got and got[0]
+    real = files / "real.out"
+    real.write_text("old")
+    link = files / "link.out"
+    link.symlink_to(real)
+    rc, err = _run(capsys, *[a.format(d=files, out=link) for a in argv])
+    assert rc == 0, err
+    assert link.is_symlink() and real.read_text() != "old"

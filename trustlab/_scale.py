@@ -22,10 +22,15 @@ def pow2_for(top: float, keep: tuple[float, float] | None = None) -> float:
     --------
     >>> pow2_for(3e-9), pow2_for(0.0), pow2_for(5.0, keep=(1.0, 2.0**20))
     (536870912.0, 1.0, 1.0)
+    >>> pow2_for(1e-310) == 2.0**1023   # subnormal: the largest power of two, no OverflowError
+    True
     """
     if top == 0.0 or not math.isfinite(top) or (keep is not None and keep[0] <= top <= keep[1]):
         return 1.0
-    return float(2.0 ** -math.floor(math.log2(top)))
+    # 2**1023 is the largest power of two a float holds: a subnormal ``top`` (below
+    # 2**-1022, e.g. 1e-309) is brought up by it as far as it goes (into [2**-52, 1)),
+    # still exactly, instead of overflowing in ``2.0 ** 1024``
+    return math.ldexp(1.0, min(-math.floor(math.log2(top)), 1023))
 
 
 def pow2_scale(*arrays: np.ndarray, keep: tuple[float, float] | None = None) -> float:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numbers
 import threading
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
@@ -177,8 +177,13 @@ def _run_chunks(g: CSRGraph, min_size: int, materialize: bool,
                 max_cliques: int | None = None, max_output_bytes: int | None = None):
     """Run :func:`~trustlab.kernels.cliques_cpu.enumerate_chunk` over equal-work
     chunks of top-level vertices on a thread pool (the kernel releases the GIL).
-    Returns ``(total count, parts)``. One thread, or one chunk, runs inline: the
-    pool is not started for small graphs."""
+    Returns ``(total count, parts)``. One chunk (graphs under 32 vertices: at most
+    3^(31/3) maximal cliques) runs inline: the pool is not started for small graphs.
+
+    The main thread only waits (waking every 0.1 s), so Ctrl-C, SIGTERM or any other
+    exception raised there stops the kernels through a shared flag they read where
+    the search descends, and the call ends within milliseconds instead of when the
+    chunks finish (minutes on a Moon-Moser graph)."""
     from trustlab.kernels.cliques_cpu import enumerate_chunk
 
     rank = _prepare(g)
@@ -189,6 +194,7 @@ def _run_chunks(g: CSRGraph, min_size: int, materialize: bool,
     lock = threading.Lock()
     kept = [0, 0, 0]  # cliques, stored member ids, top-level vertices done
     stop = threading.Event()
+    halt = np.zeros(1, np.uint8)  # read by the kernels: set to end them early
 
     def job(c: int):
         if stop.is_set():
@@ -197,8 +203,10 @@ def _run_chunks(g: CSRGraph, min_size: int, materialize: bool,
             left_c = _BIG if max_cliques is None else max_cliques - kept[0]
             left_m = _BIG if max_output_bytes is None else (max_output_bytes - 8 * kept[0] - 4 * kept[1]) // 4
         out = enumerate_chunk(g.indptr, g.indices, rank, verts[chunk_ptr[c]:chunk_ptr[c + 1]],
-                              min_size, materialize, max(left_c, 0), max(left_m, 0))
+                              min_size, materialize, max(left_c, 0), max(left_m, 0), halt)
         with lock:
+            if int(out[2]) == -2:  # halted: the caller is unwinding
+                return None
             if int(out[2]) < 0:
                 stop.set()
                 return None
@@ -210,11 +218,21 @@ def _run_chunks(g: CSRGraph, min_size: int, materialize: bool,
             progress(int(chunk_ptr[c + 1] - chunk_ptr[c]))
         return out
 
-    if nt == 1 or n_chunks <= 1:
+    if n_chunks <= 1:
         parts = [job(c) for c in range(n_chunks)]
     else:
-        with ThreadPoolExecutor(max_workers=min(nt, n_chunks)) as ex:
-            parts = list(ex.map(job, range(n_chunks)))
+        ex = ThreadPoolExecutor(max_workers=min(nt, n_chunks))
+        try:
+            futs = [ex.submit(job, c) for c in range(n_chunks)]
+            pending = set(futs)
+            while pending:  # a timed wait: a signal's handler runs in this thread promptly
+                _, pending = wait(pending, timeout=0.1)
+            parts = [f.result() for f in futs]
+        except BaseException:
+            halt[0] = 1
+            ex.shutdown(wait=True, cancel_futures=True)
+            raise
+        ex.shutdown(wait=True)
     if not materialize and max_cliques is not None and (stop.is_set() or kept[0] > max_cliques):
         done = kept[2] / max(g.n_nodes, 1)
         raise CliqueCountLimitError(

@@ -642,6 +642,11 @@ def _read_edge_file_python(path: Path) -> CSRGraph:
             vs.append(parts[1])
     tokens = np.array(us + vs, dtype=object)
     try:
+        import re
+
+        digits = re.compile(r"[+-]?[0-9]+")  # decimal digits only: "1_000" stays a text label
+        if not all(digits.fullmatch(t) for t in tokens):
+            raise ValueError("not all labels are integers")
         ints = np.array([int(t) for t in tokens], dtype=np.int64)
         labels, inv = np.unique(ints, return_inverse=True)
     except (ValueError, OverflowError):

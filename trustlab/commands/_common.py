@@ -91,6 +91,12 @@ class constrained:
         return kinds == {_numbers.Integral}
 
     def parse(self, text: str):
+        if self._wants_int():
+            s = text.strip()
+            if s.lstrip("+-").isdigit() and s.isascii():  # exactly (float() would round past 2**53)
+                return int(s)
+        if "_" in text:  # one spelling of numbers everywhere: 1000, not Python's 1_000
+            raise ValueError(text)
         v = float(text)  # ValueError for non-numbers
         if self._wants_int() and v == v and abs(v) != float("inf") and v.is_integer():
             return int(v)

@@ -192,7 +192,13 @@ def _perm_arg(v: str):
     try:
         n = int(v)
     except ValueError:
-        raise CLIError(f"--permutations must be 'auto', 'exact' or a positive integer; got {v!r}") from None
+        try:  # 1e6-style spellings of whole numbers, as the other integer options take
+            f = float(v)
+            n = int(f) if f == f and abs(f) != float("inf") and f.is_integer() else None
+        except ValueError:
+            n = None
+        if n is None:
+            raise CLIError(f"--permutations must be 'auto', 'exact' or a positive integer; got {v!r}") from None
     if n < 1:
         raise CLIError(f"--permutations must be a positive integer; got {n}")
     return n

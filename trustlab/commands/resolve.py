@@ -1,6 +1,7 @@
 """``trustlab resolve``: entity resolution of a record table (or a bundled dataset)."""
 from __future__ import annotations
 
+import argparse
 import sys
 import time
 
@@ -88,6 +89,10 @@ def register(subparsers) -> None:
     p.add_argument("--column-map", metavar="A=B,...", help="several INPUT files: pair column A of the first file "
                    "with column B of the others (quote names holding , = in backquotes); the rest are paired by "
                    "name and content, and the pairing is printed")
+    p.add_argument("--formula-guard", action=argparse.BooleanOptionalAction, default=True,
+                   help="in CSV written by --output and --pairs, start text cells a spreadsheet would run as a "
+                   "formula (=..., @..., +/-... other than numbers) with a ' (default: on; --existing reads such "
+                   "files back exactly). --no-formula-guard writes every cell verbatim (for other programs)")
     p.add_argument("--source-col", default="source_dataset",
                    help="name of the source column (default source_dataset, as Splink); the file stem is the source")
     add_output_flags(p)
@@ -107,13 +112,17 @@ def _read_labels(path: str, id_col: str):
     )
 
 
-def _write_table(frame, tmp, name: str) -> None:
+def _write_table(frame, tmp, name: str, guard: bool = False) -> None:
     if str(name).lower().endswith((".parquet", ".pq")):
         try:
             frame.to_parquet(tmp, index=False)
         except ImportError as exc:
             raise ImportError(f"writing parquet needs pyarrow: pip install 'trustlab[parquet]' ({exc})") from None
     else:
+        if guard:  # CSV for people: no cell a spreadsheet would run as a formula
+            from trustlab.er.records import guard_formulas
+
+            frame = guard_formulas(frame)
         frame.to_csv(tmp, index=False)
 
 
@@ -195,7 +204,12 @@ def _run(args) -> int:
     if args.existing:
         if isinstance(records, dict):
             raise CLIError("--existing takes one INPUT file of new records")
-        kw["existing"] = read_records(args.existing, encoding=args.encoding, sep=args.sep)
+        from trustlab.er.records import unguard_formulas
+
+        # an earlier --output, read back exactly (undoing its spreadsheet-formula guard)
+        ex = read_records(args.existing, encoding=args.encoding, sep=args.sep)
+        kw["existing"] = unguard_formulas(ex)
+        kw["existing"].attrs.update(ex.attrs)
     if args.time_limit is not None:
         from trustlab.er.defaults import check_time_limit
 
@@ -214,7 +228,7 @@ def _run(args) -> int:
     if args.output:
         frame = res.to_frame(records=True)
         with atomic_path(args.output) as tmp:
-            _write_table(frame, tmp, args.output)
+            _write_table(frame, tmp, args.output, guard=args.formula_guard)
     if args.save_model:
         from trustlab.er.model import save_model
 
@@ -224,7 +238,7 @@ def _run(args) -> int:
         from trustlab.er.report import pairs_frame
 
         with atomic_path(args.pairs) as tmp:
-            _write_table(pairs_frame(res), tmp, args.pairs)
+            _write_table(pairs_frame(res), tmp, args.pairs, guard=args.formula_guard)
     if args.report:
         from trustlab.er.report import write_report
 

@@ -60,22 +60,58 @@ def default_rules(df: pd.DataFrame, fields: Sequence[Any], *, max_block_size: in
     return adaptive_blocking_rules(df, fields, max_block_size=max_block_size)
 
 
+#: field inference looks at tables of at most this many columns (it costs tens of
+#: milliseconds per column); wider tables need ``fields=...``
+MAX_INFER_COLUMNS = 256
+#: at most this many inferred fields are compared (the first ones, in column order):
+#: every field adds to each comparison, EM step and blocking refit
+MAX_INFERRED_FIELDS = 64
+#: at most this many fields, given or inferred
+MAX_FIELDS = 256
+
+
 def field_report(fields: Any, df: pd.DataFrame, *, id_col: str, exclude: Sequence[str] = ()):
     """:class:`~trustlab.er.fields.FieldInference` for ``fields`` (inferred when None,
-    else the caller's spec, validated)."""
+    else the caller's spec, validated).
+
+    The work is bounded up front: inference refuses tables of more than
+    :data:`MAX_INFER_COLUMNS` columns and keeps the first :data:`MAX_INFERRED_FIELDS`
+    fields it finds (a warning says so); a spec of more than :data:`MAX_FIELDS` fields
+    is refused."""
     from trustlab.er.fields import FieldChoice, FieldInference, infer_fields_report
     from trustlab.er.records import normalize_fields
 
     if fields is None:
+        if df.shape[1] > MAX_INFER_COLUMNS:
+            raise ValueError(
+                f"the records have {df.shape[1]} columns; field inference looks at tables of at most "
+                f"{MAX_INFER_COLUMNS} columns. Name the columns to compare: fields=... (CLI: --fields "
+                "col:kind,...)"
+            )
         rep = infer_fields_report(df, exclude=exclude, id_col=id_col)
         if not rep.fields:
             raise ValueError(
                 "could not infer any field to compare (all columns empty, constant, id- or truth-like):\n"
                 + rep.describe() + "\npass fields=... (CLI: --fields col:kind,...)"
             )
+        if len(rep.fields) > MAX_INFERRED_FIELDS:
+            import warnings
+
+            dropped = {f.column for f in rep.fields[MAX_INFERRED_FIELDS:]}
+            why = (f"beyond the first {MAX_INFERRED_FIELDS} inferred fields (pass fields=... to choose)")
+            rep.choices = [FieldChoice(c.column, "excluded", None, why) if c.role == "field" and c.column in dropped
+                           else c for c in rep.choices]
+            warnings.warn(
+                f"{len(rep.fields)} columns qualify as fields; only the first {MAX_INFERRED_FIELDS} are compared "
+                f"(the rest, from {rep.fields[MAX_INFERRED_FIELDS].column!r} on, are not). Name the columns that "
+                "identify an entity with fields=... (CLI: --fields col:kind,...)", UserWarning, stacklevel=4)
+            rep.fields = rep.fields[:MAX_INFERRED_FIELDS]
         rep.id_col = id_col
         return rep
     flds = normalize_fields(fields, df, id_col=id_col, exclude=exclude)
+    if len(flds) > MAX_FIELDS:
+        raise ValueError(f"fields names {len(flds)} fields; at most {MAX_FIELDS} can be compared. Keep the "
+                         "columns that identify an entity.")
     ch = [FieldChoice(f.column, "field", f.kind, "given by the caller") for f in flds]
     return FieldInference(fields=flds, choices=ch, id_col=id_col)
 
@@ -99,3 +135,79 @@ def random_pairs(n: int, rng: np.random.Generator) -> np.ndarray:
     rj = rng.integers(0, n, size=n_rand)
     ok = ri != rj
     return np.sort(np.stack([ri[ok], rj[ok]], axis=1), axis=1).astype(np.int64)
+
+
+def memory_budget() -> int:
+    """Bytes a run may still use: the smaller of the memory the OS reports available
+    (``MemAvailable``) and what the address-space limit (``ulimit -v``) leaves, or
+    ``2**62`` where neither is known."""
+    import os
+
+    budget = 2**62
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    budget = min(budget, int(line.split()[1]) * 1024)
+                    break
+    except (OSError, ValueError):
+        pass
+    try:
+        import resource
+
+        soft = resource.getrlimit(resource.RLIMIT_AS)[0]
+        if soft != resource.RLIM_INFINITY:
+            used = 0
+            with open("/proc/self/statm") as fh:
+                used = int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+            budget = min(budget, max(0, soft - used))
+    except (ImportError, OSError, ValueError):
+        pass
+    return budget
+
+
+#: bytes per candidate pair, plus this many per compared field (pair indices, their
+#: sort keys, probabilities and weights; comparison features): an estimate
+PAIR_BYTES, PAIR_FIELD_BYTES = 64, 32
+
+
+def check_pair_budget(df: pd.DataFrame, rules: Sequence[str], max_block_size: int, n_fields: int) -> int:
+    """Count, before any pair is made, the candidate pairs ``rules`` can emit (an upper
+    bound: rules are summed, pairs two rules share counted twice) and refuse with a
+    ValueError when their estimated memory exceeds the budget (:func:`memory_budget`)
+    or 2**31 pairs; return the count.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"name": ["ann lee", "anne lee", "bob lee"]})
+    >>> check_pair_budget(df, ["token:name"], 200, 1)
+    3
+    """
+    from trustlab.er.blocking import _key_membership, _sizes_under, _split_cap
+
+    n = len(df)
+    total = 0
+    for spec in rules:
+        base, cap = _split_cap(spec)
+        kind, val = _key_membership(df, base)
+        if kind == "all":
+            total += n * (n - 1) // 2
+        elif kind == "members":
+            cnt = np.bincount(val[1]) if val[0].size else np.zeros(0, np.int64)
+            total += _sizes_under(cnt, min(max_block_size, cap or max_block_size), n)[0]
+        else:
+            total += len(val)
+    need = total * (PAIR_BYTES + PAIR_FIELD_BYTES * max(1, n_fields))
+    budget = memory_budget()
+    if total >= 2**31 or need > budget:
+        raise ValueError(
+            f"blocking {rules} with max_block_size={max_block_size} would make up to {total:,} candidate pairs "
+            f"of {n:,} records (about {_size(need)} with their comparisons; {_size(budget)} can be used "
+            "here). Lower max_block_size (CLI --max-block-size) or use more selective blocking "
+            "rules (CLI --blocking), e.g. 'token:name@50'."
+        )
+    return total
+
+
+def _size(b: int) -> str:
+    return f"{b / 2**30:.1f} GiB" if b >= 2**30 else f"{b / 2**20:.0f} MiB"

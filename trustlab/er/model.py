@@ -26,7 +26,9 @@ So adding records renumbers nothing: only the records of merged entities change 
 from __future__ import annotations
 
 import json
+import math
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,12 +36,233 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from trustlab.er.records import Field
+from trustlab.er.records import Field, placeholders_to_missing
 
 __all__ = ["ERModel", "save_model", "load_model", "resolve_incremental", "MODEL_FORMAT"]
 
 MODEL_FORMAT = "trustlab.er.model"
 MODEL_VERSION = 1
+
+
+# ---------------------------------------------------------------------------- model-file schema
+#: The declared shape of a model file (a JSON Schema subset: type, enum, properties,
+#: required, additionalProperties, items, minItems, minimum/maximum, exclusiveMinimum/
+#: exclusiveMaximum), per format version. :func:`check_model_dict` checks every value
+#: against it before anything is built from the file; cross-field rules (one m and u
+#: row per field, rows that are probability distributions) are checked after it.
+_NUM = {"type": "number"}
+_PROB = {"type": "number", "exclusiveMinimum": 0, "maximum": 1}
+_STRS = {"type": "array", "items": {"type": "string"}}
+_FIELD = {"type": "object", "required": ["column", "kind"], "additionalProperties": False,
+          "properties": {"column": {"type": "string", "minLength": 1}, "kind": {"enum": None}}}
+_FS_SCORER = {
+    "type": "object", "required": ["type", "fields", "m", "u", "lambda"], "additionalProperties": False,
+    "properties": {
+        "type": {"enum": ["FSModel"]},
+        "fields": {"type": "array", "minItems": 1, "items": _FIELD},
+        "levels": _STRS,
+        "comparison_levels": {"type": "object", "additionalProperties": {"type": "array", "maxDepth": 2}},
+        "m": {"type": "array", "minItems": 1, "items": {"type": "array", "items": _PROB}},
+        "u": {"type": "array", "minItems": 1, "items": {"type": "array", "items": _PROB}},
+        "lambda": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1},
+        "tf": {"type": "boolean"},
+        "tf_tables": {"type": "object", "additionalProperties": {"type": "object", "additionalProperties": _PROB}},
+        "tf_default": {"type": "object", "additionalProperties": _PROB},
+        "n_iter": {"type": "integer", "minimum": 0},
+        "n_seed_pairs": {"type": "integer", "minimum": 0},
+        "problems": _STRS,
+        "drifted": {"type": "boolean"},
+        "max_iter": {"type": "integer", "minimum": 1},
+        "u_prior": {"type": "number", "exclusiveMinimum": 0},
+        "forcing": {"type": "array", "items": {"type": "array", "minItems": 1, "items": {"type": "string"}}},
+        "key_coef": {"type": "array", "items": _NUM},
+        "tf_centre": {"type": "object", "additionalProperties": _NUM},
+        "tol": {"type": "number", "exclusiveMinimum": 0},
+    },
+}
+_SUP_SCORER = {
+    "type": "object", "required": ["type", "model", "C", "coef", "intercept"], "additionalProperties": False,
+    "properties": {
+        "type": {"enum": ["SupervisedScorer"]},
+        "model": {"enum": ["logistic", "ridge"]},
+        "C": {"type": "number", "exclusiveMinimum": 0},
+        # logistic: [[c1, c2, ...]] (one row); ridge: [c1, c2, ...]
+        "coef": {"type": "array", "minItems": 1, "maxDepth": 2,
+                 "items": {"type": ["number", "array"], "minItems": 1, "items": _NUM}},
+        "intercept": {"type": "array", "minItems": 1, "maxItems": 1, "items": _NUM},
+    },
+}
+MODEL_SCHEMA = {
+    "$id": "trustlab.er.model/1",
+    "type": "object",
+    "required": ["format", "version", "fields", "blocking", "scorer"],
+    "additionalProperties": False,
+    "properties": {
+        "format": {"enum": [MODEL_FORMAT]},
+        "version": {"type": "integer", "minimum": 1, "maximum": MODEL_VERSION},
+        "fields": {"type": "array", "minItems": 1, "maxItems": 256, "items": _FIELD},
+        "blocking": {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}},
+        "settings": {
+            "type": "object", "additionalProperties": False,
+            "properties": {
+                "method": {"enum": ["xer", "connected_components", "hierarchical"]},
+                "weights": {"enum": ["logit", "centered"]},
+                "threshold": {"type": ["number", "null"]},
+                "max_block_size": {"type": "integer", "minimum": 2},
+                "time_limit": {"type": ["number", "null"], "exclusiveMinimum": 0},
+                "id_col": {"type": ["string", "null"]},
+                "n_training_records": {"type": "integer", "minimum": 0},
+                "link_type": {"enum": ["dedupe_only", "link_only", "link_and_dedupe"]},
+                "source_col": {"type": ["string", "null"]},
+            },
+        },
+        "scorer": {"oneOf": [_FS_SCORER, _SUP_SCORER], "discriminator": "type"},
+    },
+}
+
+_JSON_TYPES = {"object": dict, "array": list, "string": str, "boolean": bool, "null": type(None)}
+
+
+def _type_ok(v: Any, t: str) -> bool:
+    if t == "integer":
+        return isinstance(v, int) and not isinstance(v, bool)
+    if t == "number":
+        return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+    return isinstance(v, _JSON_TYPES[t])
+
+
+def _where(path: str) -> str:
+    return path or "the top level"
+
+
+def _check(v: Any, sch: dict, path: str) -> None:
+    """Check ``v`` against the schema node ``sch`` (see :data:`MODEL_SCHEMA`); a
+    ValueError names the JSON path, what it holds and what it must hold."""
+    if "oneOf" in sch:
+        key = sch["discriminator"]
+        kinds = [s["properties"][key]["enum"][0] for s in sch["oneOf"]]
+        if not isinstance(v, dict) or v.get(key) not in kinds:
+            got = v.get(key) if isinstance(v, dict) else type(v).__name__
+            raise ValueError(f"{path}.{key} must be one of {kinds}; got {got!r}")
+        sch = sch["oneOf"][kinds.index(v[key])]
+    if "enum" in sch:
+        allowed = sch["enum"] if sch["enum"] is not None else list(_field_kinds())
+        if not (isinstance(v, str) or v is None) or v not in allowed:
+            raise ValueError(f"{path} must be one of {allowed}; got {_short(v)}")
+        return
+    types = sch.get("type")
+    if types is not None:
+        types = [types] if isinstance(types, str) else types
+        if not any(_type_ok(v, t) for t in types):
+            want = " or ".join("a finite number" if t == "number" else f"a JSON {t}" for t in types)
+            raise ValueError(f"{path} must be {want}; got {_short(v)}")
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        for key, bad in (("minimum", v < sch.get("minimum", -math.inf)), ("maximum", v > sch.get("maximum", math.inf)),
+                         ("exclusiveMinimum", "exclusiveMinimum" in sch and v <= sch["exclusiveMinimum"]),
+                         ("exclusiveMaximum", "exclusiveMaximum" in sch and v >= sch["exclusiveMaximum"])):
+            if bad:
+                lo = (f"> {sch['exclusiveMinimum']}" if "exclusiveMinimum" in sch else
+                      f">= {sch['minimum']}" if "minimum" in sch else "")
+                hi = (f"< {sch['exclusiveMaximum']}" if "exclusiveMaximum" in sch else
+                      f"<= {sch['maximum']}" if "maximum" in sch else "")
+                raise ValueError(f"{path} must be {' and '.join(x for x in (lo, hi) if x)}; got {v!r}")
+    if isinstance(v, str) and len(v) < sch.get("minLength", 0):
+        raise ValueError(f"{path} must not be empty")
+    if isinstance(v, list):
+        if len(v) < sch.get("minItems", 0):
+            raise ValueError(f"{path} must hold at least {sch['minItems']} item(s); got {len(v)}")
+        if len(v) > sch.get("maxItems", math.inf):
+            raise ValueError(f"{path} must hold at most {sch['maxItems']} item(s); got {len(v)}")
+        if "maxDepth" in sch and _depth(v) > sch["maxDepth"]:
+            raise ValueError(f"{path} is nested deeper than {sch['maxDepth']} levels")
+        if "items" in sch:
+            for i, x in enumerate(v):
+                _check(x, sch["items"], f"{path}[{i}]")
+    if isinstance(v, dict):
+        props = sch.get("properties", {})
+        for k in sch.get("required", []):
+            if k not in v:
+                raise ValueError(f"{_where(path)} lacks the required key {k!r}")
+        extra = sch.get("additionalProperties", True)
+        for k, x in v.items():
+            sub = f"{path}.{k}" if path else str(k)
+            if k in props:
+                _check(x, props[k], sub)
+            elif extra is False:
+                raise ValueError(f"{_where(path)} has the unknown key {k!r}; valid keys: {sorted(props)}")
+            elif isinstance(extra, dict):
+                _check(x, extra, sub)
+
+
+def _depth(v: Any) -> int:
+    return 1 + max((_depth(x) for x in v), default=0) if isinstance(v, list) else 0
+
+
+def _short(v: Any) -> str:
+    r = repr(v) if not isinstance(v, (dict, list)) else f"a JSON {'object' if isinstance(v, dict) else 'array'}"
+    return r if len(r) <= 60 else r[:57] + "..."
+
+
+def _field_kinds() -> tuple:
+    from trustlab.er.records import FIELD_KINDS
+
+    return FIELD_KINDS
+
+
+def check_model_dict(d: Any) -> None:
+    """Check a model file's content against :data:`MODEL_SCHEMA` and the rules across
+    its values; raise ValueError naming the first problem (a JSON path such as
+    ``scorer.u[1]``).
+
+    Examples
+    --------
+    >>> check_model_dict({"format": "trustlab.er.model", "version": 1, "fields": [], "blocking": ["all"],
+    ...                   "scorer": {}})
+    Traceback (most recent call last):
+    ...
+    ValueError: fields must hold at least 1 item(s); got 0
+    """
+    if not isinstance(d, dict) or d.get("format") != MODEL_FORMAT:
+        raise ValueError(
+            f"not a trustlab ER model (expected format {MODEL_FORMAT!r}, got "
+            f"{d.get('format') if isinstance(d, dict) else type(d).__name__!r}); "
+            "write one with save_model(...) or `trustlab resolve ... --save-model model.json`"
+        )
+    v = d.get("version")
+    if isinstance(v, int) and not isinstance(v, bool) and v > MODEL_VERSION:
+        raise ValueError(f"model file version {v} is newer than this trustlab reads ({MODEL_VERSION}); upgrade "
+                         "trustlab")
+    _check(d, MODEL_SCHEMA, "")
+    cols = [f["column"] for f in d["fields"]]
+    sc = d["scorer"]
+    if sc["type"] == "FSModel":
+        from trustlab.er.comparisons import LEVEL_NAMES
+
+        scols = [f["column"] for f in sc["fields"]]
+        if scols != cols or [f["kind"] for f in sc["fields"]] != [f["kind"] for f in d["fields"]]:
+            raise ValueError(f"scorer.fields {scols} differ from the model's fields {cols}")
+        for key in ("m", "u"):
+            rows = sc[key]
+            if len(rows) != len(cols):
+                raise ValueError(f"scorer.{key} has {len(rows)} row(s) but the model has {len(cols)} field(s); "
+                                 "one row per field")
+            for i, row in enumerate(rows):
+                if len(row) != len(LEVEL_NAMES):
+                    raise ValueError(f"scorer.{key}[{i}] has {len(row)} value(s); one per level "
+                                     f"{list(LEVEL_NAMES)} is needed")
+                if abs(math.fsum(row) - 1.0) > 1e-3:
+                    raise ValueError(f"scorer.{key}[{i}] (field {cols[i]!r}) sums to {math.fsum(row):.6g}; the "
+                                     "probabilities of the levels of a field must sum to 1")
+        for key in ("tf_tables", "tf_default", "tf_centre"):
+            unknown = sorted(set(sc.get(key, {})) - set(cols))
+            if unknown:
+                raise ValueError(f"scorer.{key} names column(s) {unknown[:5]} that are not fields {cols}")
+    else:
+        flat = [y for x in sc["coef"] for y in (x if isinstance(x, list) else [x])]
+        if len(sc["coef"]) > 1 and any(isinstance(x, list) for x in sc["coef"]):
+            raise ValueError("scorer.coef must be one list of coefficients (or one row of them)")
+        if not all(abs(x) < 1e6 for x in [*flat, *sc["intercept"]]):
+            raise ValueError("scorer.coef holds a coefficient of magnitude 1e6 or more; not a fitted model")
 
 
 def _scorer_to_dict(s: Any) -> dict:
@@ -110,6 +333,13 @@ class ERModel:
         if len(pairs) == 0:
             return np.zeros(0), fm
         if self.supervised:
+            want = np.asarray(self.scorer._m.coef_).size
+            from trustlab.er.scoring import _design
+
+            have = _design(fm.X[:1]).shape[1]
+            if want != have:
+                raise ValueError(f"the model's supervised scorer has {want} coefficient(s) but its fields give "
+                                 f"{have} feature(s); the model file does not match its fields")
             return self.scorer.predict_proba(fm.X), fm
         return self.scorer.predict_proba(df, pairs, fm), fm
 
@@ -124,14 +354,8 @@ class ERModel:
 
     @classmethod
     def from_dict(cls, d: dict) -> "ERModel":
-        if not isinstance(d, dict) or d.get("format") != MODEL_FORMAT:
-            raise ValueError(
-                f"not a trustlab ER model (expected format {MODEL_FORMAT!r}, got "
-                f"{d.get('format') if isinstance(d, dict) else type(d).__name__!r}); "
-                "write one with save_model(...) or `trustlab resolve ... --save-model model.json`"
-            )
-        if int(d.get("version", 0)) > MODEL_VERSION:
-            raise ValueError(f"model file version {d.get('version')} is newer than this trustlab ({MODEL_VERSION})")
+        """Build a model from a model file's content, checked first (:func:`check_model_dict`)."""
+        check_model_dict(d)
         return cls(fields=[Field(f["column"], f["kind"]) for f in d["fields"]], blocking=list(d["blocking"]),
                    scorer=_scorer_from_dict(d["scorer"]), settings=dict(d.get("settings", {})))
 
@@ -172,6 +396,14 @@ def save_model(model: Any, path: str | os.PathLike) -> Path:
     return path
 
 
+class _BadConstant(ValueError):
+    pass
+
+
+def _no_constant(name: str):
+    raise _BadConstant(name)
+
+
 def load_model(model: Any) -> ERModel:
     """An :class:`ERModel` from a path to a model JSON, its dict, a Resolution or an ERModel."""
     if isinstance(model, ERModel):
@@ -188,9 +420,15 @@ def load_model(model: Any) -> ERModel:
             raise IsADirectoryError(f"model file {str(p)!r} is a directory; pass the JSON file written by "
                                     "save_model (CLI: --save-model)")
         try:
-            d = json.loads(p.read_text(encoding="utf-8"))
+            d = json.loads(p.read_text(encoding="utf-8"), parse_constant=_no_constant)
         except json.JSONDecodeError as exc:
             raise ValueError(f"model file {str(p)!r} is not valid JSON ({exc})") from None
+        except RecursionError:
+            raise ValueError(f"model file {str(p)!r} is not a trustlab model: its JSON is nested too deeply "
+                             "(a model file is at most a few levels deep)") from None
+        except _BadConstant as exc:
+            raise ValueError(f"model file {str(p)!r} holds {exc.args[0]}, which is not a JSON number; a model "
+                             "file has finite numbers only") from None
         except UnicodeDecodeError as exc:
             raise ValueError(f"model file {str(p)!r} is not a trustlab model: not UTF-8 JSON text "
                              f"({exc.reason} at byte {exc.start}); pass the JSON file written by save_model "
@@ -198,7 +436,12 @@ def load_model(model: Any) -> ERModel:
         if not isinstance(d, dict):
             raise ValueError(f"model file {str(p)!r} is not a trustlab model: it holds a JSON "
                              f"{type(d).__name__}, not the object written by save_model (CLI: --save-model)")
-        return ERModel.from_dict(d)
+        try:
+            return ERModel.from_dict(d)
+        except (ValueError, RecursionError) as exc:
+            if isinstance(exc, RecursionError):
+                exc = ValueError("its JSON is nested too deeply")
+            raise ValueError(f"model file {str(p)!r}: {exc}") from None
     raise TypeError(f"model must be a path to a model JSON, a dict or an ERModel; got {type(model).__name__}")
 
 
@@ -212,13 +455,40 @@ def is_saved_model(model: Any) -> bool:
 
 
 # ---------------------------------------------------------------------------- incremental
-def _new_ids(old: pd.Series, k: int) -> list:
-    """``k`` fresh entity ids: above the largest numeric id, else ``e0, e1, …`` not taken."""
-    num = pd.to_numeric(old, errors="coerce")
-    if len(old) == 0 or num.notna().all():
-        top = int(num.max()) if len(old) else -1
-        return [top + 1 + i for i in range(k)]
-    taken = set(old.astype(str))
+_INT_TEXT = re.compile(r"[+-]?[0-9]+")
+
+
+def _as_int(v: Any) -> int | None:
+    """The integer an entity id spells (an int, or text of decimal digits), else None.
+
+    Ids are labels: this only orders them and picks fresh ids; they are never rewritten."""
+    if isinstance(v, (bool, np.bool_)):
+        return None
+    if isinstance(v, (int, np.integer)):
+        return int(v)
+    if isinstance(v, str):
+        if _INT_TEXT.fullmatch(v):
+            return int(v)  # Python ints: no overflow near the int64 limit
+    return None
+
+
+def _id_key(v: Any) -> tuple:
+    """Sort key of entity ids: integer-like ids by value (``"9"`` before ``"10"``), then
+    other ids as text; ties (``"007"`` and ``"7"``) by their text."""
+    i = _as_int(v)
+    return (0, i, str(v)) if i is not None else (1, 0, str(v))
+
+
+def _new_ids(old: Any, k: int) -> list:
+    """``k`` fresh entity ids: above the largest id when every existing id is an integer
+    (text stays text: ``"41"`` gives ``"42"``), else ``e0, e1, …`` not taken."""
+    vals = list(pd.unique(pd.Series(list(old), dtype=object)))
+    ints = [_as_int(v) for v in vals]
+    if vals and all(i is not None for i in ints):
+        top = max(ints)
+        text = any(isinstance(v, str) for v in vals)
+        return [str(top + 1 + i) if text else top + 1 + i for i in range(k)]
+    taken = {str(v) for v in vals}
     out, i = [], 0
     while len(out) < k:
         c = f"e{i}"
@@ -226,6 +496,26 @@ def _new_ids(old: pd.Series, k: int) -> list:
             out.append(c)
         i += 1
     return out
+
+
+def check_existing(old: pd.DataFrame, id_col: str, entity_col: str, name: str = "existing") -> None:
+    """Every record of an earlier output once, with an entity id (``name`` names the
+    table or file in the messages)."""
+    ids = old[id_col]
+    if ids.isna().any():
+        raise ValueError(f"{name}: column {id_col!r} has {int(ids.isna().sum())} record(s) without an id")
+    dup = ids.astype(str).duplicated(keep=False)
+    if dup.any():
+        ex = list(pd.unique(ids[dup].astype(str)))[:5]
+        raise ValueError(
+            f"{name}: column {id_col!r} holds record id {ex[0]!r} more than once (duplicates: {ex}); an earlier "
+            "output has each record once: remove the repeated rows"
+        )
+    ent = old[entity_col]
+    if ent.isna().any():
+        i = int(np.flatnonzero(ent.isna().to_numpy())[0])
+        raise ValueError(f"{name}: column {entity_col!r} is empty for record {ids.iloc[i]!r} (and "
+                         f"{int(ent.isna().sum()) - 1} more); every existing record needs its entity id")
 
 
 def resolve_incremental(
@@ -308,8 +598,8 @@ def resolve_incremental(
                 f"{list(map(str, t.columns))}" + (" (write the earlier output with its records: "
                                                    "`trustlab resolve ... --output`)" if nm == "existing" else "")
             )
-    if old[entity_col].isna().any():
-        raise ValueError(f"existing has records without an {entity_col!r}")
+    src = str(existing) if isinstance(existing, (str, os.PathLike)) else old.attrs.get("path")
+    check_existing(old, idc, entity_col, f"existing file {src!r}" if src else "existing")
     clash = set(old[idc].astype(str)) & set(new[idc].astype(str))
     if clash:
         raise ValueError(f"{len(clash)} new record id(s) already exist, e.g. {sorted(clash)[:5]}; ids must be new")
@@ -322,6 +612,7 @@ def resolve_incremental(
             continue
         df[c] = df[c].astype(object).where(df[c].notna(), None)
     n = len(df)
+    raw, df = df, placeholders_to_missing(df, idc)  # placeholders are missing for matching only
     # 1. candidate pairs touching a new record
     rules = mdl.rules_for(df)
     if rules == ["all"] or "all" in rules:
@@ -332,6 +623,9 @@ def resolve_incremental(
         P = P[P[:, 0] != P[:, 1]]
         P = np.unique(P, axis=0)
     else:
+        from trustlab.er.defaults import check_pair_budget
+
+        check_pair_budget(df, rules, int(st.get("max_block_size", 200)), len(mdl.fields))  # before any pair
         P = block(df, rules, max_block_size=int(st.get("max_block_size", 200)))
         P = P[(P[:, 0] >= n_old) | (P[:, 1] >= n_old)]
     prob, fm = mdl.score(df, P)
@@ -387,24 +681,23 @@ def resolve_incremental(
         kw = {"time_limit": time_limit if time_limit is not None else st.get("time_limit")}
     cr = cluster_pairs(n_nodes, NPu, NW, method=method, threshold=threshold, **kw)
     lab = cr.labels
-    # 5. ids: existing ids kept; merges keep the smallest id; fresh ids for new clusters
-    old_ids_of_node = pd.Series(old[entity_col].to_numpy()).groupby(ent_codes).first()
-    num = pd.to_numeric(old[entity_col], errors="coerce")
-    numeric = bool(num.notna().all())
-    conv = (lambda v: int(pd.to_numeric(v))) if numeric else (lambda v: v)
+    # 5. ids: existing ids kept exactly as given (labels: "0.1", "007" and ids past the
+    # int64 range stay what they are); merges keep the smallest id; fresh ids for new clusters
+    old_ids_of_node = pd.Series(old[entity_col].to_numpy(), dtype=object).groupby(ent_codes).first()
     cluster_id: dict[int, Any] = {}
     for e in range(n_ent):
         c = int(lab[e])
-        v = conv(old_ids_of_node.iloc[e])
-        cluster_id[c] = v if c not in cluster_id else min(cluster_id[c], v, key=lambda z: (str(type(z)), z))
+        v = old_ids_of_node.iloc[e]
+        cluster_id[c] = v if c not in cluster_id else min(cluster_id[c], v, key=_id_key)
     fresh = sorted({int(lab[n_ent + k]) for k in range(n_new)} - set(cluster_id),
                    key=lambda c: min(str(x) for x in new[idc].to_numpy()[lab[n_ent:] == c]))
     ids_new = _new_ids(old[entity_col], len(fresh))
     for c, v in zip(fresh, ids_new):
         cluster_id[c] = v
     entity = np.array([cluster_id[int(lab[node[r]])] for r in range(n)], dtype=object)
-    if numeric:
-        entity = entity.astype(np.int64)
+    if all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) and -2**63 <= v < 2**63
+           for v in cluster_id.values()):
+        entity = entity.astype(np.int64)  # integer ids given as integers (a DataFrame) stay integers
     n_merged = n_ent - len({int(lab[e]) for e in range(n_ent)})
     stats = BlockingStats(n_records=n, n_candidate_pairs=int(len(P)), reduction_ratio=reduction_ratio(len(P), n))
     stats.rules = list(rules)
@@ -420,7 +713,7 @@ def resolve_incremental(
         ids=df[idc].to_numpy(), entity=entity, id_col=idc, pairs=P, prob=prob, weights=w, features=fm,
         clusters=cr, blocking=stats, seconds={"total": time.perf_counter() - t0}, model=mdl.scorer,
     )
-    res.records = df
+    res.records = raw
     if hasattr(res, "field_weights"):
         res.field_weights = fw
     res.settings = dict(st)

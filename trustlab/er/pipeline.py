@@ -31,10 +31,17 @@ from trustlab.er.blocking import (
 )
 from trustlab.er.cluster import CLUSTER_METHODS, ClusterResult, cluster_pairs
 from trustlab.er.comparisons import FSModel
-from trustlab.er.defaults import canonical_order, check_time_limit, default_rules, field_report, random_pairs
+from trustlab.er.defaults import (
+    canonical_order,
+    check_pair_budget,
+    check_time_limit,
+    default_rules,
+    field_report,
+    random_pairs,
+)
 from trustlab.er.linking import prepare_link
 from trustlab.er.one_to_one import check_one_to_one, cluster_one_to_one, one_to_one_sources
-from trustlab.er.records import validate_records
+from trustlab.er.records import placeholders_to_missing, validate_records
 from trustlab.er.resolution import Resolution, _component_completion, _entity_map, _pair_labels, evaluate
 from trustlab.er.scoring import FeatureMatrix, SupervisedScorer, compare, to_weights
 
@@ -99,6 +106,9 @@ class _Records:
     ent_labels: np.ndarray | None
     pair_lab: tuple | None
     truth: np.ndarray | None
+    #: the records as read, in canonical order: placeholder cells such as ``N/A`` kept
+    #: (``df`` has them as missing, for matching only); what the output writes
+    raw: pd.DataFrame | None = None
 
     @property
     def n(self) -> int:
@@ -202,7 +212,8 @@ def _read_records(records, *, id_col, fields, labels, truth, link_type, source_c
     """Stage 1: read and stack the records, infer the fields, put the rows in canonical
     order and map labels and truth onto them (bad ids fail here, before any work)."""
     records, id_col, make_link = prepare_link(records, id_col, link_type, source_col, method, column_map)
-    df, id_col = validate_records(records, id_col)
+    raw, id_col = validate_records(records, id_col, placeholders=False)
+    df = placeholders_to_missing(raw, id_col)  # for matching only; the output keeps ``raw``
     exclude = [c for c in (labels, truth) if isinstance(c, str)]
     lk0 = make_link(df) if make_link is not None else None
     if lk0 is not None:  # the stacked tables' own id and source columns (and unpaired ones) are not fields
@@ -218,6 +229,7 @@ def _read_records(records, *, id_col, fields, labels, truth, link_type, source_c
     if isinstance(truth, (list, tuple, np.ndarray)):
         truth = np.asarray(truth, dtype=object)[order]
     df = df.iloc[order].reset_index(drop=True)
+    raw = raw.iloc[order].reset_index(drop=True)
     link = make_link(df) if make_link else None
     ent_labels = pair_lab = None
     if labels is not None:
@@ -228,7 +240,7 @@ def _read_records(records, *, id_col, fields, labels, truth, link_type, source_c
     truth_arr = _entity_map(truth, df, id_col, "truth") if truth is not None else None
     if truth_arr is not None and any(v is None for v in truth_arr):
         raise ValueError("truth must give an entity id for every record (some are missing)")
-    return _Records(df, id_col, freport, order, link, ent_labels, pair_lab, truth_arr)
+    return _Records(df, id_col, freport, order, link, ent_labels, pair_lab, truth_arr, raw)
 
 
 def _label_unpaired(freport, pairing) -> None:
@@ -253,6 +265,7 @@ def _block(data: _Records, blocking, max_block_size: int, fitted) -> tuple[np.nd
         blocking = fitted.rules_for(df)
     rules = blocking if blocking is not None else default_rules(df, data.fields.fields, max_block_size=max_block_size)
     rules = canonical_rules(rules, df.columns)  # strings that read back the same, whatever the column names
+    check_pair_budget(df, rules, max_block_size, len(data.fields.fields))  # refuse up front, before any pair
     pairs = block(df, rules, max_block_size=max_block_size)
     if data.link is not None:
         pairs = data.link.keep(pairs)
@@ -422,7 +435,7 @@ def _result(data: _Records, sc: _Scored, cr: ClusterResult, stats: BlockingStats
         weights=sc.w, features=sc.fm, clusters=cr, blocking=stats, seconds=seconds, metrics=evaluation[0],
         baselines=evaluation[1], model=sc.model, field_weights=sc.fw, field_report=data.fields, order=order,
         source=df[link.source_col].to_numpy()[inv] if link else None, source_col=link.source_col if link else None,
-        link_type=link_type, records=df.iloc[inv].reset_index(drop=True),
+        link_type=link_type, records=(data.raw if data.raw is not None else df).iloc[inv].reset_index(drop=True),
         column_pairing=link.pairing if link is not None else None,
         settings={"method": ccfg.method, "weights": scfg.weights, "threshold": ccfg.threshold,
                   "max_block_size": max_block_size, "time_limit": ccfg.time_limit, "id_col": id_col,

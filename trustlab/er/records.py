@@ -409,6 +409,7 @@ def read_records(path: str | os.PathLike, *, encoding: str | None = None, sep: s
         df = _read_text_table(path, encoding, sep)
     if len(df) == 0:
         raise ValueError(f"input file {str(path)!r} has a header but no records")
+    df.attrs["path"] = str(path)  # lets later checks name the file
     return df
 
 
@@ -535,12 +536,14 @@ def _normalize_columns(df: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def validate_records(records: Any, id_col: str | None) -> tuple[pd.DataFrame, str]:
+def validate_records(records: Any, id_col: str | None, *, placeholders: bool = True) -> tuple[pd.DataFrame, str]:
     """Check a record table and its id column; return a copy indexed 0..n-1 and the id column.
 
     With ``id_col=None``: a named, unique, non-range index (e.g. Febrl's ``rec_id``) is
     the id; else a column named ``id``/``record_id``/``unique_id``/``rec_id``; else the
-    row number.
+    row number. With ``placeholders=True`` (default) cells that only say "no value"
+    (:data:`MISSING_PLACEHOLDERS`) become missing (:func:`placeholders_to_missing`);
+    ``False`` keeps every cell exactly as given (what an output writes back).
     """
     if isinstance(records, (str, os.PathLike)):
         records = read_records(records)
@@ -588,22 +591,26 @@ def validate_records(records: Any, id_col: str | None) -> tuple[pd.DataFrame, st
             f"id column {id_col!r} has {int(ids.duplicated().sum())} duplicate id(s), e.g. {ex}; "
             "ids must be unique per record"
         )
-    return _placeholders_to_missing(df, id_col), id_col
+    return (placeholders_to_missing(df, id_col) if placeholders else df), id_col
 
 
 #: cell values that stand for "no value" (compared case-insensitively, surrounding spaces ignored)
 MISSING_PLACEHOLDERS = frozenset({"n/a", "#n/a", "null", "none", "nan", "<na>", "-", "--", "?", "(null)"})
 
 
-def _placeholders_to_missing(df: pd.DataFrame, id_col: str) -> pd.DataFrame:
+def placeholders_to_missing(df: pd.DataFrame, id_col: str | None) -> pd.DataFrame:
     """Text cells that only say "no value" (:data:`MISSING_PLACEHOLDERS`: ``N/A``, ``null``,
     ``None``, ``-``, ``?``…) become missing, so they are never compared as values (two
     records with ``N/A`` do not agree on anything). The id column is left alone.
 
+    This is for **matching only**: :func:`trustlab.resolve` compares the masked copy and
+    keeps the cells as read for its output (``Resolution.records``, ``--output``), so a
+    surname ``Null`` or a value ``-`` comes back exactly as it was.
+
     Examples
     --------
     >>> d = pd.DataFrame({"id": [1, 2, 3], "city": ["Oslo", " N/A ", "?"]})
-    >>> _placeholders_to_missing(d, "id")["city"].tolist()
+    >>> placeholders_to_missing(d, "id")["city"].tolist()
     ['Oslo', nan, nan]
     """
     out = None
@@ -620,6 +627,7 @@ def _placeholders_to_missing(df: pd.DataFrame, id_col: str) -> pd.DataFrame:
                 out = df.copy()
             out[c] = col.mask(hit, np.nan)
     return df if out is None else out
+
 
 
 
@@ -775,3 +783,83 @@ def normalize_fields(fields: Any, df: pd.DataFrame, *, id_col: str, exclude: Seq
             f"available columns: {list(map(str, df.columns))}"
         )
     return out
+
+
+# ---------------------------------------------------------------------------- spreadsheet formulas
+_FORMULA_START = frozenset("=@\t\r")
+
+
+def _is_number(v: str) -> bool:
+    try:
+        float(v)
+    except ValueError:
+        return False
+    return True
+
+
+def _needs_guard(v: Any) -> bool:
+    """Whether a spreadsheet would run the text ``v`` as a formula (``=…``, ``@…``,
+    ``+…``/``-…`` other than a plain number, a leading tab or carriage return), or
+    ``v`` is ``'`` followed by such text (so that guarding stays reversible)."""
+    if not isinstance(v, str) or not v:
+        return False
+    c = v[0]
+    if c in _FORMULA_START:
+        return True
+    if c in "+-":
+        return len(v) > 1 and not _is_number(v)
+    if c == "'":
+        return _needs_guard(v[1:])
+    return False
+
+
+def guard_formulas(frame: pd.DataFrame) -> pd.DataFrame:
+    """A copy of ``frame`` whose text cells that a spreadsheet would run as a formula
+    (``=HYPERLINK(…)``, ``=cmd|…``, ``@SUM(…)``, ``+…``, ``-…`` other than numbers)
+    start with a ``'``, which spreadsheets show as text and do not display (the usual
+    CSV-injection guard). The guard is reversible: :func:`unguard_formulas` gives the
+    values back exactly (a value that already starts with ``'`` and a formula gets one
+    more ``'``).
+
+    Examples
+    --------
+    >>> d = pd.DataFrame({"id": ["=1+1", "-5", "-x", "ok"], "v": ["@SUM(A1)", "+1 555", "-", "'=x"]})
+    >>> g = guard_formulas(d)
+    >>> g.to_dict("list")
+    {'id': ["'=1+1", '-5', "'-x", 'ok'], 'v': ["'@SUM(A1)", "'+1 555", '-', "''=x"]}
+    >>> unguard_formulas(g).equals(d)
+    True
+    """
+    out = None
+    for c in frame.columns:
+        col = frame[c]
+        if col.dtype != object and not isinstance(col.dtype, pd.StringDtype):
+            continue
+        hit = col.map(_needs_guard).to_numpy(dtype=bool)
+        if hit.any():
+            if out is None:
+                out = frame.copy()
+            out[c] = col.mask(hit, "'" + col.astype(object).where(hit, "").astype(str))
+    names = ["'" + c if _needs_guard(c) else c for c in frame.columns]
+    if names != list(frame.columns):
+        out = (frame if out is None else out).set_axis(names, axis=1)
+    return frame if out is None else out
+
+
+def unguard_formulas(frame: pd.DataFrame) -> pd.DataFrame:
+    """Undo :func:`guard_formulas` (for reading back an output written with the guard,
+    e.g. ``resolve --existing``)."""
+    out = None
+    for c in frame.columns:
+        col = frame[c]
+        if col.dtype != object and not isinstance(col.dtype, pd.StringDtype):
+            continue
+        hit = col.map(lambda v: isinstance(v, str) and v[:1] == "'" and _needs_guard(v[1:])).to_numpy(dtype=bool)
+        if hit.any():
+            if out is None:
+                out = frame.copy()
+            out[c] = col.mask(hit, col.astype(object).where(hit, "x").str[1:])
+    names = [c[1:] if isinstance(c, str) and c[:1] == "'" and _needs_guard(c[1:]) else c for c in frame.columns]
+    if names != list(frame.columns):
+        out = (frame if out is None else out).set_axis(names, axis=1)
+    return frame if out is None else out

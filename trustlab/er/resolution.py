@@ -210,6 +210,8 @@ class Resolution:
 
     @property
     def n_entities(self) -> int:
+        if self.entity.dtype == object:  # labels kept as given (incremental resolution)
+            return int(pd.unique(self.entity).size)
         return int(self.entity.max()) + 1 if self.entity.size else 0
 
     def to_frame(self, records: bool = False) -> pd.DataFrame:

@@ -170,7 +170,7 @@ def _emit(v, size, univ, R, tmp, sizes, members, n_sizes, n_members):
 
 
 @njit(cache=True, nogil=True)
-def enumerate_chunk(indptr, indices, rank, verts, min_size, materialize, max_count, max_members):
+def enumerate_chunk(indptr, indices, rank, verts, min_size, materialize, max_count, max_members, stop):
     """Enumerate the maximal cliques whose lowest-ranked vertex is in ``verts``.
 
     Parameters
@@ -192,12 +192,16 @@ def enumerate_chunk(indptr, indices, rank, verts, min_size, materialize, max_cou
         ``max_members`` 4-byte words (one per stored vertex id, two per clique offset);
         ``count`` is then returned as -1 (the output limit was hit) and the arrays are
         empty.
+    stop : uint8 array of length 1
+        Set ``stop[0]`` from another thread to end the search early (a signal or a
+        deadline): it is read at every top-level vertex and where the search descends;
+        ``count`` is then returned as -2 and the arrays are empty.
 
     Returns
     -------
     sizes : int32 array (one entry per clique)
     members : int32 array (the concatenated, per-clique sorted vertex ids)
-    count : int64 number of cliques (-1: an output limit was hit)
+    count : int64 number of cliques (-1: an output limit was hit; -2: stopped)
     max_size : int64 size of the largest clique reported (0 if none)
     """
     n = indptr.shape[0] - 1
@@ -222,6 +226,8 @@ def enumerate_chunk(indptr, indices, rank, verts, min_size, materialize, max_cou
     eoff = np.empty(64, np.int64)
 
     for vi in range(verts.shape[0]):
+        if stop[0] != 0:
+            return sizes[:0].copy(), members[:0].copy(), -2, max_size
         v = verts[vi]
         rv = rank[v]
         d0 = indptr[v + 1] - indptr[v]
@@ -415,6 +421,8 @@ def enumerate_chunk(indptr, indices, rank, verts, min_size, materialize, max_cou
                     continue
                 if count > max_count:  # (checked where the search descends: cheaper than per clique)
                     return sizes[:0].copy(), members[:0].copy(), -1, max_size
+                if stop[0] != 0:
+                    return sizes[:0].copy(), members[:0].copy(), -2, max_size
                 d += 1
                 stack[b3 + 3] = nP
                 stack[b3 + 4] = nX
@@ -519,6 +527,8 @@ def enumerate_chunk(indptr, indices, rank, verts, min_size, materialize, max_cou
                 continue
             if count > max_count:  # (as in the one-word search: checked where it descends)
                 return sizes[:0].copy(), members[:0].copy(), -1, max_size
+            if stop[0] != 0:
+                return sizes[:0].copy(), members[:0].copy(), -2, max_size
             d += 1
             pc[d] = npc
             descend = True

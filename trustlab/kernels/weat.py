@@ -99,10 +99,10 @@ def _unrank(rank, n, k, T, out):
         x += 1
 
 
-def _exact_subset_sums_py(s, k, T, nchunks, out):
-    """Fill ``out[r]`` with the sum of ``s`` over the r-th k-subset (lexicographic).
-
-    ``out`` has length C(n, k) = ``T[n, k]``; ``nchunks`` chunks run in parallel.
+def _exact_subset_sums_py(s, k, T, nchunks, out, offset):
+    """Fill ``out[r]`` with the sum of ``s`` over the (``offset`` + r)-th k-subset
+    (lexicographic), for r < len(out) (callers cover C(n, k) = ``T[n, k]`` ranks in
+    blocks, so a signal is handled between blocks); ``nchunks`` chunks run in parallel.
     """
     n = s.shape[0]
     total = out.shape[0]
@@ -112,7 +112,7 @@ def _exact_subset_sums_py(s, k, T, nchunks, out):
         if start >= stop:
             continue
         comb = np.empty(k, dtype=np.int64)
-        _unrank(start, n, k, T, comb)
+        _unrank(offset + start, n, k, T, comb)
         for r in range(start, stop):
             acc = 0.0
             for j in range(k):
@@ -184,7 +184,7 @@ def _sample_subset_sums_py(s, k, seed, start, keys_lo, keys_hi, nchunks, out, ou
             out_hi[i] = khi
 
 
-_SIG_EXACT = "void(float64[::1], int64, int64[:, ::1], int64, float64[::1])"
+_SIG_EXACT = "void(float64[::1], int64, int64[:, ::1], int64, float64[::1], int64)"
 _SIG_SAMPLE = (
     "void(float64[::1], int64, uint64, int64, uint64[::1], uint64[::1], int64,"
     " float64[::1], uint64[::1], uint64[::1])"

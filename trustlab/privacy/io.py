@@ -546,46 +546,51 @@ def privatize_file(
     sample = None
     off = 0
     out_dtype = np.float32 if ofmt == "w2vbin" else np.dtype(dtype)
-    with atomic_path(output) as tmp:
-        _umask_chmod(tmp)
-        w = _Writer(tmp, ofmt, src.n, mech.out_dim, dtype)
-        try:
-            for words, X in src.chunks(chunk_size):
-                if X.dtype not in (np.float32, np.float64):
-                    X = X.astype(np.float64)
-                X = np.ascontiguousarray(X)
-                if sample is None:
-                    sample = np.array(X[:256], dtype=np.float64)
-                # the chunk is released straight in the storage dtype (float32 end to
-                # end for float32 files: one GEMM into the buffer + one noise pass)
-                Y = mech.apply(X, off, dtype=out_dtype)
-                if V is not None:
-                    idx = nearest_neighbor_swap(Y, V)
-                    Y = V[idx]
-                    if vwords is not None:
-                        words = [vwords[i] for i in idx]
-                w.write(words, Y)
-                off += X.shape[0]
+    import contextlib
+    import json
+
+    from trustlab._fileio import atomic_write, held_signals
+
+    # the record is committed AFTER the vectors, and both with signals held between the
+    # two renames: a kill never leaves a new record (new phi_seed) beside old vectors
+    rec_out = atomic_write(record_path) if record_path is not None else contextlib.nullcontext()
+    with held_signals() as hold, rec_out as rfh:
+        with atomic_path(output) as tmp:
+            _umask_chmod(tmp)
+            w = _Writer(tmp, ofmt, src.n, mech.out_dim, dtype)
+            try:
+                for words, X in src.chunks(chunk_size):
+                    if X.dtype not in (np.float32, np.float64):
+                        X = X.astype(np.float64)
+                    X = np.ascontiguousarray(X)
+                    if sample is None:
+                        sample = np.array(X[:256], dtype=np.float64)
+                    # the chunk is released straight in the storage dtype (float32 end to
+                    # end for float32 files: one GEMM into the buffer + one noise pass)
+                    Y = mech.apply(X, off, dtype=out_dtype)
+                    if V is not None:
+                        idx = nearest_neighbor_swap(Y, V)
+                        Y = V[idx]
+                        if vwords is not None:
+                            words = [vwords[i] for i in idx]
+                    w.write(words, Y)
+                    off += X.shape[0]
+                    if bar is not None:
+                        bar.update(X.shape[0])
+            except BaseException:
+                w.abort()
                 if bar is not None:
-                    bar.update(X.shape[0])
-        except BaseException:
-            w.abort()
+                    bar.close()
+                raise
+            w.close()
             if bar is not None:
                 bar.close()
-            raise
-        w.close()
-        if bar is not None:
-            bar.close()
-        if src.n == 0:
-            raise ValueError(f"{src.path} holds no vectors.")
-        rec = mech.record(src.n, sample, vocab_swap=V is not None).to_dict()
-        if record_path is not None:
-            import json
-
-            from trustlab._fileio import atomic_write
-
-            with atomic_write(record_path) as fh:
-                fh.write(json.dumps(rec, indent=2) + "\n")
+            if src.n == 0:
+                raise ValueError(f"{src.path} holds no vectors.")
+            rec = mech.record(src.n, sample, vocab_swap=V is not None).to_dict()
+            if rfh is not None:
+                rfh.write(json.dumps(rec, indent=2) + "\n")
+            hold.start()  # from here: vectors renamed, then the record, then signals delivered
     secs = time.perf_counter() - t0
     rec.update({"seconds": secs, "vectors_per_second": src.n / secs if secs > 0 else float("inf"),
                 "input": str(input), "output": str(output)})

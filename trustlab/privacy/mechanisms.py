@@ -69,7 +69,9 @@ class ReleaseRecord:
     noise_scale : float
         Noise density ∝ exp(−‖z‖/noise_scale): (1+β)/ε for M2, 1/ε for M1.
     empirical_sensitivity : float or None
-        max ‖Φx−Φx'‖/‖x−x'‖ over a sample of the input (PrivEmb paper, Def. 2).
+        max ‖Φx−Φx'‖/‖x−x'‖ over a sample of the input (PrivEmb paper, Def. 2). Computed from the
+        **private input, without noise** (up to 256 rows): a diagnostic for the data
+        owner that says a little about those rows. Drop it before publishing the record.
     spectral_norm : float or None
         ‖Φ‖₂, the sensitivity over all of R^d (≈ 1+√(d/m); larger than 1+β for m < d).
     projection : str

@@ -15,6 +15,17 @@ __all__ = ["read_cplib", "read_cplib_optimum", "read_edgelist", "read_instance"]
 #: such weights stay far from float64 overflow
 MAX_ABS_WEIGHT = 1e15
 
+#: the one spelling of a weight in an instance file: a plain decimal number with an
+#: optional sign, decimal point and exponent (``3``, ``-0.5``, ``1e-3``, ``.5``).
+#: Python's extras (``1_000``, ``0x1p3``, ``inf``, ``nan``) are refused alike
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+#: an integer node label: decimal digits only (``1_000`` stays the text label it is)
+_INT_LABEL = re.compile(r"[+-]?[0-9]+")
+
+
+def _bad_number(tok: str) -> bool:
+    return _DECIMAL.fullmatch(tok) is None
+
 
 @validate_params({"path": ["path"]})
 def read_cplib(path: str | os.PathLike) -> np.ndarray:
@@ -89,10 +100,18 @@ def read_cplib(path: str | os.PathLike) -> np.ndarray:
             f"entries (or {n * (n + 1) // 2} with the diagonal, or {n * n} for the full matrix), found {got}. "
             "Check that the file is complete and in CP-Lib format (use --format edgelist for 'i j w' lines)."
         )
-    try:
-        vals = np.array(toks[1:], dtype=np.float64)
-    except ValueError as exc:
-        raise ValueError(f"CP-Lib instance {str(path)!r} has a non-numeric entry: {exc}.") from None
+    # only digits, signs, points and exponents (then float() checks the grammar): the
+    # same rule as _DECIMAL, without a regular expression per entry
+    odd = re.search(r"[^0-9eE+\-.\s]", text[len(text) - len(text.lstrip()) + len(toks[0]):])
+    bad = None if odd is None else next(t for t in toks[1:] if _bad_number(t))
+    if bad is None:
+        try:
+            vals = np.array(toks[1:], dtype=np.float64)
+        except ValueError:
+            bad = next(t for t in toks[1:] if _bad_number(t))
+    if bad is not None:
+        raise ValueError(f"CP-Lib instance {str(path)!r} has the entry {bad!r}, which is not a plain decimal number "
+                         "(digits, optional sign, decimal point and exponent, e.g. -0.5 or 1e-3).")
     if not np.all(np.isfinite(vals)):
         raise ValueError(f"CP-Lib instance {str(path)!r} contains NaN or infinite weights.")
     big = float(np.abs(vals).max(initial=0.0))
@@ -154,7 +173,8 @@ def read_cplib_optimum(path: str | os.PathLike) -> tuple[float, list[list[int]]]
 def read_edgelist(path: str | os.PathLike) -> list[tuple]:
     """Read ``i j w`` lines (``#`` comments, blank lines skipped) into a list of edges.
 
-    Node names that all parse as integers become ints, otherwise they stay strings.
+    Node names that are all decimal integers become ints, otherwise they stay strings. A weight
+    is a plain decimal number (``-0.5``, ``1e-3``); ``1_000``, ``0x1p3``, ``inf`` are refused.
 
     Parameters
     ----------
@@ -185,10 +205,10 @@ def read_edgelist(path: str | os.PathLike) -> list[tuple]:
             raise ValueError(
                 f"edge list {str(path)!r} line {ln}: expected 'i j weight', got {line!r}."
             )
-        try:
-            w = float(parts[2])
-        except ValueError:
-            raise ValueError(f"edge list {str(path)!r} line {ln}: weight {parts[2]!r} is not a number.") from None
+        if _bad_number(parts[2]):
+            raise ValueError(f"edge list {str(path)!r} line {ln}: weight {parts[2]!r} is not a plain decimal number "
+                             "(digits, optional sign, decimal point and exponent, e.g. -0.5 or 1e-3).")
+        w = float(parts[2])
         if not abs(w) <= MAX_ABS_WEIGHT:
             raise ValueError(
                 f"edge list {str(path)!r} line {ln}: weight {parts[2]!r} is NaN, infinite or larger than "
@@ -197,10 +217,9 @@ def read_edgelist(path: str | os.PathLike) -> list[tuple]:
         rows.append((parts[0], parts[1], w))
     if not rows:
         raise ValueError(f"edge list {str(path)!r} has no edges.")
-    try:
+    if all(_INT_LABEL.fullmatch(a) and _INT_LABEL.fullmatch(b) for a, b, _ in rows):
         return [(int(a), int(b), w) for a, b, w in rows]
-    except ValueError:
-        return rows
+    return rows
 
 
 def read_instance(path: str | os.PathLike, format: str = "cplib"):

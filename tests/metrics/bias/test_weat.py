@@ -115,8 +115,8 @@ def test_parallel_exact_kernel_matches_serial():
     T = K.binomial_table(22, 11)
     N = int(T[22, 11])
     a, b = np.empty(N), np.empty(N)
-    K.exact_subset_sums(s, 11, T, 13, a)
-    K.exact_subset_sums_serial(s, 11, T, 1, b)
+    K.exact_subset_sums(s, 11, T, 13, a, 0)
+    K.exact_subset_sums_serial(s, 11, T, 1, b, 0)
     assert np.array_equal(a, b)
     # spot-check ranks against itertools order
     combs = itertools.islice(itertools.combinations(range(22), 11), 0, None, 70001)

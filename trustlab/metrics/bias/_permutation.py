@@ -23,6 +23,12 @@ ALTERNATIVES = ("two-sided", "greater", "less")
 
 # exact enumeration is always capped (memory: 8 bytes per partition)
 _EXACT_HARD_CAP = 50_000_000
+# Monte-Carlo splits are drawn in kernel calls of at most this many samples, so a
+# SIGTERM or Ctrl-C (handled between calls) ends a long test within a fraction of a second
+_DRAW_BATCH = 1 << 20
+# up to this many sampled splits are kept distinct (24 bytes each, held at once); above
+# it splits are drawn with replacement and counted batch by batch in constant memory
+DISTINCT_MAX = 1 << 22
 
 
 @dataclass(frozen=True)
@@ -118,6 +124,41 @@ def _first_occurrences(klo: np.ndarray, khi: np.ndarray) -> np.ndarray:
 
 
 def _draw_batch(s, k, seed, start, m, lo_keys, hi_keys, backend):
+    """Samples ``start .. start + m - 1`` (sample ``i`` depends only on ``(seed, i)``),
+    drawn in kernel calls of at most :data:`_DRAW_BATCH` so signals are handled promptly."""
+    if m <= _DRAW_BATCH:
+        return _draw_one(s, k, seed, start, m, lo_keys, hi_keys, backend)
+    out = np.empty(m)
+    out_lo = np.empty(m, dtype=np.uint64)
+    out_hi = np.empty(m, dtype=np.uint64)
+    for a in range(0, m, _DRAW_BATCH):
+        b = min(m, a + _DRAW_BATCH)
+        out[a:b], out_lo[a:b], out_hi[a:b] = _draw_one(s, k, seed, start + a, b - a, lo_keys, hi_keys, backend)
+    return out, out_lo, out_hi
+
+
+def _count_streamed(s, k, m, seed, backend, a, b, md_obs, tol, alternative) -> tuple[int, int]:
+    """(extreme count, samples) over ``m`` splits drawn **with replacement** (the observed
+    split excluded), batch by batch: memory does not grow with ``m``."""
+    from trustlab.kernels import weat as K
+
+    n = s.shape[0]
+    lo_keys, hi_keys = K.element_keys(n)
+    obs_lo = np.bitwise_xor.reduce(lo_keys[:k]) if k else np.uint64(0)
+    obs_hi = np.bitwise_xor.reduce(hi_keys[:k]) if k else np.uint64(0)
+    seed = np.uint64(seed)
+    c = got = start = 0
+    while got < m:
+        batch = min(_DRAW_BATCH, m - got + 16)
+        bs, bl, bh = _draw_one(s, k, seed, start, batch, lo_keys, hi_keys, backend)
+        start += batch
+        bs = bs[~((bl == obs_lo) & (bh == obs_hi))][: m - got]
+        c += _count_extreme(bs * a - b, md_obs, tol, alternative)
+        got += bs.size
+    return c, got
+
+
+def _draw_one(s, k, seed, start, m, lo_keys, hi_keys, backend):
     from trustlab.kernels import weat as K
 
     if backend == "gpu":
@@ -138,7 +179,11 @@ def _exact_sums(s: np.ndarray, k: int) -> np.ndarray:
     T = K.binomial_table(n, k)
     total = int(T[n, k])
     out = np.empty(total)
-    K.exact_kernel(total * k)(s, k, T, K.n_chunks(total), out)
+    # blocks of ranks: a signal is handled between kernel calls (50M splits: ~3 s in all)
+    step = 4 * _DRAW_BATCH
+    for a in range(0, total, step):
+        b = min(total, a + step)
+        K.exact_kernel((b - a) * k)(s, k, T, K.n_chunks(b - a), out[a:b], a)
     return out
 
 
@@ -174,7 +219,11 @@ def weat_permutation_test(
       one of them): p = #{extreme} / C.
     * **Monte Carlo**: ``permutations`` *distinct* splits other than the observed one
       are drawn uniformly without replacement; p = (1 + #{extreme}) / (1 + M), which is
-      a valid (slightly conservative) p-value.
+      a valid (slightly conservative) p-value. Above :data:`DISTINCT_MAX` (4,194,304)
+      splits, keeping them distinct would need memory growing with M, so they are drawn
+      uniformly *with* replacement (the observed split excluded) and counted batch by
+      batch in constant memory; p = (1 + #{extreme}) / (1 + M) is still a valid p-value
+      (Phipson & Smyth 2010).
 
     Parameters
     ----------
@@ -256,6 +305,11 @@ def weat_permutation_test(
     rng = check_random_state(random_state)
     be = resolve_backend(backend, size=m * n, gpu_threshold=5_000_000, need="numba-cuda", func=func)
     seed = int(rng.integers(0, 2**63 - 1))
+    if m > DISTINCT_MAX and total > 4 * m:
+        c, got = _count_streamed(s, n_x, m, seed, be, a, b, md_obs, tol, alternative)
+        p = (1.0 + c) / (1.0 + got)
+        se = math.sqrt(max(p * (1 - p), 0.0) / got)
+        return PermutationResult(p, "monte-carlo", int(got), int(min(total, 2**63 - 1)), alternative, se)
     if total <= 4 * m and total <= _EXACT_HARD_CAP:
         # dense regime: enumerate, then draw m of the other C - 1 splits without replacement
         allsums = _exact_sums(s, n_x)

@@ -1,0 +1,69 @@
+"""Bounded work in resolve (issue 28, item 4): wide tables and huge block limits are
+refused or capped up front, before the expensive stages."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from trustlab.er import defaults as D
+from trustlab.er import resolve
+from trustlab.er.blocking import block
+
+
+def _words(rng, n, k=5):
+    return ["".join(rng.choice(list("abcdefgh"), k)) for _ in range(n)]
+
+
+def test_table_too_wide_for_inference_is_refused_up_front(monkeypatch):
+    import trustlab.er.fields as F
+
+    def boom(*a, **k):
+        raise AssertionError("inference ran")
+
+    monkeypatch.setattr(F, "infer_fields_report", boom)
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({f"c{j}": _words(rng, 20) for j in range(D.MAX_INFER_COLUMNS + 1)})
+    df.insert(0, "id", range(20))
+    with pytest.raises(ValueError, match=r"columns; field inference looks at tables of at most 256"):
+        resolve(df, id_col="id")
+
+
+def test_many_inferred_fields_are_capped_with_a_warning(monkeypatch):
+    monkeypatch.setattr(D, "MAX_INFERRED_FIELDS", 5)
+    rng = np.random.default_rng(1)
+    df = pd.DataFrame({f"c{j}": _words(rng, 30) for j in range(9)})
+    df.insert(0, "id", range(30))
+    with pytest.warns(UserWarning, match="only the first 5 are compared"):
+        r = resolve(df, id_col="id")
+    assert [f.column for f in r.field_report.fields] == [f"c{j}" for j in range(5)]
+    roles = {c.column: c.role for c in r.field_report.choices}
+    assert roles["c7"] == "excluded"
+
+
+def test_pair_count_matches_the_pairs_made():
+    rng = np.random.default_rng(2)
+    df = pd.DataFrame({"name": [f"{a} {b}" for a, b in zip(rng.choice(["ann", "bob", "cy"], 300),
+                                                            rng.choice(["lee", "ray"], 300))]})
+    for cap in (5, 150, 1000):
+        n = D.check_pair_budget(df, ["token:name"], cap, 1)
+        made = block(df, ["token:name"], max_block_size=cap)
+        assert n >= len(made)  # an upper bound (two tokens may give the same pair)
+        assert D.check_pair_budget(df, ["token:name@4"], cap, 1) == 0 or cap < 4
+    full = D.check_pair_budget(df, ["all"], 200, 1)
+    assert full == 300 * 299 // 2 == len(block(df, ["all"]))
+
+
+def test_huge_block_limit_is_refused_before_any_pair(monkeypatch):
+    monkeypatch.setattr(D, "memory_budget", lambda: 50 * 2**20)  # 50 MiB left
+    import trustlab.er.blocking as B
+
+    def boom(*a, **k):
+        raise AssertionError("pairs were made")
+
+    monkeypatch.setattr(B, "_pairs_from_membership", boom)
+    n = 3000
+    df = pd.DataFrame({"id": range(n), "name": [f"smith {w}" for w in _words(np.random.default_rng(3), n, 6)]})
+    msg = r"up to 4,4\d\d,\d\d\d candidate pairs .*50 MiB can be used.* Lower max_block_size"
+    with pytest.raises(ValueError, match=msg):
+        resolve(df, id_col="id", fields="name:name", blocking="token:name", max_block_size=100_000)
