@@ -83,6 +83,8 @@ KEY_PRIOR_RIDGE = 0.01
 #: less often than this
 SESSION_U = 0.02
 LAMBDA_OVER_CANDIDATES = True
+#: smallest m-probability of a level of the whole-record comparisons (record, codes)
+DERIVED_M_FLOOR = 0.01
 #: pseudo-pairs that shrink a session's own u (its non-matches) towards the random-pair u
 SESSION_U_PSEUDO = 10.0
 #: ... and at least this many candidate pairs agree on it exactly
@@ -631,7 +633,9 @@ class FSModel:
         lam0 = float(np.clip(n / max(npairs, 1.0), 1e-6, 0.5))
         m_all, _, _, _ = self._session_em(Gu, cnt, u, np.ones(d, bool), m_init, lam0)
         m = np.where(hits[:, None] > 0, sums / np.maximum(hits, 1)[:, None], m_all)
-        m = np.maximum(m, 1e-6)
+        # the whole-record comparisons are no veto: their m comes from session matches, which
+        # agree on a whole field and so resemble each other more than duplicates at large
+        m = np.maximum(m, np.where(derived, DERIVED_M_FLOOR, 1e-6)[:, None])
         m /= m.sum(1, keepdims=True)
 
         # λ over all record pairs: non-candidates are non-matches
