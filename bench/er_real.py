@@ -199,6 +199,8 @@ def main(argv=None):
     ap.add_argument("--systems", default=None, help="comma list among trustlab,splink,recordlinkage")
     ap.add_argument("--timeout", type=float, default=900)
     ap.add_argument("--md", default=None)
+    ap.add_argument("--peers-jsonl", default=None,
+                    help="peer rows (splink, recordlinkage) of an earlier run to put beside this run's rows")
     ap.add_argument("--jsonl", default=None)
     ap.add_argument("--one", nargs=2, metavar=("FILE", "SYSTEM"), help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
@@ -233,6 +235,10 @@ def main(argv=None):
                 with open(a.jsonl, "a") as fh:
                     fh.write(json.dumps(row, default=str) + "\n")
     if a.md:
+        if a.peers_jsonl:
+            files = set(a.files.split(","))
+            rows += [r for r in map(json.loads, Path(a.peers_jsonl).read_text().splitlines())
+                     if r.get("system") != "trustlab" and r.get("file") in files]
         write_md(rows, a.md, " ".join(sys.argv))
     return 0
 
@@ -257,18 +263,28 @@ def write_md(rows, path, command):
         "",
         f"Command: `{command}`  ",
         f"Date: {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC. Machine: {os.cpu_count()}-core "
-        f"{platform.machine()}, Python {platform.python_version()}; load average in the JSONL rows.",
+        f"{platform.machine()}, Python {platform.python_version()}; shared with other jobs (load average in "
+        "the JSONL rows), so seconds are noisy.",
         "",
         "Cells: pairwise F1 (precision / recall), seconds, peak resident MB (own subprocess). Worst trustlab "
-        "file first. pyJedAI: its published figure with a configuration tuned per data set (not run here).",
+        "file first. Peers: one generic, untuned recipe per tool (`bench/er_real_peers.py`). pyJedAI: its "
+        "published figure with a configuration tuned per data set against the truth (not run here).",
         "",
-        "| file | records | " + " | ".join(systems) + " | pyJedAI tuned | trustlab proven / components |",
-        "|---|---|" + "---|" * len(systems) + "---|---|",
+        "| file | records | " + " | ".join(systems) + " | pyJedAI tuned | trustlab >= best peer | components |",
+        "|---|---|" + "---|" * len(systems) + "---|---|---|",
     ]
+    met = 0
     for f in order:
         t = by[f].get("trustlab", {})
-        lines.append(f"| {f} | {t.get('records', '?')} | " + " | ".join(cell(by[f].get(s)) for s in systems)
-                     + f" | {PYJEDAI_TUNED.get(f, '–')} | {t.get('proven', '–')} |")
+        peers = [by[f][s_]["f1"] for s_ in systems if s_ != "trustlab" and "f1" in by[f].get(s_, {})]
+        best = max(peers) if peers else None
+        ok = "–" if best is None or "f1" not in t else ("yes" if t["f1"] >= best - 5e-4 else f"no (best {best:.3f})")
+        met += ok == "yes"
+        st = t.get("status") or {}
+        lines.append(f"| {f} | {t.get('records', '?')} | " + " | ".join(cell(by[f].get(s_)) for s_ in systems)
+                     + f" | {PYJEDAI_TUNED.get(f, '–')} | {ok} | "
+                     + ", ".join(f"{k} {v}" for k, v in sorted(st.items())) + " |")
+    lines += ["", f"trustlab at or above the best peer on {met} of {len(order)} files."]
     Path(path).write_text("\n".join(lines) + "\n")
 
 

@@ -117,3 +117,26 @@ def test_report_in_headless_chromium(tmp_path, run):
     bad.write_text("<html><body><script>undefinedFunction();</script></body></html>")
     dom2, err2 = _headless(browser, bad.as_uri(), "--dump-dom")
     assert _js_errors(err2) and "data-selfcheck" not in dom2
+
+
+def test_report_shows_what_matters(tmp_path):
+    """The weight histogram is on a log count scale (the few within-entity pairs stay
+    visible beside the many across), missing values are empty cells (not NaN), and the
+    fields box says how the fields were chosen."""
+    import re
+
+    import pandas as pd
+
+    import trustlab
+    from trustlab.er.report import report_html
+
+    df = pd.DataFrame({"id": range(8), "name": ["ann lee", "anne lee", "bob ray", "bob rae", "cy zed", "dee moss",
+                                                "eve hart", "fay lund"],
+                       "city": ["paris", None, "rome", "rome", None, "oslo", "kyiv", "lima"]})
+    r = trustlab.resolve(df, id_col="id", fields="name:name,city:exact", method="connected_components")
+    page = report_html(r)
+    assert "log scale" in page
+    assert "<td>NaN</td>" not in page and ">nan<" not in page
+    assert re.search(r"<h2>Fields: given by the caller", page)
+    r2 = trustlab.resolve(df, id_col="id", method="connected_components")
+    assert "<h2>Fields: inferred from each column" in report_html(r2)

@@ -98,19 +98,23 @@ def _svg_histogram(w: np.ndarray, same: np.ndarray, bins: int = 40) -> str:
     edges = np.linspace(lo, hi, bins + 1)
     a = np.histogram(w[same], edges)[0]
     b = np.histogram(w[~same], edges)[0]
-    top = max(1, int((a + b).max()))
+    top = max(1, int(max(a.max(), b.max())))
+    # log count scale: the few pairs inside entities stay visible beside the many across
+    scale = (H - pad) / np.log10(1.0 + top)
     bw = (W - 2 * pad) / bins
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" id="weight-histogram" width="{W}" height="{H + 40}" '
              f'role="img" aria-label="histogram of pair weights">',
              f'<rect x="0" y="0" width="{W}" height="{H + 40}" fill="#fff"/>']
+    half = max((bw - 1) / 2, 0.5)
     for k in range(bins):
         x = pad + k * bw
-        hb = (H - pad) * b[k] / top
-        ha = (H - pad) * a[k] / top
-        parts.append(f'<rect x="{x:.1f}" y="{H - hb:.1f}" width="{bw - 1:.1f}" height="{hb:.1f}" fill="#c0504d">'
+        hb = scale * np.log10(1.0 + b[k])
+        ha = scale * np.log10(1.0 + a[k])
+        parts.append(f'<rect x="{x:.1f}" y="{H - hb:.1f}" width="{half:.1f}" height="{hb:.1f}" fill="#c0504d">'
                      f'<title>{edges[k]:.2f}..{edges[k + 1]:.2f}: {b[k]} pairs across entities</title></rect>')
-        parts.append(f'<rect x="{x:.1f}" y="{H - hb - ha:.1f}" width="{bw - 1:.1f}" height="{ha:.1f}" fill="#4f81bd">'
-                     f'<title>{edges[k]:.2f}..{edges[k + 1]:.2f}: {a[k]} pairs inside an entity</title></rect>')
+        parts.append(f'<rect x="{x + half:.1f}" y="{H - ha:.1f}" width="{half:.1f}" height="{ha:.1f}" '
+                     f'fill="#4f81bd"><title>{edges[k]:.2f}..{edges[k + 1]:.2f}: {a[k]} pairs inside an entity'
+                     '</title></rect>')
     parts.append(f'<line x1="{pad}" y1="{H}" x2="{W - pad}" y2="{H}" stroke="#333"/>')
     for t in np.linspace(lo, hi, 5):
         x = pad + (t - lo) / (hi - lo) * (W - 2 * pad)
@@ -121,13 +125,16 @@ def _svg_histogram(w: np.ndarray, same: np.ndarray, bins: int = 40) -> str:
             f'<line x1="{x0:.1f}" y1="{pad / 2}" x2="{x0:.1f}" y2="{H}" stroke="#333" stroke-dasharray="4 3"/>'
         )
     parts.append(f'<text x="{pad}" y="{H + 32}" font-size="11">pair weight (log-odds); blue: inside an entity '
-                 f'({int(same.sum())}), red: across ({int((~same).sum())}); max bin {top}</text>')
+                 f'({int(same.sum())}), red: across ({int((~same).sum())}); counts on a log scale, '
+                 f'largest bin {top}</text>')
     parts.append("</svg>")
     return "".join(parts)
 
 
 def _table(df: pd.DataFrame, cls: str = "") -> str:
-    return df.to_html(index=False, classes=cls, border=0, float_format=lambda v: f"{v:.4g}", escape=True)
+    # a missing value is shown as an empty cell, not as NaN
+    return df.to_html(index=False, classes=cls, border=0, float_format=lambda v: f"{v:.4g}", escape=True,
+                      na_rep="")
 
 
 _CSS = """
@@ -173,7 +180,7 @@ _JS = """
 
 def _fmt(v: Any) -> str:
     if isinstance(v, float):
-        return f"{v:.4g}"
+        return "" if np.isnan(v) else f"{v:.4g}"
     return str(v)
 
 
@@ -194,7 +201,9 @@ def report_html(res: Any, *, title: str = "trustlab resolve report", max_entitie
                      + esc(json.dumps(nested, indent=1, default=str)) + "</pre></details>")
     fr = getattr(res, "field_report", None)
     if fr is not None and hasattr(fr, "describe"):
-        parts.append("<h2>Fields</h2><pre>" + esc(fr.describe()) + "</pre>")
+        given = all(c.reason == "given by the caller" for c in getattr(fr, "choices", []) if c.role == "field")
+        how = "given by the caller (fields=...)" if given else "inferred from each column's name and values"
+        parts.append(f"<h2>Fields: {esc(how)}</h2><pre>" + esc(fr.describe()) + "</pre>")
     # m/u table
     parts.append("<h2>Model: m/u table</h2>")
     mdl = res.model
