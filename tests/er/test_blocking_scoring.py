@@ -131,3 +131,20 @@ def test_compound_key_needs_every_part():
     df = pd.DataFrame({"a": ["x", "x", None, None, "y"], "b": ["1", "1", "1", "1", None]})
     assert block(df, ["key:a+b"]).tolist() == [[0, 1]]
     assert block(df, ["key:b"]).tolist() == [[0, 1], [0, 2], [0, 3], [1, 2], [1, 3], [2, 3]]
+
+
+def test_adaptive_blocking_respects_its_total_pair_budget():
+    """The default rules were each under a per-rule budget, so their union grew with the
+    number of rules (100,000 generated records: 12 rules, 5.5M pairs, 2.5 GB); the union
+    now stays within ``max_pairs`` (rules counted one by one), keeping the cheapest keys."""
+    from trustlab.er import generate_records
+    from trustlab.er.blocking import adaptive_blocking_rules, block
+    from trustlab.er.fields import infer_fields_report
+
+    df = generate_records(4000, random_state=3)
+    fields = infer_fields_report(df.drop(columns=["entity"])).fields
+    free = adaptive_blocking_rules(df, fields, max_pairs=10**9)
+    tight = adaptive_blocking_rules(df, fields, max_pairs=20_000)
+    assert len(tight) < len(free) and tight, (tight, free)
+    assert len(block(df, tight)) <= 20_000 < len(block(df, free))
+    assert tight[0] == free[0]  # the most selective key comes first either way

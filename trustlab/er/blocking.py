@@ -573,6 +573,12 @@ _MIN_TOKEN_CAP = 10
 _KEYABLE = ("name", "string", "address", "phone", "email", "postcode", "code", "exact", "date")
 
 
+#: candidate pairs the default blocking may emit in all (its rules counted one by one): about
+#: 4 GB of comparison features and scores; tables of more than 200,000 records get fewer pairs
+#: per record rather than more memory
+MAX_CANDIDATE_PAIRS = 10_000_000
+
+
 @validate_params(
     {
         "df": [pd.DataFrame],
@@ -587,6 +593,7 @@ def adaptive_blocking_rules(
     *,
     max_block_size: int = 200,
     pairs_per_record: int = 50,
+    max_pairs: int | None = None,
 ) -> list[str]:
     """Blocking rules chosen from the data: a union of several cheap rules.
 
@@ -612,6 +619,13 @@ def adaptive_blocking_rules(
     pairs_per_record : int
         Budget: a rule is kept only if it emits at most ``max(10000, pairs_per_record * len(df))``
         pairs.
+    max_pairs : int, optional
+        Budget of the whole union (default :data:`MAX_CANDIDATE_PAIRS`, about 4 GB of
+        comparison features): rules are taken in order (selective keys, cheapest first; then
+        token rules; then compound keys) while the pairs they emit, counted rule by rule (an
+        upper bound on the union), stay within it. So the candidate pairs, and with them the
+        time and memory of comparing and scoring, stop growing with the table once it holds
+        more than ``max_pairs / pairs_per_record`` records (200,000 by default).
 
     Examples
     --------
@@ -621,6 +635,8 @@ def adaptive_blocking_rules(
     """
     n = len(df)
     budget = max(10_000, pairs_per_record * n)
+    total = MAX_CANDIDATE_PAIRS if max_pairs is None else int(max_pairs)
+    used = 0
     mbs = int(max_block_size)
     selective, coarse, rules = [], [], []
     for f in fields:
@@ -632,29 +648,37 @@ def adaptive_blocking_rules(
         else:
             coarse.append(f.column)
     selective.sort()
-    rules += [f"key:{quote_column(c)}" for _, c in selective]
+    for p, c in selective:
+        if used + p <= total:
+            rules.append(f"key:{quote_column(c)}")
+            used += p
     for f in fields:
         if f.kind in ("name", "string", "address", "tokens"):
             spec = f"token:{quote_column(f.column)}" + (":alnum" if f.kind == "tokens" else "")
             cnt = _block_counts(df, spec)
+            room = min(budget, total - used)
             p, _ = _sizes_under(cnt, mbs, n)
-            if p <= budget:
+            if p <= room:
                 rules.append(spec)
+                used += p
                 continue
             # over budget: drop only the most common tokens (a smaller block limit for
             # this rule; rare tokens such as model numbers keep their blocks)
             cap = mbs // 2
             while cap >= _MIN_TOKEN_CAP:
-                if _sizes_under(cnt, cap, n)[0] <= budget:
+                p = _sizes_under(cnt, cap, n)[0]
+                if p <= room:
                     rules.append(f"{spec}@{cap}")
+                    used += p
                     break
                 cap //= 2
     for a in range(len(coarse)):
         for b in coarse[a + 1:]:
             spec = f"key:{quote_column(coarse[a])}+{quote_column(b)}"
             p, purged = _key_sizes(df, spec, mbs)
-            if p <= budget and purged < 0.3:
+            if p <= min(budget, total - used) and purged < 0.3:
                 rules.append(spec)
+                used += p
     if not rules:
         f0 = next((f for f in fields if f.kind != "latlon"), fields[0])
         rules = [f"sorted:{quote_column(f0.columns()[0])}:10"]
