@@ -114,6 +114,7 @@ MODEL_SCHEMA = {
                 "n_training_records": {"type": "integer", "minimum": 0},
                 "link_type": {"enum": ["dedupe_only", "link_only", "link_and_dedupe"]},
                 "source_col": {"type": ["string", "null"]},
+                "one_to_one": {"type": ["boolean", "array"]},
             },
         },
         "scorer": {"oneOf": [_FS_SCORER, _SUP_SCORER], "discriminator": "type"},
