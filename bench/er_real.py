@@ -10,7 +10,9 @@ Data sets (``--data`` points at the shared data folder; Febrl comes from ``recor
 * dedupe: ``csv_example``, ``patent``, ``restaurant``, ``jedai_cora``, ``settlements``,
   ``febrl1``–``febrl3``;
 * link (two duplicate-free tables): ``fodors_zagats``, ``walmart_amazon``, ``imdb_tmdb``,
-  ``febrl4``.
+  ``febrl4``;
+* scale: ``generated:N`` — ``trustlab.er.generate_records(N, random_state=0)`` written to a
+  CSV and resolved from it (e.g. ``--files generated:1000000``).
 
 Peers, same files, same subprocess discipline (``--peers``): Splink 5 (DuckDB) with an untuned
 set-up a user would write after its tutorial (see :func:`splink_run`), and recordlinkage's ECM.
@@ -102,6 +104,15 @@ def load(name: str, data: Path):
         path = tmp / f"{name}.csv"
         df.to_csv(path, index=False)
         return [path], None, ds.records[ds.truth_col].astype(str).to_numpy()
+    if name.startswith("generated:"):  # the scale row: generate_records(N), every default
+        from trustlab.er import generate_records
+
+        n = int(float(name.split(":")[1]))
+        df = generate_records(n, random_state=0)
+        truth = df.pop("entity").astype(str).to_numpy()
+        path = tmp / f"generated_{n}.csv"
+        df.to_csv(path, index=False)
+        return [path], None, truth
     d = data / "er" / name
     if name == "jedai_cora":
         raw = _read(d / "cora.csv", "|")
