@@ -31,6 +31,26 @@ def sst_three_way(labels: Sequence[Any]) -> np.ndarray:
     phrase sentiment values in [0, 1] (floats, SST's five bins [0, .2], (.2, .4], (.4, .6],
     (.6, .8], (.8, 1], merged: [0, .4] negative, (.4, .6] neutral, (.6, 1] positive).
 
+    Parameters
+    ----------
+    labels : sequence of int, str or float
+        One SST label per item: a class index 0..4, a class name ("very negative",
+        "negative", "neutral", "positive", "very positive"; case and ``_`` for spaces
+        ignored) or a sentiment value in [0, 1]. Kinds may be mixed; a float is always read
+        as a sentiment value (``1.0`` is positive, not the index 1).
+
+    Returns
+    -------
+    numpy.ndarray of int64
+        The three-way labels (0 negative, 1 neutral, 2 positive; names in
+        :data:`SST_THREE_WAY_NAMES`), one per label.
+
+    Raises
+    ------
+    ValueError
+        A label is none of the above (a bool, an index outside 0..4, an unknown name or a
+        value outside [0, 1]).
+
     Examples
     --------
     >>> sst_three_way([0, 1, 2, 3, 4]).tolist(), sst_three_way(["very positive", "neutral"]).tolist()

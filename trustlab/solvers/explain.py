@@ -235,6 +235,18 @@ class FalsePositiveEdges:
         Co-clustered pairs that agree / disagree with gold.
     precision : float
         Pairwise precision n_tp / (n_tp + n_fp) (1.0 when no pair is co-clustered).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from trustlab.solvers import partition
+    >>> G = nx.Graph()
+    >>> G.add_weighted_edges_from([(1, 2, 1.0), (2, 3, 0.5), (1, 3, 0.2)])
+    >>> fp = false_positive_edges(partition(G, method="cpp"), [[1, 2], [3]])
+    >>> isinstance(fp, FalsePositiveEdges), fp.n_true_positive, fp.n_false_positive, round(fp.precision, 3)
+    (True, 1, 2, 0.333)
+    >>> [(e["u"], e["v"], e["weight"]) for e in fp.edges], fp.merges[0]["cross_weight"]
+    ([(2, 3, 0.5), (1, 3, 0.2)], 0.7)
     """
 
     edges: list

@@ -86,6 +86,20 @@ class BayesComparison(ResultMixin):
     hdi_prob : float
     fits : dict
         embedding -> :class:`BayesianBiasResult` (with its draws).
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> rng = np.random.default_rng(0)
+    >>> con = np.repeat(["associated", "different"], 20)
+    >>> df = pd.DataFrame({"protected_word": np.tile(["a", "b"], 20), "connection": con,
+    ...                    "cosine_distance": 0.8 + np.where(con == "associated", -0.3, 0)
+    ...                    + 0.05 * rng.standard_normal(40)})
+    >>> r = compare_bayesian_bias({"w2v": df}, draws=100, warmup=50, random_state=0)
+    >>> isinstance(r, BayesComparison), r.contrast, r.per_embedding[0]["n_obs"]
+    (True, ('associated', 'different'), 40)
+    >>> r.per_embedding[0]["mean"] < 0, r.per_embedding[0]["includes_zero"]
+    (True, False)
     """
 
     contrast: tuple

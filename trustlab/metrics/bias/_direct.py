@@ -328,6 +328,14 @@ class DefiningSetBias(ResultMixin):
         word -> b(w) for every defining word found.
     dropped : list
         Defining words without a vector.
+
+    Examples
+    --------
+    >>> emb = {"she": [1.0, 0.0], "he": [-1.0, 0.0], "woman": [0.6, 0.8], "man": [-0.6, 0.8]}
+    >>> pairs = [("she", "he"), ("woman", "man")]
+    >>> r = defining_set_bias(emb, gender_direction(emb, pairs), pairs)
+    >>> isinstance(r, DefiningSetBias), r.aggregate, round(r.female, 3), round(r.male, 3), r.dropped
+    (True, 'mean', 0.8, -0.8, [])
     """
 
     female: float

@@ -92,6 +92,12 @@ class GenderSwap(ResultMixin):
         1 at the gendered target positions (the GECO ground truth), else 0.
     changed : list of int
         Positions whose word changed.
+
+    Examples
+    --------
+    >>> r = gender_swap("He thanked his mother".split(), to="female")
+    >>> isinstance(r, GenderSwap), r.tokens, r.ground_truth, r.changed
+    (True, ['She', 'thanked', 'her', 'mother'], [1, 0, 1, 1], [0, 2])
     """
 
     tokens: list
