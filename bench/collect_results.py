@@ -1,15 +1,16 @@
-"""Assemble bench/RESULTS.md from the per-area result files in bench/results/.
+"""Write bench/RESULTS.md: the summary of targets and a link to each per-area result file.
 
 Usage: python bench/collect_results.py
-Each area's benchmark writes bench/results/<area>.md; this script concatenates them
-(in a fixed order) under one header so the numbers live in one place.
+Each area's benchmark writes bench/results/<area>.md (its tables, machine, command, date and
+load); the summary rows live in bench/results/SUMMARY.txt. RESULTS.md links to the area files
+instead of copying them, so each number lives in one place.
 """
 from __future__ import annotations
 
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-ORDER = ["cliques", "gpu", "solvers", "solvers_families", "solvers_exact", "er", "er_peers", "er-flow",
+ORDER = ["cliques", "gpu", "solvers", "solvers_families", "solvers_exact", "er_real", "er", "er_peers", "er-flow", "reduction", "firstcall", "hostile_inputs",
          "privacy", "bias", "explain", "metrics", "perf"]
 
 HEADER = """# trustlab benchmark results
@@ -34,21 +35,18 @@ Regenerate this file with `python bench/collect_results.py` after re-running a s
 
 
 def main() -> None:
-    parts = []
     files = {p.stem: p for p in (HERE / "results").glob("*.md")}
+    links = []
     for name in ORDER + sorted(set(files) - set(ORDER)):
         if name in files:
-            text = files[name].read_text().strip()
-            # demote the area's top heading one level
-            lines = text.splitlines()
-            if lines and lines[0].startswith("# "):
-                lines[0] = "#" + lines[0]
-            parts.append("\n".join(lines))
+            first = files[name].read_text().strip().splitlines()[:1]
+            title = first[0].lstrip("# ").strip() if first else name
+            links.append(f"* [{name}](results/{name}.md): {title}")
     summary_file = HERE / "results" / "SUMMARY.txt"
-    summary = summary_file.read_text().strip() if summary_file.exists() else "(see sections)"
-    out = HEADER.format(summary=summary) + "\n\n" + "\n\n---\n\n".join(parts) + "\n"
+    summary = summary_file.read_text().strip() if summary_file.exists() else "(see the area files)"
+    out = HEADER.format(summary=summary) + "\n\n## Per-area results\n\n" + "\n".join(links) + "\n"
     (HERE / "RESULTS.md").write_text(out)
-    print(f"wrote {HERE / 'RESULTS.md'} ({len(parts)} sections)")
+    print(f"wrote {HERE / 'RESULTS.md'} ({len(links)} areas linked)")
 
 
 if __name__ == "__main__":
