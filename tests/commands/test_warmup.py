@@ -29,3 +29,4 @@ def test_cli_json(capsys, monkeypatch):
     out = json.loads(capsys.readouterr().out)
     assert set(out["families"]) == {"weat"} and out["jobs"] == 1 and ran == ["weat"]
     assert main(["warmup", "--jobs", "0"]) == 2
+    assert "--jobs" in capsys.readouterr().err

@@ -178,14 +178,17 @@ def warm_caches(verbose: bool = False, jobs: int = 1, families=None) -> dict[str
 
 
 def register(subparsers) -> None:
-    from trustlab.commands._common import add_output_flags
+    import numbers
+
+    from trustlab._validation import Interval
+    from trustlab.commands._common import add_output_flags, constrained
 
     p = subparsers.add_parser(
         "warmup", help="compile the Numba kernels once (a post-install step)",
         description="Compile (or load) the on-disk Numba cache of the partition, entity-resolution, clique, "
                     "privacy and WEAT kernels, so that the first real call after an install does not pay the "
                     "compilation.")
-    p.add_argument("--jobs", type=int, default=1,
+    p.add_argument("--jobs", type=constrained([Interval(numbers.Integral, 1, 64, closed="both")]), default=1,
                    help="kernel families compiled at once, each in its own process (default 1: one after the "
                         "other in this process; more helps only on an idle multi-core machine)")
     add_output_flags(p)
@@ -196,9 +199,6 @@ def run(args) -> int:
     from trustlab.commands._common import emit_json
 
     jobs = args.jobs
-    if jobs < 1:
-        print(f"trustlab warmup: error: --jobs must be >= 1; got {jobs}", file=sys.stderr)
-        return 2
     t = time.perf_counter()
     out = warm_caches(verbose=not args.json and not getattr(args, "quiet", False), jobs=jobs)
     total = time.perf_counter() - t
