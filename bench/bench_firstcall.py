@@ -1,63 +1,135 @@
-"""First-call cost of each kernel family in a fresh process (warm Numba cache).
+"""Cold and warm first run of each CLI job, each in a fresh Numba cache directory.
 
-Run: .venv/bin/python bench/bench_firstcall.py [REPEAT]   (prints markdown rows: import, first call,
-second call, whether Numba's parallel runtime was started, heavy modules imported, load)."""
+For every job a new, empty ``NUMBA_CACHE_DIR`` is made; the job's command runs once
+(cold: every kernel it needs is compiled and written to that directory) and then
+``--warm`` more times (warm: the same command loading the kernels from the cache).
+Reported per job: wall seconds and CPU seconds (user + system of the child process;
+CPU time is what a loaded machine inflates least), cold / warm ratios, and the
+1-minute load average before each run. Results are printed as markdown rows and, with
+``--json PATH``, appended as JSON lines.
+
+Run::
+
+    PYTHONPATH=. python bench/bench_firstcall.py [--jobs resolve,partition,...] [--warm 2] [--repeat 1]
+
+The jobs (bundled data only, so the benchmark runs anywhere):
+
+* ``resolve``: ``trustlab resolve --dataset csv_example`` (3,337 records);
+* ``partition``: ``trustlab partition`` on the bundled CP-Lib ``cars`` instance (33 nodes, cpp);
+* ``partition-sparse``: ``trustlab partition`` on a generated sparse edge list of 6,000 nodes
+  (the O(n + m) sparse search);
+* ``cliques``: ``trustlab cliques`` on a generated random graph (2,000 nodes, 20,000 edges);
+* ``privatize``: ``trustlab privatize`` of 1,000 x 300 float32 vectors;
+* ``bias-weat``: ``trustlab bias weat`` (all ten Caliskan tests on the bundled subset);
+* ``warmup``: ``trustlab warmup`` itself (its cold run is the post-install cost).
+"""
+from __future__ import annotations
+
+import argparse
 import json
 import os
+import platform
+import resource
 import subprocess
 import sys
+import tempfile
+import time
 
-CASES = {
-    "maximal_cliques": ("from trustlab.cliques import maximal_cliques", "maximal_cliques([[0,1],[1,2],[2,0],[2,3]])"),
-    "count_maximal_cliques": (
-        "from trustlab.cliques import count_maximal_cliques",
-        "count_maximal_cliques([[0,1],[1,2],[2,0],[2,3]])",
-    ),
-    "count_cliques": ("from trustlab.cliques import count_cliques", "count_cliques([[0,1],[1,2],[2,0],[2,3]])"),
-    "privatize": (
-        "import numpy as np; from trustlab.privacy import privatize; "
-        "X=np.random.default_rng(0).standard_normal((100,300)).astype(np.float32)",
-        "privatize(X, epsilon=1.0)",
-    ),
-    "weat": (
-        "import numpy as np; from trustlab.metrics.bias import weat; rng=np.random.default_rng(0); "
-        "w=['x1','x2','y1','y2','a1','a2','b1','b2']; emb=dict(zip(w, rng.normal(size=(8,5))))",
-        "weat(emb, ['x1','x2'], ['y1','y2'], ['a1','a2'], ['b1','b2'])",
-    ),
-    "partition (CPP)": (
-        "import networkx as nx; from trustlab import partition; G=nx.Graph(); "
-        "G.add_weighted_edges_from([(7,12,0.456),(7,20,0.999),(12,20,0.085),(7,25,-0.076),(12,25,-0.156),(20,25,-0.253)])",
-        "partition(G, method='cpp', random_state=0)",
-    ),
-}
-CODE = """
-import time, json, sys
-t0 = time.perf_counter()
-{setup}
-t1 = time.perf_counter()
-{call}
-t2 = time.perf_counter()
-{call}
-t3 = time.perf_counter()
-par = sys.modules.get('numba.np.ufunc.parallel')
-par = par is not None and getattr(par, '_is_initialized', False)
-heavy = [m for m in ("pandas", "sklearn", "scipy.linalg", "scipy.stats", "ortools") if m in sys.modules]
-print(json.dumps({{"import": t1 - t0, "first": t2 - t1, "second": t3 - t2, "parallel_runtime": bool(par),
-                  "heavy": heavy}}))
-"""
-for name, (setup, call) in CASES.items():
-    best = None
-    for _ in range(int(sys.argv[1]) if len(sys.argv) > 1 else 3):
-        p = subprocess.run([sys.executable, "-c", CODE.format(setup=setup, call=call)], capture_output=True, text=True)
-        if p.returncode:
-            print(name, "FAILED", p.stderr[-500:])
-            break
-        r = json.loads(p.stdout.strip().splitlines()[-1])
-        if best is None or r["import"] + r["first"] < best["import"] + best["first"]:
-            best = r
-    if best:
-        print(
-            f"| {name} | {best['import']:.2f} s | {best['first']:.2f} s | {best['second'] * 1e3:.1f} ms "
-            f"| {best['parallel_runtime']} | {', '.join(best['heavy']) or '-'} | {os.getloadavg()[0]:.1f} |",
-            flush=True,
-        )
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+
+def _inputs(tmp: str) -> dict[str, list[str]]:
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((1000, 300)).astype(np.float32)
+    np.save(os.path.join(tmp, "X.npy"), X)
+    n, m = 2000, 20_000
+    e = rng.integers(0, n, (2 * m, 2))
+    e = np.unique(np.sort(e[e[:, 0] != e[:, 1]], axis=1), axis=0)[:m]
+    np.savetxt(os.path.join(tmp, "g.edges"), e, fmt="%d")
+    # sparse weighted graph: 6,000 nodes on a ring with chords, weights N(0.2, 1)
+    n2 = 6000
+    a = np.arange(n2)
+    rows = np.concatenate([a, a, rng.integers(0, n2, n2)])
+    cols = np.concatenate([(a + 1) % n2, (a + 7) % n2, rng.integers(0, n2, n2)])
+    keep = rows != cols
+    rows, cols = np.minimum(rows[keep], cols[keep]), np.maximum(rows[keep], cols[keep])
+    pairs = np.unique(np.stack([rows, cols], 1), axis=0)
+    w = np.round(rng.normal(0.2, 1.0, len(pairs)), 3)
+    with open(os.path.join(tmp, "sparse.edges"), "w") as fh:
+        for (i, j), x in zip(pairs, w):
+            fh.write(f"{i} {j} {x}\n")
+    cp = os.path.join(ROOT, "trustlab", "data", "cplib", "cars.txt")
+    return {
+        "resolve": ["resolve", "--dataset", "csv_example", "--json", "-q", "-o", os.path.join(tmp, "ent.csv")],
+        "partition": ["partition", cp, "--json", "-q"],
+        "partition-sparse": ["partition", os.path.join(tmp, "sparse.edges"), "--format", "edgelist", "--json", "-q"],
+        "cliques": ["cliques", os.path.join(tmp, "g.edges"), "--json", "-q"],
+        "privatize": ["privatize", os.path.join(tmp, "X.npy"), "--epsilon", "1", "--output",
+                      os.path.join(tmp, "Xp.npy"), "--json", "-q"],
+        "bias-weat": ["bias", "weat", "--json", "-q"],
+        "warmup": ["warmup"],
+    }
+
+
+def _run(argv: list[str], cache: str) -> dict:
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    load = os.getloadavg()[0]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t = time.perf_counter()
+    p = subprocess.run([sys.executable, "-m", "trustlab.cli", *argv], capture_output=True, text=True, env=env,
+                       cwd=ROOT)
+    wall = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    if p.returncode:
+        raise RuntimeError(f"{argv} failed ({p.returncode}): {p.stderr[-800:]}")
+    out = {"wall": wall, "cpu": cpu, "load": load}
+    try:
+        js = json.loads(p.stdout.strip().splitlines()[-1])
+        for k in ("component_status", "status", "n_entities", "objective"):
+            if isinstance(js, dict) and k in js:
+                out[k] = js[k]
+    except (ValueError, IndexError):
+        pass
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--jobs", default="resolve,partition,partition-sparse,cliques,privatize,bias-weat,warmup")
+    ap.add_argument("--warm", type=int, default=2, help="warm runs per job (the best is reported)")
+    ap.add_argument("--repeat", type=int, default=1, help="fresh-cache repetitions per job (the best cold)")
+    ap.add_argument("--json", default=None, help="append one JSON line per job here")
+    a = ap.parse_args()
+    print(f"# {platform.node()} {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, "
+          f"python {platform.python_version()}, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
+    print("| job | cold wall | warm wall | wall ratio | cold CPU | warm CPU | CPU ratio | load (cold/warm) "
+          "| same result |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    with tempfile.TemporaryDirectory() as tmp:
+        jobs = _inputs(tmp)
+        for name in a.jobs.split(","):
+            argv = jobs[name]
+            colds, warms = [], []
+            for _ in range(a.repeat):
+                with tempfile.TemporaryDirectory(dir=tmp) as cache:
+                    colds.append(_run(argv, cache))
+                    warms += [_run(argv, cache) for _ in range(a.warm)]
+            c = min(colds, key=lambda r: r["wall"])
+            w = min(warms, key=lambda r: r["wall"])
+            keys = ("component_status", "status", "n_entities", "objective")
+            same = all(r.get(k) == colds[0].get(k) for r in colds + warms for k in keys)
+            print(f"| {name} | {c['wall']:.2f} s | {w['wall']:.2f} s | {c['wall'] / w['wall']:.1f}x "
+                  f"| {c['cpu']:.2f} s | {w['cpu']:.2f} s | {c['cpu'] / max(w['cpu'], 1e-9):.1f}x "
+                  f"| {c['load']:.1f} / {w['load']:.1f} | {same} |", flush=True)
+            if a.json:
+                with open(a.json, "a") as fh:
+                    fh.write(json.dumps({"job": name, "argv": argv, "cold": colds, "warm": warms,
+                                         "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -10,8 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-ORDER = ["cliques", "gpu", "solvers", "solvers_families", "solvers_exact", "er_real", "er", "er_peers", "er-flow", "reduction", "firstcall", "hostile_inputs",
-         "privacy", "bias", "explain", "metrics", "perf"]
+ORDER = ["cliques", "gpu", "solvers", "solvers_families", "solvers_exact", "er_real", "er", "er_peers", "er-flow",
+         "reduction", "firstcall", "hostile_inputs", "privacy", "bias", "explain", "metrics", "perf"]
 
 HEADER = """# trustlab benchmark results
 

@@ -57,7 +57,7 @@ def test_console_lets_openblas_threads_sleep_unless_the_user_chose():
     env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_THREAD_TIMEOUT"}
 
     def run(code, e):
-        return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=e, timeout=120,
+        return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=e, timeout=900,
                               check=True).stdout.strip()
 
     assert run(probe, env) == "4"

@@ -115,3 +115,15 @@ def test_writer_matches_python_join(tmp_path, labels):
     empty = maximal_cliques(g, min_size=10**6)
     _write_output(empty, str(out))
     assert out.read_bytes() == b""
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_compact_labels_sparse_label_range_matches_numpy(seed):
+    # labels spread over a range far wider than 4x the endpoints: the sort path
+    rng = np.random.default_rng(seed)
+    src = rng.integers(-10**12, 10**12, 300)
+    dst = rng.integers(-10**12, 10**12, 300)
+    labels, sp, dp = compact_labels(src, dst)
+    assert np.array_equal(labels, np.unique(np.concatenate([src, dst])))
+    assert sp.dtype == dp.dtype == np.int64
+    assert np.array_equal(labels[sp], src) and np.array_equal(labels[dp], dst)

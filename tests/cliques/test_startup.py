@@ -73,4 +73,5 @@ def test_clique_api_does_not_start_parallel_runtime():
 
 def test_warm_caches_runs_every_family():
     r = _run("import json\nfrom trustlab.commands.warmup import warm_caches\nprint(json.dumps(warm_caches()))")
-    assert set(r) == {"cliques", "cliques CLI I/O", "privacy"} and all(v >= 0 for v in r.values())
+    assert set(r) == {"cliques", "cliques CLI I/O", "privacy", "partition", "resolve", "weat"}
+    assert all(v >= 0 for v in r.values())

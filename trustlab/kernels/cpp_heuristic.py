@@ -41,6 +41,12 @@ from numba import njit
 
 EPS = 1e-9
 
+# _no_slice_copy: array-to-array copies in these kernels are explicit loops, not
+# ``dst[:] = src``. Numba's slice assignment compiles its broadcasting checks and their
+# error messages (string formatting) the first time a process uses it: about 2.7 s of
+# CPU added to a cold compile of the search, which is what the first call after an
+# install pays. The loops run the same.
+
 
 @njit(cache=True)
 def pivot_labels(W, order, forbid):
@@ -504,7 +510,8 @@ def its(W, nbr_ptr, nbr_idx, use_nbrs, cur_lab, best_lab, best_val, seed, n_roun
         if cur > best_val + EPS:
             cur = objective(W, lab)
             best_val = cur
-            best_lab[:] = lab
+            for j_ in range(n):  # best_lab[:] = lab (see _no_slice_copy)
+                best_lab[j_] = lab[j_]
     wlab = lab.copy()
     moved = np.zeros(n, np.int64)
     it = 1
@@ -525,7 +532,8 @@ def its(W, nbr_ptr, nbr_idx, use_nbrs, cur_lab, best_lab, best_val, seed, n_roun
         else:
             # ---- perturbation (from the best with probability restart_prob)
             if np.random.random() < restart_prob:
-                lab[:] = best_lab
+                for j_ in range(n):  # lab[:] = best_lab (see _no_slice_copy)
+                    lab[j_] = best_lab[j_]
                 K = _build(W, lab, S, size, active, apos)
             s = str_lo + np.random.randint(str_hi - str_lo + 1)
             if directed:
@@ -536,7 +544,8 @@ def its(W, nbr_ptr, nbr_idx, use_nbrs, cur_lab, best_lab, best_val, seed, n_roun
         cur = objective(W, lab)
         # ---- tabu walk
         wbest = cur
-        wlab[:] = lab
+        for j_ in range(n):  # wlab[:] = lab (see _no_slice_copy)
+            wlab[j_] = lab[j_]
         stall = 0
         _refresh(lab, S, size, active, K, use_nbrs, nbr_ptr, nbr_idx, mark, bgain, btgt)
         while stall < depth and stop[0] == 0:
@@ -549,12 +558,14 @@ def its(W, nbr_ptr, nbr_idx, use_nbrs, cur_lab, best_lab, best_val, seed, n_roun
             cur += g
             if cur > wbest + EPS:
                 wbest = cur
-                wlab[:] = lab
+                for j_ in range(n):  # wlab[:] = lab (see _no_slice_copy)
+                    wlab[j_] = lab[j_]
                 stall = 0
             else:
                 stall += 1
         # ---- descent from the walk's best (adds merges)
-        lab[:] = wlab
+        for j_ in range(n):  # lab[:] = wlab (see _no_slice_copy)
+            lab[j_] = wlab[j_]
         K = _build(W, lab, S, size, active, apos)
         K, g = _descent(W, lab, S, size, active, apos, K, use_nbrs, nbr_ptr, nbr_idx, mark, tabu, bgain, btgt, stop)
         cur = objective(W, lab)
@@ -566,8 +577,10 @@ def its(W, nbr_ptr, nbr_idx, use_nbrs, cur_lab, best_lab, best_val, seed, n_roun
             else:
                 stale += 1
             best_val = cur
-            best_lab[:] = lab
+            for j_ in range(n):  # best_lab[:] = lab (see _no_slice_copy)
+                best_lab[j_] = lab[j_]
         else:
             stale += 1
-    cur_lab[:] = lab
+    for j_ in range(n):  # cur_lab[:] = lab (see _no_slice_copy)
+        cur_lab[j_] = lab[j_]
     return best_val, stale

@@ -106,7 +106,8 @@ def price_resume(state, lb, max_nodes):
                 while pos > 0 and vals[pos - 1] < val[d]:
                     if pos < k:
                         vals[pos] = vals[pos - 1]
-                        masks[pos, :] = masks[pos - 1, :]
+                        for j_ in range(masks.shape[1]):  # masks[pos, :] = masks[pos - 1, :], without
+                            masks[pos, j_] = masks[pos - 1, j_]  # the slice machinery (compile time)
                     pos -= 1
                 vals[pos] = val[d]
                 for q in range(n):
@@ -351,7 +352,8 @@ def price_tabu(W, pi, start_masks, lb, k, iters, tenure, seed):
                 while pos > 0 and vals[pos - 1] < v:
                     if pos < k:
                         vals[pos] = vals[pos - 1]
-                        masks[pos, :] = masks[pos - 1, :]
+                        for j_ in range(masks.shape[1]):  # masks[pos, :] = masks[pos - 1, :], without
+                            masks[pos, j_] = masks[pos - 1, j_]  # the slice machinery (compile time)
                         hashes[pos] = hashes[pos - 1]
                     pos -= 1
                 vals[pos] = v

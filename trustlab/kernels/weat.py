@@ -25,11 +25,13 @@ import numba
 import numpy as np
 from numba import njit, prange
 
+from trustlab._lazy import lazy_attributes
+
 __all__ = [
-    "exact_subset_sums",
-    "exact_subset_sums_serial",
-    "sample_subset_sums",
-    "sample_subset_sums_serial",
+    "exact_subset_sums",  # noqa: F822 (compiled on first use, see _LOADERS)
+    "exact_subset_sums_serial",  # noqa: F822 (compiled on first use, see _LOADERS)
+    "sample_subset_sums",  # noqa: F822 (compiled on first use, see _LOADERS)
+    "sample_subset_sums_serial",  # noqa: F822 (compiled on first use, see _LOADERS)
     "exact_kernel",
     "sample_kernel",
     "binomial_table",
@@ -201,26 +203,36 @@ def _renamed(f, name):
     return g
 
 
-exact_subset_sums = njit(_SIG_EXACT, parallel=True, cache=True)(_exact_subset_sums_py)
-exact_subset_sums_serial = njit(_SIG_EXACT, cache=True)(
-    _renamed(_exact_subset_sums_py, "_exact_subset_sums_serial")
-)
-sample_subset_sums = njit(_SIG_SAMPLE, parallel=True, cache=True)(_sample_subset_sums_py)
-sample_subset_sums_serial = njit(_SIG_SAMPLE, cache=True)(
-    _renamed(_sample_subset_sums_py, "_sample_subset_sums_serial")
-)
+# Each of the four subset-sum kernels is compiled (or loaded from the on-disk cache) on
+# first use, not at import: a call needs one or two of them (exact or sampled, serial
+# or threaded by the amount of work), and compiling all four cost a cold first
+# ``trustlab bias weat`` about 2.6 s of CPU (the threaded ones ~1 s each).
+_LOADERS = {
+    "exact_subset_sums": lambda: njit(_SIG_EXACT, parallel=True, cache=True)(_exact_subset_sums_py),
+    "exact_subset_sums_serial": lambda: njit(_SIG_EXACT, cache=True)(
+        _renamed(_exact_subset_sums_py, "_exact_subset_sums_serial")),
+    "sample_subset_sums": lambda: njit(_SIG_SAMPLE, parallel=True, cache=True)(_sample_subset_sums_py),
+    "sample_subset_sums_serial": lambda: njit(_SIG_SAMPLE, cache=True)(
+        _renamed(_sample_subset_sums_py, "_sample_subset_sums_serial")),
+}
+__getattr__, __dir__ = lazy_attributes(globals(), _LOADERS)
 
 PARALLEL_MIN_WORK = 200_000  # subsets x k below which the serial kernel is used
 
 
+def _kernel(name: str):
+    k = globals().get(name)
+    return k if k is not None else __getattr__(name)
+
+
 def exact_kernel(work: int):
     """The exact-enumeration kernel for ``work`` = subsets x k operations."""
-    return exact_subset_sums if work >= PARALLEL_MIN_WORK else exact_subset_sums_serial
+    return _kernel("exact_subset_sums" if work >= PARALLEL_MIN_WORK else "exact_subset_sums_serial")
 
 
 def sample_kernel(work: int):
     """The sampling kernel for ``work`` = samples x k operations."""
-    return sample_subset_sums if work >= PARALLEL_MIN_WORK else sample_subset_sums_serial
+    return _kernel("sample_subset_sums" if work >= PARALLEL_MIN_WORK else "sample_subset_sums_serial")
 
 
 def n_chunks(total: int) -> int:

@@ -47,12 +47,17 @@ class _Clock:
     is the time left of the whole call, ``size`` its node count, ``unstarted_size``
     the node count of the components not started yet (itself included) and ``slots``
     the number of components solved at once; time a component does not use stays in
-    ``remaining`` and so passes on to the later ones.
+    ``remaining`` and so passes on to the later ones. Seconds spent compiling kernels
+    while the clock runs (:func:`~trustlab.kernels._jit.compile_seconds`: e.g. branch
+    and price's, compiled the first time a component needs it) move the deadline on.
     """
 
     def __init__(self, deadline: float | None, sizes: dict[int, int], slots: int):
         import threading
 
+        from trustlab.kernels._jit import compile_seconds
+
+        self.compiled0 = compile_seconds()
         self.deadline = deadline
         self.left = float(sum(sizes.values()))
         self.sizes = sizes
@@ -67,7 +72,10 @@ class _Clock:
             self.left -= w
             if self.deadline is None:
                 return None
-            return max(0.0, (self.deadline - time.perf_counter()) * share)
+            from trustlab.kernels._jit import compile_seconds
+
+            deadline = self.deadline + (compile_seconds() - self.compiled0)
+            return max(0.0, (deadline - time.perf_counter()) * share)
 
 
 @dataclass
@@ -289,10 +297,12 @@ def _solve_component(W, A, method, opts: _ComponentOptions, *, time_limit, seed)
 
 def _solve_scaled_component(W, A, method, opts: _ComponentOptions, *, time_limit, seed) -> dict:
     """:func:`_solve_component` on weights of a safe scale."""
+    from trustlab.kernels._jit import compile_seconds
     from trustlab.solvers.heuristic import _Search, solve_heuristic
 
     t0 = time.perf_counter()
     deadline = None if time_limit is None else t0 + time_limit
+    compiled0 = compile_seconds()
     n = W.shape[0]
     rng = np.random.default_rng(seed)
     n_edges = int(np.triu(A, 1).sum())
@@ -335,10 +345,11 @@ def _solve_scaled_component(W, A, method, opts: _ComponentOptions, *, time_limit
         finish = None
         if staged and search is not None and not search.finished:
             def finish():  # branch and price is starting: finish the search, free its reserve
+                end = None if deadline is None else deadline + (compile_seconds() - compiled0)
                 t1 = time.perf_counter()
-                search.run(deadline=deadline)
+                search.run(deadline=end)
                 info["heuristic_seconds"] += time.perf_counter() - t1
-                return (*search.result(), deadline)
+                return (*search.result(), end)
         r = solve_cpp(W, A, warm_labels=lab, warm_obj=val, deadline=exact_deadline, integral=opts.integral,
                       mip_solver=opts.mip_solver, workers=opts.workers, threads=opts.threads, finish_warm=finish)
     elif method == "qsp":
@@ -351,6 +362,8 @@ def _solve_scaled_component(W, A, method, opts: _ComponentOptions, *, time_limit
 
         r = solve_spp(W, A, deadline=deadline, workers=opts.workers, warm_labels=lab,
                       max_cliques=opts.max_cliques, max_model_bytes=opts.max_model_bytes)
+    if deadline is not None:  # kernels compiled by the exact solver (e.g. branch and price's) do not count
+        deadline += compile_seconds() - compiled0
     if search is not None and not search.finished and r["status"] != "optimal":
         # not proven: finish the heuristic's own run and keep the better of the two
         t1 = time.perf_counter()
@@ -378,16 +391,41 @@ def _solve_scaled_component(W, A, method, opts: _ComponentOptions, *, time_limit
 
 
 def _preload(method: str, opts: _ComponentOptions) -> None:
-    """Load the modules and Numba kernels of ``method`` once, on a 3-node instance,
-    before the clock hands out shares: the one-off loading (about a second on a busy
-    machine) then comes out of the whole call's budget instead of the share of the
-    first, smallest components (which could then stop at their limit unproven)."""
+    """Load the modules and Numba kernels of ``method`` once per process, on a 3-node
+    instance (the heuristic's kernels, the exact solver's modules, the clique kernels
+    of ``qsp``/``spp``)."""
+    from trustlab.kernels._jit import warm_once
+
     W = np.array([[0.0, 1.0, -1.0], [1.0, 0.0, 1.0], [-1.0, 1.0, 0.0]])
     A = ~np.eye(3, dtype=bool)
-    try:
+
+    def run():
         _solve_component(W, A, method, replace(opts, workers=1, integral=False), seed=0, time_limit=None)
+
+    try:
+        warm_once(f"partition:{method}", run)
     except Exception:  # only a warm-up (e.g. spp with max_cliques < 7 refuses it): the real
         pass  # components report their own errors
+
+
+def _prepare(P: Problem, parts: "_Decomposition", method: str, opts: _ComponentOptions) -> float:
+    """Stage 2b: compile (or load from the Numba cache) every kernel and load every
+    module the components will need, before the clock starts; the seconds it took,
+    which :func:`partition` adds to its deadline (so a cold compile cache, seconds
+    per kernel family, never eats the budget and the result does not depend on it).
+    Kernels that only some components need later (branch and price's pricing) are
+    compiled when first needed and excluded from the deadlines the same way
+    (:class:`_Clock`, :func:`_solve_scaled_component`)."""
+    from trustlab.solvers import heuristic, sparse
+
+    t = time.perf_counter()
+    sizes = parts.sizes().values()
+    if any(P.complete or n <= sparse.SPARSE_MIN_NODES for n in sizes):
+        heuristic.ensure_compiled()
+        _preload(method, opts)
+    if not P.complete and any(n > sparse.SPARSE_MIN_NODES for n in sizes):
+        sparse.ensure_compiled()
+    return time.perf_counter() - t
 
 
 def _solve_component_job(job: tuple) -> dict:
@@ -410,15 +448,21 @@ def _solve_task(task: tuple, method: str, opts: _ComponentOptions, *, seed: int,
     component of more than :data:`~trustlab.solvers.sparse.SPARSE_MIN_NODES` nodes goes
     to the O(n + m)-memory sparse search whatever the method (the dense solvers would
     hold several n x n arrays); the others are solved densely by :func:`_solve_component`."""
+    from trustlab.solvers.heuristic import ensure_compiled as dense_kernels
     from trustlab.solvers.sparse import SPARSE_MIN_NODES
+    from trustlab.solvers.sparse import ensure_compiled as sparse_kernels
 
+    # before the component's own clock starts (on a Dask worker the first component
+    # compiles them; in a local run partition has already done so)
     if task[0] == "dense":
         W, A = task[1], task[2]
     else:
         _, m, rows, cols, vals = task
         if m > SPARSE_MIN_NODES:
+            sparse_kernels()
             return _solve_sparse_component(m, rows, cols, vals, method, opts, seed=seed, time_limit=time_limit)
         W, A = dense_from_edges(m, rows, cols, vals)
+    dense_kernels()
     if opts.reduce and method != "heuristic" and 2 < W.shape[0] <= REDUCE_MAX_NODES:
         return _solve_reduced_component(W, A, method, opts, seed=seed, time_limit=time_limit)
     return _solve_component(W, A, method, opts, seed=seed, time_limit=time_limit)
@@ -615,8 +659,6 @@ def _solve_components(P: Problem, parts: _Decomposition, method: str, opts: _Com
     """Stage 3: solve every component of >= 2 nodes under one :class:`_Clock`; the
     solver output per component index."""
     big = parts.big
-    if len(big) > 1 and run.client is None and deadline is not None:
-        _preload(method, opts)
     from tqdm.auto import tqdm
 
     threads = run.n_jobs or os.cpu_count() or 1
@@ -839,7 +881,12 @@ def partition(
         and time a component does not use passes on to the later ones. On expiry the
         best feasible partition found is returned with ``status="time_limit"`` and the
         best bound. Solvers check the clock between steps, so a call can overrun by a
-        fraction of a second.
+        fraction of a second. The one-off compilation (or cache load) of the Numba
+        kernels and loading of the solver modules a call needs is **not** counted: it
+        is done before the clock starts, or, for kernels needed only later (branch and
+        price's pricing), the deadline moves on by the time it took; so a first call on
+        an empty compile cache gets the same search time as later calls (it takes
+        longer in total, by the compile time).
     M : int, optional
         Partitions per maximal clique for ``qsp`` (default 10, the paper's choice for
         the dedupe sets). Must be >= 1.
@@ -961,6 +1008,8 @@ def partition(
     parts = _Decomposition.of(P, decompose)
     seeds = rng.integers(0, 2**63 - 1, size=len(parts.comps))
     opts = _ComponentOptions(integral=P.integral, reduce=bool(reduce), **checked)
+    if deadline is not None and client is None and parts.big:
+        deadline += _prepare(P, parts, method, opts)  # compiling is not part of the budget
     outs = _solve_components(P, parts, method, opts, seeds, deadline, _Runner(client, n_jobs, progress))
     return _assemble(P, parts, outs, method, t0)
 

@@ -67,8 +67,25 @@ import time
 
 import numpy as np
 
+from trustlab.kernels._jit import warm_once
 from trustlab.kernels.cpp_heuristic import objective
 from trustlab.kernels.cpp_pricing import price_local, price_resume, price_start, price_tabu
+
+
+def _compile() -> None:
+    W = np.array([[0.0, 1.0, -1.0], [1.0, 0.0, 1.0], [-1.0, 1.0, 0.0]])
+    pi = np.zeros(3)
+    price_resume(price_start(W, pi, 2), 0.0, 100)
+    price_local(W, pi, np.arange(3, dtype=np.int64), 1e-9)
+    price_tabu(W, pi, np.zeros((1, 3), np.bool_), 1e-9, 2, 10, 1, 1)
+    objective(W, np.zeros(3, np.int64))
+
+
+def ensure_compiled() -> float:
+    """Compile (or load from the cache) the pricing kernels of :func:`branch_and_price`
+    on a 3-node instance with the argument types of a real run, once per process; the
+    seconds it took (0.0 when already done), which the caller adds to its deadline."""
+    return warm_once("cpp_pricing", _compile)
 
 
 def _floor_target(incumbent: float, integral: bool) -> float:

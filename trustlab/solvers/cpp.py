@@ -500,7 +500,11 @@ class _ExactSolve:
                                                          self.n_added)
         result, rnd = self.result, self.rnd
         if o.colgen and n <= o.colgen_max_n:
-            from trustlab.solvers.colgen import branch_and_price
+            from trustlab.solvers.colgen import branch_and_price, ensure_compiled
+
+            spent = ensure_compiled()  # compiled the first time it is needed: not counted
+            if deadline is not None and spent:
+                self.deadline = deadline = deadline + spent
 
             if self.finish_warm is not None:
                 # a strong incumbent closes many more nodes: finish the caller's heuristic

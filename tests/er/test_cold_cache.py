@@ -1,0 +1,51 @@
+"""The result of ``resolve`` does not depend on the state of the Numba compile cache.
+
+A first run after an install compiles every kernel (seconds per kernel family); the
+partition layer's time budget must not pay for that, or the first run returns other
+entities and statuses than the second (components stopped at ``time_limit``).
+"""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+# 1,200 records of the bundled csv_example (components of up to a few dozen records go
+# through the partition layer), under a whole-call budget of 6 s: a few hundred
+# milliseconds of solving, well below the budget even on a loaded machine, but less
+# than the seconds a cold compile of the partition kernels takes (about 10 s of CPU).
+_CODE = """
+import json, sys
+import numpy as np
+from trustlab.datasets import load_er_dataset
+from trustlab.er import resolve
+
+ds = load_er_dataset("csv_example")
+df = ds.records.iloc[:1200].drop(columns=[ds.truth_col])
+r = resolve(df, id_col=ds.id_col, fields=ds.fields, blocking=ds.blocking, time_limit=6.0)
+cr = r.clusters
+sizes = np.bincount(cr.component)
+print(json.dumps({"entity": r.entity.tolist(), "status": list(cr.status),
+                  "n_partitioned": int((sizes > 6).sum())}))
+"""
+
+
+def _run(cache_dir):
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache_dir))
+    p = subprocess.run([sys.executable, "-c", _CODE], capture_output=True, text=True, env=env, timeout=600)
+    assert p.returncode == 0, p.stderr[-2000:]
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.slow
+def test_resolve_same_entities_and_statuses_cold_and_warm(tmp_path):
+    cache = tmp_path / "numba-cache"
+    cache.mkdir()
+    cold = _run(cache)  # empty cache: every kernel compiles in this run
+    assert any(cache.rglob("*.nbi")), "the first run wrote no Numba cache"
+    warm = _run(cache)  # the same kernels, loaded from the cache
+    assert cold["n_partitioned"] > 0  # the partition layer (and its budget) was used
+    assert cold["status"] == warm["status"]
+    assert cold["entity"] == warm["entity"]
+    assert "time_limit" not in cold["status"]

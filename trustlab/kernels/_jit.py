@@ -1,0 +1,82 @@
+"""Compile kernels once per process, and count the seconds it took.
+
+A Numba kernel compiles (or loads from the on-disk cache) on its first call in a
+process: seconds on a cold cache, milliseconds on a warm one. A time budget must not
+pay for that, or a result would depend on the state of the compile cache. Every
+solver that runs under a deadline therefore compiles what it needs through
+:func:`warm_once` *before* it starts its clock, and code that cannot know in advance
+whether a kernel will be needed (branch and price starts only when the cutting planes
+do not prove a component) extends its deadline by the seconds :func:`warm_once`
+returns. :func:`compile_seconds` is the process-wide total, so a clock shared by
+several components (:func:`trustlab.partition`) can exclude compilations that happened
+while it ran.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from typing import Callable
+
+__all__ = ["warm_once", "compile_seconds", "is_warm"]
+
+_lock = threading.Lock()
+_keys: dict[str, threading.Event] = {}
+_total = 0.0
+
+
+def is_warm(key: str) -> bool:
+    """True once the warm-up ``key`` has finished in this process."""
+    ev = _keys.get(key)
+    return ev is not None and ev.is_set()
+
+
+def warm_once(key: str, fn: Callable[[], object]) -> float:
+    """Run ``fn`` (a call of some kernels on a tiny input, compiling them) the first
+    time ``key`` is asked for in this process; return the seconds this call spent in
+    it (0.0 when ``key`` was already warm).
+
+    A thread that asks for a key another thread is compiling waits for it (Numba
+    compiles under one global lock anyway) and gets its waiting time back, so both
+    can exclude it from their deadlines. An exception from ``fn`` propagates and
+    leaves ``key`` cold (the next call tries again).
+
+    Examples
+    --------
+    >>> calls = []
+    >>> warm_once("doc-example", lambda: calls.append(1)) >= 0.0
+    True
+    >>> warm_once("doc-example", lambda: calls.append(1)), calls
+    (0.0, [1])
+    """
+    global _total
+    ev = _keys.get(key)
+    if ev is not None and ev.is_set():
+        return 0.0
+    t = time.perf_counter()
+    with _lock:
+        ev = _keys.get(key)
+        owner = ev is None
+        if owner:
+            ev = _keys[key] = threading.Event()
+    if not owner:
+        ev.wait()
+        if key not in _keys:  # the owner failed: try ourselves
+            return (time.perf_counter() - t) + warm_once(key, fn)
+        return time.perf_counter() - t
+    try:
+        fn()
+    except BaseException:
+        with _lock:
+            del _keys[key]
+        ev.set()
+        raise
+    dt = time.perf_counter() - t
+    with _lock:
+        _total += dt
+    ev.set()
+    return dt
+
+
+def compile_seconds() -> float:
+    """Seconds spent in :func:`warm_once` warm-ups so far in this process (all threads)."""
+    return _total
