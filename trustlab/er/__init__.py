@@ -20,7 +20,7 @@ from trustlab.er.one_to_one import cluster_one_to_one
 from trustlab.er.pipeline import resolve
 from trustlab.er.records import FIELD_KINDS, Field, infer_fields, read_records
 from trustlab.er.resolution import Resolution, evaluate
-from trustlab.er.scoring import FellegiSunter, SupervisedScorer, compare, to_weights
+from trustlab.er.scoring import SupervisedScorer, compare, to_weights
 from trustlab.er.synthetic import (
     generate_books,
     generate_citations,
@@ -34,7 +34,7 @@ __all__ = [
     "resolve", "Resolution", "evaluate", "block", "pair_completeness", "reduction_ratio",
     "CLUSTER_METHODS", "ClusterResult", "cluster_pairs", "cluster_splink_predictions",
     "cluster_dedupe_pairs", "cluster_one_to_one", "FIELD_KINDS", "Field", "infer_fields", "read_records",
-    "FellegiSunter", "SupervisedScorer", "compare", "to_weights", "generate_records",
+    "SupervisedScorer", "compare", "to_weights", "generate_records",
     "generate_people", "generate_citations", "generate_products", "generate_companies", "generate_books",
     "FSModel", "DegenerateModelWarning", "FieldInference",
     "infer_fields_report", "adaptive_blocking_rules", "estimate_pair_completeness",

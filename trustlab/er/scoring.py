@@ -3,9 +3,8 @@
 * :func:`compare` — per-field similarity features with rapidfuzz (Jaro–Winkler,
   token-set and Levenshtein/Indel ratios, computed element-wise in C++ over all pairs
   with ``process.cpdist``), phone/numeric/date/geo distances; missing values give NaN.
-* :class:`SupervisedScorer` — a regularised logistic (or ridge) model on labelled pairs.
-* :class:`FellegiSunter` — unsupervised Fellegi–Sunter model fitted with EM (as Splink
-  does): discretised agreement levels, conditional independence, match weights in log-odds.
+* :class:`SupervisedScorer` — a regularised logistic (or ridge) model on labelled pairs
+  (the unsupervised Fellegi–Sunter model is :class:`trustlab.er.comparisons.FSModel`).
 
 Both return match probabilities; :func:`to_weights` maps them to signed weights
 (log-odds or ``p - 0.5``) so positive means "same entity".
@@ -25,7 +24,7 @@ from trustlab._validation import Interval, validate_params
 from trustlab.er.kinds import KINDS, Field
 from trustlab.kernels import er as K
 
-__all__ = ["compare", "FeatureMatrix", "SupervisedScorer", "FellegiSunter", "to_weights"]
+__all__ = ["compare", "FeatureMatrix", "SupervisedScorer", "to_weights"]
 
 
 @dataclass
@@ -645,115 +644,6 @@ class SupervisedScorer:
         if self.model == "logistic":
             return _expit(z)
         return np.clip(z, 0.0, 1.0)
-
-
-_LEVELS = (0.97, 0.9, 0.8, 0.65)
-
-
-class FellegiSunter:
-    """Unsupervised Fellegi–Sunter match model fitted by EM (Splink-style).
-
-    Each field's main similarity is cut into agreement levels (``>= 0.97``,
-    ``>= 0.9``, ``>= 0.8``, ``>= 0.65``, else; exact fields: agree/disagree); a missing
-    value is a neutral level with weight 0. EM estimates the m- and u-probabilities of
-    each level and the prior match share λ over the candidate pairs, assuming
-    conditional independence of fields (the usual FS approximation).
-
-    Parameters
-    ----------
-    max_iter : int
-        Most EM iterations.
-    tol : float
-        EM stops when the log-likelihood changes by less than ``tol`` (relative).
-    levels : sequence of float
-        Similarity cut points of the agreement levels, decreasing.
-    lambda0 : float
-        Starting prior match share λ.
-
-    Examples
-    --------
-    >>> rng = np.random.default_rng(0)
-    >>> X = np.vstack([rng.uniform(0.95, 1, (50, 2)), rng.uniform(0, 0.6, (500, 2))])
-    >>> p = FellegiSunter().fit(X).predict_proba(X)
-    >>> bool(p[:50].min() > 0.5 and p[50:].max() < 0.5)
-    True
-    """
-
-    def __init__(
-        self, max_iter: int = 100, tol: float = 1e-6, levels: Sequence[float] = _LEVELS, lambda0: float = 0.05
-    ):
-        self.max_iter = int(max_iter)
-        self.tol = float(tol)
-        self.levels = tuple(levels)
-        self.lambda0 = float(lambda0)
-
-    def _gamma(self, X: np.ndarray) -> np.ndarray:
-        G = np.full(X.shape, -1, np.int64)
-        for c in range(X.shape[1]):
-            x = X[:, c]
-            ok = ~np.isnan(x)
-            lv = np.full(x.shape, len(self.levels), np.int64)
-            for k, t in reversed(list(enumerate(self.levels))):
-                lv[ok & (x >= t)] = k
-            G[ok, c] = lv[ok]
-        return G
-
-    def fit(self, X: np.ndarray, X_random: np.ndarray | None = None) -> "FellegiSunter":
-        """Fit by EM on candidate-pair features ``X``.
-
-        With ``X_random`` (features of randomly sampled record pairs, almost all
-        non-matches) the u-probabilities are estimated from it and kept fixed, as Splink
-        does; EM then fits only the m-probabilities and λ. This is much more robust when
-        blocking leaves mostly matches among the candidates.
-        """
-        G = self._gamma(X)
-        L = len(self.levels) + 1
-        n, d = G.shape
-        onehot = [np.stack([(G[:, c] == k) for k in range(L)], axis=1).astype(np.float64) for c in range(d)]
-        # init: matches concentrate on the top levels
-        m = np.tile(np.linspace(1.0, 0.05, L) ** 3, (d, 1))
-        m /= m.sum(1, keepdims=True)
-        fixed_u = X_random is not None and len(X_random) > 0
-        if fixed_u:
-            Gr = self._gamma(X_random)
-            u = np.stack([np.bincount(Gr[Gr[:, c] >= 0, c], minlength=L) + 0.5 for c in range(d)]).astype(np.float64)
-        else:
-            u = np.stack([oh.sum(0) + 1.0 for oh in onehot])
-        u /= u.sum(1, keepdims=True)
-        lam = self.lambda0
-        prev = -np.inf
-        for it in range(self.max_iter):
-            lw = np.full(n, np.log(lam / (1 - lam)))
-            for c in range(d):
-                lw += onehot[c] @ (np.log(m[c]) - np.log(u[c]))
-            post = 1.0 / (1.0 + np.exp(-np.clip(lw, -50, 50)))
-            lam = float(np.clip(post.mean(), 1e-6, 1 - 1e-6))
-            for c in range(d):
-                mc = post @ onehot[c] + 1e-3
-                uc = (1 - post) @ onehot[c] + 1e-3
-                m[c] = mc / mc.sum()
-                if not fixed_u:
-                    u[c] = uc / uc.sum()
-            ll = float(np.sum(np.logaddexp(0, lw)))
-            if abs(ll - prev) < self.tol * max(1.0, abs(ll)):
-                break
-            prev = ll
-        self.m_, self.u_, self.lambda_ = m, u, lam
-        self.n_iter_ = it + 1
-        return self
-
-    def match_weight(self, X: np.ndarray) -> np.ndarray:
-        """Posterior log-odds of a match (natural log)."""
-        G = self._gamma(X)
-        lw = np.full(G.shape[0], np.log(self.lambda_ / (1 - self.lambda_)))
-        wt = np.log(self.m_) - np.log(self.u_)
-        for c in range(G.shape[1]):
-            ok = G[:, c] >= 0
-            lw[ok] += wt[c][G[ok, c]]
-        return lw
-
-    def predict_proba(self, X: np.ndarray) -> np.ndarray:
-        return 1.0 / (1.0 + np.exp(-np.clip(self.match_weight(X), -50, 50)))
 
 
 @validate_params(
