@@ -57,3 +57,22 @@ def test_blocking_roles_come_from_the_registry():
     tokened = {r.split(":")[1].split("@")[0] for r in got if r.startswith("token:")}
     assert keyed <= {f.column for f in fields if KINDS[f.kind].key_rule}
     assert tokened == {f.column for f in fields if KINDS[f.kind].token_rule is not None}
+
+
+def _er_imports(name):
+    import ast
+    from pathlib import Path
+
+    import trustlab.er
+
+    path = Path(trustlab.er.__file__).parent / f"{name}.py"
+    tree = ast.parse(path.read_text())
+    return {n.module.rsplit(".", 1)[-1] for n in ast.walk(tree)
+            if isinstance(n, ast.ImportFrom) and n.module and n.module.startswith("trustlab.er.")}
+
+
+@pytest.mark.parametrize("a, b", [("model", "pipeline"), ("fields", "records")])
+def test_stage_modules_do_not_import_each_other(a, b):
+    # function-local imports count too: the path through resolve reads one way
+    assert not (b in _er_imports(a) and a in _er_imports(b))
+    assert b not in _er_imports(a)
