@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from trustlab._validation import validate_params
-from trustlab.er.kinds import CODES, RECORD, Field
+from trustlab.er.kinds import CODES, KINDS, RECORD, Field
 
 __all__ = ["FieldChoice", "FieldInference", "infer_fields_report", "is_truth_like", "index_as_id"]
 
@@ -319,7 +319,7 @@ def infer_fields_report(
         else:
             fields.append(Field(c.column, c.kind))
     # the whole record, compared beside the fields: sparse rows, values in other columns
-    if sum(f.kind not in ("latlon", "numeric") for f in fields) >= 2:
+    if sum(KINDS[f.kind].text for f in fields) >= 2:
         fields.append(Field(RECORD, "record"))
         choices.append(FieldChoice(RECORD, "field", "record", "the whole record: TF-IDF cosine of the words of "
                                    "every compared field"))

@@ -87,6 +87,10 @@ class FieldKind:
     arity : int
         Columns the field names: 1, 2 (``"LAT,LON"``) or 0 (compares the whole record,
         built from the other fields).
+    text : bool
+        Inference hint: the values are text, so the field counts towards the two text-like
+        fields that make :func:`trustlab.er.fields.infer_fields_report` add the whole-record
+        comparison (``Field("*", "record")``).
 
     Examples
     --------
@@ -108,6 +112,7 @@ class FieldKind:
     token_rule: str | None = None
     default_rule: Literal["key", "token"] | None = None
     arity: int = 1
+    text: bool = True
 
     @property
     def levels(self) -> tuple[str, str, float | None, float | None, bool]:
@@ -131,17 +136,17 @@ KINDS: dict[str, FieldKind] = {k.name: k for k in (
               key_rule=True, token_rule="", default_rule="token"),
     FieldKind("address", "indel", "token_set", 0.90, 0.70, key_rule=True, token_rule="", default_rule="token"),
     FieldKind("phone", "exact", "levenshtein", 0.85, 0.70, key_rule=True, default_rule="key"),
-    FieldKind("numeric", "rel_sim", "rel_sim", 0.99, 0.90),
+    FieldKind("numeric", "rel_sim", "rel_sim", 0.99, 0.90, text=False),
     FieldKind("date", "levenshtein", "levenshtein", 0.74, 0.50, key_rule=True, default_rule="key"),
     FieldKind("exact", "exact", "exact", None, None, tf=True, normalise=_word_chars, key_rule=True,
               default_rule="key"),
-    FieldKind("latlon", "geo_sim", "geo_sim", 0.96, 0.67, arity=2),
+    FieldKind("latlon", "geo_sim", "geo_sim", 0.96, 0.67, arity=2, text=False),
     FieldKind("tokens", "jaccard", "idf_jaccard", 0.60, 0.30, token_rule=":alnum"),
     FieldKind("email", "exact", "jaro_winkler", 0.95, 0.85, key_rule=True),
     FieldKind("postcode", "exact", "levenshtein", 0.75, 0.50, tf=True, normalise=_alnum, key_rule=True),
     FieldKind("code", "exact", "levenshtein", 0.80, 0.60, normalise=_alnum, key_rule=True),
-    FieldKind("record", "cosine", "cosine", 0.75, 0.5, arity=0),
-    FieldKind("codes", "codes", "codes", 0.5, 0.25, arity=0),
+    FieldKind("record", "cosine", "cosine", 0.75, 0.5, arity=0, text=False),
+    FieldKind("codes", "codes", "codes", 0.5, 0.25, arity=0, text=False),
 )}
 
 #: the kinds a field may have; they decide how two values are compared
