@@ -8,7 +8,7 @@ from rapidfuzz import distance, fuzz
 
 from trustlab.er import block, compare, pair_completeness, reduction_ratio
 from trustlab.er.records import Field
-from trustlab.er.scoring import FellegiSunter, SupervisedScorer, to_weights
+from trustlab.er.scoring import SupervisedScorer, to_weights
 from trustlab.kernels.er import haversine_km
 
 
@@ -115,9 +115,6 @@ def test_models_separate_classes():
     for m in ("logistic", "ridge"):
         p = SupervisedScorer(model=m).fit(X, y).predict_proba(X)
         assert np.mean((p > 0.5) == y) > 0.97
-    fs = FellegiSunter().fit(X)
-    assert np.mean((fs.predict_proba(X) > 0.5) == y) > 0.97
-    assert 0.05 < fs.lambda_ < 0.15
     with pytest.raises(ValueError, match="one class"):
         SupervisedScorer().fit(X[:10], np.ones(10))
     with pytest.raises(ValueError, match="model"):

@@ -15,12 +15,13 @@ from trustlab.er.blocking import (
 from trustlab.er.cluster import CLUSTER_METHODS, ClusterResult, cluster_pairs
 from trustlab.er.comparisons import DegenerateModelWarning, FSModel
 from trustlab.er.fields import FieldInference, infer_fields_report
+from trustlab.er.incremental import resolve_incremental
 from trustlab.er.interop import cluster_dedupe_pairs, cluster_splink_predictions
 from trustlab.er.one_to_one import cluster_one_to_one
 from trustlab.er.pipeline import resolve
 from trustlab.er.records import FIELD_KINDS, Field, infer_fields, read_records
 from trustlab.er.resolution import Resolution, evaluate
-from trustlab.er.scoring import FellegiSunter, SupervisedScorer, compare, to_weights
+from trustlab.er.scoring import SupervisedScorer, compare, to_weights
 from trustlab.er.synthetic import (
     generate_books,
     generate_citations,
@@ -31,10 +32,10 @@ from trustlab.er.synthetic import (
 )
 
 __all__ = [
-    "resolve", "Resolution", "evaluate", "block", "pair_completeness", "reduction_ratio",
+    "resolve", "resolve_incremental", "Resolution", "evaluate", "block", "pair_completeness", "reduction_ratio",
     "CLUSTER_METHODS", "ClusterResult", "cluster_pairs", "cluster_splink_predictions",
     "cluster_dedupe_pairs", "cluster_one_to_one", "FIELD_KINDS", "Field", "infer_fields", "read_records",
-    "FellegiSunter", "SupervisedScorer", "compare", "to_weights", "generate_records",
+    "SupervisedScorer", "compare", "to_weights", "generate_records",
     "generate_people", "generate_citations", "generate_products", "generate_companies", "generate_books",
     "FSModel", "DegenerateModelWarning", "FieldInference",
     "infer_fields_report", "adaptive_blocking_rules", "estimate_pair_completeness",

@@ -37,7 +37,7 @@ import numpy as np
 import pandas as pd
 
 from trustlab._validation import Interval, validate_params
-from trustlab.er.records import Field
+from trustlab.er.kinds import KINDS, Field
 from trustlab.kernels import er as K
 
 __all__ = [
@@ -391,16 +391,16 @@ def _key_membership(df: pd.DataFrame, spec: "str | Rule"):
 
 
 def default_blocking_rules(fields: Sequence[Field], n: int) -> list[str]:
-    """Token blocking on text fields plus key blocking on exact/phone fields;
-    every pair when ``n <= 1500``."""
+    """Token blocking on text fields plus key blocking on exact/phone/date fields (each
+    kind's ``default_rule`` in :data:`trustlab.er.kinds.KINDS`); every pair when ``n <= 1500``."""
     if n <= 1500:
         return ["all"]
     rules = []
     for f in fields:
-        if f.kind in ("name", "string", "address"):
-            rules.append(f"token:{quote_column(f.column)}")
-        elif f.kind in ("exact", "phone", "date"):
-            rules.append(f"key:{quote_column(f.column)}")
+        k = KINDS.get(f.kind)  # an unknown kind gets no rule
+        rule = None if k is None else k.default_rule
+        if rule is not None:
+            rules.append(f"{rule}:{quote_column(f.column)}")
     return rules or ["sorted:" + quote_column(fields[0].columns()[0]) + ":10"]
 
 
@@ -570,7 +570,6 @@ def _sizes_under(cnt: np.ndarray, cap: int, n: int) -> tuple[int, float]:
 
 #: the smallest per-rule block limit the adaptive token rules use
 _MIN_TOKEN_CAP = 10
-_KEYABLE = ("name", "string", "address", "phone", "email", "postcode", "code", "exact", "date")
 
 
 #: candidate pairs the default blocking may emit in all (its rules counted one by one): about
@@ -640,7 +639,8 @@ def adaptive_blocking_rules(
     mbs = int(max_block_size)
     selective, coarse, rules = [], [], []
     for f in fields:
-        if f.kind not in _KEYABLE or f.kind == "latlon":
+        k = KINDS.get(f.kind)  # an unknown kind gets no rule
+        if k is None or not k.key_rule:
             continue
         p, purged = _key_sizes(df, f"key:{quote_column(f.column)}", mbs)
         if p <= budget and purged < 0.3:
@@ -653,8 +653,10 @@ def adaptive_blocking_rules(
             rules.append(f"key:{quote_column(c)}")
             used += p
     for f in fields:
-        if f.kind in ("name", "string", "address", "tokens"):
-            spec = f"token:{quote_column(f.column)}" + (":alnum" if f.kind == "tokens" else "")
+        k = KINDS.get(f.kind)
+        option = None if k is None else k.token_rule
+        if option is not None:
+            spec = f"token:{quote_column(f.column)}" + option
             cnt = _block_counts(df, spec)
             room = min(budget, total - used)
             p, _ = _sizes_under(cnt, mbs, n)

@@ -37,27 +37,14 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from trustlab.er.records import Field
+from trustlab.er.kinds import KINDS, Field
 
 __all__ = ["COMPARISON_LEVELS", "LEVEL_NAMES", "FSModel", "DegenerateModelWarning", "tf_keys"]
 
 #: kind -> (feature that is 1 exactly on equal values, level feature, close threshold,
-#: far threshold, term-frequency adjusted)
+#: far threshold, term-frequency adjusted); read from the registry :data:`trustlab.er.kinds.KINDS`
 COMPARISON_LEVELS: dict[str, tuple[str, str, float | None, float | None, bool]] = {
-    "name": ("jaro_winkler", "jaro_winkler", 0.92, 0.80, True),
-    "string": ("indel", "token_set", 0.90, 0.70, False),
-    "address": ("indel", "token_set", 0.90, 0.70, False),
-    "tokens": ("jaccard", "idf_jaccard", 0.60, 0.30, False),
-    "phone": ("exact", "levenshtein", 0.85, 0.70, False),
-    "email": ("exact", "jaro_winkler", 0.95, 0.85, False),
-    "postcode": ("exact", "levenshtein", 0.75, 0.50, True),
-    "code": ("exact", "levenshtein", 0.80, 0.60, False),
-    "exact": ("exact", "exact", None, None, True),
-    "date": ("levenshtein", "levenshtein", 0.74, 0.50, False),
-    "numeric": ("rel_sim", "rel_sim", 0.99, 0.90, False),
-    "latlon": ("geo_sim", "geo_sim", 0.96, 0.67, False),
-    "record": ("cosine", "cosine", 0.75, 0.5, False),
-    "codes": ("codes", "codes", 0.5, 0.25, False),
+    k.name: k.levels for k in KINDS.values()
 }
 LEVEL_NAMES = ("exact", "close", "far", "else")
 _L = len(LEVEL_NAMES)
@@ -113,14 +100,7 @@ def tf_keys(df: pd.DataFrame, f: Field) -> np.ndarray:
     """Normalised value per record used for term frequencies (same normalisation as
     :func:`trustlab.er.scoring.compare`); ``""`` when missing."""
     s = df[f.column].fillna("").astype(str)
-    if f.kind == "name":
-        v = s.str.lower().str.replace(r"[^\w ]+", " ", regex=True).str.split().str.join(" ")
-    elif f.kind in ("postcode", "code"):
-        v = s.str.strip().str.lower().str.replace(r"[^0-9a-z]+", "", regex=True)
-    elif f.kind == "exact":
-        v = s.str.lower().str.replace(r"[^\w]+", " ", regex=True).str.split().str.join(" ")
-    else:
-        v = s.str.strip().str.lower()
+    v = KINDS[f.kind].tf_key(s)
     return v.fillna("").to_numpy(dtype=object)
 
 
@@ -267,7 +247,7 @@ class FSModel:
 
     # ------------------------------------------------------------------ levels
     def spec(self, f: Field) -> tuple[str, str, float | None, float | None, bool]:
-        return COMPARISON_LEVELS[f.kind]
+        return KINDS[f.kind].levels
 
     def levels(self, fm: Any) -> np.ndarray:
         """Level per pair and field: 0 exact, 1 close, 2 far, 3 else, -1 missing."""
@@ -606,7 +586,7 @@ class FSModel:
         # that agree on the whole record agree on every field, and the record-level
         # similarity would decide a session's match class alone, so the fields' m would come
         # out with no disagreement at all
-        derived = np.array([f.kind in ("record", "codes") for f in self.fields], bool)
+        derived = np.array([KINDS[f.kind].derived for f in self.fields], bool)
         ident = np.flatnonzero((u[:, 0] < SESSION_U) & ~derived)
         sums = np.zeros((d, _L))
         hits = np.zeros(d)

@@ -5,7 +5,7 @@
 **truth-like** column (``label``, ``cluster``, ``entity_id``, ``true id``…: never
 compared, it would leak the answer), a **source** column, an **empty** or **constant**
 column (skipped), or a compared field of one of the kinds of
-:data:`trustlab.er.records.FIELD_KINDS`: ``date``, ``email``, ``phone``, ``postcode``,
+:data:`trustlab.er.kinds.FIELD_KINDS`: ``date``, ``email``, ``phone``, ``postcode``,
 ``name``, ``address``, ``string`` (short text), ``tokens`` (long free text),
 ``exact`` (categories, small integers, years), ``numeric`` (measurements) or
 ``latlon``. The decision uses the column name and a sample of values; it is a
@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from trustlab._validation import validate_params
+from trustlab.er.kinds import CODES, KINDS, RECORD, Field
 
 __all__ = ["FieldChoice", "FieldInference", "infer_fields_report", "is_truth_like", "index_as_id"]
 
@@ -107,8 +108,6 @@ class FieldInference:
 
     @classmethod
     def from_dict(cls, d: dict) -> "FieldInference":
-        from trustlab.er.records import Field
-
         return cls(fields=[Field(f["column"], f["kind"]) for f in d["fields"]],
                    choices=[FieldChoice(**c) for c in d.get("choices", [])], id_col=d.get("id_col"))
 
@@ -281,7 +280,7 @@ def infer_fields_report(
     Returns
     -------
     FieldInference
-        ``fields`` (list of :class:`~trustlab.er.records.Field`), ``choices`` (one
+        ``fields`` (list of :class:`~trustlab.er.kinds.Field`), ``choices`` (one
         :class:`FieldChoice` per column) and ``id_col``.
 
     Examples
@@ -294,8 +293,6 @@ def infer_fields_report(
     >>> [c.role for c in rep.choices]
     ['id', 'field', 'field', 'truth', 'field', 'field']
     """
-    from trustlab.er.records import CODES, RECORD, Field
-
     n = len(df)
     ex = {str(e) for e in exclude}
     choices: list[FieldChoice] = []
@@ -322,7 +319,7 @@ def infer_fields_report(
         else:
             fields.append(Field(c.column, c.kind))
     # the whole record, compared beside the fields: sparse rows, values in other columns
-    if sum(f.kind not in ("latlon", "numeric") for f in fields) >= 2:
+    if sum(KINDS[f.kind].text for f in fields) >= 2:
         fields.append(Field(RECORD, "record"))
         choices.append(FieldChoice(RECORD, "field", "record", "the whole record: TF-IDF cosine of the words of "
                                    "every compared field"))

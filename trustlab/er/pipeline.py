@@ -544,7 +544,7 @@ def resolve(
     existing : DataFrame or path, optional
         With a saved ``model``: an earlier output (ids, ``entity_id`` and the fields) to
         resolve ``records`` against incrementally; existing entity ids stay stable (they
-        change only when new records merge entities; see :mod:`trustlab.er.model`).
+        change only when new records merge entities; see :mod:`trustlab.er.incremental`).
     weights : {"centered", "logit"}
         Map probabilities to signed weights (``p - 0.5``, the default, or log-odds).
     threshold : float, optional
@@ -631,7 +631,8 @@ def resolve(
     1.0
     """
     from trustlab._tables import as_pandas_table
-    from trustlab.er.model import is_saved_model, load_model, resolve_incremental
+    from trustlab.er.incremental import resolve_incremental
+    from trustlab.er.model import is_saved_model, load_model
 
     if one_to_one is not False and existing is not None:
         raise ValueError("one_to_one=... is not supported with existing=... (incremental resolution); "

@@ -12,53 +12,10 @@ import numpy as np
 import pandas as pd
 
 from trustlab._validation import Interval, InvalidParameterError, validate_params
+from trustlab.er.kinds import CODES, FIELD_KINDS, RECORD, Field
 
 __all__ = ["FIELD_KINDS", "RECORD", "CODES", "Field", "read_records", "validate_records", "infer_fields",
            "normalize_fields", "parse_field_spec"]
-
-#: the kinds a field may have; they decide how two values are compared
-FIELD_KINDS = (
-    "string", "name", "address", "phone", "numeric", "date", "exact", "latlon", "tokens", "email", "postcode", "code",
-    "record", "codes",
-)
-#: the column name of the whole-record comparisons (``Field(RECORD, "record")``, ``Field(CODES, "codes")``)
-RECORD = "*"
-CODES = "#"
-
-
-@dataclass(frozen=True)
-class Field:
-    """One compared column: its name and kind (one of :data:`FIELD_KINDS`).
-
-    For ``kind="latlon"`` the column is ``"LAT,LON"`` (two column names joined by a comma).
-    ``kind="tokens"`` is for long set-like text (co-authors, tags): only the token-set
-    ratio is computed. ``Field("*", "record")`` compares whole records: TF-IDF cosine of
-    the words of every other compared field (schema-agnostic, so rows whose values sit in
-    different or mostly empty columns still match); ``Field("#", "codes")`` compares the
-    codes found anywhere in the records (model and part numbers: shared rare code / shared
-    common code / different codes / no code).
-
-    Attributes
-    ----------
-    column : str
-        The column compared (``"LAT,LON"`` for ``kind="latlon"``).
-    kind : str
-        One of :data:`FIELD_KINDS` (default ``"string"``).
-
-    Examples
-    --------
-    >>> Field("name", "name")
-    Field(column='name', kind='name')
-    """
-
-    column: str
-    kind: str = "string"
-
-    def columns(self) -> list[str]:
-        if self.kind in ("record", "codes"):
-            return []
-        return self.column.split(",") if self.kind == "latlon" else [self.column]
-
 
 #: delimiters tried when sniffing a text table (in this order: the first is the fallback)
 _DELIMITERS = (",", "\t", ";", "|", "%", "#")

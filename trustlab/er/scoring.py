@@ -3,9 +3,8 @@
 * :func:`compare` — per-field similarity features with rapidfuzz (Jaro–Winkler,
   token-set and Levenshtein/Indel ratios, computed element-wise in C++ over all pairs
   with ``process.cpdist``), phone/numeric/date/geo distances; missing values give NaN.
-* :class:`SupervisedScorer` — a regularised logistic (or ridge) model on labelled pairs.
-* :class:`FellegiSunter` — unsupervised Fellegi–Sunter model fitted with EM (as Splink
-  does): discretised agreement levels, conditional independence, match weights in log-odds.
+* :class:`SupervisedScorer` — a regularised logistic (or ridge) model on labelled pairs
+  (the unsupervised Fellegi–Sunter model is :class:`trustlab.er.comparisons.FSModel`).
 
 Both return match probabilities; :func:`to_weights` maps them to signed weights
 (log-odds or ``p - 0.5``) so positive means "same entity".
@@ -15,17 +14,17 @@ from __future__ import annotations
 import math
 import numbers
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 import pandas as pd
 from rapidfuzz import distance, fuzz, process
 
 from trustlab._validation import Interval, validate_params
-from trustlab.er.records import Field
+from trustlab.er.kinds import KINDS, Field
 from trustlab.kernels import er as K
 
-__all__ = ["compare", "FeatureMatrix", "SupervisedScorer", "FellegiSunter", "to_weights"]
+__all__ = ["compare", "FeatureMatrix", "SupervisedScorer", "to_weights"]
 
 
 @dataclass
@@ -114,7 +113,7 @@ _RECORD_TOKEN = r"[^\W\d_]+|\d+"
 def record_text(df: pd.DataFrame, fields: Sequence[Field]) -> pd.Series:
     """The words of every compared field of a record, in one string (the input of the
     whole-record comparison, ``kind="record"``)."""
-    cols = [c for f in fields if f.kind not in ("record", "codes", "latlon") for c in f.columns()]
+    cols = [c for f in fields if (k := KINDS.get(f.kind)) is None or k.arity == 1 for c in f.columns()]
     if not cols:
         return pd.Series([""] * len(df), index=df.index)
     out = df[cols[0]].fillna("").astype(str)
@@ -249,6 +248,181 @@ def _cp(a, b, scorer, scale=1.0, codes=None, distinct=None):
     return out.astype(np.float64) / scale
 
 
+#: one kind's features: ``(df, field, i, j, fields, want) -> (columns, feature names, index of
+#: the main feature)``; ``want`` (a set of feature names or None) selects optional features
+_Features = Callable[[pd.DataFrame, Field, np.ndarray, np.ndarray, Sequence[Field], "set | None"],
+                     "tuple[list[np.ndarray], list[str], int]"]
+
+
+def _text_features(main: str, token_sort: bool = False) -> _Features:
+    """Jaro–Winkler, token-set and Indel ratios (and the token-sort ratio with
+    ``token_sort``) of the normalised words; ``main`` is the primary feature."""
+
+    def features(df, f, i, j, fields, want):
+        arr, miss = _text(df[f.column])
+        a, b = arr[i], arr[j]
+        m = miss[i] | miss[j]
+        vc = pd.factorize(arr)[0]
+        cc = (vc[i], vc[j])
+        scorers = {
+            "jaro_winkler": (distance.JaroWinkler.normalized_similarity, 1.0),
+            "token_set": (fuzz.token_set_ratio, 100.0),
+            "indel": (distance.Indel.normalized_similarity, 1.0),
+        }
+        if token_sort:
+            scorers["token_sort"] = (fuzz.token_sort_ratio, 100.0)
+        cols, got = [], []
+        dist = _distinct(a, b, cc)
+        for k, (sc, scale) in scorers.items():
+            if want is not None and k not in want:
+                continue
+            v = _cp(a, b, sc, scale, distinct=dist)
+            v[m] = np.nan
+            cols.append(v)
+            got.append(k)
+        return cols, got, (got.index(main) if main in got else 0)
+
+    return features
+
+
+def _tokens_features(df, f, i, j, fields, want):
+    """Jaccard and overlap of the word-token sets (and the IDF-weighted Jaccard when wanted)."""
+    indptr, indices = _token_sets(df[f.column])
+    jac = np.empty(len(i))
+    ovl = np.empty(len(i))
+    K.token_overlap(
+        indptr, indices, np.ascontiguousarray(i, np.int64), np.ascontiguousarray(j, np.int64), jac, ovl
+    )
+    cols, names = [jac, ovl], ["jaccard", "overlap"]
+    if want is not None and "idf_jaccard" in want:
+        cols.append(_idf_jaccard(df[f.column], i, j))
+        names.append("idf_jaccard")
+    return cols, names, 1
+
+
+def _phone_features(df, f, i, j, fields, want):
+    """Exact agreement and Levenshtein similarity of the last 10 digits (fewer than 5: missing)."""
+    d = df[f.column].fillna("").astype(str).str.replace(r"\D+", "", regex=True).str[-10:]
+    arr = d.to_numpy(dtype=object)
+    miss = (d.str.len() < 5).to_numpy()
+    a, b = arr[i], arr[j]
+    m = miss[i] | miss[j]
+    ex = (a == b).astype(np.float64)
+    vc = pd.factorize(arr)[0]
+    lev = _cp(a, b, distance.Levenshtein.normalized_similarity, codes=(vc[i], vc[j]))
+    ex[m] = np.nan
+    lev[m] = np.nan
+    return [ex, lev], ["exact", "levenshtein"], 1
+
+
+def _no_space(s: pd.Series) -> pd.Series:
+    """Stripped, lower case, no white space (e-mail addresses)."""
+    return s.str.strip().str.lower().str.replace(r"\s+", "", regex=True)
+
+
+def _exact_and_similar(normalise: Callable[[pd.Series], pd.Series], name: str, scorer) -> _Features:
+    """Exact agreement of the normalised values and one string similarity (``name``) of them."""
+
+    def features(df, f, i, j, fields, want):
+        v = normalise(df[f.column].fillna("").astype(str))
+        arr = v.to_numpy(dtype=object)
+        miss = (v == "").to_numpy()
+        a, b = arr[i], arr[j]
+        m = miss[i] | miss[j]
+        ex = (a == b).astype(np.float64)
+        vc = pd.factorize(arr)[0]
+        sim = _cp(a, b, scorer, codes=(vc[i], vc[j]))
+        ex[m] = np.nan
+        sim[m] = np.nan
+        return [ex, sim], ["exact", name], 1
+
+    return features
+
+
+def _record_features(df, f, i, j, fields, want):
+    """TF-IDF cosine of the whole records' words (:func:`record_text`)."""
+    return [_tfidf_cosine(record_text(df, fields).reset_index(drop=True), i, j)], ["cosine"], 0
+
+
+def _codes_features(df, f, i, j, fields, want):
+    """Shared rare / shared common / different / no codes in the whole records (:func:`_code_levels`)."""
+    return [_code_levels(record_text(df, fields).reset_index(drop=True), i, j)], ["codes"], 0
+
+
+def _exact_features(df, f, i, j, fields, want):
+    """Agreement of the normalised values (punctuation and case are not part of a category
+    or year: ``"1995."`` == ``"1995,"``)."""
+    v = df[f.column]
+    norm = KINDS[f.kind].normalise(v.astype(str))
+    miss = (v.isna() | (norm.fillna("") == "")).to_numpy()
+    codes = pd.factorize(norm.fillna(""))[0]
+    ex = (codes[i] == codes[j]).astype(np.float64)
+    ex[miss[i] | miss[j]] = np.nan
+    return [ex], ["exact"], 0
+
+
+def _numeric_features(df, f, i, j, fields, want):
+    """Relative similarity ``1 - |a - b| / max(|a|, |b|)`` of the numbers."""
+    x = pd.to_numeric(df[f.column], errors="coerce").to_numpy(np.float64)
+    a, b = x[i], x[j]
+    rel = 1.0 - np.abs(a - b) / np.maximum(np.maximum(np.abs(a), np.abs(b)), 1e-12)
+    rel[(a == b)] = 1.0
+    return [rel], ["rel_sim"], 0
+
+
+def _date_features(df, f, i, j, fields, want):
+    """Same day, ``exp(-days apart / 365)`` and the Levenshtein similarity of the text."""
+    # utc=True: values with (mixed) time-zone offsets and tz-aware columns parse too
+    # (as instants; naive values count as UTC) instead of leaving an object column
+    t = pd.to_datetime(df[f.column], errors="coerce", format="mixed", utc=True)
+    days = (t - pd.Timestamp("1970-01-01", tz="UTC")).dt.days.to_numpy(np.float64)
+    a, b = days[i], days[j]
+    diff = np.abs(a - b)
+    cols = [(diff == 0).astype(np.float64), np.exp(-diff / 365.0)]
+    cols[-2][np.isnan(diff)] = np.nan
+    # typo-level string similarity too (swapped day/month)
+    arr, miss = _text(df[f.column])
+    vc = pd.factorize(arr)[0]
+    lev = _cp(arr[i], arr[j], distance.Levenshtein.normalized_similarity, codes=(vc[i], vc[j]))
+    lev[miss[i] | miss[j]] = np.nan
+    cols.append(lev)
+    return cols, ["exact", "year_sim", "levenshtein"], 2
+
+
+def _latlon_features(df, f, i, j, fields, want):
+    """``exp(-km apart / 25)`` of two coordinates (0,0 counts as missing)."""
+    la, lo = f.columns()
+    lat = pd.to_numeric(df[la], errors="coerce").to_numpy(np.float64)
+    lon = pd.to_numeric(df[lo], errors="coerce").to_numpy(np.float64)
+    bad = np.isnan(lat) | np.isnan(lon) | ((lat == 0) & (lon == 0))
+    lat0 = np.where(bad, 0.0, lat)
+    lon0 = np.where(bad, 0.0, lon)
+    d = K.haversine_km(lat0[i].copy(), lon0[i].copy(), lat0[j].copy(), lon0[j].copy())
+    sim = np.exp(-d / 25.0)
+    sim[bad[i] | bad[j]] = np.nan
+    return [sim], ["geo_sim"], 0
+
+
+#: the features of each field kind (every kind of :data:`trustlab.er.kinds.KINDS` has one)
+FEATURES: dict[str, _Features] = {
+    "string": _text_features("token_set"),
+    "name": _text_features("jaro_winkler"),
+    "address": _text_features("token_set", token_sort=True),
+    "phone": _phone_features,
+    "numeric": _numeric_features,
+    "date": _date_features,
+    "exact": _exact_features,
+    "latlon": _latlon_features,
+    "tokens": _tokens_features,
+    "email": _exact_and_similar(_no_space, "jaro_winkler", distance.JaroWinkler.normalized_similarity),
+    "postcode": _exact_and_similar(KINDS["postcode"].normalise, "levenshtein",
+                                   distance.Levenshtein.normalized_similarity),
+    "code": _exact_and_similar(KINDS["code"].normalise, "levenshtein", distance.Levenshtein.normalized_similarity),
+    "record": _record_features,
+    "codes": _codes_features,
+}
+
+
 @validate_params({"df": [pd.DataFrame], "pairs": ["array-like"], "fields": ["sequence"], "only": ["mapping", None]})
 def compare(df: pd.DataFrame, pairs: np.ndarray, fields: Sequence[Field], *, only: dict | None = None) -> FeatureMatrix:
     """Similarity features for each candidate pair (rows of ``pairs``).
@@ -280,143 +454,14 @@ def compare(df: pd.DataFrame, pairs: np.ndarray, fields: Sequence[Field], *, onl
     field_of: list[str] = []
     primary: list[int] = []
     for f in fields:
-        start = len(cols)
-        if f.kind in ("string", "name", "address"):
-            arr, miss = _text(df[f.column])
-            a, b = arr[i], arr[j]
-            m = miss[i] | miss[j]
-            vc = pd.factorize(arr)[0]
-            cc = (vc[i], vc[j])
-            scorers = {
-                "jaro_winkler": (distance.JaroWinkler.normalized_similarity, 1.0),
-                "token_set": (fuzz.token_set_ratio, 100.0),
-                "indel": (distance.Indel.normalized_similarity, 1.0),
-            }
-            if f.kind == "address":
-                scorers["token_sort"] = (fuzz.token_sort_ratio, 100.0)
-            want = None if only is None else only.get(f.column)
-            main = "jaro_winkler" if f.kind == "name" else "token_set"
-            got = []
-            dist = _distinct(a, b, cc)
-            for k, (sc, scale) in scorers.items():
-                if want is not None and k not in want:
-                    continue
-                v = _cp(a, b, sc, scale, distinct=dist)
-                v[m] = np.nan
-                cols.append(v)
-                names.append(f"{f.column}:{k}")
-                got.append(k)
-            primary.append(start + (got.index(main) if main in got else 0))
-        elif f.kind == "tokens":
-            indptr, indices = _token_sets(df[f.column])
-            jac = np.empty(len(i))
-            ovl = np.empty(len(i))
-            K.token_overlap(
-                indptr, indices, np.ascontiguousarray(i, np.int64), np.ascontiguousarray(j, np.int64), jac, ovl
-            )
-            cols += [jac, ovl]
-            names += [f"{f.column}:jaccard", f"{f.column}:overlap"]
-            primary.append(start + 1)
-            want = None if only is None else only.get(f.column)
-            if want is not None and "idf_jaccard" in want:
-                cols.append(_idf_jaccard(df[f.column], i, j))
-                names.append(f"{f.column}:idf_jaccard")
-        elif f.kind == "phone":
-            d = df[f.column].fillna("").astype(str).str.replace(r"\D+", "", regex=True).str[-10:]
-            arr = d.to_numpy(dtype=object)
-            miss = (d.str.len() < 5).to_numpy()
-            a, b = arr[i], arr[j]
-            m = miss[i] | miss[j]
-            ex = (a == b).astype(np.float64)
-            vc = pd.factorize(arr)[0]
-            lev = _cp(a, b, distance.Levenshtein.normalized_similarity, codes=(vc[i], vc[j]))
-            ex[m] = np.nan
-            lev[m] = np.nan
-            cols += [ex, lev]
-            names += [f"{f.column}:exact", f"{f.column}:levenshtein"]
-            primary.append(start + 1)
-        elif f.kind in ("postcode", "code", "email"):
-            v = df[f.column].fillna("").astype(str).str.strip().str.lower()
-            v = (
-                v.str.replace(r"\s+", "", regex=True)
-                if f.kind == "email"
-                else v.str.replace(r"[^0-9a-z]+", "", regex=True)
-            )
-            arr = v.to_numpy(dtype=object)
-            miss = (v == "").to_numpy()
-            a, b = arr[i], arr[j]
-            m = miss[i] | miss[j]
-            ex = (a == b).astype(np.float64)
-            vc = pd.factorize(arr)[0]
-            sim = _cp(a, b, distance.JaroWinkler.normalized_similarity if f.kind == "email"
-                      else distance.Levenshtein.normalized_similarity, codes=(vc[i], vc[j]))
-            ex[m] = np.nan
-            sim[m] = np.nan
-            cols += [ex, sim]
-            names += [f"{f.column}:exact", f"{f.column}:{'jaro_winkler' if f.kind == 'email' else 'levenshtein'}"]
-            primary.append(start + 1)
-        elif f.kind == "record":
-            cos = _tfidf_cosine(record_text(df, fields).reset_index(drop=True), i, j)
-            cols.append(cos)
-            names.append(f"{f.column}:cosine")
-            primary.append(start)
-        elif f.kind == "codes":
-            cols.append(_code_levels(record_text(df, fields).reset_index(drop=True), i, j))
-            names.append(f"{f.column}:codes")
-            primary.append(start)
-        elif f.kind == "exact":
-            v = df[f.column]
-            # punctuation and case are not part of a category or year ("1995." == "1995,")
-            norm = v.astype(str).str.lower().str.replace(r"[^\w]+", " ", regex=True).str.split().str.join(" ")
-            miss = (v.isna() | (norm.fillna("") == "")).to_numpy()
-            codes = pd.factorize(norm.fillna(""))[0]
-            ex = (codes[i] == codes[j]).astype(np.float64)
-            ex[miss[i] | miss[j]] = np.nan
-            cols.append(ex)
-            names.append(f"{f.column}:exact")
-            primary.append(start)
-        elif f.kind == "numeric":
-            x = pd.to_numeric(df[f.column], errors="coerce").to_numpy(np.float64)
-            a, b = x[i], x[j]
-            rel = 1.0 - np.abs(a - b) / np.maximum(np.maximum(np.abs(a), np.abs(b)), 1e-12)
-            rel[(a == b)] = 1.0
-            cols.append(rel)
-            names.append(f"{f.column}:rel_sim")
-            primary.append(start)
-        elif f.kind == "date":
-            # utc=True: values with (mixed) time-zone offsets and tz-aware columns parse too
-            # (as instants; naive values count as UTC) instead of leaving an object column
-            t = pd.to_datetime(df[f.column], errors="coerce", format="mixed", utc=True)
-            days = (t - pd.Timestamp("1970-01-01", tz="UTC")).dt.days.to_numpy(np.float64)
-            a, b = days[i], days[j]
-            diff = np.abs(a - b)
-            cols += [(diff == 0).astype(np.float64), np.exp(-diff / 365.0)]
-            cols[-2][np.isnan(diff)] = np.nan
-            names += [f"{f.column}:exact", f"{f.column}:year_sim"]
-            # typo-level string similarity too (swapped day/month)
-            arr, miss = _text(df[f.column])
-            vc = pd.factorize(arr)[0]
-            lev = _cp(arr[i], arr[j], distance.Levenshtein.normalized_similarity, codes=(vc[i], vc[j]))
-            lev[miss[i] | miss[j]] = np.nan
-            cols.append(lev)
-            names.append(f"{f.column}:levenshtein")
-            primary.append(start + 2)
-        elif f.kind == "latlon":
-            la, lo = f.columns()
-            lat = pd.to_numeric(df[la], errors="coerce").to_numpy(np.float64)
-            lon = pd.to_numeric(df[lo], errors="coerce").to_numpy(np.float64)
-            bad = np.isnan(lat) | np.isnan(lon) | ((lat == 0) & (lon == 0))
-            lat0 = np.where(bad, 0.0, lat)
-            lon0 = np.where(bad, 0.0, lon)
-            d = K.haversine_km(lat0[i].copy(), lon0[i].copy(), lat0[j].copy(), lon0[j].copy())
-            sim = np.exp(-d / 25.0)
-            sim[bad[i] | bad[j]] = np.nan
-            cols.append(sim)
-            names.append(f"{f.column}:geo_sim")
-            primary.append(start)
-        else:  # pragma: no cover - normalize_fields rejects unknown kinds
+        features = FEATURES.get(f.kind)
+        if features is None:  # pragma: no cover - normalize_fields rejects unknown kinds
             raise ValueError(f"unknown field kind {f.kind!r}")
-        field_of += [f.column] * (len(cols) - start)
+        fc, fn, main = features(df, f, i, j, fields, None if only is None else only.get(f.column))
+        primary.append(len(cols) + main)
+        cols += fc
+        names += [f"{f.column}:{k}" for k in fn]
+        field_of += [f.column] * len(fc)
     X = np.column_stack(cols) if cols else np.empty((len(pairs), 0))
     return FeatureMatrix(
         X=np.ascontiguousarray(X), names=names, field_of=field_of, primary=primary, fields=list(fields)
@@ -599,115 +644,6 @@ class SupervisedScorer:
         if self.model == "logistic":
             return _expit(z)
         return np.clip(z, 0.0, 1.0)
-
-
-_LEVELS = (0.97, 0.9, 0.8, 0.65)
-
-
-class FellegiSunter:
-    """Unsupervised Fellegi–Sunter match model fitted by EM (Splink-style).
-
-    Each field's main similarity is cut into agreement levels (``>= 0.97``,
-    ``>= 0.9``, ``>= 0.8``, ``>= 0.65``, else; exact fields: agree/disagree); a missing
-    value is a neutral level with weight 0. EM estimates the m- and u-probabilities of
-    each level and the prior match share λ over the candidate pairs, assuming
-    conditional independence of fields (the usual FS approximation).
-
-    Parameters
-    ----------
-    max_iter : int
-        Most EM iterations.
-    tol : float
-        EM stops when the log-likelihood changes by less than ``tol`` (relative).
-    levels : sequence of float
-        Similarity cut points of the agreement levels, decreasing.
-    lambda0 : float
-        Starting prior match share λ.
-
-    Examples
-    --------
-    >>> rng = np.random.default_rng(0)
-    >>> X = np.vstack([rng.uniform(0.95, 1, (50, 2)), rng.uniform(0, 0.6, (500, 2))])
-    >>> p = FellegiSunter().fit(X).predict_proba(X)
-    >>> bool(p[:50].min() > 0.5 and p[50:].max() < 0.5)
-    True
-    """
-
-    def __init__(
-        self, max_iter: int = 100, tol: float = 1e-6, levels: Sequence[float] = _LEVELS, lambda0: float = 0.05
-    ):
-        self.max_iter = int(max_iter)
-        self.tol = float(tol)
-        self.levels = tuple(levels)
-        self.lambda0 = float(lambda0)
-
-    def _gamma(self, X: np.ndarray) -> np.ndarray:
-        G = np.full(X.shape, -1, np.int64)
-        for c in range(X.shape[1]):
-            x = X[:, c]
-            ok = ~np.isnan(x)
-            lv = np.full(x.shape, len(self.levels), np.int64)
-            for k, t in reversed(list(enumerate(self.levels))):
-                lv[ok & (x >= t)] = k
-            G[ok, c] = lv[ok]
-        return G
-
-    def fit(self, X: np.ndarray, X_random: np.ndarray | None = None) -> "FellegiSunter":
-        """Fit by EM on candidate-pair features ``X``.
-
-        With ``X_random`` (features of randomly sampled record pairs, almost all
-        non-matches) the u-probabilities are estimated from it and kept fixed, as Splink
-        does; EM then fits only the m-probabilities and λ. This is much more robust when
-        blocking leaves mostly matches among the candidates.
-        """
-        G = self._gamma(X)
-        L = len(self.levels) + 1
-        n, d = G.shape
-        onehot = [np.stack([(G[:, c] == k) for k in range(L)], axis=1).astype(np.float64) for c in range(d)]
-        # init: matches concentrate on the top levels
-        m = np.tile(np.linspace(1.0, 0.05, L) ** 3, (d, 1))
-        m /= m.sum(1, keepdims=True)
-        fixed_u = X_random is not None and len(X_random) > 0
-        if fixed_u:
-            Gr = self._gamma(X_random)
-            u = np.stack([np.bincount(Gr[Gr[:, c] >= 0, c], minlength=L) + 0.5 for c in range(d)]).astype(np.float64)
-        else:
-            u = np.stack([oh.sum(0) + 1.0 for oh in onehot])
-        u /= u.sum(1, keepdims=True)
-        lam = self.lambda0
-        prev = -np.inf
-        for it in range(self.max_iter):
-            lw = np.full(n, np.log(lam / (1 - lam)))
-            for c in range(d):
-                lw += onehot[c] @ (np.log(m[c]) - np.log(u[c]))
-            post = 1.0 / (1.0 + np.exp(-np.clip(lw, -50, 50)))
-            lam = float(np.clip(post.mean(), 1e-6, 1 - 1e-6))
-            for c in range(d):
-                mc = post @ onehot[c] + 1e-3
-                uc = (1 - post) @ onehot[c] + 1e-3
-                m[c] = mc / mc.sum()
-                if not fixed_u:
-                    u[c] = uc / uc.sum()
-            ll = float(np.sum(np.logaddexp(0, lw)))
-            if abs(ll - prev) < self.tol * max(1.0, abs(ll)):
-                break
-            prev = ll
-        self.m_, self.u_, self.lambda_ = m, u, lam
-        self.n_iter_ = it + 1
-        return self
-
-    def match_weight(self, X: np.ndarray) -> np.ndarray:
-        """Posterior log-odds of a match (natural log)."""
-        G = self._gamma(X)
-        lw = np.full(G.shape[0], np.log(self.lambda_ / (1 - self.lambda_)))
-        wt = np.log(self.m_) - np.log(self.u_)
-        for c in range(G.shape[1]):
-            ok = G[:, c] >= 0
-            lw[ok] += wt[c][G[ok, c]]
-        return lw
-
-    def predict_proba(self, X: np.ndarray) -> np.ndarray:
-        return 1.0 / (1.0 + np.exp(-np.clip(self.match_weight(X), -50, 50)))
 
 
 @validate_params(
