@@ -17,6 +17,7 @@ from trustlab.er.comparisons import DegenerateModelWarning, FSModel
 from trustlab.er.fields import FieldInference, infer_fields_report
 from trustlab.er.incremental import resolve_incremental
 from trustlab.er.interop import cluster_dedupe_pairs, cluster_splink_predictions
+from trustlab.er.model import load_model, save_model
 from trustlab.er.one_to_one import cluster_one_to_one
 from trustlab.er.pipeline import resolve
 from trustlab.er.records import FIELD_KINDS, Field, infer_fields, read_records
@@ -32,7 +33,7 @@ from trustlab.er.synthetic import (
 )
 
 __all__ = [
-    "resolve", "resolve_incremental", "Resolution", "evaluate", "block", "pair_completeness", "reduction_ratio",
+    "resolve", "resolve_incremental", "save_model", "load_model", "Resolution", "evaluate", "block", "pair_completeness", "reduction_ratio",
     "CLUSTER_METHODS", "ClusterResult", "cluster_pairs", "cluster_splink_predictions",
     "cluster_dedupe_pairs", "cluster_one_to_one", "FIELD_KINDS", "Field", "infer_fields", "read_records",
     "SupervisedScorer", "compare", "to_weights", "generate_records",

@@ -356,6 +356,19 @@ def save_model(model: Any, path: str | os.PathLike) -> Path:
     """Write a fitted model (an :class:`ERModel` or a :class:`~trustlab.er.Resolution`)
     to ``path`` as indented JSON (written atomically).
 
+    Parameters
+    ----------
+    model : ERModel or Resolution
+        The fitted model, or a resolution whose fields, blocking rules, scorer and settings
+        are saved.
+    path : str or os.PathLike
+        The JSON file to write (its format is :data:`MODEL_SCHEMA`, versioned).
+
+    Returns
+    -------
+    pathlib.Path
+        The path written.
+
     Examples
     --------
     >>> import tempfile, os, trustlab
@@ -390,7 +403,29 @@ def _no_constant(name: str):
 
 
 def load_model(model: Any) -> ERModel:
-    """An :class:`ERModel` from a path to a model JSON, its dict, a Resolution or an ERModel."""
+    """An :class:`ERModel` from a path to a model JSON, its dict, a Resolution or an ERModel.
+
+    Parameters
+    ----------
+    model : str, os.PathLike, dict, Resolution or ERModel
+        A file written by :func:`save_model` (CLI ``--save-model``), its parsed content, a
+        resolution to take the fitted model from, or a model (returned as it is). Files and
+        dicts are checked against :data:`MODEL_SCHEMA` before anything is built.
+
+    Returns
+    -------
+    ERModel
+
+    Examples
+    --------
+    >>> import trustlab
+    >>> from trustlab.er import generate_records
+    >>> r = trustlab.resolve(generate_records(120, random_state=0), id_col="rec_id",
+    ...                      fields="given_name:name,surname:name")
+    >>> m = load_model(r)
+    >>> [f.column for f in m.fields]
+    ['given_name', 'surname']
+    """
     if isinstance(model, ERModel):
         return model
     if hasattr(model, "blocking") and hasattr(model, "features"):  # a Resolution
