@@ -33,7 +33,8 @@ from trustlab.er.synthetic import (
 )
 
 __all__ = [
-    "resolve", "resolve_incremental", "save_model", "load_model", "Resolution", "evaluate", "block", "pair_completeness", "reduction_ratio",
+    "resolve", "resolve_incremental", "save_model", "load_model", "Resolution", "evaluate", "block",
+    "pair_completeness", "reduction_ratio",
     "CLUSTER_METHODS", "ClusterResult", "cluster_pairs", "cluster_splink_predictions",
     "cluster_dedupe_pairs", "cluster_one_to_one", "FIELD_KINDS", "Field", "infer_fields", "read_records",
     "SupervisedScorer", "compare", "to_weights", "generate_records",
