@@ -168,3 +168,23 @@ def test_cli_gpu_unavailable_is_one_line(tmp_path, X, capsys):
     rc = main(["privatize", str(src), "--epsilon", "1", "--m", "5", "--backend", "gpu", "-o", str(tmp_path / "o.npy")])
     err = capsys.readouterr().err
     assert rc == 2 and "GPU backend is unavailable" in err and "Traceback" not in err
+
+
+def test_cli_projection_option(tmp_path):
+    """`privatize --projection very_sparse` releases through the sparse projection and records it."""
+    import json
+
+    import numpy as np
+
+    from trustlab.cli import main
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(40, 30))
+    src = tmp_path / "x.npy"
+    np.save(src, x)
+    for kind in ("gaussian", "very_sparse"):
+        out, rec = tmp_path / f"{kind}.npy", tmp_path / f"{kind}.json"
+        assert main(["privatize", str(src), "--epsilon", "5", "--m", "10", "--seed", "1", "--phi-seed", "3",
+                     "--projection", kind, "--output", str(out), "--record", str(rec)]) == 0
+        assert np.load(out).shape == (40, 10)
+        assert json.loads(rec.read_text())["projection"] == kind

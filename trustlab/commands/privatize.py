@@ -34,6 +34,9 @@ def register(sub) -> None:
     p.add_argument("--allow-m-above-d", action="store_true", help="permit m > d")
     p.add_argument("--mechanism", default="privemb", choices=["privemb", "m1"], help="privemb (M2, default) or m1")
     p.add_argument("--vocab", default=None, help="M1 only: vocabulary vector file for the nearest-neighbour swap")
+    p.add_argument("--projection", default="gaussian", choices=["gaussian", "achlioptas", "very_sparse"],
+                   help="random projection: dense Gaussian (default), Achlioptas' sparse +-1 (density 1/3) or "
+                   "the very sparse one of Li et al. (density 1/sqrt(d)); same noise and guarantee")
     p.add_argument("--output", "-o", required=True, help="output file (.npy, .txt, .bin, .parquet)")
     p.add_argument("--record", default=None, help="also write the release record (JSON) to this file")
     p.add_argument("--dtype", default="float32", choices=["float32", "float64"],
@@ -109,6 +112,7 @@ def run(args) -> int:
             mechanism=args.mechanism, backend=args.backend, random_state=args.seed, vocab=args.vocab,
             phi_seed=args.phi_seed, allow_m_above_d=args.allow_m_above_d, chunk_size=args.chunk_size,
             dtype=args.dtype, progress=show_progress(args), record_path=args.record,
+            projection=args.projection,
         )
     except GPUUnavailableError as exc:
         raise CLIError(str(exc)) from None
