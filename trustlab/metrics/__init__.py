@@ -25,6 +25,7 @@ _EXPORTS: dict[str, str] = {
             "winobias_template_groups",
             "syneval_template_groups",
             "agreement_cases",
+            "gender_agreement_cases",
             "clamped_pearson",
             "mass_accuracy",
             "mass_accuracy_uniform_baseline",

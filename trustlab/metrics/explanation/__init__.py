@@ -6,6 +6,9 @@
 * **Faithfulness** of Ding & Koehn: model consistency and input consistency, the mean
   Pearson correlation after zeroing small saliencies (:func:`model_consistency`,
   :func:`input_consistency`, :func:`winobias_template_groups`, :func:`syneval_template_groups`).
+* Ding & Koehn's test-case construction rules on your own annotations: number agreement from
+  parses (:func:`agreement_cases`) and gender agreement from coreference clusters
+  (:func:`gender_agreement_cases`).
 * **Mass accuracy** of GECOBench (Wilming et al.) with token aggregation, and its
   uniform-random baseline (:func:`mass_accuracy`, :func:`mass_accuracy_uniform_baseline`);
   the GECO **co-occurrence dataset bias** (:func:`geco_cooccurrence_bias`), the model-free
@@ -67,6 +70,7 @@ from trustlab.metrics.explanation._geco_generate import (  # noqa: F401
     geco_variants,
     gender_swap,
 )
+from trustlab.metrics.explanation._gender_agreement_cases import gender_agreement_cases  # noqa: F401
 from trustlab.metrics.explanation._plausibility import (  # noqa: F401
     BaselineResult,
     PlausibilityResult,
@@ -124,6 +128,7 @@ __all__ = [
     "syneval_template_groups",
     "SYNEVAL_SECTIONS",
     "agreement_cases",
+    "gender_agreement_cases",
     "GenderSwap",
     "GENDER_PAIRS",
     "AttributionDifferenceResult",
