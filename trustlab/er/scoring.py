@@ -65,6 +65,26 @@ _JACCARD_CHUNK = 4_000_000
 (~100 MB of sparse rows)."""
 
 
+def _rowwise_dot(Aw, A, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+    """Per pair ``k``: the dot product of row ``i[k]`` of ``Aw`` and row ``j[k]`` of ``A``
+    (two CSR matrices of the same sparsity). Computed in chunks of pairs bounded by the
+    matrix entries they gather, not by the pair count: records of 1,500 words made 200,000
+    pairs gather 6e8 entries (3.3 GB)."""
+    out = np.empty(len(i))
+    if len(i) == 0:
+        return out
+    rowlen = np.diff(A.indptr)
+    work = np.cumsum(rowlen[i] + rowlen[j] + 1)
+    ends = np.searchsorted(work, np.arange(1, work[-1] // _JACCARD_CHUNK + 1) * _JACCARD_CHUNK, side="right")
+    a = 0
+    for b in np.unique(np.r_[np.clip(ends, 1, len(i)), len(i)]):
+        if b <= a:
+            continue
+        out[a:b] = np.asarray(Aw[i[a:b]].multiply(A[j[a:b]]).sum(1)).ravel()
+        a = int(b)
+    return out
+
+
 def _idf_jaccard(s: pd.Series, i: np.ndarray, j: np.ndarray) -> np.ndarray:
     """Jaccard similarity of two records' word tokens, each token weighted by its inverse
     document frequency ``log(n / records holding it)``: sharing a rare token (a model
@@ -86,22 +106,10 @@ def _idf_jaccard(s: pd.Series, i: np.ndarray, j: np.ndarray) -> np.ndarray:
     idf = np.log(n / np.maximum(dfreq, 1))
     Aw = A.multiply(idf[None, :]).tocsr()
     tot = np.asarray(Aw.sum(1)).ravel()
-    out = np.empty(len(i))
-    # chunks of pairs bounded by the token entries they gather (not by the pair count:
-    # records of 1,500 words made 200,000 pairs gather 6e8 entries, 3.3 GB)
-    rowlen = np.diff(A.indptr)
-    work = np.cumsum(rowlen[i] + rowlen[j] + 1)
-    ends = np.searchsorted(work, np.arange(1, work[-1] // _JACCARD_CHUNK + 1) * _JACCARD_CHUNK, side="right")
-    a = 0
-    for b in np.unique(np.r_[np.clip(ends, 1, len(i)), len(i)]):
-        if b <= a:
-            continue
-        li, rj = i[a:b], j[a:b]
-        inter = np.asarray(Aw[li].multiply(A[rj]).sum(1)).ravel()
-        union = tot[li] + tot[rj] - inter
-        with np.errstate(invalid="ignore", divide="ignore"):
-            out[a:b] = np.where(union > 0, inter / union, 1.0)
-        a = int(b)
+    inter = _rowwise_dot(Aw, A, i, j)
+    union = tot[i] + tot[j] - inter
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = np.where(union > 0, inter / union, 1.0)
     empty = np.asarray(A.sum(1)).ravel() == 0
     out[empty[i] | empty[j]] = np.nan
     return out
@@ -145,17 +153,8 @@ def _tfidf_cosine(text: pd.Series, i: np.ndarray, j: np.ndarray) -> np.ndarray:
     norm = np.sqrt(np.asarray(A.multiply(A).sum(1)).ravel())
     A = sparse.diags(np.where(norm > 0, 1.0 / np.maximum(norm, 1e-300), 0.0)) @ A
     A = A.tocsr()
-    out = np.empty(len(i))
     rowlen = np.diff(A.indptr)
-    work = np.cumsum(rowlen[i] + rowlen[j] + 1)
-    ends = np.searchsorted(work, np.arange(1, work[-1] // _JACCARD_CHUNK + 1) * _JACCARD_CHUNK, side="right")
-    a = 0
-    for b in np.unique(np.r_[np.clip(ends, 1, len(i)), len(i)]):
-        if b <= a:
-            continue
-        out[a:b] = np.asarray(A[i[a:b]].multiply(A[j[a:b]]).sum(1)).ravel()
-        a = int(b)
-    out = np.clip(out, 0.0, 1.0)
+    out = np.clip(_rowwise_dot(A, A, i, j), 0.0, 1.0)
     empty = rowlen == 0
     out[empty[i] | empty[j]] = np.nan
     return out
@@ -203,16 +202,8 @@ def _code_levels(text: pd.Series, i: np.ndarray, j: np.ndarray) -> np.ndarray:
     C.data[:] = 1.0
     dfreq = np.bincount(C.indices, minlength=C.shape[1])
     Cw = C.multiply(np.where(dfreq <= RARE_CODE_DF, 1.0, 1e-3)[None, :]).tocsr()
-    out = np.empty(len(i))
     rowlen = np.diff(C.indptr)
-    work = np.cumsum(rowlen[i] + rowlen[j] + 1)
-    ends = np.searchsorted(work, np.arange(1, work[-1] // _JACCARD_CHUNK + 1) * _JACCARD_CHUNK, side="right")
-    a = 0
-    for b in np.unique(np.r_[np.clip(ends, 1, len(i)), len(i)]):
-        if b <= a:
-            continue
-        out[a:b] = np.asarray(Cw[i[a:b]].multiply(C[j[a:b]]).sum(1)).ravel()
-        a = int(b)
+    out = _rowwise_dot(Cw, C, i, j)
     lv = np.where(out >= 1.0 - 1e-9, 1.0, np.where(out > 0, 0.5, 0.0))
     lv[(rowlen[i] == 0) | (rowlen[j] == 0)] = np.nan
     return lv
