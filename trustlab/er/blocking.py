@@ -280,19 +280,9 @@ def split_rules(text: str) -> list[str]:
     >>> split_rules("token:name; key:`a;b`")
     ['token:name', 'key:`a;b`']
     """
-    out, cur, q = [], [], None
-    for ch in text:
-        if q is None and ch in "`\"":
-            q = ch
-        elif q is not None and ch == q:
-            q = None
-        if ch == ";" and q is None:
-            out.append("".join(cur))
-            cur = []
-        else:
-            cur.append(ch)
-    out.append("".join(cur))
-    return [r.strip() for r in out if r.strip()]
+    from trustlab.er.records import _split_outside_quotes
+
+    return [r.strip() for r in _split_outside_quotes(text, ";") if r.strip()]
 
 
 def _split_cap(spec: "str | Rule") -> tuple[str, int | None]:

@@ -635,6 +635,8 @@ def infer_fields(df: pd.DataFrame, *, exclude: Sequence[str] = (), max_fields: i
 
 
 def _split_outside_quotes(text: str, seps: str) -> list[str]:
+    """``text`` split at the characters of ``seps`` that are not inside a backquoted or
+    double-quoted column name (the quotes stay in the pieces)."""
     out, cur, q = [], [], None
     for ch in text:
         if q is None and ch in "`\"":
