@@ -19,6 +19,7 @@ So adding records renumbers nothing: only the records of merged entities change 
 """
 from __future__ import annotations
 
+import numbers
 import os
 import re
 import time
@@ -27,6 +28,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from trustlab._validation import Interval, validate_params
 from trustlab.er.blocking import BlockingStats, block, reduction_ratio
 from trustlab.er.cluster import cluster_pairs
 from trustlab.er.defaults import check_pair_budget
@@ -102,6 +104,15 @@ def check_existing(old: pd.DataFrame, id_col: str, entity_col: str, name: str = 
                          f"{int(ent.isna().sum()) - 1} more); every existing record needs its entity id")
 
 
+@validate_params(
+    {
+        "records": [object], "existing": [object], "model": [object], "id_col": [str, None], "entity_col": [str],
+        "method": [{"xer", "connected_components"}, None],
+        "threshold": [Interval(numbers.Real, None, None), None],
+        "time_limit": [Interval(numbers.Real, 0, None, closed="neither"), None],
+        "complete_components": [Interval(numbers.Integral, 0, None, closed="left")],
+    }
+)
 def resolve_incremental(
     records: Any,
     existing: Any,

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from trustlab._validation import validate_params
 from trustlab.er.records import Field
 
 __all__ = ["ERModel", "save_model", "load_model", "MODEL_FORMAT"]
@@ -352,6 +353,7 @@ class ERModel:
                    settings=dict(getattr(res, "settings", {}) or {}))
 
 
+@validate_params({"model": [object], "path": ["path"]})
 def save_model(model: Any, path: str | os.PathLike) -> Path:
     """Write a fitted model (an :class:`ERModel` or a :class:`~trustlab.er.Resolution`)
     to ``path`` as indented JSON (written atomically).
@@ -402,6 +404,7 @@ def _no_constant(name: str):
     raise _BadConstant(name)
 
 
+@validate_params({"model": [object]})
 def load_model(model: Any) -> ERModel:
     """An :class:`ERModel` from a path to a model JSON, its dict, a Resolution or an ERModel.
 
