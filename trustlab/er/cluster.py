@@ -226,15 +226,21 @@ def _proof_summary(cr: "ClusterResult") -> dict:
     """How many multi-record components were proven optimal, and the worst gap."""
     if not cr.status:
         return {}
-    sizes = np.bincount(cr.component, minlength=len(cr.status))
-    multi = [c for c in range(len(cr.status)) if sizes[c] >= 2]
-    proven = [c for c in multi if cr.status[c] in ("optimal", "closed_form")]
-    gaps = [float(cr.gap[c]) for c in multi if c < len(cr.gap) and np.isfinite(cr.gap[c])]
+    k = len(cr.status)
+    sizes = np.bincount(cr.component, minlength=k)[:k]
+    multi = sizes >= 2
+    proven = multi & np.isin(np.asarray(cr.status, dtype=object), ["optimal", "closed_form"])
+    gap = np.full(k, np.nan)
+    m = min(k, len(cr.gap))
+    gap[:m] = np.asarray(cr.gap, dtype=np.float64)[:m]
+    ok = multi & np.isfinite(gap)
+    # (one pass over the components: a set rebuilt per component made this quadratic, 20+ minutes
+    # for the ~600,000 components of a million records)
     return {
-        "n_components_multi": len(multi),
-        "n_components_proven": len(proven),
-        "max_gap": max(gaps) if gaps else 0.0,
-        "unproven_component_sizes": sorted((int(sizes[c]) for c in multi if c not in set(proven)), reverse=True)[:10],
+        "n_components_multi": int(multi.sum()),
+        "n_components_proven": int(proven.sum()),
+        "max_gap": float(gap[ok].max()) if ok.any() else 0.0,
+        "unproven_component_sizes": sorted(sizes[multi & ~proven].astype(int).tolist(), reverse=True)[:10],
     }
 
 
