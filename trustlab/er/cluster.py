@@ -306,6 +306,21 @@ def _cluster_hc(n, pairs, weights, *, threshold=0.0, prob=None, p_threshold=0.5,
     )
 
 
+def canonical_pairs(n: int, pairs: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Pairs as ``i < j`` without self pairs, one per pair (its largest weight), sorted by
+    ``(i, j)``: ``(pairs, weights, kept)`` with ``kept`` the rows of the input they come from."""
+    lo = np.minimum(pairs[:, 0], pairs[:, 1])
+    hi = np.maximum(pairs[:, 0], pairs[:, 1])
+    ok = np.flatnonzero(lo != hi)
+    lo, hi, w = lo[ok], hi[ok], np.asarray(weights)[ok]
+    code = lo.astype(np.int64) * n + hi
+    o = np.lexsort((-w, code))
+    code, w, kept = code[o], w[o], ok[o]
+    first = np.r_[True, code[1:] != code[:-1]] if code.size else np.zeros(0, bool)
+    code, w, kept = code[first], w[first], kept[first]
+    return np.stack([code // n, code % n], axis=1).astype(np.int64), w, kept
+
+
 @validate_params(
     {
         "n": [Interval(numbers.Integral, 0, None, closed="left")],
@@ -362,19 +377,9 @@ def cluster_pairs(
         raise ValueError(f"pair indices must lie in [0, {n - 1}]; got range [{pairs.min()}, {pairs.max()}]")
     if not np.all(np.isfinite(weights)):
         raise ValueError("weights contain NaN or infinity; give every pair a finite score")
-    # canonical i < j, no self pairs, one weight per pair (max)
-    lo = np.minimum(pairs[:, 0], pairs[:, 1])
-    hi = np.maximum(pairs[:, 0], pairs[:, 1])
-    ok = lo != hi
-    lo, hi, w = lo[ok], hi[ok], weights[ok]
-    code = lo * n + hi
-    o = np.lexsort((-w, code))
-    code, w = code[o], w[o]
-    first = np.r_[True, code[1:] != code[:-1]] if code.size else np.zeros(0, bool)
-    code, w = code[first], w[first]
-    P = np.stack([code // n, code % n], axis=1)
+    P, w, kept = canonical_pairs(n, pairs, weights)
     if "prob" in kwargs and kwargs["prob"] is not None:
-        kwargs["prob"] = np.asarray(kwargs["prob"], np.float64)[ok][o][first]
+        kwargs["prob"] = np.asarray(kwargs["prob"], np.float64)[kept]
     if threshold is not None:
         check_interval(threshold, "threshold", func="cluster_pairs")
         kwargs["threshold"] = threshold

@@ -69,7 +69,6 @@ KEY_PRIOR_RIDGE = 0.01
 #: a field opens an EM session (Splink-style training) when random pairs agree on it exactly
 #: less often than this
 SESSION_U = 0.02
-LAMBDA_OVER_CANDIDATES = True
 #: smallest m-probability of a level of the whole-record comparisons (record, codes)
 DERIVED_M_FLOOR = 0.01
 #: pseudo-pairs that shrink a session's own u (its non-matches) towards the random-pair u
@@ -226,7 +225,6 @@ class FSModel:
                  u_prior: float = 1000.0, sessions: bool = True):
         self.fields = list(fields)
         self.sessions = bool(sessions)
-        self.n_pairs_total_: float = float("nan")
         self.sessions_: list[dict] = []
         self.u_prior = float(u_prior)
         self.max_iter = int(max_iter)
@@ -522,22 +520,19 @@ class FSModel:
         return self
 
     def _session_em(self, Gu: np.ndarray, cnt: np.ndarray, u: np.ndarray, free: np.ndarray,
-                    m0: np.ndarray, lam0: float, n_total: float | None = None,
-                    fit_m: bool = True, fit_u: bool = False,
+                    m0: np.ndarray, lam0: float, *, fit_m: bool = True, fit_u: bool = False,
                     u_pseudo: float = 0.0, lam_max: float = 1.0,
-                    fit_only: np.ndarray | None = None,
                     passive: np.ndarray | None = None) -> tuple[np.ndarray, float, np.ndarray, np.ndarray]:
         """EM on distinct level rows ``Gu`` (weights ``cnt``) over the fields ``free``, with u
         fixed (``fit_u``: re-estimated on the rows' non-matches, shrunk towards the given u by
-        ``u_pseudo`` pseudo-pairs). ``n_total``: the pairs the prior λ is a share of (None: the rows given; else
-        the rows are all the pairs that can match and the rest are non-matches). Returns m,
-        λ and the posterior per row."""
+        ``u_pseudo`` pseudo-pairs); λ (at most ``lam_max``) is the match share of the rows;
+        ``passive`` fields get their m estimated without voting on the posterior. Returns m,
+        λ, u and the posterior per row."""
         d = Gu.shape[1]
         m = m0.copy()
         u0, u = u, u.copy()
         lam = lam0
         npairs = float(cnt.sum())
-        denom = npairs if n_total is None else n_total
         onehot = [np.stack([(Gu[:, c] == k) for k in range(_L)], axis=1).astype(np.float64) for c in range(d)]
         post = np.zeros(len(Gu))
         prev = -np.inf
@@ -546,9 +541,9 @@ class FSModel:
             for c in np.flatnonzero(free if passive is None else free & ~passive):
                 lw += onehot[c] @ (np.log(m[c]) - np.log(u[c]))
             post = 1.0 / (1.0 + np.exp(-np.clip(lw, -50, 50)))
-            lam = float(np.clip((post * cnt).sum() / max(denom, 1.0), 1e-12, min(1 - 1e-9, lam_max)))
+            lam = float(np.clip((post * cnt).sum() / max(npairs, 1.0), 1e-12, min(1 - 1e-9, lam_max)))
             if fit_m:
-                for c in np.flatnonzero(free if fit_only is None else free & fit_only):
+                for c in np.flatnonzero(free):
                     mc = (post * cnt) @ onehot[c] + 1e-3
                     m[c] = mc / mc.sum()
             if fit_u:
@@ -618,21 +613,18 @@ class FSModel:
         m = np.maximum(m, np.where(derived, DERIVED_M_FLOOR, 1e-6)[:, None])
         m /= m.sum(1, keepdims=True)
 
-        # λ over all record pairs: non-candidates are non-matches
-        n_total = npairs if LAMBDA_OVER_CANDIDATES else max(n_all, npairs)
         # u: the candidate non-matches (blocking makes them more alike than random pairs:
         # same brand, shared title words), shrunk towards the random-pair estimate by how
         # random the candidates are (every pair a candidate: u stays the random-pair u)
         frac = min(1.0, npairs / max(1.0, n_all))
-        lam_max = 1.0 if max_matches is None else max(max_matches, 1.0) / n_total
+        lam_max = 1.0 if max_matches is None else max(max_matches, 1.0) / max(npairs, 1.0)
         # λ first with the random-pair u (no feedback), then u follows the non-matches
-        _, lam, _, _ = self._session_em(Gu, cnt, u, np.ones(d, bool), m, 1.0 / max(n, 2), n_total=n_total,
+        _, lam, _, _ = self._session_em(Gu, cnt, u, np.ones(d, bool), m, 1.0 / max(n, 2),
                                         fit_m=False, lam_max=lam_max)
-        _, lam, u, post = self._session_em(Gu, cnt, u, np.ones(d, bool), m, lam, n_total=n_total,
+        _, lam, u, post = self._session_em(Gu, cnt, u, np.ones(d, bool), m, lam,
                                            fit_m=False, fit_u=True, u_pseudo=max(self.u_prior, 10.0 * npairs * frac),
                                            lam_max=lam_max)
         self.m_, self.u_, self.lambda_ = m, u, lam
-        self.n_pairs_total_ = float(n_total)
         self.n_iter_ = 1
         self.forcing_, self.key_coef_, self.tf_centre_ = [], [], {}
         rare = -np.log(u[:, 0])

@@ -40,7 +40,7 @@ import numpy as np
 import pandas as pd
 
 from trustlab._validation import Interval, check_option, validate_params
-from trustlab.er.cluster import ClusterResult, cluster_pairs
+from trustlab.er.cluster import ClusterResult, canonical_pairs, cluster_pairs
 
 __all__ = ["cluster_one_to_one", "ONE_TO_ONE_SOLVERS"]
 
@@ -76,20 +76,6 @@ def one_to_one_sources(df: pd.DataFrame, link: Any, one_to_one: bool | tuple) ->
         if unknown:
             raise ValueError(f"one_to_one names table(s) {unknown} that are not among the tables {names}")
     return sources
-
-
-def _canonical(n: int, pairs: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Pairs as ``i < j``, no self pairs, one weight per pair (the largest), sorted."""
-    lo = np.minimum(pairs[:, 0], pairs[:, 1])
-    hi = np.maximum(pairs[:, 0], pairs[:, 1])
-    ok = lo != hi
-    lo, hi, w = lo[ok], hi[ok], w[ok]
-    code = lo * n + hi
-    o = np.lexsort((-w, code))
-    code, w = code[o], w[o]
-    first = np.r_[True, code[1:] != code[:-1]] if code.size else np.zeros(0, bool)
-    code, w = code[first], w[first]
-    return np.stack([code // n, code % n], axis=1).astype(np.int64), w
 
 
 def _source_codes(sources: Any, n: int) -> tuple[np.ndarray, list]:
@@ -233,7 +219,7 @@ def cluster_one_to_one(
         raise ValueError("weights contain NaN or infinity; give every pair a finite score")
     codes, names = _source_codes(sources, n)
     free = _duplicate_free(duplicate_free, names)
-    P, w = _canonical(n, P, w)
+    P, w, _ = canonical_pairs(n, P, w)
     same = (codes[P[:, 0]] == codes[P[:, 1]]) & free[codes[P[:, 0]]]
     n_forbidden = int(same.sum())
     P, w = P[~same], w[~same]
