@@ -58,6 +58,8 @@ _PRIOR_U = np.array([0.05, 0.05, 0.2, 0.7])
 _PRIOR_M = _PRIOR_U * np.exp([3.0, 1.5, -3.0, -6.0])
 _PRIOR_M = _PRIOR_M / _PRIOR_M.sum()
 _PRIOR_LAMBDA = 1.0 / (1.0 + math.e)
+#: a word of the whole-record comparison (as :func:`trustlab.er.scoring.record_text` is tokenised)
+_WORD = r"[^\W\d_]+|\d+"
 #: a field is identifying when random pairs agree on it (exactly or closely) less often than this
 IDENTIFYING_U = 0.1
 #: share of EM's matches that should agree (exactly or closely) on some identifying field
@@ -242,6 +244,8 @@ class FSModel:
         self.forcing_: list[list[str]] = []
         self.key_coef_: list[float] = []
         self.tf_centre_: dict[str, float] = {}
+        self.tf_scale_: dict[str, float] = {}
+        self.record_share_: dict[str, float] = {}
 
     # ------------------------------------------------------------------ levels
     def spec(self, f: Field) -> tuple[str, str, float | None, float | None, bool]:
@@ -395,10 +399,11 @@ class FSModel:
         """
         n = len(df)
         self.set_forcing(rules)
-        self.key_coef_, self.tf_centre_ = [], {}
+        self.key_coef_, self.tf_centre_, self.tf_scale_, self.record_share_ = [], {}, {}, {}
         if n < MIN_RECORDS_EM:
             return self._fit_prior(n)
         self.fit_tf(df)
+        self._fit_record_share(df)
         G = self.levels(fm)
         Gr = self.levels(fm_random)
         d = G.shape[1]
@@ -504,6 +509,7 @@ class FSModel:
             if abs(ll - prev) < self.tol * max(1.0, abs(ll)):
                 break
             prev = ll
+        self._set_tf_scale(u_rand, u)
         self.m_, self.u_, self.lambda_ = m, u, lam
         if beta is not None:
             self.key_coef_ = [float(b) for b in beta]
@@ -519,14 +525,38 @@ class FSModel:
         self.problems_ = self._diagnose(np.repeat(post, cnt.astype(np.int64)), npairs, n)
         return self
 
+    def _fit_record_share(self, df: pd.DataFrame) -> None:
+        """Each field's share of the whole record's words (mean over the records), the
+        overlap :meth:`_record_beyond_fields` takes off the record's weight."""
+        self.record_share_ = {}
+        own = [f for f in self.fields if KINDS[f.kind].arity > 0]
+        if not any(f.kind == "record" for f in self.fields) or not own or len(df) == 0:
+            return
+        cnt = np.stack([sum(df[c].fillna("").astype(str).str.count(_WORD).to_numpy(np.float64)
+                            for c in f.columns() if c in df.columns) + np.zeros(len(df)) for f in own], axis=1)
+        sh = (cnt / np.maximum(cnt.sum(1, keepdims=True), 1.0)).mean(0)
+        self.record_share_ = {f.column: float(x) for f, x in zip(own, sh) if x > 0}
+
+    def _set_tf_scale(self, u_rand: np.ndarray, u: np.ndarray) -> None:
+        """How much more often the candidate non-matches agree exactly on each TF field than
+        random pairs do (``u`` refitted on the candidates over the random-pair ``u``). A
+        value's term frequency is its chance of agreement between *random* records; once u
+        follows the candidates (blocked on the brand: half of them share one), the TF weight
+        of an exact agreement is divided by the same factor, so a rare brand that blocking
+        made every candidate share is not counted as rare again."""
+        self.tf_scale_ = {self.fields[c].column: float(u[c, 0] / u_rand[c, 0]) for c in self._tf_fields()
+                          if u_rand[c, 0] > 0 and u[c, 0] / u_rand[c, 0] != 1.0}
+
     def _session_em(self, Gu: np.ndarray, cnt: np.ndarray, u: np.ndarray, free: np.ndarray,
                     m0: np.ndarray, lam0: float, *, fit_m: bool = True, fit_u: bool = False,
                     u_pseudo: float = 0.0, lam_max: float = 1.0,
-                    passive: np.ndarray | None = None) -> tuple[np.ndarray, float, np.ndarray, np.ndarray]:
+                    passive: np.ndarray | None = None,
+                    combine: bool = False) -> tuple[np.ndarray, float, np.ndarray, np.ndarray]:
         """EM on distinct level rows ``Gu`` (weights ``cnt``) over the fields ``free``, with u
         fixed (``fit_u``: re-estimated on the rows' non-matches, shrunk towards the given u by
         ``u_pseudo`` pseudo-pairs); λ (at most ``lam_max``) is the match share of the rows;
-        ``passive`` fields get their m estimated without voting on the posterior. Returns m,
+        ``passive`` fields get their m estimated without voting on the posterior; ``combine``
+        scores rows as :meth:`field_weights` does (the record beyond the fields). Returns m,
         λ, u and the posterior per row."""
         d = Gu.shape[1]
         m = m0.copy()
@@ -536,10 +566,14 @@ class FSModel:
         onehot = [np.stack([(Gu[:, c] == k) for k in range(_L)], axis=1).astype(np.float64) for c in range(d)]
         post = np.zeros(len(Gu))
         prev = -np.inf
+        vote = np.flatnonzero(free if passive is None else free & ~passive)
         for _ in range(self.max_iter):
-            lw = np.full(len(Gu), math.log(lam / (1 - lam)))
-            for c in np.flatnonzero(free if passive is None else free & ~passive):
-                lw += onehot[c] @ (np.log(m[c]) - np.log(u[c]))
+            Wr = np.zeros((len(Gu), d))
+            for c in vote:
+                Wr[:, c] = onehot[c] @ (np.log(m[c]) - np.log(u[c]))
+            if combine:
+                Wr = self._record_beyond_fields(Wr)
+            lw = math.log(lam / (1 - lam)) + Wr.sum(1)
             post = 1.0 / (1.0 + np.exp(-np.clip(lw, -50, 50)))
             lam = float(np.clip((post * cnt).sum() / max(npairs, 1.0), 1e-12, min(1 - 1e-9, lam_max)))
             if fit_m:
@@ -572,6 +606,7 @@ class FSModel:
         consistent with u from random pairs, so blocking does not change the odds.
         """
         d = G.shape[1]
+        u_rand = u.copy()
         Gu, inv = _distinct_rows_inverse(G)
         cnt = np.bincount(inv, minlength=len(Gu)).astype(np.float64)
         npairs = float(cnt.sum())
@@ -620,10 +655,11 @@ class FSModel:
         lam_max = 1.0 if max_matches is None else max(max_matches, 1.0) / max(npairs, 1.0)
         # λ first with the random-pair u (no feedback), then u follows the non-matches
         _, lam, _, _ = self._session_em(Gu, cnt, u, np.ones(d, bool), m, 1.0 / max(n, 2),
-                                        fit_m=False, lam_max=lam_max)
+                                        fit_m=False, lam_max=lam_max, combine=True)
         _, lam, u, post = self._session_em(Gu, cnt, u, np.ones(d, bool), m, lam,
                                            fit_m=False, fit_u=True, u_pseudo=max(self.u_prior, 10.0 * npairs * frac),
-                                           lam_max=lam_max)
+                                           lam_max=lam_max, combine=True)
+        self._set_tf_scale(u_rand, u)
         self.m_, self.u_, self.lambda_ = m, u, lam
         self.n_iter_ = 1
         self.forcing_, self.key_coef_, self.tf_centre_ = [], [], {}
@@ -752,7 +788,8 @@ class FSModel:
             t = T[:, c]
             adj = (g == 0) & ~np.isnan(t)
             if adj.any():
-                W[adj, c] = np.log(self.m_[c, 0]) - np.log(np.maximum(t[adj], 1e-12))
+                scale = self.tf_scale_.get(self.fields[c].column, 1.0)
+                W[adj, c] = np.log(self.m_[c, 0]) - np.log(np.maximum(t[adj] * scale, 1e-12))
         if self.forcing_ and self.key_coef_:
             # fields of the key rules a pair agrees on carry no evidence of their own; the
             # key states do (the prior, relative to the overall λ, shared out over the key
@@ -770,6 +807,27 @@ class FSModel:
                 key[[cols[k] for k in keys]] = True
             extra = self._prior_logit(h) - math.log(self.lambda_ / (1 - self.lambda_))
             W[:, key] += extra[:, None] / key.sum()
+        return self._record_beyond_fields(W)
+
+    def _record_beyond_fields(self, W: np.ndarray) -> np.ndarray:
+        """The whole-record comparison without what the fields have said already.
+
+        Its words are the fields' words, so part of its evidence is the fields' evidence seen
+        a second time (a product title is half the record's words: a near title and a near
+        record are not two independent coincidences). Each field's weight overlaps the
+        record's in proportion to the field's share of the record's words
+        (``record_share_``, measured on the records at fit time): where the record's weight
+        and that overlap point the same way, the record adds only its excess over the overlap;
+        where they disagree, both count. Models without shares (saved before) are unchanged."""
+        rec = [c for c, f in enumerate(self.fields) if f.kind == "record"]
+        if not rec or not self.record_share_:
+            return W
+        share = np.array([self.record_share_.get(f.column, 0.0) for f in self.fields])
+        S = W @ share
+        for c in rec:
+            r = W[:, c]
+            same = np.sign(r) == np.sign(S)
+            W[:, c] = np.where(same, np.sign(r) * np.maximum(np.abs(r) - np.abs(S), 0.0), r)
         return W
 
     def proba_from_field_weights(self, W: np.ndarray) -> np.ndarray:
@@ -808,6 +866,8 @@ class FSModel:
             "forcing": [list(k) for k in self.forcing_],
             "key_coef": list(self.key_coef_),
             "tf_centre": dict(self.tf_centre_),
+            "tf_scale": dict(self.tf_scale_),
+            "record_share": dict(self.record_share_),
             "tol": self.tol,
         }
 
@@ -830,6 +890,8 @@ class FSModel:
         m.forcing_ = [list(k) for k in d.get("forcing", [])]
         m.key_coef_ = [float(b) for b in d.get("key_coef", [])]
         m.tf_centre_ = {str(k): float(v) for k, v in d.get("tf_centre", {}).items()}
+        m.tf_scale_ = {str(k): float(v) for k, v in d.get("tf_scale", {}).items()}
+        m.record_share_ = {str(k): float(v) for k, v in d.get("record_share", {}).items()}
         return m
 
     def parameter_table(self) -> pd.DataFrame:

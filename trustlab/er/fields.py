@@ -178,6 +178,10 @@ def _label_is_text(lname: str, s: pd.Series) -> bool:
     return bool(sample.str.fullmatch(r"[^\d]*[^\W\d_]{2}[^\d]*").mean() >= 0.9)
 
 
+#: one code token with a digit: letters, digits and - . / _ # (``TH-50PZ850U``, ``DSC-W570/P``)
+_MODEL_CODE = r"(?=[^\d]*\d)[A-Za-z0-9][A-Za-z0-9\-\./_#]*"
+
+
 def _classify(c: Any, s: pd.Series, n: int, id_col: str | None) -> FieldChoice:
     name = str(c)
     lname = name.strip().lower()
@@ -241,6 +245,9 @@ def _classify(c: Any, s: pd.Series, n: int, id_col: str | None) -> FieldChoice:
         return FieldChoice(name, "field", "numeric", "real numbers: relative difference")
     if "address" in lname or "street" in lname or "addr" in lname:
         return FieldChoice(name, "field", "address", "name says address")
+    if (mean_tok <= 1.5 and sample.str.fullmatch(_MODEL_CODE).mean() > 0.8
+            and sample.str.contains(r"[A-Za-z]").mean() > 0.3):
+        return FieldChoice(name, "field", "model", "codes (model / part numbers): the same code or another one")
     if mean_tok > 12 or mean_len > 80:
         return FieldChoice(name, "field", "tokens", f"long free text ({mean_tok:.0f} words on average): token overlap")
     person = any(k in lname for k in ("name", "first", "last", "given", "surname", "forename", "author"))

@@ -145,6 +145,9 @@ KINDS: dict[str, FieldKind] = {k.name: k for k in (
     FieldKind("email", "exact", "jaro_winkler", 0.95, 0.85, key_rule=True),
     FieldKind("postcode", "exact", "levenshtein", 0.75, 0.50, tf=True, normalise=_alnum, key_rule=True),
     FieldKind("code", "exact", "levenshtein", 0.80, 0.60, normalise=_alnum, key_rule=True),
+    # model / part numbers: one character apart is another product (WRT54GL, WRV54G), so
+    # only the same code after dropping punctuation agrees (TH-50PZ850U = TH50PZ850U)
+    FieldKind("model", "exact", "exact", None, None, normalise=_alnum, key_rule=True, default_rule="key"),
     FieldKind("record", "cosine", "cosine", 0.75, 0.5, arity=0, text=False),
     FieldKind("codes", "codes", "codes", 0.5, 0.25, arity=0, text=False),
 )}

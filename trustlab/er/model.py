@@ -62,6 +62,8 @@ _FS_SCORER = {
         "forcing": {"type": "array", "items": {"type": "array", "minItems": 1, "items": {"type": "string"}}},
         "key_coef": {"type": "array", "items": _NUM},
         "tf_centre": {"type": "object", "additionalProperties": _NUM},
+        "tf_scale": {"type": "object", "additionalProperties": {"type": "number", "exclusiveMinimum": 0}},
+        "record_share": {"type": "object", "additionalProperties": {"type": "number", "minimum": 0, "maximum": 1}},
         "tol": {"type": "number", "exclusiveMinimum": 0},
     },
 }
@@ -239,7 +241,7 @@ def check_model_dict(d: Any) -> None:
                 if abs(math.fsum(row) - 1.0) > 1e-3:
                     raise ValueError(f"scorer.{key}[{i}] (field {cols[i]!r}) sums to {math.fsum(row):.6g}; the "
                                      "probabilities of the levels of a field must sum to 1")
-        for key in ("tf_tables", "tf_default", "tf_centre"):
+        for key in ("tf_tables", "tf_default", "tf_centre", "tf_scale", "record_share"):
             unknown = sorted(set(sc.get(key, {})) - set(cols))
             if unknown:
                 raise ValueError(f"scorer.{key} names column(s) {unknown[:5]} that are not fields {cols}")

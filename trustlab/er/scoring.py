@@ -403,6 +403,7 @@ FEATURES: dict[str, _Features] = {
     "numeric": _numeric_features,
     "date": _date_features,
     "exact": _exact_features,
+    "model": _exact_features,
     "latlon": _latlon_features,
     "tokens": _tokens_features,
     "email": _exact_and_similar(_no_space, "jaro_winkler", distance.JaroWinkler.normalized_similarity),
