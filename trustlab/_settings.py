@@ -19,7 +19,7 @@ import json
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from trustlab._validation import InvalidParameterError, check_param
+from trustlab._validation import VALIDATED_FUNCTIONS, InvalidParameterError, check_param, make_constraint
 
 __all__ = ["UNSET", "SettingsBase"]
 
@@ -76,6 +76,12 @@ class SettingsBase:
     FORMAT: ClassVar[str] = ""
     VERSION: ClassVar[int] = 1
     CONSTRAINTS: ClassVar[Mapping[str, list]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.CONSTRAINTS:  # the walking test (tests/test_public_functions.py) checks every field's messages
+            cls.__trustlab_params__ = {k: [make_constraint(c) for c in v] for k, v in cls.CONSTRAINTS.items()}
+            VALIDATED_FUNCTIONS[f"{cls.__module__}.{cls.__qualname__}"] = cls
 
     # ------------------------------------------------------------------ validation
     def __post_init__(self) -> None:

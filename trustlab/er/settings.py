@@ -88,15 +88,16 @@ class ResolveSettings(SettingsBase):
     Examples
     --------
     >>> import trustlab, pandas as pd
-    >>> s = trustlab.ResolveSettings(fields={"name": "name"}, method="connected_components")
+    >>> s = trustlab.ResolveSettings(fields={"name": "name"}, method="connected_components", train_fraction=1.0)
     >>> s.replace(threshold=0.1).threshold
     0.1
     >>> ResolveSettings.from_dict(s.to_dict()) == s
     True
-    >>> df = pd.DataFrame({"id": [1, 2, 3], "name": ["ann lee", "anne lee", "bob ray"]})
-    >>> r = trustlab.resolve(df, settings=s)
-    >>> r.resolve_settings.method
-    'connected_components'
+    >>> df = pd.DataFrame({"id": [1, 2, 3, 4], "name": ["ann lee", "anne lee", "bob ray", "bob rae"],
+    ...                    "ent": [0, 0, 1, 1]})
+    >>> r = trustlab.resolve(df, settings=s, labels="ent")
+    >>> r.entity.tolist(), r.resolve_settings.method
+    ([0, 0, 1, 1], 'connected_components')
     >>> ResolveSettings(max_block_size=1)
     Traceback (most recent call last):
     ...
