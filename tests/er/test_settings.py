@@ -218,3 +218,48 @@ def test_a_model_file_with_bad_settings_is_refused_with_the_path(people, tmp_pat
 def test_top_level_export():
     assert trustlab.ResolveSettings is ResolveSettings
     assert "ResolveSettings" in trustlab.__all__ and "ResolveSettings" in trustlab.er.__all__
+
+
+# ----------------------------------------------------------------------------- the CLI: --settings FILE
+
+
+def test_cli_reads_a_settings_file_and_options_given_override_it(people, tmp_path, capsys):
+    from trustlab.cli import main
+
+    inp = tmp_path / "people.csv"
+    people.to_csv(inp, index=False)
+    sfile = tmp_path / "settings.json"
+    sfile.write_text(json.dumps(ResolveSettings(id_col="rec_id", fields=FIELDS, method="connected_components",
+                                                weights="logit").to_dict()))
+
+    def run(*extra):
+        capsys.readouterr()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            assert main(["resolve", str(inp), "--settings", str(sfile), "--json", *extra]) == 0
+        return json.loads(capsys.readouterr().out)
+
+    ref = _quiet(people, id_col="rec_id", fields=FIELDS, method="connected_components", weights="logit")
+    out = run()
+    assert out["method"] == "connected_components" and out["n_entities"] == ref.n_entities
+    # an option given on the command line wins, even when it spells the parser's default
+    out = run("--method", "xer", "--compare", "hierarchical")
+    assert out["method"] == "xer" and list(out["baselines"]) == ["hierarchical"]
+    # a saved model is a settings file too: the settings it was trained with
+    mfile = tmp_path / "model.json"
+    save_model(ref, mfile)
+    sfile = mfile
+    assert run()["method"] == "connected_components"
+
+
+def test_cli_settings_file_errors_are_one_line(people, tmp_path, capsys):
+    from trustlab.cli import main
+
+    inp = tmp_path / "people.csv"
+    people.to_csv(inp, index=False)
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"metod": "xer"}))
+    for path, msg in ((bad, "did you mean 'method'"), (tmp_path / "none.json", "No such file")):
+        assert main(["resolve", str(inp), "--settings", str(path)]) == 2
+        err = capsys.readouterr().err.strip()
+        assert msg in err and "\n" not in err
