@@ -263,3 +263,10 @@ def test_cli_settings_file_errors_are_one_line(people, tmp_path, capsys):
         assert main(["resolve", str(inp), "--settings", str(path)]) == 2
         err = capsys.readouterr().err.strip()
         assert msg in err and "\n" not in err
+
+
+def test_incremental_resolution_carries_the_model_settings(people):
+    s = ResolveSettings(id_col="rec_id", fields=FIELDS, weights="logit")
+    r0 = _quiet(people.iloc[:100], settings=s)
+    r1 = _quiet(people.iloc[100:], model=r0, existing=r0.to_frame(records=True))
+    assert r1.resolve_settings == s
