@@ -85,6 +85,14 @@ class ResolveSettings(SettingsBase):
     one_to_one : bool or list of str, default False
         The tables (or those named) are each duplicate-free (needs ``method="xer"``).
 
+    Notes
+    -----
+    ``s.replace(**changes)`` gives a checked copy; ``s.to_dict()`` the JSON form (with
+    ``format`` and ``version``) and ``ResolveSettings.from_dict(d)`` reads it back (fields not named
+    keep their defaults; unknown names are refused, with the closest field named);
+    ``ResolveSettings.defaults()``, ``.field_names()`` and ``.CONSTRAINTS`` are the declared names,
+    defaults and constraints.
+
     Examples
     --------
     >>> import trustlab, pandas as pd

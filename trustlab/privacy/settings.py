@@ -57,6 +57,14 @@ class ReleaseSettings(SettingsBase):
     allow_m_above_d : bool, default False
         Permit m > d.
 
+    Notes
+    -----
+    ``s.replace(**changes)`` gives a checked copy; ``s.to_dict()`` the JSON form (with
+    ``format`` and ``version``) and ``ReleaseSettings.from_dict(d)`` reads it back (fields not named
+    keep their defaults; unknown names are refused, with the closest field named);
+    ``ReleaseSettings.defaults()``, ``.field_names()`` and ``.CONSTRAINTS`` are the declared names,
+    defaults and constraints.
+
     Examples
     --------
     >>> import numpy as np
