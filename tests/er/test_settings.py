@@ -270,3 +270,17 @@ def test_incremental_resolution_carries_the_model_settings(people):
     r0 = _quiet(people.iloc[:100], settings=s)
     r1 = _quiet(people.iloc[100:], model=r0, existing=r0.to_frame(records=True))
     assert r1.resolve_settings == s
+
+
+def test_save_model_leaves_the_run_resources_out(people, tmp_path):
+    r = _quiet(people, id_col="rec_id", fields=FIELDS)
+    # a Dask client in solver_options is a resource of the run, not a setting: not written
+    r.resolve_settings = r.resolve_settings.replace(solver_options={"client": object(), "workers": 1})
+    d = json.loads(save_model(r, tmp_path / "a.json").read_text())
+    assert d["resolve_settings"]["solver_options"] == {"workers": 1}
+    # another value JSON cannot hold: the model is still saved, without the block, and a warning says why
+    r.resolve_settings = r.resolve_settings.replace(solver_options={"random_state": np.random.default_rng(0)})
+    with pytest.warns(UserWarning, match=r"without its resolve_settings: solver_options\['random_state'\] holds"):
+        p = save_model(r, tmp_path / "b.json")
+    assert "resolve_settings" not in json.loads(p.read_text())
+    assert load_model(p).resolve_settings.fields == dict(f.split(":") for f in FIELDS.split(","))

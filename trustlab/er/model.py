@@ -346,8 +346,26 @@ class ERModel:
             "blocking": list(self.blocking),
             "settings": {k: v for k, v in self.settings.items()},
             "scorer": _scorer_to_dict(self.scorer),
-            **({"resolve_settings": self.resolve_settings.to_dict()} if self.resolve_settings is not None else {}),
+            **self._settings_block(),
         }
+
+    def _settings_block(self) -> dict:
+        """``{"resolve_settings": ...}``, without the run's Dask client (``solver_options``'
+        ``client`` / ``scheduler``: a resource of the run, not a setting); ``{}`` with a
+        warning when another value cannot be written as JSON."""
+        rs = self.resolve_settings
+        if rs is None:
+            return {}
+        if rs.solver_options and {"client", "scheduler"} & set(rs.solver_options):
+            rs = rs.replace(solver_options={k: v for k, v in rs.solver_options.items()
+                                            if k not in ("client", "scheduler")})
+        try:
+            return {"resolve_settings": rs.to_dict()}
+        except ValueError as exc:
+            import warnings
+
+            warnings.warn(f"the model is saved without its resolve_settings: {exc}", UserWarning, stacklevel=4)
+            return {}
 
     @classmethod
     def from_dict(cls, d: dict) -> "ERModel":
