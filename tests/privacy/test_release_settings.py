@@ -142,3 +142,14 @@ def test_rules_that_need_the_data_still_apply(X):
 def test_top_level_export():
     assert trustlab.ReleaseSettings is ReleaseSettings
     assert "ReleaseSettings" in trustlab.__all__ and "ReleaseSettings" in trustlab.privacy.__all__
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=lambda s: ",".join(f"{k}={v}" for k, v in s.items()))
+def test_a_record_gives_back_the_settings_of_its_release(X, spec):
+    W, rec = privatize(X, random_state=4, **spec)
+    s = rec.release_settings()
+    assert s.epsilon == spec["epsilon"] and s.mechanism == spec.get("mechanism", "privemb")
+    # the same settings and seed release the same vectors (the same Φ, from the record's phi_seed)
+    W2, rec2 = privatize(X, settings=s, random_state=4)
+    np.testing.assert_array_equal(W, W2)
+    assert (rec2.m, rec2.phi_seed, rec2.projection) == (rec.m, rec.phi_seed, rec.projection)

@@ -115,6 +115,30 @@ class ReleaseRecord:
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), sort_keys=False)
 
+    def release_settings(self) -> ReleaseSettings:
+        """The :class:`~trustlab.privacy.ReleaseSettings` of this release: another release
+        with them has the same mechanism, ε, δ, β and m and, for PrivEmb, the same public Φ
+        (``phi_seed``; its noise comes from the new call's ``random_state``).
+
+        Returns
+        -------
+        ReleaseSettings
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> X = np.random.default_rng(0).standard_normal((10, 300))
+        >>> rec = privatize(X, epsilon=10, random_state=0).record
+        >>> s = rec.release_settings()
+        >>> (s.epsilon, s.m, s.phi_seed == rec.phi_seed)
+        (10.0, 54, True)
+        """
+        if self.mechanism == "m1":
+            return ReleaseSettings(epsilon=self.epsilon, mechanism="m1")
+        return ReleaseSettings(epsilon=self.epsilon, mechanism=self.mechanism, delta=self.delta, beta=self.beta,
+                               m=self.m, projection=self.projection, phi_seed=self.phi_seed,
+                               allow_m_above_d=self.m > self.d)
+
 
 @dataclasses.dataclass
 class PrivateRelease:
