@@ -21,8 +21,10 @@ _EXPORTS = {
     "explain": "trustlab.solvers",
     # entity resolution
     "resolve": "trustlab.er",
+    "ResolveSettings": "trustlab.er",
     # private embedding release
     "privatize": "trustlab.privacy",
+    "ReleaseSettings": "trustlab.privacy",
     # misc
     "show_versions": "trustlab._info",
     "check_random_state": "trustlab._validation",

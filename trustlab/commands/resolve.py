@@ -95,8 +95,71 @@ def register(subparsers) -> None:
                    "files back exactly). --no-formula-guard writes every cell verbatim (for other programs)")
     p.add_argument("--source-col", default="source_dataset",
                    help="name of the source column (default source_dataset, as Splink); the file stem is the source")
+    p.add_argument("--settings", metavar="FILE", help="read the settings from a JSON file: a ResolveSettings "
+                   "dict (ResolveSettings.to_dict(); keys not named keep their defaults) or a model file written by "
+                   "--save-model (its resolve_settings); the options given on the command line override it")
     add_output_flags(p)
+    _mark_defaults(p)
     p.set_defaults(func=run)
+
+
+def _read_settings(path: str):
+    """(ResolveSettings, the field names the file sets) from ``--settings FILE``."""
+    import json
+
+    from trustlab.er.model import MODEL_FORMAT, load_model
+    from trustlab.er.settings import ResolveSettings
+
+    try:
+        with open(path, encoding="utf-8") as fh:
+            d = json.load(fh)
+    except OSError as exc:
+        raise CLIError(f"--settings {path!r}: {exc.strerror or exc}") from None
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise CLIError(f"--settings {path!r} is not a JSON file ({exc})") from None
+    try:
+        if isinstance(d, dict) and d.get("format") == MODEL_FORMAT:  # a saved model: the settings it was trained with
+            return load_model(path).resolve_settings, set(ResolveSettings.field_names())
+        s = ResolveSettings.from_dict(d)
+    except (ValueError, TypeError) as exc:
+        raise CLIError(f"--settings {path!r}: {exc}") from None
+    return s, set(d) - {"format", "version"}
+
+
+class _DefaultStr(str):
+    """An option's default, left as the parser set it (not given on the command line)."""
+
+
+class _DefaultFloat(float):
+    """An option's default, left as the parser set it (not given on the command line)."""
+
+
+#: options that are settings of ResolveSettings: with --settings, only those given override the file
+_SETTING_OPTIONS = {"method": "method", "threshold": "threshold", "time_limit": "time_limit",
+                    "train_fraction": "train_fraction", "compare": "compare_methods", "source_col": "source_col"}
+
+
+def _mark_defaults(p) -> None:
+    for a in p._actions:
+        if a.dest in _SETTING_OPTIONS and isinstance(a.default, (str, float)):
+            a.default = (_DefaultStr if isinstance(a.default, str) else _DefaultFloat)(a.default)
+
+
+def _given(args, settings) -> dict:
+    """The setting options for resolve: every one without ``--settings`` (as always);
+    with it, only those given on the command line (they override the file)."""
+    out = {}
+    for dest, name in _SETTING_OPTIONS.items():
+        v = getattr(args, dest)
+        default = v is None or isinstance(v, (_DefaultStr, _DefaultFloat))
+        if settings is not None and default:
+            continue
+        if isinstance(v, _DefaultStr):
+            v = str(v)
+        elif isinstance(v, _DefaultFloat):
+            v = float(v)
+        out[name] = [m for m in v.split(",") if m.strip()] if dest == "compare" else v
+    return out
 
 
 def _read_labels(path: str, id_col: str):
@@ -141,12 +204,16 @@ def _run(args) -> int:
     if (not args.input) == (args.dataset is None):
         raise CLIError("give either INPUT or --dataset NAME (not both)")
     kw: dict = {}
+    settings, named = _read_settings(args.settings) if getattr(args, "settings", None) else (None, set())
+    if settings is not None:
+        kw["settings"] = settings
     if args.dataset:
         from trustlab.datasets import load_er_dataset
 
         ds = load_er_dataset(args.dataset)
         records = ds.records
-        kw.update(ds.resolve_kwargs())
+        # the dataset's own settings, except those the --settings file names
+        kw.update({k: v for k, v in ds.resolve_kwargs().items() if k not in named})
         truth = ds.truth_col
         # supervised on a --train-fraction split of the truth (the xER paper's setting),
         # except Febrl and --unsupervised: Fellegi-Sunter EM with no labels
@@ -174,7 +241,6 @@ def _run(args) -> int:
         kw["max_block_size"] = args.max_block_size
     if args.link_type:
         kw["link_type"] = args.link_type
-    kw["source_col"] = args.source_col
     if args.one_to_one:
         kw["one_to_one"] = True
     if args.column_map:
@@ -196,7 +262,6 @@ def _run(args) -> int:
                 raise CLIError(f"--labels {args.labels!r} is neither {cols} nor an existing labels file; "
                                "pass an entity column name or a CSV of (id, entity) or (id_l, id_r, match)")
             labels = _read_labels(args.labels, kw.get("id_col") or "id")
-    compare = [m for m in args.compare.split(",") if m.strip()]
     if args.existing and not args.model:
         raise CLIError("--existing needs --model PATH (the model saved with --save-model)")
     if args.model:
@@ -220,11 +285,8 @@ def _run(args) -> int:
                 "--time-limit must be a positive number of seconds (omit it for the size-scaled default); "
                 f"got {args.time_limit}"
             ) from None
-    res = resolve(
-        records, labels=labels, truth=truth, method=args.method, threshold=args.threshold,
-        time_limit=args.time_limit, train_fraction=args.train_fraction, random_state=args.seed,
-        compare_methods=compare, progress=show_progress(args), **kw,
-    )
+    res = resolve(records, labels=labels, truth=truth, random_state=args.seed, progress=show_progress(args),
+                  **_given(args, settings), **kw)
     if args.output:
         frame = res.to_frame(records=True)
         with atomic_path(args.output) as tmp:
@@ -251,7 +313,9 @@ def _run(args) -> int:
     summary = res.summary()
     summary["seconds"] = round(time.perf_counter() - t0, 4)
     inp = args.input[0] if args.input and len(args.input) == 1 else (args.input or None)
-    out = {"dataset": args.dataset, "input": inp, "method": args.method, "link_type": res.link_type}
+    used = res.resolve_settings if settings is not None else None  # with --settings: the file's method, say
+    out = {"dataset": args.dataset, "input": inp, "method": used.method if used is not None else args.method,
+           "link_type": res.link_type}
     if res.metrics is None:
         out.update({"precision": None, "recall": None, "f1": None})
     out.update(summary)
@@ -265,7 +329,7 @@ def _run(args) -> int:
         return 0
     if not args.quiet:
         w = sys.stdout.write
-        w(f"{out['n_records']} records -> {out['n_entities']} entities ({args.method}) in {out['seconds']:.2f} s\n")
+        w(f"{out['n_records']} records -> {out['n_entities']} entities ({out['method']}) in {out['seconds']:.2f} s\n")
         if res.field_report is not None:
             w("fields (inferred; override with --fields col:kind,...):\n" if not args.fields else "fields:\n")
             w(res.field_report.describe() + "\n")

@@ -23,6 +23,7 @@ from trustlab.er.pipeline import resolve
 from trustlab.er.records import FIELD_KINDS, Field, infer_fields, read_records
 from trustlab.er.resolution import Resolution, evaluate
 from trustlab.er.scoring import SupervisedScorer, compare, to_weights
+from trustlab.er.settings import ResolveSettings
 from trustlab.er.synthetic import (
     generate_books,
     generate_citations,
@@ -33,7 +34,7 @@ from trustlab.er.synthetic import (
 )
 
 __all__ = [
-    "resolve", "resolve_incremental", "save_model", "load_model", "Resolution", "evaluate", "block",
+    "resolve", "ResolveSettings", "resolve_incremental", "save_model", "load_model", "Resolution", "evaluate", "block",
     "pair_completeness", "reduction_ratio",
     "CLUSTER_METHODS", "ClusterResult", "cluster_pairs", "cluster_splink_predictions",
     "cluster_dedupe_pairs", "cluster_one_to_one", "FIELD_KINDS", "Field", "infer_fields", "read_records",

@@ -302,4 +302,5 @@ def resolve_incremental(
     if hasattr(res, "field_weights"):
         res.field_weights = fw
     res.settings = dict(st)
+    res.resolve_settings = mdl.resolve_settings  # the model's: save_model writes them on
     return res

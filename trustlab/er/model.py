@@ -26,7 +26,9 @@ from trustlab.er.records import Field
 __all__ = ["ERModel", "save_model", "load_model", "MODEL_FORMAT"]
 
 MODEL_FORMAT = "trustlab.er.model"
-MODEL_VERSION = 1
+#: 2: the ``resolve_settings`` block (:class:`~trustlab.er.ResolveSettings`); version-1 files
+#: still load (their settings are derived from the ``settings`` block and the fields)
+MODEL_VERSION = 2
 
 
 # ---------------------------------------------------------------------------- model-file schema
@@ -80,7 +82,7 @@ _SUP_SCORER = {
     },
 }
 MODEL_SCHEMA = {
-    "$id": "trustlab.er.model/1",
+    "$id": f"trustlab.er.model/{MODEL_VERSION}",
     "type": "object",
     "required": ["format", "version", "fields", "blocking", "scorer"],
     "additionalProperties": False,
@@ -105,6 +107,8 @@ MODEL_SCHEMA = {
             },
         },
         "scorer": {"oneOf": [_FS_SCORER, _SUP_SCORER], "discriminator": "type"},
+        # checked value by value by ResolveSettings.from_dict (its declared constraints)
+        "resolve_settings": {"type": "object"},
     },
 }
 
@@ -293,13 +297,19 @@ class ERModel:
     scorer : FSModel or SupervisedScorer
     settings : dict
         ``method``, ``weights``, ``threshold``, ``max_block_size``, ``id_col``,
-        ``link_type``, ``source_col``, ``n_training_records``.
+        ``link_type``, ``source_col``, ``n_training_records``: what the training run used.
+    resolve_settings : ResolveSettings or None
+        The :class:`~trustlab.er.ResolveSettings` of the training call
+        (``resolve(records, settings=model.resolve_settings)`` trains again the same
+        way). A version-1 file has none: they are derived from ``settings`` and ``fields``
+        (:meth:`~trustlab.er.ResolveSettings.from_legacy`).
     """
 
     fields: list
     blocking: list
     scorer: Any
     settings: dict = field(default_factory=dict)
+    resolve_settings: Any = None
 
     @property
     def supervised(self) -> bool:
@@ -338,21 +348,50 @@ class ERModel:
             "blocking": list(self.blocking),
             "settings": {k: v for k, v in self.settings.items()},
             "scorer": _scorer_to_dict(self.scorer),
+            **self._settings_block(),
         }
+
+    def _settings_block(self) -> dict:
+        """``{"resolve_settings": ...}``, without the run's Dask client (``solver_options``'
+        ``client`` / ``scheduler``: a resource of the run, not a setting); ``{}`` with a
+        warning when another value cannot be written as JSON."""
+        rs = self.resolve_settings
+        if rs is None:
+            return {}
+        if rs.solver_options and {"client", "scheduler"} & set(rs.solver_options):
+            rs = rs.replace(solver_options={k: v for k, v in rs.solver_options.items()
+                                            if k not in ("client", "scheduler")})
+        try:
+            return {"resolve_settings": rs.to_dict()}
+        except ValueError as exc:
+            import warnings
+
+            warnings.warn(f"the model is saved without its resolve_settings: {exc}", UserWarning, stacklevel=4)
+            return {}
 
     @classmethod
     def from_dict(cls, d: dict) -> "ERModel":
         """Build a model from a model file's content, checked first (:func:`check_model_dict`)."""
+        from trustlab.er.settings import ResolveSettings
+
         check_model_dict(d)
-        return cls(fields=[Field(f["column"], f["kind"]) for f in d["fields"]], blocking=list(d["blocking"]),
-                   scorer=_scorer_from_dict(d["scorer"]), settings=dict(d.get("settings", {})))
+        fields = [Field(f["column"], f["kind"]) for f in d["fields"]]
+        settings = dict(d.get("settings", {}))
+        try:
+            rs = (ResolveSettings.from_dict(d["resolve_settings"]) if "resolve_settings" in d
+                  else ResolveSettings.from_legacy(settings, fields))
+        except (ValueError, TypeError) as exc:
+            raise ValueError(f"resolve_settings: {exc}") from None
+        return cls(fields=fields, blocking=list(d["blocking"]), scorer=_scorer_from_dict(d["scorer"]),
+                   settings=settings, resolve_settings=rs)
 
     @classmethod
     def from_resolution(cls, res: Any) -> "ERModel":
         fields = list(res.features.fields) if res.features is not None and res.features.fields else \
             list(getattr(res.field_report, "fields", []) or [])
         return cls(fields=fields, blocking=list(res.blocking.rules or []), scorer=res.model,
-                   settings=dict(getattr(res, "settings", {}) or {}))
+                   settings=dict(getattr(res, "settings", {}) or {}),
+                   resolve_settings=getattr(res, "resolve_settings", None))
 
 
 @validate_params({"model": [object], "path": ["path"]})

@@ -1,7 +1,6 @@
 """End-to-end entity resolution: records -> blocking -> scoring -> graph -> clusters."""
 from __future__ import annotations
 
-import numbers
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -10,12 +9,10 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from trustlab._settings import UNSET
 from trustlab._validation import (
-    Interval,
     InvalidParameterError,
     check_dask_client,
-    check_interval,
-    check_option,
     check_random_state,
     renamed_keyword,
     validate_params,
@@ -29,21 +26,21 @@ from trustlab.er.blocking import (
     reduction_ratio,
     rule_hits,
 )
-from trustlab.er.cluster import CLUSTER_METHODS, ClusterResult, cluster_pairs
+from trustlab.er.cluster import ClusterResult, cluster_pairs
 from trustlab.er.comparisons import FSModel
 from trustlab.er.defaults import (
     canonical_order,
     check_pair_budget,
-    check_time_limit,
     default_rules,
     field_report,
     random_pairs,
 )
 from trustlab.er.linking import prepare_link
-from trustlab.er.one_to_one import check_one_to_one, cluster_one_to_one, one_to_one_sources
+from trustlab.er.one_to_one import cluster_one_to_one, one_to_one_sources
 from trustlab.er.records import placeholders_to_missing, validate_records
 from trustlab.er.resolution import Resolution, _component_completion, _entity_map, _pair_labels, evaluate
 from trustlab.er.scoring import FeatureMatrix, SupervisedScorer, compare, to_weights
+from trustlab.er.settings import ResolveSettings
 
 __all__ = ["resolve", "Resolution", "evaluate"]
 
@@ -164,21 +161,9 @@ class _Stages:
 
 
 def _solver_options(solver_options: Mapping[str, Any] | None, client: Any) -> dict:
-    """``solver_options`` checked against :func:`~trustlab.solvers.partition`'s keywords,
-    with the Dask client (``client=``, or the keys ``client`` / deprecated ``scheduler``)
-    under ``"client"``."""
-    import inspect
-
-    from trustlab.solvers.api import partition
-
+    """``solver_options`` (its keys checked by :class:`ResolveSettings`) with the Dask
+    client (``client=``, or the keys ``client`` / deprecated ``scheduler``) under ``"client"``."""
     opts = dict(solver_options or {})
-    valid = sorted(set(inspect.signature(partition).parameters) - {"graph_or_weights", "time_limit", "M"})
-    unknown = sorted(set(map(str, opts)) - set(valid))
-    if unknown:
-        raise InvalidParameterError(
-            f"The 'solver_options' parameter of resolve has unknown key(s) {unknown}; valid keys are "
-            f"the keywords of trustlab.partition: {valid} (time_limit and M are resolve's own)."
-        )
     if "scheduler" in opts:  # warn here, at the caller's line, rather than inside the partition layer
         opts["client"] = renamed_keyword("resolve", "solver_options['client']", opts.get("client"),
                                          "solver_options['scheduler']", opts.pop("scheduler"), stacklevel=6)
@@ -190,21 +175,13 @@ def _solver_options(solver_options: Mapping[str, Any] | None, client: Any) -> di
     return opts
 
 
-def _configure(*, method, threshold, time_limit, M, solver_options, client, compare_methods, scorer, model, C,
-               train_fraction, weights, complete_components,
-               one_to_one=False) -> tuple[_ClusteringConfig, _ScoringConfig]:
-    """Stage 0: check the options (once, before any work) and group them."""
-    time_limit = check_time_limit(time_limit, func="resolve")
-    opts = _solver_options(solver_options, client)
-    check_option(method, "method", list(CLUSTER_METHODS), func="resolve")
-    check_option(scorer, "scorer", ["auto", "supervised", "fellegi_sunter"], func="resolve")
-    check_option(weights, "weights", ["logit", "centered"], func="resolve")
-    check_interval(train_fraction, "train_fraction", low=0, high=1, closed="right", func="resolve")
-    for m in compare_methods:
-        check_option(m, "compare_methods", list(CLUSTER_METHODS), func="resolve")
-    one_to_one = check_one_to_one(one_to_one, method)
-    return (_ClusteringConfig(method, threshold, time_limit, M, opts, tuple(compare_methods), one_to_one),
-            _ScoringConfig(scorer, model, C, train_fraction, weights, complete_components))
+def _configure(s: ResolveSettings, client: Any) -> tuple[_ClusteringConfig, _ScoringConfig]:
+    """Stage 0: group the settings (checked when ``s`` was made, before any work) and
+    add the Dask client to the solver options."""
+    opts = _solver_options(s.solver_options, client)
+    return (_ClusteringConfig(s.method, s.threshold, s.time_limit, s.M, opts, tuple(s.compare_methods),
+                              s.one_to_one),
+            _ScoringConfig(s.scorer, s.model, s.C, s.train_fraction, s.weights, s.complete_components))
 
 
 def _read_records(records, *, id_col, fields, labels, truth, link_type, source_col, method,
@@ -447,60 +424,46 @@ def _result(data: _Records, sc: _Scored, cr: ClusterResult, stats: BlockingStats
 @validate_params(
     {
         "records": [object],
-        "id_col": [str, None],
-        "fields": [str, "sequence", "mapping", None],
         "labels": [str, "mapping", "array-like", None],
         "truth": [str, "mapping", "array-like", None],
-        "method": [str],
-        "blocking": [str, "sequence", None],
-        "max_block_size": [Interval(numbers.Integral, 2, None, closed="left")],
-        "scorer": [{"auto", "supervised", "fellegi_sunter"}],
-        "C": [Interval(numbers.Real, 0, None, closed="neither")],
-        "train_fraction": [Interval(numbers.Real, 0, 1, closed="right")],
-        "weights": [{"centered", "logit"}],
-        "threshold": [Interval(numbers.Real, None, None), None],
-        "time_limit": [Interval(numbers.Real, 0, None, closed="neither"), None],
-        "M": [Interval(numbers.Integral, 1, None, closed="left")],
-        "solver_options": ["mapping", None],
-        "compare_methods": ["sequence"],
-        "complete_components": [Interval(numbers.Integral, 0, None, closed="left")],
         "random_state": ["random_state"],
         "progress": ["boolean"],
-        "link_type": [{"dedupe_only", "link_only", "link_and_dedupe"}, None],
-        "source_col": [str],
-        "one_to_one": ["boolean", "sequence"],
-        "column_map": ["mapping", None],
+        "settings": [ResolveSettings, "mapping", None],
+        # the settings' own constraints, declared once in ResolveSettings (``model`` also
+        # takes a saved model here, so resolve checks it itself)
+        **{k: v for k, v in ResolveSettings.constraints().items() if k != "model"},
     }
 )
 def resolve(
     records: Any,
     *,
-    id_col: str | None = None,
-    fields: Any = None,
+    settings: ResolveSettings | Mapping[str, Any] | None = None,
+    id_col: str | None = UNSET,
+    fields: Any = UNSET,
     labels: Any = None,
     truth: Any = None,
-    method: str = "xer",
-    blocking: Sequence[str] | str | None = None,
-    max_block_size: int = 200,
-    scorer: str = "auto",
-    model: str = "logistic",
-    C: float = 10.0,
-    train_fraction: float = 0.5,
-    weights: str = "centered",
-    threshold: float | None = None,
-    time_limit: float | None = None,
-    M: int = 10,
-    solver_options: Mapping[str, Any] | None = None,
-    compare_methods: Sequence[str] = (),
-    complete_components: int = 1000,
+    method: str = UNSET,
+    blocking: Sequence[str] | str | None = UNSET,
+    max_block_size: int = UNSET,
+    scorer: str = UNSET,
+    model: Any = UNSET,
+    C: float = UNSET,
+    train_fraction: float = UNSET,
+    weights: str = UNSET,
+    threshold: float | None = UNSET,
+    time_limit: float | None = UNSET,
+    M: int = UNSET,
+    solver_options: Mapping[str, Any] | None = UNSET,
+    compare_methods: Sequence[str] = UNSET,
+    complete_components: int = UNSET,
     random_state: Any = 0,
     progress: bool = False,
     client: Any = None,
-    link_type: str | None = None,
-    source_col: str = "source_dataset",
+    link_type: str | None = UNSET,
+    source_col: str = UNSET,
     existing: Any = None,
-    one_to_one: bool | Sequence[str] = False,
-    column_map: Mapping[str, str] | None = None,
+    one_to_one: bool | Sequence[str] = UNSET,
+    column_map: Mapping[str, str] | None = UNSET,
 ) -> Resolution:
     """Resolve records into entities, with the evidence for every merge.
 
@@ -512,6 +475,15 @@ def resolve(
     records : DataFrame, pyarrow Table, polars DataFrame or path
         One row per record (CSV, ``.csv.gz`` or parquet path, or a table: pyarrow and
         polars tables, or anything with ``to_pandas()``, are converted to pandas first).
+    settings : ResolveSettings or dict, optional
+        The settings of the run (:class:`~trustlab.er.ResolveSettings`, or its
+        ``to_dict()``). Every keyword below except ``labels``, ``truth``, ``existing``,
+        ``random_state``, ``progress``, ``client`` (and ``model`` when it is a saved
+        model) is a shortcut for one of its fields, with its default there; a keyword
+        given beside ``settings`` wins (``resolve(r, settings=s, method=m)`` is
+        ``resolve(r, settings=s.replace(method=m))``). The settings used are
+        ``Resolution.resolve_settings`` (and :func:`~trustlab.er.model.save_model`
+        writes them).
     id_col : str, optional
         Unique record id column (default: a column named ``id``, else the row number).
     fields : None, list, dict or str
@@ -634,35 +606,41 @@ def resolve(
     from trustlab.er.incremental import resolve_incremental
     from trustlab.er.model import is_saved_model, load_model
 
-    if one_to_one is not False and existing is not None:
+    saved = is_saved_model(model)
+    s = ResolveSettings.merge(
+        settings, func="resolve", id_col=id_col, fields=fields, method=method, blocking=blocking,
+        max_block_size=max_block_size, scorer=scorer, model=UNSET if saved else model, C=C,
+        train_fraction=train_fraction, weights=weights, threshold=threshold, time_limit=time_limit, M=M,
+        solver_options=solver_options, compare_methods=compare_methods, complete_components=complete_components,
+        link_type=link_type, source_col=source_col, one_to_one=one_to_one, column_map=column_map)
+    if s.one_to_one is not False and existing is not None:
         raise ValueError("one_to_one=... is not supported with existing=... (incremental resolution); "
                          "resolve the tables together instead")
     # a pyarrow or polars table (or anything with to_pandas()) is read as pandas here, once
     records = table if (table := as_pandas_table(records)) is not None else records
-    fitted = load_model(model) if is_saved_model(model) else None
+    fitted = load_model(model) if saved else None
     if existing is not None:
         if fitted is None:
             raise ValueError("existing=... needs model=... (a saved model or a Resolution) to score the new records")
-        return resolve_incremental(records, existing, fitted, id_col=id_col, threshold=threshold,
-                                   time_limit=time_limit, complete_components=complete_components)
+        return resolve_incremental(records, existing, fitted, id_col=s.id_col, threshold=s.threshold,
+                                   time_limit=s.time_limit, complete_components=s.complete_components)
+    run, fields = s, s.fields
     if fitted is not None:  # apply a saved model: its fields, blocking, scorer, weights, threshold; no training
         fields = fitted.fields if fields is None else fields
-        weights = fitted.settings.get("weights", weights)
-        threshold = fitted.settings.get("threshold") if threshold is None else threshold
-        model, labels = "logistic", None
+        run = s.replace(weights=fitted.settings.get("weights", s.weights), model="logistic",
+                        threshold=fitted.settings.get("threshold") if s.threshold is None else s.threshold)
+        labels = None
     t0 = time.perf_counter()
-    clustering, scoring = _configure(
-        method=method, threshold=threshold, time_limit=time_limit, M=M, solver_options=solver_options, client=client,
-        compare_methods=compare_methods, scorer=scorer, model=model, C=C, train_fraction=train_fraction,
-        weights=weights, complete_components=complete_components, one_to_one=one_to_one)
+    clustering, scoring = _configure(run, client)
     rng = check_random_state(random_state)
-    data = _read_records(records, id_col=id_col, fields=fields, labels=labels, truth=truth, link_type=link_type,
-                         source_col=source_col, method=method, column_map=column_map)
+    data = _read_records(records, id_col=s.id_col, fields=fields, labels=labels, truth=truth,
+                         link_type=s.link_type, source_col=s.source_col, method=s.method, column_map=s.column_map)
     sources = one_to_one_sources(data.df, data.link, clustering.one_to_one)
     stage = _Stages(progress)
     try:
+        max_block_size = s.max_block_size
         with stage("blocking"):
-            pairs, stats, default_blocking = _block(data, blocking, max_block_size, fitted)
+            pairs, stats, default_blocking = _block(data, s.blocking, max_block_size, fitted)
         with stage("features"):
             fm, supervised, only = _features(data, pairs, scoring, fitted)
         with stage("scoring"):
@@ -682,5 +660,7 @@ def resolve(
     finally:
         stage.close()
     stage.seconds["total"] = time.perf_counter() - t0
-    return _result(data, scored, cr, stats, stage.seconds, evaluation, clustering, scoring, max_block_size,
-                   source_col)
+    res = _result(data, scored, cr, stats, stage.seconds, evaluation, clustering, scoring, max_block_size,
+                  s.source_col)
+    res.resolve_settings = s
+    return res

@@ -167,6 +167,9 @@ class Resolution:
     baselines, model, field_weights, field_report, settings :
         The comparison baselines, the fitted scorer, per-pair field Bayes factors, the field
         report and the settings saved with the model.
+    resolve_settings : ResolveSettings or None
+        The settings of the call that made this result (``settings=`` with the keyword
+        shortcuts applied); :func:`~trustlab.er.model.save_model` writes them.
 
     Examples
     --------
@@ -207,6 +210,9 @@ class Resolution:
     settings: dict = field(default_factory=dict)
     #: several tables: how their columns were paired (:class:`trustlab.er.linking.ColumnPairing`)
     column_pairing: Any = None
+    #: the :class:`~trustlab.er.ResolveSettings` of the call (``settings=`` with the keyword
+    #: shortcuts applied); :func:`~trustlab.er.model.save_model` writes them
+    resolve_settings: Any = None
 
     @property
     def n_entities(self) -> int:

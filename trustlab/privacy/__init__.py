@@ -5,6 +5,8 @@
 * :func:`privatize_file` — the same, streamed chunk by chunk from/to .npy, word2vec
   text/binary, parquet (and gensim KeyedVectors if gensim is installed).
 * :func:`privatize_dask` — Dask arrays.
+* :class:`ReleaseSettings` — the release parameters (mechanism, ε, δ, β, m, Φ) as one
+  object, taken by every release entry point as ``settings=``.
 * :func:`calibrate_m`, :func:`beta_for_m`, :func:`empirical_sensitivity`,
   :func:`jl_distortion` — choosing m and checking the drawn Φ; :func:`choose_beta` — the β
   minimising Prop 7's bound ("pick a larger β"); ``projection_matrix(kind="sparse")`` — the
@@ -42,9 +44,11 @@ from trustlab.privacy.mechanisms import (
     privatize,
     privatize_dask,
 )
+from trustlab.privacy.settings import ReleaseSettings
 
 __all__ = [
     "privatize",
+    "ReleaseSettings",
     "privatize_file",
     "privatize_dask",
     "PrivateRelease",

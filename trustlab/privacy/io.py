@@ -28,7 +28,9 @@ from typing import Iterator
 
 import numpy as np
 
-from trustlab._validation import Interval, Options, check_int, validate_params
+from trustlab._settings import UNSET
+from trustlab._validation import Interval, check_int, validate_params
+from trustlab.privacy.settings import ReleaseSettings
 
 __all__ = ["VectorSource", "open_vectors", "read_vectors", "write_vectors", "privatize_file", "FORMATS"]
 
@@ -421,15 +423,9 @@ def write_vectors(path, X, words=None, fmt: str | None = None, dtype=np.float32)
     {
         "input": ["path"],
         "output": ["path"],
-        "epsilon": [Interval(numbers.Real, 0, None, closed="neither")],
-        "delta": [Interval(numbers.Real, 0, 1, closed="neither")],
-        "beta": [Interval(numbers.Real, 0, 1, closed="neither")],
-        "m": [Interval(numbers.Integral, 1, None, closed="left"), None],
-        "mechanism": [str],
+        "settings": [ReleaseSettings, "mapping", None],
+        **ReleaseSettings.constraints(),  # the release parameters: declared once, in ReleaseSettings
         "random_state": ["random_state"],
-        "phi_seed": [Interval(numbers.Integral, 0, 2**63 - 1, closed="both"), None],
-        "projection": [Options({"gaussian", "achlioptas", "very_sparse"})],
-        "allow_m_above_d": ["boolean"],
         "backend": [{"auto", "cpu", "gpu"}],
         "chunk_size": [Interval(numbers.Integral, 1, None, closed="left")],
         "input_format": [str, None],
@@ -442,23 +438,24 @@ def privatize_file(
     input,
     output,
     *,
-    epsilon: float,
-    delta: float = 1e-6,
-    beta: float = 0.9,
-    m: int | None = None,
-    mechanism: str = "privemb",
+    settings: ReleaseSettings | None = None,
+    epsilon: float = UNSET,
+    delta: float = UNSET,
+    beta: float = UNSET,
+    m: int | None = UNSET,
+    mechanism: str = UNSET,
     backend: str = "auto",
     random_state=None,
     vocab=None,
-    phi_seed: int | None = None,
-    allow_m_above_d: bool = False,
+    phi_seed: int | None = UNSET,
+    allow_m_above_d: bool = UNSET,
     chunk_size: int = 65536,
     input_format: str | None = None,
     output_format: str | None = None,
     dtype=np.float32,
     progress: bool = False,
     record_path=None,
-    projection: str = "gaussian",
+    projection: str = UNSET,
 ) -> dict:
     """Stream a vector file through :func:`trustlab.privacy.privatize` with bounded memory.
 
@@ -472,6 +469,11 @@ def privatize_file(
     ----------
     input, output : path
         Files; formats from the extension or ``input_format`` / ``output_format``.
+    settings : ReleaseSettings or dict, optional
+        The release parameters (:class:`~trustlab.privacy.ReleaseSettings`); ``epsilon``,
+        ``delta``, ``beta``, ``m``, ``mechanism``, ``projection``, ``phi_seed`` and
+        ``allow_m_above_d`` are keyword shortcuts for its fields (a keyword given beside
+        ``settings`` wins).
     dtype : numpy dtype, default float32
         Storage dtype of the output. Each chunk is released directly in this dtype:
         the noise is drawn in float64, added to the projection in float64 and rounded
@@ -507,6 +509,9 @@ def privatize_file(
     from trustlab.privacy.mechanisms import make_mechanism, nearest_neighbor_swap
 
     t0 = time.perf_counter()
+    spec = ReleaseSettings.merge(settings, func="privatize_file", epsilon=epsilon, delta=delta, beta=beta, m=m,
+                                 mechanism=mechanism, phi_seed=phi_seed, allow_m_above_d=allow_m_above_d,
+                                 projection=projection)
     src = open_vectors(input, input_format)
     ofmt = guess_format(output, output_format)
     if ofmt == "kv":
@@ -522,10 +527,8 @@ def privatize_file(
             UserWarning,
             stacklevel=2,
         )
-    mech = make_mechanism(src.d, epsilon=epsilon, delta=delta, beta=beta, m=m, mechanism=mechanism,
-                          backend=backend, random_state=random_state, phi_seed=phi_seed, projection=projection,
-                          allow_m_above_d=allow_m_above_d, n_hint=src.n, streamed=True,
-                          func="privatize_file")
+    mech = make_mechanism(src.d, settings=spec, backend=backend, random_state=random_state, n_hint=src.n,
+                          streamed=True, func="privatize_file")
     V = None
     vwords = None
     if vocab is not None:

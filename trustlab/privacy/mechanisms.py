@@ -19,19 +19,19 @@ import numpy as np
 
 from trustlab._backend import resolve_backend
 from trustlab._scale import pow2_scale
+from trustlab._settings import UNSET
 from trustlab._validation import (
     Interval,
     InvalidParameterError,
-    Options,
     Registry,
     check_finite_array,
     check_int,
-    check_interval,
     check_option,
     check_random_state,
     validate_params,
 )
 from trustlab.privacy.calibration import PROJECTIONS, calibrate_m, empirical_sensitivity, projection_matrix
+from trustlab.privacy.settings import ReleaseSettings
 
 __all__ = [
     "MECHANISMS",
@@ -114,6 +114,30 @@ class ReleaseRecord:
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), sort_keys=False)
+
+    def release_settings(self) -> ReleaseSettings:
+        """The :class:`~trustlab.privacy.ReleaseSettings` of this release: another release
+        with them has the same mechanism, ε, δ, β and m and, for PrivEmb, the same public Φ
+        (``phi_seed``; its noise comes from the new call's ``random_state``).
+
+        Returns
+        -------
+        ReleaseSettings
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> X = np.random.default_rng(0).standard_normal((10, 300))
+        >>> rec = privatize(X, epsilon=10, random_state=0).record
+        >>> s = rec.release_settings()
+        >>> (s.epsilon, s.m, s.phi_seed == rec.phi_seed)
+        (10.0, 54, True)
+        """
+        if self.mechanism == "m1":
+            return ReleaseSettings(epsilon=self.epsilon, mechanism="m1")
+        return ReleaseSettings(epsilon=self.epsilon, mechanism=self.mechanism, delta=self.delta, beta=self.beta,
+                               m=self.m, projection=self.projection, phi_seed=self.phi_seed,
+                               allow_m_above_d=self.m > self.d)
 
 
 @dataclasses.dataclass
@@ -332,37 +356,32 @@ class Mechanism:
 @validate_params(
     {
         "d": [Interval(numbers.Integral, 1, None, closed="left")],
-        "epsilon": [Interval(numbers.Real, 0, None, closed="neither")],
-        "delta": [Interval(numbers.Real, 0, 1, closed="neither")],
-        "beta": [Interval(numbers.Real, 0, 1, closed="neither")],
-        "m": [Interval(numbers.Integral, 1, None, closed="left"), None],
-        "mechanism": [str],
+        "settings": [ReleaseSettings, "mapping", None],
+        **ReleaseSettings.constraints(),  # the release parameters: declared once, in ReleaseSettings
         "random_state": ["random_state"],
-        "phi_seed": [Interval(numbers.Integral, 0, 2**63 - 1, closed="both"), None],
-        "allow_m_above_d": ["boolean"],
         "backend": [{"auto", "cpu", "gpu"}],
         "n_hint": [Interval(numbers.Integral, 0, None, closed="left"), None],
         "streamed": ["boolean"],
         "func": [str],
-        "projection": [Options(set(PROJECTIONS))],
     }
 )
 def make_mechanism(
     d: int,
     *,
-    epsilon: float,
-    delta: float = 1e-6,
-    beta: float = 0.9,
-    m: int | None = None,
-    mechanism: str = "privemb",
+    settings: ReleaseSettings | None = None,
+    epsilon: float = UNSET,
+    delta: float = UNSET,
+    beta: float = UNSET,
+    m: int | None = UNSET,
+    mechanism: str = UNSET,
     backend: str = "auto",
     random_state=None,
-    phi_seed: int | None = None,
-    allow_m_above_d: bool = False,
+    phi_seed: int | None = UNSET,
+    allow_m_above_d: bool = UNSET,
     n_hint: int | None = None,
     streamed: bool = False,
     func: str = "privatize",
-    projection: str = "gaussian",
+    projection: str = UNSET,
 ) -> Mechanism:
     """Validate the release parameters once and build a :class:`Mechanism`.
 
@@ -375,23 +394,15 @@ def make_mechanism(
     ----------
     d : int
         Input dimension of the vectors.
-    epsilon : float
-        Privacy parameter ε > 0.
-    delta : float, default 1e-6
-        δ ∈ (0, 1) (PrivEmb's JL failure probability; M1 is (ε, 0)-private).
-    beta : float, default 0.9
-        JL distortion β ∈ (0, 1) (PrivEmb only).
-    m : int, optional
-        Projection dimension; default :func:`trustlab.privacy.calibrate_m` (d, δ, β).
-    mechanism : {"privemb", "m1"}
+    settings : ReleaseSettings or dict, optional
+        The release parameters (:class:`~trustlab.privacy.ReleaseSettings`).
+    epsilon, delta, beta, m, mechanism, projection, phi_seed, allow_m_above_d
+        Keyword shortcuts for the fields of ``settings`` (defaults there); a keyword
+        given beside ``settings`` wins.
     backend : {"auto", "cpu", "gpu"}
         As in :func:`privatize`.
     random_state : None, int or numpy Generator
         Seeds Φ and the noise key (independent ``SeedSequence`` children).
-    phi_seed : int, optional
-        Reuse the public Φ of an earlier release.
-    allow_m_above_d : bool
-        Permit m > d.
     n_hint : int, optional
         Number of vectors to be released (backend choice and memory check).
     streamed : bool
@@ -405,11 +416,11 @@ def make_mechanism(
     >>> mech.name, mech.d, mech.m
     ('privemb', 300, 54)
     """
-    mechanism = check_option(mechanism, "mechanism", list(MECHANISMS), func=func)
-    d = check_int(d, "d", low=1, func=func)
-    epsilon = check_interval(epsilon, "epsilon", low=0, func=func)
-    delta = check_interval(delta, "delta", low=0, high=1, func=func)
-    beta = check_interval(beta, "beta", low=0, high=1, func=func)
+    spec = ReleaseSettings.merge(settings, func=func, epsilon=epsilon, delta=delta, beta=beta, m=m,
+                                 mechanism=mechanism, phi_seed=phi_seed, allow_m_above_d=allow_m_above_d,
+                                 projection=projection)
+    d = int(d)
+    mechanism, epsilon, delta, beta, m = spec.mechanism, spec.epsilon, spec.delta, spec.beta, spec.m
     size = None if n_hint is None else int(n_hint) * d
     # auto: the GPU only for large releases on machines of few cores. Measured on an H100
     # machine (bench/results/gpu.md): a 1,000,000 x 300 -> 100 float32 release took 0.28 s
@@ -428,25 +439,23 @@ def make_mechanism(
         m = calibrate_m(d, delta, beta)
         calibration = "default"
     else:
-        m = check_int(m, "m", low=1, func=func)
         calibration = "explicit"
-    if m > d and not allow_m_above_d:
+    if m > d and not spec.allow_m_above_d:
         raise ValueError(
             f"The projection dimension m={m} exceeds the input dimension d={d} "
             f"({'calibrated from' if calibration == 'default' else 'given with'} beta={beta:g}, delta={delta:g}): "
             "the release would be larger and noisier than M1. Increase beta, pass a smaller m, "
             "or pass allow_m_above_d=True (CLI: --allow-m-above-d) to override."
         )
-    if phi_seed is not None:
-        seed_phi = check_int(phi_seed, "phi_seed", low=0, func=func)
+    if spec.phi_seed is not None:
+        seed_phi = spec.phi_seed
     held = None if (n_hint is None or streamed) else int(n_hint)  # output rows held in memory
     _check_memory(8 * m * d + (0 if held is None else 4 * held * m),
                   f"the {m} x {d} projection" + ("" if held is None else f" and the {held} x {m} output"),
                   "pass a smaller m (or let it be calibrated) or release in chunks (privatize_file)", func)
-    projection = check_option(projection, "projection", list(PROJECTIONS), func=func)
     return Mechanism(name="privemb", d=d, epsilon=epsilon, delta=delta, beta=beta, m=m,
                      calibration=calibration, phi_seed=seed_phi, key0=k0, key1=k1, backend=backend,
-                     projection=projection)
+                     projection=spec.projection)
 
 
 def _physical_memory() -> int | None:
@@ -539,30 +548,28 @@ def _validate_X(X, func="privatize") -> np.ndarray:
 
 
 @validate_params({
-    "X": [object], "epsilon": [Interval(numbers.Real, 0, None, closed="neither")],
-    "delta": [Interval(numbers.Real, 0, 1, closed="neither")], "beta": [Interval(numbers.Real, 0, 1, closed="neither")],
-    "m": [Interval(numbers.Integral, 1, None, closed="left"), None], "mechanism": [str],
-    "random_state": ["random_state"], "phi_seed": [Interval(numbers.Integral, 0, 2**63 - 1, closed="both"), None],
-    "allow_m_above_d": ["boolean"], "backend": [{"auto", "cpu", "gpu"}],
+    "X": [object], "settings": [ReleaseSettings, "mapping", None],
+    **ReleaseSettings.constraints(),  # the release parameters: declared once, in ReleaseSettings
+    "random_state": ["random_state"], "backend": [{"auto", "cpu", "gpu"}],
     "vocab": [object, None], "chunk_size": [Interval(numbers.Integral, 1, None, closed="left")],
-    "projection": [Options(set(PROJECTIONS))],
 })
 def privatize(
     X,
     *,
-    epsilon: float,
-    delta: float = 1e-6,
-    beta: float = 0.9,
-    m: int | None = None,
-    mechanism: str = "privemb",
+    settings: ReleaseSettings | None = None,
+    epsilon: float = UNSET,
+    delta: float = UNSET,
+    beta: float = UNSET,
+    m: int | None = UNSET,
+    mechanism: str = UNSET,
     backend: str = "auto",
     random_state=None,
     vocab=None,
-    phi_seed: int | None = None,
-    allow_m_above_d: bool = False,
+    phi_seed: int | None = UNSET,
+    allow_m_above_d: bool = UNSET,
     chunk_size: int = 262144,
     dtype=None,
-    projection: str = "gaussian",
+    projection: str = UNSET,
 ) -> PrivateRelease:
     """Release private versions of embedding vectors under (ε, δ)-Lipschitz privacy.
 
@@ -580,8 +587,14 @@ def privatize(
         densified (refused when the dense copy would not fit in memory); a
         ``KeyedVectors`` (anything with ``.vectors`` and ``.index_to_key``) gives its
         vectors, so row ``i`` of the release belongs to ``X.index_to_key[i]``.
+    settings : ReleaseSettings or dict, optional
+        The release parameters as one object (:class:`~trustlab.privacy.ReleaseSettings`,
+        or its ``to_dict()``). ``epsilon`` through ``allow_m_above_d`` and ``projection``
+        below are keyword shortcuts for its fields, with its defaults; a keyword given
+        beside ``settings`` wins (``privatize(X, settings=s, epsilon=2)`` is
+        ``privatize(X, settings=s.replace(epsilon=2))``).
     epsilon : float
-        Privacy parameter ε > 0.
+        Privacy parameter ε > 0 (required, here or in ``settings``).
     delta : float, default 1e-6
         δ ∈ (0, 1) (PrivEmb's JL failure probability; M1 is (ε, 0)-private).
     beta : float, default 0.9
@@ -664,12 +677,12 @@ def privatize(
     >>> V.shape
     (100, 300)
     """
+    spec = ReleaseSettings.merge(settings, func="privatize", epsilon=epsilon, delta=delta, beta=beta, m=m,
+                                 mechanism=mechanism, phi_seed=phi_seed, allow_m_above_d=allow_m_above_d,
+                                 projection=projection)
     X = _validate_X(X)
     n, d = X.shape
-    chunk_size = check_int(chunk_size, "chunk_size", low=1, func="privatize")
-    mech = make_mechanism(d, epsilon=epsilon, delta=delta, beta=beta, m=m, mechanism=mechanism,
-                          backend=backend, random_state=random_state, phi_seed=phi_seed,
-                          allow_m_above_d=allow_m_above_d, n_hint=n, projection=projection)
+    mech = make_mechanism(d, settings=spec, backend=backend, random_state=random_state, n_hint=n)
     V = None
     if vocab is not None:
         if mech.name != "m1":
@@ -783,14 +796,12 @@ def iter_chunks(mech: Mechanism, chunks: Iterator[np.ndarray]) -> Iterator[np.nd
         off += C.shape[0]
 
 
-@validate_params({"X": [object], "epsilon": [Interval(numbers.Real, 0, None, closed="neither")],
-    "delta": [Interval(numbers.Real, 0, 1, closed="neither")], "beta": [Interval(numbers.Real, 0, 1, closed="neither")],
-    "m": [Interval(numbers.Integral, 1, None, closed="left"), None], "mechanism": [str],
-    "random_state": ["random_state"], "phi_seed": [Interval(numbers.Integral, 0, 2**63 - 1, closed="both"), None],
-    "allow_m_above_d": ["boolean"], "projection": [Options(set(PROJECTIONS))]})
-def privatize_dask(X, *, epsilon: float, delta: float = 1e-6, beta: float = 0.9, m: int | None = None,
-                   mechanism: str = "privemb", random_state=None, phi_seed: int | None = None,
-                   allow_m_above_d: bool = False, projection: str = "gaussian"):
+@validate_params({"X": [object], "settings": [ReleaseSettings, "mapping", None],
+                  **ReleaseSettings.constraints(),  # the release parameters: declared once, in ReleaseSettings
+                  "random_state": ["random_state"]})
+def privatize_dask(X, *, settings: ReleaseSettings | None = None, epsilon: float = UNSET, delta: float = UNSET,
+                   beta: float = UNSET, m: int | None = UNSET, mechanism: str = UNSET, random_state=None,
+                   phi_seed: int | None = UNSET, allow_m_above_d: bool = UNSET, projection: str = UNSET):
     """Dask-array path for a cluster: each block is privatised where it lives.
 
     Rows keep their global index as the noise-stream counter, so the result equals
@@ -802,21 +813,13 @@ def privatize_dask(X, *, epsilon: float, delta: float = 1e-6, beta: float = 0.9,
     ----------
     X : dask.array.Array of shape (n, d)
         The vectors, chunked by rows (columns are rechunked into one block).
-    epsilon : float
-        Privacy parameter ε > 0.
-    delta : float, default 1e-6
-        δ ∈ (0, 1) (PrivEmb's JL failure probability; M1 is (ε, 0)-private).
-    beta : float, default 0.9
-        JL distortion β ∈ (0, 1) (PrivEmb only).
-    m : int, optional
-        Projection dimension; default :func:`trustlab.privacy.calibrate_m` (d, δ, β).
-    mechanism : {"privemb", "m1"}
+    settings : ReleaseSettings or dict, optional
+        The release parameters (:class:`~trustlab.privacy.ReleaseSettings`).
+    epsilon, delta, beta, m, mechanism, phi_seed, allow_m_above_d, projection
+        Keyword shortcuts for the fields of ``settings`` (defaults there; ``epsilon`` is
+        required, here or in ``settings``); a keyword given beside ``settings`` wins.
     random_state : None, int or numpy Generator
         As in :func:`privatize`; the same seed gives the same release as :func:`privatize`.
-    phi_seed : int, optional
-        Reuse the public Φ of an earlier release.
-    allow_m_above_d : bool
-        Permit m > d.
 
     Examples
     --------
@@ -828,12 +831,13 @@ def privatize_dask(X, *, epsilon: float, delta: float = 1e-6, beta: float = 0.9,
     """
     import dask.array  # noqa: F401  (fail early, with the import error, without dask)
 
+    spec = ReleaseSettings.merge(settings, func="privatize_dask", epsilon=epsilon, delta=delta, beta=beta, m=m,
+                                 mechanism=mechanism, phi_seed=phi_seed, allow_m_above_d=allow_m_above_d,
+                                 projection=projection)
     if X.ndim != 2:
         raise ValueError(f"Expected a 2D dask array, got {X.ndim}D with shape {X.shape}.")
     n, d = X.shape
-    mech = make_mechanism(int(d), epsilon=epsilon, delta=delta, beta=beta, m=m, mechanism=mechanism,
-                          backend="cpu", random_state=random_state, phi_seed=phi_seed,
-                          allow_m_above_d=allow_m_above_d, func="privatize_dask", projection=projection)
+    mech = make_mechanism(int(d), settings=spec, backend="cpu", random_state=random_state, func="privatize_dask")
     X = X.rechunk({1: -1})
 
     def _blk(xb, block_info=None):
