@@ -20,6 +20,8 @@ Everything is importable from ``trustlab._validation`` itself.
 """
 from __future__ import annotations
 
+import numbers  # noqa: F401  (the examples of the re-exported names use it)
+
 from trustlab._validation.arrays import check_finite_array
 from trustlab._validation.constraints import (
     Interval,

@@ -19,6 +19,25 @@ def check_finite_array(
 ) -> np.ndarray:
     """Convert to a C-contiguous array of ``dtype`` and reject NaN/inf and bad shapes.
 
+    Parameters
+    ----------
+    X : array-like
+        The input.
+    name : str
+        Its name in messages.
+    ndim : int or None
+        Required number of dimensions (None: any).
+    dtype : numpy dtype
+        Target dtype (complex input is refused for a real dtype, never silently cut).
+    allow_empty : bool
+        Accept an array with no elements.
+    copy : bool
+        Always return a fresh copy.
+
+    Returns
+    -------
+    numpy.ndarray
+
     Examples
     --------
     >>> check_finite_array([[1, 2], [3, 4]]).dtype

@@ -114,6 +114,13 @@ class Options:
 
     The message lists the options in the order given (a list or tuple) or sorted (a set).
 
+    Parameters
+    ----------
+    options : iterable
+        The accepted values.
+    kind : type
+        The accepted values' type (``str``): ``1`` does not match an option ``"1"``.
+
     Examples
     --------
     >>> str(Options({"cpu", "gpu", "auto"}))
@@ -218,6 +225,18 @@ class _TypeConstraint:
 def make_constraint(c: Any):
     """Turn a constraint declaration into an object with ``is_satisfied_by``.
 
+    Parameters
+    ----------
+    c : Interval, Options, set, type, tuple of types, None, str or constraint object
+        A declaration as :func:`~trustlab._validation.validate_params` takes it: a set is
+        :class:`Options`, a type an ``isinstance`` check, ``None`` the value None, a string
+        a named constraint (``"array-like"``, ``"random_state"``, ...).
+
+    Returns
+    -------
+    object
+        An object with ``is_satisfied_by(value)`` and a ``str`` describing what it accepts.
+
     Examples
     --------
     >>> str(make_constraint({"b", "a"})), str(make_constraint(None))
@@ -257,6 +276,21 @@ def _short_repr(v: Any) -> str:
 def invalid_message(name: str, constraints: list, value: Any, *, func: str | None = None) -> str:
     """The one message template: ``The 'NAME' parameter of FUNC must be WHAT. Got VALUE instead.``
 
+    Parameters
+    ----------
+    name : str
+        The parameter (or CLI option) checked.
+    constraints : list
+        Constraint objects (:func:`make_constraint`); the message lists what each accepts.
+    value : object
+        What was received (shown by its repr, shortened past 80 characters).
+    func : str, optional
+        The public function, named in the message.
+
+    Returns
+    -------
+    str
+
     Examples
     --------
     >>> invalid_message("runs", [Interval(numbers.Integral, 1, None, closed="left")], 0, func="evaluate")
@@ -268,6 +302,11 @@ def invalid_message(name: str, constraints: list, value: Any, *, func: str | Non
 
 def raise_invalid(name: str, constraints: list, value: Any, *, func: str | None = None) -> NoReturn:
     """Raise :class:`InvalidParameterError` with :func:`invalid_message`.
+
+    Parameters
+    ----------
+    name, constraints, value, func
+        As for :func:`invalid_message`.
 
     Examples
     --------

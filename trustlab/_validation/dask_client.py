@@ -26,6 +26,20 @@ def check_dask_client(client: Any, *, name: str = "client", func: str | None = N
     """``client`` if it is None or a Dask ``distributed.Client`` (anything with a
     callable ``submit``), else :class:`InvalidParameterError`.
 
+    Parameters
+    ----------
+    client : object
+        The value received.
+    name : str
+        The parameter's name in the message.
+    func : str, optional
+        The public function, named in the message.
+
+    Returns
+    -------
+    object
+        ``client``.
+
     Examples
     --------
     >>> check_dask_client(None) is None

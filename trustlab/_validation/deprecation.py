@@ -18,6 +18,22 @@ def renamed_keyword(func: str, new: str, new_value: Any, old: str, old_value: An
     default 4 points at the caller of a :func:`validate_params`-decorated function
     that calls this helper in its own body).
 
+    Parameters
+    ----------
+    func : str
+        The public function, named in messages.
+    new, old : str
+        The keyword's current and deprecated names.
+    new_value, old_value : object
+        What the caller passed under each name (None: not given).
+    stacklevel : int
+        Where the warning points (see above).
+
+    Returns
+    -------
+    object
+        The value to use.
+
     Examples
     --------
     >>> renamed_keyword("partition", "client", "c", "scheduler", None)

@@ -32,6 +32,17 @@ def check_memory(nbytes: int, what: str, fix: str, *, func: str | None = None) -
     the message. The machine's memory is read through ``trustlab._validation.physical_memory``,
     the one place tests replace it.
 
+    Parameters
+    ----------
+    nbytes : int
+        Bytes the structure would need.
+    what : str
+        What would be allocated (named in the message).
+    fix : str
+        How to avoid it (ends the message).
+    func : str, optional
+        The public function (prefixes the message).
+
     Examples
     --------
     >>> check_memory(1024, "a tiny array", "nothing to fix")

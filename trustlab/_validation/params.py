@@ -45,6 +45,19 @@ def validate_params(constraints: Mapping[str, list], *, name: str | None = None)
     entry, before any work; a failure raises :class:`InvalidParameterError` with one
     message template.
 
+    Parameters
+    ----------
+    constraints : mapping of str to list
+        Parameter name -> accepted forms (see above).
+    name : str, optional
+        The function's name in messages (default: its ``__name__``).
+
+    Returns
+    -------
+    callable
+        A decorator; the decorated function keeps its signature and docstring, and
+        its compiled constraints are on ``__trustlab_params__``.
+
     Examples
     --------
     >>> @validate_params({"epsilon": [Interval(numbers.Real, 0, None)]})
@@ -90,6 +103,18 @@ def validate_params(constraints: Mapping[str, list], *, name: str | None = None)
 def param_constraints(func: Callable, param: str) -> list:
     """The declared constraints of ``func``'s parameter ``param`` (for the CLI).
 
+    Parameters
+    ----------
+    func : callable
+        A function decorated with :func:`validate_params`.
+    param : str
+        One of its parameters.
+
+    Returns
+    -------
+    list
+        The compiled constraint objects.
+
     Examples
     --------
     >>> from trustlab.privacy.calibration import calibrate_m
@@ -104,6 +129,22 @@ def param_constraints(func: Callable, param: str) -> list:
 
 def check_param(value: Any, name: str, constraints: list, *, func: str | None = None) -> Any:
     """Check one value against declared constraints with the common template.
+
+    Parameters
+    ----------
+    value : object
+        The value to check.
+    name : str
+        The parameter's name in the message.
+    constraints : list
+        Accepted forms, as :func:`validate_params` takes them (any one suffices).
+    func : str, optional
+        The public function, named in the message.
+
+    Returns
+    -------
+    object
+        ``value`` unchanged.
 
     Examples
     --------
@@ -143,6 +184,23 @@ def check_interval(
     (same acceptance, same message); ``closed`` is one of ``"neither"``, ``"left"``,
     ``"right"``, ``"both"``. NaN and infinities are refused.
 
+    Parameters
+    ----------
+    value : object
+        The value to check.
+    name : str
+        The parameter's name in the message.
+    low, high : float, optional
+        Bounds (None: unbounded).
+    closed : {"neither", "left", "right", "both"}
+        Which bounds are included.
+    func : str, optional
+        The public function, named in the message.
+
+    Returns
+    -------
+    float
+
     Examples
     --------
     >>> check_interval(0.5, "beta", low=0, high=1)
@@ -166,6 +224,21 @@ def check_int(
     Shorthand for :func:`check_param` with ``Interval(numbers.Integral, low, high,
     closed="both")`` (same message), except that a float holding a whole number
     (``3.0``, e.g. from ``1e6``) is accepted as that int.
+
+    Parameters
+    ----------
+    value : object
+        The value to check.
+    name : str
+        The parameter's name in the message.
+    low, high : int, optional
+        Inclusive bounds (None: unbounded).
+    func : str, optional
+        The public function, named in the message.
+
+    Returns
+    -------
+    int
 
     Examples
     --------
@@ -191,6 +264,22 @@ def check_option(value: Any, name: str, options: Iterable[str], *, func: str | N
 
     Shorthand for :func:`check_param` with ``Options(options)`` (same message; the
     names are listed in the order given).
+
+    Parameters
+    ----------
+    value : object
+        The value to check.
+    name : str
+        The parameter's name in the message.
+    options : iterable of str
+        The valid names.
+    func : str, optional
+        The public function, named in the message.
+
+    Returns
+    -------
+    str
+        ``value``.
 
     Examples
     --------

@@ -9,6 +9,11 @@ __all__ = ["Registry"]
 class Registry(Mapping):
     """A name -> object registry that rejects unknown names with the valid list.
 
+    Parameters
+    ----------
+    kind : str
+        What the names name (``"method"``), used in the error message.
+
     Examples
     --------
     >>> r = Registry("method")
