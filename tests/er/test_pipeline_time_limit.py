@@ -65,3 +65,16 @@ def test_no_limit_keeps_the_size_scaled_default(spy):
 
     resolve(_records(), **KW)
     assert spy == [default_time_limit(8)]
+
+
+def test_incremental_resolution_counts_the_whole_call_too(spy, monkeypatch):
+    import trustlab.er.incremental as incremental
+
+    df = _records()
+    r0 = resolve(df.iloc[:20], **KW)
+    ticks = itertools.count(0.0, 1.0)
+    monkeypatch.setattr(incremental, "time", types.SimpleNamespace(perf_counter=lambda: next(ticks)))
+    spy.clear()
+    new = pd.DataFrame({"id": range(100, 108), "name": ["ada lovelace"] * 8, "city": ["london"] * 8})
+    resolve(new, model=r0, existing=r0.to_frame(records=True), time_limit=1000)
+    assert spy and all(pipeline.MIN_CLUSTERING_SECONDS <= t < 1000 for t in spy)

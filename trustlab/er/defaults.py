@@ -42,6 +42,12 @@ def check_time_limit(time_limit: Any, *, func: str = "resolve") -> float | None:
     return t
 
 
+#: the partition solves' budget when a whole-call ``time_limit`` of :func:`~trustlab.er.resolve`
+#: is (nearly) spent before clustering: they return the best partition their heuristic
+#: found, status "time_limit"
+MIN_CLUSTERING_SECONDS = 0.05
+
+
 def default_time_limit(n_nodes: int) -> float:
     """Seconds for the partition layer of :func:`~trustlab.er.resolve` (one partition
     call, shared by every component it solves) when the caller gives no time limit:

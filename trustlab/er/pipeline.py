@@ -32,6 +32,7 @@ from trustlab.er.blocking import (
 from trustlab.er.cluster import CLUSTER_METHODS, ClusterResult, cluster_pairs
 from trustlab.er.comparisons import FSModel
 from trustlab.er.defaults import (
+    MIN_CLUSTERING_SECONDS,
     canonical_order,
     check_pair_budget,
     check_time_limit,
@@ -61,11 +62,6 @@ class _ScoringConfig:
     train_fraction: float
     weights: str
     complete_components: int
-
-
-#: the partition solves' budget when a whole-call ``time_limit`` is (nearly) spent before
-#: clustering: they return the best partition their heuristic found, status "time_limit"
-MIN_CLUSTERING_SECONDS = 0.05
 
 
 @dataclass(frozen=True)
