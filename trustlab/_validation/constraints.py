@@ -281,7 +281,8 @@ def invalid_message(name: str, constraints: list, value: Any, *, func: str | Non
     name : str
         The parameter (or CLI option) checked.
     constraints : list
-        Constraint objects (:func:`make_constraint`); the message lists what each accepts.
+        Constraint objects (:func:`make_constraint`), or plain descriptions (str) of a
+        rule checked by hand; the message lists what each accepts.
     value : object
         What was received (shown by its repr, shortened past 80 characters).
     func : str, optional
