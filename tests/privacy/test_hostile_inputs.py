@@ -36,7 +36,8 @@ def test_npy_with_zero_columns(tmp_path, capsys):
 def test_cli_summary_without_sensitivity(tmp_path, capsys, rows):
     # the empirical sensitivity needs two distinct vectors; the summary line must not crash
     np.save(tmp_path / "x.npy", rows)
-    rc = main(["privatize", str(tmp_path / "x.npy"), "--epsilon", "1", "--target-dim", "4", "-o", str(tmp_path / "o.npy")])
+    rc = main(["privatize", str(tmp_path / "x.npy"), "--epsilon", "1", "--target-dim", "4",
+               "-o", str(tmp_path / "o.npy")])
     out = capsys.readouterr().out
     assert rc == 0 and "public projection seed" in out
     assert np.load(tmp_path / "o.npy").shape == (rows.shape[0], 4)

@@ -165,7 +165,8 @@ def test_truncated_binary_files(tmp_path, X):
 def test_cli_gpu_unavailable_is_one_line(tmp_path, X, capsys):
     src = tmp_path / "in.npy"
     np.save(src, X)
-    rc = main(["privatize", str(src), "--epsilon", "1", "--target-dim", "5", "--backend", "gpu", "-o", str(tmp_path / "o.npy")])
+    rc = main(["privatize", str(src), "--epsilon", "1", "--target-dim", "5", "--backend", "gpu",
+               "-o", str(tmp_path / "o.npy")])
     err = capsys.readouterr().err
     assert rc == 2 and "GPU backend is unavailable" in err and "Traceback" not in err
 
