@@ -33,7 +33,7 @@ def _run(capsys, *argv):
     (["cliques", "{d}/g.txt", "-o", "{d}/g.txt"], "g.txt", "EDGEFILE"),
     (["partition", "{d}/w.cplib", "-o", "{d}/w.cplib"], "w.cplib", "INSTANCE"),
     (["resolve", "{d}/r.csv", "-o", "{d}/r.csv", "-q"], "r.csv", "INPUT"),
-    (["privatize", "{d}/x.npy", "--epsilon", "1", "--m", "4", "-o", "{d}/o.npy", "--record", "{d}/x.npy"],
+    (["privatize", "{d}/x.npy", "--epsilon", "1", "--target-dim", "4", "-o", "{d}/o.npy", "--record", "{d}/x.npy"],
      "x.npy", "INPUT"),
 ])
 def test_output_onto_the_input_is_refused(files, capsys, argv, name, flag):
@@ -45,7 +45,7 @@ def test_output_onto_the_input_is_refused(files, capsys, argv, name, flag):
 
 
 def test_two_outputs_naming_one_file_are_refused(files, capsys):
-    rc, err = _run(capsys, "privatize", files / "x.npy", "--epsilon", "1", "--m", "4",
+    rc, err = _run(capsys, "privatize", files / "x.npy", "--epsilon", "1", "--target-dim", "4",
                    "-o", files / "o.npy", "--record", files / "o.npy")
     assert rc == 2 and "--output and --record both name" in err
     assert not (files / "o.npy").exists()
@@ -90,8 +90,8 @@ def test_warnings_are_one_line(tmp_path):
 
 @pytest.mark.parametrize("argv, flag", [
     (["partition", "{d}/w.cplib", "--time-limit=-1"], "--time-limit"),
-    (["partition", "{d}/w.cplib", "-M", "0"], "-M"),
-    (["privatize", "{d}/x.npy", "--epsilon", "1", "--m", "-1", "-o", "{d}/o.npy"], "--m"),
+    (["partition", "{d}/w.cplib", "-M", "0"], "-M/--partitions-per-clique"),
+    (["privatize", "{d}/x.npy", "--epsilon", "1", "--target-dim", "-1", "-o", "{d}/o.npy"], "--target-dim"),
 ])
 def test_bad_numbers_do_not_offer_none(files, capsys, argv, flag):
     # 'None' is how the library spells "not given"; a command line cannot pass it
@@ -138,7 +138,7 @@ ROUND5 = [
     (["resolve", "{d}/r.csv", "--model", "{d}/model.json", "-q"], 2, "settings.method must be one of"),
     (["partition", "{d}/sub.cplib", "--method", "heuristic", "-q"], 0, None),
     (["partition", "{d}/odd.cplib", "-q"], 2, "not a plain decimal number"),
-    (["privatize", "{d}/x.npy", "--epsilon", "1", "--m", "1_000", "-o", "{d}/o.npy"], 2, "--m"),
+    (["privatize", "{d}/x.npy", "--epsilon", "1", "--target-dim", "1_000", "-o", "{d}/o.npy"], 2, "--target-dim"),
     (["resolve", "{d}/block.csv", "--fields", "name:name", "--blocking", "token:name", "--max-block-size",
       "100000", "-q"], 2, "candidate pairs"),
 ]
@@ -175,7 +175,7 @@ def test_round5_sentinels_come_back(files, capsys):
     ["cliques", "{d}/g.txt", "-o", "{out}", "-q"],
     ["partition", "{d}/w.cplib", "-o", "{out}", "-q"],
     ["resolve", "{d}/r.csv", "-o", "{out}", "-q"],
-    ["privatize", "{d}/x.npy", "--epsilon", "1", "--m", "4", "-o", "{d}/o.npy", "--record", "{out}", "-q"],
+    ["privatize", "{d}/x.npy", "--epsilon", "1", "--target-dim", "4", "-o", "{d}/o.npy", "--record", "{out}", "-q"],
 ])
 def test_round5_special_and_linked_outputs_are_never_replaced(files, capsys, argv):
     import os

@@ -168,10 +168,9 @@ def resolve_backend(
     'cpu'
     """
     if backend not in BACKENDS:
-        where = f" of {func}" if func else ""
-        raise ValueError(
-            f"The 'backend' parameter{where} must be one of {list(BACKENDS)}. Got {backend!r} instead."
-        )
+        from trustlab._validation import check_option
+
+        check_option(backend, "backend", list(BACKENDS), func=func)  # raises, with the one template
     if backend == "cpu":
         return "cpu"
     if backend == "gpu":

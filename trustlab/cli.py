@@ -30,7 +30,15 @@ COMMAND_MODULES = (
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse with one-line errors: ``trustlab CMD: error: ...`` and exit status 2."""
+    """argparse with one-line errors: ``trustlab CMD: error: ...`` and exit status 2, and
+    every option's default in ``--help`` (subcommand parsers are of this class too)."""
+
+    def __init__(self, *args, **kwargs):
+        if "formatter_class" not in kwargs:
+            from trustlab.commands._common import DefaultsHelpFormatter
+
+            kwargs["formatter_class"] = DefaultsHelpFormatter
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str):  # noqa: D401
         self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
@@ -77,7 +85,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        with _one_line_warnings("trustlab: warning:"):  # e.g. a deprecated option spelling
+            args = parser.parse_args(argv)
     except SystemExit as exc:  # --help, --version, or a one-line usage error
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
     if not getattr(args, "func", None):

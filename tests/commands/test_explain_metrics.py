@@ -86,7 +86,7 @@ def test_mass_accuracy_with_attributions(tmp_path, capsys):
     (["plausibility", "--verum", "x.txt"], "must be given together"),
     (["plausibility", "--verum", "/no/such", "--malum", "m", "--spans", "s", "--expected", "e"], "no such file"),
     (["consistency", "input", "--task", "number"], "Winobias"),
-    (["consistency", "model", "--a", "x"], "together"),
+    (["consistency", "model", "--saliency-a", "x"], "together"),
     (["geco-bias", "--data", "/no/such.jsonl"], "no such file"),
 ])
 def test_errors_are_one_line(argv, msg, capsys):

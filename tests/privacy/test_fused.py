@@ -163,7 +163,7 @@ def test_integer_seed_warns_when_writing_a_release(tmp_path, capsys):
         warnings.simplefilter("error")
         privatize_file(src, tmp_path / "w2.npy", epsilon=1.0, m=8)  # OS entropy: silent
     assert main(["privatize", str(src), "--epsilon", "1", "--output", str(tmp_path / "w3.npy"),
-                 "--m", "8", "--seed", "5", "--json"]) == 0
+                 "--target-dim", "8", "--seed", "5", "--json"]) == 0
     cap = capsys.readouterr()
     json.loads(cap.out)
     lines = [ln for ln in cap.err.splitlines() if ln.strip()]

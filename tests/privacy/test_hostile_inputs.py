@@ -36,7 +36,8 @@ def test_npy_with_zero_columns(tmp_path, capsys):
 def test_cli_summary_without_sensitivity(tmp_path, capsys, rows):
     # the empirical sensitivity needs two distinct vectors; the summary line must not crash
     np.save(tmp_path / "x.npy", rows)
-    rc = main(["privatize", str(tmp_path / "x.npy"), "--epsilon", "1", "--m", "4", "-o", str(tmp_path / "o.npy")])
+    rc = main(["privatize", str(tmp_path / "x.npy"), "--epsilon", "1", "--target-dim", "4",
+               "-o", str(tmp_path / "o.npy")])
     out = capsys.readouterr().out
     assert rc == 0 and "public projection seed" in out
     assert np.load(tmp_path / "o.npy").shape == (rows.shape[0], 4)
@@ -65,12 +66,13 @@ def test_unknown_extension_message(tmp_path, capsys):
 def test_streamed_release_is_not_refused_for_the_rows_it_never_holds(tmp_path, monkeypatch):
     # a word2vec header announcing 10**12 vectors: privatize_file streams, so the
     # output rows are never all in memory; the lie is caught when the file runs out
+    import trustlab._validation as validation
     import trustlab.privacy.mechanisms as mech
 
-    monkeypatch.setattr(mech, "_physical_memory", lambda: 2**30)
+    monkeypatch.setattr(validation, "physical_memory", lambda: 2**30)  # the one memory check reads it
     p = tmp_path / "v.txt"
     p.write_text("1000000000000 3\nfoo 1 2 3\nbar 1 2 4\n")
-    rc = main(["privatize", str(p), "--epsilon", "1", "--m", "2", "-o", str(tmp_path / "o.npy")])
+    rc = main(["privatize", str(p), "--epsilon", "1", "--target-dim", "2", "-o", str(tmp_path / "o.npy")])
     assert rc == 2
     with pytest.raises(ValueError, match="header announces 1000000000000 vectors but the file holds 2"):
         from trustlab.privacy.io import privatize_file

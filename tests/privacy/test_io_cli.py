@@ -108,7 +108,7 @@ def test_dimension_mismatch_with_vocab(tmp_path, X):
 def test_cli_privatize_json(tmp_path, X, capsys):
     src = tmp_path / "in.npy"
     np.save(src, X)
-    rc = main(["privatize", str(src), "--epsilon", "2", "--beta", "0.9", "--m", "12", "--output",
+    rc = main(["privatize", str(src), "--epsilon", "2", "--beta", "0.9", "--target-dim", "12", "--output",
                str(tmp_path / "o.npy"), "--record", str(tmp_path / "rec.json"), "--json", "--seed", "1"])
     assert rc == 0
     info = json.loads(capsys.readouterr().out)
@@ -165,7 +165,8 @@ def test_truncated_binary_files(tmp_path, X):
 def test_cli_gpu_unavailable_is_one_line(tmp_path, X, capsys):
     src = tmp_path / "in.npy"
     np.save(src, X)
-    rc = main(["privatize", str(src), "--epsilon", "1", "--m", "5", "--backend", "gpu", "-o", str(tmp_path / "o.npy")])
+    rc = main(["privatize", str(src), "--epsilon", "1", "--target-dim", "5", "--backend", "gpu",
+               "-o", str(tmp_path / "o.npy")])
     err = capsys.readouterr().err
     assert rc == 2 and "GPU backend is unavailable" in err and "Traceback" not in err
 
@@ -184,7 +185,7 @@ def test_cli_projection_option(tmp_path):
     np.save(src, x)
     for kind in ("gaussian", "very_sparse"):
         out, rec = tmp_path / f"{kind}.npy", tmp_path / f"{kind}.json"
-        assert main(["privatize", str(src), "--epsilon", "5", "--m", "10", "--seed", "1", "--phi-seed", "3",
+        assert main(["privatize", str(src), "--epsilon", "5", "--target-dim", "10", "--seed", "1", "--phi-seed", "3",
                      "--projection", kind, "--output", str(out), "--record", str(rec)]) == 0
         assert np.load(out).shape == (40, 10)
         assert json.loads(rec.read_text())["projection"] == kind

@@ -279,7 +279,7 @@ def test_cli_json_and_errors(tmp_path, capsys):
     assert "upper-triangle entries" in capsys.readouterr().err
     assert main(["partition", str(tmp_path / "missing.txt")]) == 2
     assert main(["partition", str(p), "-M", "-2", "--method", "qsp"]) == 2
-    assert "argument -M: must be an int in the range [1, inf)" in capsys.readouterr().err
+    assert "argument -M/--partitions-per-clique: must be an int in the range [1, inf)" in capsys.readouterr().err
 
 
 def test_spp_guard():

@@ -26,6 +26,7 @@ from trustlab.commands._common import (
     add_output_flags,
     atomic_write,
     constrained,
+    deprecated_alias,
     emit_json,
     seed_type,
     show_progress,
@@ -109,9 +110,12 @@ def register(sub) -> None:
     b.add_argument(
         "--model", default="connection", help="connection (m[word] + co[connection]) | cell (m[word x connection])"
     )
-    b.add_argument("--draws", type=constrained("trustlab.metrics.bias:bayesian_bias", "draws"), default=2000)
-    b.add_argument("--warmup", type=constrained("trustlab.metrics.bias:bayesian_bias", "warmup"), default=500)
-    b.add_argument("--chains", type=constrained("trustlab.metrics.bias:bayesian_bias", "chains"), default=4)
+    b.add_argument("--draws", type=constrained("trustlab.metrics.bias:bayesian_bias", "draws"), default=2000,
+                   help="posterior draws kept per chain (default 2000)")
+    b.add_argument("--warmup", type=constrained("trustlab.metrics.bias:bayesian_bias", "warmup"), default=500,
+                   help="warm-up (tuning) draws per chain, discarded (default 500)")
+    b.add_argument("--chains", type=constrained("trustlab.metrics.bias:bayesian_bias", "chains"), default=4,
+                   help="independent chains (default 4)")
     b.add_argument(
         "--hdi",
         type=constrained("trustlab.metrics.bias:bayesian_bias", "hdi_prob"),
@@ -131,12 +135,15 @@ def register(sub) -> None:
         help="JSON with optional 'pairs' [[female, male], ...] and 'words' [...]; "
         "default: Matthews et al.'s 7 pairs and 32 professions",
     )
-    d.add_argument(
-        "--c",
+    strict = d.add_argument(
+        "--strictness",
+        dest="c",
         type=constrained("trustlab.metrics.bias:direct_bias", "c"),
         default=1.0,
-        help="DirectBias strictness c (default 1)",
+        metavar="C",
+        help="DirectBias strictness (Bolukbasi et al.'s c: the mean of |cos|^c; default 1)",
     )
+    deprecated_alias(d, "--c", strict)
     d.add_argument("-o", "--output", default=None, help="also write the JSON result to this file (atomically)")
     add_output_flags(d)
     d.set_defaults(func=run_direct)

@@ -9,7 +9,14 @@ Subcommands (each defaults to the data bundled with trustlab):
 """
 from __future__ import annotations
 
-from trustlab.commands._common import CLIError, add_output_flags, atomic_write, constrained, emit_json
+from trustlab.commands._common import (
+    CLIError,
+    add_output_flags,
+    atomic_write,
+    constrained,
+    deprecated_alias,
+    emit_json,
+)
 
 
 def register(sub) -> None:
@@ -39,8 +46,12 @@ def register(sub) -> None:
     c.add_argument("kind", choices=["model", "input"], help="model: M vs distilled M'; input: Winobias templates")
     c.add_argument("--task", default="gender", choices=["gender", "number", "winobias", "syneval"],
                    help="bundled test set (input consistency: gender only)")
-    c.add_argument("--a", dest="file_a", help="model: saliency file of model M")
-    c.add_argument("--b", dest="file_b", help="model: saliency file of model M'")
+    fa = c.add_argument("--saliency-a", dest="file_a", metavar="FILE",
+                        help="model: saliency file of the first model (the paper's M)")
+    fb = c.add_argument("--saliency-b", dest="file_b", metavar="FILE",
+                        help="model: saliency file of the second model (the paper's M', e.g. distilled)")
+    deprecated_alias(c, "--a", fa)
+    deprecated_alias(c, "--b", fb)
     c.add_argument("--saliency", action="append", help="input: saliency file(s) (default: bundled verum and malum)")
     c.add_argument("--prefixes", help="input: Winobias prefixes (all.prefx.txt)")
     c.add_argument(
@@ -149,7 +160,7 @@ def run_consistency(args) -> int:
     results = {}
     if args.kind == "model":
         if bool(args.file_a) != bool(args.file_b):
-            raise CLIError("--a and --b must be given together")
+            raise CLIError("--saliency-a and --saliency-b must be given together")
         if args.file_a:
             pairs = {"saliency": (ex.read_saliency(args.file_a), ex.read_saliency(args.file_b))}
         else:

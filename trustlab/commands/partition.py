@@ -2,10 +2,12 @@
 from __future__ import annotations
 
 from trustlab.commands._common import (
+    PARALLELISM_OPTION,
     CLIError,
     add_output_flags,
     atomic_write,
     constrained,
+    deprecated_alias,
     emit_json,
     seed_type,
     show_progress,
@@ -25,21 +27,28 @@ def register(sub) -> None:
     )
     p.add_argument("instance", metavar="INSTANCE", help="instance file")
     p.add_argument("--format", choices=["cplib", "edgelist"], default="cplib", help="instance format (default cplib)")
-    p.add_argument("--method", choices=["auto", "cpp", "qsp", "spp", "heuristic"], default="auto")
+    p.add_argument("--method", choices=["auto", "cpp", "qsp", "spp", "heuristic"], default="auto",
+                   help="cpp: exact, proves optimality; qsp: xER's quadratic set packing over maximal cliques "
+                   "(CP-SAT); spp: set packing over all cliques (CP-SAT); heuristic: pivot + local search, "
+                   "approximate; auto: cpp on components up to 400 nodes, heuristic above (default auto)")
     p.add_argument(
         "--time-limit",
         type=constrained(_API, "time_limit"),
         default=None,
         metavar="S",
-        help="seconds for the whole call, shared by the components "
+        help="wall-clock seconds for the whole call, shared by the components "
         "(default: 60 + 0.1 per node, at most 600; inf: no limit)",
     )
-    p.add_argument("--workers", type=constrained(_API, "workers"), default=None, metavar="N",
-                   help="CP-SAT workers (qsp/spp)")
-    p.add_argument("--jobs", type=constrained(_API, "n_jobs"), default=None, metavar="N",
-                   help="components solved in parallel")
-    p.add_argument("-M", type=constrained(_API, "M"), default=None,
-                   help="partitions per maximal clique for qsp (default 10)")
+    p.add_argument(PARALLELISM_OPTION, type=constrained(_API, "n_jobs"), default=None, metavar="N",
+                   help="threads on this machine: components solved in parallel, the threads left to a "
+                   "component run cpp's exact pricing (default: the CPU count)")
+    portfolio = p.add_argument("--cpsat-portfolio", dest="workers", type=constrained(_API, "workers"), default=None,
+                               metavar="N", help="CP-SAT search workers (its num_workers) for qsp, spp: below 8 one "
+                               "worker with linearization level 2, from 8 up CP-SAT's default portfolio "
+                               "(default: 1)")
+    deprecated_alias(p, "--workers", portfolio)
+    p.add_argument("-M", "--partitions-per-clique", dest="M", type=constrained(_API, "M"), default=None,
+                   help="partitions per maximal clique for qsp (the xER paper's M; default 10)")
     p.add_argument("--seed", type=seed_type(), default=0, help="random seed of the heuristic (default 0)")
     p.add_argument("--output", "-o", default=None, metavar="FILE",
                    help="write 'node<TAB>cluster' lines here (atomically)")

@@ -12,7 +12,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from trustlab.commands._common import CLIError, add_output_flags, atomic_write, constrained, emit_json, seed_type
+from trustlab.commands._common import (
+    CLIError,
+    add_output_flags,
+    atomic_write,
+    constrained,
+    deprecated_alias,
+    emit_json,
+    seed_type,
+)
 
 _API = "trustlab.privacy.downstream:downstream_utility"
 
@@ -36,10 +44,13 @@ def register(sub) -> None:
                         "(default: the bundled 2,200-word word2vec subset)")
     p.add_argument("--epsilons", default="10", help="comma-separated epsilons (default 10, the paper's)")
     p.add_argument("--betas", default="0.9", help="comma-separated PrivEmb betas (default 0.9, the paper's)")
-    p.add_argument("--delta", type=constrained(_API, "delta"), default=1e-6)
-    p.add_argument("--m", type=constrained(_API, "m"), default=None, help="PrivEmb projection dimension")
+    p.add_argument("--delta", type=constrained(_API, "delta"), default=1e-6, help="delta in (0, 1) (default 1e-6)")
+    dim = p.add_argument("--target-dim", dest="m", type=constrained(_API, "m"), default=None, metavar="M",
+                         help="PrivEmb projection dimension (the paper's m; default: calibrated from d, delta, beta)")
+    deprecated_alias(p, "--m", dim)
     p.add_argument("--mechanisms", default="privemb,m1", help="comma-separated: privemb, m1 (default both)")
-    p.add_argument("--runs", type=constrained(_API, "runs"), default=1, help="releases per setting (averaged)")
+    p.add_argument("--runs", type=constrained(_API, "runs"), default=1,
+                   help="releases per setting, averaged (default 1)")
     p.add_argument("--folds", type=constrained(_API, "n_folds"), default=10, help="outer CV folds (default 10)")
     p.add_argument("--inner-folds", type=constrained(_API, "inner_folds"), default=5,
                    help="inner CV folds choosing C (default 5)")

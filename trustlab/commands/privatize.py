@@ -5,7 +5,16 @@ import numbers
 import sys
 
 from trustlab._validation import Interval
-from trustlab.commands._common import CLIError, add_output_flags, constrained, emit_json, seed_type, show_progress
+from trustlab.commands._common import (
+    PARALLELISM_OPTION,
+    CLIError,
+    add_output_flags,
+    constrained,
+    deprecated_alias,
+    emit_json,
+    seed_type,
+    show_progress,
+)
 
 _API = "trustlab.privacy.mechanisms:privatize"  # the declared constraints the options share
 _EVAL = "trustlab.privacy.evaluation:evaluate"  # the declared constraints the options share
@@ -29,9 +38,11 @@ def register(sub) -> None:
     p.add_argument("--delta", type=constrained(_API, "delta"), default=1e-6, help="delta in (0, 1) (default 1e-6)")
     p.add_argument("--beta", type=constrained(_API, "beta"), default=0.9,
                    help="JL distortion beta in (0, 1) (default 0.9)")
-    p.add_argument("--m", type=constrained(_API, "m"), default=None,
-                   help="projection dimension (default: calibrated from d, delta, beta)")
-    p.add_argument("--allow-m-above-d", action="store_true", help="permit m > d")
+    dim = p.add_argument("--target-dim", dest="m", type=constrained(_API, "m"), default=None, metavar="M",
+                         help="dimension of the released vectors, PrivEmb's projection dimension (the paper's m; "
+                         "default: calibrated from d, delta, beta)")
+    deprecated_alias(p, "--m", dim)
+    p.add_argument("--allow-m-above-d", action="store_true", help="permit --target-dim above the input dimension d")
     p.add_argument("--mechanism", default="privemb", choices=["privemb", "m1"], help="privemb (M2, default) or m1")
     p.add_argument("--vocab", default=None, help="M1 only: vocabulary vector file for the nearest-neighbour swap")
     p.add_argument("--projection", default="gaussian", choices=["gaussian", "achlioptas", "very_sparse"],
@@ -42,13 +53,17 @@ def register(sub) -> None:
     p.add_argument("--dtype", default="float32", choices=["float32", "float64"],
                    help="storage dtype of the output (noise is drawn and added in float64)")
     p.add_argument("--chunk-size", type=constrained(_API, "chunk_size"), default=65536,
-                   help="rows per chunk (bounds memory)")
+                   help="rows per chunk (bounds memory; default 65536)")
     p.add_argument("--phi-seed", type=constrained(_API, "phi_seed"), default=None,
                    help="reuse the public projection of an earlier release")
     p.add_argument("--seed", type=seed_type(), default=None,
                    help="fix ALL randomness (reproducible, NOT private against whoever knows the seed)")
-    p.add_argument("--backend", default="auto", choices=["auto", "cpu", "gpu"])
-    p.add_argument("--threads", type=constrained([_THREADS]), default=None, help="Numba threads (default: all cores)")
+    p.add_argument("--backend", default="auto", choices=["auto", "cpu", "gpu"],
+                   help="where the release runs: cpu, gpu (CuPy), or auto: the GPU only when one is usable and the "
+                   "release is large enough to gain from it (default auto)")
+    jobs = p.add_argument(PARALLELISM_OPTION, dest="threads", type=constrained([_THREADS]), default=None,
+                          metavar="N", help="threads of the CPU release (Numba; default: all cores)")
+    deprecated_alias(p, "--threads", jobs)
     add_output_flags(p)
     p.set_defaults(func=run)
 
@@ -65,12 +80,13 @@ def register(sub) -> None:
                    help="an .npz with 'vectors' and 'words' (default: the bundled 2,200-word word2vec subset)")
     e.add_argument("--lexicon-dir", default=None, help="folder with opinion_lexicon_{positive,negative}.txt")
     e.add_argument("--epsilons", default="1,2,5,10", help="comma-separated epsilons (default 1,2,5,10)")
-    e.add_argument("--betas", default="0.5,0.6,0.7,0.8,0.9", help="comma-separated betas")
-    e.add_argument("--delta", type=constrained(_EVAL, "delta"), default=1e-6)
+    e.add_argument("--betas", default="0.5,0.6,0.7,0.8,0.9",
+                   help="comma-separated PrivEmb betas (default 0.5,0.6,0.7,0.8,0.9)")
+    e.add_argument("--delta", type=constrained(_EVAL, "delta"), default=1e-6, help="delta in (0, 1) (default 1e-6)")
     e.add_argument("--runs", type=constrained(_EVAL, "runs"), default=3,
-                   help="releases averaged for the pair experiments")
+                   help="releases averaged for the pair experiments (default 3)")
     e.add_argument("--svm-runs", type=constrained(_EVAL, "svm_runs"), default=10,
-                   help="80/20 splits for the SVM experiment")
+                   help="80/20 splits for the SVM experiment (default 10)")
     e.add_argument("--no-svm", action="store_true", help="skip the SVM experiment")
     e.add_argument("--seed", type=seed_type(), default=None, help="seed for a reproducible report")
     e.add_argument("--output-dir", required=True, help="folder for the PNG plots and JSON")
@@ -96,7 +112,8 @@ def run(args) -> int:
     old = None
     if args.threads is not None:  # touching the thread count starts Numba's parallel runtime
         if not 1 <= args.threads <= numba.config.NUMBA_NUM_THREADS:
-            raise CLIError(f"--threads must be in [1, {numba.config.NUMBA_NUM_THREADS}], got {args.threads}")
+            raise CLIError(f"{PARALLELISM_OPTION} must be in [1, {numba.config.NUMBA_NUM_THREADS}] (the cores "
+                           f"Numba may use here), got {args.threads}")
         old = numba.get_num_threads()
         numba.set_num_threads(args.threads)
     import warnings

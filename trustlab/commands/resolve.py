@@ -11,6 +11,7 @@ from trustlab.commands._common import (
     atomic_path,
     constrained,
     emit_json,
+    encoding_type,
     seed_type,
     show_progress,
 )
@@ -43,23 +44,27 @@ def register(subparsers) -> None:
                    help="with --dataset: ignore the truth for training (Fellegi-Sunter EM)")
     p.add_argument("--truth", help="column of INPUT with true entity ids (prints metrics)")
     p.add_argument("--method", default="xer", help="xer (default), connected_components or hierarchical")
-    p.add_argument("--compare", default="", help="baseline methods to run on the same scores, comma separated")
+    p.add_argument("--compare", default="", help="baseline methods to run on the same scores, comma separated "
+                   "(default: none)")
     p.add_argument("--blocking", help="blocking rules separated by ';', e.g. 'token:name;key:zip'; quote a column "
                    "name holding : + @ ; in backquotes, e.g. 'token:`http://x.org/ontology#name`'")
     p.add_argument("--max-block-size", type=constrained(_API, "max_block_size"), default=None,
                    help="purge blocks larger than this (default 200)")
     p.add_argument("--threshold", type=constrained(_API, "threshold"), default=None,
-                   help="xER blocking threshold T on the signed weights")
-    p.add_argument("--time-limit", type=constrained(_API, "time_limit"), default=None,
-                   help="seconds per component for the partition layer (> 0; default scales with the "
-                        "component size, 10 s + 1 s per 20 records, at most 120 s)")
+                   help="xER blocking threshold T on the signed weights: pairs below it are dropped before "
+                   "clustering (default: none, or the threshold saved in --model)")
+    p.add_argument("--time-limit", type=constrained(_API, "time_limit"), default=None, metavar="S",
+                   help="wall-clock seconds for the whole call: blocking and scoring run first (they are not "
+                   "interrupted) and the clustering gets what is left, shared by its components "
+                   "(> 0; default: no overall limit, the clustering gets 10 s + 1 s per 20 records of the "
+                   "largest component, at most 120 s)")
     p.add_argument("--train-fraction", type=constrained(_API, "train_fraction"), default=0.5,
-                   help="share of labelled pairs used for training")
+                   help="share of labelled pairs used for training (default 0.5)")
     p.add_argument("--seed", type=seed_type(), default=0,
                    help="random_state: seed of the training split and of the random pairs Fellegi-Sunter "
                    "estimates u from (default 0)")
-    p.add_argument("--encoding", default=None, help="text encoding of INPUT (default utf-8, or UTF-16 by its "
-                   "byte-order mark)")
+    p.add_argument("--encoding", type=encoding_type, default=None,
+                   help="text encoding of INPUT (default utf-8, or UTF-16 by its byte-order mark)")
     p.add_argument("--sep", default=None, help="delimiter of CSV INPUT (default: detected among comma, tab, "
                    "semicolon, pipe, %% and #; an unclear file stops with an error asking for --sep)")
     p.add_argument("--output", "-o", help="write one row per input record here (atomically): [source,] id, "

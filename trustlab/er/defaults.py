@@ -42,11 +42,24 @@ def check_time_limit(time_limit: Any, *, func: str = "resolve") -> float | None:
     return t
 
 
+#: the partition solves' budget when a whole-call ``time_limit`` of :func:`~trustlab.er.resolve`
+#: is (nearly) spent before clustering: they return the best partition their heuristic
+#: found, status "time_limit"
+MIN_CLUSTERING_SECONDS = 0.05
+
+
 def default_time_limit(n_nodes: int) -> float:
-    """Seconds per component for the partition layer when the caller gives none:
-    ``10 + n_nodes / 20``, capped at 120 (a 376-record component gets ~29 s). Within it
-    the exact solver proves what it can; on expiry the best partition found is kept,
-    with status ``"time_limit"`` and its gap."""
+    """Seconds for the partition layer of :func:`~trustlab.er.resolve` (one partition
+    call, shared by every component it solves) when the caller gives no time limit:
+    ``10 + n_nodes / 20`` for the largest component's ``n_nodes``, capped at 120 (a
+    376-record component gets ~29 s). Within it the exact solver proves what it can; on
+    expiry the best partition found is kept, with status ``"time_limit"`` and its gap.
+
+    Examples
+    --------
+    >>> default_time_limit(376)
+    28.8
+    """
     return float(min(120.0, 10.0 + n_nodes / 20.0))
 
 

@@ -31,7 +31,7 @@ import pandas as pd
 from trustlab._validation import Interval, validate_params
 from trustlab.er.blocking import BlockingStats, block, reduction_ratio
 from trustlab.er.cluster import cluster_pairs
-from trustlab.er.defaults import check_pair_budget
+from trustlab.er.defaults import MIN_CLUSTERING_SECONDS, check_pair_budget
 from trustlab.er.linking import _as_frame
 from trustlab.er.model import load_model
 from trustlab.er.records import placeholders_to_missing
@@ -140,6 +140,9 @@ def resolve_incremental(
         Id column (default: the model's, else ``id``).
     entity_col : str
         Entity id column of ``existing``.
+    time_limit : float, optional
+        Wall-clock seconds for the whole call (default: the model's saved one): the
+        clustering gets what scoring left of it (at least 0.05 s).
 
     Returns
     -------
@@ -263,7 +266,10 @@ def resolve_incremental(
         NPu, NW = np.empty((0, 2), np.int64), np.zeros(0)
     kw: dict[str, Any] = {}
     if method == "xer":
-        kw = {"time_limit": time_limit if time_limit is not None else st.get("time_limit")}
+        budget = time_limit if time_limit is not None else st.get("time_limit")
+        if budget is not None:  # wall time for the whole call: the clustering gets what is left
+            budget = max(float(budget) - (time.perf_counter() - t0), MIN_CLUSTERING_SECONDS)
+        kw = {"time_limit": budget}
     cr = cluster_pairs(n_nodes, NPu, NW, method=method, threshold=threshold, **kw)
     lab = cr.labels
     # 5. ids: existing ids kept exactly as given (labels: "0.1", "007" and ids past the

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -29,6 +29,7 @@ from trustlab.er.blocking import (
 from trustlab.er.cluster import ClusterResult, cluster_pairs
 from trustlab.er.comparisons import FSModel
 from trustlab.er.defaults import (
+    MIN_CLUSTERING_SECONDS,
     canonical_order,
     check_pair_budget,
     default_rules,
@@ -71,6 +72,15 @@ class _ClusteringConfig:
     solver_options: Mapping[str, Any]
     compare_methods: tuple
     one_to_one: Any = False  # False, True (every source) or the duplicate-free source names
+    started: float | None = None  # time.perf_counter() when the resolve call began
+
+    def time_left(self) -> float | None:
+        """What is left of ``time_limit``, a budget for the whole call, for the partition
+        solves (at least :data:`MIN_CLUSTERING_SECONDS`); None: no limit given (the
+        partition layer then takes its size-scaled default)."""
+        if self.time_limit is None or self.started is None:
+            return self.time_limit
+        return max(self.time_limit - (time.perf_counter() - self.started), MIN_CLUSTERING_SECONDS)
 
     def cluster(self, n: int, sc: "_Scored", method: str | None = None, sources: Any = None) -> ClusterResult:
         """:func:`cluster_pairs` with ``method`` (default: the main one); a baseline
@@ -81,10 +91,10 @@ class _ClusteringConfig:
         if main and self.one_to_one is not False:
             free = None if self.one_to_one is True else list(self.one_to_one)
             return cluster_one_to_one(n, sc.pairs, sc.w, sources, duplicate_free=free, threshold=self.threshold,
-                                      time_limit=self.time_limit, M=self.M, solver_options=dict(self.solver_options))
+                                      time_limit=self.time_left(), M=self.M, solver_options=dict(self.solver_options))
         kw: dict[str, Any] = {}
         if method == "xer":
-            kw = {"time_limit": self.time_limit, "M": self.M, "solver_options": dict(self.solver_options)}
+            kw = {"time_limit": self.time_left(), "M": self.M, "solver_options": dict(self.solver_options)}
         elif method == "hierarchical":
             kw = {"prob": sc.prob}
         threshold = self.threshold if main or method == "xer" else None
@@ -521,7 +531,14 @@ def resolve(
         Map probabilities to signed weights (``p - 0.5``, the default, or log-odds).
     threshold : float, optional
         xER blocking threshold T on the weights (pairs below it are dropped).
-    time_limit, M, solver_options
+    time_limit : float, optional
+        Wall-clock seconds for the whole call (CLI ``--time-limit``): reading, blocking
+        and scoring run first (they are not interrupted) and the clustering's partition
+        solves get what is left, shared by their components (at least 0.05 s: then the
+        heuristic's partition, status ``"time_limit"``). Default None: no overall limit;
+        the partition solves get :func:`~trustlab.er.defaults.default_time_limit` of the
+        largest component.
+    M, solver_options
         Passed to :func:`trustlab.solvers.partition` (``solver_options`` is a dict of
         extra keywords, e.g. ``{"method": "qsp"}`` is spelled ``solver_method`` there).
     complete_components : int
@@ -632,6 +649,7 @@ def resolve(
         labels = None
     t0 = time.perf_counter()
     clustering, scoring = _configure(run, client)
+    clustering = replace(clustering, started=t0)  # time_limit: wall time of the whole call
     rng = check_random_state(random_state)
     data = _read_records(records, id_col=s.id_col, fields=fields, labels=labels, truth=truth,
                          link_type=s.link_type, source_col=s.source_col, method=s.method, column_map=s.column_map)

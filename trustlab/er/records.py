@@ -11,7 +11,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from trustlab._validation import Interval, InvalidParameterError, validate_params
+from trustlab._validation import Interval, raise_invalid, validate_params
 from trustlab.er.kinds import CODES, FIELD_KINDS, RECORD, Field
 
 __all__ = ["FIELD_KINDS", "RECORD", "CODES", "Field", "read_records", "validate_records", "infer_fields",
@@ -336,17 +336,15 @@ def read_records(path: str | os.PathLike, *, encoding: str | None = None, sep: s
         import codecs
 
         try:
-            codecs.lookup(encoding)
+            known = codecs.lookup(encoding) is not None
         except LookupError:
-            raise InvalidParameterError(
-                f"The 'encoding' parameter of read_records must be a text encoding Python knows "
-                f"(e.g. 'utf-8', 'latin-1', 'cp1252'). Got {encoding!r} instead."
-            ) from None
+            known = False
+        if not known:
+            raise_invalid("encoding", ["a text encoding Python knows (e.g. 'utf-8', 'latin-1', 'cp1252')"],
+                          encoding, func="read_records")
     if sep is not None and (len(sep) != 1 or sep in "\"\r\n"):
-        raise InvalidParameterError(
-            f"The 'sep' parameter of read_records must be one delimiter character other than a quote or a "
-            f"line break (e.g. ',', ';', '\\t' or '|'), or None to detect it. Got {sep!r} instead."
-        )
+        raise_invalid("sep", ["one delimiter character other than a quote or a line break (e.g. ',', ';', "
+                              "'\\t' or '|'), or None to detect it"], sep, func="read_records")
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"input file {str(path)!r} does not exist")

@@ -75,7 +75,8 @@ class ResolveSettings(SettingsBase):
     threshold : float, optional
         xER threshold T on the weights (pairs below it are dropped).
     time_limit : float, optional
-        Seconds per component for the partition layer (default: size-scaled).
+        Wall-clock seconds for the whole ``resolve`` call: the clustering gets what reading,
+        blocking and scoring left (at least a minimum; default: scaled to the table).
     M : int, default 10
         The partition layer's ``M``.
     solver_options : dict, optional

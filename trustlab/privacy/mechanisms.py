@@ -11,7 +11,6 @@ import datetime as _dt
 import json
 import math
 import numbers
-import os
 import secrets
 from typing import Any, Iterator
 
@@ -22,10 +21,10 @@ from trustlab._scale import pow2_scale
 from trustlab._settings import UNSET
 from trustlab._validation import (
     Interval,
-    InvalidParameterError,
     Registry,
     check_finite_array,
     check_int,
+    check_memory,
     check_option,
     check_random_state,
     validate_params,
@@ -450,29 +449,12 @@ def make_mechanism(
     if spec.phi_seed is not None:
         seed_phi = spec.phi_seed
     held = None if (n_hint is None or streamed) else int(n_hint)  # output rows held in memory
-    _check_memory(8 * m * d + (0 if held is None else 4 * held * m),
-                  f"the {m} x {d} projection" + ("" if held is None else f" and the {held} x {m} output"),
-                  "pass a smaller m (or let it be calibrated) or release in chunks (privatize_file)", func)
+    check_memory(8 * m * d + (0 if held is None else 4 * held * m),
+                 f"the {m} x {d} projection" + ("" if held is None else f" and the {held} x {m} output"),
+                 "pass a smaller m (or let it be calibrated) or release in chunks (privatize_file)", func=func)
     return Mechanism(name="privemb", d=d, epsilon=epsilon, delta=delta, beta=beta, m=m,
                      calibration=calibration, phi_seed=seed_phi, key0=k0, key1=k1, backend=backend,
                      projection=spec.projection)
-
-
-def _physical_memory() -> int | None:
-    try:
-        return int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))
-    except (AttributeError, ValueError, OSError):  # pragma: no cover - not POSIX
-        return None
-
-
-def _check_memory(nbytes: int, what: str, fix: str, func: str) -> None:
-    """Refuse, before allocating, an allocation larger than the machine's memory."""
-    total = _physical_memory()
-    if total is not None and nbytes > total:
-        raise InvalidParameterError(
-            f"{func}: {what} would need {nbytes / 2**30:,.1f} GiB, more than this machine's "
-            f"{total / 2**30:,.1f} GiB of memory; {fix}."
-        )
 
 
 def _raise_nonfinite(X, out, row_offset, noise_scale):
@@ -525,9 +507,9 @@ def _as_matrix(X, name: str = "X", func: str = "privatize"):
             raise ValueError(f"{func}: {name} must be 2-D (n vectors x d dimensions); got a sparse array of "
                              f"shape {X.shape}.")
         dt = np.float32 if X.dtype == np.float32 else np.float64
-        _check_memory(int(X.shape[0]) * int(X.shape[1]) * np.dtype(dt).itemsize,
-                      f"the dense copy of the {X.shape[0]} x {X.shape[1]} sparse {name}",
-                      "privatize it in row blocks (X[i:j]) or use privatize_file", func)
+        check_memory(int(X.shape[0]) * int(X.shape[1]) * np.dtype(dt).itemsize,
+                     f"the dense copy of the {X.shape[0]} x {X.shape[1]} sparse {name}",
+                     "privatize it in row blocks (X[i:j]) or use privatize_file", func=func)
         return X.toarray().astype(dt, copy=False)
     if X is None or isinstance(X, (str, bytes, dict, set)):
         raise TypeError(f"{func}: {name} must be a 2-D array of embedding vectors (NumPy array, list of rows, "
