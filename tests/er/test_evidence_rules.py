@@ -127,3 +127,26 @@ def test_fit_records_word_shares_and_they_round_trip():
     m.lambda_ = 0.01
     back = FSModel.from_dict(m.to_dict())
     assert back.record_share_ == m.record_share_
+
+
+def test_session_with_more_matches_than_the_tables_hold_is_ignored():
+    # two duplicate-free tables can hold at most one match per record of the smaller one:
+    # an EM session expecting more "matches" than that has found look-alikes (same brand),
+    # and its m-probabilities are not used
+    rng = np.random.default_rng(3)
+    n = 400
+    brand = rng.choice([f"brand{k}" for k in range(100)], n)
+    ent = np.arange(n) // 2
+    df = pd.DataFrame({"brand": brand, "title": [f"item {e} {rng.choice(['a', 'b', 'c'])}" for e in ent],
+                       "code": [f"x{e}" if rng.random() < 0.7 else "" for e in ent]})
+    df.loc[1::2, "brand"] = df.loc[0::2, "brand"].to_numpy()
+    fields = [Field("brand", "exact"), Field("title", "string"), Field("code", "exact")]
+    P = np.array([(i, j) for i in range(n) for j in range(i + 1, n) if brand[i] == brand[j] or ent[i] == ent[j]])
+    R = np.stack([rng.integers(0, n, 5000), rng.integers(0, n, 5000)], 1)
+    R = R[R[:, 0] != R[:, 1]]
+    fm, fr = compare(df, P, fields), compare(df, R, fields)
+    free = FSModel(fields).fit(df, P, fm, R, fr)
+    assert free.sessions_ and not any("ignored" in s for s in free.sessions_)
+    capped = FSModel(fields).fit(df, P, fm, R, fr, max_matches=2.0)
+    assert any("ignored" in s for s in capped.sessions_)
+    assert all(s.get("ignored") for s in capped.sessions_ if s["lambda"] * s["pairs"] > 2.0)

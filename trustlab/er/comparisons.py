@@ -637,6 +637,13 @@ class FSModel:
             self.sessions_.append({"field": self.fields[c].column, "pairs": int(n_s), "lambda": lam_s})
             if exp_matches < 1.0:
                 continue
+            if max_matches is not None and exp_matches > max(max_matches, 1.0):
+                # more matches than the tables can hold (duplicate-free tables: at most one
+                # per record of the smaller one): the session's "matches" are look-alikes
+                # that share the session's field (same brand), not duplicates; its m would
+                # describe them
+                self.sessions_[-1]["ignored"] = "more matches than the tables can hold"
+                continue
             sums[free] += m_s[free]
             hits[free] += 1
         # plain EM over all candidates for the fields no session could estimate
