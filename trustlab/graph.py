@@ -112,13 +112,57 @@ def csr_from_edges(
     Self-loops are dropped (with a warning unless ``warn_self_loops=False``) and
     duplicate/reversed edges merged.
     """
-    src = np.asarray(src, dtype=np.int64)
-    dst = np.asarray(dst, dtype=np.int64)
+    src = np.ascontiguousarray(src, dtype=np.int64)
+    dst = np.ascontiguousarray(dst, dtype=np.int64)
+    if nodes is None:
+        nodes = np.arange(n, dtype=np.int64)
+    if _use_csr_kernel(src.shape[0]) and _in_range(src, dst, n):
+        from trustlab.kernels.cliques_cpu import edges_to_csr
+
+        indptr, indices, n_loops = edges_to_csr(src, dst, n)
+        if n_loops and warn_self_loops:
+            _warn_self_loops(int(n_loops))
+        return CSRGraph(indptr, indices, nodes, int(n_loops))
+    indptr, indices, n_loops = _csr_numpy(src, dst, n)
+    if n_loops and warn_self_loops:
+        _warn_self_loops(n_loops)
+    return CSRGraph(indptr, indices, nodes, n_loops)
+
+
+#: below this many edges the NumPy conversion takes milliseconds: no kernel is even imported
+_CSR_KERNEL_MIN_EDGES = 20_000
+#: from this many edges the conversion kernel pays for its own cold compile (about 1 s of
+#: CPU against about 0.2 us per edge for the NumPy sorts)
+_CSR_COMPILE_PAYS = 5_000_000
+
+
+def _use_csr_kernel(m: int) -> bool:
+    """Whether :func:`csr_from_edges` converts with the counting-sort kernel (same
+    result as :func:`_csr_numpy`, 4-6x faster) rather than the NumPy sorts: for inputs
+    of at least ``_CSR_KERNEL_MIN_EDGES`` edges once the kernel is compiled or in
+    Numba's cache, and for very large inputs always. On a cold cache a mid-sized
+    conversion is thus not held up by a compile."""
+    if m < _CSR_KERNEL_MIN_EDGES or 2 * m > _INT32_MAX:
+        return False
+    if m >= _CSR_COMPILE_PAYS:
+        return True
+    from trustlab.kernels._jit import kernel_ready
+    from trustlab.kernels.cliques_cpu import edges_to_csr
+
+    return kernel_ready(edges_to_csr)
+
+
+def _in_range(src: np.ndarray, dst: np.ndarray, n: int) -> bool:
+    return bool(src.shape[0] == dst.shape[0] and (src.shape[0] == 0 or (
+        min(int(src.min()), int(dst.min())) >= 0 and max(int(src.max()), int(dst.max())) < n)))
+
+
+def _csr_numpy(src: np.ndarray, dst: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """``(indptr, indices, n_self_loops)`` of the undirected edges ``src-dst`` by NumPy
+    sorts (the reference the conversion kernel is tested against)."""
     loops = src == dst
     n_loops = int(loops.sum())
     if n_loops:
-        if warn_self_loops:
-            _warn_self_loops(n_loops)
         keep = ~loops
         src, dst = src[keep], dst[keep]
     if 2 * src.shape[0] > _INT32_MAX:
@@ -140,9 +184,7 @@ def csr_from_edges(
     counts = np.bincount(np.concatenate([lo, hi]), minlength=n) if n else np.zeros(0, np.int64)
     indptr = np.zeros(n + 1, dtype=np.int32)
     np.cumsum(counts, out=indptr[1:])
-    if nodes is None:
-        nodes = np.arange(n, dtype=np.int64)
-    return CSRGraph(indptr, indices, nodes, n_loops)
+    return indptr, indices, n_loops
 
 
 def _from_networkx(G) -> CSRGraph:
