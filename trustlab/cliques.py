@@ -144,13 +144,16 @@ def _n_threads() -> int:
     return max(1, int(numba.config.NUMBA_NUM_THREADS))
 
 
-def _schedule(g: CSRGraph, rank: np.ndarray, n_threads: int) -> tuple[np.ndarray, np.ndarray]:
+def _schedule(g: CSRGraph, fptr: np.ndarray, n_threads: int) -> tuple[np.ndarray, np.ndarray]:
     """Top-level vertices sorted by estimated work (largest first), cut into chunks
-    of roughly equal work: ``(chunk_ptr, chunk_verts)``."""
-    from trustlab.kernels.cliques_cpu import subproblem_work
+    of roughly equal work: ``(chunk_ptr, chunk_verts)``.
 
+    The work of vertex ``v`` is estimated as ``p * p + deg(v)``, ``p`` its number of
+    later neighbours: the sub-problem build is linear in the neighbourhood and the
+    search grows with the size of ``P``."""
     n = g.n_nodes
-    work = subproblem_work(g.indptr, g.indices, rank)
+    p = np.diff(fptr)
+    work = p * p + np.diff(g.indptr).astype(np.int64)
     verts = np.argsort(-work, kind="stable").astype(np.int32)
     if n == 0:
         return np.zeros(1, np.int64), verts
@@ -172,6 +175,15 @@ def _prepare(g: CSRGraph):
     return rank
 
 
+def _prepare_forward(g: CSRGraph):
+    """``(rank, fptr, fidx)``: degeneracy ranks and the forward rows."""
+    from trustlab.kernels.cliques_cpu import forward_adjacency
+
+    rank = _prepare(g)
+    fptr, fidx = forward_adjacency(g.indptr, g.indices, rank)
+    return rank, fptr, fidx
+
+
 def _run_chunks(g: CSRGraph, min_size: int, materialize: bool,
                 progress: Callable[[int], None] | None = None,
                 max_cliques: int | None = None, max_output_bytes: int | None = None):
@@ -186,9 +198,9 @@ def _run_chunks(g: CSRGraph, min_size: int, materialize: bool,
     chunks finish (minutes on a Moon-Moser graph)."""
     from trustlab.kernels.cliques_cpu import enumerate_chunk
 
-    rank = _prepare(g)
+    rank, fptr, fidx = _prepare_forward(g)
     nt = _n_threads()
-    chunk_ptr, verts = _schedule(g, rank, nt)
+    chunk_ptr, verts = _schedule(g, fptr, nt)
     n_chunks = chunk_ptr.shape[0] - 1
 
     lock = threading.Lock()
@@ -202,7 +214,7 @@ def _run_chunks(g: CSRGraph, min_size: int, materialize: bool,
         with lock:  # each chunk may use what the finished ones left of the budget
             left_c = _BIG if max_cliques is None else max_cliques - kept[0]
             left_m = _BIG if max_output_bytes is None else (max_output_bytes - 8 * kept[0] - 4 * kept[1]) // 4
-        out = enumerate_chunk(g.indptr, g.indices, rank, verts[chunk_ptr[c]:chunk_ptr[c + 1]],
+        out = enumerate_chunk(g.indptr, g.indices, fptr, fidx, rank, verts[chunk_ptr[c]:chunk_ptr[c + 1]],
                               min_size, materialize, max(left_c, 0), max(left_m, 0), halt)
         with lock:
             if int(out[2]) == -2:  # halted: the caller is unwinding

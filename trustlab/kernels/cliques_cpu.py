@@ -43,7 +43,7 @@ __all__ = [
     "clique_line_bytes",
     "format_clique_lines",
     "count_all_cliques",
-    "subproblem_work",
+    "forward_adjacency",
 ]
 
 _ONE = np.uint64(1)
@@ -120,22 +120,33 @@ def degeneracy_order(indptr, indices):
 
 
 @njit(cache=True, nogil=True)
-def subproblem_work(indptr, indices, rank):
-    """Cheap work estimate of each top-level sub-problem (for scheduling).
+def forward_adjacency(indptr, indices, rank):
+    """Forward (later-neighbour) rows of the degeneracy orientation.
 
-    ``p * p + deg`` with ``p`` the number of later neighbours: the bitset build is
-    linear in the neighbourhood and the search grows with the size of ``P``.
+    Returns ``(fptr, fidx)``: ``fidx[fptr[v]:fptr[v+1]]`` are the neighbours ``u`` of
+    ``v`` with ``rank[u] > rank[v]``, ascending as in ``indices`` (int64 ``fptr``,
+    int32 ``fidx``; each edge appears once, at its lower-ranked end). A row holds at
+    most ``degeneracy`` vertices.
     """
     n = indptr.shape[0] - 1
-    work = np.empty(n, np.int64)
+    fptr = np.zeros(n + 1, np.int64)
     for v in range(n):
-        p = 0
         rv = rank[v]
+        c = 0
         for e in range(indptr[v], indptr[v + 1]):
             if rank[indices[e]] > rv:
-                p += 1
-        work[v] = p * p + (indptr[v + 1] - indptr[v])
-    return work
+                c += 1
+        fptr[v + 1] = fptr[v] + c
+    fidx = np.empty(fptr[n], np.int32)
+    w = 0
+    for v in range(n):
+        rv = rank[v]
+        for e in range(indptr[v], indptr[v + 1]):
+            u = indices[e]
+            if rank[u] > rv:
+                fidx[w] = u
+                w += 1
+    return fptr, fidx
 
 
 @njit(cache=True, nogil=True)
@@ -170,13 +181,15 @@ def _emit(v, size, univ, R, tmp, sizes, members, n_sizes, n_members):
 
 
 @njit(cache=True, nogil=True)
-def enumerate_chunk(indptr, indices, rank, verts, min_size, materialize, max_count, max_members, stop):
+def enumerate_chunk(indptr, indices, fptr, fidx, rank, verts, min_size, materialize, max_count, max_members, stop):
     """Enumerate the maximal cliques whose lowest-ranked vertex is in ``verts``.
 
     Parameters
     ----------
     indptr, indices : int32 arrays
         Symmetric CSR adjacency, sorted neighbour lists, no self-loops.
+    fptr, fidx : int64, int32 arrays
+        The forward rows of :func:`forward_adjacency` (later neighbours only).
     rank : int32 array
         Position of every vertex in the degeneracy order.
     verts : int32 array
@@ -222,8 +235,8 @@ def enumerate_chunk(indptr, indices, rank, verts, min_size, materialize, max_cou
     cur = np.empty(64, np.int64)
     pc = np.empty(64, np.int64)
     tmp = np.empty(64, np.int32)
-    ebuf = np.empty(256, np.int32)
-    eoff = np.empty(64, np.int64)
+    ea = np.empty(256, np.int32)
+    eb = np.empty(256, np.int32)
 
     for vi in range(verts.shape[0]):
         if stop[0] != 0:
@@ -246,99 +259,73 @@ def enumerate_chunk(indptr, indices, rank, verts, min_size, materialize, max_cou
             continue
         if univ.shape[0] < d0:
             univ = np.empty(max(d0, 2 * univ.shape[0]), np.int32)
-        # P: later neighbours -> local ids 0..p-1
-        p = 0
-        for e in range(indptr[v], indptr[v + 1]):
-            u = indices[e]
-            if rank[u] > rv:
-                univ[p] = u
-                pos[u] = p
-                p += 1
-            else:
-                pos[u] = -2  # candidate for X
+        # P: later neighbours (the forward row, ascending ids) -> local ids 0..p-1
+        f0 = fptr[v]
+        p = fptr[v + 1] - f0
         if p == 0:
-            # {v} is not maximal: it has an earlier neighbour
-            for e in range(indptr[v], indptr[v + 1]):
-                pos[indices[e]] = -1
-            continue
+            continue  # {v} is not maximal: it has an earlier neighbour
         if p + 1 < min_size:
-            for e in range(indptr[v], indptr[v + 1]):
-                pos[indices[e]] = -1
             continue
-        # X': earlier neighbours adjacent to some vertex of P. One pass over N(w) for
-        # w in P assigns local ids to X' and records the local adjacency pairs.
-        u_n = p
-        if eoff.shape[0] < p + 1:
-            eoff = np.empty(max(p + 1, 2 * eoff.shape[0]), np.int64)
+        for i in range(p):
+            u = fidx[f0 + i]
+            univ[i] = u
+            pos[u] = i
+        # Local adjacency pairs (a, b), b in P, a in P or X' (X' = the earlier
+        # neighbours of v with a neighbour in P; local ids p.. in ascending vertex
+        # order). The edges inside P come from the forward rows of P, the edges X'-P
+        # from the forward rows of v's earlier neighbours (each neighbour in P of an
+        # earlier x is later than x, so it is in x's forward row): at most
+        # deg(v) * degeneracy entries however large the degrees in P
+        # (Eppstein-Loffler-Strash). Scanning all of N(w) for w in P instead was
+        # 1.3-2x slower on BA / Holme-Kim graphs (hubs in P), 1.2x faster on G(n, m).
         ne = 0
-        eoff[0] = 0
-        v0 = indptr[v]
-        v1 = indptr[v + 1]
+        u_n = p
         for i in range(p):
             w = univ[i]
-            a0 = indptr[w]
-            a1 = indptr[w + 1]
-            dw = a1 - a0
-            if ebuf.shape[0] < ne + d0:
-                ebuf = _grow_i32(ebuf, ne + d0)
-            if dw > 8 * d0:
-                # hub neighbour: look the (few) neighbours of v up in N(w) instead of
-                # scanning all of N(w) -- O(deg(v) log deg(w)).
-                lo = a0
-                for e in range(v0, v1):
-                    x = indices[e]
-                    # lower bound of x in indices[lo:a1]
-                    l_ = lo
-                    h_ = a1
-                    while l_ < h_:
-                        mid = (l_ + h_) >> 1
-                        if indices[mid] < x:
-                            l_ = mid + 1
-                        else:
-                            h_ = mid
-                    lo = l_
-                    if lo >= a1:
-                        break
-                    if indices[lo] != x:
-                        continue
-                    j = pos[x]
-                    if j == -2:
-                        j = u_n
-                        pos[x] = j
-                        univ[u_n] = x
-                        u_n += 1
-                    if j >= 0:
-                        ebuf[ne] = j
-                        ne += 1
-            else:
-                for e in range(a0, a1):
-                    x = indices[e]
-                    j = pos[x]
-                    if j == -2:
-                        j = u_n
-                        pos[x] = j
-                        univ[u_n] = x
-                        u_n += 1
-                    if j >= 0:
-                        ebuf[ne] = j
-                        ne += 1
-            eoff[i + 1] = ne
-        # reset markers
+            g0 = fptr[w]
+            g1 = fptr[w + 1]
+            if ea.shape[0] < ne + (g1 - g0):
+                ea = _grow_i32(ea, ne + (g1 - g0))
+                eb = _grow_i32(eb, ne + (g1 - g0))
+            for e in range(g0, g1):
+                j = pos[fidx[e]]
+                if j >= 0:
+                    ea[ne] = j
+                    eb[ne] = i
+                    ne += 1
         for e in range(indptr[v], indptr[v + 1]):
-            pos[indices[e]] = -1
+            x = indices[e]
+            if rank[x] > rv:
+                continue
+            g0 = fptr[x]
+            g1 = fptr[x + 1]
+            if ea.shape[0] < ne + (g1 - g0):
+                ea = _grow_i32(ea, ne + (g1 - g0))
+                eb = _grow_i32(eb, ne + (g1 - g0))
+            lx = -1
+            for t in range(g0, g1):
+                j = pos[fidx[t]]
+                if j >= 0:
+                    if lx < 0:
+                        lx = u_n
+                        univ[u_n] = x
+                        u_n += 1
+                    ea[ne] = lx
+                    eb[ne] = j
+                    ne += 1
+        for i in range(p):  # reset markers
+            pos[univ[i]] = -1
         W = (u_n + 63) >> 6
         need = u_n * W
         if adj.shape[0] < need:
             adj = np.empty(max(need, 2 * adj.shape[0]), np.uint64)
         for j in range(need):
             adj[j] = _ZERO
-        for i in range(p):
-            rowi = i * W
-            for t in range(eoff[i], eoff[i + 1]):
-                j = ebuf[t]
-                adj[rowi + (j >> 6)] |= _ONE << np.uint64(j & 63)
-                if j >= p:
-                    adj[j * W + (i >> 6)] |= _ONE << np.uint64(i & 63)
+        for t in range(ne):
+            i = ea[t]
+            j = eb[t]
+            adj[i * W + (j >> 6)] |= _ONE << np.uint64(j & 63)
+            adj[j * W + (i >> 6)] |= _ONE << np.uint64(i & 63)
 
         levels = p + 2
         if stack.shape[0] < levels * 3 * W:
