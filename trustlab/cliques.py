@@ -168,6 +168,36 @@ def _schedule(g: CSRGraph, fptr: np.ndarray, n_threads: int) -> tuple[np.ndarray
     return chunk_ptr, verts
 
 
+#: graphs up to this many edges may take the exact pure-Python path on a cold cache
+_PY_MAX_EDGES = 200_000
+
+
+def _python_path(g: CSRGraph, min_size: int):
+    """``(indptr, indices)`` from the exact pure-Python twin of the kernels
+    (:mod:`trustlab._cliques_py`) when the enumeration kernel is neither compiled in
+    this process nor in Numba's cache and the graph is small enough to finish within
+    the twin's step budget; ``None`` otherwise (the caller runs the kernels).
+
+    On a cold cache a small graph is thus enumerated in a fraction of a second instead
+    of after seconds of compiling; the cliques, and their order, are the same either
+    way. Set ``TRUSTLAB_CLIQUES_PYTHON=0`` to always use the kernels."""
+    import os
+
+    if g.n_edges > _PY_MAX_EDGES or os.environ.get("TRUSTLAB_CLIQUES_PYTHON", "") == "0":
+        return None
+    from trustlab.kernels._jit import kernel_ready
+    from trustlab.kernels.cliques_cpu import enumerate_chunk
+
+    if kernel_ready(enumerate_chunk):
+        return None
+    from trustlab._cliques_py import TooBig, maximal_cliques_py
+
+    try:
+        return maximal_cliques_py(g.indptr, g.indices, min_size)
+    except TooBig:
+        return None
+
+
 def _prepare(g: CSRGraph):
     from trustlab.kernels.cliques_cpu import degeneracy_order
 
@@ -196,8 +226,12 @@ def _run_chunks(g: CSRGraph, min_size: int, materialize: bool,
     exception raised there stops the kernels through a shared flag they read where
     the search descends, and the call ends within milliseconds instead of when the
     chunks finish (minutes on a Moon-Moser graph)."""
-    from trustlab.kernels.cliques_cpu import enumerate_chunk
+    from trustlab.kernels._jit import warm_once
+    from trustlab.kernels.cliques_cpu import edges_to_csr, enumerate_chunk
 
+    # the edge-array conversion kernel (csr_from_edges) is used once compiled or cached:
+    # compile it with the clique kernels, which compile on this cold path anyway
+    warm_once("cliques:edges_to_csr", lambda: edges_to_csr(np.zeros(1, np.int64), np.ones(1, np.int64), 2))
     rank, fptr, fidx = _prepare_forward(g)
     nt = _n_threads()
     chunk_ptr, verts = _schedule(g, fptr, nt)
@@ -425,11 +459,23 @@ def maximal_cliques(
     elif callable(progress):
         cb = progress
     try:
-        indptr, indices = _enumerate_cpu(g, min_size, cb, max_cliques, max_output_bytes)
+        small = _python_path(g, min_size)
+        if small is not None and _within(small, max_cliques, max_output_bytes):
+            indptr, indices = small
+            if cb is not None:
+                cb(g.n_nodes)
+        else:  # (past a cap: the kernels stop early and word the error)
+            indptr, indices = _enumerate_cpu(g, min_size, cb, max_cliques, max_output_bytes)
     finally:
         if bar is not None:
             bar.close()
     return CliqueResult(indptr, indices, g.nodes, backend="cpu")
+
+
+def _within(cl: tuple[np.ndarray, np.ndarray], max_cliques: int | None, max_output_bytes: int | None) -> bool:
+    n_cl = cl[0].shape[0] - 1
+    return ((max_cliques is None or n_cl <= max_cliques)
+            and (max_output_bytes is None or 8 * n_cl + 4 * cl[1].shape[0] <= max_output_bytes))
 
 
 @validate_params({"graph": [object], "min_size": _MIN_SIZE, "backend": _BACKEND,
@@ -473,6 +519,9 @@ def count_maximal_cliques(graph: Any, *, min_size: int = 1, backend: str = "auto
             raise CliqueCountLimitError(f"there are {n:,} maximal cliques, more than max_count={max_count:,}; "
                                         "raise max_count (None: no cap) or min_size.")
         return n
+    small = _python_path(g, min_size)
+    if small is not None and (max_count is None or small[0].shape[0] - 1 <= max_count):
+        return int(small[0].shape[0] - 1)
     return _run_chunks(g, min_size, materialize=False, max_cliques=max_count)[0]
 
 
