@@ -235,8 +235,6 @@ def enumerate_chunk(indptr, indices, fptr, fidx, rank, verts, min_size, material
     cur = np.empty(64, np.int64)
     pc = np.empty(64, np.int64)
     tmp = np.empty(64, np.int32)
-    ea = np.empty(256, np.int32)
-    eb = np.empty(256, np.int32)
 
     for vi in range(verts.shape[0]):
         if stop[0] != 0:
@@ -270,7 +268,7 @@ def enumerate_chunk(indptr, indices, fptr, fidx, rank, verts, min_size, material
             u = fidx[f0 + i]
             univ[i] = u
             pos[u] = i
-        # Local adjacency pairs (a, b), b in P, a in P or X' (X' = the earlier
+        # Local adjacency between P and P, and P and X' (X' = the earlier
         # neighbours of v with a neighbour in P; local ids p.. in ascending vertex
         # order). The edges inside P come from the forward rows of P, the edges X'-P
         # from the forward rows of v's earlier neighbours (each neighbour in P of an
@@ -278,54 +276,46 @@ def enumerate_chunk(indptr, indices, fptr, fidx, rank, verts, min_size, material
         # deg(v) * degeneracy entries however large the degrees in P
         # (Eppstein-Loffler-Strash). Scanning all of N(w) for w in P instead was
         # 1.3-2x slower on BA / Holme-Kim graphs (hubs in P), 1.2x faster on G(n, m).
-        ne = 0
-        u_n = p
+        # The bits are set straight into rows of Wb = ceil(deg(v) / 64) words
+        # (|P| + |X'| <= deg(v)), compacted below if fewer words suffice.
+        Wb = (d0 + 63) >> 6
+        if adj.shape[0] < d0 * Wb:
+            adj = np.empty(max(d0 * Wb, 2 * adj.shape[0]), np.uint64)
+        for j in range(p * Wb):
+            adj[j] = _ZERO
         for i in range(p):
             w = univ[i]
-            g0 = fptr[w]
-            g1 = fptr[w + 1]
-            if ea.shape[0] < ne + (g1 - g0):
-                ea = _grow_i32(ea, ne + (g1 - g0))
-                eb = _grow_i32(eb, ne + (g1 - g0))
-            for e in range(g0, g1):
+            bi = _ONE << np.uint64(i & 63)
+            ri = i * Wb
+            for e in range(fptr[w], fptr[w + 1]):
                 j = pos[fidx[e]]
                 if j >= 0:
-                    ea[ne] = j
-                    eb[ne] = i
-                    ne += 1
+                    adj[ri + (j >> 6)] |= _ONE << np.uint64(j & 63)
+                    adj[j * Wb + (i >> 6)] |= bi
+        u_n = p
         for e in range(indptr[v], indptr[v + 1]):
             x = indices[e]
             if rank[x] > rv:
                 continue
-            g0 = fptr[x]
-            g1 = fptr[x + 1]
-            if ea.shape[0] < ne + (g1 - g0):
-                ea = _grow_i32(ea, ne + (g1 - g0))
-                eb = _grow_i32(eb, ne + (g1 - g0))
             lx = -1
-            for t in range(g0, g1):
+            for t in range(fptr[x], fptr[x + 1]):
                 j = pos[fidx[t]]
                 if j >= 0:
                     if lx < 0:
                         lx = u_n
                         univ[u_n] = x
                         u_n += 1
-                    ea[ne] = lx
-                    eb[ne] = j
-                    ne += 1
+                        for k in range(lx * Wb, (lx + 1) * Wb):
+                            adj[k] = _ZERO
+                    adj[lx * Wb + (j >> 6)] |= _ONE << np.uint64(j & 63)
+                    adj[j * Wb + (lx >> 6)] |= _ONE << np.uint64(lx & 63)
         for i in range(p):  # reset markers
             pos[univ[i]] = -1
         W = (u_n + 63) >> 6
-        need = u_n * W
-        if adj.shape[0] < need:
-            adj = np.empty(max(need, 2 * adj.shape[0]), np.uint64)
-        for j in range(need):
-            adj[j] = _ZERO
-        for t in range(ne):
-            i = ea[t]
-            j = eb[t]
-            adj[i * W + (j >> 6)] |= _ONE << np.uint64(j & 63)
-            adj[j * W + (i >> 6)] |= _ONE << np.uint64(i & 63)
+        if W < Wb:  # compact the rows to W words (rows only grow apart: copy forwards)
+            for r in range(u_n):
+                for k in range(W):
+                    adj[r * W + k] = adj[r * Wb + k]
 
         levels = p + 2
         if stack.shape[0] < levels * 3 * W:
