@@ -160,24 +160,17 @@ def _grow_i32(a, need):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _emit(v, size, univ, R, tmp, sizes, members, n_sizes, n_members):
-    """Append clique {v} ∪ univ[R[1:size]] (sorted) to the output buffers."""
-    tmp[0] = v
-    for k in range(1, size):
-        tmp[k] = univ[R[k]]
-    for a_ in range(1, size):  # insertion sort (cliques are small)
-        key = tmp[a_]
-        b_ = a_ - 1
-        while b_ >= 0 and tmp[b_] > key:
-            tmp[b_ + 1] = tmp[b_]
+def _write_clique(v, size, univ, R, members, at):
+    """Write clique {v} ∪ univ[R[1:size]], sorted, to ``members[at:at + size]`` (the
+    caller has made room). Returns nothing: no array passes back per clique."""
+    members[at] = v
+    for k in range(1, size):  # insertion sort as the members arrive (cliques are small)
+        key = univ[R[k]]
+        b_ = at + k - 1
+        while b_ >= at and members[b_] > key:
+            members[b_ + 1] = members[b_]
             b_ -= 1
-        tmp[b_ + 1] = key
-    sizes = _grow_i32(sizes, n_sizes + 1)
-    members = _grow_i32(members, n_members + size)
-    sizes[n_sizes] = size
-    for k in range(size):
-        members[n_members + k] = tmp[k]
-    return sizes, members, n_sizes + 1, n_members + size
+        members[b_ + 1] = key
 
 
 @njit(cache=True, nogil=True)
@@ -234,7 +227,6 @@ def enumerate_chunk(indptr, indices, fptr, fidx, rank, verts, min_size, material
     R = np.empty(64, np.int32)
     cur = np.empty(64, np.int64)
     pc = np.empty(64, np.int64)
-    tmp = np.empty(64, np.int32)
 
     for vi in range(verts.shape[0]):
         if stop[0] != 0:
@@ -325,8 +317,6 @@ def enumerate_chunk(indptr, indices, fptr, fidx, rank, verts, min_size, material
             R = np.empty(m, np.int32)
             cur = np.empty(m, np.int64)
             pc = np.empty(m, np.int64)
-        if tmp.shape[0] < levels:
-            tmp = np.empty(max(levels, 2 * tmp.shape[0]), np.int32)
 
         if W == 1:
             # the common sparse case: every set is one machine word
@@ -375,8 +365,14 @@ def enumerate_chunk(indptr, indices, fptr, fidx, rank, verts, min_size, material
                         if size > max_size:
                             max_size = size
                         if materialize:
-                            sizes, members, n_sizes, n_members = _emit(
-                                v, size, univ, R, tmp, sizes, members, n_sizes, n_members)
+                            if sizes.shape[0] < n_sizes + 1:
+                                sizes = _grow_i32(sizes, n_sizes + 1)
+                            if members.shape[0] < n_members + size:
+                                members = _grow_i32(members, n_members + size)
+                            _write_clique(v, size, univ, R, members, n_members)
+                            sizes[n_sizes] = size
+                            n_sizes += 1
+                            n_members += size
                             if n_sizes > max_count or n_members + 2 * n_sizes > max_members:
                                 return sizes[:0].copy(), members[:0].copy(), -1, max_size
                     continue
@@ -389,8 +385,14 @@ def enumerate_chunk(indptr, indices, fptr, fidx, rank, verts, min_size, material
                         if size + 1 > max_size:
                             max_size = size + 1
                         if materialize:
-                            sizes, members, n_sizes, n_members = _emit(
-                                v, size + 1, univ, R, tmp, sizes, members, n_sizes, n_members)
+                            if sizes.shape[0] < n_sizes + 1:
+                                sizes = _grow_i32(sizes, n_sizes + 1)
+                            if members.shape[0] < n_members + size + 1:
+                                members = _grow_i32(members, n_members + size + 1)
+                            _write_clique(v, size + 1, univ, R, members, n_members)
+                            sizes[n_sizes] = size + 1
+                            n_sizes += 1
+                            n_members += size + 1
                             if n_sizes > max_count or n_members + 2 * n_sizes > max_members:
                                 return sizes[:0].copy(), members[:0].copy(), -1, max_size
                     continue
@@ -495,8 +497,14 @@ def enumerate_chunk(indptr, indices, fptr, fidx, rank, verts, min_size, material
                     if size > max_size:
                         max_size = size
                     if materialize:
-                        sizes, members, n_sizes, n_members = _emit(
-                            v, size, univ, R, tmp, sizes, members, n_sizes, n_members)
+                        if sizes.shape[0] < n_sizes + 1:
+                            sizes = _grow_i32(sizes, n_sizes + 1)
+                        if members.shape[0] < n_members + size:
+                            members = _grow_i32(members, n_members + size)
+                        _write_clique(v, size, univ, R, members, n_members)
+                        sizes[n_sizes] = size
+                        n_sizes += 1
+                        n_members += size
                         if n_sizes > max_count or n_members + 2 * n_sizes > max_members:
                             return sizes[:0].copy(), members[:0].copy(), -1, max_size
                 continue
