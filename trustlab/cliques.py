@@ -437,7 +437,12 @@ def maximal_cliques(
     -----
     Bron–Kerbosch with Tomita pivoting [1]_ inside a degeneracy ordering [2]_; each
     top-level sub-problem is solved on bitsets and the sub-problems run in parallel
-    on ``numba.get_num_threads()`` threads.
+    on ``numba.get_num_threads()`` threads. While the Numba kernels are neither compiled
+    in this process nor in Numba's on-disk cache (the first call after an install), a
+    graph of at most 200,000 edges is enumerated by an exact pure-Python twin of the
+    same algorithm when it finishes within a fixed step budget (about a second):
+    the same cliques in the same order, without seconds of compiling
+    (``TRUSTLAB_CLIQUES_PYTHON=0`` turns this off).
 
     References
     ----------

@@ -607,8 +607,10 @@ def read_edge_file(path: str | Path) -> CSRGraph:
     exist. Self-loops are dropped with a warning, duplicate edges merged.
 
     Plain ASCII files of integer labels (the usual case) are parsed and turned into
-    CSR by Numba kernels; anything else (string labels, non-ASCII bytes, malformed
-    lines) goes through the exact Python reader, which also words the errors.
+    CSR by Numba kernels (files up to 1 MiB by the Python reader while those kernels are
+    neither compiled nor in Numba's cache: the same graph without their compile);
+    anything else (string labels, non-ASCII bytes, malformed lines) goes through the
+    exact Python reader, which also words the errors.
 
     Parameters
     ----------
@@ -647,7 +649,7 @@ def read_edge_file(path: str | Path) -> CSRGraph:
         raise IsADirectoryError(f"{str(path)!r} is a directory, not an edge file")
     if not path.exists():
         raise FileNotFoundError(f"edge file {str(path)!r} does not exist")
-    g = _read_int_edges_fast(path)
+    g = None if _small_and_cold(path) else _read_int_edges_fast(path)
     return g if g is not None else _read_edge_file_python(path)
 
 
@@ -657,14 +659,20 @@ def read_edge_file(path: str | Path) -> CSRGraph:
 _PY_READ_MAX_BYTES = 1 << 20
 
 
+def _small_and_cold(path: Path) -> bool:
+    """A small file while the reader kernels are neither compiled nor cached: the
+    Python reader returns the same graph without their compile."""
+    if path.stat().st_size > _PY_READ_MAX_BYTES:
+        return False
+    from trustlab.kernels._jit import kernel_ready
+    from trustlab.kernels.cliques_cpu import parse_int_edges
+
+    return not kernel_ready(parse_int_edges)
+
+
 def _read_int_edges_fast(path: Path) -> CSRGraph | None:
     from trustlab.kernels.cliques_cpu import compact_labels, edges_to_csr, parse_int_edges
 
-    if path.stat().st_size <= _PY_READ_MAX_BYTES:
-        from trustlab.kernels._jit import kernel_ready
-
-        if not kernel_ready(parse_int_edges):
-            return None  # the same graph from the Python reader, without a compile
     buf = np.fromfile(path, dtype=np.uint8)
     src, dst, m, ok = parse_int_edges(buf)
     del buf
