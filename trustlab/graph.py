@@ -303,7 +303,7 @@ def _from_edge_array(E: Any, n_nodes: int | None) -> CSRGraph:
             )
     if kind == "u" and arr.size and int(arr.max()) > np.iinfo(np.int64).max:
         raise ValueError("edge array holds node ids too large for int64.")
-    arr = arr.astype(np.int64)
+    arr = arr.astype(np.int64, copy=False)
     if arr.size and int(arr.min()) < 0:
         i = int(np.argwhere(arr < 0)[0][0])
         raise ValueError(
