@@ -5,8 +5,10 @@ For every job a new, empty ``NUMBA_CACHE_DIR`` is made; the job's command runs o
 ``--warm`` more times (warm: the same command loading the kernels from the cache).
 Reported per job: wall seconds and CPU seconds (user + system of the child process;
 CPU time is what a loaded machine inflates least), cold / warm ratios, and the
-1-minute load average before each run. Results are printed as markdown rows and, with
-``--json PATH``, appended as JSON lines.
+1-minute load average before each run; "same result" compares, cold against warm, the
+printed JSON (timing fields dropped; ``partition``: status, objective and clusters) and
+any output file byte for byte (the randomised jobs run with ``--seed 7``). Results are
+printed as markdown rows and, with ``--json PATH``, appended as JSON lines.
 
 Run::
 
@@ -18,7 +20,8 @@ The jobs (bundled data only, so the benchmark runs anywhere):
 * ``partition``: ``trustlab partition`` on the bundled CP-Lib ``cars`` instance (33 nodes, cpp);
 * ``partition-sparse``: ``trustlab partition`` on a generated sparse edge list of 6,000 nodes
   (the O(n + m) sparse search);
-* ``cliques``: ``trustlab cliques`` on a generated random graph (2,000 nodes, 20,000 edges);
+* ``cliques``: ``trustlab cliques -o cl.txt`` on a generated random graph (2,000 nodes, 20,000
+  edges);
 * ``privatize``: ``trustlab privatize`` of 1,000 x 300 float32 vectors;
 * ``bias-weat``: ``trustlab bias weat`` (all ten Caliskan tests on the bundled subset);
 * ``warmup``: ``trustlab warmup`` itself (its cold run is the post-install cost).
@@ -66,10 +69,10 @@ def _inputs(tmp: str) -> dict[str, list[str]]:
         "resolve": ["resolve", "--dataset", "csv_example", "--json", "-q", "-o", os.path.join(tmp, "ent.csv")],
         "partition": ["partition", cp, "--json", "-q"],
         "partition-sparse": ["partition", os.path.join(tmp, "sparse.edges"), "--format", "edgelist", "--json", "-q"],
-        "cliques": ["cliques", os.path.join(tmp, "g.edges"), "--json", "-q"],
-        "privatize": ["privatize", os.path.join(tmp, "X.npy"), "--epsilon", "1", "--output",
+        "cliques": ["cliques", os.path.join(tmp, "g.edges"), "--json", "-q", "-o", os.path.join(tmp, "cl.txt")],
+        "privatize": ["privatize", os.path.join(tmp, "X.npy"), "--epsilon", "1", "--seed", "7", "--output",
                       os.path.join(tmp, "Xp.npy"), "--json", "-q"],
-        "bias-weat": ["bias", "weat", "--json", "-q"],
+        "bias-weat": ["bias", "weat", "--seed", "7", "--json", "-q"],
         "warmup": ["warmup"],
     }
 
@@ -92,9 +95,37 @@ def _run(argv: list[str], cache: str) -> dict:
         for k in ("component_status", "status", "n_entities", "objective"):
             if isinstance(js, dict) and k in js:
                 out[k] = js[k]
+        if argv[0] != "partition":  # (its JSON carries budget and work counters)
+            out["digest"] = _digest(js, argv)
+        elif isinstance(js, dict) and "clusters" in js:
+            out["clusters"] = js["clusters"]
     except (ValueError, IndexError):
         pass
     return out
+
+
+def _strip_timings(x):
+    if isinstance(x, dict):
+        return {k: _strip_timings(v) for k, v in x.items()
+                if not any(t in k.lower() for t in ("second", "time", "elapsed", "wall", "cpu", "created"))}
+    if isinstance(x, list):
+        return [_strip_timings(v) for v in x]
+    return x
+
+
+def _digest(js, argv: list[str]) -> str:
+    """SHA-256 of the printed JSON without its timing fields, plus the bytes of any
+    output file the job wrote: equal digests = the same result, cold and warm."""
+    import hashlib
+
+    h = hashlib.sha256(json.dumps(_strip_timings(js), sort_keys=True).encode())
+    for flag in ("-o", "--output"):
+        if flag in argv:
+            path = argv[argv.index(flag) + 1]
+            if os.path.exists(path):
+                with open(path, "rb") as fh:
+                    h.update(fh.read())
+    return h.hexdigest()[:16]
 
 
 def main() -> None:
@@ -120,7 +151,7 @@ def main() -> None:
                     warms += [_run(argv, cache) for _ in range(a.warm)]
             c = min(colds, key=lambda r: r["wall"])
             w = min(warms, key=lambda r: r["wall"])
-            keys = ("component_status", "status", "n_entities", "objective")
+            keys = ("component_status", "status", "n_entities", "objective", "digest", "clusters")
             same = all(r.get(k) == colds[0].get(k) for r in colds + warms for k in keys)
             print(f"| {name} | {c['wall']:.2f} s | {w['wall']:.2f} s | {c['wall'] / w['wall']:.1f}x "
                   f"| {c['cpu']:.2f} s | {w['cpu']:.2f} s | {c['cpu'] / max(w['cpu'], 1e-9):.1f}x "

@@ -144,14 +144,20 @@ def _n_threads() -> int:
     return max(1, int(numba.config.NUMBA_NUM_THREADS))
 
 
-def _schedule(g: CSRGraph, rank: np.ndarray, n_threads: int) -> tuple[np.ndarray, np.ndarray]:
-    """Top-level vertices sorted by estimated work (largest first), cut into chunks
-    of roughly equal work: ``(chunk_ptr, chunk_verts)``."""
-    from trustlab.kernels.cliques_cpu import subproblem_work
+def _schedule(g: CSRGraph, fptr: np.ndarray, n_threads: int) -> tuple[np.ndarray, np.ndarray]:
+    """Top-level vertices in :func:`trustlab._cliques_py.schedule_order` (heavy ones
+    largest first, then vertex order), cut into chunks of roughly equal work:
+    ``(chunk_ptr, chunk_verts)``.
+
+    The work of vertex ``v`` is estimated as ``p * p + deg(v)``, ``p`` its number of
+    later neighbours: the sub-problem build is linear in the neighbourhood and the
+    search grows with the size of ``P``."""
+    from trustlab._cliques_py import schedule_order
 
     n = g.n_nodes
-    work = subproblem_work(g.indptr, g.indices, rank)
-    verts = np.argsort(-work, kind="stable").astype(np.int32)
+    p = np.diff(fptr)
+    work = p * p + np.diff(g.indptr).astype(np.int64)
+    verts = schedule_order(g.indptr, fptr)
     if n == 0:
         return np.zeros(1, np.int64), verts
     cum = np.cumsum(work[verts], dtype=np.float64)
@@ -165,11 +171,50 @@ def _schedule(g: CSRGraph, rank: np.ndarray, n_threads: int) -> tuple[np.ndarray
     return chunk_ptr, verts
 
 
+#: graphs up to this many edges may take the exact pure-Python path on a cold cache
+_PY_MAX_EDGES = 200_000
+
+
+def _python_path(g: CSRGraph, min_size: int):
+    """``(indptr, indices)`` from the exact pure-Python twin of the kernels
+    (:mod:`trustlab._cliques_py`) when the enumeration kernel is neither compiled in
+    this process nor in Numba's cache and the graph is small enough to finish within
+    the twin's step budget; ``None`` otherwise (the caller runs the kernels).
+
+    On a cold cache a small graph is thus enumerated in a fraction of a second instead
+    of after seconds of compiling; the cliques, and their order, are the same either
+    way. Set ``TRUSTLAB_CLIQUES_PYTHON=0`` to always use the kernels."""
+    import os
+
+    if g.n_edges > _PY_MAX_EDGES or os.environ.get("TRUSTLAB_CLIQUES_PYTHON", "") == "0":
+        return None
+    from trustlab.kernels._jit import kernel_ready
+    from trustlab.kernels.cliques_cpu import enumerate_chunk
+
+    if kernel_ready(enumerate_chunk):
+        return None
+    from trustlab._cliques_py import TooBig, maximal_cliques_py
+
+    try:
+        return maximal_cliques_py(g.indptr, g.indices, min_size)
+    except TooBig:
+        return None
+
+
 def _prepare(g: CSRGraph):
     from trustlab.kernels.cliques_cpu import degeneracy_order
 
     _, rank, _ = degeneracy_order(g.indptr, g.indices)
     return rank
+
+
+def _prepare_forward(g: CSRGraph):
+    """``(rank, fptr, fidx)``: degeneracy ranks and the forward rows."""
+    from trustlab.kernels.cliques_cpu import forward_adjacency
+
+    rank = _prepare(g)
+    fptr, fidx = forward_adjacency(g.indptr, g.indices, rank)
+    return rank, fptr, fidx
 
 
 def _run_chunks(g: CSRGraph, min_size: int, materialize: bool,
@@ -184,11 +229,15 @@ def _run_chunks(g: CSRGraph, min_size: int, materialize: bool,
     exception raised there stops the kernels through a shared flag they read where
     the search descends, and the call ends within milliseconds instead of when the
     chunks finish (minutes on a Moon-Moser graph)."""
-    from trustlab.kernels.cliques_cpu import enumerate_chunk
+    from trustlab.kernels._jit import warm_once
+    from trustlab.kernels.cliques_cpu import edges_to_csr, enumerate_chunk
 
-    rank = _prepare(g)
+    # the edge-array conversion kernel (csr_from_edges) is used once compiled or cached:
+    # compile it with the clique kernels, which compile on this cold path anyway
+    warm_once("cliques:edges_to_csr", lambda: edges_to_csr(np.zeros(1, np.int64), np.ones(1, np.int64), 2))
+    rank, fptr, fidx = _prepare_forward(g)
     nt = _n_threads()
-    chunk_ptr, verts = _schedule(g, rank, nt)
+    chunk_ptr, verts = _schedule(g, fptr, nt)
     n_chunks = chunk_ptr.shape[0] - 1
 
     lock = threading.Lock()
@@ -202,7 +251,7 @@ def _run_chunks(g: CSRGraph, min_size: int, materialize: bool,
         with lock:  # each chunk may use what the finished ones left of the budget
             left_c = _BIG if max_cliques is None else max_cliques - kept[0]
             left_m = _BIG if max_output_bytes is None else (max_output_bytes - 8 * kept[0] - 4 * kept[1]) // 4
-        out = enumerate_chunk(g.indptr, g.indices, rank, verts[chunk_ptr[c]:chunk_ptr[c + 1]],
+        out = enumerate_chunk(g.indptr, g.indices, fptr, fidx, rank, verts[chunk_ptr[c]:chunk_ptr[c + 1]],
                               min_size, materialize, max(left_c, 0), max(left_m, 0), halt)
         with lock:
             if int(out[2]) == -2:  # halted: the caller is unwinding
@@ -221,15 +270,31 @@ def _run_chunks(g: CSRGraph, min_size: int, materialize: bool,
     if n_chunks <= 1:
         parts = [job(c) for c in range(n_chunks)]
     else:
-        ex = ThreadPoolExecutor(max_workers=min(nt, n_chunks))
+        # one task per thread, each taking the next chunk until none is left (dynamic
+        # balance without a future per chunk: 64 submissions cost ~5 ms a call)
+        parts = [None] * n_chunks
+        order = iter(range(n_chunks))
+
+        def worker():
+            while True:
+                with lock:
+                    c = next(order, None)
+                if c is None:
+                    return
+                parts[c] = job(c)
+
+        nw = min(nt, n_chunks)
+        ex = ThreadPoolExecutor(max_workers=nw)
         try:
-            futs = [ex.submit(job, c) for c in range(n_chunks)]
+            futs = [ex.submit(worker) for _ in range(nw)]
             pending = set(futs)
             while pending:  # a timed wait: a signal's handler runs in this thread promptly
                 _, pending = wait(pending, timeout=0.1)
-            parts = [f.result() for f in futs]
+            for f in futs:
+                f.result()
         except BaseException:
             halt[0] = 1
+            stop.set()
             ex.shutdown(wait=True, cancel_futures=True)
             raise
         ex.shutdown(wait=True)
@@ -375,7 +440,12 @@ def maximal_cliques(
     -----
     Bron–Kerbosch with Tomita pivoting [1]_ inside a degeneracy ordering [2]_; each
     top-level sub-problem is solved on bitsets and the sub-problems run in parallel
-    on ``numba.get_num_threads()`` threads.
+    on ``numba.get_num_threads()`` threads. While the Numba kernels are neither compiled
+    in this process nor in Numba's on-disk cache (the first call after an install), a
+    graph of at most 200,000 edges is enumerated by an exact pure-Python twin of the
+    same algorithm when it finishes within a fixed step budget (about a second):
+    the same cliques in the same order, without seconds of compiling
+    (``TRUSTLAB_CLIQUES_PYTHON=0`` turns this off).
 
     References
     ----------
@@ -413,11 +483,23 @@ def maximal_cliques(
     elif callable(progress):
         cb = progress
     try:
-        indptr, indices = _enumerate_cpu(g, min_size, cb, max_cliques, max_output_bytes)
+        small = _python_path(g, min_size)
+        if small is not None and _within(small, max_cliques, max_output_bytes):
+            indptr, indices = small
+            if cb is not None:
+                cb(g.n_nodes)
+        else:  # (past a cap: the kernels stop early and word the error)
+            indptr, indices = _enumerate_cpu(g, min_size, cb, max_cliques, max_output_bytes)
     finally:
         if bar is not None:
             bar.close()
     return CliqueResult(indptr, indices, g.nodes, backend="cpu")
+
+
+def _within(cl: tuple[np.ndarray, np.ndarray], max_cliques: int | None, max_output_bytes: int | None) -> bool:
+    n_cl = cl[0].shape[0] - 1
+    return ((max_cliques is None or n_cl <= max_cliques)
+            and (max_output_bytes is None or 8 * n_cl + 4 * cl[1].shape[0] <= max_output_bytes))
 
 
 @validate_params({"graph": [object], "min_size": _MIN_SIZE, "backend": _BACKEND,
@@ -461,6 +543,9 @@ def count_maximal_cliques(graph: Any, *, min_size: int = 1, backend: str = "auto
             raise CliqueCountLimitError(f"there are {n:,} maximal cliques, more than max_count={max_count:,}; "
                                         "raise max_count (None: no cap) or min_size.")
         return n
+    small = _python_path(g, min_size)
+    if small is not None and (max_count is None or small[0].shape[0] - 1 <= max_count):
+        return int(small[0].shape[0] - 1)
     return _run_chunks(g, min_size, materialize=False, max_cliques=max_count)[0]
 
 

@@ -34,7 +34,8 @@ def test_weat_compiles_only_the_kernel_it_runs(tmp_path):
     # the four subset-sum kernels (exact/sampled x serial/threaded) used to compile at import
     assert not any("subset_sums" in f for f in out["at_import"]), out
     used = {f for f in out["all"] if "subset_sums" in f}
-    assert used == {"_exact_subset_sums_serial"}, out
+    # C(8, 4) = 70 splits on a cold cache: the exact kernel's NumPy twin (same bits), nothing compiled
+    assert used == set(), out
 
 
 def _slice_copies(path):

@@ -59,6 +59,11 @@ def register(subparsers) -> None:
     p.set_defaults(func=run)
 
 
+#: outputs up to this many stored members are formatted in Python while the formatting
+#: kernels are neither compiled nor cached
+_PY_WRITE_MAX_MEMBERS = 1_000_000
+
+
 def _write_output(res, out: str) -> None:
     path = Path(out)
     if path.suffix == ".npz":
@@ -69,9 +74,18 @@ def _write_output(res, out: str) -> None:
             with open(tmp, "wb") as fh:
                 np.savez_compressed(fh, indptr=res.indptr, indices=res.indices, nodes=nodes)
         return
+    from trustlab.kernels._jit import kernel_ready
     from trustlab.kernels.cliques_cpu import clique_line_bytes, format_clique_lines
 
     enc = [str(x).encode("utf-8") for x in res.nodes.tolist()]
+    if res.indices.shape[0] <= _PY_WRITE_MAX_MEMBERS and not kernel_ready(format_clique_lines):
+        # the same bytes without compiling the two formatting kernels (~1 s of CPU cold)
+        ip = res.indptr.tolist()
+        ix = res.indices.tolist()
+        with atomic_write(path, "wb") as fh:
+            fh.write(b"".join(b" ".join([enc[i] for i in ix[ip[k]:ip[k + 1]]]) + b"\n"
+                              for k in range(len(ip) - 1)))
+        return
     lab_len = np.fromiter((len(b) for b in enc), dtype=np.int64, count=len(enc))
     lab_off = np.zeros(len(enc) + 1, dtype=np.int64)
     np.cumsum(lab_len, out=lab_off[1:])

@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 __all__ = ["FAMILIES", "warm_caches", "register", "run"]
 
@@ -19,26 +20,37 @@ __all__ = ["FAMILIES", "warm_caches", "register", "run"]
 def _cliques():
     import numpy as np
 
-    from trustlab.cliques import count_cliques, count_maximal_cliques, maximal_cliques
+    from trustlab.cliques import _enumerate_cpu, _run_chunks, count_cliques
+    from trustlab.graph import as_csr_graph
+    from trustlab.kernels.cliques_cpu import edges_to_csr
 
-    e = np.array([[0, 1], [1, 2], [2, 0], [2, 3]])
-    maximal_cliques(e)
-    count_maximal_cliques(e)
-    count_cliques(e)
+    # the kernels themselves: the public calls would take their exact cold-cache Python
+    # paths on a graph this small and compile nothing
+    g = as_csr_graph(np.array([[0, 1], [1, 2], [2, 0], [2, 3]]))
+    _enumerate_cpu(g, 1)
+    _run_chunks(g, 1, materialize=False)
+    count_cliques(g)
+    edges_to_csr(np.array([0, 1]), np.array([1, 2]), 3)
 
 
 def _cliques_cli():
     import tempfile
 
-    from trustlab.cliques import maximal_cliques
-    from trustlab.commands.cliques import _write_output
-    from trustlab.graph import read_edge_file
+    import numpy as np
+
+    from trustlab.graph import _read_int_edges_fast
+    from trustlab.kernels.cliques_cpu import clique_line_bytes, format_clique_lines
 
     with tempfile.TemporaryDirectory() as tmp:
         p = os.path.join(tmp, "g.txt")
         with open(p, "w") as fh:
             fh.write("0 1\n1 2\n2 0\n2 3\n")
-        _write_output(maximal_cliques(read_edge_file(p)), os.path.join(tmp, "c.txt"))
+        _read_int_edges_fast(Path(p))  # the reader kernels (read_edge_file would read it in Python)
+    ip = np.array([0, 2], np.int64)
+    ix = np.array([0, 1], np.int32)
+    lab_len = np.ones(2, np.int64)
+    out = np.empty(int(clique_line_bytes(ip, ix, lab_len).sum()), np.uint8)
+    format_clique_lines(ip, ix, np.frombuffer(b"01", np.uint8), np.array([0, 1, 2], np.int64), 0, 1, out)
 
 
 def _privacy():

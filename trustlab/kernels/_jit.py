@@ -17,7 +17,7 @@ import threading
 import time
 from typing import Callable
 
-__all__ = ["warm_once", "compile_seconds", "is_warm"]
+__all__ = ["warm_once", "compile_seconds", "is_warm", "kernel_ready"]
 
 _lock = threading.Lock()
 _keys: dict[str, threading.Event] = {}
@@ -80,3 +80,44 @@ def warm_once(key: str, fn: Callable[[], object]) -> float:
 def compile_seconds() -> float:
     """Seconds spent in :func:`warm_once` warm-ups so far in this process (all threads)."""
     return _total
+
+
+def kernel_ready(dispatcher: object) -> bool:
+    """True when a call of the Numba kernel ``dispatcher`` will not compile: it has a
+    compiled specialisation in this process, or Numba's on-disk cache holds an entry
+    for its current source and bytecode (the cache index is read, nothing is loaded).
+
+    Callers use it to pick between a kernel and an exact NumPy/Python path that gives
+    the same result: on a cold cache a small input is done before the kernel would
+    have compiled. Any problem reading Numba's cache state answers False (the caller
+    then takes its exact non-compiled path where it has one, or compiles).
+
+    Examples
+    --------
+    >>> from numba import njit
+    >>> f = njit(lambda x: x + 1)
+    >>> kernel_ready(f)
+    False
+    >>> f(1), kernel_ready(f)
+    (2, True)
+    """
+    try:
+        if dispatcher.overloads:  # type: ignore[attr-defined]
+            return True
+        cache = dispatcher._cache  # type: ignore[attr-defined]
+        index = cache._cache_file._load_index()
+        if not index:
+            return False
+        probe = cache._index_key(None, _NoCodegen())[2]  # hashes of the bytecode / closure
+        return any(len(k) == 3 and k[2] == probe for k in index)
+    except Exception:
+        return False
+
+
+class _NoCodegen:
+    """Stands in for a codegen in ``_index_key`` (only its magic tuple is asked for),
+    so probing the cache does not initialise Numba's CPU target."""
+
+    @staticmethod
+    def magic_tuple() -> tuple:
+        return ()

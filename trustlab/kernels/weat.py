@@ -34,6 +34,11 @@ __all__ = [
     "sample_subset_sums_serial",  # noqa: F822 (compiled on first use, see _LOADERS)
     "exact_kernel",
     "sample_kernel",
+    "exact_name",
+    "sample_name",
+    "is_ready",
+    "sample_subset_sums_numpy",
+    "exact_subset_sums_numpy",
     "binomial_table",
     "element_keys",
     "mix64",
@@ -51,7 +56,8 @@ def _mix64_py(z):
     return z ^ (z >> np.uint64(31))
 
 
-mix64 = njit("uint64(uint64)", cache=True)(_mix64_py)
+# compiled on first use (as part of the sampling kernel), not at import
+mix64 = njit(cache=True)(_mix64_py)
 
 
 def binomial_table(n: int, k: int) -> np.ndarray:
@@ -217,6 +223,26 @@ _LOADERS = {
 }
 __getattr__, __dir__ = lazy_attributes(globals(), _LOADERS)
 
+# Signature-free twins of the four kernels, never called: creating one compiles
+# nothing, and its on-disk cache entry is the kernel's (same function, qualname, file).
+_PROBES = {
+    "exact_subset_sums": lambda: njit(cache=True)(_exact_subset_sums_py),
+    "exact_subset_sums_serial": lambda: njit(cache=True)(_renamed(_exact_subset_sums_py, "_exact_subset_sums_serial")),
+    "sample_subset_sums": lambda: njit(cache=True)(_sample_subset_sums_py),
+    "sample_subset_sums_serial": lambda: njit(cache=True)(
+        _renamed(_sample_subset_sums_py, "_sample_subset_sums_serial")),
+}
+
+
+def is_ready(name: str) -> bool:
+    """True when the kernel ``name`` is loaded in this process or in Numba's on-disk
+    cache, i.e. when using it compiles nothing."""
+    if name in globals():
+        return True
+    from trustlab.kernels._jit import kernel_ready
+
+    return kernel_ready(_PROBES[name]())
+
 PARALLEL_MIN_WORK = 200_000  # subsets x k below which the serial kernel is used
 
 
@@ -225,14 +251,79 @@ def _kernel(name: str):
     return k if k is not None else __getattr__(name)
 
 
+def exact_name(work: int) -> str:
+    """Name of the exact-enumeration kernel for ``work`` = subsets x k operations."""
+    return "exact_subset_sums" if work >= PARALLEL_MIN_WORK else "exact_subset_sums_serial"
+
+
+def sample_name(work: int) -> str:
+    """Name of the sampling kernel for ``work`` = samples x k operations."""
+    return "sample_subset_sums" if work >= PARALLEL_MIN_WORK else "sample_subset_sums_serial"
+
+
 def exact_kernel(work: int):
     """The exact-enumeration kernel for ``work`` = subsets x k operations."""
-    return _kernel("exact_subset_sums" if work >= PARALLEL_MIN_WORK else "exact_subset_sums_serial")
+    return _kernel(exact_name(work))
 
 
 def sample_kernel(work: int):
     """The sampling kernel for ``work`` = samples x k operations."""
-    return _kernel("sample_subset_sums" if work >= PARALLEL_MIN_WORK else "sample_subset_sums_serial")
+    return _kernel(sample_name(work))
+
+
+def sample_subset_sums_numpy(s, k, seed, start, m, keys_lo, keys_hi):
+    """``(sums, keys_lo, keys_hi)`` of samples ``start .. start+m-1``, bit for bit the
+    sampling kernel's (the same SplitMix64 stream, partial Fisher-Yates and summation
+    order, vectorised over the samples in NumPy): for small jobs on a cold cache."""
+    n = s.shape[0]
+    out = np.empty(m)
+    out_lo = np.empty(m, dtype=np.uint64)
+    out_hi = np.empty(m, dtype=np.uint64)
+    step = max(1, (1 << 22) // max(n, 1))  # perm block of at most 4M entries
+    base = np.arange(n, dtype=np.int64)
+    for a in range(0, m, step):
+        b = min(m, a + step)
+        rows = np.arange(b - a)
+        idx = np.arange(start + a, start + b, dtype=np.int64).astype(np.uint64)
+        st = _mix64_np(np.uint64(seed) ^ _mix64_np(idx + np.uint64(1)))
+        perm = np.tile(base, (b - a, 1))
+        acc = np.zeros(b - a)
+        klo = np.zeros(b - a, dtype=np.uint64)
+        khi = np.zeros(b - a, dtype=np.uint64)
+        for j in range(k):
+            st = st + _GOLDEN
+            u = (_mix64_np(st) >> np.uint64(11)).astype(np.float64) * _INV53
+            r = np.minimum(j + (u * (n - j)).astype(np.int64), n - 1)
+            t = perm[:, j].copy()
+            e = perm[rows, r]
+            perm[:, j] = e
+            perm[rows, r] = t
+            acc += s[e]
+            klo ^= keys_lo[e]
+            khi ^= keys_hi[e]
+        out[a:b], out_lo[a:b], out_hi[a:b] = acc, klo, khi
+    return out, out_lo, out_hi
+
+
+def _mix64_np(z):
+    z = (z ^ (z >> np.uint64(30))) * _M1
+    z = (z ^ (z >> np.uint64(27))) * _M2
+    return z ^ (z >> np.uint64(31))
+
+
+def exact_subset_sums_numpy(s, k, offset, count):
+    """Sums of ``s`` over the k-subsets of rank ``offset .. offset+count-1`` in
+    lexicographic order, bit for bit the exact kernel's (same order, same summation
+    order): for small jobs on a cold cache."""
+    import itertools
+
+    n = s.shape[0]
+    it = itertools.islice(itertools.combinations(range(n), k), offset, offset + count)
+    comb = np.fromiter(itertools.chain.from_iterable(it), dtype=np.int64, count=count * k).reshape(count, k)
+    acc = np.zeros(count)
+    for j in range(k):
+        acc += s[comb[:, j]]
+    return acc
 
 
 def n_chunks(total: int) -> int:

@@ -26,6 +26,9 @@ _EXACT_HARD_CAP = 50_000_000
 # Monte-Carlo splits are drawn in kernel calls of at most this many samples, so a
 # SIGTERM or Ctrl-C (handled between calls) ends a long test within a fraction of a second
 _DRAW_BATCH = 1 << 20
+#: subsets x k up to which a job runs the kernels' NumPy twins while the kernel it would
+#: use is neither compiled nor cached (same bits; a cold compile costs 1-2 s of CPU)
+_NUMPY_MAX_WORK = 4_000_000
 # up to this many sampled splits are kept distinct (24 bytes each, held at once); above
 # it splits are drawn with replacement and counted batch by batch in constant memory
 DISTINCT_MAX = 1 << 22
@@ -165,6 +168,9 @@ def _draw_one(s, k, seed, start, m, lo_keys, hi_keys, backend):
         from trustlab.kernels.weat_cuda import sample_subset_sums_cuda
 
         return sample_subset_sums_cuda(s, k, seed, start, m, lo_keys, hi_keys)
+    if m * k <= _NUMPY_MAX_WORK and not K.is_ready(K.sample_name(m * k)):
+        # the kernel's bits without its cold compile (~2 s of CPU)
+        return K.sample_subset_sums_numpy(s, k, seed, start, m, lo_keys, hi_keys)
     out = np.empty(m)
     out_lo = np.empty(m, dtype=np.uint64)
     out_hi = np.empty(m, dtype=np.uint64)
@@ -183,7 +189,11 @@ def _exact_sums(s: np.ndarray, k: int) -> np.ndarray:
     step = 4 * _DRAW_BATCH
     for a in range(0, total, step):
         b = min(total, a + step)
-        K.exact_kernel((b - a) * k)(s, k, T, K.n_chunks(b - a), out[a:b], a)
+        work = (b - a) * k
+        if work <= _NUMPY_MAX_WORK and not K.is_ready(K.exact_name(work)):
+            out[a:b] = K.exact_subset_sums_numpy(s, k, a, b - a)  # the kernel's bits, no compile
+        else:
+            K.exact_kernel(work)(s, k, T, K.n_chunks(b - a), out[a:b], a)
     return out
 
 
