@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 from rapidfuzz import distance, fuzz, process
 
-from trustlab._chunks import spans, text_spans, work_spans
+from trustlab._chunks import column_stack, spans, text_spans, work_spans
 from trustlab._validation import Interval, validate_params
 from trustlab.er.kinds import KINDS, Field
 from trustlab.kernels import er as K
@@ -471,9 +471,9 @@ def compare(df: pd.DataFrame, pairs: np.ndarray, fields: Sequence[Field], *, onl
         cols += fc
         names += [f"{f.column}:{k}" for k in fn]
         field_of += [f.column] * len(fc)
-    X = np.column_stack(cols) if cols else np.empty((len(pairs), 0))
+    X = column_stack(cols, len(pairs))  # in pieces: a signal waits for one
     return FeatureMatrix(
-        X=np.ascontiguousarray(X), names=names, field_of=field_of, primary=primary, fields=list(fields)
+        X=X, names=names, field_of=field_of, primary=primary, fields=list(fields)
     )
 
 
