@@ -52,3 +52,66 @@ def test_console_entry_point_installs_the_cleanup_handlers():
             "c.console_main()\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
+
+
+SIGTERM_MID_COMPARISON = r"""
+import json, os, signal, sys, threading
+import trustlab.cli as c
+from trustlab.er import scoring
+try:
+    from trustlab import _chunks
+    _chunks.CHARS = 20_000  # small pieces, so that a small input makes many of them
+except ImportError:  # before pieces existed
+    pass
+real = scoring.process.cpdist
+state = {"calls": 0, "inflight": 0, "at_signal": None, "chars_after": 0}
+
+def send():
+    state["at_signal"] = state["calls"]
+    state["chars_after"] += state["inflight"]  # the call in progress when the signal is sent
+    os.kill(os.getpid(), signal.SIGTERM)
+
+def cpdist(a, b, **kw):
+    chars = sum(map(len, a)) + sum(map(len, b))
+    state["calls"] += 1
+    if state["at_signal"] is not None:
+        state["chars_after"] += chars  # a call started after the signal
+    state["inflight"] = chars
+    if state["calls"] == 3:  # the signal arrives while this call scores its pairs
+        threading.Thread(target=send).start()
+    return real(a, b, **kw)
+
+scoring.process.cpdist = cpdist
+with c.signal_cleanup():
+    rc = c.main(["resolve", sys.argv[1], "--id-col", "rec_id", "-o", sys.argv[2], "-q"])
+print(json.dumps(state))
+sys.exit(rc)
+"""
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGTERM"), reason="POSIX signals")
+def test_sigterm_mid_comparison_exits_143_at_the_next_piece(tmp_path):
+    """SIGTERM arriving while rapidfuzz scores pairs ends ``resolve`` with 128 + 15 before
+    another piece of pairs is started (one long C call over every pair used to delay the
+    handler by seconds), and leaves no temporary file beside the output."""
+    from trustlab.er.synthetic import generate_records
+
+    inp = tmp_path / "recs.csv"
+    generate_records(1500, random_state=0).drop(columns=["entity"]).to_csv(inp, index=False)
+    out = tmp_path / "out.csv"
+    out.write_text("old output\n")
+    proc = subprocess.run([sys.executable, "-c", SIGTERM_MID_COMPARISON, str(inp), str(out)],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 128 + signal.SIGTERM, proc.stderr
+    assert "terminated by signal 15" in proc.stderr and "Traceback" not in proc.stderr
+    import json
+
+    state = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert state["at_signal"] is not None
+    # the handler ran before a second piece was started after the signal, so at most two
+    # pieces (of <= 20,000 characters) were scored after it: one call over every pair
+    # of a field (the code before the pieces) scored ~1.5 million characters
+    assert state["calls"] - state["at_signal"] <= 1, state
+    assert state["chars_after"] <= 2 * 20_000, state
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.csv", "recs.csv"]
+    assert out.read_text() == "old output\n"

@@ -25,8 +25,9 @@ ITEMS = 262_144
 CHARS = 2_000_000
 
 
-def spans(n: int, size: int = ITEMS) -> Iterator[tuple[int, int]]:
-    """``(start, stop)`` of consecutive pieces of ``range(n)`` of at most ``size`` items.
+def spans(n: int, size: int | None = None) -> Iterator[tuple[int, int]]:
+    """``(start, stop)`` of consecutive pieces of ``range(n)`` of at most ``size`` items
+    (default :data:`ITEMS`).
 
     Examples
     --------
@@ -35,15 +36,15 @@ def spans(n: int, size: int = ITEMS) -> Iterator[tuple[int, int]]:
     >>> list(spans(0))
     []
     """
-    size = max(1, int(size))
+    size = max(1, int(ITEMS if size is None else size))
     for a in range(0, int(n), size):
         yield a, min(int(n), a + size)
 
 
-def work_spans(cost: np.ndarray, budget: int, size: int = ITEMS, offset: int = 0) -> Iterator[tuple[int, int]]:
+def work_spans(cost: np.ndarray, budget: int, size: int | None = None, offset: int = 0) -> Iterator[tuple[int, int]]:
     """Pieces of consecutive items whose ``cost`` sums to at most ``budget`` (a single
-    item above it is a piece on its own) and that hold at most ``size`` items, shifted
-    by ``offset``.
+    item above it is a piece on its own) and that hold at most ``size`` items (default
+    :data:`ITEMS`), shifted by ``offset``.
 
     Examples
     --------
@@ -53,6 +54,7 @@ def work_spans(cost: np.ndarray, budget: int, size: int = ITEMS, offset: int = 0
     n = len(cost)
     if n == 0:
         return
+    size = max(1, int(ITEMS if size is None else size))
     work = np.cumsum(np.asarray(cost, np.int64))
     a = 0
     while a < n:
@@ -70,9 +72,11 @@ def _lengths(x: Sequence) -> np.ndarray:
         return np.fromiter((len(v) if isinstance(v, str) else 1 for v in x), np.int64, len(x))
 
 
-def text_spans(a: Sequence, b: Sequence, chars: int = CHARS, size: int = ITEMS) -> Iterator[tuple[int, int]]:
+def text_spans(a: Sequence, b: Sequence, chars: int | None = None,
+               size: int | None = None) -> Iterator[tuple[int, int]]:
     """Pieces of the pairs ``(a[k], b[k])`` holding at most ``chars`` characters (both
-    strings) and ``size`` pairs (a single longer pair is a piece on its own).
+    strings; default :data:`CHARS`) and ``size`` pairs (default :data:`ITEMS`); a single
+    longer pair is a piece on its own.
 
     Examples
     --------
@@ -81,16 +85,17 @@ def text_spans(a: Sequence, b: Sequence, chars: int = CHARS, size: int = ITEMS) 
     [(0, 2), (2, 3)]
     """
     n = len(a)
+    chars = CHARS if chars is None else chars
     for s, e in spans(n, size):
         yield from work_spans(_lengths(a[s:e]) + _lengths(b[s:e]), chars, size, offset=s)
 
 
-def _rows_per_piece(row_bytes: int) -> int:
-    return max(1, BYTES // max(1, row_bytes))
-
-
 #: bytes copied per piece by :func:`vstack` and :func:`column_stack` (~10-30 ms)
 BYTES = 64 << 20
+
+
+def _rows_per_piece(row_bytes: int) -> int:
+    return max(1, BYTES // max(1, row_bytes))
 
 
 def vstack(arrays: Sequence[np.ndarray]) -> np.ndarray:
