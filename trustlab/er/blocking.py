@@ -673,7 +673,7 @@ def adaptive_blocking_rules(
                 rules.append(spec)
                 used += p
     if not rules:
-        f0 = next((f for f in fields if f.kind != "latlon"), fields[0])
+        f0 = next((f for f in fields if len(f.columns()) == 1), fields[0])  # one column of its own (arity 1)
         rules = [f"sorted:{quote_column(f0.columns()[0])}:10"]
     return rules
 
