@@ -53,6 +53,11 @@ def profile(argv: list[str]) -> None:
     gaps.sort(reverse=True)
     print(f"rc={rc} wall={total:.1f} s; {len(gaps)} gaps > 0.15 s (sum {sum(g for g, _ in gaps):.1f} s); "
           f"over 0.5 s: {sum(g > 0.5 for g, _ in gaps)}, over 1 s: {sum(g > 1 for g, _ in gaps)}; longest:")
+    # a signal at a uniformly random moment waits for the rest of the gap it falls in
+    wait = {x: sum(max(0.0, g - x) for g, _ in gaps) / total for x in (0.25, 0.5, 1.0, 2.0)}
+    print("share of the run in which a signal would wait longer than "
+          + ", ".join(f"{x} s: {w:.2%}" for x, w in wait.items())
+          + f"; longest wait {gaps[0][0] if gaps else 0:.2f} s")
     for g, where in gaps[:int(os.environ.get("TOP", 25))]:
         print(f"  {g:6.2f} s  {where}")
 
