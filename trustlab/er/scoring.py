@@ -313,8 +313,8 @@ def _phone_features(df, f, i, j, fields, want):
     miss = (d.str.len() < 5).to_numpy()
     a, b = arr[i], arr[j]
     m = miss[i] | miss[j]
-    ex = (a == b).astype(np.float64)
     vc = pd.factorize(arr)[0]
+    ex = (vc[i] == vc[j]).astype(np.float64)  # = (a == b), on integer codes: no long object loop
     lev = _cp(a, b, distance.Levenshtein.normalized_similarity, codes=(vc[i], vc[j]))
     ex[m] = np.nan
     lev[m] = np.nan
@@ -335,8 +335,8 @@ def _exact_and_similar(normalise: Callable[[pd.Series], pd.Series], name: str, s
         miss = (v == "").to_numpy()
         a, b = arr[i], arr[j]
         m = miss[i] | miss[j]
-        ex = (a == b).astype(np.float64)
         vc = pd.factorize(arr)[0]
+        ex = (vc[i] == vc[j]).astype(np.float64)  # = (a == b), on integer codes: no long object loop
         sim = _cp(a, b, scorer, codes=(vc[i], vc[j]))
         ex[m] = np.nan
         sim[m] = np.nan
