@@ -134,8 +134,9 @@ def console_main() -> None:
     time (~0.3-0.5 s), so the process ends with ``os._exit`` after flushing stdout
     and stderr. The normal exit is kept when a flush fails (e.g. a closed pipe, so
     Python reports it as usual), when threads other than the main one are still
-    alive, or when ``TRUSTLAB_NO_FAST_EXIT`` is set (e.g. under coverage, which
-    writes its data at exit). Uncaught exceptions propagate from :func:`main`
+    alive (unless a signal ended the command: then nothing is left to write, and a
+    solver thread is not waited for), or when ``TRUSTLAB_NO_FAST_EXIT`` is set (e.g.
+    under coverage, which writes its data at exit). Uncaught exceptions propagate from :func:`main`
     unchanged (traceback, exit status 1).
 
     Before anything imports NumPy it also sets ``OPENBLAS_THREAD_TIMEOUT=4`` unless the
@@ -210,7 +211,11 @@ def _exit(rc: int) -> None:
     import os
     import threading
 
-    if os.environ.get("TRUSTLAB_NO_FAST_EXIT") or threading.active_count() > 1:
+    # after a signal (rc 128 + signum) the command wrote nothing and removed its temporary
+    # files: worker threads still inside a solver (a component being solved) are not waited
+    # for, which the interpreter's own exit would do (up to a component's time limit)
+    signalled = rc > 128
+    if os.environ.get("TRUSTLAB_NO_FAST_EXIT") or (threading.active_count() > 1 and not signalled):
         sys.exit(rc)
     try:
         sys.stdout.flush()
