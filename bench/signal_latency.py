@@ -9,10 +9,11 @@ Two modes, both on a records file (e.g. one from ``trustlab.er.synthetic.generat
     moment would have seen. Prints the longest gaps with the trustlab line the main thread
     was on when the handler finally ran (the line holding the long C call).
 
-``python bench/signal_latency.py kill FILE N T_MAX [resolve options...]``
+``python bench/signal_latency.py kill FILE N T_MAX [--min-delay T_MIN] [resolve options...]``
     Starts ``python -m trustlab.cli resolve FILE ...`` N times, sends SIGTERM after a random
-    delay in [2, T_MAX] s (seeded), and prints exit status and latency (SIGTERM -> exit) of each,
-    then their distribution, and whether any temporary file was left next to the output.
+    delay in [T_MIN, T_MAX] s (seeded; T_MIN defaults to 2), and prints exit status and latency
+    (SIGTERM -> exit) of each, then their distribution, and whether any temporary file was left
+    next to the output.
 
 Timings depend on machine load: report them as such.
 """
@@ -69,11 +70,16 @@ def kill(argv: list[str]) -> None:
     import tempfile
 
     path, n, t_max, rest = argv[0], int(argv[1]), float(argv[2]), argv[3:]
+    t_min = 2.0
+    if "--min-delay" in rest:  # e.g. only the late stages (clustering) of a run
+        k = rest.index("--min-delay")
+        t_min = float(rest[k + 1])
+        rest = rest[:k] + rest[k + 2:]
     rng = random.Random(0)
     out_dir = tempfile.mkdtemp(prefix="siglat")
     lat, codes = [], []
     for k in range(n):
-        delay = rng.uniform(2.0, t_max)
+        delay = rng.uniform(t_min, t_max)
         out = os.path.join(out_dir, "out.csv")
         p = subprocess.Popen([sys.executable, "-m", "trustlab.cli", "resolve", path, "-o", out, "-q", *rest],
                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
