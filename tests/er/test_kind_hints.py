@@ -239,3 +239,35 @@ def test_inference_is_a_loop_over_the_registry(monkeypatch):
     extra = (5, "email", kinds.Hint(5, lambda p: p.lname == "ref", "test hint ({p.nun} values)"))
     monkeypatch.setattr(kinds, "HINT_ORDER", (extra, *kinds.HINT_ORDER))
     assert F._classify("ref", s, 40, None) == F.FieldChoice("ref", "field", "email", "test hint (40 values)")
+
+
+def _old_fields(choices):
+    """The old joining of latitude + longitude into one latlon field (frozen copy)."""
+    lat = next((c for c in choices if c.role == "field" and c.column.lower() in ("lat", "latitude")), None)
+    lon = next(
+        (c for c in choices if c.role == "field" and c.column.lower() in ("lon", "lng", "long", "longitude")), None
+    )
+    fields = []
+    for c in choices:
+        if c.role != "field" or c is lon:
+            continue
+        if c is lat and lon is not None:
+            fields.append((f"{lat.column},{lon.column}", "latlon"))
+        else:
+            fields.append((c.column, c.kind))
+    return fields
+
+
+@pytest.mark.parametrize("cols", [("lat", "lon"), ("Latitude", "LONG"), ("lon",), ("lat",), ("lat", "lng", "longitude"),
+                                  ("longitude", "name", "latitude"), ("name",)])
+def test_two_column_kind_is_joined_from_the_registry_names(cols):
+    rng = np.random.default_rng(3)
+    df = pd.DataFrame({c: (rng.choice(["ann lee", "bob ray", "cy fox", "di moe"], 60) if c == "name"
+                           else rng.uniform(-50, 50, 60).round(1)) for c in cols})
+    df["city"] = rng.choice(["oslo town", "rome city", "bern berg"], 60)
+    rep = F.infer_fields_report(df)
+    got = [(f.column, f.kind) for f in rep.fields if f.kind not in ("record", "codes")]
+    assert got == [f for f in _old_fields(rep.choices) if f[1] not in ("record", "codes")]
+    assert any(k == "latlon" for _, k in got) == ({"lat", "latitude"} & {c.lower() for c in cols} != set()
+                                                  and {"lon", "lng", "long", "longitude"} & {c.lower() for c in cols}
+                                                  != set())

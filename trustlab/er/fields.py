@@ -242,17 +242,27 @@ def infer_fields_report(
         if ch.role == "id" and found_id is None:
             found_id = ch.column
         choices.append(ch)
-    # latitude + longitude -> one latlon field
-    lat = next((c for c in choices if c.role == "field" and c.column.lower() in ("lat", "latitude")), None)
-    lon = next(
-        (c for c in choices if c.role == "field" and c.column.lower() in ("lon", "lng", "long", "longitude")), None
-    )
+    # a two-column kind (latlon): a field named like its first column and one named like its
+    # second are one field of that kind (the names are the kind's ``column_names``); a field
+    # named like a second column is not compared on its own
+    joined: dict[int, tuple[str, FieldChoice]] = {}
+    second_cols: set[int] = set()
+    for k in KINDS.values():
+        if k.arity != 2 or not k.column_names:
+            continue
+        first, second = (next((c for c in choices if c.role == "field" and c.column.lower() in names), None)
+                         for names in k.column_names)
+        if second is not None:
+            second_cols.add(id(second))
+            if first is not None:
+                joined[id(first)] = (k.name, second)
     fields = []
     for c in choices:
-        if c.role != "field" or c is lon:
+        if c.role != "field" or id(c) in second_cols:
             continue
-        if c is lat and lon is not None:
-            fields.append(Field(f"{lat.column},{lon.column}", "latlon"))
+        if id(c) in joined:
+            kind, second = joined[id(c)]
+            fields.append(Field(f"{c.column},{second.column}", kind))
         else:
             fields.append(Field(c.column, c.kind))
     # the whole record, compared beside the fields: sparse rows, values in other columns

@@ -281,8 +281,12 @@ class FieldKind:
         comparison (``Field("*", "record")``).
     hints : tuple of Hint
         How a column of this kind is recognised (see :func:`recognise`); none: the kind is
-        only given explicitly (``latlon``: a latitude and a longitude column are joined after
-        inference) or derived (``record``, ``codes``).
+        only given explicitly, joined from two inferred fields (``latlon``, see
+        ``column_names``) or derived (``record``, ``codes``).
+    column_names : tuple of two tuples of str
+        Inference hint of a two-column kind: the lower-cased names of its first and of its
+        second column; inference compares a field named like the first and one named like the
+        second as one field of this kind (``lat`` + ``lon``).
 
     Examples
     --------
@@ -306,6 +310,7 @@ class FieldKind:
     arity: int = 1
     text: bool = True
     hints: tuple[Hint, ...] = ()
+    column_names: tuple[tuple[str, ...], ...] = ()
 
     @property
     def levels(self) -> tuple[str, str, float | None, float | None, bool]:
@@ -333,7 +338,8 @@ KINDS: dict[str, FieldKind] = {k.name: dataclasses.replace(k, hints=_HINTS.get(k
     FieldKind("date", "levenshtein", "levenshtein", 0.74, 0.50, key_rule=True, default_rule="key"),
     FieldKind("exact", "exact", "exact", None, None, tf=True, normalise=_word_chars, key_rule=True,
               default_rule="key"),
-    FieldKind("latlon", "geo_sim", "geo_sim", 0.96, 0.67, arity=2, text=False),
+    FieldKind("latlon", "geo_sim", "geo_sim", 0.96, 0.67, arity=2, text=False,
+              column_names=(("lat", "latitude"), ("lon", "lng", "long", "longitude"))),
     FieldKind("tokens", "jaccard", "idf_jaccard", 0.60, 0.30, token_rule=":alnum"),
     FieldKind("email", "exact", "jaro_winkler", 0.95, 0.85, key_rule=True),
     FieldKind("postcode", "exact", "levenshtein", 0.75, 0.50, tf=True, normalise=_alnum, key_rule=True),
