@@ -1,8 +1,9 @@
 """Pairwise comparison features and match models.
 
 * :func:`compare` — per-field similarity features with rapidfuzz (Jaro–Winkler,
-  token-set and Levenshtein/Indel ratios, computed element-wise in C++ over all pairs
-  with ``process.cpdist``), phone/numeric/date/geo distances; missing values give NaN.
+  token-set and Levenshtein/Indel ratios, computed element-wise in C++ with
+  ``process.cpdist``, in pieces of bounded size so that a signal is handled between them:
+  :mod:`trustlab._chunks`), phone/numeric/date/geo distances; missing values give NaN.
 * :class:`SupervisedScorer` — a regularised logistic (or ridge) model on labelled pairs
   (the unsupervised Fellegi–Sunter model is :class:`trustlab.er.comparisons.FSModel`).
 
