@@ -81,6 +81,8 @@ def kill(argv: list[str]) -> None:
     for k in range(n):
         delay = rng.uniform(t_min, t_max)
         out = os.path.join(out_dir, "out.csv")
+        for f in glob.glob(os.path.join(out_dir, ".*")) + glob.glob(os.path.join(out_dir, "*")):
+            os.remove(f)  # e.g. the output of a run that finished before its signal
         p = subprocess.Popen([sys.executable, "-m", "trustlab.cli", "resolve", path, "-o", out, "-q", *rest],
                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         time.sleep(delay)
@@ -99,9 +101,8 @@ def kill(argv: list[str]) -> None:
         last = p.stderr.read().decode(errors="replace").strip().splitlines()[-1:]
         lat.append(dt)
         codes.append(p.returncode)
-        print(f"{k:2d} delay {delay:5.1f} s: rc={p.returncode} latency {dt:5.2f} s left={len(left)} {last}")
-        for f in left:
-            os.remove(f)
+        names = [os.path.basename(f) for f in left]
+        print(f"{k:2d} delay {delay:5.1f} s: rc={p.returncode} latency {dt:5.2f} s left={names} {last}")
     if lat:
         q = statistics.quantiles(lat, n=10) if len(lat) > 1 else lat
         print(f"n={len(lat)} rc: {sorted(set(codes))}; latency median {statistics.median(lat):.2f} s, "
