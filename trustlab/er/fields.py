@@ -10,6 +10,9 @@ column (skipped), or a compared field of one of the kinds of
 ``exact`` (categories, small integers, years), ``numeric`` (measurements) or
 ``latlon``. The decision uses the column name and a sample of values; it is a
 heuristic, so the report lists the reason for every column and ``fields=`` overrides it.
+The roles (id, truth, source, empty, constant) are decided here; the kind of a compared
+column by the kinds' own recognition hints in the registry (:class:`trustlab.er.kinds.Hint`,
+tried in rank order by :func:`trustlab.er.kinds.recognise`).
 
 Beside the columns, two comparisons of the whole record are added: ``Field("*", "record")``
 (TF-IDF cosine of the words of every compared field, when at least two text-like fields are
