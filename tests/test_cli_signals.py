@@ -176,3 +176,32 @@ def test_console_exit_after_a_signal_does_not_wait_for_worker_threads():
             "c.console_main()\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 143, out.stderr
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGTERM"), reason="POSIX signals")
+def test_a_failure_while_a_signal_unwinds_still_exits_128_plus_signum(monkeypatch, capsys):
+    """A library interrupted by SIGTERM may fail in its own clean-up (a Numba compilation
+    cut in the middle left its dispatcher broken: ``RuntimeError: no compiled object yet``,
+    exit 1 with a traceback); the command still ends as the signal: 143, one line."""
+    import os
+
+    from trustlab.commands import info
+
+    sent = []
+
+    def interrupted(args):
+        try:
+            if not sent:
+                sent.append(1)
+                os.kill(os.getpid(), signal.SIGTERM)  # the handler raises here
+        finally:
+            raise RuntimeError("no compiled object yet")  # the interrupted library's clean-up fails
+
+    monkeypatch.setattr(info, "run", interrupted)
+    with cli.signal_cleanup():
+        rc = cli.main(["info"])
+    assert rc == 128 + signal.SIGTERM
+    assert capsys.readouterr().err.strip() == "trustlab info: terminated by signal 15"
+    # the record of the signal goes with the handlers: a later error is an error again
+    with pytest.raises(RuntimeError):
+        cli.main(["info"])

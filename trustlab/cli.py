@@ -84,7 +84,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 0
     from trustlab._backend import GPUUnavailableError
-    from trustlab._fileio import terminated_exit_code
+    from trustlab._fileio import signal_unwinding, terminated_exit_code
     from trustlab._validation import InvalidParameterError
     from trustlab.commands._common import CLIError
 
@@ -93,6 +93,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         _check_output_paths(args)
         with _one_line_warnings(f"trustlab {args.command}: warning:"):
             rc = args.func(args)
+    except signal_unwinding() as exc:  # matches only after SIGTERM/SIGHUP: whatever escapes is its doing
+        code = terminated_exit_code(exc)
+        print(f"trustlab {args.command}: terminated by signal {code - 128}", file=sys.stderr)
+        return code
     except CLIError as exc:
         print(f"{prefix} {exc}", file=sys.stderr)
         return exc.code
@@ -173,7 +177,7 @@ def signal_cleanup() -> Iterator[None]:
     import signal
     import threading
 
-    from trustlab._fileio import install_signal_cleanup
+    from trustlab._fileio import forget_signals, install_signal_cleanup
 
     if threading.current_thread() is not threading.main_thread():
         yield
@@ -186,6 +190,7 @@ def signal_cleanup() -> Iterator[None]:
     finally:
         for n, handler in saved.items():
             signal.signal(getattr(signal, n), handler if handler is not None else signal.SIG_DFL)
+        forget_signals()
 
 
 def _quiet_blas_threads() -> None:
