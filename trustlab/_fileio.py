@@ -336,6 +336,10 @@ class _Terminated(BaseException):
         self.signum = signum
 
 
+_RECEIVED: list[int] = []
+"""Signals the handler of :func:`install_signal_cleanup` has raised since it was installed."""
+
+
 def install_signal_cleanup() -> None:
     """Make SIGTERM and SIGHUP unwind like Ctrl-C: temporary files are removed,
     existing outputs stay intact, and the process exits with ``128 + signum``.
@@ -345,8 +349,10 @@ def install_signal_cleanup() -> None:
     """
     if threading.current_thread() is not threading.main_thread():
         return
+    _RECEIVED.clear()
 
     def handler(signum, frame):  # noqa: ARG001
+        _RECEIVED.append(signum)
         raise _Terminated(signum)
 
     for name in ("SIGTERM", "SIGHUP"):
@@ -356,11 +362,32 @@ def install_signal_cleanup() -> None:
 
 
 def terminated_exit_code(exc: BaseException) -> int | None:
-    """Exit status for a :class:`_Terminated` exception (else ``None``); cleans up."""
-    if isinstance(exc, _Terminated):
-        _cleanup_live()
-        return 128 + exc.signum
-    return None
+    """Exit status for a :class:`_Terminated` exception, or for any exception once
+    SIGTERM/SIGHUP has been received (see :func:`signal_unwinding`); else ``None``.
+    Cleans up."""
+    signum = exc.signum if isinstance(exc, _Terminated) else (_RECEIVED[0] if _RECEIVED else None)
+    if signum is None:
+        return None
+    _cleanup_live()
+    return 128 + signum
+
+
+def signal_unwinding() -> tuple:
+    """``(BaseException,)`` once the handler of :func:`install_signal_cleanup` has raised,
+    else ``()`` (which an ``except`` clause never matches).
+
+    For the first ``except`` clause around a command: whatever escapes while a signal
+    unwinds it is the signal's doing, not an error of its own. A library interrupted in the
+    middle may fail in its own clean-up (a Numba compilation cut by SIGTERM left the
+    dispatcher unusable, and a thread that used it next raised ``RuntimeError``), which
+    must still end as ``128 + signum``, not as a traceback.
+    """
+    return (BaseException,) if _RECEIVED else ()
+
+
+def forget_signals() -> None:
+    """Forget the signals received (when the handlers are put back)."""
+    _RECEIVED.clear()
 
 
 def json_default(o):

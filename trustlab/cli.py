@@ -93,7 +93,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 0
     from trustlab._backend import GPUUnavailableError
-    from trustlab._fileio import terminated_exit_code
+    from trustlab._fileio import signal_unwinding, terminated_exit_code
     from trustlab._validation import InvalidParameterError
     from trustlab.commands._common import CLIError
 
@@ -102,6 +102,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         _check_output_paths(args)
         with _one_line_warnings(f"trustlab {args.command}: warning:"):
             rc = args.func(args)
+    except signal_unwinding() as exc:  # matches only after SIGTERM/SIGHUP: whatever escapes is its doing
+        code = terminated_exit_code(exc)
+        print(f"trustlab {args.command}: terminated by signal {code - 128}", file=sys.stderr)
+        return code
     except CLIError as exc:
         print(f"{prefix} {exc}", file=sys.stderr)
         return exc.code
@@ -143,8 +147,9 @@ def console_main() -> None:
     time (~0.3-0.5 s), so the process ends with ``os._exit`` after flushing stdout
     and stderr. The normal exit is kept when a flush fails (e.g. a closed pipe, so
     Python reports it as usual), when threads other than the main one are still
-    alive, or when ``TRUSTLAB_NO_FAST_EXIT`` is set (e.g. under coverage, which
-    writes its data at exit). Uncaught exceptions propagate from :func:`main`
+    alive (unless a signal ended the command: then nothing is left to write, and a
+    solver thread is not waited for), or when ``TRUSTLAB_NO_FAST_EXIT`` is set (e.g.
+    under coverage, which writes its data at exit). Uncaught exceptions propagate from :func:`main`
     unchanged (traceback, exit status 1).
 
     Before anything imports NumPy it also sets ``OPENBLAS_THREAD_TIMEOUT=4`` unless the
@@ -181,7 +186,7 @@ def signal_cleanup() -> Iterator[None]:
     import signal
     import threading
 
-    from trustlab._fileio import install_signal_cleanup
+    from trustlab._fileio import forget_signals, install_signal_cleanup
 
     if threading.current_thread() is not threading.main_thread():
         yield
@@ -194,6 +199,7 @@ def signal_cleanup() -> Iterator[None]:
     finally:
         for n, handler in saved.items():
             signal.signal(getattr(signal, n), handler if handler is not None else signal.SIG_DFL)
+        forget_signals()
 
 
 def _quiet_blas_threads() -> None:
@@ -219,7 +225,11 @@ def _exit(rc: int) -> None:
     import os
     import threading
 
-    if os.environ.get("TRUSTLAB_NO_FAST_EXIT") or threading.active_count() > 1:
+    # after a signal (rc 128 + signum) the command wrote nothing and removed its temporary
+    # files: worker threads still inside a solver (a component being solved) are not waited
+    # for, which the interpreter's own exit would do (up to a component's time limit)
+    signalled = rc > 128
+    if os.environ.get("TRUSTLAB_NO_FAST_EXIT") or (threading.active_count() > 1 and not signalled):
         sys.exit(rc)
     try:
         sys.stdout.flush()

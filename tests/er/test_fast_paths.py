@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from rapidfuzz import distance, fuzz, process
 
+from trustlab.er import scoring
 from trustlab.er.blocking import setdiff_sorted, sorted_unique
 from trustlab.er.scoring import _cp, _design, _distinct
 
@@ -27,7 +28,7 @@ def test_sorted_unique_and_setdiff_match_numpy(seed):
 
 @pytest.mark.parametrize("scorer,scale", [(distance.JaroWinkler.normalized_similarity, 1.0),
                                           (fuzz.token_set_ratio, 100.0)])
-def test_deduplicated_scoring_equals_every_pair_scored(scorer, scale):
+def test_deduplicated_scoring_equals_every_pair_scored(scorer, scale, monkeypatch):
     rng = np.random.default_rng(4)
     words = np.array(["ann smith", "anne smith", "bob", "robert", "", "smith j", "st mary s", "saint marys"],
                      dtype=object)
@@ -36,7 +37,8 @@ def test_deduplicated_scoring_equals_every_pair_scored(scorer, scale):
     ref = process.cpdist(a, b, scorer=scorer, dtype=np.float32).astype(np.float64) / scale
     dist = _distinct(a, b, (ca, cb))
     assert dist is not None and dist[0].size <= words.size ** 2
-    assert np.array_equal(_cp(a, b, scorer, scale, distinct=dist), ref)
+    assert np.array_equal(_cp(a, b, scorer, scale, codes=(ca, cb)), ref)
+    monkeypatch.setattr(scoring, "_DEDUP", 1500)  # deduplicated piece by piece (3 pieces)
     assert np.array_equal(_cp(a, b, scorer, scale, codes=(ca, cb)), ref)
     # mostly distinct values: no deduplication, same scores
     u = np.array([f"w{i}" for i in range(4000)], dtype=object)

@@ -76,3 +76,19 @@ def test_stage_modules_do_not_import_each_other(a, b):
     # function-local imports count too: the path through resolve reads one way
     assert not (b in _er_imports(a) and a in _er_imports(b))
     assert b not in _er_imports(a)
+
+
+def test_fallback_sorted_rule_uses_a_field_with_one_column_of_its_own():
+    # numeric fields get no key or token rule, so blocking falls back to a sorted rule;
+    # it used to take the first field that was not latlon, here the whole-record one
+    # (no column: IndexError)
+    df = pd.DataFrame({"x": np.arange(30) * 1.5, "t": [f"w{i}" for i in range(30)]})
+    fields = [Field("*", "record"), Field("lat,x", "latlon"), Field("x", "numeric")]
+    assert adaptive_blocking_rules(df.assign(lat=0.0), fields) == ["sorted:x:10"]
+
+
+def test_field_spec_joins_the_columns_of_a_two_column_kind():
+    from trustlab.er.records import parse_field_spec
+
+    two = [k for k in FIELD_KINDS if KINDS[k].arity == 2]
+    assert two and all(parse_field_spec(f"a+b:{k}") == [Field("a,b", k)] for k in two)

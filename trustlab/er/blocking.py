@@ -36,6 +36,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
+from trustlab._chunks import spans
 from trustlab._validation import Interval, validate_params
 from trustlab.er.kinds import KINDS, Field
 from trustlab.kernels import er as K
@@ -672,7 +673,7 @@ def adaptive_blocking_rules(
                 rules.append(spec)
                 used += p
     if not rules:
-        f0 = next((f for f in fields if f.kind != "latlon"), fields[0])
+        f0 = next((f for f in fields if len(f.columns()) == 1), fields[0])  # one column of its own (arity 1)
         rules = [f"sorted:{quote_column(f0.columns()[0])}:10"]
     return rules
 
@@ -680,11 +681,16 @@ def adaptive_blocking_rules(
 def rule_hits(df: pd.DataFrame, rules: Sequence[str], pairs: np.ndarray, *, max_block_size: int = 200) -> np.ndarray:
     """Boolean matrix (n_pairs, n_rules): which rule proposes each candidate pair."""
     n = len(df)
-    code = pairs[:, 0].astype(np.int64) * n + pairs[:, 1]
     H = np.zeros((len(pairs), len(rules)), bool)
     for r, spec in enumerate(rules):
         pr = block(df, [spec], max_block_size=max_block_size)
-        H[:, r] = np.isin(code, pr[:, 0] * n + pr[:, 1])
+        got = pr[:, 0] * n + pr[:, 1]  # sorted and unique (block's output order)
+        if not len(got):
+            continue
+        for a, b in spans(len(pairs)):  # a signal waits for one piece
+            code = pairs[a:b, 0].astype(np.int64) * n + pairs[a:b, 1]
+            at = np.minimum(np.searchsorted(got, code), len(got) - 1)
+            H[a:b, r] = got[at] == code
     return H
 
 

@@ -10,6 +10,9 @@ column (skipped), or a compared field of one of the kinds of
 ``exact`` (categories, small integers, years), ``numeric`` (measurements) or
 ``latlon``. The decision uses the column name and a sample of values; it is a
 heuristic, so the report lists the reason for every column and ``fields=`` overrides it.
+The roles (id, truth, source, empty, constant) are decided here; the kind of a compared
+column by the kinds' own recognition hints in the registry (:class:`trustlab.er.kinds.Hint`,
+tried in rank order by :func:`trustlab.er.kinds.recognise`).
 
 Beside the columns, two comparisons of the whole record are added: ``Field("*", "record")``
 (TF-IDF cosine of the words of every compared field, when at least two text-like fields are
@@ -23,11 +26,10 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any, Sequence
 
-import numpy as np
 import pandas as pd
 
 from trustlab._validation import validate_params
-from trustlab.er.kinds import CODES, KINDS, RECORD, Field
+from trustlab.er.kinds import CODES, KINDS, RECORD, ColumnProfile, Field, recognise
 
 __all__ = ["FieldChoice", "FieldInference", "infer_fields_report", "is_truth_like", "index_as_id"]
 
@@ -42,14 +44,7 @@ _ID_NAMES = re.compile(
     r"(^|[_\s\-])(id|uid|uuid|key|rec|record|recid|row)$|^(id|rid|uid|uuid|unique_id|record_id|rec_id|recid|row_id|pk)$",
     re.I,
 )
-# a word mixing letters and digits (model numbers such as WH-1000XM4, ka-9093), not an ordinal (5th)
-_CODE_TOKEN = re.compile(r"(?<!\w)(?=[\w\-]*\d)(?=[\w\-]*[^\W\d_])(?!\d+(?:st|nd|rd|th)\b)[^\W_][\w\-]{2,}", re.I)
 _UNNAMED = re.compile(r"Unnamed: \d+(_level_\d+)?")
-_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[a-z]{2,}$", re.I)
-_PHONE = re.compile(r"^\+?[\d\s\-\(\)\.]{7,20}$")
-_DATE_SEP = re.compile(r"^(\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4})([ T].*)?$")
-_NAMEISH = ("name", "first", "last", "given", "surname", "middle", "fname", "lname", "forename", "author",
-            "suburb", "city", "town", "county", "country", "company", "organisation", "organization", "firm")
 
 
 def is_truth_like(column: Any) -> bool:
@@ -132,20 +127,6 @@ def _clean(s: pd.Series) -> pd.Series:
     return v
 
 
-def _date_share(sample: pd.Series) -> float:
-    s = sample.astype(str)
-    sep = s.str.match(_DATE_SEP)
-    d8 = s.str.fullmatch(r"\d{8}")
-    ok8 = pd.Series(False, index=s.index)
-    if d8.any():
-        y = pd.to_numeric(s[d8].str[:4], errors="coerce")
-        a = pd.to_numeric(s[d8].str[4:6], errors="coerce")
-        b = pd.to_numeric(s[d8].str[6:8], errors="coerce")
-        good = y.between(1800, 2100) & ((a.between(1, 12) & b.between(1, 31)) | (b.between(1, 12) & a.between(1, 31)))
-        ok8[d8] = good.to_numpy()
-    return float((sep | ok8).mean()) if len(s) else 0.0
-
-
 def index_as_id(df: pd.DataFrame) -> str | None:
     """Name of the DataFrame's index when it is a usable record id (named, unique,
     not a plain 0..n-1 range), else None."""
@@ -178,10 +159,6 @@ def _label_is_text(lname: str, s: pd.Series) -> bool:
     return bool(sample.str.fullmatch(r"[^\d]*[^\W\d_]{2}[^\d]*").mean() >= 0.9)
 
 
-#: one code token with a digit: letters, digits and - . / _ # (``TH-50PZ850U``, ``DSC-W570/P``)
-_MODEL_CODE = r"(?=[^\d]*\d)[A-Za-z0-9][A-Za-z0-9\-\./_#]*"
-
-
 def _classify(c: Any, s: pd.Series, n: int, id_col: str | None) -> FieldChoice:
     name = str(c)
     lname = name.strip().lower()
@@ -203,7 +180,8 @@ def _classify(c: Any, s: pd.Series, n: int, id_col: str | None) -> FieldChoice:
         return FieldChoice(name, "constant", None, "a single distinct value")
     sv = v.astype(str)
     sample = sv.sample(min(len(sv), 500), random_state=0) if len(sv) > 500 else sv
-    uniq_share = nun / len(v)
+    p = ColumnProfile(name, sample, len(v), nun)
+    uniq_share = p.uniq_share
     idname = bool(_ID_NAMES.search(lname))
     fieldname = any(k in lname for k in ("zip", "post", "phone", "tel", "fax", "mail", "date", "dob", "birth",
                                          "name", "address", "street", "title", "ssn", "soc_sec"))
@@ -213,56 +191,11 @@ def _classify(c: Any, s: pd.Series, n: int, id_col: str | None) -> FieldChoice:
         and len(v) == n
         and n > 20
         and (idname or sample.str.fullmatch(r"[\w\-\.:]+").mean() > 0.99 and sample.str.contains(r"\d").mean() > 0.99)
-        and (idname or _date_share(sample) < 0.9)  # unique dates (timestamps) are dates, not ids
+        and (idname or p.date_share < 0.9)  # unique dates (timestamps) are dates, not ids
     ):
         return FieldChoice(name, "id", None, "unique per record and id-like: a record id, not evidence")
-    numeric = pd.to_numeric(sample, errors="coerce")
-    num_share = float(numeric.notna().mean())
-    mean_len = float(sample.str.len().mean())
-    mean_tok = float(sample.str.split().str.len().mean())
-    if sample.str.match(_EMAIL).mean() > 0.8 or ("mail" in lname and sample.str.contains("@").mean() > 0.5):
-        return FieldChoice(name, "field", "email", "values look like e-mail addresses")
-    if any(k in lname for k in ("date", "dob", "birth", "born")) or _date_share(sample) > 0.9:
-        if _date_share(sample) > 0.5:
-            return FieldChoice(name, "field", "date", "name or values look like dates")
-    if any(k in lname for k in ("zip", "postcode", "postal", "post_code", "plz")):
-        return FieldChoice(name, "field", "postcode", "name says postcode")
-    if any(k in lname for k in ("phone", "fax", "tel", "mobile", "cell")) or (
-            num_share < 0.5 and sample.str.match(_PHONE).mean() > 0.9 and sample.str.count(r"\d").mean() >= 7):
-        return FieldChoice(name, "field", "phone", "name or values look like phone numbers")
-    if lname in ("lat", "lon", "lng", "latitude", "longitude"):
-        return FieldChoice(name, "field", "numeric", "a coordinate")
-    if num_share > 0.95:
-        x = numeric.dropna()
-        integral = bool(np.all(np.isclose(x, np.round(x))))
-        if integral and ("year" in lname or (x.between(1800, 2100).mean() > 0.95 and mean_len <= 4.5)):
-            return FieldChoice(name, "field", "exact", "years: compared exactly")
-        if integral and (sample.str.len().max() >= 6 or uniq_share > 0.5):
-            return FieldChoice(name, "field", "code",
-                               "numeric code (ids, numbers): edit distance on the digits")
-        if integral:
-            return FieldChoice(name, "field", "exact", "small integers / codes: compared exactly")
-        return FieldChoice(name, "field", "numeric", "real numbers: relative difference")
-    if "address" in lname or "street" in lname or "addr" in lname:
-        return FieldChoice(name, "field", "address", "name says address")
-    if (mean_tok <= 1.5 and sample.str.fullmatch(_MODEL_CODE).mean() > 0.8
-            and sample.str.contains(r"[A-Za-z]").mean() > 0.3):
-        return FieldChoice(name, "field", "model", "codes (model / part numbers): the same code or another one")
-    if mean_tok > 12 or mean_len > 80:
-        return FieldChoice(name, "field", "tokens", f"long free text ({mean_tok:.0f} words on average): token overlap")
-    person = any(k in lname for k in ("name", "first", "last", "given", "surname", "forename", "author"))
-    if mean_len < 12 and nun <= 10 and not person:
-        return FieldChoice(name, "field", "exact", f"a few categories ({nun} distinct values)")
-    if any(k in lname for k in _NAMEISH) and mean_tok <= 4:
-        return FieldChoice(name, "field", "name", "name says a name/place; short text")
-    if mean_len < 12 and nun < max(50, 0.2 * len(v)):
-        return FieldChoice(name, "field", "exact", f"short categories ({nun} distinct values)")
-    if mean_tok <= 2.5 and sample.str.fullmatch(r"[^\d]+").mean() > 0.9:
-        return FieldChoice(name, "field", "name", "short alphabetic text")
-    if mean_tok >= 3 and sample.str.contains(_CODE_TOKEN).mean() >= 0.5:
-        return FieldChoice(name, "field", "tokens", f"text with codes such as model numbers ({mean_tok:.1f} words on "
-                           "average): token overlap, rare tokens weighing most")
-    return FieldChoice(name, "field", "string", f"text ({mean_tok:.1f} words on average)")
+    kind, reason = recognise(p)  # the kinds' own hints (trustlab.er.kinds), in rank order
+    return FieldChoice(name, "field", kind, reason)
 
 
 @validate_params({"df": [pd.DataFrame], "exclude": ["array-like"], "id_col": [str, None]})
@@ -312,17 +245,27 @@ def infer_fields_report(
         if ch.role == "id" and found_id is None:
             found_id = ch.column
         choices.append(ch)
-    # latitude + longitude -> one latlon field
-    lat = next((c for c in choices if c.role == "field" and c.column.lower() in ("lat", "latitude")), None)
-    lon = next(
-        (c for c in choices if c.role == "field" and c.column.lower() in ("lon", "lng", "long", "longitude")), None
-    )
+    # a two-column kind (latlon): a field named like its first column and one named like its
+    # second are one field of that kind (the names are the kind's ``column_names``); a field
+    # named like a second column is not compared on its own
+    joined: dict[int, tuple[str, FieldChoice]] = {}
+    second_cols: set[int] = set()
+    for k in KINDS.values():
+        if k.arity != 2 or not k.column_names:
+            continue
+        first, second = (next((c for c in choices if c.role == "field" and c.column.lower() in names), None)
+                         for names in k.column_names)
+        if second is not None:
+            second_cols.add(id(second))
+            if first is not None:
+                joined[id(first)] = (k.name, second)
     fields = []
     for c in choices:
-        if c.role != "field" or c is lon:
+        if c.role != "field" or id(c) in second_cols:
             continue
-        if c is lat and lon is not None:
-            fields.append(Field(f"{lat.column},{lon.column}", "latlon"))
+        if id(c) in joined:
+            kind, second = joined[id(c)]
+            fields.append(Field(f"{c.column},{second.column}", kind))
         else:
             fields.append(Field(c.column, c.kind))
     # the whole record, compared beside the fields: sparse rows, values in other columns

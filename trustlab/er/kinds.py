@@ -15,7 +15,11 @@ declares
   (:func:`trustlab.er.blocking.adaptive_blocking_rules`,
   :func:`trustlab.er.blocking.default_blocking_rules`);
 * its **columns** — one column, two (``latlon``: ``"LAT,LON"``) or none (the whole-record
-  comparisons ``record`` and ``codes``, derived from the other fields).
+  comparisons ``record`` and ``codes``, derived from the other fields);
+* its **inference hints** — how a column of that kind is recognised from its name and a
+  sample of its values (:class:`Hint`, read by :func:`trustlab.er.fields.infer_fields_report`
+  through :func:`recognise`): every hint of every kind is tried in the order of its
+  ``rank``, and the first that holds decides the column's kind.
 
 The similarity features themselves are computed per kind by
 :func:`trustlab.er.scoring.compare` (one function per kind).
@@ -26,12 +30,17 @@ import it from here rather than from each other.
 """
 from __future__ import annotations
 
+import dataclasses
+import re
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Callable, Literal
 
+import numpy as np
 import pandas as pd
 
-__all__ = ["FieldKind", "KINDS", "FIELD_KINDS", "RECORD", "CODES", "Field", "field_kind"]
+__all__ = ["FieldKind", "KINDS", "FIELD_KINDS", "RECORD", "CODES", "Field", "field_kind", "Hint", "ColumnProfile",
+           "recognise"]
 
 
 def _lower(s: pd.Series) -> pd.Series:
@@ -52,6 +61,193 @@ def _alnum(s: pd.Series) -> pd.Series:
 def _word_chars(s: pd.Series) -> pd.Series:
     """Lower case, every run of non-word characters one space (``"1995."`` == ``"1995,"``)."""
     return s.str.lower().str.replace(r"[^\w]+", " ", regex=True).str.split().str.join(" ")
+
+
+# ------------------------------------------------------------------ inference hints
+_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[a-z]{2,}$", re.I)
+_PHONE = re.compile(r"^\+?[\d\s\-\(\)\.]{7,20}$")
+_DATE_SEP = re.compile(r"^(\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4})([ T].*)?$")
+# a word mixing letters and digits (model numbers such as WH-1000XM4, ka-9093), not an ordinal (5th)
+_CODE_TOKEN = re.compile(r"(?<!\w)(?=[\w\-]*\d)(?=[\w\-]*[^\W\d_])(?!\d+(?:st|nd|rd|th)\b)[^\W_][\w\-]{2,}", re.I)
+_NAMEISH = ("name", "first", "last", "given", "surname", "middle", "fname", "lname", "forename", "author",
+            "suburb", "city", "town", "county", "country", "company", "organisation", "organization", "firm")
+_PERSON = ("name", "first", "last", "given", "surname", "forename", "author")
+
+
+def date_share(sample: pd.Series) -> float:
+    """Share of values that look like dates (``2001-02-03``, ``3/2/01``, ``20010203``).
+
+    Examples
+    --------
+    >>> date_share(pd.Series(["2001-02-03", "19991231", "hello"]))
+    0.6666666666666666
+    """
+    s = sample.astype(str)
+    sep = s.str.match(_DATE_SEP)
+    d8 = s.str.fullmatch(r"\d{8}")
+    ok8 = pd.Series(False, index=s.index)
+    if d8.any():
+        y = pd.to_numeric(s[d8].str[:4], errors="coerce")
+        a = pd.to_numeric(s[d8].str[4:6], errors="coerce")
+        b = pd.to_numeric(s[d8].str[6:8], errors="coerce")
+        good = y.between(1800, 2100) & ((a.between(1, 12) & b.between(1, 31)) | (b.between(1, 12) & a.between(1, 31)))
+        ok8[d8] = good.to_numpy()
+    return float((sep | ok8).mean()) if len(s) else 0.0
+
+
+class ColumnProfile:
+    """What field inference knows of one column: its name, how many values it has and
+    how many distinct ones, and a sample of its values (strings, none missing), with the
+    statistics the hints test, each computed on first use.
+
+    Parameters
+    ----------
+    name : str
+        The column name.
+    sample : pandas.Series of str
+        Up to 500 of the column's present values.
+    n_values : int
+        Present values in the column.
+    nun : int
+        Distinct present values.
+
+    Examples
+    --------
+    >>> p = ColumnProfile("Birth Date", pd.Series(["2001-02-03", "1999-12-31"]), 2, 2)
+    >>> p.name_has("birth"), p.date_share, p.num_share
+    (True, 1.0, 0.0)
+    """
+
+    def __init__(self, name: str, sample: pd.Series, n_values: int, nun: int):
+        self.name = name
+        self.lname = name.strip().lower()
+        self.sample = sample
+        self.n_values = n_values
+        self.nun = nun
+
+    def name_has(self, *parts: str) -> bool:
+        """Whether the lower-cased name contains one of ``parts``."""
+        return any(k in self.lname for k in parts)
+
+    def share(self, mask: pd.Series) -> float:
+        """Mean of a boolean Series over the sample."""
+        return float(mask.mean())
+
+    @property
+    def uniq_share(self) -> float:
+        return self.nun / self.n_values
+
+    @cached_property
+    def numbers(self) -> pd.Series:
+        """The sample as numbers (NaN where a value is not one)."""
+        return pd.to_numeric(self.sample, errors="coerce")
+
+    @cached_property
+    def num_share(self) -> float:
+        return float(self.numbers.notna().mean())
+
+    @cached_property
+    def integral(self) -> bool:
+        """Every number of the sample is a whole number."""
+        x = self.numbers.dropna()
+        return bool(np.all(np.isclose(x, np.round(x))))
+
+    @cached_property
+    def mean_len(self) -> float:
+        return float(self.sample.str.len().mean())
+
+    @cached_property
+    def mean_tok(self) -> float:
+        return float(self.sample.str.split().str.len().mean())
+
+    @cached_property
+    def date_share(self) -> float:
+        return date_share(self.sample)
+
+
+@dataclass(frozen=True)
+class Hint:
+    """One way a column is recognised as a kind.
+
+    Attributes
+    ----------
+    rank : int
+        Hints of all kinds are tried in increasing rank; the first whose ``test`` holds
+        decides the kind (ranks are unique).
+    test : callable
+        ``ColumnProfile -> bool``.
+    reason : str
+        Why, as the inference report shows it: a format string over the profile ``p``
+        (``"a few categories ({p.nun} distinct values)"``).
+
+    Examples
+    --------
+    >>> h = Hint(5, lambda p: p.nun < 3, "few values ({p.nun})")
+    >>> p = ColumnProfile("x", pd.Series(["a", "b"]), 2, 2)
+    >>> h.test(p), h.explain(p), h.label
+    (True, 'few values (2)', 'few values')
+    """
+
+    rank: int
+    test: Callable[[ColumnProfile], bool]
+    reason: str
+
+    def explain(self, p: ColumnProfile) -> str:
+        return self.reason.format(p=p)
+
+    @property
+    def label(self) -> str:
+        """The reason without its details (the text before the first parenthesis)."""
+        return self.reason.split("(")[0].strip()
+
+
+#: one code token with a digit: letters, digits and - . / _ # (``TH-50PZ850U``, ``DSC-W570/P``)
+_MODEL_CODE = r"(?=[^\d]*\d)[A-Za-z0-9][A-Za-z0-9\-\./_#]*"
+
+
+def _years(p: ColumnProfile) -> bool:
+    return "year" in p.lname or (p.numbers.dropna().between(1800, 2100).mean() > 0.95 and p.mean_len <= 4.5)
+
+
+# (every kind's hints, in the order they are tried; ``KINDS`` below attaches them to the kinds)
+_HINTS: dict[str, tuple[Hint, ...]] = {
+    "email": (Hint(10, lambda p: p.share(p.sample.str.match(_EMAIL)) > 0.8
+                   or ("mail" in p.lname and p.share(p.sample.str.contains("@")) > 0.5),
+                   "values look like e-mail addresses"),),
+    "date": (Hint(20, lambda p: (p.name_has("date", "dob", "birth", "born") or p.date_share > 0.9)
+                  and p.date_share > 0.5, "name or values look like dates"),),
+    "postcode": (Hint(30, lambda p: p.name_has("zip", "postcode", "postal", "post_code", "plz"),
+                      "name says postcode"),),
+    "phone": (Hint(40, lambda p: p.name_has("phone", "fax", "tel", "mobile", "cell")
+                   or (p.num_share < 0.5 and p.share(p.sample.str.match(_PHONE)) > 0.9
+                       and p.sample.str.count(r"\d").mean() >= 7),
+                   "name or values look like phone numbers"),),
+    "numeric": (Hint(50, lambda p: p.lname in ("lat", "lon", "lng", "latitude", "longitude"), "a coordinate"),
+                Hint(63, lambda p: p.num_share > 0.95, "real numbers: relative difference")),
+    "exact": (Hint(60, lambda p: p.num_share > 0.95 and p.integral and _years(p), "years: compared exactly"),
+              Hint(62, lambda p: p.num_share > 0.95 and p.integral, "small integers / codes: compared exactly"),
+              Hint(90, lambda p: p.mean_len < 12 and p.nun <= 10 and not p.name_has(*_PERSON),
+                   "a few categories ({p.nun} distinct values)"),
+              Hint(110, lambda p: p.mean_len < 12 and p.nun < max(50, 0.2 * p.n_values),
+                   "short categories ({p.nun} distinct values)")),
+    "code": (Hint(61, lambda p: p.num_share > 0.95 and p.integral
+                  and (p.sample.str.len().max() >= 6 or p.uniq_share > 0.5),
+                  "numeric code (ids, numbers): edit distance on the digits"),),
+    "address": (Hint(70, lambda p: p.name_has("address", "street", "addr"), "name says address"),),
+    "model": (Hint(75, lambda p: p.mean_tok <= 1.5 and p.nun >= max(50, 0.2 * p.n_values)
+                   and p.share(p.sample.str.fullmatch(_MODEL_CODE)) > 0.8
+                   and p.share(p.sample.str.contains(r"[A-Za-z]")) > 0.3,
+                   "codes (model / part numbers): the same code or another one"),),
+    "tokens": (Hint(80, lambda p: p.mean_tok > 12 or p.mean_len > 80,
+                    "long free text ({p.mean_tok:.0f} words on average): token overlap"),
+               Hint(130, lambda p: p.mean_tok >= 3 and p.share(p.sample.str.contains(_CODE_TOKEN)) >= 0.5,
+                    "text with codes such as model numbers ({p.mean_tok:.1f} words on average): token overlap, "
+                    "rare tokens weighing most")),
+    "name": (Hint(100, lambda p: p.name_has(*_NAMEISH) and p.mean_tok <= 4, "name says a name/place; short text"),
+             Hint(120, lambda p: p.mean_tok <= 2.5 and p.share(p.sample.str.fullmatch(r"[^\d]+")) > 0.9,
+                  "short alphabetic text")),
+    "string": (Hint(1000, lambda p: True, "text ({p.mean_tok:.1f} words on average)"),),
+}
 
 
 @dataclass(frozen=True)
@@ -91,6 +287,14 @@ class FieldKind:
         Inference hint: the values are text, so the field counts towards the two text-like
         fields that make :func:`trustlab.er.fields.infer_fields_report` add the whole-record
         comparison (``Field("*", "record")``).
+    hints : tuple of Hint
+        How a column of this kind is recognised (see :func:`recognise`); none: the kind is
+        only given explicitly, joined from two inferred fields (``latlon``, see
+        ``column_names``) or derived (``record``, ``codes``).
+    column_names : tuple of two tuples of str
+        Inference hint of a two-column kind: the lower-cased names of its first and of its
+        second column; inference compares a field named like the first and one named like the
+        second as one field of this kind (``lat`` + ``lon``).
 
     Examples
     --------
@@ -113,6 +317,8 @@ class FieldKind:
     default_rule: Literal["key", "token"] | None = None
     arity: int = 1
     text: bool = True
+    hints: tuple[Hint, ...] = ()
+    column_names: tuple[tuple[str, ...], ...] = ()
 
     @property
     def levels(self) -> tuple[str, str, float | None, float | None, bool]:
@@ -129,8 +335,8 @@ class FieldKind:
         return (self.normalise or _lower)(s)
 
 
-#: every field kind, in the order of :data:`FIELD_KINDS`
-KINDS: dict[str, FieldKind] = {k.name: k for k in (
+#: every field kind, in the order of :data:`FIELD_KINDS` (with its inference hints)
+KINDS: dict[str, FieldKind] = {k.name: dataclasses.replace(k, hints=_HINTS.get(k.name, ())) for k in (
     FieldKind("string", "indel", "token_set", 0.90, 0.70, key_rule=True, token_rule="", default_rule="token"),
     FieldKind("name", "jaro_winkler", "jaro_winkler", 0.92, 0.80, tf=True, normalise=_words,
               key_rule=True, token_rule="", default_rule="token"),
@@ -140,7 +346,8 @@ KINDS: dict[str, FieldKind] = {k.name: k for k in (
     FieldKind("date", "levenshtein", "levenshtein", 0.74, 0.50, key_rule=True, default_rule="key"),
     FieldKind("exact", "exact", "exact", None, None, tf=True, normalise=_word_chars, key_rule=True,
               default_rule="key"),
-    FieldKind("latlon", "geo_sim", "geo_sim", 0.96, 0.67, arity=2, text=False),
+    FieldKind("latlon", "geo_sim", "geo_sim", 0.96, 0.67, arity=2, text=False,
+              column_names=(("lat", "latitude"), ("lon", "lng", "long", "longitude"))),
     FieldKind("tokens", "jaccard", "idf_jaccard", 0.60, 0.30, token_rule=":alnum"),
     FieldKind("email", "exact", "jaro_winkler", 0.95, 0.85, key_rule=True),
     FieldKind("postcode", "exact", "levenshtein", 0.75, 0.50, tf=True, normalise=_alnum, key_rule=True),
@@ -157,6 +364,27 @@ FIELD_KINDS: tuple[str, ...] = tuple(KINDS)
 #: the column name of the whole-record comparisons (``Field(RECORD, "record")``, ``Field(CODES, "codes")``)
 RECORD = "*"
 CODES = "#"
+
+
+#: every kind's hints, ``(rank, kind, hint)`` in the order :func:`recognise` tries them
+HINT_ORDER: tuple[tuple[int, str, Hint], ...] = tuple(sorted(
+    ((h.rank, k.name, h) for k in KINDS.values() for h in k.hints), key=lambda t: t[0]))
+
+
+def recognise(p: ColumnProfile) -> tuple[str, str]:
+    """``(kind, reason)`` of a column: the first hint of :data:`HINT_ORDER` that holds.
+
+    Examples
+    --------
+    >>> recognise(ColumnProfile("zip", pd.Series(["1234", "5678"]), 2, 2))
+    ('postcode', 'name says postcode')
+    >>> recognise(ColumnProfile("note", pd.Series(["a b c d", "e f g h i"]), 60, 60))
+    ('string', 'text (4.5 words on average)')
+    """
+    for _, kind, h in HINT_ORDER:
+        if h.test(p):
+            return kind, h.explain(p)
+    raise AssertionError("the string kind's last hint always holds")  # pragma: no cover
 
 
 def field_kind(kind: str) -> FieldKind:

@@ -9,6 +9,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from trustlab._chunks import vstack
 from trustlab._settings import UNSET
 from trustlab._validation import (
     InvalidParameterError,
@@ -374,13 +375,13 @@ def _complete(data: _Records, sc: _Scored, cfg: _ScoringConfig, stats: BlockingS
     if sc.fw is not None:  # Fellegi-Sunter: the probabilities come from the field weights
         fwx = sc.model.field_weights(data.df, extra, fx)
         px = sc.model.proba_from_field_weights(fwx)
-        sc.fw = np.vstack([sc.fw, fwx])
+        sc.fw = vstack([sc.fw, fwx])
     else:
         px = sc.predict(data.df, extra, fx)
-    sc.pairs = np.concatenate([sc.pairs, extra])
-    sc.prob = np.concatenate([sc.prob, px])
-    sc.w = np.concatenate([sc.w, to_weights(px, cfg.weights)])
-    sc.fm.X = np.vstack([sc.fm.X, fx.X])
+    sc.pairs = vstack([sc.pairs, extra])
+    sc.prob = vstack([sc.prob, px])
+    sc.w = vstack([sc.w, to_weights(px, cfg.weights)])
+    sc.fm.X = vstack([sc.fm.X, fx.X])  # in pieces: a signal waits for one
     stats.n_completed_pairs = int(len(extra))
 
 

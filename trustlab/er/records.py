@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from trustlab._validation import Interval, raise_invalid, validate_params
-from trustlab.er.kinds import CODES, FIELD_KINDS, RECORD, Field
+from trustlab.er.kinds import CODES, FIELD_KINDS, KINDS, RECORD, Field
 
 __all__ = ["FIELD_KINDS", "RECORD", "CODES", "Field", "read_records", "validate_records", "infer_fields",
            "normalize_fields", "parse_field_spec"]
@@ -696,7 +696,7 @@ def parse_field_spec(text: str, columns: Sequence[str] | None = None) -> list[Fi
             col, kind = ":".join(pieces[:-1]), pieces[-1].strip()
             if kind not in FIELD_KINDS and _unquote(item) in known:
                 col, kind = item, "string"
-        if kind == "latlon":
+        if kind in KINDS and KINDS[kind].arity == 2:  # latlon: two columns joined by +
             cols = [_unquote(c) for c in _split_outside_quotes(col, "+")]
             out.append(Field(",".join(cols), kind))
         else:

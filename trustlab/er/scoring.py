@@ -1,8 +1,9 @@
 """Pairwise comparison features and match models.
 
 * :func:`compare` — per-field similarity features with rapidfuzz (Jaro–Winkler,
-  token-set and Levenshtein/Indel ratios, computed element-wise in C++ over all pairs
-  with ``process.cpdist``), phone/numeric/date/geo distances; missing values give NaN.
+  token-set and Levenshtein/Indel ratios, computed element-wise in C++ with
+  ``process.cpdist``, in pieces of bounded size so that a signal is handled between them:
+  :mod:`trustlab._chunks`), phone/numeric/date/geo distances; missing values give NaN.
 * :class:`SupervisedScorer` — a regularised logistic (or ridge) model on labelled pairs
   (the unsupervised Fellegi–Sunter model is :class:`trustlab.er.comparisons.FSModel`).
 
@@ -20,6 +21,7 @@ import numpy as np
 import pandas as pd
 from rapidfuzz import distance, fuzz, process
 
+from trustlab._chunks import column_stack, spans, text_spans, work_spans
 from trustlab._validation import Interval, validate_params
 from trustlab.er.kinds import KINDS, Field
 from trustlab.kernels import er as K
@@ -60,9 +62,9 @@ def _token_sets(s: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     return np.cumsum(indptr), np.ascontiguousarray(ids)
 
 
-_JACCARD_CHUNK = 4_000_000
-"""Token entries (both records of every pair) gathered per chunk by :func:`_idf_jaccard`
-(~100 MB of sparse rows)."""
+_JACCARD_CHUNK = 1_000_000
+"""Token entries (both records of every pair) gathered per piece by :func:`_rowwise_dot` and
+:func:`_tokens_features` (~25 MB of sparse rows; ~0.1 s, the longest a signal waits there)."""
 
 
 def _rowwise_dot(Aw, A, i: np.ndarray, j: np.ndarray) -> np.ndarray:
@@ -74,14 +76,8 @@ def _rowwise_dot(Aw, A, i: np.ndarray, j: np.ndarray) -> np.ndarray:
     if len(i) == 0:
         return out
     rowlen = np.diff(A.indptr)
-    work = np.cumsum(rowlen[i] + rowlen[j] + 1)
-    ends = np.searchsorted(work, np.arange(1, work[-1] // _JACCARD_CHUNK + 1) * _JACCARD_CHUNK, side="right")
-    a = 0
-    for b in np.unique(np.r_[np.clip(ends, 1, len(i)), len(i)]):
-        if b <= a:
-            continue
+    for a, b in work_spans(rowlen[i] + rowlen[j] + 1, _JACCARD_CHUNK):
         out[a:b] = np.asarray(Aw[i[a:b]].multiply(A[j[a:b]]).sum(1)).ravel()
-        a = int(b)
     return out
 
 
@@ -212,8 +208,8 @@ def _code_levels(text: pd.Series, i: np.ndarray, j: np.ndarray) -> np.ndarray:
 def _distinct(a, b, codes):
     """``(a', b', inverse)``: the distinct value pairs of ``a``/``b`` (from their value
     ``codes``) and each pair's row among them, or None when deduplicating does not pay
-    (1000 pairs or fewer, or under 20% repeats). Computed once per field and shared by
-    its scorers."""
+    (1000 pairs or fewer, or under 20% repeats). Computed once per piece of pairs and
+    shared by the field's scorers."""
     if codes is None or len(a) <= 1000:
         return None
     ca, cb = codes
@@ -226,17 +222,41 @@ def _distinct(a, b, codes):
     return a[first], b[first], inv
 
 
-def _cp(a, b, scorer, scale=1.0, codes=None, distinct=None):
-    """Element-wise similarity; with ``codes`` (value codes of a and b) or ``distinct``
-    (from :func:`_distinct`) each distinct value pair is scored once."""
-    if distinct is None and codes is not None:
-        distinct = _distinct(a, b, codes)
-    if distinct is not None:
-        da, db, inv = distinct
-        out = process.cpdist(da, db, scorer=scorer, workers=-1, dtype=np.float32)
-        return out.astype(np.float64)[inv] / scale
-    out = process.cpdist(a, b, scorer=scorer, workers=-1, dtype=np.float32)
-    return out.astype(np.float64) / scale
+_DEDUP = 1_048_576
+"""Pairs whose distinct value pairs are found together (one ``factorize``, ~50 ms) before
+they are scored: the unit of :func:`_similarities`."""
+
+
+def _cpdist(a, b, scorer) -> np.ndarray:
+    """``process.cpdist(a, b, scorer)`` (float32) in pieces of bounded characters
+    (:func:`trustlab._chunks.text_spans`), so that a signal waits for one piece, not for
+    every pair; element-wise, so the result does not depend on the pieces."""
+    out = np.empty(len(a), np.float32)
+    for s, e in text_spans(a, b):
+        out[s:e] = process.cpdist(a[s:e], b[s:e], scorer=scorer, workers=-1, dtype=np.float32)
+    return out
+
+
+def _similarities(a, b, scorers, codes=None) -> list[np.ndarray]:
+    """Element-wise similarity of ``a`` and ``b`` by each ``(scorer, scale)`` of ``scorers``
+    (divided by its scale). With ``codes`` (value codes of a and b) each distinct value
+    pair of a piece of :data:`_DEDUP` pairs is scored once (:func:`_distinct`)."""
+    outs = [np.empty(len(a)) for _ in scorers]
+    for s, e in spans(len(a), _DEDUP):
+        pa, pb = a[s:e], b[s:e]
+        dist = None if codes is None else _distinct(pa, pb, (codes[0][s:e], codes[1][s:e]))
+        for out, (scorer, scale) in zip(outs, scorers):
+            if dist is None:
+                out[s:e] = _cpdist(pa, pb, scorer).astype(np.float64) / scale
+            else:
+                da, db, inv = dist
+                out[s:e] = _cpdist(da, db, scorer).astype(np.float64)[inv] / scale
+    return outs
+
+
+def _cp(a, b, scorer, scale=1.0, codes=None):
+    """Element-wise similarity (:func:`_similarities` with one scorer)."""
+    return _similarities(a, b, [(scorer, scale)], codes)[0]
 
 
 #: one kind's features: ``(df, field, i, j, fields, want) -> (columns, feature names, index of
@@ -262,15 +282,10 @@ def _text_features(main: str, token_sort: bool = False) -> _Features:
         }
         if token_sort:
             scorers["token_sort"] = (fuzz.token_sort_ratio, 100.0)
-        cols, got = [], []
-        dist = _distinct(a, b, cc)
-        for k, (sc, scale) in scorers.items():
-            if want is not None and k not in want:
-                continue
-            v = _cp(a, b, sc, scale, distinct=dist)
+        got = [k for k in scorers if want is None or k in want]
+        cols = _similarities(a, b, [scorers[k] for k in got], cc)
+        for v in cols:
             v[m] = np.nan
-            cols.append(v)
-            got.append(k)
         return cols, got, (got.index(main) if main in got else 0)
 
     return features
@@ -281,9 +296,10 @@ def _tokens_features(df, f, i, j, fields, want):
     indptr, indices = _token_sets(df[f.column])
     jac = np.empty(len(i))
     ovl = np.empty(len(i))
-    K.token_overlap(
-        indptr, indices, np.ascontiguousarray(i, np.int64), np.ascontiguousarray(j, np.int64), jac, ovl
-    )
+    i64, j64 = np.ascontiguousarray(i, np.int64), np.ascontiguousarray(j, np.int64)
+    rowlen = np.diff(indptr)
+    for s, e in work_spans(rowlen[i64] + rowlen[j64] + 1, _JACCARD_CHUNK):  # a signal waits for one piece
+        K.token_overlap(indptr, indices, i64[s:e], j64[s:e], jac[s:e], ovl[s:e])
     cols, names = [jac, ovl], ["jaccard", "overlap"]
     if want is not None and "idf_jaccard" in want:
         cols.append(_idf_jaccard(df[f.column], i, j))
@@ -298,8 +314,8 @@ def _phone_features(df, f, i, j, fields, want):
     miss = (d.str.len() < 5).to_numpy()
     a, b = arr[i], arr[j]
     m = miss[i] | miss[j]
-    ex = (a == b).astype(np.float64)
     vc = pd.factorize(arr)[0]
+    ex = (vc[i] == vc[j]).astype(np.float64)  # = (a == b), on integer codes: no long object loop
     lev = _cp(a, b, distance.Levenshtein.normalized_similarity, codes=(vc[i], vc[j]))
     ex[m] = np.nan
     lev[m] = np.nan
@@ -320,8 +336,8 @@ def _exact_and_similar(normalise: Callable[[pd.Series], pd.Series], name: str, s
         miss = (v == "").to_numpy()
         a, b = arr[i], arr[j]
         m = miss[i] | miss[j]
-        ex = (a == b).astype(np.float64)
         vc = pd.factorize(arr)[0]
+        ex = (vc[i] == vc[j]).astype(np.float64)  # = (a == b), on integer codes: no long object loop
         sim = _cp(a, b, scorer, codes=(vc[i], vc[j]))
         ex[m] = np.nan
         sim[m] = np.nan
@@ -388,7 +404,10 @@ def _latlon_features(df, f, i, j, fields, want):
     bad = np.isnan(lat) | np.isnan(lon) | ((lat == 0) & (lon == 0))
     lat0 = np.where(bad, 0.0, lat)
     lon0 = np.where(bad, 0.0, lon)
-    d = K.haversine_km(lat0[i].copy(), lon0[i].copy(), lat0[j].copy(), lon0[j].copy())
+    d = np.empty(len(i))
+    for s, e in spans(len(i)):  # a signal waits for one piece
+        ii, jj = i[s:e], j[s:e]
+        d[s:e] = K.haversine_km(lat0[ii], lon0[ii], lat0[jj], lon0[jj])
     sim = np.exp(-d / 25.0)
     sim[bad[i] | bad[j]] = np.nan
     return [sim], ["geo_sim"], 0
@@ -454,9 +473,9 @@ def compare(df: pd.DataFrame, pairs: np.ndarray, fields: Sequence[Field], *, onl
         cols += fc
         names += [f"{f.column}:{k}" for k in fn]
         field_of += [f.column] * len(fc)
-    X = np.column_stack(cols) if cols else np.empty((len(pairs), 0))
+    X = column_stack(cols, len(pairs))  # in pieces: a signal waits for one
     return FeatureMatrix(
-        X=np.ascontiguousarray(X), names=names, field_of=field_of, primary=primary, fields=list(fields)
+        X=X, names=names, field_of=field_of, primary=primary, fields=list(fields)
     )
 
 
