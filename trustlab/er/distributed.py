@@ -69,8 +69,8 @@ import pandas as pd
 
 from trustlab._validation import Interval, check_random_state, validate_params
 
-__all__ = ["resolve_distributed", "DistributedResolution", "is_distributed_input", "SAMPLE_RECORDS",
-           "PAIRS_PER_PARTITION"]
+__all__ = ["resolve_distributed", "DistributedResolution", "is_distributed_input", "check_distributed_options",
+           "SAMPLE_RECORDS", "PAIRS_PER_PARTITION"]
 
 #: field and blocking-rule inference looks at a sample of at most this many records
 SAMPLE_RECORDS = 200_000
@@ -273,25 +273,37 @@ def _levels_and_tf(df: pd.DataFrame, pairs: np.ndarray, ctx: _Context) -> tuple[
 
 def _level_frame(pairs: pd.DataFrame, recs: pd.DataFrame, ctx: _Context) -> pd.DataFrame:
     """Join the second records of one range (index ``j``), compare the pairs and keep their
-    levels (``g0``…), term frequencies (``t0``…) and, with the truth, whether they match."""
+    levels (``g0``…), term frequencies (``t0``…, TF fields) and, with the truth, whether they
+    match. Each record is normalised once per partition, however many pairs it is in."""
     p = pairs.reset_index()
-    m = len(p)
-    left = p[[f"l:{c}" for c in ctx.columns]]
+    i = p["i"].to_numpy(np.int64)
+    j = p["j"].to_numpy(np.int64)
+    first = ~pd.Index(i).duplicated()
+    left = p.loc[first, [f"l:{c}" for c in ctx.columns]]
     left.columns = ctx.columns
-    right = recs.reindex(p["j"].to_numpy())
-    df = pd.concat([left.reset_index(drop=True), right.reset_index(drop=True)], ignore_index=True)
-    local = np.stack([np.arange(m), np.arange(m) + m], axis=1).astype(np.int64)
-    G, T = _levels_and_tf(df, local, ctx) if m else (np.zeros((0, len(ctx.fields)), np.int8),
-                                                       np.zeros((0, len(ctx.fields))))
-    out = {"i": p["i"].to_numpy(np.int64), "j": p["j"].to_numpy(np.int64)}
+    left.index = pd.Index(i[first])
+    uj = np.unique(j)
+    right = recs.reindex(uj)
+    right.index = pd.Index(uj)
+    df = pd.concat([left, right])
+    df = df[~df.index.duplicated()].sort_index()
+    pos = df.index.to_numpy(np.int64)
+    local = np.stack([np.searchsorted(pos, i), np.searchsorted(pos, j)], axis=1).astype(np.int64)
+    df = df.reset_index(drop=True)
+    if len(p):
+        G, T = _levels_and_tf(df, local, ctx)
+    else:
+        G, T = np.zeros((0, len(ctx.fields)), np.int8), np.zeros((0, len(ctx.fields)))
+    out = {"i": i, "j": j}
     for c in range(G.shape[1]):
         out[f"g{c}"] = G[:, c].astype(np.int8)
     for c in ctx.tf_model._tf_fields():  # term frequencies of the TF fields only (the others are NaN)
         out[f"t{c}"] = T[:, c]
     if ctx.truth is not None:
-        a = left[ctx.truth].astype(str).to_numpy()
-        b = right[ctx.truth].astype(str).to_numpy()
-        out["same"] = (a == b) & left[ctx.truth].notna().to_numpy() & right[ctx.truth].notna().to_numpy()
+        t = df[ctx.truth]
+        a, b = t.astype(str).to_numpy()[local[:, 0]], t.astype(str).to_numpy()[local[:, 1]]
+        ok = t.notna().to_numpy()
+        out["same"] = (a == b) & ok[local[:, 0]] & ok[local[:, 1]]
     return pd.DataFrame(out)
 
 
@@ -496,6 +508,15 @@ class DistributedResolution:
         Pairwise precision / recall / F1 and cluster metrics against ``truth``.
     settings : dict
         The options of the run.
+
+    Examples
+    --------
+    >>> import dask, pandas as pd
+    >>> df = pd.DataFrame({"id": [1, 2, 3], "name": ["ann lee", "ann lee", "bob ray"]})
+    >>> with dask.config.set(scheduler="synchronous"):
+    ...     r = resolve_distributed(df, fields={"name": "name"}, blocking=["token:name"])
+    >>> r.entities().compute().sort_values("id")["entity_id"].tolist()
+    [1, 1, 3]
     """
 
     output: str
@@ -573,12 +594,42 @@ def _identity(x):
     return x
 
 
-def _check_unsupported(**kw) -> None:
-    bad = {k: v for k, v in kw.items() if v not in (None, False, (), "auto", "fellegi_sunter")}
+def check_distributed_options(*, labels=None, truth=None, scorer="auto", model="logistic", link_type=None,
+                              existing=None, one_to_one=False, column_map=None, compare_methods=()) -> None:
+    """Refuse the :func:`trustlab.resolve` options the distributed path does not support,
+    naming them and the way out.
+
+    Examples
+    --------
+    >>> check_distributed_options(scorer="fellegi_sunter")
+    >>> check_distributed_options(labels="entity")
+    Traceback (most recent call last):
+    ...
+    ValueError: resolve on a Dask DataFrame or a directory (every stage on Dask) does not support labels yet; ...
+    """
+    bad = []
+    if labels is not None:
+        bad.append("labels")
+    if scorer == "supervised":
+        bad.append("scorer='supervised'")
+    if not (isinstance(model, str) and model == "logistic"):
+        bad.append("model (a saved model)")
+    if link_type is not None:
+        bad.append("link_type")
+    if existing is not None:
+        bad.append("existing")
+    if one_to_one is not False:
+        bad.append("one_to_one")
+    if column_map is not None:
+        bad.append("column_map")
+    if tuple(compare_methods):
+        bad.append("compare_methods")
+    if truth is not None and not isinstance(truth, str):
+        bad.append("truth other than a column name")
     if bad:
         raise ValueError(
-            f"resolve on a Dask DataFrame or a directory (distributed) does not support {sorted(bad)} yet: it "
-            "scores pairs without labels (Fellegi-Sunter) and resolves one table. Resolve in memory instead "
+            f"resolve on a Dask DataFrame or a directory (every stage on Dask) does not support {', '.join(bad)} "
+            "yet; it scores pairs without labels (Fellegi-Sunter) and resolves one table. Resolve in memory "
             "(pass a pandas DataFrame or one file) or drop these options.")
 
 

@@ -512,6 +512,11 @@ def resolve(
     records : DataFrame, pyarrow Table, polars DataFrame or path
         One row per record (CSV, ``.csv.gz`` or parquet path, or a table: pyarrow and
         polars tables, or anything with ``to_pandas()``, are converted to pandas first).
+        A Dask DataFrame or a directory of parquet / CSV files is resolved with every
+        stage on Dask (:func:`trustlab.er.distributed.resolve_distributed`, on ``client``;
+        unsupervised, one table) and a
+        :class:`~trustlab.er.distributed.DistributedResolution` is returned, its entities
+        written as partitioned parquet.
     id_col : str, optional
         Unique record id column (default: a column named ``id``, else the row number).
     fields : None, list, dict or str
@@ -569,8 +574,9 @@ def resolve(
     client : dask.distributed.Client, optional
         Ship the partition layer's components (those with more than 6 records) to a
         Dask cluster (:func:`trustlab.partition`'s ``client=``, the one name of the Dask
-        client across trustlab). Blocking, scoring and the small components always run
-        locally (vectorised / Numba-parallel).
+        client across trustlab). Blocking, scoring and the small components run locally
+        (vectorised / Numba-parallel) for in-memory records; with a Dask DataFrame or a
+        directory as ``records`` every stage runs on this cluster.
     link_type : {"dedupe_only", "link_only", "link_and_dedupe"}, optional
         With several tables (``records`` a list, tuple or dict of DataFrames / paths):
         ``"link_only"`` compares only records of different tables and never puts two
@@ -631,9 +637,21 @@ def resolve(
     1.0
     """
     from trustlab._tables import as_pandas_table
+    from trustlab.er.distributed import is_distributed_input
     from trustlab.er.incremental import resolve_incremental
     from trustlab.er.model import is_saved_model, load_model
 
+    if is_distributed_input(records):  # a Dask DataFrame or a directory of files: every stage on Dask
+        from trustlab.er.distributed import check_distributed_options, resolve_distributed
+
+        check_distributed_options(labels=labels, truth=truth, scorer=scorer, model=model, link_type=link_type,
+                                  existing=existing, one_to_one=one_to_one, column_map=column_map,
+                                  compare_methods=compare_methods)
+        return resolve_distributed(records, client=client, id_col=id_col, fields=fields, truth=truth,
+                                   blocking=blocking, max_block_size=max_block_size, method=method, weights=weights,
+                                   threshold=threshold, time_limit=time_limit, M=M, solver_options=solver_options,
+                                   complete_components=complete_components, random_state=random_state,
+                                   progress=progress)
     if one_to_one is not False and existing is not None:
         raise ValueError("one_to_one=... is not supported with existing=... (incremental resolution); "
                          "resolve the tables together instead")
