@@ -80,7 +80,8 @@ def test_directory_input_and_stable_entity_ids(client, tmp_path):
     src.mkdir()
     for k, part in enumerate(np.array_split(df.sample(frac=1.0, random_state=0), 3)):
         part.to_parquet(src / f"part-{k}.parquet", index=False)
-    kw = {"fields": {"given_name": "name", "surname": "name", "date_of_birth": "date", "postcode": "postcode"},
+    kw = {"fields": {"given_name": "name", "surname": "name", "date_of_birth": "date", "postcode": "postcode",
+                     "soc_sec_id": "string"},
           "blocking": ["key:surname", "key:date_of_birth", "token:given_name"], "id_col": "rec_id"}
     a = trustlab.resolve(str(src), client=client, **kw)  # a directory of parquet files
     b = D.resolve_distributed(dd.from_pandas(df, npartitions=5), client=client, output=tmp_path / "b", **kw)
@@ -182,3 +183,26 @@ def test_component_merge_matches_scipy():
     assert set(nodes.tolist()) == set(np.unique(pos).tolist())
     for a, b in zip(nodes, comp):
         assert lab[a] == lab[b] and b == np.flatnonzero(lab == lab[a]).min()
+
+
+def test_cli_directory_input_on_a_client(client, tmp_path, capsys):
+    import json
+
+    from trustlab.cli import main
+
+    df = generate_records(400, random_state=4)
+    src = tmp_path / "in"
+    src.mkdir()
+    for k, part in enumerate(np.array_split(df, 2)):
+        part.to_csv(src / f"part-{k}.csv", index=False)
+    out = tmp_path / "out"
+    rc = main(["resolve", str(src), "--client", client.scheduler.address, "--id-col", "rec_id", "--truth", "entity",
+               "--output", str(out), "--json"])
+    assert rc == 0
+    got = json.loads(capsys.readouterr().out)
+    local = trustlab.resolve(df.astype(str).replace("nan", np.nan), id_col="rec_id", truth="entity")
+    assert got["n_records"] == 400 and got["metrics"]["f1"] == pytest.approx(local.metrics["f1"])
+    res = pd.read_parquet(out)
+    assert _partition(res["rec_id"], res["entity_id"]) == _local_partition(local)
+    assert main(["resolve", str(src), "--client", client.scheduler.address, "--labels", "entity"]) == 2
+    assert "--labels cannot be combined with a Dask run" in capsys.readouterr().err

@@ -97,6 +97,9 @@ def register(subparsers) -> None:
                    help="name of the source column (default source_dataset, as Splink); the file stem is the source")
     add_output_flags(p)
     p.set_defaults(func=run)
+    from trustlab.commands import resolve_distributed
+
+    resolve_distributed.add_arguments(p)
 
 
 def _read_labels(path: str, id_col: str):
@@ -134,9 +137,12 @@ def run(args) -> int:
 
 
 def _run(args) -> int:
+    from trustlab.commands import resolve_distributed
     from trustlab.er import resolve
     from trustlab.er.records import read_records
 
+    if resolve_distributed.wanted(args):  # --client, --local-cluster or a directory: every stage on Dask
+        return resolve_distributed.run(args)
     t0 = time.perf_counter()
     if (not args.input) == (args.dataset is None):
         raise CLIError("give either INPUT or --dataset NAME (not both)")
