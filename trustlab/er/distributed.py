@@ -923,8 +923,8 @@ def _resolve(run: _Run, records, *, output, id_col, fields, truth, blocking, max
 
 
 def _rules(blocking, sample: pd.DataFrame, flds, max_block_size: int, n: int) -> list[str]:
-    """The blocking rules: the given ones, or the local defaults inferred on the sample
-    (the same as :func:`trustlab.resolve`'s when the sample is the whole table)."""
+    """The blocking rules: the given ones, or :func:`trustlab.resolve`'s defaults inferred on
+    the sample (the same rules when the sample is the whole table; see :func:`_scaled_rules`)."""
     from trustlab.er.blocking import adaptive_blocking_rules, canonical_rules, parse_rule
     from trustlab.er.defaults import ALL_PAIRS_MAX
 
@@ -932,10 +932,10 @@ def _rules(blocking, sample: pd.DataFrame, flds, max_block_size: int, n: int) ->
         if n <= ALL_PAIRS_MAX:
             rules = ["all"]
         elif len(sample) >= n:
-            rules = adaptive_blocking_rules(sample, flds, max_block_size=max_block_size)
-        else:
             rules = adaptive_blocking_rules(sample, flds, max_block_size=max_block_size,
-                                            max_pairs=PAIRS_PER_SAMPLED_RECORD * len(sample))
+                                            max_pairs=_pair_budget(n))
+        else:
+            rules = _scaled_rules(sample, flds, max_block_size, n)
     else:
         rules = [blocking] if isinstance(blocking, str) else list(blocking)
     rules = canonical_rules(rules, sample.columns)
@@ -952,6 +952,43 @@ def _rules(blocking, sample: pd.DataFrame, flds, max_block_size: int, n: int) ->
                 raise ValueError(f"blocking rule {r!r} names column {c!r} that is not in the records; available: "
                                  f"{list(map(str, sample.columns))}")
     return rules
+
+
+#: with default blocking, candidate pairs per record the rules may emit in all on tables of more
+#: than a million records (below, the local budget, MAX_CANDIDATE_PAIRS, applies unchanged)
+PAIRS_PER_RECORD = 10
+
+
+def _pair_budget(n: int) -> int:
+    """The default blocking's budget of candidate pairs: the local run's
+    (:data:`~trustlab.er.blocking.MAX_CANDIDATE_PAIRS`) up to a million records, then
+    :data:`PAIRS_PER_RECORD` per record, so the pairs grow with the table."""
+    from trustlab.er.blocking import MAX_CANDIDATE_PAIRS
+
+    return int(max(MAX_CANDIDATE_PAIRS, PAIRS_PER_RECORD * n))
+
+
+def _scaled_rules(sample: pd.DataFrame, flds, max_block_size: int, n: int) -> list[str]:
+    """:func:`~trustlab.er.blocking.adaptive_blocking_rules` on a sample of ``s`` of ``n``
+    records, its sizes scaled: a block of ``c`` sampled records stands for about ``c n / s``
+    records (so the block limit is ``max_block_size s / n``) and its pairs for ``(n / s)^2``
+    times as many (so the budgets shrink by ``(s / n)^2``); the per-rule limits found
+    (``@cap``) are scaled back up. An estimate: keys whose frequency the sample misjudges
+    get blocks purged (or kept) that the whole table would not."""
+    from trustlab.er.blocking import Rule, adaptive_blocking_rules, parse_rule
+
+    s = len(sample)
+    f = s / n
+    mbs = max(2, int(round(max_block_size * f)))
+    rules = adaptive_blocking_rules(sample, flds, max_block_size=mbs, pairs_per_record=max(1, int(50 * f)),
+                                    max_pairs=max(1, int(_pair_budget(n) * f * f)))
+    out = []
+    for r in rules:
+        rule = parse_rule(r, sample.columns)
+        if rule.cap is not None:
+            rule = Rule(rule.kind, rule.columns, rule.option, min(max_block_size, max(2, int(round(rule.cap / f)))))
+        out.append(str(rule))
+    return out
 
 
 def _check_unique_ids(run: _Run, raw, id_col: str) -> None:
