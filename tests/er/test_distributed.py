@@ -206,3 +206,15 @@ def test_cli_directory_input_on_a_client(client, tmp_path, capsys):
     assert _partition(res["rec_id"], res["entity_id"]) == _local_partition(local)
     assert main(["resolve", str(src), "--client", client.scheduler.address, "--labels", "entity"]) == 2
     assert "--labels cannot be combined with a Dask run" in capsys.readouterr().err
+
+
+def test_tiny_table_prior_model_same_as_local():
+    """Fewer than 10 records: the fixed prior model (no TF tables) on both paths."""
+    import dask
+
+    df = pd.DataFrame({"id": [1, 2, 3, 4], "name": ["ann lee", "ann lee", "bob ray", "bob rae"]})
+    kw = {"fields": {"name": "name"}, "blocking": ["token:name"]}
+    local = trustlab.resolve(df, **kw)
+    with dask.config.set(scheduler="synchronous"):
+        res = trustlab.resolve(dd.from_pandas(df, npartitions=2), **kw)
+    assert _output_partition(res) == _local_partition(local)

@@ -325,8 +325,8 @@ def _score_frame(part: pd.DataFrame, model, d: int, weights: str) -> pd.DataFram
 
     G = part[[f"g{c}" for c in range(d)]].to_numpy(np.int8)
     T = np.full(G.shape, np.nan)
-    for c in range(d):
-        if f"t{c}" in part:
+    for c in range(d):  # as FSModel.tf_values: only the fields the fitted model has a table for
+        if f"t{c}" in part and model.fields[c].column in model.tf_tables_:
             T[:, c] = part[f"t{c}"].to_numpy(np.float64)
     prob = model.proba_from_field_weights(model.level_weights(G, T)) if len(part) else np.zeros(0)
     return pd.DataFrame({"i": part["i"].to_numpy(np.int64), "j": part["j"].to_numpy(np.int64), "prob": prob,
