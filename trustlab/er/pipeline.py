@@ -608,6 +608,8 @@ def resolve(
     Returns
     -------
     Resolution
+        (a :class:`~trustlab.er.distributed.DistributedResolution` for a Dask DataFrame or
+        a directory as ``records``)
 
     Notes
     -----
