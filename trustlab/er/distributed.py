@@ -824,6 +824,7 @@ def _resolve(run: _Run, records, *, output, id_col, fields, truth, blocking, max
                                for k, p in enumerate(srt.to_delayed()) if lengths[k] > 0], meta=meta, verify_meta=False)
         raw = pos.set_index("_idx", sorted=True, divisions=list(divs))
         raw = run.persist(raw)
+        del ddf, keyed, srt, pos  # the input and sorted copies: only ``raw`` stays in the workers' memory
         _check_unique_ids(run, raw, id_col)
         keep_cols = columns + ([truth] if truth and truth not in columns else [])
         mcols = [c for c in columns if c != id_col]
@@ -1070,7 +1071,8 @@ def _fit(run: _Run, mview, raw, rules, size, flds, only, corpus, tf_tables, tf_d
             divs = [0, max(n - 1, 1)]
         recs = mview[keep_cols].repartition(divisions=divs) if tuple(divs) != tuple(mview.divisions) else \
             mview[keep_cols]
-        recs = run.persist(recs)
+        # (not persisted: a repartition of the persisted match view, cheap to recompute, not a
+        # second copy of the records in the workers' memory)
         left = pairs.set_index("i", divisions=divs)
         lmeta = _attach_left(pd.DataFrame({"j": np.zeros(0, np.int64)},
                                           index=pd.Index(np.zeros(0, np.int64), name="i")), recs._meta)
