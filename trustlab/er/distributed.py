@@ -561,9 +561,14 @@ class _Run:
 
     @contextmanager
     def stage(self, name: str):
+        import logging
+
+        log = logging.getLogger(__name__)
+        log.info("stage %s: start", name)
         t = time.perf_counter()
         yield
         self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - t
+        log.info("stage %s: %.1f s", name, time.perf_counter() - t)
 
     def persist(self, coll):
         import dask
