@@ -212,7 +212,8 @@ def _write_md(a, rows, load) -> None:
             lines.append(f"| {r['run']} | {r['records']:,} | – | – | – | failed: {str(r['error'])[-200:]!r} |")
             continue
         if r["run"] == "distributed":
-            peak = " / ".join(f"{v:,.0f}" for v in r["peak_mb_per_worker"]) + f" (workers); {r['driver_peak_mb']:,.0f} (driver)"
+            peak = (" / ".join(f"{v:,.0f}" for v in r["peak_mb_per_worker"])
+                    + f" (workers); {r['driver_peak_mb']:,.0f} (driver)")
             note = (f"{r['workers']} worker processes × 1 thread, limit {r['memory_limit']} each; "
                     f"{r['candidate_pairs']:,} candidate pairs in {r['pair_partitions']} partitions (max "
                     f"{r['max_pairs_per_partition']:,}); fields and rules inferred on {r['inferred_on']}; stages (s): "

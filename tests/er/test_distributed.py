@@ -208,11 +208,12 @@ def test_cli_directory_input_on_a_client(client, tmp_path, capsys):
     assert "--labels cannot be combined with a Dask run" in capsys.readouterr().err
 
 
-def test_tiny_table_prior_model_same_as_local():
+@pytest.mark.parametrize("n", [1, 2, 4])
+def test_tiny_table_prior_model_same_as_local(n):
     """Fewer than 10 records: the fixed prior model (no TF tables) on both paths."""
     import dask
 
-    df = pd.DataFrame({"id": [1, 2, 3, 4], "name": ["ann lee", "ann lee", "bob ray", "bob rae"]})
+    df = pd.DataFrame({"id": [1, 2, 3, 4], "name": ["ann lee", "ann lee", "bob ray", "bob rae"]}).iloc[:n]
     kw = {"fields": {"name": "name"}, "blocking": ["token:name"]}
     local = trustlab.resolve(df, **kw)
     with dask.config.set(scheduler="synchronous"):

@@ -1069,11 +1069,7 @@ def _fit(run: _Run, mview, raw, rules, size, flds, only, corpus, tf_tables, tf_d
             streams.append(run.persist(shuffled.map_partitions(_block_pairs, cap, meta=pmeta)))
             del keys
         pairs = dd.concat(streams) if len(streams) > 1 else streams[0]
-        n_raw = int(run.compute(pairs.map_partitions(len).sum())[0])
-        k = max(mview.npartitions, math.ceil(n_raw / pairs_per_partition))
-        divs = sorted(set(np.linspace(0, n - 1, k + 1).round().astype(np.int64).tolist()))
-        if len(divs) < 2:
-            divs = [0, max(n - 1, 1)]
+        divs, n_raw = _pair_divisions(run, pairs, n, pairs_per_partition, mview.npartitions)
         recs = mview[keep_cols].repartition(divisions=divs) if tuple(divs) != tuple(mview.divisions) else \
             mview[keep_cols]
         # (not persisted: a repartition of the persisted match view, cheap to recompute, not a
@@ -1111,6 +1107,32 @@ def _fit(run: _Run, mview, raw, rules, size, flds, only, corpus, tf_tables, tf_d
             "npart": int(levels.npartitions), "max_part": int(np.max(part_sizes)) if len(part_sizes) else 0}
 
 
+#: bins of first-record positions counted to place the pair stream's partition bounds
+_POSITION_BINS = 4096
+
+
+def _first_counts(part: pd.DataFrame, n: int) -> np.ndarray:
+    b = part["i"].to_numpy(np.int64) * _POSITION_BINS // max(n, 1)
+    return np.bincount(b, minlength=_POSITION_BINS)[:_POSITION_BINS]
+
+
+def _pair_divisions(run: _Run, pairs, n: int, per_part: int, at_least: int) -> tuple[list[int], int]:
+    """Bounds of first-record positions that split the pair stream into partitions of about
+    ``per_part`` pairs (pairs ``i < j`` crowd the low positions, so equal ranges of
+    positions would not do), from a histogram of ``i``; and the number of pairs."""
+    import dask
+
+    hist = np.sum(run.compute(*[dask.delayed(_first_counts)(p, n) for p in pairs.to_delayed()]), axis=0)
+    total = int(hist.sum())
+    k = max(at_least, math.ceil(total / per_part))
+    cum = np.cumsum(hist)
+    cuts = np.searchsorted(cum, np.arange(1, k) * total / k, side="left")
+    bounds = [int(-(-c * n // _POSITION_BINS)) for c in cuts + 1]  # the first position of the next bin
+    if n <= 1:
+        return [0, 0], total
+    return sorted({0, *(b for b in bounds if 0 < b < n - 1), n - 1}), total
+
+
 def _fetch_rows(part: pd.DataFrame, want: np.ndarray) -> pd.DataFrame:
     return part.loc[part.index.intersection(want)]
 
@@ -1128,6 +1150,8 @@ def _random_levels(run: _Run, recs, rp: np.ndarray, ctx: _Context) -> np.ndarray
         sel = want[(want >= lo) & ((want < hi) if k < len(divs) - 2 else (want <= hi))]
         if sel.size:
             parts.append(dask.delayed(_fetch_rows)(p, sel))
+    if not parts:  # no random pair (a single record)
+        return np.zeros((0, len(ctx.fields)), np.int8)
     rows = pd.concat(run.compute(*parts)).sort_index()
     loc = np.searchsorted(rows.index.to_numpy(np.int64), rp)
     df = rows[ctx.columns].reset_index(drop=True)
