@@ -2,11 +2,13 @@
 directory as INPUT (every stage on Dask, :func:`trustlab.er.distributed.resolve_distributed`)."""
 from __future__ import annotations
 
+import numbers
 import os
 import sys
 import time
 
-from trustlab.commands._common import CLIError, emit_json, show_progress
+from trustlab._validation import Interval
+from trustlab.commands._common import CLIError, constrained, emit_json, show_progress
 
 #: resolve options the distributed path does not take (dest name -> flag)
 _LOCAL_ONLY = {"dataset": "--dataset", "labels": "--labels", "link_type": "--link-only/--link-type",
@@ -20,7 +22,8 @@ def add_arguments(p) -> None:
     g = p.add_argument_group("scale-out (every stage on Dask; INPUT a file or a directory of parquet/CSV files, "
                              "--output a directory of partitioned parquet)")
     g.add_argument("--client", metavar="ADDRESS", help="run on the Dask scheduler at ADDRESS (e.g. tcp://host:8786)")
-    g.add_argument("--local-cluster", metavar="N", type=int, help="start a local Dask cluster of N worker "
+    workers = constrained([Interval(numbers.Integral, 1, 256, closed="both")])
+    g.add_argument("--local-cluster", metavar="N", type=workers, help="start a local Dask cluster of N worker "
                    "processes (one thread each) and run on it")
 
 
@@ -41,8 +44,6 @@ def run(args) -> int:
         raise CLIError("a Dask run reads one INPUT: a file, a directory or a glob of parquet/CSV files")
     if args.client and args.local_cluster:
         raise CLIError("give --client ADDRESS or --local-cluster N, not both")
-    if args.local_cluster is not None and args.local_cluster < 1:
-        raise CLIError(f"--local-cluster needs at least 1 worker; got {args.local_cluster}")
     kw: dict = {"id_col": args.id_col, "fields": args.fields, "truth": args.truth, "method": args.method,
                 "threshold": args.threshold, "time_limit": args.time_limit, "random_state": args.seed,
                 "output": args.output, "progress": show_progress(args)}
