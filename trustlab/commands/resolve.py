@@ -106,6 +106,9 @@ def register(subparsers) -> None:
     add_output_flags(p)
     _mark_defaults(p)
     p.set_defaults(func=run)
+    from trustlab.commands import resolve_distributed
+
+    resolve_distributed.add_arguments(p)
 
 
 def _read_settings(path: str):
@@ -202,9 +205,12 @@ def run(args) -> int:
 
 
 def _run(args) -> int:
+    from trustlab.commands import resolve_distributed
     from trustlab.er import resolve
     from trustlab.er.records import read_records
 
+    if resolve_distributed.wanted(args):  # --client, --local-cluster or a directory: every stage on Dask
+        return resolve_distributed.run(args)
     t0 = time.perf_counter()
     if (not args.input) == (args.dataset is None):
         raise CLIError("give either INPUT or --dataset NAME (not both)")

@@ -310,6 +310,14 @@ def key_codes(df: pd.DataFrame, cols: Sequence[str], prefix: int | None = None,
     values of ``cols`` (spaces removed, the first ``prefix`` characters), and whether it
     has the key (every part non-empty). ``cache`` (column -> normalised values) lets
     several keys share one normalisation of a column."""
+    vals, valid = key_values(df, cols, prefix, cache)
+    return pd.factorize(vals)[0].astype(np.int64), valid
+
+
+def key_values(df: pd.DataFrame, cols: Sequence[str], prefix: int | None = None,
+               cache: dict | None = None) -> tuple[pd.Series, np.ndarray]:
+    """:func:`key_codes` before coding: the key strings (parts joined by ``|``) and
+    whether each record has the key."""
     vals, valid = None, np.ones(len(df), bool)
     for c in cols:
         v = cache.get(c) if cache is not None else None
@@ -321,10 +329,22 @@ def key_codes(df: pd.DataFrame, cols: Sequence[str], prefix: int | None = None,
             v = v.str[:prefix]
         valid &= (v != "").to_numpy()  # a compound key needs every part
         vals = v if vals is None else vals + "|" + v
-    return pd.factorize(vals)[0].astype(np.int64), valid
+    return vals, valid
 
 
 def _key_membership(df: pd.DataFrame, spec: "str | Rule"):
+    kind, val = membership_values(df, spec)
+    if kind == "members":  # block keys as int codes
+        return kind, (val[0], pd.factorize(val[1])[0].astype(np.int64))
+    return kind, val
+
+
+def membership_values(df: pd.DataFrame, spec: "str | Rule"):
+    """What a rule makes of ``df``: ``("all", None)``; ``("members", (rec, key))`` with
+    each record position ``rec[k]`` in the block named ``key[k]`` (the normalised key or
+    token, a string: the same string in any subset of the records, so blocks can be formed
+    by shuffling on it, :mod:`trustlab.er.distributed`); or ``("pairs", pairs)`` for
+    sorted-neighbourhood rules."""
     rule = parse_rule(spec, df.columns)
     kind = rule.kind
     if kind == "all":
@@ -339,9 +359,9 @@ def _key_membership(df: pd.DataFrame, spec: "str | Rule"):
             )
     n = len(df)
     if kind == "key":
-        codes, valid = key_codes(df, cols, _int_option(rule, spec, None, "the key prefix length"))
+        vals, valid = key_values(df, cols, _int_option(rule, spec, None, "the key prefix length"))
         rec = np.arange(n, dtype=np.int64)[valid]
-        return "members", (rec, codes[valid])
+        return "members", (rec, vals.to_numpy(dtype=object)[valid])
     if kind in ("token", "qgram"):
         v = _norm(df[cols[0]]) if len(cols) == 1 else _norm(df[cols].fillna("").astype(str).agg(" ".join, axis=1))
         if kind == "token":
@@ -361,8 +381,7 @@ def _key_membership(df: pd.DataFrame, spec: "str | Rule"):
         ex = toks.explode()
         ex = ex[ex.notna() & (ex.astype(str).str.len() > 1)]
         rec = ex.index.to_numpy(np.int64)
-        codes = pd.factorize(ex)[0].astype(np.int64)
-        return "members", (rec, codes)
+        return "members", (rec, ex.astype(str).to_numpy(dtype=object))
     if kind == "sorted":
         w = _int_option(rule, spec, 5, "the window")
         v = _norm(df[cols[0]]) if len(cols) == 1 else _norm(df[cols].fillna("").astype(str).agg(" ".join, axis=1))

@@ -178,6 +178,20 @@ def _feature_index(names: Sequence[str], column: str, feat: str) -> int:
         raise ValueError(f"feature {key!r} missing from the feature matrix (has {list(names)})") from None
 
 
+def record_share_sums(df: pd.DataFrame, fields: Sequence[Field]) -> tuple[dict[str, float], int]:
+    """Per field, the sum over the records of the field's share of the record's words (the
+    words of :func:`trustlab.er.scoring.record_text`), and the number of records; empty when
+    the fields have no whole-record comparison. Sums add up over partitions of a table
+    (:mod:`trustlab.er.distributed`); :meth:`FSModel._fit_record_share` divides by the count."""
+    own = [f for f in fields if KINDS[f.kind].arity > 0]
+    if not any(f.kind == "record" for f in fields) or not own or len(df) == 0:
+        return {}, 0
+    cnt = np.stack([sum(df[c].fillna("").astype(str).str.count(_WORD).to_numpy(np.float64)
+                        for c in f.columns() if c in df.columns) + np.zeros(len(df)) for f in own], axis=1)
+    sh = (cnt / np.maximum(cnt.sum(1, keepdims=True), 1.0)).sum(0)
+    return {f.column: float(x) for f, x in zip(own, sh)}, int(len(df))
+
+
 class FSModel:
     """Fellegi–Sunter model over multi-level comparisons with TF adjustment (EM-fitted).
 
@@ -407,9 +421,7 @@ class FSModel:
         G = self.levels(fm)
         Gr = self.levels(fm_random)
         d = G.shape[1]
-        u = np.stack([np.bincount(Gr[Gr[:, c] >= 0, c].astype(np.int64), minlength=_L) + 0.5 for c in range(d)])
-        u = u.astype(np.float64)
-        u /= u.sum(1, keepdims=True)
+        u = self._random_u(Gr)
         u_rand = u.copy()
         npairs = G.shape[0]
         n_all = n * (n - 1) / 2.0
@@ -528,14 +540,8 @@ class FSModel:
     def _fit_record_share(self, df: pd.DataFrame) -> None:
         """Each field's share of the whole record's words (mean over the records), the
         overlap :meth:`_record_beyond_fields` takes off the record's weight."""
-        self.record_share_ = {}
-        own = [f for f in self.fields if KINDS[f.kind].arity > 0]
-        if not any(f.kind == "record" for f in self.fields) or not own or len(df) == 0:
-            return
-        cnt = np.stack([sum(df[c].fillna("").astype(str).str.count(_WORD).to_numpy(np.float64)
-                            for c in f.columns() if c in df.columns) + np.zeros(len(df)) for f in own], axis=1)
-        sh = (cnt / np.maximum(cnt.sum(1, keepdims=True), 1.0)).mean(0)
-        self.record_share_ = {f.column: float(x) for f, x in zip(own, sh) if x > 0}
+        sums, n = record_share_sums(df, self.fields)
+        self.record_share_ = {k: v / n for k, v in sums.items() if v > 0} if n else {}
 
     def _set_tf_scale(self, u_rand: np.ndarray, u: np.ndarray) -> None:
         """How much more often the candidate non-matches agree exactly on each TF field than
@@ -546,6 +552,35 @@ class FSModel:
         made every candidate share is not counted as rare again."""
         self.tf_scale_ = {self.fields[c].column: float(u[c, 0] / u_rand[c, 0]) for c in self._tf_fields()
                           if u_rand[c, 0] > 0 and u[c, 0] / u_rand[c, 0] != 1.0}
+
+    def fit_from_counts(self, level_rows: np.ndarray, counts: np.ndarray, random_levels: np.ndarray, n: int, *,
+                        tf_tables: dict, tf_default: dict, rules: Sequence[str] | None = None,
+                        max_matches: float | None = None, record_share: dict | None = None) -> "FSModel":
+        """:meth:`fit` from sufficient statistics: the distinct comparison level rows of the
+        candidate pairs (``level_rows``, as :func:`_distinct_rows_inverse` orders them) and
+        how many pairs show each (``counts``), the levels of the random pairs, the number of
+        records ``n`` and the term-frequency tables of the whole table. The same model as
+        :meth:`fit` on the pairs (session EM), with memory that depends on the number of
+        distinct level rows rather than of pairs; :mod:`trustlab.er.distributed` sums the
+        counts over the workers' partitions of the pair stream; ``record_share`` is
+        :meth:`_fit_record_share`'s result on the whole table."""
+        self.set_forcing(rules)
+        self.key_coef_, self.tf_centre_, self.tf_scale_ = [], {}, {}
+        self.record_share_ = {str(k): float(v) for k, v in (record_share or {}).items()}
+        if n < MIN_RECORDS_EM:
+            return self._fit_prior(n)
+        self.tf_tables_ = {k: dict(v) for k, v in tf_tables.items()}
+        self.tf_default_ = dict(tf_default)
+        u = self._random_u(random_levels)
+        return self._fit_by_sessions(None, u, n, n * (n - 1) / 2.0, None, None, max_matches,
+                                     counts=(np.asarray(level_rows), np.asarray(counts, np.float64)))
+
+    def _random_u(self, Gr: np.ndarray) -> np.ndarray:
+        """u per field and level from the random pairs' levels (0.5 added to every count)."""
+        d = len(self.fields)
+        u = np.stack([np.bincount(Gr[Gr[:, c] >= 0, c].astype(np.int64), minlength=_L) + 0.5 for c in range(d)])
+        u = u.astype(np.float64)
+        return u / u.sum(1, keepdims=True)
 
     def _session_em(self, Gu: np.ndarray, cnt: np.ndarray, u: np.ndarray, free: np.ndarray,
                     m0: np.ndarray, lam0: float, *, fit_m: bool = True, fit_u: bool = False,
@@ -590,8 +625,9 @@ class FSModel:
             prev = ll
         return m, lam, u, post
 
-    def _fit_by_sessions(self, G: np.ndarray, u: np.ndarray, n: int, n_all: float, df: pd.DataFrame,
-                         pairs: np.ndarray, max_matches: float | None = None) -> "FSModel":
+    def _fit_by_sessions(self, G: np.ndarray | None, u: np.ndarray, n: int, n_all: float, df: pd.DataFrame | None,
+                         pairs: np.ndarray | None, max_matches: float | None = None,
+                         counts: tuple[np.ndarray, np.ndarray] | None = None) -> "FSModel":
         """m per field from EM *sessions*, λ as the match share of all record pairs.
 
         Splink's training scheme: within the pairs that agree exactly on one identifying
@@ -605,10 +641,13 @@ class FSModel:
         candidates' posterior mass over n(n-1)/2, the others counted as non-matches),
         consistent with u from random pairs, so blocking does not change the odds.
         """
-        d = G.shape[1]
+        if counts is None:
+            Gu, inv = _distinct_rows_inverse(G)
+            cnt = np.bincount(inv, minlength=len(Gu)).astype(np.float64)
+        else:  # the distinct level rows and their counts, aggregated elsewhere (fit_from_counts)
+            Gu, cnt = counts
+        d = Gu.shape[1]
         u_rand = u.copy()
-        Gu, inv = _distinct_rows_inverse(G)
-        cnt = np.bincount(inv, minlength=len(Gu)).astype(np.float64)
         npairs = float(cnt.sum())
         m_init = np.tile(np.array([0.7, 0.2, 0.07, 0.03]), (d, 1))
         # the whole-record comparisons (record, codes) open no session and are passive in one
@@ -672,7 +711,7 @@ class FSModel:
         self.forcing_, self.key_coef_, self.tf_centre_ = [], [], {}
         rare = -np.log(u[:, 0])
         self.n_seed_pairs_ = int(cnt[((Gu == 0) * rare[None, :]).sum(1) >= math.log(max(2.0, n_all))].sum())
-        self.problems_ = self._diagnose(np.repeat(post, cnt.astype(np.int64)), int(npairs), n)
+        self.problems_ = self._diagnose(post, int(npairs), n, weights=cnt)
         return self
 
     def _dependence(self, Gu: np.ndarray, Gr: np.ndarray, u: np.ndarray) -> np.ndarray:
@@ -711,7 +750,7 @@ class FSModel:
         ]
         return self
 
-    def _diagnose(self, post: np.ndarray, npairs: int, n: int) -> list[str]:
+    def _diagnose(self, post: np.ndarray, npairs: int, n: int, weights: np.ndarray | None = None) -> list[str]:
         """Problems of the fitted model, as sentences; sets ``drifted_`` when EM's match
         class is not a class of duplicates (almost every candidate a match, or matches
         that agree on no identifying field): a symptom of candidates dominated by
@@ -731,7 +770,9 @@ class FSModel:
         if self.lambda_ > 0.9:
             out.append(f"EM calls almost every candidate pair a match (lambda = {self.lambda_:.3f})")
             self.drifted_ = True
-        share = float((post > 0.5).mean())
+        # ``weights``: how many pairs each entry of ``post`` stands for (one each when None)
+        wts = np.ones(len(post)) if weights is None else np.asarray(weights, np.float64)
+        share = float((post > 0.5) @ wts / max(wts.sum(), 1.0)) if len(post) else float("nan")
         if npairs >= 20 and share > 0.95:
             out.append(f"{share:.0%} of candidate pairs come out as matches")
             self.drifted_ = True
@@ -739,7 +780,7 @@ class FSModel:
         # weight of the levels that actually carry mass
         if np.all(np.max(np.where(self.u_ > 1e-3, bf, 0.0), axis=1) < 0.5):
             out.append("m ~ u for every field: no field separates matches from non-matches")
-        n_match = int((post > 0.5).sum())
+        n_match = int(round(float((post > 0.5) @ wts))) if len(post) else 0
         if n_match == 0 and self.lambda_ * npairs >= 0.5:
             # EM's match share says there are duplicates, yet none is likely enough to be
             # merged: the comparisons hold too little evidence (e.g. one text field whose
@@ -784,19 +825,8 @@ class FSModel:
         missing; TF-adjusted at the exact level)."""
         if self.m_ is None:
             raise RuntimeError("FSModel is not fitted; call fit(...) first")
-        G = self.levels(fm)
-        W = np.zeros(G.shape)
-        bf = np.log(self.m_) - np.log(self.u_)
         T = self.tf_values(df, pairs)
-        for c in range(G.shape[1]):
-            g = G[:, c]
-            ok = g >= 0
-            W[ok, c] = bf[c][g[ok]]
-            t = T[:, c]
-            adj = (g == 0) & ~np.isnan(t)
-            if adj.any():
-                scale = self.tf_scale_.get(self.fields[c].column, 1.0)
-                W[adj, c] = np.log(self.m_[c, 0]) - np.log(np.maximum(t[adj] * scale, 1e-12))
+        W = self.level_weights(self.levels(fm), T)
         if self.forcing_ and self.key_coef_:
             # fields of the key rules a pair agrees on carry no evidence of their own; the
             # key states do (the prior, relative to the overall λ, shared out over the key
@@ -814,7 +844,7 @@ class FSModel:
                 key[[cols[k] for k in keys]] = True
             extra = self._prior_logit(h) - math.log(self.lambda_ / (1 - self.lambda_))
             W[:, key] += extra[:, None] / key.sum()
-        return self._record_beyond_fields(W)
+        return W
 
     def _record_beyond_fields(self, W: np.ndarray) -> np.ndarray:
         """The whole-record comparison without what the fields have said already.
@@ -836,6 +866,24 @@ class FSModel:
             same = np.sign(r) == np.sign(S)
             W[:, c] = np.where(same, np.sign(r) * np.maximum(np.abs(r) - np.abs(S), 0.0), r)
         return W
+
+    def level_weights(self, G: np.ndarray, T: np.ndarray) -> np.ndarray:
+        """:meth:`field_weights` from the pairs' levels (:meth:`levels`) and term
+        frequencies (:meth:`tf_values`), before any key-rule prior (a model fitted by
+        sessions has none); the whole record counted beyond the fields
+        (:meth:`_record_beyond_fields`)."""
+        W = np.zeros(G.shape)
+        bf = np.log(self.m_) - np.log(self.u_)
+        for c in range(G.shape[1]):
+            g = G[:, c]
+            ok = g >= 0
+            W[ok, c] = bf[c][g[ok]]
+            t = T[:, c]
+            adj = (g == 0) & ~np.isnan(t)
+            if adj.any():
+                scale = self.tf_scale_.get(self.fields[c].column, 1.0)
+                W[adj, c] = np.log(self.m_[c, 0]) - np.log(np.maximum(t[adj] * scale, 1e-12))
+        return self._record_beyond_fields(W)
 
     def proba_from_field_weights(self, W: np.ndarray) -> np.ndarray:
         """Match probability from :meth:`field_weights` (saves recomputing them)."""

@@ -486,6 +486,11 @@ def resolve(
     records : DataFrame, pyarrow Table, polars DataFrame or path
         One row per record (CSV, ``.csv.gz`` or parquet path, or a table: pyarrow and
         polars tables, or anything with ``to_pandas()``, are converted to pandas first).
+        A Dask DataFrame or a directory of parquet / CSV files is resolved with every
+        stage on Dask (:func:`trustlab.er.distributed.resolve_distributed`, on ``client``;
+        unsupervised, one table) and a
+        :class:`~trustlab.er.distributed.DistributedResolution` is returned, its entities
+        written as partitioned parquet.
     settings : ResolveSettings or dict, optional
         The settings of the run (:class:`~trustlab.er.ResolveSettings`, or its
         ``to_dict()``). Every keyword below except ``labels``, ``truth``, ``existing``,
@@ -559,8 +564,9 @@ def resolve(
     client : dask.distributed.Client, optional
         Ship the partition layer's components (those with more than 6 records) to a
         Dask cluster (:func:`trustlab.partition`'s ``client=``, the one name of the Dask
-        client across trustlab). Blocking, scoring and the small components always run
-        locally (vectorised / Numba-parallel).
+        client across trustlab). Blocking, scoring and the small components run locally
+        (vectorised / Numba-parallel) for in-memory records; with a Dask DataFrame or a
+        directory as ``records`` every stage runs on this cluster.
     link_type : {"dedupe_only", "link_only", "link_and_dedupe"}, optional
         With several tables (``records`` a list, tuple or dict of DataFrames / paths):
         ``"link_only"`` compares only records of different tables and never puts two
@@ -592,6 +598,8 @@ def resolve(
     Returns
     -------
     Resolution
+        (a :class:`~trustlab.er.distributed.DistributedResolution` for a Dask DataFrame or
+        a directory as ``records``)
 
     Notes
     -----
@@ -621,6 +629,7 @@ def resolve(
     1.0
     """
     from trustlab._tables import as_pandas_table
+    from trustlab.er.distributed import is_distributed_input
     from trustlab.er.incremental import resolve_incremental
     from trustlab.er.model import is_saved_model, load_model
 
@@ -631,6 +640,17 @@ def resolve(
         train_fraction=train_fraction, weights=weights, threshold=threshold, time_limit=time_limit, M=M,
         solver_options=solver_options, compare_methods=compare_methods, complete_components=complete_components,
         link_type=link_type, source_col=source_col, one_to_one=one_to_one, column_map=column_map)
+    if is_distributed_input(records):  # a Dask DataFrame or a directory of files: every stage on Dask
+        from trustlab.er.distributed import check_distributed_options, resolve_distributed
+
+        check_distributed_options(labels=labels, truth=truth, scorer=s.scorer, model=model if saved else s.model,
+                                  link_type=s.link_type, existing=existing, one_to_one=s.one_to_one,
+                                  column_map=s.column_map, compare_methods=s.compare_methods)
+        return resolve_distributed(records, client=client, id_col=s.id_col, fields=s.fields, truth=truth,
+                                   blocking=s.blocking, max_block_size=s.max_block_size, method=s.method,
+                                   weights=s.weights, threshold=s.threshold, time_limit=s.time_limit, M=s.M,
+                                   solver_options=s.solver_options, complete_components=s.complete_components,
+                                   random_state=random_state, progress=progress)
     if s.one_to_one is not False and existing is not None:
         raise ValueError("one_to_one=... is not supported with existing=... (incremental resolution); "
                          "resolve the tables together instead")

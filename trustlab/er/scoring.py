@@ -81,7 +81,18 @@ def _rowwise_dot(Aw, A, i: np.ndarray, j: np.ndarray) -> np.ndarray:
     return out
 
 
-def _idf_jaccard(s: pd.Series, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+def _global_counts(uniques, corpus: tuple | None, local: np.ndarray, n: int) -> tuple[np.ndarray, int]:
+    """Document frequency of each token in ``uniques`` and the number of records: the
+    table's own (``local``, ``n``), or those of a larger table, ``corpus = (n_records,
+    Series token -> records holding it)`` (:mod:`trustlab.er.distributed` computes a
+    partition's features with the whole table's statistics)."""
+    if corpus is None:
+        return local, n
+    n_all, freq = corpus
+    return pd.Series(np.asarray(uniques, dtype=object)).map(freq).fillna(0).to_numpy(np.float64), int(n_all)
+
+
+def _idf_jaccard(s: pd.Series, i: np.ndarray, j: np.ndarray, corpus: tuple | None = None) -> np.ndarray:
     """Jaccard similarity of two records' word tokens, each token weighted by its inverse
     document frequency ``log(n / records holding it)``: sharing a rare token (a model
     number) counts, sharing words every record has does not. Letters and digits are
@@ -94,12 +105,12 @@ def _idf_jaccard(s: pd.Series, i: np.ndarray, j: np.ndarray) -> np.ndarray:
     if len(ex) == 0 or len(i) == 0:
         return np.full(len(i), np.nan)
     rec = ex.index.to_numpy(np.int64)
-    ids, _ = pd.factorize(ex)
+    ids, uniq = pd.factorize(ex)
     ids = ids.astype(np.int64)
     A = sparse.csr_matrix((np.ones(len(ids)), (rec, ids)), shape=(n, int(ids.max()) + 1))  # sums repeats
     A.data[:] = 1.0  # a token repeated in a record counts once
-    dfreq = np.asarray(A.sum(0)).ravel()
-    idf = np.log(n / np.maximum(dfreq, 1))
+    dfreq, n_docs = _global_counts(uniq, corpus, np.asarray(A.sum(0)).ravel(), n)
+    idf = np.log(n_docs / np.maximum(dfreq, 1))
     Aw = A.multiply(idf[None, :]).tocsr()
     tot = np.asarray(Aw.sum(1)).ravel()
     inter = _rowwise_dot(Aw, A, i, j)
@@ -126,7 +137,7 @@ def record_text(df: pd.DataFrame, fields: Sequence[Field]) -> pd.Series:
     return out
 
 
-def _tfidf_cosine(text: pd.Series, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+def _tfidf_cosine(text: pd.Series, i: np.ndarray, j: np.ndarray, corpus: tuple | None = None) -> np.ndarray:
     """Cosine similarity of two records' TF-IDF vectors over word tokens (letters and
     digits apart, lower case; sublinear term frequency ``1 + log tf``, idf
     ``log(n / df)``). Shared rare words (a name, a model number) count, words every
@@ -140,11 +151,12 @@ def _tfidf_cosine(text: pd.Series, i: np.ndarray, j: np.ndarray) -> np.ndarray:
         return np.full(len(i), np.nan)
     rec = ex.index.to_numpy(np.int64) if isinstance(text.index, pd.RangeIndex) else \
         np.repeat(np.arange(n), tok.str.len().to_numpy())
-    ids = pd.factorize(ex)[0].astype(np.int64)
+    ids, uniq = pd.factorize(ex)
+    ids = ids.astype(np.int64)
     A = sparse.csr_matrix((np.ones(len(ids)), (rec, ids)), shape=(n, int(ids.max()) + 1))
     A.sum_duplicates()
-    dfreq = np.bincount(A.indices, minlength=A.shape[1])
-    idf = np.log(n / np.maximum(dfreq, 1)) + 1e-6
+    dfreq, n_docs = _global_counts(uniq, corpus, np.bincount(A.indices, minlength=A.shape[1]), n)
+    idf = np.log(n_docs / np.maximum(dfreq, 1)) + 1e-6
     A.data = (1.0 + np.log(A.data)) * idf[A.indices]
     norm = np.sqrt(np.asarray(A.multiply(A).sum(1)).ravel())
     A = sparse.diags(np.where(norm > 0, 1.0 / np.maximum(norm, 1e-300), 0.0)) @ A
@@ -180,7 +192,7 @@ def code_tokens(text: pd.Series) -> pd.Series:
     return norm[keep.fillna(False)]
 
 
-def _code_levels(text: pd.Series, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+def _code_levels(text: pd.Series, i: np.ndarray, j: np.ndarray, corpus: tuple | None = None) -> np.ndarray:
     """Per pair: 1.0 when the records share a rare code (one at most :data:`RARE_CODE_DF`
     records hold), 0.5 when they share only common codes, 0.0 when both have codes and
     share none (another model number: a neighbouring product), NaN when either has none."""
@@ -191,12 +203,13 @@ def _code_levels(text: pd.Series, i: np.ndarray, j: np.ndarray) -> np.ndarray:
     if len(codes) == 0 or len(i) == 0:
         return np.full(len(i), np.nan)
     rec = codes.index.to_numpy(np.int64)
-    ids = pd.factorize(codes)[0].astype(np.int64)
+    ids, uniq = pd.factorize(codes)
+    ids = ids.astype(np.int64)
     C = sparse.csr_matrix((np.ones(len(ids)), (rec, ids)), shape=(n, int(ids.max()) + 1))
     C.data[:] = 1.0
     C.sum_duplicates()
     C.data[:] = 1.0
-    dfreq = np.bincount(C.indices, minlength=C.shape[1])
+    dfreq, _ = _global_counts(uniq, corpus, np.bincount(C.indices, minlength=C.shape[1]), n)
     Cw = C.multiply(np.where(dfreq <= RARE_CODE_DF, 1.0, 1e-3)[None, :]).tocsr()
     rowlen = np.diff(C.indptr)
     out = _rowwise_dot(Cw, C, i, j)

@@ -1,0 +1,234 @@
+"""Entity resolution at scale with every stage on Dask (``trustlab.er.distributed``).
+
+For each size N: ``trustlab.er.generate_records(N, random_state=0)`` written once as a
+directory of parquet files (with the true ``entity`` column) and as a CSV without it; then,
+each in its own subprocess so that peak memory is per run:
+
+* ``distributed`` — ``resolve_distributed(directory, truth="entity")`` on a
+  ``distributed.LocalCluster`` of ``--workers`` worker processes (one thread each): seconds,
+  peak resident memory of each worker process and of the driver, pairwise F1;
+* ``local`` (``--equivalence``) — ``trustlab.resolve`` in one process on the CSV with the
+  fields and blocking rules the distributed run used, and whether the two runs give the
+  same entities (same partition of the record ids);
+* ``splink`` (``--splink``) — Splink 5 on DuckDB, the untuned set-up of
+  ``bench/er_real_peers.py``, on the same CSV.
+
+    .venv/bin/python bench/er_scale.py --n 1000000 [--splink] [--equivalence] [--md bench/results/er_scale.md]
+
+Prints one JSON line per run.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+
+def _peak_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _pairwise(pred, truth) -> dict:
+    from er_real import pairwise
+
+    return {k: round(float(v), 4) for k, v in pairwise(np.asarray(pred), np.asarray(truth)).items()}
+
+
+def generate(n: int, work: Path) -> dict:
+    from trustlab.er import generate_records
+
+    if (work / "truth.npy").exists() and (work / "records.csv").exists() and (work / "parquet").is_dir():
+        return {"run": "generate", "records": n, "seconds": 0.0, "reused": str(work)}  # same seed: same data
+    t0 = time.perf_counter()
+    df = generate_records(n, random_state=0)
+    pq = work / "parquet"
+    pq.mkdir(parents=True, exist_ok=True)
+    k = max(2, n // 125_000)
+    for i, part in enumerate(np.array_split(np.arange(n), k)):
+        df.iloc[part].to_parquet(pq / f"part-{i:03d}.parquet", index=False)
+    truth = df.pop("entity").astype(str).to_numpy()
+    df.to_csv(work / "records.csv", index=False)
+    np.save(work / "truth.npy", truth.astype(object), allow_pickle=True)
+    return {"run": "generate", "records": n, "seconds": round(time.perf_counter() - t0, 1), "files": k}
+
+
+def distributed_run(work: Path, workers: int, memory_limit: str) -> dict:
+    import logging
+
+    from distributed import Client, LocalCluster
+
+    from trustlab.er.distributed import resolve_distributed
+
+    logging.getLogger("distributed").setLevel(logging.ERROR)
+    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, memory_limit=memory_limit,
+                           dashboard_address=None)
+    client = Client(cluster)
+    try:
+        t0 = time.perf_counter()
+        res = resolve_distributed(str(work / "parquet"), client=client, id_col="rec_id", truth="entity",
+                                  output=str(work / "out"))
+        sec = time.perf_counter() - t0
+        peaks = client.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+    finally:
+        client.close()
+        cluster.close()
+    (work / "dist_settings.json").write_text(json.dumps({"fields": {f.column: f.kind for f in res.fields},
+                                                         "rules": res.rules}))
+    m = res.metrics
+    return {"run": "distributed", "workers": workers, "memory_limit": memory_limit, "records": res.n_records,
+            "seconds": round(sec, 1), "stage_seconds": {k: round(v, 1) for k, v in res.seconds.items()},
+            "peak_mb_per_worker": sorted(round(v, 1) for v in peaks.values()), "driver_peak_mb": round(_peak_mb(), 1),
+            "f1": round(m["f1"], 4), "precision": round(m["precision"], 4), "recall": round(m["recall"], 4),
+            "n_entities": res.n_entities, "candidate_pairs": res.blocking["n_candidate_pairs"],
+            "completed_pairs": res.blocking["n_completed_pairs"], "pair_partitions": res.blocking["pair_partitions"],
+            "max_pairs_per_partition": res.blocking["max_pairs_per_partition"],
+            "pair_completeness": res.blocking["pair_completeness"], "rules": res.rules,
+            "fields": [f"{f.column}:{f.kind}" for f in res.fields], "inferred_on": res.settings["inferred_on"],
+            "components": res.components}
+
+
+def _partition_of(ids, ent) -> set:
+    s = pd.Series(np.asarray(ids, dtype=object))
+    return set(s.groupby(pd.Series(ent).astype(str).to_numpy()).apply(frozenset).tolist())
+
+
+def local_run(work: Path) -> dict:
+    import trustlab
+
+    st = json.loads((work / "dist_settings.json").read_text())
+    truth = np.load(work / "truth.npy", allow_pickle=True)
+    t0 = time.perf_counter()
+    r = trustlab.resolve(str(work / "records.csv"), id_col="rec_id", fields=st["fields"], blocking=st["rules"])
+    sec = time.perf_counter() - t0
+    f = r.to_frame()
+    out = pd.read_parquet(work / "out", columns=["rec_id", "entity_id"])
+    a = _partition_of(f["rec_id"], f["entity_id"])
+    b = _partition_of(out["rec_id"], out["entity_id"])
+    recs = pd.read_csv(work / "records.csv", usecols=["rec_id"], dtype=str)["rec_id"]
+    lab = pd.Series(r.entity, index=r.ids).reindex(recs.to_numpy()).to_numpy()  # the CSV's (and truth's) order
+    return {"run": "local (same fields and rules)", "records": int(len(f)), "seconds": round(sec, 1),
+            "peak_mb": round(_peak_mb(), 1), **_pairwise(lab, truth),
+            "same_entities_as_distributed": a == b, "entities_only_in_one_run": len(a ^ b),
+            "candidate_pairs": r.blocking.n_candidate_pairs}
+
+
+def splink(work: Path) -> dict:
+    from er_real_peers import splink_run
+
+    truth = np.load(work / "truth.npy", allow_pickle=True)
+    t0 = time.perf_counter()
+    pred, info = splink_run([work / "records.csv"], None)
+    sec = time.perf_counter() - t0
+    return {"run": "splink (DuckDB)", "records": int(len(truth)), "seconds": round(sec, 1),
+            "peak_mb": round(_peak_mb(), 1), **_pairwise(pred, truth),
+            "entities": info.get("entities"), "pairs_scored_at_0.5": info.get("pairs_scored_at_0.5")}
+
+
+RUNS = {"generate": None, "distributed": None, "local": local_run, "splink": splink}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", default="1000000", help="comma list of sizes")
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--memory-limit", default="3.5GiB", help="Dask memory limit per worker")
+    ap.add_argument("--splink", action="store_true")
+    ap.add_argument("--equivalence", action="store_true", help="also the local resolve with the same rules")
+    ap.add_argument("--work", default=None, help="directory for the generated data (default: a temporary one)")
+    ap.add_argument("--timeout", type=float, default=3600)
+    ap.add_argument("--md", default=None)
+    ap.add_argument("--one", nargs=3, metavar=("RUN", "WORK", "N"), help=argparse.SUPPRESS)
+    a = ap.parse_args(argv)
+    if a.one:
+        run, work, n = a.one
+        work = Path(work)
+        if run == "generate":
+            row = generate(int(n), work)
+        elif run == "distributed":
+            row = distributed_run(work, a.workers, a.memory_limit)
+        else:
+            row = RUNS[run](work)
+        print("ROW " + json.dumps(row, default=str), flush=True)
+        return 0
+    rows = []
+    load = os.getloadavg()
+    for n in [int(float(x)) for x in a.n.split(",")]:
+        base = Path(a.work) if a.work else Path(tempfile.mkdtemp(prefix="er_scale_"))
+        work = base / f"n{n}"
+        work.mkdir(parents=True, exist_ok=True)
+        runs = ["generate", "distributed"] + (["local"] if a.equivalence else []) + (["splink"] if a.splink else [])
+        for run in runs:
+            cmd = [sys.executable, __file__, "--one", run, str(work), str(n), "--workers", str(a.workers),
+                   "--memory-limit", a.memory_limit]
+            try:
+                p = subprocess.run(cmd, capture_output=True, text=True, timeout=a.timeout)
+                got = [json.loads(line[4:]) for line in p.stdout.splitlines() if line.startswith("ROW ")]
+                row = got[0] if got else {"run": run, "records": n, "error": (p.stderr or p.stdout)[-800:]}
+            except subprocess.TimeoutExpired:
+                row = {"run": run, "records": n, "error": f"timeout after {a.timeout:.0f} s"}
+            print(json.dumps(row, default=str), flush=True)
+            rows.append(row)
+            if run == "generate" and "error" in row:
+                break
+    if a.md:
+        _write_md(a, rows, load)
+    return 0
+
+
+def _write_md(a, rows, load) -> None:
+    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
+                            text=True).stdout.strip()
+    lines = [
+        "# Entity resolution at scale: every stage on Dask (bench/er_scale.py)", "",
+        f"- date: {datetime.now(timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}; commit {commit}",
+        f"- machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; load average "
+        f"at start {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} (the cores are shared with other jobs: timings are "
+        "noisy)",
+        f"- command: `python bench/er_scale.py --n {a.n} --workers {a.workers} --memory-limit {a.memory_limit}"
+        + (" --splink" if a.splink else "") + (" --equivalence" if a.equivalence else "") + f" --md {a.md}`",
+        "- data: `trustlab.er.generate_records(N, random_state=0)`; distributed input: a directory of parquet "
+        "files; local and Splink input: one CSV", "",
+        "| run | records | seconds | peak MB | F1 (P / R) | notes |", "|---|---:|---:|---:|---|---|",
+    ]
+    for r in rows:
+        if r["run"] == "generate":
+            continue
+        if "error" in r:
+            lines.append(f"| {r['run']} | {r['records']:,} | – | – | – | failed: {str(r['error'])[-200:]!r} |")
+            continue
+        if r["run"] == "distributed":
+            peak = (" / ".join(f"{v:,.0f}" for v in r["peak_mb_per_worker"])
+                    + f" (workers); {r['driver_peak_mb']:,.0f} (driver)")
+            note = (f"{r['workers']} worker processes × 1 thread, limit {r['memory_limit']} each; "
+                    f"{r['candidate_pairs']:,} candidate pairs in {r['pair_partitions']} partitions (max "
+                    f"{r['max_pairs_per_partition']:,}); fields and rules inferred on {r['inferred_on']}; stages (s): "
+                    + ", ".join(f"{k} {v}" for k, v in r["stage_seconds"].items()))
+        else:
+            peak = f"{r['peak_mb']:,.0f}"
+            note = ""
+            if "same_entities_as_distributed" in r:
+                note = (f"same fields and rules as the distributed run; same entities as distributed: "
+                        f"**{r['same_entities_as_distributed']}** ({r['entities_only_in_one_run']} entities differ)")
+        lines.append(f"| {r['run']} | {r['records']:,} | {r['seconds']:,} | {peak} | {r['f1']} ({r['precision']} / "
+                     f"{r['recall']}) | {note} |")
+    Path(a.md).parent.mkdir(parents=True, exist_ok=True)
+    Path(a.md).write_text("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

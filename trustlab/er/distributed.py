@@ -1,0 +1,1222 @@
+"""Entity resolution with every stage on Dask: :func:`resolve_distributed`.
+
+:func:`trustlab.resolve` holds the records, the candidate pairs and their features in one
+process. Here each stage runs on the partitions of Dask collections, so a table that does
+not fit one machine can be resolved on a cluster:
+
+1. **read** — a Dask DataFrame, a directory (or glob) of parquet / CSV files, or a pandas
+   table; rows are put in the canonical order of :func:`trustlab.resolve` (sorted by record
+   id) by a distributed sort, and each record gets its canonical position ``idx``.
+2. **infer** (driver, bounded) — fields and default blocking rules from a sample of at most
+   ``sample_size`` records (the whole table when it is that small, so the choices are
+   :func:`trustlab.resolve`'s; on a strict sample they are estimates).
+3. **corpus statistics** — the term-frequency tables of the Fellegi-Sunter model and the
+   document frequencies of the IDF-weighted comparisons (``record``, ``codes``,
+   ``tokens``) are value counts summed over the partitions, so a pair's features are
+   those of the whole table.
+4. **blocking** — per rule, each record's block keys (normalised keys, tokens or
+   q-grams, as :mod:`trustlab.er.blocking` makes them) are shuffled by key, so every block
+   lands whole in one partition, where blocks larger than the limit are purged and the
+   pairs of each block are emitted (never all pairs, never a shuffle of all pairs). The
+   pair streams of the rules are range-partitioned on the first record; duplicates
+   (a pair two rules propose) meet in one partition and are dropped there.
+5. **comparisons** — each partition of pairs is joined to its records (two aligned
+   range joins, on the first then the second record), compared, and reduced to the
+   comparison levels and term frequencies the model needs.
+6. **model** — Fellegi-Sunter by session EM (:meth:`FSModel.fit_from_counts`) on the
+   *counts* of each distinct level row, summed over the partitions: the same sufficient
+   statistics as the local fit over every candidate pair, in memory that grows with the
+   number of distinct level rows (thousands), not of pairs; u from random record pairs
+   (:func:`~trustlab.er.defaults.random_pairs`, the same draw as the local run). The
+   fitted model is sent to the workers and every pair is scored where it lies.
+7. **components** — connected components of the positive-weight graph: union-find on
+   each partition of the scored pairs (workers), then the per-partition maps (one row per
+   record in a positive pair) are merged on the driver.
+8. **solve** — records and pairs are range-partitioned by component, so each component
+   lands whole in one partition; there the pairs it misses are completed
+   (``complete_components``) and scored, and the component is clustered with
+   :func:`~trustlab.er.cluster.cluster_pairs` (xER: closed form, enumeration, or the
+   partition layer).
+9. **write** — partitioned parquet, one row per record: the record as read plus
+   ``entity_id``, the id of the entity's record that comes first in the canonical order
+   (its smallest id), so entity ids do not depend on partitioning or on the run.
+
+For the same seed and options this gives the entities of :func:`trustlab.resolve` (the
+tests compare them on generated records and on a bundled table), as long as the
+inference sample is the whole table; on a larger table the fields and rules come from the
+sample and may differ from what the local run would infer from all the records.
+
+Not distributed: field and rule inference (a bounded sample on the driver), the EM itself
+(on aggregated counts), the merge of the component maps (driver memory grows with the
+number of records that have a positive pair), and evaluation against the truth (two
+columns collected). Not supported here: supervised scoring (``labels``), several tables
+(``link_type``, ``one_to_one``), saved models, incremental resolution and
+sorted-neighbourhood blocking rules (``sorted:``); each is refused with a message.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+import os
+import tempfile
+import time
+from contextlib import contextmanager, nullcontext
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from trustlab._validation import Interval, check_random_state, validate_params
+
+__all__ = ["resolve_distributed", "DistributedResolution", "is_distributed_input", "check_distributed_options",
+           "SAMPLE_RECORDS", "PAIRS_PER_PARTITION"]
+
+#: field and blocking-rule inference looks at a sample of at most this many records
+SAMPLE_RECORDS = 200_000
+#: candidate pairs per partition of the pair stream (compared and scored together)
+PAIRS_PER_PARTITION = 250_000
+#: block-key rows per partition of a blocking rule's shuffle; a partition then emits at most
+#: this many times ``(max_block_size - 1) / 2`` pairs
+KEYS_PER_PARTITION = 100_000
+#: records per partition when components are solved
+RECORDS_PER_GROUP = 50_000
+#: the budget of candidate pairs per sampled record when rules are inferred on a strict sample
+#: (the local default's, MAX_CANDIDATE_PAIRS / 200,000 records)
+PAIRS_PER_SAMPLED_RECORD = 50
+
+
+# ----------------------------------------------------------------------------- input
+
+
+def is_distributed_input(records: Any) -> bool:
+    """Whether :func:`trustlab.resolve` hands ``records`` to :func:`resolve_distributed`:
+    a Dask DataFrame, or a path to a directory of parquet / CSV files.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> is_distributed_input(pd.DataFrame({"a": [1]})), is_distributed_input("/")
+    (False, True)
+    """
+    if isinstance(records, (str, os.PathLike)):
+        return os.path.isdir(records)
+    mod = type(records).__module__ or ""
+    return mod.startswith("dask") and hasattr(records, "map_partitions") and hasattr(records, "npartitions")
+
+
+def _files_of(path: str) -> tuple[list[str], str]:
+    """The parquet or CSV files of a directory (or a glob), and which kind."""
+    import glob
+
+    if os.path.isdir(path):
+        names = sorted(os.path.join(path, f) for f in os.listdir(path) if not f.startswith((".", "_")))
+    else:
+        names = sorted(glob.glob(path))
+    pq = [f for f in names if f.endswith((".parquet", ".pq"))]
+    csv = [f for f in names if f.endswith((".csv", ".csv.gz", ".tsv"))]
+    if pq and not csv:
+        return pq, "parquet"
+    if csv and not pq:
+        return csv, "csv"
+    raise ValueError(f"{path!r} holds {len(pq)} parquet and {len(csv)} CSV file(s); resolve_distributed reads a "
+                     "directory of parquet files or of CSV files (with one header each), not both or neither")
+
+
+def _as_object(part: pd.DataFrame) -> pd.DataFrame:
+    """Text columns as Python objects (missing: NaN), as the local pipeline reads them."""
+    out = None
+    for c in part.columns:
+        dt = part[c].dtype
+        if isinstance(dt, pd.StringDtype) or (isinstance(dt, pd.ArrowDtype) and "string" in str(dt)):
+            col = part[c].astype(object)
+            out = part.copy() if out is None else out
+            out[c] = col.where(part[c].notna(), np.nan)
+    return part if out is None else out
+
+
+def _read(records: Any, npartitions: int | None):
+    """A Dask DataFrame of the records with text columns as objects."""
+    import dask.dataframe as dd
+
+    if isinstance(records, (str, os.PathLike)):
+        files, kind = _files_of(str(records))
+        if kind == "parquet":
+            ddf = dd.read_parquet(files)
+        else:
+            sep = "\t" if files[0].endswith(".tsv") else ","
+            ddf = dd.read_csv(files, dtype=str, keep_default_na=False, na_values=[""], sep=sep,
+                              blocksize="64MB")
+    elif isinstance(records, pd.DataFrame):
+        ddf = dd.from_pandas(records, npartitions=npartitions or max(2, math.ceil(len(records) / 100_000)))
+    elif is_distributed_input(records):
+        ddf = records
+    else:
+        raise TypeError(f"resolve_distributed reads a Dask DataFrame, a pandas DataFrame or a directory of "
+                        f"parquet/CSV files; got {type(records).__name__}")
+    if npartitions is not None and ddf.npartitions != npartitions:
+        ddf = ddf.repartition(npartitions=npartitions)
+    meta = _as_object(ddf._meta)
+    return ddf.map_partitions(_as_object, meta=meta)
+
+
+# ----------------------------------------------------------------------------- partition functions
+# (module level, so that worker processes can unpickle them)
+
+
+def _match_view(part: pd.DataFrame, id_col: str, cols: list[str]) -> pd.DataFrame:
+    """The id and the columns used for matching, placeholder cells (``N/A``…) as missing."""
+    from trustlab.er.records import placeholders_to_missing
+
+    return placeholders_to_missing(part[[id_col] + cols], id_col)
+
+
+def _with_position(part: pd.DataFrame, offset: int) -> pd.DataFrame:
+    """The rows of a partition of the id-sorted table with their canonical position."""
+    out = part.reset_index(drop=True)
+    out.insert(0, "_idx", np.arange(len(out), dtype=np.int64) + int(offset))
+    return out
+
+
+def _key_rows(part: pd.DataFrame, rule: str) -> pd.DataFrame:
+    """Each record's block keys under ``rule`` (rows ``key``, ``rec``)."""
+    from trustlab.er.blocking import membership_values
+
+    df = part.reset_index(drop=True)
+    idx = part.index.to_numpy(np.int64)
+    if rule == "all":
+        return pd.DataFrame({"key": np.full(len(df), "", dtype=object), "rec": idx})
+    kind, val = membership_values(df, rule)
+    if kind != "members":  # pragma: no cover - refused before any work
+        raise ValueError(f"blocking rule {rule!r} cannot be distributed")
+    return pd.DataFrame({"key": val[1], "rec": idx[val[0]]})
+
+
+def _block_pairs(part: pd.DataFrame, cap: int) -> pd.DataFrame:
+    """The pairs of the blocks of one partition (every block is whole here), blocks of more
+    than ``cap`` records purged."""
+    from trustlab.er.blocking import _pairs_from_membership
+
+    if not len(part):
+        return pd.DataFrame({"i": np.zeros(0, np.int64), "j": np.zeros(0, np.int64)})
+    codes = pd.factorize(part["key"])[0].astype(np.int64)
+    p = _pairs_from_membership(part["rec"].to_numpy(np.int64), codes, int(cap))
+    p = p[p[:, 0] != p[:, 1]]
+    return pd.DataFrame({"i": p[:, 0], "j": p[:, 1]})
+
+
+def _attach_left(pairs: pd.DataFrame, recs: pd.DataFrame) -> pd.DataFrame:
+    """Pairs of one range of first records (index ``i``), duplicates dropped, with the
+    first record's columns (``l:`` prefix)."""
+    p = pairs.reset_index().drop_duplicates(["i", "j"])
+    left = recs.reindex(p["i"].to_numpy())
+    left.columns = [f"l:{c}" for c in recs.columns]
+    return pd.concat([p.reset_index(drop=True), left.reset_index(drop=True)], axis=1)
+
+
+@dataclass
+class _Context:
+    """What the workers need to compare and score pairs (sent once per stage)."""
+
+    fields: list
+    only: Any
+    corpus: dict
+    tf_model: Any  # FSModel with the tables set (tf_values), or the fitted model
+    columns: list
+    truth: str | None = None
+
+
+def _compare(df: pd.DataFrame, pairs: np.ndarray, ctx: _Context):
+    """:func:`~trustlab.er.scoring.compare` of ``pairs`` of ``df`` with the document
+    frequencies of the whole table (``ctx.corpus``) for the IDF-weighted features."""
+    from trustlab.er.scoring import (
+        FEATURES,
+        FeatureMatrix,
+        _code_levels,
+        _idf_jaccard,
+        _tfidf_cosine,
+        _tokens_features,
+        record_text,
+    )
+
+    i, j = pairs[:, 0], pairs[:, 1]
+    cols, names, field_of, primary = [], [], [], []
+    for f in ctx.fields:
+        want = None if ctx.only is None else ctx.only.get(f.column)
+        if f.kind == "record":
+            fc, fn, main = [_tfidf_cosine(record_text(df, ctx.fields).reset_index(drop=True), i, j,
+                                          ctx.corpus["record"])], ["cosine"], 0
+        elif f.kind == "codes":
+            fc, fn, main = [_code_levels(record_text(df, ctx.fields).reset_index(drop=True), i, j,
+                                         ctx.corpus["codes"])], ["codes"], 0
+        elif f.kind == "tokens":
+            fc, fn, main = _tokens_features(df, f, i, j, ctx.fields, set())
+            if want is not None and "idf_jaccard" in want:
+                fc.append(_idf_jaccard(df[f.column], i, j, ctx.corpus[("tokens", f.column)]))
+                fn.append("idf_jaccard")
+        else:
+            fc, fn, main = FEATURES[f.kind](df, f, i, j, ctx.fields, want)
+        primary.append(len(cols) + main)
+        cols += fc
+        names += [f"{f.column}:{k}" for k in fn]
+        field_of += [f.column] * len(fc)
+    X = np.column_stack(cols) if cols else np.empty((len(pairs), 0))
+    return FeatureMatrix(X=np.ascontiguousarray(X), names=names, field_of=field_of, primary=primary,
+                         fields=list(ctx.fields))
+
+
+def _levels_and_tf(df: pd.DataFrame, pairs: np.ndarray, ctx: _Context) -> tuple[np.ndarray, np.ndarray]:
+    """Comparison levels (n_pairs, n_fields) and term frequencies of ``pairs``."""
+    fm = _compare(df, pairs, ctx)
+    return ctx.tf_model.levels(fm), ctx.tf_model.tf_values(df, pairs)
+
+
+def _level_frame(pairs: pd.DataFrame, recs: pd.DataFrame, ctx: _Context) -> pd.DataFrame:
+    """Join the second records of one range (index ``j``), compare the pairs and keep their
+    levels (``g0``…), term frequencies (``t0``…, TF fields) and, with the truth, whether they
+    match. Each record is normalised once per partition, however many pairs it is in."""
+    p = pairs.reset_index()
+    i = p["i"].to_numpy(np.int64)
+    j = p["j"].to_numpy(np.int64)
+    first = ~pd.Index(i).duplicated()
+    left = p.loc[first, [f"l:{c}" for c in ctx.columns]]
+    left.columns = ctx.columns
+    left.index = pd.Index(i[first])
+    uj = np.unique(j)
+    right = recs.reindex(uj)
+    right.index = pd.Index(uj)
+    df = pd.concat([left, right])
+    df = df[~df.index.duplicated()].sort_index()
+    pos = df.index.to_numpy(np.int64)
+    local = np.stack([np.searchsorted(pos, i), np.searchsorted(pos, j)], axis=1).astype(np.int64)
+    df = df.reset_index(drop=True)
+    if len(p):
+        G, T = _levels_and_tf(df, local, ctx)
+    else:
+        G, T = np.zeros((0, len(ctx.fields)), np.int8), np.zeros((0, len(ctx.fields)))
+    out = {"i": i, "j": j}
+    for c in range(G.shape[1]):
+        out[f"g{c}"] = G[:, c].astype(np.int8)
+    for c in ctx.tf_model._tf_fields():  # term frequencies of the TF fields only (the others are NaN)
+        out[f"t{c}"] = T[:, c]
+    if ctx.truth is not None:
+        t = df[ctx.truth]
+        a, b = t.astype(str).to_numpy()[local[:, 0]], t.astype(str).to_numpy()[local[:, 1]]
+        ok = t.notna().to_numpy()
+        out["same"] = (a == b) & ok[local[:, 0]] & ok[local[:, 1]]
+    return pd.DataFrame(out)
+
+
+def _level_counts(part: pd.DataFrame, d: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """The distinct level rows of a partition, their counts and the matching pairs in it."""
+    from trustlab.er.comparisons import _distinct_rows_inverse
+
+    G = part[[f"g{c}" for c in range(d)]].to_numpy(np.int8) if len(part) else np.zeros((0, d), np.int8)
+    if not len(G):
+        return G, np.zeros(0), int(part["same"].sum()) if "same" in part else 0
+    Gu, inv = _distinct_rows_inverse(G)
+    same = int(part["same"].sum()) if "same" in part else 0
+    return Gu, np.bincount(inv, minlength=len(Gu)).astype(np.float64), same
+
+
+def _score_frame(part: pd.DataFrame, model, d: int, weights: str) -> pd.DataFrame:
+    """Probability and signed weight of every pair of a partition (from its levels)."""
+    from trustlab.er.scoring import to_weights
+
+    G = part[[f"g{c}" for c in range(d)]].to_numpy(np.int8)
+    T = np.full(G.shape, np.nan)
+    for c in range(d):  # as FSModel.tf_values: only the fields the fitted model has a table for
+        if f"t{c}" in part and model.fields[c].column in model.tf_tables_:
+            T[:, c] = part[f"t{c}"].to_numpy(np.float64)
+    prob = model.proba_from_field_weights(model.level_weights(G, T)) if len(part) else np.zeros(0)
+    return pd.DataFrame({"i": part["i"].to_numpy(np.int64), "j": part["j"].to_numpy(np.int64), "prob": prob,
+                         "w": to_weights(prob, weights) if len(prob) else np.zeros(0)})
+
+
+def _local_roots(part: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """Union-find of a partition's positive pairs: each node and the smallest node of its
+    local component."""
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import connected_components
+
+    pos = part["w"].to_numpy() > 0
+    a, b = part["i"].to_numpy(np.int64)[pos], part["j"].to_numpy(np.int64)[pos]
+    nodes = np.unique(np.concatenate([a, b]))
+    if not nodes.size:
+        return nodes, nodes
+    ia, ib = np.searchsorted(nodes, a), np.searchsorted(nodes, b)
+    g = sp.coo_matrix((np.ones(ia.size, np.int8), (ia, ib)), shape=(nodes.size, nodes.size))
+    _, lab = connected_components(g, directed=False)
+    root = np.full(lab.max() + 1, np.iinfo(np.int64).max)
+    np.minimum.at(root, lab, nodes)
+    return nodes, root[lab]
+
+
+def _component_of(idx: np.ndarray, labels: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+    """Component (smallest member) of each record; -1 for records in no positive pair."""
+    nodes, comp = labels
+    if not nodes.size:
+        return np.full(len(idx), -1, np.int64)
+    k = np.minimum(np.searchsorted(nodes, idx), nodes.size - 1)
+    return np.where(nodes[k] == idx, comp[k], -1)
+
+
+def _records_by_component(part: pd.DataFrame, labels) -> pd.DataFrame:
+    c = _component_of(part.index.to_numpy(np.int64), labels)
+    keep = c >= 0
+    out = part[keep].copy()
+    out.insert(0, "_idx", part.index.to_numpy(np.int64)[keep])
+    out.insert(0, "comp", c[keep])
+    return out.reset_index(drop=True)
+
+
+def _edges_by_component(part: pd.DataFrame, labels) -> pd.DataFrame:
+    ci = _component_of(part["i"].to_numpy(np.int64), labels)
+    cj = _component_of(part["j"].to_numpy(np.int64), labels)
+    keep = (ci >= 0) & (ci == cj)
+    out = part[keep].copy()
+    out.insert(0, "comp", ci[keep])
+    return out.reset_index(drop=True)
+
+
+@dataclass
+class _SolveConfig:
+    method: str
+    threshold: float | None
+    time_limit: float | None
+    M: int
+    solver_options: dict
+    complete_components: int
+    weights: str
+
+
+def _solve_groups(recs: pd.DataFrame, edges: pd.DataFrame, ctx: _Context, cfg: _SolveConfig,
+                  id_col: str) -> tuple[pd.DataFrame, dict]:
+    """Complete, score and cluster the components of one partition (each lies whole
+    here): ``(frame of _idx, entity_id; stats)``."""
+    from trustlab.er.cluster import cluster_pairs
+    from trustlab.er.resolution import _component_completion
+    from trustlab.er.scoring import to_weights
+
+    recs = recs.reset_index(drop=True).sort_values("_idx", kind="stable").reset_index(drop=True)
+    nodes = recs["_idx"].to_numpy(np.int64)
+    m = nodes.size
+    stats = {"n_completed_pairs": 0, "status": {}, "n_components": 0}
+    if m == 0:
+        return pd.DataFrame({"_idx": np.zeros(0, np.int64), "entity_id": recs[id_col].iloc[:0]}), stats
+    e = edges.reset_index(drop=True)
+    P = np.stack([np.searchsorted(nodes, e["i"].to_numpy(np.int64)),
+                  np.searchsorted(nodes, e["j"].to_numpy(np.int64))], axis=1).astype(np.int64)
+    w = e["w"].to_numpy(np.float64)
+    prob = e["prob"].to_numpy(np.float64)
+    if cfg.complete_components and len(P):
+        order = np.lexsort((P[:, 1], P[:, 0]))
+        P, w, prob = P[order], w[order], prob[order]
+        extra = _component_completion(m, P, w, int(cfg.complete_components))
+        if len(extra):
+            G, T = _levels_and_tf(recs[ctx.columns], extra, ctx)
+            px = ctx.tf_model.proba_from_field_weights(ctx.tf_model.level_weights(G, T))
+            P = np.concatenate([P, extra])
+            prob = np.concatenate([prob, px])
+            w = np.concatenate([w, to_weights(px, cfg.weights)])
+            stats["n_completed_pairs"] = int(len(extra))
+    kw: dict[str, Any] = {}
+    if cfg.method == "xer":
+        kw = {"time_limit": cfg.time_limit, "M": cfg.M, "solver_options": dict(cfg.solver_options)}
+    elif cfg.method == "hierarchical":
+        kw = {"prob": prob}
+    cr = cluster_pairs(m, P, w, method=cfg.method, threshold=cfg.threshold, **kw)
+    # entity id: the id of the entity's first record in the canonical order
+    first = np.full(int(cr.labels.max()) + 1, m, np.int64)
+    np.minimum.at(first, cr.labels, np.arange(m))
+    ids = recs[id_col].to_numpy()
+    sizes = np.bincount(cr.component)
+    multi = np.flatnonzero(sizes >= 2)
+    stats["n_components"] = int(multi.size)
+    for c in multi:
+        st = cr.status[c] if c < len(cr.status) else "unknown"
+        stats["status"][st] = stats["status"].get(st, 0) + 1
+    return pd.DataFrame({"_idx": nodes, "entity_id": ids[first[cr.labels]]}), stats
+
+
+def _write_part(recs: pd.DataFrame, solved: pd.DataFrame, id_col: str, columns: list[str]) -> pd.DataFrame:
+    """One partition of the output: the records as read and their ``entity_id``."""
+    ent = recs[id_col].copy()
+    if solved is not None and len(solved):
+        pos = solved.index.to_numpy(np.int64)
+        loc = recs.index.get_indexer(pos)
+        vals = ent.to_numpy(dtype=object).copy()
+        vals[loc] = solved["entity_id"].to_numpy(dtype=object)
+        ent = pd.Series(vals, index=recs.index).astype(recs[id_col].dtype)
+    out = recs[columns].copy()
+    out.insert(1, "entity_id", ent.to_numpy())
+    return out.reset_index(drop=True)
+
+
+def _token_counts(part: pd.DataFrame, what, fields) -> pd.DataFrame:
+    """Records holding each token (one partition): the document frequencies of the
+    IDF-weighted comparisons, tokenised as :mod:`trustlab.er.scoring` does."""
+    from trustlab.er.scoring import _RECORD_TOKEN, code_tokens, record_text
+
+    df = part.reset_index(drop=True)
+    if what == "record":
+        ex = record_text(df, fields).fillna("").astype(str).str.lower().str.findall(_RECORD_TOKEN).explode()
+    elif what == "codes":
+        ex = code_tokens(record_text(df, fields).reset_index(drop=True))
+    else:
+        ex = df[what[1]].fillna("").astype(str).str.lower().str.findall(r"[^\W\d_]+|\d+").explode()
+    ex = ex.dropna()
+    pairs = pd.DataFrame({"r": ex.index.to_numpy(), "t": ex.astype(str).to_numpy(dtype=object)}).drop_duplicates()
+    vc = pairs["t"].value_counts()
+    return pd.DataFrame({"tok": vc.index.to_numpy(dtype=object), "n": vc.to_numpy(np.int64)})
+
+
+def _tf_counts(part: pd.DataFrame, f) -> pd.DataFrame:
+    from trustlab.er.comparisons import tf_keys
+
+    k = pd.Series(tf_keys(part.reset_index(drop=True), f))
+    vc = k[k != ""].astype(str).value_counts()
+    return pd.DataFrame({"tok": vc.index.to_numpy(dtype=object), "n": vc.to_numpy(np.int64)})
+
+
+# ----------------------------------------------------------------------------- the result
+
+
+@dataclass
+class DistributedResolution:
+    """What :func:`resolve_distributed` did: where the entities are and how it got them.
+
+    Attributes
+    ----------
+    output : str
+        Directory of the partitioned parquet output: the records as read plus
+        ``entity_id`` (the id of the entity's first record in id order).
+    n_records, n_entities : int
+    id_col : str
+    fields : list of Field
+        The compared fields (inferred on the sample, or given).
+    rules : list of str
+        The blocking rules used.
+    model : FSModel
+        The fitted Fellegi-Sunter model (the same on every worker).
+    blocking : dict
+        Candidate pairs, completed pairs, pair completeness (with the truth) and the
+        partitioning of the pair stream.
+    seconds : dict
+        Seconds per stage.
+    metrics : dict or None
+        Pairwise precision / recall / F1 and cluster metrics against ``truth``.
+    settings : dict
+        The options of the run.
+
+    Examples
+    --------
+    >>> import dask, pandas as pd
+    >>> df = pd.DataFrame({"id": [1, 2, 3], "name": ["ann lee", "ann lee", "bob ray"]})
+    >>> with dask.config.set(scheduler="synchronous"):
+    ...     r = resolve_distributed(df, fields={"name": "name"}, blocking=["token:name"])
+    >>> r.entities().compute().sort_values("id")["entity_id"].tolist()
+    [1, 1, 3]
+    """
+
+    output: str
+    n_records: int
+    n_entities: int
+    id_col: str
+    fields: list
+    rules: list
+    model: Any
+    blocking: dict
+    seconds: dict
+    metrics: dict | None
+    settings: dict
+    field_report: Any = None
+    components: dict = field(default_factory=dict)
+
+    def entities(self):
+        """The output as a Dask DataFrame (``dask.dataframe.read_parquet``)."""
+        import dask.dataframe as dd
+
+        return dd.read_parquet(self.output)
+
+    def summary(self) -> dict:
+        """A JSON-serialisable digest of the run."""
+        return {"output": self.output, "n_records": self.n_records, "n_entities": self.n_entities,
+                "fields": [f"{f.column}:{f.kind}" for f in self.fields], "rules": list(self.rules),
+                "blocking": dict(self.blocking), "components": dict(self.components),
+                "seconds": {k: round(v, 3) for k, v in self.seconds.items()}, "metrics": self.metrics,
+                "settings": dict(self.settings), "model_problems": list(getattr(self.model, "problems_", []))}
+
+
+# ----------------------------------------------------------------------------- the driver
+
+
+class _Run:
+    """Stage timing, persistence and Dask diagnostics of one run."""
+
+    def __init__(self, client, progress: bool):
+        self.client = client
+        self.progress = progress and client is not None
+        self.seconds: dict[str, float] = {}
+
+    @contextmanager
+    def stage(self, name: str):
+        import logging
+
+        log = logging.getLogger(__name__)
+        log.info("stage %s: start", name)
+        t = time.perf_counter()
+        yield
+        self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - t
+        log.info("stage %s: %.1f s", name, time.perf_counter() - t)
+
+    def persist(self, coll):
+        import dask
+
+        out = dask.persist(coll)[0]
+        if self.progress:
+            from distributed import progress
+
+            progress(out)
+        return out
+
+    def compute(self, *objs):
+        import dask
+
+        return dask.compute(*objs)
+
+    def share(self, obj):
+        """``obj`` as one task every partition task can read (scattered to the workers)."""
+        import dask
+
+        if self.client is not None:
+            fut = self.client.scatter(obj, broadcast=True, hash=False)
+            return dask.delayed(_identity)(fut)
+        return dask.delayed(obj)
+
+
+def _identity(x):
+    return x
+
+
+def check_distributed_options(*, labels=None, truth=None, scorer="auto", model="logistic", link_type=None,
+                              existing=None, one_to_one=False, column_map=None, compare_methods=()) -> None:
+    """Refuse the :func:`trustlab.resolve` options the distributed path does not support,
+    naming them and the way out.
+
+    Examples
+    --------
+    >>> check_distributed_options(scorer="fellegi_sunter")
+    >>> check_distributed_options(labels="entity")
+    Traceback (most recent call last):
+    ...
+    ValueError: resolve on a Dask DataFrame or a directory (every stage on Dask) does not support labels yet; ...
+    """
+    bad = []
+    if labels is not None:
+        bad.append("labels")
+    if scorer == "supervised":
+        bad.append("scorer='supervised'")
+    if not (isinstance(model, str) and model == "logistic"):
+        bad.append("model (a saved model)")
+    if link_type is not None:
+        bad.append("link_type")
+    if existing is not None:
+        bad.append("existing")
+    if one_to_one is not False:
+        bad.append("one_to_one")
+    if column_map is not None:
+        bad.append("column_map")
+    if tuple(compare_methods):
+        bad.append("compare_methods")
+    if truth is not None and not isinstance(truth, str):
+        bad.append("truth other than a column name")
+    if bad:
+        raise ValueError(
+            f"resolve on a Dask DataFrame or a directory (every stage on Dask) does not support {', '.join(bad)} "
+            "yet; it scores pairs without labels (Fellegi-Sunter) and resolves one table. Resolve in memory "
+            "(pass a pandas DataFrame or one file) or drop these options.")
+
+
+@validate_params(
+    {
+        "records": [object],
+        "output": [str, os.PathLike, None],
+        "id_col": [str, None],
+        "fields": [str, "sequence", "mapping", None],
+        "truth": [str, None],
+        "blocking": [str, "sequence", None],
+        "max_block_size": [Interval(numbers.Integral, 2, None, closed="left")],
+        "method": [str],
+        "weights": [{"centered", "logit"}],
+        "threshold": [Interval(numbers.Real, None, None), None],
+        "time_limit": [Interval(numbers.Real, 0, None, closed="neither"), None],
+        "M": [Interval(numbers.Integral, 1, None, closed="left")],
+        "solver_options": ["mapping", None],
+        "complete_components": [Interval(numbers.Integral, 0, None, closed="left")],
+        "random_state": ["random_state"],
+        "progress": ["boolean"],
+        "sample_size": [Interval(numbers.Integral, 2, None, closed="left")],
+        "pairs_per_partition": [Interval(numbers.Integral, 1000, None, closed="left")],
+        "npartitions": [Interval(numbers.Integral, 1, None, closed="left"), None],
+    }
+)
+def resolve_distributed(
+    records: Any,
+    *,
+    output: str | os.PathLike | None = None,
+    client: Any = None,
+    id_col: str | None = None,
+    fields: Any = None,
+    truth: str | None = None,
+    blocking: Sequence[str] | str | None = None,
+    max_block_size: int = 200,
+    method: str = "xer",
+    weights: str = "centered",
+    threshold: float | None = None,
+    time_limit: float | None = None,
+    M: int = 10,
+    solver_options: Mapping[str, Any] | None = None,
+    complete_components: int = 1000,
+    random_state: Any = 0,
+    progress: bool = False,
+    sample_size: int = SAMPLE_RECORDS,
+    pairs_per_partition: int = PAIRS_PER_PARTITION,
+    npartitions: int | None = None,
+) -> DistributedResolution:
+    """Resolve a table that need not fit one machine, every stage on Dask.
+
+    See the module docstring for the stages and what runs where. The options mean what
+    they mean in :func:`trustlab.resolve` (unsupervised Fellegi-Sunter scoring, one table).
+
+    Parameters
+    ----------
+    records : dask DataFrame, pandas DataFrame or path
+        The records, or a directory (or glob) of parquet or CSV files.
+    output : str or path, optional
+        Directory for the partitioned parquet output (default: a new temporary directory).
+    client : distributed.Client, optional
+        The cluster to run on (default: the current client, else Dask's local scheduler).
+    id_col : str, optional
+        Unique record id column (default: ``id``, ``record_id``, ``unique_id`` or ``rec_id``).
+    fields : None, list, dict or str
+        Columns to compare and their kinds; inferred on the sample when None.
+    truth : str, optional
+        Column of true entity ids: ``metrics`` and the blocking's pair completeness.
+    blocking : list of str, optional
+        Blocking rules (``key``, ``token``, ``qgram``, ``all``); inferred on the sample when None.
+    max_block_size : int
+        Blocks with more records are purged.
+    method, weights, threshold, time_limit, M, solver_options, complete_components
+        As in :func:`trustlab.resolve`.
+    random_state : int, Generator or None
+        Seed of the random pairs u is estimated from (the local run's draw).
+    progress : bool
+        Show Dask's progress bar for each stage (with a distributed client; the
+        dashboard shows the tasks too).
+    sample_size : int
+        Records the fields and rules are inferred from.
+    pairs_per_partition : int
+        Candidate pairs per partition of the pair stream.
+    npartitions : int, optional
+        Repartition the input into this many partitions first.
+
+    Returns
+    -------
+    DistributedResolution
+
+    Examples
+    --------
+    >>> import dask
+    >>> from trustlab.er import generate_records
+    >>> df = generate_records(300, random_state=0)
+    >>> with dask.config.set(scheduler="synchronous"):
+    ...     r = resolve_distributed(df, id_col="rec_id", truth="entity")
+    >>> r.n_records, r.metrics["f1"] > 0.9
+    (300, True)
+    """
+    import dask
+
+    from trustlab._validation import check_option
+    from trustlab.er.cluster import CLUSTER_METHODS
+    from trustlab.er.defaults import check_time_limit
+    from trustlab.er.pipeline import _solver_options
+
+    check_option(method, "method", list(CLUSTER_METHODS), func="resolve_distributed")
+    time_limit = check_time_limit(time_limit, func="resolve_distributed")
+    opts = _solver_options(solver_options, None)
+    opts.pop("client", None)
+    if method != "xer" and threshold is not None and threshold < 0:
+        raise ValueError(f"resolve_distributed solves each positive-weight component apart; method={method!r} "
+                         f"needs threshold >= 0 (got {threshold})")
+    if client is None:
+        try:
+            from distributed import get_client
+
+            client = get_client()
+        except (ImportError, ValueError):
+            client = None
+    run = _Run(client, progress)
+    ctx_client = client.as_current() if client is not None else nullcontext()
+    t0 = time.perf_counter()
+    with ctx_client, dask.config.set({"dataframe.convert-string": False}):
+        res = _resolve(run, records, output=output, id_col=id_col, fields=fields, truth=truth, blocking=blocking,
+                       max_block_size=int(max_block_size), random_state=random_state, sample_size=int(sample_size),
+                       pairs_per_partition=int(pairs_per_partition), npartitions=npartitions,
+                       cfg=_SolveConfig(method, threshold, time_limit, int(M), opts, int(complete_components),
+                                        weights))
+    run.seconds["total"] = time.perf_counter() - t0
+    res.seconds = dict(run.seconds)
+    return res
+
+
+def _resolve(run: _Run, records, *, output, id_col, fields, truth, blocking, max_block_size, random_state,
+             sample_size, pairs_per_partition, npartitions, cfg: _SolveConfig) -> DistributedResolution:
+    import dask
+    import dask.dataframe as dd
+
+    from trustlab.er.comparisons import FSModel
+    from trustlab.er.defaults import field_report
+    from trustlab.er.records import _normalize_columns, placeholders_to_missing
+
+    rng = check_random_state(random_state)
+    # ---------------------------------------------------------------- read and order
+    with run.stage("read"):
+        ddf = _read(records, npartitions)
+        names = list(_normalize_columns(ddf._meta).columns)
+        if names != list(ddf.columns):
+            ddf = ddf.rename(columns=dict(zip(ddf.columns, names)))
+        if id_col is None:
+            cands = [c for c in ddf.columns if str(c).strip().lower() in ("id", "record_id", "unique_id", "rec_id")]
+            if not cands:
+                raise ValueError(f"resolve_distributed needs a unique record id column; none of {list(ddf.columns)} "
+                                 "is named id, record_id, unique_id or rec_id. Pass id_col=... (CLI --id-col).")
+            id_col = cands[0]
+        if id_col not in ddf.columns:
+            raise ValueError(f"id column {id_col!r} not found; the records have columns {list(ddf.columns)}. "
+                             "Pass the right one with id_col=... (CLI: --id-col).")
+        if truth is not None and truth not in ddf.columns:
+            raise ValueError(f"truth column {truth!r} not found; the records have columns {list(ddf.columns)}")
+        ddf = run.persist(ddf)
+        n = int(run.compute(ddf.map_partitions(len).sum())[0])
+        if n == 0:
+            raise ValueError("records is empty; at least one record is required")
+    # ---------------------------------------------------------------- infer on a sample (input order)
+    with run.stage("infer"):
+        if n <= sample_size:
+            sample = ddf.compute().reset_index(drop=True)
+        else:
+            seed = int(random_state) if isinstance(random_state, numbers.Integral) else 0  # rng is the local run's
+            sample = ddf.sample(frac=min(1.0, sample_size / n), random_state=seed).compute().reset_index(drop=True)
+        if sample[id_col].isna().any():
+            raise ValueError(f"id column {id_col!r} has missing values; every record needs an id")
+        sample = placeholders_to_missing(sample, id_col)
+        report = field_report(fields, sample, id_col=id_col, exclude=[truth] if truth else [])
+        flds = list(report.fields)
+        columns = sorted({c for f in flds for c in f.columns()}, key=list(sample.columns).index)
+        default_blocking = blocking is None
+        rules = _rules(blocking, sample, flds, max_block_size, n)
+    # ---------------------------------------------------------------- canonical order (by id)
+    with run.stage("order"):
+        numeric = pd.api.types.is_numeric_dtype(ddf[id_col].dtype)
+        keyed = ddf.assign(_key=ddf[id_col] if numeric else ddf[id_col].astype(str))
+        srt = run.persist(keyed.set_index("_key"))
+        lengths = np.array(run.compute(*[dask.delayed(len)(p) for p in srt.to_delayed()]), np.int64)
+        offsets = np.r_[0, np.cumsum(lengths)]
+        meta = _with_position(srt._meta, 0)
+        divs = tuple(int(offsets[k]) for k in range(len(lengths)) if lengths[k] > 0) + (n - 1,)
+        pos = dd.from_delayed([dask.delayed(_with_position)(p, int(offsets[k]))
+                               for k, p in enumerate(srt.to_delayed()) if lengths[k] > 0], meta=meta, verify_meta=False)
+        raw = pos.set_index("_idx", sorted=True, divisions=list(divs))
+        raw = run.persist(raw)
+        del ddf, keyed, srt, pos  # the input and sorted copies: only ``raw`` stays in the workers' memory
+        _check_unique_ids(run, raw, id_col)
+        keep_cols = columns + ([truth] if truth and truth not in columns else [])
+        mcols = [c for c in columns if c != id_col]
+        mview = raw.map_partitions(_match_view, id_col, mcols, meta=raw._meta[[id_col] + mcols])
+        if truth and truth not in columns:
+            mview = mview.assign(**{truth: raw[truth]})
+        mview = run.persist(mview)
+    # ---------------------------------------------------------------- corpus statistics
+    with run.stage("statistics"):
+        corpus, tf_tables, tf_default = _statistics(run, mview, flds, n)
+        only = FSModel(flds).needed_features()
+    # ---------------------------------------------------------------- blocking, comparisons, model
+    size = max_block_size
+    tightened_from = None
+    fitted = _fit(run, mview, raw, rules, size, flds, only, corpus, tf_tables, tf_default, keep_cols, truth, n, rng,
+                  pairs_per_partition)
+    if default_blocking and fitted["model"].drifted_:
+        from trustlab.er.pipeline import MIN_TIGHT_BLOCK_SIZE
+
+        s = size
+        while s // 2 >= MIN_TIGHT_BLOCK_SIZE:
+            s //= 2
+            r2 = _rules(None, sample, flds, s, n)
+            f2 = _fit(run, mview, raw, r2, s, flds, only, corpus, tf_tables, tf_default, keep_cols, truth, n, rng,
+                      pairs_per_partition)
+            if not f2["model"].drifted_:
+                fitted, rules, tightened_from, size = f2, r2, max_block_size, s
+                break
+    model = fitted["model"]
+    model.warn_if_degenerate(stacklevel=4)
+    d = len(flds)
+    # ---------------------------------------------------------------- score every pair where it lies
+    with run.stage("scoring"):
+        shared_model = run.share(model)
+        meta = pd.DataFrame({"i": np.zeros(0, np.int64), "j": np.zeros(0, np.int64), "prob": np.zeros(0),
+                             "w": np.zeros(0)})
+        scored = run.persist(fitted["levels"].map_partitions(_score_frame, shared_model, d, cfg.weights, meta=meta))
+        del fitted["levels"]
+    # ---------------------------------------------------------------- connected components
+    with run.stage("components"):
+        parts = run.compute(*[dask.delayed(_local_roots)(p) for p in scored.to_delayed()])
+        labels = _merge_roots(parts)
+        nodes, comp = labels
+        sizes = np.unique(comp, return_counts=True)[1] if comp.size else np.zeros(0, np.int64)
+    # ---------------------------------------------------------------- solve each component where it lands
+    with run.stage("clustering"):
+        from trustlab.er.cluster import ENUM_MAX
+        from trustlab.er.defaults import default_time_limit
+
+        if cfg.method == "xer" and cfg.time_limit is None and sizes.size and sizes.max() > ENUM_MAX:
+            cfg.time_limit = default_time_limit(int(sizes.max()))  # the local run's: from the largest component
+        ctx = _Context(flds, only, corpus, model, columns)
+        solved, group_stats, n_solved_entities = _solve(run, mview, scored, labels, ctx, cfg, id_col, keep_cols)
+    # ---------------------------------------------------------------- write
+    with run.stage("write"):
+        out = str(output) if output is not None else tempfile.mkdtemp(prefix="trustlab-resolve-")
+        solved_idx = solved.set_index("_idx", divisions=list(raw.divisions)) if len(nodes) else None
+        cols = [id_col] + [c for c in raw.columns if c != id_col]
+        meta = raw._meta[cols].copy()
+        meta.insert(1, "entity_id", raw._meta[id_col])
+        if solved_idx is not None:
+            final = dd.map_partitions(_write_part, raw, solved_idx, id_col, cols, meta=meta, align_dataframes=False)
+        else:
+            final = raw.map_partitions(_write_part, None, id_col, cols, meta=meta)
+        final.to_parquet(out, write_index=False, overwrite=True)
+    # ---------------------------------------------------------------- evaluate
+    metrics = None
+    n_entities = int(n - len(nodes) + n_solved_entities)
+    with run.stage("evaluation"):
+        if truth is not None:
+            from trustlab.er.resolution import evaluate
+
+            got = dd.read_parquet(out, columns=["entity_id", truth]).compute()
+            metrics = evaluate(got["entity_id"].astype(str).to_numpy(), got[truth].astype(str).to_numpy())
+            metrics["pair_completeness"] = fitted["pair_completeness"]
+    status: dict[str, int] = {}
+    for s in group_stats:
+        for k, v in s["status"].items():
+            status[k] = status.get(k, 0) + v
+    blocking_stats = {
+        "n_candidate_pairs": fitted["n_pairs"], "n_completed_pairs": sum(s["n_completed_pairs"] for s in group_stats),
+        "pair_completeness": fitted["pair_completeness"], "rules": list(rules), "pair_partitions": fitted["npart"],
+        "max_pairs_per_partition": fitted["max_part"], "tightened_from": tightened_from,
+        "reduction_ratio": float(1.0 - fitted["n_pairs"] / (n * (n - 1) / 2)) if n > 1 else 1.0,
+    }
+    return DistributedResolution(
+        output=out, n_records=n, n_entities=n_entities, id_col=id_col, fields=flds, rules=list(rules), model=model,
+        blocking=blocking_stats, seconds={}, metrics=metrics, field_report=report,
+        components={"n_records_in_positive_pairs": int(len(nodes)), "n_components_multi": int(sizes.size),
+                    "largest": int(sizes.max()) if sizes.size else 1, "status": status},
+        settings={"method": cfg.method, "weights": cfg.weights, "threshold": cfg.threshold,
+                  "max_block_size": size, "time_limit": cfg.time_limit, "id_col": id_col,
+                  "complete_components": cfg.complete_components, "sample_size": sample_size,
+                  "inferred_on": "all records" if n <= sample_size else f"a sample of about {sample_size} records",
+                  "pairs_per_partition": pairs_per_partition},
+    )
+
+
+def _rules(blocking, sample: pd.DataFrame, flds, max_block_size: int, n: int) -> list[str]:
+    """The blocking rules: the given ones, or :func:`trustlab.resolve`'s defaults inferred on
+    the sample (the same rules when the sample is the whole table; see :func:`_scaled_rules`)."""
+    from trustlab.er.blocking import adaptive_blocking_rules, canonical_rules, parse_rule
+    from trustlab.er.defaults import ALL_PAIRS_MAX
+
+    if blocking is None:
+        if n <= ALL_PAIRS_MAX:
+            rules = ["all"]
+        elif len(sample) >= n:
+            rules = adaptive_blocking_rules(sample, flds, max_block_size=max_block_size,
+                                            max_pairs=_pair_budget(n))
+        else:
+            rules = _scaled_rules(sample, flds, max_block_size, n)
+    else:
+        rules = [blocking] if isinstance(blocking, str) else list(blocking)
+    rules = canonical_rules(rules, sample.columns)
+    for r in rules:
+        rule = parse_rule(r, sample.columns)
+        if rule.kind == "sorted":
+            raise ValueError(f"blocking rule {r!r}: sorted-neighbourhood rules are not distributed; use key, token "
+                             "or qgram rules (e.g. 'token:name', 'qgram:name:4')")
+        if rule.kind == "all" and n > 20_000:
+            raise ValueError(f"blocking rule 'all' on {n:,} records would compare every pair; use key, token or "
+                             "qgram rules")
+        for c in rule.columns:
+            if c not in sample.columns:
+                raise ValueError(f"blocking rule {r!r} names column {c!r} that is not in the records; available: "
+                                 f"{list(map(str, sample.columns))}")
+    return rules
+
+
+#: with default blocking, candidate pairs per record the rules may emit in all on tables of more
+#: than a million records (below, the local budget, MAX_CANDIDATE_PAIRS, applies unchanged)
+PAIRS_PER_RECORD = 10
+
+
+def _pair_budget(n: int) -> int:
+    """The default blocking's budget of candidate pairs: the local run's
+    (:data:`~trustlab.er.blocking.MAX_CANDIDATE_PAIRS`) up to a million records, then
+    :data:`PAIRS_PER_RECORD` per record, so the pairs grow with the table."""
+    from trustlab.er.blocking import MAX_CANDIDATE_PAIRS
+
+    return int(max(MAX_CANDIDATE_PAIRS, PAIRS_PER_RECORD * n))
+
+
+def _scaled_rules(sample: pd.DataFrame, flds, max_block_size: int, n: int) -> list[str]:
+    """:func:`~trustlab.er.blocking.adaptive_blocking_rules` on a sample of ``s`` of ``n``
+    records, its sizes scaled: a block of ``c`` sampled records stands for about ``c n / s``
+    records (so the block limit is ``max_block_size s / n``) and its pairs for ``(n / s)^2``
+    times as many (so the budgets shrink by ``(s / n)^2``); the per-rule limits found
+    (``@cap``) are scaled back up. An estimate: keys whose frequency the sample misjudges
+    get blocks purged (or kept) that the whole table would not."""
+    from trustlab.er.blocking import Rule, adaptive_blocking_rules, parse_rule
+
+    s = len(sample)
+    f = s / n
+    mbs = max(2, int(round(max_block_size * f)))
+    rules = adaptive_blocking_rules(sample, flds, max_block_size=mbs, pairs_per_record=max(1, int(50 * f)),
+                                    max_pairs=max(1, int(_pair_budget(n) * f * f)))
+    out = []
+    for r in rules:
+        rule = parse_rule(r, sample.columns)
+        if rule.cap is not None:
+            rule = Rule(rule.kind, rule.columns, rule.option, min(max_block_size, max(2, int(round(rule.cap / f)))))
+        out.append(str(rule))
+    return out
+
+
+def _check_unique_ids(run: _Run, raw, id_col: str) -> None:
+    """Ids are sorted: a duplicate sits next to its twin, in a partition or across a boundary."""
+    import dask
+
+    def ends(p):
+        v = p[id_col]
+        return (int(v.duplicated().sum()), v.iloc[0] if len(v) else None, v.iloc[-1] if len(v) else None)
+
+    got = run.compute(*[dask.delayed(ends)(p) for p in raw.to_delayed()])
+    dup = sum(g[0] for g in got) + sum(1 for a, b in zip(got[:-1], got[1:]) if a[2] is not None and a[2] == b[1])
+    if dup:
+        raise ValueError(f"id column {id_col!r} has {dup} duplicate id(s); ids must be unique per record")
+
+
+def _statistics(run: _Run, mview, flds, n: int):
+    """Document frequencies of the IDF-weighted comparisons and the model's TF tables,
+    summed over the partitions."""
+    from trustlab.er.comparisons import FSModel
+
+    meta = pd.DataFrame({"tok": pd.Series([], dtype=object), "n": np.zeros(0, np.int64)})
+
+    def total(frame) -> pd.Series:
+        s = frame.groupby("tok")["n"].sum(split_out=max(1, frame.npartitions // 4))
+        return run.compute(s)[0]
+
+    corpus: dict = {}
+    for f in flds:
+        what = "record" if f.kind == "record" else "codes" if f.kind == "codes" else \
+            ("tokens", f.column) if f.kind == "tokens" else None
+        if what is not None and what not in corpus:
+            corpus[what] = (n, total(mview.map_partitions(_token_counts, what, flds, meta=meta)))
+    tf_tables, tf_default = {}, {}
+    probe = FSModel(flds)
+    for c in probe._tf_fields():
+        f = flds[c]
+        vc = total(mview.map_partitions(_tf_counts, f, meta=meta))
+        tot = max(1, int(vc.sum()))
+        vc = vc[vc >= 2].sort_values(ascending=False, kind="stable")
+        tf_tables[f.column] = {str(v): float(cnt / tot) for v, cnt in vc.items()}
+        tf_default[f.column] = 1.0 / max(1, n)
+    return corpus, tf_tables, tf_default
+
+
+def _fit(run: _Run, mview, raw, rules, size, flds, only, corpus, tf_tables, tf_default, keep_cols, truth, n, rng,
+         pairs_per_partition) -> dict:
+    """Blocking, comparisons and the model for one set of rules: the pairs' levels
+    (persisted), the fitted model and the blocking statistics."""
+    import dask
+    import dask.dataframe as dd
+
+    from trustlab.er.blocking import parse_rule
+    from trustlab.er.comparisons import FSModel, _distinct_rows_inverse, record_share_sums
+    from trustlab.er.defaults import random_pairs
+
+    d = len(flds)
+    tf_model = FSModel(flds)
+    tf_model.tf_tables_, tf_model.tf_default_ = tf_tables, tf_default
+    ctx = _Context(flds, only, corpus, tf_model, keep_cols, truth)
+    with run.stage("blocking"):
+        streams = []
+        pmeta = pd.DataFrame({"i": np.zeros(0, np.int64), "j": np.zeros(0, np.int64)})
+        kmeta = pd.DataFrame({"key": pd.Series([], dtype=object), "rec": np.zeros(0, np.int64)})
+        for r in rules:
+            rule = parse_rule(r)
+            cap = n if rule.kind == "all" else min(size, rule.cap or size)
+            keys = run.persist(mview.map_partitions(_key_rows, r, meta=kmeta))
+            n_keys = int(run.compute(keys.map_partitions(len).sum())[0])
+            nparts = max(1, math.ceil(n_keys / KEYS_PER_PARTITION))
+            shuffled = keys.shuffle(on="key", npartitions=nparts)
+            streams.append(run.persist(shuffled.map_partitions(_block_pairs, cap, meta=pmeta)))
+            del keys
+        pairs = dd.concat(streams) if len(streams) > 1 else streams[0]
+        divs, n_raw = _pair_divisions(run, pairs, n, pairs_per_partition, mview.npartitions)
+        recs = mview[keep_cols].repartition(divisions=divs) if tuple(divs) != tuple(mview.divisions) else \
+            mview[keep_cols]
+        # (not persisted: a repartition of the persisted match view, cheap to recompute, not a
+        # second copy of the records in the workers' memory)
+        left = pairs.set_index("i", divisions=divs)
+        lmeta = _attach_left(pd.DataFrame({"j": np.zeros(0, np.int64)},
+                                          index=pd.Index(np.zeros(0, np.int64), name="i")), recs._meta)
+        joined = dd.map_partitions(_attach_left, left, recs, meta=lmeta, align_dataframes=False)
+    with run.stage("comparisons"):
+        right = joined.set_index("j", divisions=divs)
+        gmeta = _level_frame(lmeta.set_index("j"), recs._meta, ctx)
+        levels = run.persist(dd.map_partitions(_level_frame, right, recs, ctx, meta=gmeta, align_dataframes=False))
+        del streams, pairs, joined
+        counts = run.compute(*[dask.delayed(_level_counts)(p, d) for p in levels.to_delayed()])
+        part_sizes = run.compute(levels.map_partitions(len))[0]
+    with run.stage("model"):
+        Gs = [c[0] for c in counts if len(c[0])]
+        n_pairs = int(sum(c[1].sum() for c in counts))
+        if Gs:
+            Gall = np.concatenate(Gs)
+            call = np.concatenate([c[1] for c in counts if len(c[0])])
+            Gu, inv = _distinct_rows_inverse(Gall)
+            cnt = np.bincount(inv, weights=call, minlength=len(Gu))
+        else:
+            Gu, cnt = np.zeros((0, d), np.int8), np.zeros(0)
+        # u from random record pairs: the local run's draw, the records fetched from their partitions
+        rp = random_pairs(n, rng)
+        Gr = _random_levels(run, recs, rp, ctx)
+        # each field's share of the whole record's words, summed over the partitions
+        shares = run.compute(*[dask.delayed(record_share_sums)(p, flds) for p in mview.to_delayed()])
+        n_share = sum(k for _, k in shares)
+        share = {c: sum(sm.get(c, 0.0) for sm, _ in shares) / n_share for c in {c for sm, _ in shares for c in sm}} \
+            if n_share else {}
+        model = FSModel(flds).fit_from_counts(Gu, cnt, Gr, n, tf_tables=tf_tables, tf_default=tf_default,
+                                              rules=rules, record_share={k: v for k, v in share.items() if v > 0})
+        pc = None
+        if truth is not None:
+            pc = _pair_completeness(run, mview, truth, sum(c[2] for c in counts))
+    return {"levels": levels, "model": model, "n_pairs": n_pairs, "pair_completeness": pc,
+            "npart": int(levels.npartitions), "max_part": int(np.max(part_sizes)) if len(part_sizes) else 0}
+
+
+#: bins of first-record positions counted to place the pair stream's partition bounds
+_POSITION_BINS = 4096
+
+
+def _first_counts(part: pd.DataFrame, n: int) -> np.ndarray:
+    b = part["i"].to_numpy(np.int64) * _POSITION_BINS // max(n, 1)
+    return np.bincount(b, minlength=_POSITION_BINS)[:_POSITION_BINS]
+
+
+def _pair_divisions(run: _Run, pairs, n: int, per_part: int, at_least: int) -> tuple[list[int], int]:
+    """Bounds of first-record positions that split the pair stream into partitions of about
+    ``per_part`` pairs (pairs ``i < j`` crowd the low positions, so equal ranges of
+    positions would not do), from a histogram of ``i``; and the number of pairs."""
+    import dask
+
+    hist = np.sum(run.compute(*[dask.delayed(_first_counts)(p, n) for p in pairs.to_delayed()]), axis=0)
+    total = int(hist.sum())
+    k = max(at_least, math.ceil(total / per_part))
+    cum = np.cumsum(hist)
+    cuts = np.searchsorted(cum, np.arange(1, k) * total / k, side="left")
+    bounds = [int(-(-c * n // _POSITION_BINS)) for c in cuts + 1]  # the first position of the next bin
+    if n <= 1:
+        return [0, 0], total
+    return sorted({0, *(b for b in bounds if 0 < b < n - 1), n - 1}), total
+
+
+def _fetch_rows(part: pd.DataFrame, want: np.ndarray) -> pd.DataFrame:
+    return part.loc[part.index.intersection(want)]
+
+
+def _random_levels(run: _Run, recs, rp: np.ndarray, ctx: _Context) -> np.ndarray:
+    """Levels of the random pairs ``rp`` (canonical positions), their records gathered
+    from the partitions that hold them."""
+    import dask
+
+    want = np.unique(rp.ravel())
+    divs = recs.divisions
+    parts = []
+    for k, p in enumerate(recs.to_delayed()):
+        lo, hi = divs[k], divs[k + 1]
+        sel = want[(want >= lo) & ((want < hi) if k < len(divs) - 2 else (want <= hi))]
+        if sel.size:
+            parts.append(dask.delayed(_fetch_rows)(p, sel))
+    if not parts:  # no random pair (a single record)
+        return np.zeros((0, len(ctx.fields)), np.int8)
+    rows = pd.concat(run.compute(*parts)).sort_index()
+    loc = np.searchsorted(rows.index.to_numpy(np.int64), rp)
+    df = rows[ctx.columns].reset_index(drop=True)
+    G, _ = _levels_and_tf(df, loc.astype(np.int64), ctx)
+    return G
+
+
+def _pair_completeness(run: _Run, mview, truth: str, hit: int) -> float:
+    t = mview[truth].dropna().astype(str)
+    vc = run.compute(t.value_counts())[0].to_numpy(np.float64)
+    total = float(np.sum(vc * (vc - 1) / 2))
+    return float(hit / total) if total else 1.0
+
+
+def _merge_roots(parts) -> tuple[np.ndarray, np.ndarray]:
+    """Global components from the per-partition union-find maps (node -> local root):
+    nodes (sorted) and the smallest node of each one's component."""
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import connected_components
+
+    a = np.concatenate([p[0] for p in parts]) if parts else np.zeros(0, np.int64)
+    b = np.concatenate([p[1] for p in parts]) if parts else np.zeros(0, np.int64)
+    nodes = np.unique(np.concatenate([a, b]))
+    if not nodes.size:
+        return nodes, nodes
+    ia, ib = np.searchsorted(nodes, a), np.searchsorted(nodes, b)
+    g = sp.coo_matrix((np.ones(ia.size, np.int8), (ia, ib)), shape=(nodes.size, nodes.size))
+    _, lab = connected_components(g, directed=False)
+    root = np.full(lab.max() + 1, np.iinfo(np.int64).max)
+    np.minimum.at(root, lab, nodes)
+    return nodes, root[lab]
+
+
+def _solve(run: _Run, mview, scored, labels, ctx: _Context, cfg: _SolveConfig, id_col: str, keep_cols):
+    """Range-partition records and pairs by component and solve each partition's
+    components: (Dask DataFrame of ``_idx``, ``entity_id``; per-partition statistics;
+    the number of entities among these records)."""
+    import dask
+    import dask.dataframe as dd
+
+    nodes, comp = labels
+    meta = pd.DataFrame({"_idx": np.zeros(0, np.int64), "entity_id": mview._meta[id_col].to_numpy()})
+    if not nodes.size:
+        return dd.from_pandas(meta, npartitions=1), [], 0
+    shared = run.share(labels)
+    sc = np.sort(comp)
+    k = max(1, math.ceil(sc.size / RECORDS_PER_GROUP))
+    divs = sorted(set(sc[np.linspace(0, sc.size - 1, k + 1).round().astype(np.int64)].tolist()))
+    if len(divs) < 2:
+        divs = [divs[0], divs[0] + 1]
+    base = mview[[id_col] + [c for c in keep_cols if c != id_col]]
+    rmeta = _records_by_component(base._meta, (np.zeros(0, np.int64), np.zeros(0, np.int64)))
+    recs = base.map_partitions(_records_by_component, shared, meta=rmeta).set_index("comp", divisions=divs)
+    emeta = _edges_by_component(scored._meta, (np.zeros(0, np.int64), np.zeros(0, np.int64)))
+    edges = scored.map_partitions(_edges_by_component, shared, meta=emeta).set_index("comp", divisions=divs)
+    ctx2 = run.share(_Context(ctx.fields, ctx.only, ctx.corpus, ctx.tf_model, ctx.columns))
+    out = [dask.delayed(_solve_groups, nout=2)(r, e, ctx2, cfg, id_col)
+           for r, e in zip(recs.to_delayed(), edges.to_delayed())]
+    frames = [o[0] for o in out]
+    solved = run.persist(dd.from_delayed(frames, meta=meta, verify_meta=False))
+    stats = list(run.compute(*[o[1] for o in out]))
+    ents = int(run.compute(solved["entity_id"].nunique())[0])
+    return solved, stats, ents
