@@ -336,11 +336,16 @@ def _score_frame(part: pd.DataFrame, model, d: int, weights: str) -> pd.DataFram
 def _local_roots(part: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     """Union-find of a partition's positive pairs: each node and the smallest node of its
     local component."""
+    pos = part["w"].to_numpy() > 0
+    return _min_roots(part["i"].to_numpy(np.int64)[pos], part["j"].to_numpy(np.int64)[pos])
+
+
+def _min_roots(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The nodes of the edges ``a``–``b`` (sorted) and the smallest node of each one's
+    connected component."""
     import scipy.sparse as sp
     from scipy.sparse.csgraph import connected_components
 
-    pos = part["w"].to_numpy() > 0
-    a, b = part["i"].to_numpy(np.int64)[pos], part["j"].to_numpy(np.int64)[pos]
     nodes = np.unique(np.concatenate([a, b]))
     if not nodes.size:
         return nodes, nodes
@@ -1174,20 +1179,9 @@ def _pair_completeness(run: _Run, mview, truth: str, hit: int) -> float:
 def _merge_roots(parts) -> tuple[np.ndarray, np.ndarray]:
     """Global components from the per-partition union-find maps (node -> local root):
     nodes (sorted) and the smallest node of each one's component."""
-    import scipy.sparse as sp
-    from scipy.sparse.csgraph import connected_components
-
     a = np.concatenate([p[0] for p in parts]) if parts else np.zeros(0, np.int64)
     b = np.concatenate([p[1] for p in parts]) if parts else np.zeros(0, np.int64)
-    nodes = np.unique(np.concatenate([a, b]))
-    if not nodes.size:
-        return nodes, nodes
-    ia, ib = np.searchsorted(nodes, a), np.searchsorted(nodes, b)
-    g = sp.coo_matrix((np.ones(ia.size, np.int8), (ia, ib)), shape=(nodes.size, nodes.size))
-    _, lab = connected_components(g, directed=False)
-    root = np.full(lab.max() + 1, np.iinfo(np.int64).max)
-    np.minimum.at(root, lab, nodes)
-    return nodes, root[lab]
+    return _min_roots(a, b)
 
 
 def _solve(run: _Run, mview, scored, labels, ctx: _Context, cfg: _SolveConfig, id_col: str, keep_cols):
