@@ -24,6 +24,8 @@ import pytest
 
 from trustlab._backend import cuda_simulator_enabled, gpu_available
 
+_ROUNDS = int(os.environ.get("TRUSTLAB_BENCH_ROUNDS", "3"))
+
 
 def _real_gpu() -> bool:
     return (not cuda_simulator_enabled()) and gpu_available("numba-cuda")
@@ -63,6 +65,11 @@ FAMILIES = {
     "ba_50k_10": lambda: (50_000, _nx_edges(nx.barabasi_albert_graph(50_000, 10, seed=0))),
     "plc_50k_15_0.7": lambda: (50_000, _nx_edges(nx.powerlaw_cluster_graph(50_000, 15, 0.7, seed=0))),
     "gnp_300_0.5": lambda: (300, _nx_edges(nx.gnp_random_graph(300, 0.5, seed=0))),
+    # not tuned on (the in-process benchmark's held-out families)
+    "gnm_200k_800k": lambda: (200_000, _gnm(200_000, 800_000, 5)),
+    "sbm_300x50_0.3_1e-4": lambda: (15_000, _nx_edges(nx.stochastic_block_model(
+        [50] * 300, np.where(np.eye(300, dtype=bool), 0.3, 1e-4).tolist(), seed=7, sparse=True))),
+    "gnp_500_0.3": lambda: (500, _nx_edges(nx.gnp_random_graph(500, 0.3, seed=3))),
 }
 
 
@@ -86,17 +93,18 @@ def _warm_up():
     enumerate_maximal_cliques_cuda(ip, ix, 3)  # JIT-compile the kernel outside the timing
 
 
+@pytest.mark.parametrize("engine", ["v2", "v1"])
 @pytest.mark.parametrize("family", list(FAMILIES))
-def test_gpu_kernel(benchmark, family):
+def test_gpu_kernel(benchmark, family, engine):
     from trustlab.kernels.cliques_cuda import enumerate_maximal_cliques_cuda
 
     n, _, ip, ix = _graph(family)
     benchmark.group = family
     benchmark.extra_info["peer"] = "trustlab CPU kernel"
-    cp, ci = benchmark.pedantic(enumerate_maximal_cliques_cuda, args=(ip, ix, n), rounds=3,
-                                iterations=1, warmup_rounds=1)
+    cp, ci = benchmark.pedantic(enumerate_maximal_cliques_cuda, args=(ip, ix, n), kwargs={"engine": engine},
+                                rounds=_ROUNDS, iterations=1, warmup_rounds=1)
     benchmark.extra_info["n_maximal_cliques"] = int(len(cp) - 1)
-    _, _, info = enumerate_maximal_cliques_cuda(ip, ix, n, return_info=True)
+    _, _, info = enumerate_maximal_cliques_cuda(ip, ix, n, return_info=True, engine=engine)
     benchmark.extra_info.update({k: v for k, v in info.items() if isinstance(v, (int, float))})
 
 
@@ -116,7 +124,7 @@ def test_cpu_kernel(benchmark, family):
     g = _csr_graph(family)
     benchmark.group = family
     res = benchmark.pedantic(trustlab.maximal_cliques, args=(g,), kwargs={"backend": "cpu"},
-                             rounds=int(os.environ.get("TRUSTLAB_BENCH_CPU_ROUNDS", "3")),
+                             rounds=_ROUNDS,
                              iterations=1, warmup_rounds=1)
     benchmark.extra_info["n_maximal_cliques"] = int(len(res))
 
@@ -130,7 +138,7 @@ def test_gpu_public_api(benchmark, family):
     g = _csr_graph(family)
     benchmark.group = family
     res = benchmark.pedantic(trustlab.maximal_cliques, args=(g,), kwargs={"backend": "gpu"},
-                             rounds=3, iterations=1, warmup_rounds=1)
+                             rounds=_ROUNDS, iterations=1, warmup_rounds=1)
     benchmark.extra_info["n_maximal_cliques"] = int(len(res))
 
 

@@ -151,6 +151,18 @@ def cliques():
         b = sorted(tuple(sorted(c)) for c in rg.to_list())
         check("cliques", f"{name}: gpu == cpu", a == b and rg.backend == "gpu", n=n, m=m,
               n_cliques=len(a), gpu_count=len(b), cpu_s=round(tc, 3), gpu_s=round(tg, 3))
+        # the kernel's other routes: every sub-problem on the warp kernel, and the first design
+        import networkx as nx
+
+        from trustlab.kernels.cliques_cuda import enumerate_maximal_cliques_cuda
+
+        nodes = sorted(G.nodes())
+        A = nx.to_scipy_sparse_array(G, nodelist=nodes, format="csr")
+        A.sort_indices()
+        for kw in ({"thread_max": 0}, {"thread_max": 32}, {"engine": "v1"}):
+            cp_, ci_ = enumerate_maximal_cliques_cuda(A.indptr, A.indices, n, **kw)
+            got = sorted(tuple(sorted(nodes[j] for j in ci_[cp_[i]:cp_[i + 1]])) for i in range(len(cp_) - 1))
+            check("cliques", f"{name}: kernel {kw} == cpu", got == a, count=len(got))
         for k in (3, 5):
             rc3 = trustlab.maximal_cliques(G, backend="cpu", min_size=k)
             rg3 = trustlab.maximal_cliques(G, backend="gpu", min_size=k)
@@ -198,8 +210,11 @@ def weat():
 
 # ------------------------------------------------------------------------- privacy
 def privacy():
+    """The counter-based GPU release: distribution, reference, reproducibility, speed."""
+    import cupy as cp
     from scipy import stats
 
+    from trustlab.kernels import privacy_gpu as G
     from trustlab.privacy import privatize
     from trustlab.privacy.calibration import projection_matrix
     from trustlab.privacy.mechanisms import make_mechanism
@@ -208,130 +223,107 @@ def privacy():
     n, d, m = 40_000, 300, 60
     X = rng.normal(size=(n, d))
     X /= np.linalg.norm(X, axis=1, keepdims=True)
+    phi = projection_matrix(m, d, 77)
+    P = X @ phi.T
     for be in ("gpu", "cpu"):
         mech = make_mechanism(d, epsilon=5.0, m=m, backend=be, random_state=21, phi_seed=77)
         Y = mech.apply(np.ascontiguousarray(X), 0)
-        phi = projection_matrix(m, d, 77)
-        P = X @ phi.T
         Z = Y - P
         r = np.linalg.norm(Z, axis=1)
         ks = stats.kstest(r, stats.gamma(a=m, scale=mech.noise_scale).cdf)
         u = Z / r[:, None]
         mean_dir = float(np.abs(u.mean(axis=0)).max())
-        cov = (u.T @ u) / n
-        cov_err = float(np.abs(cov - np.eye(m) / m).max())
+        cov_err = float(np.abs((u.T @ u) / n - np.eye(m) / m).max())
         check("privacy", f"{be}: noise norms ~ Gamma(m={m}, scale={mech.noise_scale:.3g})", ks.pvalue > 1e-3,
               ks_stat=round(float(ks.statistic), 5), ks_p=float(ks.pvalue))
         iso = mean_dir < 6 / np.sqrt(n) and cov_err < 6 / (m * np.sqrt(n / 2))
         check("privacy", f"{be}: noise directions isotropic", iso, max_abs_mean=mean_dir, max_abs_cov_err=cov_err)
-        if be == "gpu":
-            # projection alone: epsilon so large that the noise is ~1e-12 of the signal
-            mech0 = make_mechanism(d, epsilon=1e12, m=m, backend="gpu", random_state=21, phi_seed=77)
-            Y0 = mech0.apply(np.ascontiguousarray(X), 0)
-            rel = float(np.linalg.norm(Y0 - P) / np.linalg.norm(P))
-            check("privacy", "gpu: projection equals the host float64 product", rel < 1e-9, rel_err=rel)
-            Y2 = make_mechanism(d, epsilon=5.0, m=m, backend="gpu", random_state=21, phi_seed=77).apply(
-                np.ascontiguousarray(X), 0)
-            check("privacy", "gpu: a fixed key reproduces the release", np.array_equal(Y, Y2))
-            # chunks: rows at another offset draw another stream
-            Ya = mech.apply(np.ascontiguousarray(X[:1000]), 0)
-            Yb = mech.apply(np.ascontiguousarray(X[:1000]), 1000)
-            corr = float(np.corrcoef((Ya - P[:1000]).ravel(), (Yb - P[:1000]).ravel())[0, 1])
-            check("privacy", "gpu: chunks at different offsets draw independent noise", abs(corr) < 0.02, corr=corr)
-            X32 = np.ascontiguousarray(X[:5000], dtype=np.float32)
-            Y32 = mech.apply(X32, 0)
-            check("privacy", "gpu: float32 input gives a finite float32 release", Y32.dtype == np.float32
-                  and bool(np.isfinite(Y32).all()))
-    # public API, backend="gpu"
-    W, rec = privatize(X[:2000], epsilon=2.0, m=50, backend="gpu", random_state=1)
-    check("privacy", "privatize(backend='gpu') public path", W.shape == (2000, 50) and bool(np.isfinite(W).all()))
-    # the path before the change of 2026-11-27 (host upcast, float64 back, host cast):
-    # the new one must give the same bits, and is timed beside it
-    import cupy as cp
-
-    from trustlab.kernels import privacy_gpu
-
-    def old_chunk(X, phi_dev, scale, key0, key1, row_offset):
-        Xd = cp.asarray(X, dtype=cp.float64)
-        Y = Xd @ phi_dev.T
-        n_, k = Y.shape
-        gen = cp.random.Generator(cp.random.Philox4x3210(seed=privacy_gpu.chunk_seed(key0, key1, row_offset)))
-        Z = gen.standard_normal((n_, k), dtype=cp.float64)
-        norms = cp.sqrt(cp.sum(Z * Z, axis=1, keepdims=True))
-        R = gen.standard_gamma(float(k), size=(n_, 1), dtype=cp.float64) * scale
-        return cp.asnumpy(Y + Z * (R / norms))
-
     mech = make_mechanism(d, epsilon=5.0, m=m, backend="gpu", random_state=21, phi_seed=77)
-    for dt in (np.float32, np.float64):
-        Xc = np.ascontiguousarray(X[:20_000], dtype=dt)
-        new = mech.apply(Xc, 123)
-        old = old_chunk(Xc, cp.asarray(mech.phi), mech.noise_scale, int(mech._key0), int(mech._key1), 123)
-        check("privacy", f"gpu {np.dtype(dt).name}: new transfer path gives the previous path's bits",
-              np.array_equal(new, old.astype(dt)))
-    # where a chunk's time goes (131,072 x 300 float32 -> 100): host timers around synchronised steps
-    sync = cp.cuda.Device().synchronize
-    Xc = rng.standard_normal((131_072, d), dtype=np.float32)
-    phi_dev = cp.asarray(projection_matrix(100, d, 5))
-    stages = {}
+    Y = mech.apply(np.ascontiguousarray(X), 0)
+    key = G.philox_key(mech._key0, mech._key1)
+    ref = G.noise_reference(3000, m, mech.noise_scale, key, 0)
+    err = float(np.abs((Y[:3000] - P[:3000]) - ref).max() / np.abs(ref).max())
+    check("privacy", "gpu: device noise == its NumPy reference (same Philox counters)", err < 1e-9, rel_err=err)
+    mech0 = make_mechanism(d, epsilon=1e12, m=m, backend="gpu", random_state=21, phi_seed=77)
+    rel = float(np.linalg.norm(mech0.apply(np.ascontiguousarray(X), 0) - P) / np.linalg.norm(P))
+    check("privacy", "gpu: float64 projection equals the host float64 product", rel < 1e-9, rel_err=rel)
+    X32 = np.ascontiguousarray(X, dtype=np.float32)
+    rel32 = float(np.linalg.norm(mech0.apply(X32, 0).astype(np.float64) - X32.astype(np.float64) @ phi.T)
+                  / np.linalg.norm(P))
+    check("privacy", "gpu: float32 projection (SGEMM, no TF32) within float32 rounding", rel32 < 1e-5, rel_err=rel32)
+    Y2 = make_mechanism(d, epsilon=5.0, m=m, backend="gpu", random_state=21, phi_seed=77).apply(
+        np.ascontiguousarray(X), 0)
+    check("privacy", "gpu: a fixed key reproduces the release", np.array_equal(Y, Y2))
+    Ya = np.vstack([mech.apply(np.ascontiguousarray(X[:700]), 0), mech.apply(np.ascontiguousarray(X[700:2000]), 700)])
+    check("privacy", "gpu: the release does not depend on the chunking", np.array_equal(Ya, Y[:2000]))
+    Yb = mech.apply(np.ascontiguousarray(X[:1000]), 1000)
+    corr = float(np.corrcoef((Y[:1000] - P[:1000]).ravel(), (Yb - P[:1000]).ravel())[0, 1])
+    check("privacy", "gpu: rows at other offsets draw independent noise", abs(corr) < 0.02, corr=corr)
+    # public API: host in -> host out, CuPy in -> CuPy out (the same bits)
+    W, rec = privatize(X[:2000], epsilon=2.0, m=50, backend="gpu", random_state=1)
+    Wd, recd = privatize(cp.asarray(X[:2000]), epsilon=2.0, m=50, random_state=1)
+    check("privacy", "privatize(CuPy X) returns a CuPy release equal to the host-input GPU release",
+          isinstance(Wd, cp.ndarray) and np.array_equal(cp.asnumpy(Wd), W) and recd.phi_seed == rec.phi_seed)
+    V32, _ = privatize(cp.asarray(X32[:2000]), epsilon=2.0, mechanism="m1", random_state=1)
+    check("privacy", "privatize(CuPy float32, m1) -> finite float32 CuPy", V32.dtype == cp.float32
+          and bool(cp.isfinite(V32).all()) and V32.shape == (2000, d))
 
-    def stage(name, f, repeat=5):
+    # ---- device-resident release: bandwidth (CuPy in, CuPy out), CUDA events
+    def dev_time(f, repeat=5):
         f()
-        sync()
+        cp.cuda.Device().synchronize()
         ts = []
         for _ in range(repeat):
-            t = time.perf_counter()
-            r = f()
-            sync()
-            ts.append(time.perf_counter() - t)
-        stages[name] = round(float(np.median(ts)) * 1e3, 2)
-        return r
+            a, b = cp.cuda.Event(), cp.cuda.Event()
+            a.record()
+            f()
+            b.record()
+            b.synchronize()
+            ts.append(cp.cuda.get_elapsed_time(a, b) / 1e3)
+        return float(np.median(ts))
 
-    Xd32 = stage("H2D float32 (pageable)", lambda: cp.asarray(Xc))
-    stage("H2D with host upcast to float64 (previous path)", lambda: cp.asarray(Xc, dtype=cp.float64))
-    Xd = stage("upcast on device", lambda: Xd32.astype(cp.float64))
-    Y = stage("GEMM float64 131072x300x100", lambda: Xd @ phi_dev.T)
+    big = 4_000_000
+    src = cp.random.standard_normal((big, 300), dtype=cp.float32)
+    dst = cp.empty_like(src)
+    t = dev_time(lambda: cp.copyto(dst, src))
+    copy_bw = 2 * src.nbytes / t
+    timing("privacy", f"device copy {src.nbytes / 1e9:.1f} GB (read + write)", median_s=round(t, 5),
+           GBps=round(copy_bw / 1e9, 1))
+    RESULTS["device_copy_GBps"] = copy_bw / 1e9
+    dst = None
+    for label, dt, mm, mech_name in (("privemb f32 m=100", cp.float32, 100, "privemb"),
+                                     ("privemb f32 m=54 (calibrated)", cp.float32, None, "privemb"),
+                                     ("m1 f32 (d=300)", cp.float32, None, "m1"),
+                                     ("privemb f64 m=100", cp.float64, 100, "privemb")):
+        Xd = src if dt == cp.float32 else src.astype(cp.float64)
+        kw = dict(epsilon=2.0, beta=0.9, random_state=3, mechanism=mech_name)
+        if mm is not None:
+            kw["m"] = mm
+        mech = make_mechanism(300, backend="gpu", **kw)
+        out = cp.empty((big, mech.out_dim), dtype=dt)
+        t = dev_time(lambda mech=mech, Xd=Xd, out=out: mech.apply(Xd, 0, out=out))
+        nbytes = Xd.nbytes + out.nbytes
+        tg = float("nan")
+        if mech.phi is not None:
+            phiT = cp.asarray(np.ascontiguousarray(mech.phi.T, dtype=np.dtype(dt)))
+            tg = dev_time(lambda Xd=Xd, phiT=phiT, out=out: cp.matmul(Xd, phiT, out=out))
+        tn = dev_time(lambda mech=mech, out=out: G._noise_into(out, out, mech.noise_scale, (1, 2), 0))
+        timing("privacy", f"device-resident release {big:,} x 300, {label}", median_s=round(t, 5),
+               GBps=round(nbytes / t / 1e9, 1), pct_of_device_copy=round(100 * nbytes / t / copy_bw, 1),
+               gemm_s=round(tg, 5), noise_s=round(tn, 5), m=mech.out_dim)
+        W, _ = privatize(Xd[:1000], **kw)
+        check("privacy", f"{label}: public privatize on device finite", bool(cp.isfinite(W).all()))
+    src = None
 
-    def noise():
-        gen = cp.random.Generator(cp.random.Philox4x3210(seed=12345))
-        Z = gen.standard_normal((131_072, 100), dtype=cp.float64)
-        norms = cp.sqrt(cp.sum(Z * Z, axis=1, keepdims=True))
-        R = gen.standard_gamma(100.0, size=(131_072, 1), dtype=cp.float64)
-        return Z * (R / norms)
-
-    stage("noise (Philox normal + gamma + scale)", noise)
-    stage("D2H float64 (pageable)", lambda: cp.asnumpy(Y))
-    host32 = np.empty((131_072, 100), np.float32)
-    stage("cast + D2H float32 into out", lambda: cp.asnumpy(Y.astype(cp.float32), out=host32))
-    pinned = cp.cuda.alloc_pinned_memory(Xc.nbytes)
-    pin = np.frombuffer(pinned, np.float32, Xc.size).reshape(Xc.shape)
-    pin[...] = Xc
-    stage("H2D float32 from pinned memory", lambda: cp.asarray(pin))
-    stage("host copy into pinned buffer", lambda: np.copyto(pin, Xc))
-    RESULTS["privacy_stages_ms"] = stages
-    print("privacy chunk stages (ms):", json.dumps(stages, indent=1), flush=True)
-    for dt in (np.float32,):
-        Xb0 = rng.standard_normal((524_288, 300), dtype=dt)
-        out = np.empty((524_288, 100), dtype=dt)
-        mech = make_mechanism(300, epsilon=2.0, m=100, backend="gpu", random_state=3, phi_seed=5)
-        ph = cp.asarray(mech.phi)
-
-        def go_old():
-            for s0 in range(0, 524_288, 131_072):
-                out[s0:s0 + 131_072] = old_chunk(Xb0[s0:s0 + 131_072], ph, mech.noise_scale, 1, 2, s0)
-
-        med, mn = best_of(go_old, repeat=3)
-        timing("privacy", "release 524,288 x 300 -> 100, float32, backend=gpu, previous transfer path",
-               median_s=round(med, 4), min_s=round(mn, 4))
-
-    # timing: GPU vs CPU (all cores) on a large release, float32 and float64 input
-    big_n = 200_000 if QUICK else 1_000_000
+    # ---- host arrays: GPU (copies in and out) vs CPU, all cores
+    big_n = 1_000_000
     Xb = rng.standard_normal((big_n, 300), dtype=np.float32)
     for dt in (np.float32, np.float64):
         Xc = np.ascontiguousarray(Xb, dtype=dt)
         for be in ("cpu", "gpu"):
             mech = make_mechanism(300, epsilon=2.0, m=100, backend=be, random_state=3, phi_seed=5)
             out = np.empty((big_n, 100), dtype=dt)
-            chunk = 131_072
+            chunk = 262_144
 
             def go(mech=mech, Xc=Xc, out=out):
                 for s0 in range(0, big_n, chunk):
@@ -339,13 +331,15 @@ def privacy():
 
             med, mn = best_of(go, repeat=3)
             gb = (Xc.nbytes + out.nbytes) / 1e9
-            timing("privacy", f"release {big_n:,} x 300 -> 100, {np.dtype(dt).name}, backend={be}",
+            timing("privacy", f"host-resident release {big_n:,} x 300 -> 100, {np.dtype(dt).name}, backend={be}",
                    median_s=round(med, 4), min_s=round(mn, 4), host_GBps=round(gb / med, 2))
 
 
 def main():
+    want = os.environ.get("SECTIONS", "environment,weat,privacy,cliques").split(",")
     for f in (environment, weat, privacy, cliques):
-        run_section(f)
+        if f.__name__ in want:
+            run_section(f)
     os.makedirs(OUT, exist_ok=True)
     with open(os.path.join(OUT, "gpu_check.json"), "w") as fh:
         json.dump(RESULTS, fh, indent=1, default=str)

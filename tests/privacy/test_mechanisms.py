@@ -210,26 +210,43 @@ def test_dask_path_equals_in_memory():
 
 
 def test_gpu_code_path_with_numpy_stand_in(monkeypatch):
-    """The CuPy path's logic (shapes, Gamma shape, scale) run through a NumPy stand-in for CuPy."""
+    """The GPU release's plumbing (Φᵀ per dtype, row offsets, copies back) run through a
+    NumPy stand-in for CuPy, with the kernels replaced by their NumPy reference: the
+    release is X Φᵀ + the reference noise, and the same whatever the chunking."""
     import types
 
     from trustlab.kernels import privacy_gpu
     from trustlab.privacy import mechanisms
 
+    class FakeArray(np.ndarray):  # what the stand-in "device" returns
+        def get(self, out=None):
+            a = np.asarray(self)
+            return a.copy() if out is None else (np.copyto(out, a), out)[1]
+
     fake = types.SimpleNamespace(
-        asarray=lambda a, dtype=None: np.asarray(a, dtype=dtype), float64=np.float64, sqrt=np.sqrt, sum=np.sum,
-        asnumpy=lambda a, out=None: np.asarray(a) if out is None else (np.copyto(out, a), out)[1],
-        isfinite=np.isfinite, count_nonzero=np.count_nonzero,
-        random=types.SimpleNamespace(Philox4x3210=lambda seed: np.random.Philox(seed), Generator=np.random.Generator),
+        asarray=lambda a, dtype=None: np.array(a, dtype=dtype).view(FakeArray),
+        empty=lambda shape, dtype=None: np.empty(shape, dtype=dtype).view(FakeArray),
+        matmul=lambda a, b, out=None: np.matmul(a, b, out=out),
+        float64=np.float64,
     )
+
+    def noise_into(P, out, scale, key, row_offset):
+        out[...] = np.asarray(P) + privacy_gpu.noise_reference(out.shape[0], out.shape[1], scale, key, row_offset)
+        return int(np.count_nonzero(~np.isfinite(out)))
+
     monkeypatch.setattr(privacy_gpu, "get_cupy", lambda: fake)
+    monkeypatch.setattr(privacy_gpu, "_noise_into", noise_into)
     monkeypatch.setattr(mechanisms, "resolve_backend", lambda *a, **k: "gpu")
-    n, d, eps, beta = 20_000, 16, 2.0, 0.6
-    W, rec = privatize(np.zeros((n, d)), epsilon=eps, beta=beta, m=5, backend="gpu", random_state=0, chunk_size=4096)
-    R = np.linalg.norm(W, axis=1)
-    scale = (1 + beta) / eps
-    assert stats.kstest(R, stats.gamma(5, scale=scale).cdf).pvalue > 1e-4
-    assert privacy_gpu.chunk_seed(1, 2, 0) != privacy_gpu.chunk_seed(1, 2, 4096)
+    X = np.random.default_rng(0).standard_normal((300, 16))
+    W, rec = privatize(X, epsilon=2.0, beta=0.6, m=5, backend="gpu", random_state=0, chunk_size=70)
+    W2, _ = privatize(X, epsilon=2.0, beta=0.6, m=5, backend="gpu", random_state=0, chunk_size=1000)
+    np.testing.assert_array_equal(W, W2)
+    mech = mechanisms.make_mechanism(16, epsilon=2.0, beta=0.6, m=5, backend="cpu", random_state=0)
+    key = privacy_gpu.philox_key(mech._key0, mech._key1)
+    want = X @ mech.phi.T + privacy_gpu.noise_reference(300, 5, (1 + 0.6) / 2.0, key)
+    np.testing.assert_allclose(W, want, rtol=1e-12, atol=1e-12)
+    W32, _ = privatize(X.astype(np.float32), epsilon=2.0, beta=0.6, m=5, backend="gpu", random_state=0)
+    assert W32.dtype == np.float32 and np.abs(W32 - want).max() < 1e-4 * np.abs(want).max()
 
 
 @pytest.mark.skipif(__import__("trustlab._backend", fromlist=["x"]).gpu_available(), reason="a GPU is present")

@@ -1,56 +1,54 @@
-r"""GPU maximal-clique enumeration with numba.cuda (subtree-per-block, bit-packed).
+r"""GPU maximal-clique enumeration with numba.cuda (bit-packed Bron–Kerbosch–Tomita).
 
-Design (in the spirit of Almasri, Chang, El Hajj, Nagi, Xiong & Hwu, "Parallelizing
-Maximal Clique Enumeration on GPUs", PACT 2023)
------------------------------------------------------------------------------------
-1. **Host: degeneracy ordering and local universes** (:mod:`trustlab.kernels.cliques_cuda_host`).
-   Eppstein–Löffler–Strash (ELS) split the search into one independent sub-problem per
-   vertex ``v`` of a degeneracy order: ``P = N+(v)`` (later neighbours) and
-   ``X = N-(v)`` (earlier neighbours), inside a pruned, sorted local universe ``U(v)``;
-   local bit ``j`` is the ``j``-th smallest vertex id of ``U(v)``. Sub-problems come
-   sorted by decreasing ``|U(v)|`` for load balance.
-2. **Device: one sub-problem per thread block** (default 32 threads = one warp). Blocks
-   pull sub-problems from a global atomic work counter. The block builds the bit-packed
-   adjacency of the induced sub-graph ``G[U(v)]`` (one row of ``W = ceil(|U|/32)`` words
-   of 32 bits per universe vertex, each word held in an int64; rows split across
-   threads, each row a sorted-list merge) in a per-block slab of global memory, then
-   runs **iterative Bron–Kerbosch with Tomita pivoting** on an explicit stack whose
-   levels hold the bitsets ``P``, ``X``, ``R`` and the remaining candidates
-   ``P \ N(pivot)``. Word-wise set operations are spread over the threads of the block;
-   the pivot (``argmax_u |P ∩ N(u)|`` over ``u ∈ P ∪ X``) is a block-wide arg-max
-   reduction in shared memory; control decisions are taken by thread 0 and broadcast
-   through shared memory. A branch is cut when ``|R| + |P| < min_size``.
-3. **Root-branch splitting (load balance).** One huge sub-problem would otherwise keep a
-   single block busy long after the others finish (dense graphs: the first vertices of
-   the order own most of the search tree). Sub-problems with ``|U(v)| >= split_min``
-   (default 64) are split: pass 0 computes the root pivot and the number of root branches
-   ``|C0| = |P0 \ N(pivot)|``; the host then makes one work item per branch ``i``. Item
-   ``i`` recomputes the same (deterministic) root pivot, moves the root candidates before
-   the ``i``-th one from ``P`` to ``X`` exactly as the serial search would, and explores
-   only branch ``i``. Small sub-problems stay whole.
-4. **Count, then write.** Pass 1 only counts cliques and their total length per work
-   item; the host prefix-sums those into offsets; pass 2 re-runs the identical search and
-   writes every clique (members sorted by position) straight into the final CSR arrays.
-   No dynamic allocation on the device, output is exactly sized.
+Two designs live here; ``engine="v2"`` (the default) is the one to use, ``"v1"`` is kept
+for the benchmark's before/after rows.
 
-Limits
-------
-* Universes larger than ``max_universe`` bits (default 1024) are *not* sent to the
-  device: they are solved on the host by a Numba version of the same bitset algorithm
-  (:func:`~trustlab.kernels.cliques_cuda_host.enumerate_maximal_cliques_bitset_host`, run
-  in parallel over sub-problems), and counted in the returned ``info["n_host_fallback"]``.
-  The result is always exact.
-* Device memory per block is ``8 * W * (|U|max + 4 * (|N+|max + 2))`` bytes with
-  ``W = ceil(|U|max / 32)``: the adjacency rows (``|U|max x W``) and a stack of
-  ``|N+|max + 2`` levels of four bitsets (``P``, ``X``, ``R``, candidates), all in
-  8-byte words; the number of resident blocks is reduced to fit ``workspace_bytes``
-  (default 1 GiB).
-* Only numba.cuda and NumPy are needed, so the identical kernel runs in CI under the CUDA
+Design v2 (default)
+-------------------
+Published GPU MCE designs (Almasri, Chang, El Hajj, Nagi, Xiong & Hwu, "Parallelizing
+Maximal Clique Enumeration on GPUs", PACT 2023; Wei, Chen & Tsai, "Accelerating the
+Bron–Kerbosch algorithm for maximal clique enumeration using GPUs", TPDS 2021) build the
+sub-problems on the device and give many small ones to one warp. Here:
+
+1. **Sub-problems on the device, in the degree order.** Eppstein–Löffler–Strash split the
+   search into one independent sub-problem per vertex ``v``: ``P = N+(v)`` (neighbours
+   later in a vertex order), ``X = N-(v)``. Any order is correct; the degeneracy order
+   bounds ``|P|`` but is sequential to compute, so v2 uses the degree order (degree, then
+   id), which needs no host work: one thread per vertex compares degrees, counts ``P``
+   and writes the pruned universe ``U(v)`` (``P`` plus the earlier neighbours that have a
+   neighbour in ``P``; the others can never join a clique of this sub-problem) into
+   ``v``'s own slot of a copy of the CSR index array (``U(v) ⊆ N(v)``). The host only
+   reads back ``|U(v)|`` and sorts the sub-problems by size.
+2. **Small universes, one per thread.** Universes of at most 32 (or 64) vertices — all but
+   a few hundred on the sparse families — are solved by one thread each: the host mirror's
+   iterative search (:func:`~trustlab.kernels.cliques_cuda_host._host_one`) on bitsets
+   in the thread's local memory, no barriers; a warp runs 32 sub-problems of similar size
+   side by side.
+3. **Large universes, one per warp** (up to ``max_universe`` = 1,024 vertices, 32 words):
+   thread ``t`` owns bitset word ``t`` of ``P``, ``X``, ``R`` and the candidates in
+   registers; the pivot (``argmax_u |P ∩ N(u)|`` over ``P ∪ X``) is computed with the
+   candidates spread over the threads, and every thread reduces the 32 partials itself,
+   so no thread waits on a serial step. Sub-problems of at least ``split_min`` vertices are
+   split into one work item per root branch (after the root pivot) for load balance.
+   Larger universes run on the host with the same algorithm (``info["n_host_fallback"]``).
+4. **Count, then write.** A count pass, one prefix sum over all work items, a write pass
+   straight into one exactly sized CSR output.
+
+Design v1 (``engine="v1"``)
+---------------------------
+Host-side degeneracy order and universes, one sub-problem per block of
+``threads_per_block`` threads with a serial decision step on thread 0 and the stack in
+global memory. Measured on an H100 (``bench/results/gpu.md``): 1.0-2.4x *slower* than
+the CPU kernel on 16 threads.
+
+Notes
+-----
+* Only numba.cuda and NumPy are needed, so the identical kernels run in CI under the CUDA
   simulator (``NUMBA_ENABLE_CUDASIM=1``), very slowly: keep simulator inputs to a few
   dozen vertices. CuPy is not required.
-* Measured on an H100 (``bench/results/gpu.md``): correct on every graph tried, but slower
-  than the CPU kernel on 16 threads for the same CSR input (1.0-2.4x), so
-  ``backend="auto"`` keeps the CPU.
+* Device memory: the CSR arrays twice, two int64 per vertex, the warp kernel's per-block
+  slabs (adjacency ``|U|max x W`` 32-bit words and a stack of ``|P|max + 2`` levels of four
+  ``W``-word bitsets; blocks are reduced to fit ``workspace_bytes``), and the output.
 
 numba.cuda is imported lazily (only when the device path runs), so importing this module
 on a CPU-only machine is free.
@@ -90,8 +88,7 @@ __all__ = [
 cuda: Any = None  # numba.cuda, bound on first use (the simulator patches this global)
 
 
-@functools.lru_cache(maxsize=None)
-def _get_kernel(tpb: int):
+def _bind_cuda():
     global cuda
     if cuda is None:
         from trustlab._backend import numba_cuda_numpy_compat
@@ -100,6 +97,12 @@ def _get_kernel(tpb: int):
         from numba import cuda as _cuda
 
         cuda = _cuda
+    return cuda
+
+
+@functools.lru_cache(maxsize=None)
+def _get_kernel(tpb: int):
+    _bind_cuda()
     TPB = tpb
 
     @cuda.jit(device=True)
@@ -264,6 +267,514 @@ def _get_kernel(tpb: int):
     return _bk_kernel
 
 
+def _later(u, v, dv, indptr):  # pragma: no cover - compiled
+    """``u`` after ``v`` in the degree order (degree, then id); ``dv`` = deg(v)."""
+    du = indptr[u + 1] - indptr[u]
+    return du > dv or (du == dv and u > v)
+
+
+def _has_later_common(indices, a, ae, b, be, v, dv, indptr):  # pragma: no cover - compiled
+    """Whether the sorted lists ``indices[a:ae]`` and ``indices[b:be]`` share a vertex
+    after ``v``: each entry of the shorter list is binary-searched in the longer one."""
+    if ae - a > be - b:
+        a, ae, b, be = b, be, a, ae
+    for i in range(a, ae):
+        x = indices[i]
+        lo = b
+        hi = be
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if indices[mid] < x:
+                lo = mid + 1
+            else:
+                hi = mid
+        if lo < be and indices[lo] == x:
+            dx = indptr[x + 1] - indptr[x]
+            if dx > dv or (dx == dv and x > v):
+                return True
+    return False
+
+
+def degree_rank(indptr: np.ndarray, n: int) -> np.ndarray:
+    """``rank[v]``: position of ``v`` in the degree order (degree, then id) the device
+    kernels use (the host fallback needs it as an array)."""
+    deg = np.diff(np.asarray(indptr[: n + 1], dtype=np.int64))
+    order = np.lexsort((np.arange(n), deg))
+    rank = np.empty(n, np.int64)
+    rank[order] = np.arange(n)
+    return rank
+
+
+@functools.lru_cache(maxsize=None)
+def _get_universe_kernel():
+    """One thread per vertex: the ELS sub-problem of ``v`` in the degree order, its
+    pruned universe written into ``v``'s own CSR slot of ``sub_idx`` (``U(v)`` is a
+    sorted subset of ``N(v)``): the later neighbours ``P`` and the earlier ones that
+    have a neighbour in ``P`` (the others can never enter a clique of this sub-problem).
+    ``ksz[v] = |U(v)|`` (0: no sub-problem), ``p0[v] = |P|``."""
+    _bind_cuda()
+    later = cuda.jit(device=True)(_later)
+    common = cuda.jit(device=True)(_has_later_common)
+
+    @cuda.jit
+    def _universes(indptr, indices, n, min_size, sub_idx, ksz, p0):
+        v = cuda.grid(1)
+        if v >= n:
+            return
+        a = indptr[v]
+        b = indptr[v + 1]
+        dv = b - a
+        cntp = 0
+        for e in range(a, b):
+            if later(indices[e], v, dv, indptr):
+                cntp += 1
+        p0[v] = cntp
+        if cntp == 0 or cntp + 1 < min_size:
+            ksz[v] = 0
+            return
+        o = a
+        for e in range(a, b):
+            w = indices[e]
+            if later(w, v, dv, indptr) or common(indices, indptr[w], indptr[w + 1], a, b, v, dv, indptr):
+                sub_idx[o] = w
+                o += 1
+        ksz[v] = o - a
+
+    return _universes
+
+
+@functools.lru_cache(maxsize=None)
+def _get_thread_kernel(tw: int):
+    """One thread per small sub-problem (``|U| <= 32 * tw``): the host mirror's search
+    (:func:`~trustlab.kernels.cliques_cuda_host._host_one`) on bitsets in the thread's
+    local memory. No barriers, no shared memory: a warp runs 32 sub-problems of similar
+    size side by side (sub-problems come sorted by size)."""
+    _bind_cuda()
+    TW = tw
+    KMAX = 32 * tw
+    DEPTH = KMAX + 2
+
+    @cuda.jit(device=True)
+    def popc(x):  # pragma: no cover - compiled
+        return cuda.popc(x)
+
+    fill_row, write_clique, _ = (cuda.jit(device=True)(f) for f in make_bitset_steps(popc))
+    later = cuda.jit(device=True)(_later)
+
+    @cuda.jit
+    def _bk_thread(indptr, indices, sub_v, ksz, sub_idx, s0, nsub, obase, min_size, mode,
+                   cnt, ecnt, cbase, ebase, out_indptr, out_indices):
+        # item i = sub-problem s0 + i (whole, never split), output slot obase + i;
+        # mode 1: count; 2: write
+        i = cuda.grid(1)
+        if i >= nsub:
+            return
+        s = s0 + i
+        o = obase + i
+        write = mode == 2
+        v = sub_v[s]
+        lo = indptr[v]  # U(v) sits in v's own CSR slot of sub_idx
+        k = ksz[v]
+        W = (k + 31) // 32
+        adj = cuda.local.array((KMAX, TW), numba.int64)
+        stk = cuda.local.array((DEPTH, 4, TW), numba.int64)  # P, X, R, C per level
+        for r in range(k):
+            for w in range(W):
+                adj[r, w] = 0
+            u = sub_idx[lo + r]
+            fill_row(adj[r], indices, indptr[u], indptr[u + 1], sub_idx, lo, k)
+        for w in range(W):
+            stk[0, 0, w] = 0
+            stk[0, 1, w] = 0
+            stk[0, 2, w] = 0
+            stk[0, 3, w] = 0
+        dv = indptr[v + 1] - indptr[v]
+        for r in range(k):
+            if later(sub_idx[lo + r], v, dv, indptr):
+                stk[0, 0, r >> 5] = stk[0, 0, r >> 5] | (1 << (r & 31))
+            else:
+                stk[0, 1, r >> 5] = stk[0, 1, r >> 5] | (1 << (r & 31))
+        ncl = 0
+        nel = 0
+        d = 0
+        entering = True
+        while True:
+            if entering:
+                entering = False
+                cntp = 0
+                anyx = 0
+                for w in range(W):
+                    cntp += cuda.popc(stk[d, 0, w])
+                    anyx |= stk[d, 1, w]
+                    stk[d, 3, w] = 0
+                if cntp == 0:
+                    if anyx == 0 and d + 1 >= min_size:
+                        if write:
+                            pos = write_clique(stk[d, 2], W, sub_idx, lo, v, out_indices, ebase[o] + nel)
+                            out_indptr[cbase[o] + ncl + 1] = pos
+                        ncl += 1
+                        nel += d + 1
+                elif d + 1 + cntp >= min_size:
+                    best = -1
+                    bu = 0
+                    for u in range(k):
+                        if ((stk[d, 0, u >> 5] | stk[d, 1, u >> 5]) >> (u & 31)) & 1:
+                            c = 0
+                            for w in range(W):
+                                c += cuda.popc(stk[d, 0, w] & adj[u, w])
+                            if c > best:
+                                best = c
+                                bu = u
+                    for w in range(W):
+                        stk[d, 3, w] = stk[d, 0, w] & ~adj[bu, w] & 0xFFFFFFFF
+            q = -1
+            for w in range(W):
+                word = stk[d, 3, w]
+                if word != 0:
+                    q = w * 32 + cuda.popc((word & (-word)) - 1)
+                    break
+            if q < 0:
+                d -= 1
+                if d < 0:
+                    break
+                continue
+            qw = q >> 5
+            bit = 1 << (q & 31)
+            for w in range(W):
+                aw = adj[q, w]
+                stk[d + 1, 0, w] = stk[d, 0, w] & aw
+                stk[d + 1, 1, w] = stk[d, 1, w] & aw
+                stk[d + 1, 2, w] = stk[d, 2, w]
+            stk[d + 1, 2, qw] = stk[d + 1, 2, qw] | bit
+            stk[d, 0, qw] = stk[d, 0, qw] & ~bit
+            stk[d, 1, qw] = stk[d, 1, qw] | bit
+            stk[d, 3, qw] = stk[d, 3, qw] & ~bit
+            d += 1
+            entering = True
+        if not write:
+            cnt[o] = ncl
+            ecnt[o] = nel
+
+    return _bk_thread
+
+
+@functools.lru_cache(maxsize=None)
+def _get_warp_kernel():
+    """One warp (a 32-thread block) per work item, thread ``t`` owning bitset word ``t``
+    (universes of up to 1,024 vertices). The current level's ``P``, ``X``, ``R`` and
+    candidate words live in registers; every thread takes every control decision
+    itself from the same shared-memory partials (no thread waits on a serial step),
+    and a level is written to the per-block global stack only when the search
+    descends from it (one coalesced store per word)."""
+    _bind_cuda()
+
+    @cuda.jit(device=True)
+    def popc(x):  # pragma: no cover - compiled
+        return cuda.popc(x)
+
+    fill_row, write_clique, _ = (cuda.jit(device=True)(f) for f in make_bitset_steps(popc))
+    later = cuda.jit(device=True)(_later)
+
+    @cuda.jit
+    def _bk_warp(indptr, indices, sub_v, ksz, sub_idx, item_s, item_b, adj_ws, stk_ws,
+                 min_size, mode, cnt, ecnt, cbase, ebase, out_indptr, out_indices, work_ctr):
+        # mode 0: count root branches |C0| per item; 1: count cliques; 2: write cliques.
+        t = cuda.threadIdx.x
+        b = cuda.blockIdx.x
+        nitems = item_s.shape[0]
+        write = mode == 2
+        sP = cuda.shared.array(32, dtype=numba.int64)
+        sX = cuda.shared.array(32, dtype=numba.int64)
+        sR = cuda.shared.array(32, dtype=numba.int64)
+        sC = cuda.shared.array((2, 32), dtype=numba.int64)  # ping-pong: one barrier per use
+        rc = cuda.shared.array(32, dtype=numba.int64)
+        ru = cuda.shared.array(32, dtype=numba.int64)
+        rp = cuda.shared.array(32, dtype=numba.int64)
+        rq = cuda.shared.array(32, dtype=numba.int64)
+        ctrl = cuda.shared.array(2, dtype=numba.int64)
+        adj = adj_ws[b]
+        stk = stk_ws[b]
+        while True:
+            cuda.syncthreads()
+            if t == 0:
+                ctrl[0] = cuda.atomic.add(work_ctr, 0, 1)
+            cuda.syncthreads()
+            it = ctrl[0]
+            if it >= nitems:
+                break
+            s = item_s[it]
+            br = item_b[it]
+            v = sub_v[s]
+            lo = indptr[v]
+            k = ksz[v]
+            W = (k + 31) // 32
+            dv = indptr[v + 1] - indptr[v]
+            for r in range(t, k, 32):
+                for w in range(W):
+                    adj[r, w] = 0
+                u = sub_idx[lo + r]
+                fill_row(adj[r], indices, indptr[u], indptr[u + 1], sub_idx, lo, k)
+            p = 0
+            x = 0
+            if t < W:
+                for bb in range(32):
+                    r = t * 32 + bb
+                    if r < k:
+                        if later(sub_idx[lo + r], v, dv, indptr):
+                            p |= 1 << bb
+                        else:
+                            x |= 1 << bb
+            rr = 0
+            c = 0
+            ncl = 0
+            nel = 0
+            d = 0
+            ph = 0
+            done = False
+            cuda.syncthreads()  # adjacency complete
+            entering = True
+            while True:
+                if entering:
+                    entering = False
+                    sP[t] = p
+                    sX[t] = x
+                    cuda.syncthreads()
+                    best = -1
+                    bu = 0
+                    for u in range(t, k, 32):
+                        if ((sP[u >> 5] | sX[u >> 5]) >> (u & 31)) & 1:
+                            cc = 0
+                            for w in range(W):
+                                cc += cuda.popc(sP[w] & adj[u, w])
+                            if cc > best:
+                                best = cc
+                                bu = u
+                    rc[t] = best
+                    ru[t] = bu
+                    rp[t] = cuda.popc(p)
+                    cuda.syncthreads()
+                    cntp = 0
+                    anyx = 0
+                    bb = -1
+                    piv = 0
+                    for j in range(32):
+                        cntp += rp[j]
+                        anyx |= sX[j]
+                        if rc[j] > bb:
+                            bb = rc[j]
+                            piv = ru[j]
+                    c = 0
+                    if cntp == 0:
+                        if anyx == 0 and d + 1 >= min_size:
+                            if write:
+                                sR[t] = rr
+                                cuda.syncthreads()
+                                if t == 0:
+                                    pos = write_clique(sR, W, sub_idx, lo, v, out_indices, ebase[it] + nel)
+                                    out_indptr[cbase[it] + ncl + 1] = pos
+                            ncl += 1
+                            nel += d + 1
+                    elif d + 1 + cntp >= min_size:
+                        if t < W:
+                            c = p & ~numba.int64(adj[piv, t]) & 0xFFFFFFFF
+                        if d == 0 and mode == 0:
+                            rq[t] = cuda.popc(c)
+                            cuda.syncthreads()
+                            nb = 0
+                            for j in range(32):
+                                nb += rq[j]
+                            ncl = nb
+                            done = True
+                        elif d == 0 and br >= 0:  # root branch split: keep candidate br only
+                            rq[t] = cuda.popc(c)
+                            cuda.syncthreads()
+                            seen = 0
+                            for j in range(t):
+                                seen += rq[j]
+                            word = c
+                            keep = 0
+                            while word != 0:
+                                low = word & (-word)
+                                word ^= low
+                                if seen < br:
+                                    p &= ~low
+                                    x |= low
+                                elif seen == br:
+                                    keep = low
+                                seen += 1
+                            c = keep
+                if done:
+                    break
+                # next branch: the lowest candidate of level d, backtracking while none
+                q = -1
+                while True:
+                    sC[ph, t] = c
+                    cuda.syncthreads()
+                    for w in range(W):
+                        word = sC[ph, w]
+                        if word != 0:
+                            q = w * 32 + cuda.popc((word & (-word)) - 1)
+                            break
+                    ph ^= 1
+                    if q >= 0:
+                        break
+                    d -= 1
+                    if d < 0:
+                        break
+                    if t < W:
+                        p = stk[d, 0, t]
+                        x = stk[d, 1, t]
+                        rr = stk[d, 2, t]
+                        c = stk[d, 3, t]
+                if q < 0:
+                    break
+                qw = q >> 5
+                bit = 1 << (q & 31)
+                if t == qw:
+                    p &= ~bit
+                    x |= bit
+                    c &= ~bit
+                a = 0
+                if t < W:
+                    stk[d, 0, t] = p
+                    stk[d, 1, t] = x
+                    stk[d, 2, t] = rr
+                    stk[d, 3, t] = c
+                    a = numba.int64(adj[q, t])
+                p &= a
+                x &= a
+                if t == qw:
+                    rr |= bit
+                d += 1
+                entering = True
+            if t == 0 and not write:
+                cnt[it] = ncl
+                ecnt[it] = nel
+
+    return _bk_warp
+
+
+def _enumerate_v2(cuda, indptr, indices, n, min_size, max_universe, max_blocks, workspace_bytes, split_min,
+                  info, thread_max=64, thread_block=128):
+    """The ``v2`` pipeline, CSR in, CSR out (see :func:`enumerate_maximal_cliques_cuda`).
+
+    Sub-problems in the degree order, their universes built on the device; universes of
+    at most 32 / 64 bits one per thread (two builds), the rest up to ``max_universe`` one
+    per warp with root-branch splitting, larger ones on the host; one count pass, one
+    prefix sum over all work items, one write pass into a single output.
+    """
+    t0 = time.perf_counter()
+    d_indptr = cuda.to_device(indptr)
+    d_indices = cuda.to_device(indices)
+    d_sub = cuda.device_array(max(indices.shape[0], 1), np.int32)
+    d_ksz = cuda.device_array(max(n, 1), np.int64)
+    d_p0 = cuda.device_array(max(n, 1), np.int64)
+    tb = int(thread_block)
+    if n:
+        _get_universe_kernel()[(n + tb - 1) // tb, tb](d_indptr, d_indices, n, min_size, d_sub, d_ksz, d_p0)
+    ksz = d_ksz.copy_to_host()[:n]
+    info["seconds_universes"] = time.perf_counter() - t0
+    sel = np.flatnonzero(ksz)
+    sub_v = sel[np.argsort(-ksz[sel], kind="stable")].astype(np.int64)  # decreasing size
+    ks = ksz[sub_v]
+    nsub = sub_v.shape[0]
+    nh = int(np.count_nonzero(ks > max_universe))  # host fallback: a prefix
+    nw = int(np.count_nonzero(ks > thread_max)) - nh  # warp kernel: next
+    n2 = (int(np.count_nonzero(ks > 32)) - nh - nw) if thread_max == 64 else 0
+    info.update(n_subproblems=nsub, n_host_fallback=nh, n_warp_subproblems=nw, n_thread_subproblems=nsub - nh - nw,
+                kmax=int(ks[0]) if nsub else 0, words=int((ks[0] + 31) // 32) if nsub else 0,
+                threads_per_block=32, n_split=0, n_items=0, blocks=0)
+    parts = []
+    if nh:  # the host mirror, on the same (degree-order) sub-problems
+        t1 = time.perf_counter()
+        hv = sub_v[:nh]
+        sub_all = d_sub.copy_to_host()
+        hptr = np.zeros(nh + 1, np.int64)
+        np.cumsum(ks[:nh], out=hptr[1:])
+        hidx = np.concatenate([sub_all[indptr[v]:indptr[v] + ksz[v]] for v in hv]).astype(np.int32)
+        parts.append(_host_subproblems(indptr, indices, degree_rank(indptr, n), hv, hptr, hidx, min_size,
+                                       int(split_min)))
+        info["seconds_host_fallback"] = time.perf_counter() - t1
+    d_sv = cuda.to_device(sub_v)
+    dummy64 = cuda.to_device(np.zeros(1, np.int64))
+    dummy32 = cuda.to_device(np.zeros(1, np.int32))
+    w0, w1 = nh, nh + nw  # warp sub-problems: sub_v[w0:w1]
+    if nw:
+        kmax = int(ks[w0])
+        W = (kmax + 31) // 32
+        depth = int(d_p0.copy_to_host()[sub_v[w0:w1]].max()) + 2
+        per_block = 4 * kmax * W + 8 * depth * 4 * W
+        if max_blocks is None:
+            try:
+                max_blocks = 32 * int(getattr(cuda.get_current_device(), "MULTIPROCESSOR_COUNT", 8))
+            except Exception:
+                max_blocks = 64
+        cap_blocks = max(1, min(int(max_blocks), workspace_bytes // max(per_block, 1)))
+        adj_ws = cuda.device_array((cap_blocks, kmax, W), np.uint32)
+        stk_ws = cuda.device_array((cap_blocks, depth, 4, W), np.int64)
+        kern_w = _get_warp_kernel()
+
+        def launch_w(item_s, item_b, mode, cnt, ecnt, cbase=dummy64, ebase=dummy64, oip=dummy64, oix=dummy32):
+            kern_w[int(min(item_s.shape[0], cap_blocks)), 32](
+                d_indptr, d_indices, d_sv, d_ksz, d_sub, cuda.to_device(item_s), cuda.to_device(item_b),
+                adj_ws, stk_ws, min_size, mode, cnt, ecnt, cbase, ebase, oip, oix,
+                cuda.to_device(np.zeros(1, np.int64)))
+
+        t1 = time.perf_counter()
+        big = ks[w0:w1] >= split_min
+        nbr = np.ones(nw, np.int64)
+        selb = np.flatnonzero(big).astype(np.int64)
+        if selb.size:
+            c0 = cuda.to_device(np.zeros(selb.size, np.int64))
+            launch_w(selb + w0, np.full(selb.size, -1, np.int64), 0, c0, cuda.to_device(np.zeros(selb.size, np.int64)))
+            nbr[selb] = c0.copy_to_host()
+        item_s, item_b = _work_items(nw, big, nbr[big])
+        item_s += w0
+        info.update(blocks=int(min(max(item_s.size, 1), cap_blocks)), workspace_bytes=cap_blocks * per_block,
+                    n_split=int(selb.size), n_items=int(item_s.size), seconds_split_pass=time.perf_counter() - t1)
+    else:
+        item_s = item_b = np.zeros(0, np.int64)
+    m = item_s.shape[0]
+    # count pass: warp items -> slots [0, m), thread sub-problems sub_v[w1:] -> slots [m, m + nsub - w1)
+    t1 = time.perf_counter()
+    total = m + nsub - w1
+    d_cnt = cuda.to_device(np.zeros(max(total, 1), np.int64))
+    d_ecnt = cuda.to_device(np.zeros(max(total, 1), np.int64))
+
+    def launch_t(mode, cbase, ebase, oip, oix):
+        for tw, s0, ns in ((2, w1, n2), (1, w1 + n2, nsub - w1 - n2)):
+            if ns > 0:
+                _get_thread_kernel(tw)[(ns + tb - 1) // tb, tb](
+                    d_indptr, d_indices, d_sv, d_ksz, d_sub, s0, ns, m + s0 - w1, min_size,
+                    mode, d_cnt, d_ecnt, cbase, ebase, oip, oix)
+
+    if m:
+        launch_w(item_s, item_b, 1, d_cnt, d_ecnt)
+    launch_t(1, dummy64, dummy64, dummy64, dummy32)
+    cnt = d_cnt.copy_to_host()[:total]
+    ecnt = d_ecnt.copy_to_host()[:total]
+    info["seconds_count_pass"] = time.perf_counter() - t1
+    cbase = np.zeros(total + 1, np.int64)
+    ebase = np.zeros(total + 1, np.int64)
+    np.cumsum(cnt, out=cbase[1:])
+    np.cumsum(ecnt, out=ebase[1:])
+    ncl = int(cbase[-1])
+    nel = int(ebase[-1])
+    t1 = time.perf_counter()
+    d_oip = cuda.to_device(np.zeros(ncl + 1, np.int64))
+    d_oix = cuda.device_array(max(nel, 1), np.int32)
+    if ncl:
+        d_cb = cuda.to_device(cbase)
+        d_eb = cuda.to_device(ebase)
+        if m:
+            launch_w(item_s, item_b, 2, d_cnt, d_ecnt, d_cb, d_eb, d_oip, d_oix)
+        launch_t(2, d_cb, d_eb, d_oip, d_oix)
+    parts.append((d_oip.copy_to_host(), d_oix.copy_to_host()[:nel]))
+    info["seconds_write_pass"] = time.perf_counter() - t1
+    parts.append(_singletons(indptr, n, min_size))
+    return _concat_csr(parts)
+
+
 def _device_run(cuda, indptr, indices, rank, sub_v, sub_ptr, sub_idx, p0max, min_size, tpb,
                 max_blocks, workspace_bytes, split_min, info):
     nsub = sub_v.shape[0]
@@ -344,7 +855,8 @@ def enumerate_maximal_cliques_cuda(indptr: np.ndarray, indices: np.ndarray, n: i
                                    min_size: int = 1, *, max_universe: int = 1024,
                                    threads_per_block: int = 32, max_blocks: int | None = None,
                                    workspace_bytes: int = 1 << 30, split_min: int = 64,
-                                   return_info: bool = False) -> Any:
+                                   return_info: bool = False, engine: str = "v2",
+                                   thread_max: int = 64) -> Any:
     """All maximal cliques of a CSR graph on a CUDA GPU (numba.cuda).
 
     See the module docstring for the design (ELS sub-problems, one per thread block,
@@ -375,6 +887,12 @@ def enumerate_maximal_cliques_cuda(indptr: np.ndarray, indices: np.ndarray, n: i
         work item per root branch (after the root pivot), for load balance.
     return_info : bool, default False
         Also return a dict of diagnostics (sub-problem counts, fallbacks, timings).
+    engine : {"v2", "v1"}, default "v2"
+        ``v2``: universes of at most ``thread_max`` bits one per *thread*, the rest one
+        per warp (``threads_per_block`` is then unused); ``v1``: the first design, one
+        sub-problem per block of ``threads_per_block`` threads (kept for the benchmark).
+    thread_max : {0, 32, 64}, default 64
+        ``v2`` only: largest universe solved by one thread.
 
     Returns
     -------
@@ -410,6 +928,10 @@ def enumerate_maximal_cliques_cuda(indptr: np.ndarray, indices: np.ndarray, n: i
         raise ValueError(f"max_universe must be >= 1, got {max_universe!r}.")
     if int(split_min) < 1:
         raise ValueError(f"split_min must be >= 1, got {split_min!r}.")
+    if engine not in ("v1", "v2"):
+        raise ValueError(f"engine must be 'v1' or 'v2', got {engine!r}.")
+    if int(thread_max) not in (0, 32, 64):
+        raise ValueError(f"thread_max must be 0, 32 or 64, got {thread_max!r}.")
     indptr, indices, n = _as_csr(indptr, indices, n)
     why = gpu_unavailable_reason("numba-cuda")
     if why is not None:
@@ -432,6 +954,11 @@ def enumerate_maximal_cliques_cuda(indptr: np.ndarray, indices: np.ndarray, n: i
     min_size = int(min_size)
     info: dict[str, Any] = {}
     t0 = time.perf_counter()
+    if engine == "v2":
+        out = _enumerate_v2(cuda, indptr, indices, n, min_size, int(max_universe), max_blocks, int(workspace_bytes),
+                            int(split_min), info, thread_max=int(thread_max))
+        info["seconds_total"] = time.perf_counter() - t0
+        return (*out, info) if return_info else out
     rank, sub_v, sub_ptr, sub_idx, p0 = build_subproblems(indptr, indices, n, min_size)
     ksz = np.diff(sub_ptr)
     big = ksz > max_universe

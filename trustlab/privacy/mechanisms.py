@@ -290,13 +290,7 @@ class Mechanism:
                 dtype = np.float32 if X.dtype == np.float32 else np.float64
             out = np.empty((n, self.out_dim), dtype=dtype)
         if self.backend == "gpu":
-            from trustlab.kernels import privacy_gpu
-
-            if self._phi_gpu is None and self.phi is not None:
-                self._phi_gpu = privacy_gpu.to_device(self.phi)
-            bad = privacy_gpu.privatize_chunk(
-                X, self._phi_gpu, self.noise_scale, int(self._key0), int(self._key1), int(row_offset), out
-            )
+            bad = self._apply_gpu(X, row_offset, out)
         else:
             from trustlab.kernels import privacy_cpu as K
 
@@ -320,8 +314,36 @@ class Mechanism:
                 kernel = K.noise_into if parallel else K.noise_into_serial
                 bad = kernel(out, P, self.noise_scale, self._key0, self._key1, np.int64(row_offset))
         if bad:
+            if _is_device_array(out):
+                X, out = X.get(), out.get()
             _raise_nonfinite(X, out, row_offset, self.noise_scale)
         return out
+
+    def _apply_gpu(self, X, row_offset, out) -> int:
+        """The device release (:mod:`trustlab.kernels.privacy_gpu`): device arrays in and
+        out stay on the device; host arrays are copied in their own dtype, released on the
+        device and copied back into ``out``."""
+        from trustlab.kernels import privacy_gpu
+
+        cp = privacy_gpu.get_cupy()
+        if self._phi_gpu is None:
+            self._phi_gpu = {"key": privacy_gpu.philox_key(self._key0, self._key1)}
+        on_device = _is_device_array(out)
+        Xd = X if _is_device_array(X) else cp.asarray(X)
+        phiT = None
+        if self.phi is not None:
+            dt = np.dtype(Xd.dtype)
+            if dt not in self._phi_gpu:
+                self._phi_gpu[dt] = cp.asarray(np.ascontiguousarray(self.phi.T, dtype=dt))
+            phiT = self._phi_gpu[dt]
+        outd = out if on_device else cp.empty(out.shape, dtype=out.dtype)
+        bad = privacy_gpu.release_on_device(Xd, phiT, self.noise_scale, self._phi_gpu["key"], int(row_offset), outd)
+        if not on_device:
+            if out.flags.c_contiguous:
+                outd.get(out=out)
+            else:
+                out[...] = outd.get()
+        return bad
 
     def record(self, n: int, sample: np.ndarray | None, vocab_swap: bool = False) -> ReleaseRecord:
         emp = spec = None
@@ -455,6 +477,11 @@ def make_mechanism(
     return Mechanism(name="privemb", d=d, epsilon=epsilon, delta=delta, beta=beta, m=m,
                      calibration=calibration, phi_seed=seed_phi, key0=k0, key1=k1, backend=backend,
                      projection=spec.projection)
+
+
+def _is_device_array(a) -> bool:
+    """A CuPy array (the device-resident release path)."""
+    return type(a).__module__.split(".", 1)[0] == "cupy"
 
 
 def _raise_nonfinite(X, out, row_offset, noise_scale):
@@ -592,9 +619,13 @@ def privatize(
         Check a sparse Φ on your data with :func:`trustlab.privacy.privacy_loss` (its
         ``guaranteed``) or :func:`trustlab.privacy.jl_distortion`.
     backend : {"auto", "cpu", "gpu"}
-        ``gpu`` uses CuPy (Philox streams; same distribution, different bits than CPU).
-        ``auto`` takes the GPU only for releases of at least 5e7 input values on
+        ``gpu``: a cuBLAS projection and counter-based Philox noise kernels
+        (:mod:`trustlab.kernels.privacy_gpu`; same distribution as the CPU, different
+        bits; a fixed key gives the same release whatever the chunking). For host
+        arrays ``auto`` takes the GPU only for releases of at least 5e7 input values on
         machines of at most 6 CPU threads (measured break-even: bench/results/gpu.md).
+        A **CuPy array** ``X`` is released on the device and the vectors come back as a
+        CuPy array (``auto`` and ``gpu``; ``cpu`` is refused, as is ``vocab``).
     random_state : None, int or numpy Generator
         ``None`` (default): OS entropy. Fix it only when you need reproducibility — anyone
         knowing (or guessing) the seed can remove the noise; integer seeds are for tests.
@@ -662,6 +693,8 @@ def privatize(
     spec = ReleaseSettings.merge(settings, func="privatize", epsilon=epsilon, delta=delta, beta=beta, m=m,
                                  mechanism=mechanism, phi_seed=phi_seed, allow_m_above_d=allow_m_above_d,
                                  projection=projection)
+    if _is_device_array(X):
+        return _privatize_device(X, spec, backend, random_state, vocab, dtype)
     X = _validate_X(X)
     n, d = X.shape
     mech = make_mechanism(d, settings=spec, backend=backend, random_state=random_state, n_hint=n)
@@ -684,6 +717,38 @@ def privatize(
         idx = nearest_neighbor_swap(out, V)
         out = V[idx].astype(dtype, copy=False)
     return PrivateRelease(out, mech.record(n, X[: min(n, 256)], vocab_swap=V is not None), idx)
+
+
+def _privatize_device(X, spec, backend, random_state, vocab, dtype) -> PrivateRelease:
+    """:func:`privatize` on a CuPy array: the release is computed and returned on the device."""
+    if backend == "cpu":
+        raise ValueError(
+            "X is a CuPy (device) array but backend='cpu' was requested. Pass backend='gpu' (or 'auto') "
+            "to release it on the device, or X.get() to release a host copy on the CPU."
+        )
+    if vocab is not None:
+        raise ValueError(
+            "vocab (M1's nearest-neighbour swap) is not available for a CuPy (device) X; "
+            "pass X.get() to release on the host with the swap."
+        )
+    if X.ndim != 2 or X.shape[0] == 0 or X.shape[1] == 0:
+        raise ValueError(f"X must be a non-empty 2-D array of shape (n, d); got a CuPy array of shape {X.shape}.")
+    if X.dtype.kind not in "fiub":
+        raise ValueError(f"X must hold real numbers; got a CuPy array of dtype {X.dtype}.")
+    from trustlab._backend import get_cupy
+
+    cp = get_cupy()
+    if X.dtype not in (np.float32, np.float64):
+        X = X.astype(np.float64)
+    X = cp.ascontiguousarray(X)
+    n, d = X.shape
+    mech = make_mechanism(d, settings=spec, backend="gpu", random_state=random_state, n_hint=None)
+    if dtype is None:
+        dtype = np.float32 if X.dtype == np.float32 else np.float64
+    dtype = _check_dtype(dtype)
+    out = cp.empty((n, mech.out_dim), dtype=dtype)
+    mech.apply(X, 0, out=out)  # one GEMM and two kernels over the whole array
+    return PrivateRelease(out, mech.record(n, cp.asnumpy(X[: min(n, 256)])), None)
 
 
 @validate_params({"Q": ["array-like"], "vocab": ["array-like"],

@@ -39,7 +39,7 @@ for case in json.load(sys.stdin):
     cp, ci, info = enumerate_maximal_cliques_cuda(
         ip, ix, case["n"], case["min_size"], threads_per_block=case["tpb"],
         max_universe=case["max_universe"], split_min=case.get("split_min", 64), max_blocks=2,
-        return_info=True)
+        return_info=True, engine=case.get("engine", "v2"), thread_max=case.get("thread_max", 64))
     assert cp.dtype == np.int64 and ci.dtype == np.int32 and cp[0] == 0 and cp[-1] == len(ci)
     out.append({"cliques": [ci[cp[k]:cp[k + 1]].tolist() for k in range(len(cp) - 1)],
                 "info": {k: v for k, v in info.items() if not k.startswith("seconds")}})

@@ -174,16 +174,26 @@ def _sim_cases():
     for m, e in parts:
         edges += [[u + off, v + off] for u, v in e]
         off += m
-    cases.append({"n": off, "edges": edges, "min_size": 1, "tpb": 4, "max_universe": 1024})
+    v1 = {"engine": "v1"}
+    cases.append({"n": off, "edges": edges, "min_size": 1, "tpb": 4, "max_universe": 1024, **v1})
     # same graph, every sub-problem split into root branches
     cases.append({"n": off, "edges": edges, "min_size": 1, "tpb": 2, "max_universe": 1024,
-                  "split_min": 1})
+                  "split_min": 1, **v1})
     # same graph, min_size filter, a single thread per block, small universes on the host
     cases.append({"n": off, "edges": edges, "min_size": 3, "tpb": 1, "max_universe": 3,
-                  "split_min": 3})
+                  "split_min": 3, **v1})
     # K_36 minus one edge: universes of 34-35 bits = 2 words per row, full warp
     K = [[u, v] for u in range(36) for v in range(u + 1, 36) if (u, v) != (0, 1)]
+    cases.append({"n": 36, "edges": K, "min_size": 1, "tpb": 32, "max_universe": 1024, **v1})
+    # v2 (the default): one thread per small universe, the warp kernel (forced with
+    # thread_max=0), root branches split (split_min=1), min_size, host fallback, 2 words
+    for tm, sm, ms, mu in ((64, 64, 1, 1024), (0, 64, 1, 1024), (0, 1, 1, 1024), (0, 1, 3, 1024),
+                           (32, 64, 3, 4)):
+        cases.append({"n": off, "edges": edges, "min_size": ms, "tpb": 32, "max_universe": mu,
+                      "split_min": sm, "thread_max": tm})
     cases.append({"n": 36, "edges": K, "min_size": 1, "tpb": 32, "max_universe": 1024})
+    cases.append({"n": 36, "edges": K, "min_size": 1, "tpb": 32, "max_universe": 1024, "thread_max": 0,
+                  "split_min": 1})
     # degenerate inputs: empty graph, edgeless graph, one edge
     cases.append({"n": 0, "edges": [], "min_size": 1, "tpb": 32, "max_universe": 1024})
     cases.append({"n": 4, "edges": [], "min_size": 1, "tpb": 32, "max_universe": 1024})
@@ -218,6 +228,13 @@ def test_cuda_kernel_in_simulator_equals_networkx():
     assert info[2]["n_subproblems"] > info[2]["n_host_fallback"]
     assert info[3]["words"] == 2
     assert info[-1]["backend"] == "gpu"
+    v2 = info[4:11]
+    assert v2[0]["n_warp_subproblems"] == 0 and v2[0]["n_thread_subproblems"] == v2[0]["n_subproblems"] > 0
+    assert v2[1]["n_warp_subproblems"] == v2[1]["n_subproblems"] and v2[1]["n_split"] == 0
+    assert v2[2]["n_split"] == v2[2]["n_subproblems"] and v2[2]["n_items"] > v2[2]["n_subproblems"]
+    assert v2[4]["n_host_fallback"] > 0 and v2[4]["n_thread_subproblems"] > 0
+    assert v2[5]["words"] == 2 and v2[5]["n_thread_subproblems"] == v2[5]["n_subproblems"]
+    assert v2[6]["words"] == 2 and v2[6]["n_split"] > 0
 
 
 # ----------------------------------------------------------------- real GPU (skipped)
