@@ -295,6 +295,9 @@ def _has_later_common(indices, a, ae, b, be, v, dv, indptr):  # pragma: no cover
     return False
 
 
+_BIG_DEGREE = 64  # vertices of higher degree get their universe built by a block, not a thread
+
+
 def degree_rank(indptr: np.ndarray, n: int) -> np.ndarray:
     """``rank[v]``: position of ``v`` in the degree order (degree, then id) the device
     kernels use (the host fallback needs it as an array)."""
@@ -317,13 +320,15 @@ def _get_universe_kernel():
     common = cuda.jit(device=True)(_has_later_common)
 
     @cuda.jit
-    def _universes(indptr, indices, n, min_size, sub_idx, ksz, p0):
+    def _universes(indptr, indices, n, min_size, big_degree, sub_idx, ksz, p0):
         v = cuda.grid(1)
         if v >= n:
             return
         a = indptr[v]
         b = indptr[v + 1]
         dv = b - a
+        if dv > big_degree:  # one block each: _universes_big
+            return
         cntp = 0
         for e in range(a, b):
             if later(indices[e], v, dv, indptr):
@@ -340,7 +345,47 @@ def _get_universe_kernel():
                 o += 1
         ksz[v] = o - a
 
-    return _universes
+    @cuda.jit
+    def _universes_big(indptr, indices, verts, min_size, keep, sub_idx, ksz, p0):
+        # the same for one high-degree vertex per 32-thread block: the neighbours' tests
+        # are spread over the threads, thread 0 compacts
+        t = cuda.threadIdx.x
+        v = verts[cuda.blockIdx.x]
+        cnt = cuda.shared.array(32, dtype=numba.int64)
+        a = indptr[v]
+        b = indptr[v + 1]
+        dv = b - a
+        c = 0
+        for e in range(a + t, b, 32):
+            if later(indices[e], v, dv, indptr):
+                c += 1
+        cnt[t] = c
+        cuda.syncthreads()
+        cntp = 0
+        for j in range(32):
+            cntp += cnt[j]
+        if cntp == 0 or cntp + 1 < min_size:
+            if t == 0:
+                p0[v] = cntp
+                ksz[v] = 0
+            return
+        for e in range(a + t, b, 32):
+            w = indices[e]
+            if later(w, v, dv, indptr) or common(indices, indptr[w], indptr[w + 1], a, b, v, dv, indptr):
+                keep[e] = 1
+            else:
+                keep[e] = 0
+        cuda.syncthreads()
+        if t == 0:
+            o = a
+            for e in range(a, b):
+                if keep[e]:
+                    sub_idx[o] = indices[e]
+                    o += 1
+            p0[v] = cntp
+            ksz[v] = o - a
+
+    return _universes, _universes_big
 
 
 @functools.lru_cache(maxsize=None)
@@ -472,7 +517,7 @@ def _get_warp_kernel():
     def popc(x):  # pragma: no cover - compiled
         return cuda.popc(x)
 
-    fill_row, write_clique, _ = (cuda.jit(device=True)(f) for f in make_bitset_steps(popc))
+    fill_row = cuda.jit(device=True)(make_bitset_steps(popc)[0])
     later = cuda.jit(device=True)(_later)
 
     @cuda.jit
@@ -485,7 +530,7 @@ def _get_warp_kernel():
         write = mode == 2
         sP = cuda.shared.array(32, dtype=numba.int64)
         sX = cuda.shared.array(32, dtype=numba.int64)
-        sR = cuda.shared.array(32, dtype=numba.int64)
+        rb = cuda.shared.array(32, dtype=numba.int64)
         sC = cuda.shared.array((2, 32), dtype=numba.int64)  # ping-pong: one barrier per use
         rc = cuda.shared.array(32, dtype=numba.int64)
         ru = cuda.shared.array(32, dtype=numba.int64)
@@ -566,12 +611,33 @@ def _get_warp_kernel():
                     c = 0
                     if cntp == 0:
                         if anyx == 0 and d + 1 >= min_size:
-                            if write:
-                                sR[t] = rr
+                            if write:  # every thread writes the members of its own word
+                                below = 0
+                                word = rr
+                                while word != 0:
+                                    low = word & (-word)
+                                    word ^= low
+                                    if sub_idx[lo + t * 32 + cuda.popc(low - 1)] < v:
+                                        below += 1
+                                rq[t] = cuda.popc(rr)
+                                rb[t] = below
                                 cuda.syncthreads()
+                                pos = ebase[it] + nel
+                                pv = 0
+                                for j in range(32):
+                                    if j < t:
+                                        pos += rq[j]
+                                    pv += rb[j]
+                                word = rr
+                                while word != 0:
+                                    low = word & (-word)
+                                    word ^= low
+                                    g = sub_idx[lo + t * 32 + cuda.popc(low - 1)]
+                                    out_indices[pos + 1 if g > v else pos] = g
+                                    pos += 1
                                 if t == 0:
-                                    pos = write_clique(sR, W, sub_idx, lo, v, out_indices, ebase[it] + nel)
-                                    out_indptr[cbase[it] + ncl + 1] = pos
+                                    out_indices[ebase[it] + nel + pv] = v
+                                    out_indptr[cbase[it] + ncl + 1] = ebase[it] + nel + d + 1
                             ncl += 1
                             nel += d + 1
                     elif d + 1 + cntp >= min_size:
@@ -671,7 +737,12 @@ def _enumerate_v2(cuda, indptr, indices, n, min_size, max_universe, max_blocks, 
     d_p0 = cuda.device_array(max(n, 1), np.int64)
     tb = int(thread_block)
     if n:
-        _get_universe_kernel()[(n + tb - 1) // tb, tb](d_indptr, d_indices, n, min_size, d_sub, d_ksz, d_p0)
+        k_small, k_big = _get_universe_kernel()
+        k_small[(n + tb - 1) // tb, tb](d_indptr, d_indices, n, min_size, _BIG_DEGREE, d_sub, d_ksz, d_p0)
+        hubs = np.flatnonzero(np.diff(indptr) > _BIG_DEGREE).astype(np.int64)
+        if hubs.size:
+            d_keep = cuda.device_array(indices.shape[0], np.int8)
+            k_big[hubs.size, 32](d_indptr, d_indices, cuda.to_device(hubs), min_size, d_keep, d_sub, d_ksz, d_p0)
     ksz = d_ksz.copy_to_host()[:n]
     info["seconds_universes"] = time.perf_counter() - t0
     sel = np.flatnonzero(ksz)
@@ -679,8 +750,8 @@ def _enumerate_v2(cuda, indptr, indices, n, min_size, max_universe, max_blocks, 
     ks = ksz[sub_v]
     nsub = sub_v.shape[0]
     nh = int(np.count_nonzero(ks > max_universe))  # host fallback: a prefix
-    nw = int(np.count_nonzero(ks > thread_max)) - nh  # warp kernel: next
-    n2 = (int(np.count_nonzero(ks > 32)) - nh - nw) if thread_max == 64 else 0
+    nw = max(0, int(np.count_nonzero(ks > thread_max)) - nh)  # warp kernel: next
+    n2 = max(0, int(np.count_nonzero(ks > 32)) - nh - nw) if thread_max == 64 else 0
     info.update(n_subproblems=nsub, n_host_fallback=nh, n_warp_subproblems=nw, n_thread_subproblems=nsub - nh - nw,
                 kmax=int(ks[0]) if nsub else 0, words=int((ks[0] + 31) // 32) if nsub else 0,
                 threads_per_block=32, n_split=0, n_items=0, blocks=0)

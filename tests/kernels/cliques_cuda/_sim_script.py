@@ -15,6 +15,7 @@ os.environ["NUMBA_ENABLE_CUDASIM"] = "1"
 import numpy as np  # noqa: E402
 
 from trustlab._backend import gpu_unavailable_reason  # noqa: E402
+from trustlab.kernels import cliques_cuda as cc  # noqa: E402
 from trustlab.kernels.cliques_cuda import enumerate_maximal_cliques_cuda  # noqa: E402
 
 if gpu_unavailable_reason("numba-cuda") is not None:  # the caller skips on this line
@@ -36,6 +37,7 @@ for case in json.load(sys.stdin):
                     "info": {"backend": getattr(res, "backend", None)}})
         continue
     ip, ix = to_csr(case["n"], case["edges"])
+    cc._BIG_DEGREE = case.get("big_degree", 64)  # lower: more universes built by a block per vertex
     cp, ci, info = enumerate_maximal_cliques_cuda(
         ip, ix, case["n"], case["min_size"], threads_per_block=case["tpb"],
         max_universe=case["max_universe"], split_min=case.get("split_min", 64), max_blocks=2,

@@ -194,6 +194,10 @@ def _sim_cases():
     cases.append({"n": 36, "edges": K, "min_size": 1, "tpb": 32, "max_universe": 1024})
     cases.append({"n": 36, "edges": K, "min_size": 1, "tpb": 32, "max_universe": 1024, "thread_max": 0,
                   "split_min": 1})
+    # universes of vertices above the degree threshold built by one block each
+    cases.append({"n": off, "edges": edges, "min_size": 1, "tpb": 32, "max_universe": 1024, "thread_max": 0,
+                  "split_min": 4, "big_degree": 2})
+    cases.append({"n": off, "edges": edges, "min_size": 3, "tpb": 32, "max_universe": 1024, "big_degree": 3})
     # degenerate inputs: empty graph, edgeless graph, one edge
     cases.append({"n": 0, "edges": [], "min_size": 1, "tpb": 32, "max_universe": 1024})
     cases.append({"n": 4, "edges": [], "min_size": 1, "tpb": 32, "max_universe": 1024})

@@ -90,3 +90,11 @@ def test_noise_kernels_in_simulator_equal_the_reference():
         np.testing.assert_allclose(got, want, rtol=1e-12 if c["dtype"] == "float64" else 1e-6, atol=0)
         assert r["bad"] == 0
     assert res[3]["bad"] >= 3  # an overflowing float32 release is counted, not hidden
+
+
+def test_wide_mulhilo_equals_the_halves():
+    rng = np.random.default_rng(1)
+    xs = rng.integers(0, 2**32, 500).tolist() + [2**32 - 1, 0]
+    ys = rng.integers(0, 2**32, 500).tolist() + [2**32 - 1, 2**32 - 1]
+    for a, b in zip(xs, ys):
+        assert tuple(int(x) for x in G._mulhilo_wide(a, b)) == tuple(int(x) for x in G._mulhilo(a, b))
