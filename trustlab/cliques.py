@@ -341,15 +341,43 @@ def _enumerate_cpu(g: CSRGraph, min_size: int, progress: Callable[[int], None] |
     return indptr, indices
 
 
-def _enumerate_gpu(g: CSRGraph, min_size: int):
+def _count_gpu(g: CSRGraph, min_size: int) -> int:
+    """The GPU's count pass only: nothing is written (the output check always refuses)."""
+    from trustlab.kernels.cliques_cuda import OutputTooLarge, enumerate_maximal_cliques_cuda
+
     try:
-        from trustlab.kernels.cliques_cuda import enumerate_maximal_cliques_cuda
+        ip, _ = enumerate_maximal_cliques_cuda(g.indptr, g.indices, g.n_nodes, min_size, output_ok=lambda c, m: False)
+        return int(ip.shape[0] - 1)  # only when no sub-problem reached the count pass
+    except OutputTooLarge as exc:
+        isolated = int(np.count_nonzero(np.diff(g.indptr) == 0)) if min_size <= 1 else 0
+        return int(exc.n_cliques) + isolated
+
+
+def _enumerate_gpu(g: CSRGraph, min_size: int, max_cliques: int | None = None,
+                   max_output_bytes: int | None = None):
+    try:
+        from trustlab.kernels.cliques_cuda import OutputTooLarge, enumerate_maximal_cliques_cuda
     except ImportError as exc:
         raise GPUUnavailableError(
             f"the CUDA clique kernel could not be imported ({exc}). Install the GPU extra "
             "(pip install 'trustlab[gpu]') or use backend='cpu'."
         ) from None
-    ip, ix = enumerate_maximal_cliques_cuda(g.indptr, g.indices, g.n_nodes, min_size)
+
+    def output_ok(n_cl, n_mem):  # the CPU path's caps, checked after the GPU's count pass
+        return ((max_cliques is None or n_cl <= max_cliques)
+                and (max_output_bytes is None or 8 * n_cl + 4 * n_mem <= max_output_bytes))
+
+    try:
+        ip, ix = enumerate_maximal_cliques_cuda(g.indptr, g.indices, g.n_nodes, min_size, output_ok=output_ok)
+    except OutputTooLarge as exc:
+        limit = (f"max_output_bytes={max_output_bytes:,}" if max_cliques is None
+                 else f"max_cliques={max_cliques:,}" if max_output_bytes is None
+                 else f"max_cliques={max_cliques:,} or max_output_bytes={max_output_bytes:,}")
+        raise CliqueOutputLimitError(
+            f"maximal_cliques (GPU) found {exc.n_cliques:,} maximal cliques with {exc.n_members:,} members in its "
+            f"count pass: the output would pass {limit}. Count them with count_maximal_cliques, raise min_size, "
+            "or lift the cap (max_output_bytes=None / max_cliques=None) if the memory is there."
+        ) from None
     from trustlab.kernels.cliques_cuda_host import sort_segments
 
     ip = np.ascontiguousarray(ip, dtype=np.int64)
@@ -358,11 +386,20 @@ def _enumerate_gpu(g: CSRGraph, min_size: int):
     return ip, ix
 
 
-# ``backend="auto"`` keeps the CPU kernel: on an H100 machine (16 CPU threads, same CSR
-# input, bench/results/gpu.md) the CUDA kernel was 1.0-2.4x slower than the CPU kernel
-# on every benchmark family, and the CPU kernel on 2 threads still beat it on the sparse
-# ones; ``backend="gpu"`` runs it on request.
-_GPU_AUTO = None
+# ``backend="auto"`` takes the GPU for large sparse graphs only. Measured on an H200
+# machine against the same machine's 16 CPU threads, same CSR input, public API
+# (bench/results/gpu.md): 3.0-4.1x faster on G(100k, 1M), G(200k, 800k), RGG(20k) and an
+# SBM (121k edges), 1.6x on BA(50k, 10), 1.0x on powerlaw-cluster (mean degree 30), and
+# slower on the dense G(300, 0.5) / G(500, 0.3) (0.6-0.7x). Rule: at least 100,000 edges
+# and a mean degree of at most 32.
+_GPU_AUTO_EDGES = 100_000
+_GPU_AUTO_MEAN_DEGREE = 32
+
+
+def _gpu_auto_size(g: CSRGraph) -> int:
+    """The work measure ``auto`` compares with _GPU_AUTO_EDGES (0 for dense graphs)."""
+    m = int(g.n_edges)
+    return m if 2 * m <= _GPU_AUTO_MEAN_DEGREE * max(g.n_nodes, 1) else 0
 
 _MIN_SIZE = [Interval(numbers.Integral, 1, 2**31 - 1, closed="both")]
 _BACKEND = [{"auto", "cpu", "gpu"}]
@@ -469,9 +506,10 @@ def maximal_cliques(
     [['a', 'b', 'c'], ['c', 'd']]
     """
     g = as_csr_graph(graph, source=source, target=target)
-    be = resolve_backend(backend, gpu_threshold=_GPU_AUTO, need="numba-cuda", func="maximal_cliques")
+    be = resolve_backend(backend, size=_gpu_auto_size(g), gpu_threshold=_GPU_AUTO_EDGES, need="numba-cuda",
+                         func="maximal_cliques")
     if be == "gpu":
-        indptr, indices = _enumerate_gpu(g, min_size)
+        indptr, indices = _enumerate_gpu(g, min_size, max_cliques, max_output_bytes)
         return CliqueResult(indptr, indices, g.nodes, backend="gpu")
     cb = None
     bar = None
@@ -535,10 +573,10 @@ def count_maximal_cliques(graph: Any, *, min_size: int = 1, backend: str = "auto
     25
     """
     g = as_csr_graph(graph)
-    be = resolve_backend(backend, gpu_threshold=_GPU_AUTO, need="numba-cuda", func="count_maximal_cliques")
+    be = resolve_backend(backend, size=_gpu_auto_size(g), gpu_threshold=_GPU_AUTO_EDGES, need="numba-cuda",
+                         func="count_maximal_cliques")
     if be == "gpu":
-        indptr, _ = _enumerate_gpu(g, min_size)
-        n = int(indptr.shape[0] - 1)
+        n = _count_gpu(g, min_size)
         if max_count is not None and n > max_count:
             raise CliqueCountLimitError(f"there are {n:,} maximal cliques, more than max_count={max_count:,}; "
                                         "raise max_count (None: no cap) or min_size.")

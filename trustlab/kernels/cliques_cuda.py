@@ -720,8 +720,17 @@ def _get_warp_kernel():
     return _bk_warp
 
 
+class OutputTooLarge(Exception):
+    """The count pass found more output than the caller allows (nothing was written)."""
+
+    def __init__(self, n_cliques: int, n_members: int):
+        super().__init__(n_cliques, n_members)
+        self.n_cliques = n_cliques
+        self.n_members = n_members
+
+
 def _enumerate_v2(cuda, indptr, indices, n, min_size, max_universe, max_blocks, workspace_bytes, split_min,
-                  info, thread_max=64, thread_block=128):
+                  info, thread_max=64, thread_block=128, output_ok=None):
     """The ``v2`` pipeline, CSR in, CSR out (see :func:`enumerate_maximal_cliques_cuda`).
 
     Sub-problems in the degree order, their universes built on the device; universes of
@@ -831,6 +840,13 @@ def _enumerate_v2(cuda, indptr, indices, n, min_size, max_universe, max_blocks, 
     np.cumsum(ecnt, out=ebase[1:])
     ncl = int(cbase[-1])
     nel = int(ebase[-1])
+    for ip_, ix_ in parts:  # the host fallback's cliques count too
+        ncl += ip_.shape[0] - 1
+        nel += ix_.shape[0]
+    if output_ok is not None and not output_ok(ncl + n, nel + n):  # + n: a bound on the singletons
+        raise OutputTooLarge(ncl, nel)
+    ncl = int(cbase[-1])
+    nel = int(ebase[-1])
     t1 = time.perf_counter()
     d_oip = cuda.to_device(np.zeros(ncl + 1, np.int64))
     d_oix = cuda.device_array(max(nel, 1), np.int32)
@@ -927,7 +943,7 @@ def enumerate_maximal_cliques_cuda(indptr: np.ndarray, indices: np.ndarray, n: i
                                    threads_per_block: int = 32, max_blocks: int | None = None,
                                    workspace_bytes: int = 1 << 30, split_min: int = 64,
                                    return_info: bool = False, engine: str = "v2",
-                                   thread_max: int = 64) -> Any:
+                                   thread_max: int = 64, output_ok=None) -> Any:
     """All maximal cliques of a CSR graph on a CUDA GPU (numba.cuda).
 
     See the module docstring for the design (ELS sub-problems, one per thread block,
@@ -964,6 +980,10 @@ def enumerate_maximal_cliques_cuda(indptr: np.ndarray, indices: np.ndarray, n: i
         sub-problem per block of ``threads_per_block`` threads (kept for the benchmark).
     thread_max : {0, 32, 64}, default 64
         ``v2`` only: largest universe solved by one thread.
+    output_ok : callable, optional
+        ``v2`` only: ``output_ok(n_cliques, n_members)`` is called after the count pass
+        (with upper bounds); if it returns False, :class:`OutputTooLarge` is raised before
+        any output is allocated.
 
     Returns
     -------
@@ -1027,7 +1047,7 @@ def enumerate_maximal_cliques_cuda(indptr: np.ndarray, indices: np.ndarray, n: i
     t0 = time.perf_counter()
     if engine == "v2":
         out = _enumerate_v2(cuda, indptr, indices, n, min_size, int(max_universe), max_blocks, int(workspace_bytes),
-                            int(split_min), info, thread_max=int(thread_max))
+                            int(split_min), info, thread_max=int(thread_max), output_ok=output_ok)
         info["seconds_total"] = time.perf_counter() - t0
         return (*out, info) if return_info else out
     rank, sub_v, sub_ptr, sub_idx, p0 = build_subproblems(indptr, indices, n, min_size)

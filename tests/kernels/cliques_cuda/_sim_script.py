@@ -28,6 +28,21 @@ to_csr = edges_to_csr
 
 out = []
 for case in json.load(sys.stdin):
+    if case.get("api_count") or case.get("api_cap"):  # count_maximal_cliques / the output cap on the GPU
+        import trustlab
+        from trustlab.cliques import CliqueOutputLimitError
+
+        edges = np.asarray(case["edges"], np.int64).reshape(-1, 2)
+        if case.get("api_count"):
+            out.append({"count": int(trustlab.count_maximal_cliques(edges, min_size=case["min_size"],
+                                                                    backend="gpu"))})
+        else:
+            try:
+                trustlab.maximal_cliques(edges, min_size=case["min_size"], backend="gpu", max_cliques=case["api_cap"])
+                out.append({"error": None})
+            except CliqueOutputLimitError as exc:
+                out.append({"error": str(exc)})
+        continue
     if case.get("api"):  # through the public API: trustlab.maximal_cliques(backend="gpu")
         import trustlab
 

