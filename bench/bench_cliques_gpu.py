@@ -93,18 +93,17 @@ def _warm_up():
     enumerate_maximal_cliques_cuda(ip, ix, 3)  # JIT-compile the kernel outside the timing
 
 
-@pytest.mark.parametrize("engine", ["v2", "v1"])
 @pytest.mark.parametrize("family", list(FAMILIES))
-def test_gpu_kernel(benchmark, family, engine):
+def test_gpu_kernel(benchmark, family):
     from trustlab.kernels.cliques_cuda import enumerate_maximal_cliques_cuda
 
     n, _, ip, ix = _graph(family)
     benchmark.group = family
     benchmark.extra_info["peer"] = "trustlab CPU kernel"
-    cp, ci = benchmark.pedantic(enumerate_maximal_cliques_cuda, args=(ip, ix, n), kwargs={"engine": engine},
-                                rounds=_ROUNDS, iterations=1, warmup_rounds=1)
+    cp, ci = benchmark.pedantic(enumerate_maximal_cliques_cuda, args=(ip, ix, n), rounds=_ROUNDS, iterations=1,
+                                warmup_rounds=1)
     benchmark.extra_info["n_maximal_cliques"] = int(len(cp) - 1)
-    _, _, info = enumerate_maximal_cliques_cuda(ip, ix, n, return_info=True, engine=engine)
+    _, _, info = enumerate_maximal_cliques_cuda(ip, ix, n, return_info=True)
     benchmark.extra_info.update({k: v for k, v in info.items() if isinstance(v, (int, float))})
 
 

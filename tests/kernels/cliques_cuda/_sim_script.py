@@ -3,8 +3,8 @@
 Invoked by test_cliques_cuda.py in a subprocess (``python -m tests.kernels.cliques_cuda._sim_script``
 from the repository root), because the simulator must be switched
 on before numba.cuda is first imported in a process. Reads a JSON list of cases
-``{"n", "edges", "min_size", "tpb", "max_universe", "split_min"}`` on stdin and writes, for each, the
-cliques (lists of positions) and the diagnostics dict.
+``{"n", "edges", "min_size", "max_universe", "split_min", "thread_max", "big_degree"}``
+on stdin and writes, for each, the cliques (lists of positions) and the diagnostics dict.
 """
 import json
 import os
@@ -54,9 +54,8 @@ for case in json.load(sys.stdin):
     ip, ix = to_csr(case["n"], case["edges"])
     cc._BIG_DEGREE = case.get("big_degree", 64)  # lower: more universes built by a block per vertex
     cp, ci, info = enumerate_maximal_cliques_cuda(
-        ip, ix, case["n"], case["min_size"], threads_per_block=case["tpb"],
-        max_universe=case["max_universe"], split_min=case.get("split_min", 64), max_blocks=2,
-        return_info=True, engine=case.get("engine", "v2"), thread_max=case.get("thread_max", 64))
+        ip, ix, case["n"], case["min_size"], max_universe=case["max_universe"],
+        split_min=case.get("split_min", 64), max_blocks=2, return_info=True, thread_max=case.get("thread_max", 64))
     assert cp.dtype == np.int64 and ci.dtype == np.int32 and cp[0] == 0 and cp[-1] == len(ci)
     out.append({"cliques": [ci[cp[k]:cp[k + 1]].tolist() for k in range(len(cp) - 1)],
                 "info": {k: v for k, v in info.items() if not k.startswith("seconds")}})
