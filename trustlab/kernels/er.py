@@ -201,7 +201,7 @@ def block_pairs(members: np.ndarray, starts: np.ndarray, max_size: int, left: np
     >>> left, right = np.empty(4, np.int64), np.empty(4, np.int64)
     >>> block_pairs(np.array([5, 1, 7, 2, 3, 9]), np.array([0, 2, 5, 6]), 10, left, right)
     >>> left.tolist(), right.tolist()
-    ([1, 2, 2, 3], [5, 7, 3, 7])
+    ([1, 2, 3, 2], [5, 7, 7, 3])
     """
     if left.shape[0] > _TWIN_MAX_PAIRS or is_ready("fill_block_pairs"):
         __getattr__("fill_block_pairs")(members, starts, np.int64(max_size), left, right)
