@@ -65,10 +65,10 @@ def _pairs_from_membership(rec: np.ndarray, key: np.ndarray, max_block_size: int
     k = k[keep]
     r = np.ascontiguousarray(r[keep], dtype=np.int64)
     bounds = np.flatnonzero(np.r_[True, k[1:] != k[:-1], True]).astype(np.int64)
-    total = K.count_block_pairs(bounds, np.int64(max_block_size))
+    total = K.block_pair_count(bounds, max_block_size)
     left = np.empty(total, np.int64)
     right = np.empty(total, np.int64)
-    K.fill_block_pairs(r, bounds, np.int64(max_block_size), left, right)
+    K.block_pairs(r, bounds, max_block_size, left, right)
     return np.stack([left, right], axis=1)
 
 

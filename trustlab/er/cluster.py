@@ -152,7 +152,7 @@ def _enumerate_mid(n, pairs, weights, comp, sizes, mid):
     wflat[woff[cc] + la * mm + lb] = weights[e]
     wflat[woff[cc] + lb * mm + la] = weights[e]
     out = np.empty(nodes.size, np.int64)
-    K.enumerate_small_components(nodes, starts, woff, wflat, out)
+    K.small_component_labels(nodes, starts, woff, wflat, out)
     lab = np.full(n, -1, np.int64)
     lab[nodes] = cidx[nodes] * (ENUM_MAX + 1) + out
     return lab, _objective(lab, pairs[e], weights[e])

@@ -98,10 +98,10 @@ def _component_completion(n: int, pairs: np.ndarray, w: np.ndarray, limit: int) 
     o = np.argsort(key, kind="stable")
     rec, key = rec[o], key[o]
     bounds = np.flatnonzero(np.r_[True, key[1:] != key[:-1], True]).astype(np.int64)
-    total = K.count_block_pairs(bounds, np.int64(limit))
+    total = K.block_pair_count(bounds, limit)
     a = np.empty(total, np.int64)
     b = np.empty(total, np.int64)
-    K.fill_block_pairs(np.ascontiguousarray(rec), bounds, np.int64(limit), a, b)
+    K.block_pairs(np.ascontiguousarray(rec), bounds, limit, a, b)
     code = a * n + b
     have = pairs[:, 0] * n + pairs[:, 1]
     code = setdiff_sorted(code, have)

@@ -148,3 +148,128 @@ def _enumerate_small_components(nodes, starts, woff, wflat, out):  # pragma: no 
                 b[j] = max(b[j - 1], a[j - 1])
         for i in range(m):
             out[lo + i] = best_a[i]
+
+
+# ------------------------------------------------------------- cold-cache twins
+# While a kernel above is neither loaded in this process nor in Numba's on-disk cache,
+# the functions below run an exact NumPy twin (the same output, element for element)
+# instead of compiling it: compiling these three costs ~3 s of CPU on the first run
+# after an install, more than the work itself on inputs up to the caps. A cap on work,
+# not a timer, so the choice is deterministic (and the output the same either way).
+_TWIN_MAX_PAIRS = 20_000_000
+_TWIN_MAX_ENUM = 50_000_000
+
+
+def is_ready(name: str) -> bool:
+    """True when kernel ``name`` (e.g. ``"count_block_pairs"``) is loaded in this
+    process or in Numba's on-disk cache, i.e. when calling it compiles nothing. Probes
+    through a signature-free dispatcher of the same function (reads the cache index,
+    compiles nothing)."""
+    if name in globals():
+        return True
+    from trustlab.kernels._jit import kernel_ready
+
+    return kernel_ready(njit(cache=True)(globals()["_" + name]))
+
+
+def block_pair_count(starts: np.ndarray, max_size: int) -> int:
+    """Pairs inside the blocks of 2..``max_size`` members (``starts``: block offsets);
+    :func:`count_block_pairs` or, on a cold cache, its NumPy twin (the same count).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> block_pair_count(np.array([0, 2, 5, 6], np.int64), 10)
+    4
+    """
+    if is_ready("count_block_pairs"):
+        return int(__getattr__("count_block_pairs")(starts, np.int64(max_size)))
+    s = np.diff(starts)
+    s = s[(s > 1) & (s <= max_size)]
+    return int((s * (s - 1) // 2).sum())
+
+
+def block_pairs(members: np.ndarray, starts: np.ndarray, max_size: int, left: np.ndarray,
+                right: np.ndarray) -> None:
+    """:func:`fill_block_pairs` (every pair inside each block of 2..``max_size``
+    members, block by block, ``(min, max)`` in the kernel's loop order) or, on a cold
+    cache and up to 20M pairs, its NumPy twin (the same arrays).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> left, right = np.empty(4, np.int64), np.empty(4, np.int64)
+    >>> block_pairs(np.array([5, 1, 7, 2, 3, 9]), np.array([0, 2, 5, 6]), 10, left, right)
+    >>> left.tolist(), right.tolist()
+    ([1, 2, 3, 2], [5, 7, 7, 3])
+    """
+    if left.shape[0] > _TWIN_MAX_PAIRS or is_ready("fill_block_pairs"):
+        __getattr__("fill_block_pairs")(members, starts, np.int64(max_size), left, right)
+        return
+    s = np.diff(starts)
+    sel = np.flatnonzero((s >= 2) & (s <= max_size))
+    cnt = s[sel] * (s[sel] - 1) // 2
+    off = np.concatenate([[0], np.cumsum(cnt)[:-1]]).astype(np.int64)
+    for size in np.unique(s[sel]):
+        which = s[sel] == size
+        lo = starts[sel[which]][:, None]
+        ia, ic = np.triu_indices(int(size), 1)  # the kernel's (a, c) loop order
+        x, y = members[lo + ia], members[lo + ic]
+        pos = off[which][:, None] + np.arange(ia.size)
+        left[pos] = np.minimum(x, y)
+        right[pos] = np.maximum(x, y)
+
+
+_RGS: dict[int, np.ndarray] = {}
+
+
+def _restricted_growth_strings(m: int) -> np.ndarray:
+    """Every set partition of m nodes as a restricted growth string, in the order
+    :func:`enumerate_small_components` visits them (lexicographic)."""
+    if m not in _RGS:
+        out = [[0]]
+        for _ in range(1, m):
+            out = [a + [c] for a in out for c in range(max(a) + 2)]
+        _RGS[m] = np.array(out, np.int64).reshape(len(out), m)
+    return _RGS[m]
+
+
+def small_component_labels(nodes: np.ndarray, starts: np.ndarray, woff: np.ndarray, wflat: np.ndarray,
+                           out: np.ndarray) -> None:
+    """:func:`enumerate_small_components` (the best set partition of each tiny
+    component, the first in enumeration order among equal values) or, on a cold cache
+    and within a work cap, its NumPy twin: the same values, summed in the kernel's pair
+    order, so the same labels.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> w = np.array([-np.inf, 2.0, 2.0, -np.inf])  # one component of 2 nodes, weight 2
+    >>> out = np.empty(2, np.int64)
+    >>> small_component_labels(np.array([4, 9]), np.array([0, 2]), np.array([0]), w, out)
+    >>> out.tolist()
+    [0, 0]
+    """
+    m_all = np.diff(starts)
+    work = sum(_bell(int(m)) * int(m) * int(m) for m in m_all) if m_all.size else 0
+    if work > _TWIN_MAX_ENUM or is_ready("enumerate_small_components"):
+        __getattr__("enumerate_small_components")(nodes, starts, woff, wflat, out)
+        return
+    for m in np.unique(m_all):
+        m = int(m)
+        comps = np.flatnonzero(m_all == m)
+        R = _restricted_growth_strings(m)
+        val = np.zeros((comps.size, R.shape[0]))
+        ok = np.ones((comps.size, R.shape[0]), bool)
+        for i in range(m):
+            for j in range(i + 1, m):
+                w = wflat[woff[comps] + i * m + j][:, None]
+                same = (R[:, i] == R[:, j])[None, :]
+                ok &= ~(same & (w == -np.inf))
+                val = np.where(same & ok, val + w, val)
+        best = np.argmax(np.where(ok & ~np.isnan(val), val, -np.inf), axis=1)  # the first best, as the kernel
+        out[starts[comps][:, None] + np.arange(m)] = R[best]
+
+
+def _bell(m: int) -> int:
+    return (1, 1, 2, 5, 15, 52, 203, 877, 4140, 21147, 115975)[m] if m <= 10 else 10**9

@@ -67,6 +67,8 @@ from numba.core import cgutils, types
 from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import intrinsic, overload
 
+from trustlab.kernels.privacy_numpy import zig_tables
+
 __all__ = [
     "add_radial_noise",
     "noise_into",
@@ -87,34 +89,6 @@ __all__ = [
 _U64 = np.uint64
 _MASK52 = np.uint64((1 << 52) - 1)
 _TWO_M53 = 1.0 / 9007199254740992.0  # 2**-53
-
-
-def zig_tables(n_layers: int = 256, r: float = 3.6541528853610088, v: float = 0.00492867323399):
-    """Ziggurat tables (Marsaglia & Tsang 2000) for 52-bit magnitudes.
-
-    Returns ``ki`` (uint64 acceptance thresholds), ``wi`` (scale) and ``fi`` (density
-    at layer edges), the same construction NumPy uses for its normal ziggurat.
-    """
-    m1 = float(2**52)
-    ki = np.zeros(n_layers, dtype=np.uint64)
-    wi = np.zeros(n_layers, dtype=np.float64)
-    fi = np.zeros(n_layers, dtype=np.float64)
-    dn = r
-    tn = dn
-    q = v / math.exp(-0.5 * dn * dn)
-    ki[0] = np.uint64((dn / q) * m1)
-    ki[1] = 0
-    wi[0] = q / m1
-    wi[n_layers - 1] = dn / m1
-    fi[0] = 1.0
-    fi[n_layers - 1] = math.exp(-0.5 * dn * dn)
-    for i in range(n_layers - 2, 0, -1):
-        dn = math.sqrt(-2.0 * math.log(v / dn + math.exp(-0.5 * dn * dn)))
-        ki[i + 1] = np.uint64((dn / tn) * m1)
-        tn = dn
-        fi[i] = math.exp(-0.5 * dn * dn)
-        wi[i] = dn / m1
-    return ki, wi, fi
 
 
 _KI, _WI, _FI = zig_tables()

@@ -230,6 +230,27 @@ def _keys_from(random_state) -> tuple[int, np.uint64, np.uint64]:
 # so small releases never start Numba's parallel runtime.
 _PARALLEL_ROWS = 4096
 
+# While a noise kernel is neither compiled in this process nor in Numba's on-disk cache,
+# chunks run its exact NumPy twin (trustlab.kernels.privacy_numpy: the same bits) instead
+# of compiling it (~5 s of CPU), up to this much work per process (projection multiply-adds
+# plus 50 per noise coordinate, the twin's relative cost: about 1 s of CPU), after which
+# the kernel compiles. A count of work, not a timer, so the choice is deterministic (and
+# the release is the same bits either way).
+_TWIN_WORK = 1 << 28
+_twin_work_left = [_TWIN_WORK]
+
+
+def _use_twin(kernel, work: int) -> bool:
+    """True when this chunk should run the NumPy twin of ``kernel`` (see ``_TWIN_WORK``)."""
+    if work > _twin_work_left[0]:
+        return False
+    from trustlab.kernels._jit import kernel_ready
+
+    if kernel_ready(kernel):
+        return False
+    _twin_work_left[0] -= work
+    return True
+
 
 class Mechanism:
     """A configured release: validated parameters, Φ and the secret noise key.
@@ -302,6 +323,10 @@ class Mechanism:
                 if self._bt32 is None:
                     self._bt32 = K.padded_projection(self.phi)
                 kernel = K.project_noise_into if parallel else K.project_noise_into_serial
+                if _use_twin(kernel, n * self.out_dim * (self.d + 50)):
+                    from trustlab.kernels import privacy_numpy
+
+                    kernel = privacy_numpy.project_noise_into
                 bad = kernel(out, np.ascontiguousarray(X), self._bt32, self.noise_scale,
                              self._key0, self._key1, np.int64(row_offset))
             else:
@@ -312,6 +337,10 @@ class Mechanism:
                 else:
                     P = X @ self.phi.T
                 kernel = K.noise_into if parallel else K.noise_into_serial
+                if _use_twin(kernel, n * self.out_dim * 50):
+                    from trustlab.kernels import privacy_numpy
+
+                    kernel = privacy_numpy.noise_into
                 bad = kernel(out, P, self.noise_scale, self._key0, self._key1, np.int64(row_offset))
         if bad:
             if _is_device_array(out):
