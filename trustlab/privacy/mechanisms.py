@@ -775,8 +775,15 @@ def _privatize_device(X, spec, backend, random_state, vocab, dtype) -> PrivateRe
     if dtype is None:
         dtype = np.float32 if X.dtype == np.float32 else np.float64
     dtype = _check_dtype(dtype)
-    out = cp.empty((n, mech.out_dim), dtype=dtype)
-    mech.apply(X, 0, out=out)  # one GEMM and two kernels over the whole array
+    try:
+        out = cp.empty((n, mech.out_dim), dtype=dtype)
+        mech.apply(X, 0, out=out)  # one GEMM and two kernels over the whole array
+    except cp.cuda.memory.OutOfMemoryError as exc:
+        raise MemoryError(
+            f"the device release of {n:,} x {d} -> {mech.out_dim} ({np.dtype(dtype).name}) does not fit in "
+            f"the GPU's free memory ({exc}). Pass a host array (X.get()), which is released in chunks, or "
+            "release from a file with privatize_file."
+        ) from None
     return PrivateRelease(out, mech.record(n, cp.asnumpy(X[: min(n, 256)])), None)
 
 
