@@ -532,7 +532,9 @@ class _ExactSolve:
                 stat["root_bound"] = bp["root_bound"] if rb is None else min(rb, bp["root_bound"])
             extra = dict(lp_rounds=rounds, cuts=n_added, bp_nodes=bp["bp_nodes"],
                          cg_iterations=bp["cg_iterations"], columns=bp["columns"],
-                         early_branched=int(bp.get("early_branched", 0)))
+                         early_branched=int(bp.get("early_branched", 0)),
+                         node_merged=int(bp.get("node_merged", 0)), node_forbidden=int(bp.get("node_forbidden", 0)),
+                         node_reduced_closed=int(bp.get("node_reduced_closed", 0)))
             if bp["status"] == "optimal":
                 return result(warm_labels, warm_obj, warm_obj, "optimal", phase="branch_and_price", **extra)
             if bp["status"] == "time_limit" and (rem is None or not _remaining(deadline) > 0):
