@@ -141,3 +141,26 @@ def test_node_reduction_reaches_the_cplib_optimum(name):
     A = ~np.eye(n, dtype=bool)
     r = colgen.branch_and_price(W, A, warm_labels=np.arange(n), warm_obj=0.0, integral=True)
     assert r["status"] == "optimal" and r["objective"] == opt and r["bound"] == opt
+
+
+@pytest.mark.parametrize("flag", [True, False])
+def test_solve_cpp_hands_the_node_reduction_option_to_branch_and_price(flag, monkeypatch):
+    from trustlab.solvers import cpp
+
+    seen = []
+    real = colgen.branch_and_price
+
+    def spy(*args, **kw):
+        seen.append(kw.get("reduce_nodes"))
+        return real(*args, **kw)
+
+    monkeypatch.setattr(colgen, "branch_and_price", spy)
+    rng = np.random.default_rng(5)
+    W, A, _ = _instance(rng, 1, max_n=8)
+    W = np.round(W)
+    opt, _ = brute_force_cpp(W, A)
+    # tail_rounds=0 stops the LP phase after one round, so branch and price runs
+    out = cpp.solve_cpp(W, A, warm_labels=np.arange(W.shape[0]), warm_obj=0.0, integral=True,
+                        options=cpp.CutOptions(tail_rounds=0, reduce_nodes=flag))
+    assert out["status"] == "optimal" and abs(out["objective"] - opt) < 1e-9
+    assert out["phase"] == "branch_and_price" and seen == [flag]

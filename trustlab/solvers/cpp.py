@@ -223,6 +223,9 @@ class CutOptions:
     a time limit; but where the search is cut short, the root's set-partitioning bound
     was never proven and the reported bound is the cutting planes' weaker one — set it
     False to prove every node's bound, the root's first).
+    ``reduce_nodes``: branch and price reduces every node's problem first (bound fixings
+    against the incumbent and the optimum-preserving pair rules, see
+    :meth:`trustlab.solvers.colgen._BranchAndPrice.reduce_node`).
     ``max_cuts_per_round`` None means ``max(200, 40 n)``; ``lp_method`` is the HiGHS
     method of the LP relaxations.
     """
@@ -249,6 +252,7 @@ class CutOptions:
     cuts_after_pricing: bool = True
     bp_share: float = 0.8
     early_branch: bool = True
+    reduce_nodes: bool = True
 
 
 def solve_cpp(
@@ -522,7 +526,7 @@ class _ExactSolve:
             root_deadline = None if rem is None else time.perf_counter() + o.bp_share * rem
             bp = branch_and_price(W, A, warm_labels=warm_labels, warm_obj=warm_obj, deadline=deadline,
                                   root_deadline=root_deadline, integral=integral, threads=self.threads,
-                                  early_branch=o.early_branch)
+                                  early_branch=o.early_branch, reduce_nodes=o.reduce_nodes)
             if bp["objective"] > warm_obj:
                 warm_labels, warm_obj = np.asarray(bp["labels"], np.int64), float(bp["objective"])
             bound = min(bound, bp["bound"])
