@@ -38,6 +38,15 @@ triangle LP and every family of CPP cuts we separate; on random dense instances
   CPP instance, so the same column generation applies. Best-first search (on the
   node's bound, or its master's value where the bound is inherited); columns are
   inherited by the children where they respect the branching.
+* **Node reduction** (``reduce_nodes``, default on). Before its column generation, a
+  node's problem (super-nodes, contracted weights, forbidden pairs) is reduced: pairs
+  that every partition beating the incumbent keeps together (apart) are contracted
+  (forbidden) by :func:`~trustlab.solvers.reduction.bound_fixings`, then the
+  optimum-preserving rules of :func:`~trustlab.solvers.reduction.reduce_problem` run; a
+  node whose fixings contradict each other is closed, and one of at most 3 super-nodes
+  is solved by trying its partitions. The node's LP bound stays a bound on what the
+  node can still give above the incumbent, so the search stays exact (data reduction
+  at every search node, as in Böcker, Briesemeister & Klau's exact cluster editing).
 * **Early branching.** The exact pricing proof is only needed where it can close a
   node. When the restricted master's value already reaches the target (incumbent + 1
   with integer weights), the node's LP, which is at least that value, cannot close it:

@@ -42,6 +42,19 @@ nothing, so *some* optimal partition keeps them together (or apart):
   solved separately (the decomposition theorem of :func:`~trustlab.solvers.partition`),
   and a super-vertex without a positive edge is a cluster of its own.
 
+**Against an incumbent** (inside a branch and bound, :func:`bound_fixings`): Böcker et
+al.'s induced-cost rules with the budget taken from a bound. A partition's value is the
+sum of the positive weights less its *loss* (positive pairs cut, negative pairs kept);
+separating ``u, v`` loses at least ``icf(uv)`` on the pairs at ``u`` or ``v``, joining
+them at least ``icp(uv)``, and a packing of conflict triples that avoid both
+(:func:`conflict_packing`) bounds the loss elsewhere. A pair whose separation (joining)
+leaves every partition below the incumbent's target is merged (forbidden). These keep
+*every* partition that beats the incumbent (not just one optimum), so they are applied
+all at once; :mod:`trustlab.solvers.colgen` runs them, then the rules above, at every
+branch-and-price node. On dense unit-weight instances (CP-Lib ``ClusEdit``) none of them
+fires: the packing explains about half of the loss, and the slack left is 50-160 where
+``icf``/``icp`` are about 20 (``bench/results/reduction.md``).
+
 A merged pair ``u, v`` becomes one vertex ``S`` with ``w(S, z) = w(u, z) + w(v, z)``
 (forbidden if either pair is) and the constant ``w_uv`` goes to :attr:`Reduction.offset`.
 Partitions of the reduced problem are exactly the partitions of the original that keep
@@ -73,7 +86,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
-__all__ = ["Reduction", "reduce_problem", "reduce_component", "min_cut"]
+__all__ = ["Reduction", "reduce_problem", "reduce_component", "min_cut", "conflict_packing", "bound_fixings"]
 
 #: relative margin of every rule's inequality on non-integer weights
 REL_TOL = 1e-9
