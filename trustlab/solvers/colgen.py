@@ -97,6 +97,10 @@ def ensure_compiled() -> float:
     return warm_once("cpp_pricing", _compile)
 
 
+#: most share of branch and price's time the node reduction may take (past it, nodes go unreduced)
+NODE_REDUCE_SHARE = 0.1
+
+
 def _floor_target(incumbent: float, integral: bool) -> float:
     """The bound value a node must reach to be closed."""
     if integral:
@@ -506,6 +510,8 @@ class _BranchAndPrice:
                  threads, early_branch, early_price_nodes, reduce_nodes=True):
         self.n = n = W.shape[0]
         self.reduce_nodes = reduce_nodes
+        self.t_start = time.perf_counter()
+        self.reduce_seconds = 0.0  # spent in reduce_node
         # integer weights: every contracted weight is an exact float sum (no tolerance needed)
         vals = W[np.asarray(A, bool)]
         self.exact_int = bool(np.all(vals == np.round(vals)) and np.abs(vals).sum() < 2.0**52)
@@ -788,8 +794,14 @@ class _BranchAndPrice:
            :func:`~trustlab.solvers.reduction.reduce_problem` (heavy edge, similar
            neighbourhood, heavy non-edge): some optimal partition of the node survives.
 
-        Returns the new ``(groups, forb)``, or None when the node is closed."""
+        Returns the new ``(groups, forb)``, or None when the node is closed. It takes at
+        most about :data:`NODE_REDUCE_SHARE` of the search's time: past that, nodes of
+        more than 3 super-nodes are left as they are (skipping a reduction is always exact)."""
+        now = time.perf_counter()
+        if len(groups) > 3 and self.reduce_seconds > NODE_REDUCE_SHARE * (now - self.t_start) + 0.25:
+            return groups, forb
         groups, forb = self._reduce_node(groups, forb)
+        self.reduce_seconds += time.perf_counter() - now
         if groups is not None:
             for g in groups:  # every super-node is a column of the node's master (cliques by construction)
                 if g.size > 1:

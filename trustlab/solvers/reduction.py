@@ -630,9 +630,6 @@ def bound_fixings(W: np.ndarray, A: np.ndarray, offset: float, target: float, *,
     Wa = np.where(A, W, 0.0)
     Wp = np.maximum(Wa, 0.0)
     P = float(np.triu(Wp, 1).sum())
-    lb, L = conflict_packing(Wa, A)
-    d = np.diag(L)
-    rest = lb - d[:, None] - d[None, :] + L
     eye = np.eye(n, dtype=bool)
     # icf(uv) = w+_uv + sum_{z != u, v} min(w+_uz, w+_vz) (the z = u, v terms are 0: zero diagonal,
     # and min(w+_uv, w+_vv) = 0)
@@ -649,8 +646,18 @@ def bound_fixings(W: np.ndarray, A: np.ndarray, offset: float, target: float, *,
     t[idx, :, idx] = 0.0  # z = u
     t[:, idx, idx] = 0.0  # z = v
     icp = np.maximum(-Wa, 0.0) + t.sum(2)
-    base = offset + P - rest
     up = np.triu(A & ~eye, 1)
+    if not up.any():
+        return up, up.copy()
+    # every packed triple takes its amount from two positive pairs, so LB_rest <= LB <= P / 2:
+    # if even that cannot bring a pair below the target, skip the (costlier) packing
+    best = float(max(icf[up].max(), icp[up].max()))
+    if offset + P - P / 2.0 - best >= target - tol:
+        return np.zeros_like(up), np.zeros_like(up)
+    lb, L = conflict_packing(Wa, A)
+    d = np.diag(L)
+    rest = lb - d[:, None] - d[None, :] + L
+    base = offset + P - rest
     merge = up & (base - icf < target - tol)
     forbid = up & (base - icp < target - tol)
     return merge, forbid
