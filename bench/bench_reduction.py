@@ -22,6 +22,13 @@ Two parts, each printed as a markdown table:
   pairs forbidden, nodes it closed). The before column of ``bench/results/reduction.md``
   is this mode run on the commit before the node reduction.
 
+* ``fixings``: for the same ``ClusEdit`` instances, how far the induced-cost rules of
+  :func:`~trustlab.solvers.reduction.bound_fixings` are from firing in their best case
+  (target = the published optimum): the positive weight ``P``, the conflict-triple packing
+  bound ``LB``, the loss it leaves unexplained, the largest ``icf`` / ``icp`` and the smallest
+  slack over all pairs (a pair is fixed when its slack is negative), and what the
+  optimum-preserving pair rules do.
+
 * ``captured``: the same, but the weighted graph ``resolve`` hands to ``partition`` is
   captured once (``reduce`` on, which does not change the graph) and ``partition`` is
   run on it again with ``reduce=False`` and ``True``, with the same time limit as the
@@ -34,6 +41,7 @@ Usage::
     python bench/bench_reduction.py er --datasets cora,patent
     python bench/bench_reduction.py captured --datasets cora [--time-limit 3,5,8,13.65]
     python bench/bench_reduction.py cplib --cplib-dir DIR [--instances ce50-40,ce60-60] [--jsonl OUT]
+    python bench/bench_reduction.py fixings --cplib-dir DIR [--instances ...]
 """
 from __future__ import annotations
 
@@ -198,9 +206,51 @@ def cplib(folder: str, instances, jsonl) -> None:
                 f.write(json.dumps(row) + "\n")
 
 
+def fixings(folder: str, instances) -> None:
+    import glob
+
+    import numpy as np
+
+    from trustlab.solvers.io import read_cplib, read_cplib_optimum
+    from trustlab.solvers.reduction import conflict_packing, reduce_problem
+
+    files = sorted(glob.glob(os.path.join(folder, "ClusEdit", "Optimal", "ce*_opt.txt")))
+    print("| instance | n | optimum | P | packing LB | P - LB - optimum | max icf | max icp "
+          "| min slack (separate / join) | pair rules: merges / forbids |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for optf in files:
+        name = os.path.basename(optf)[: -len("_opt.txt")]
+        path = os.path.join(folder, "ClusEdit", f"{name}.txt")
+        if (instances and name not in instances) or not os.path.exists(path):
+            continue
+        W = read_cplib(path)
+        n = W.shape[0]
+        A = ~np.eye(n, dtype=bool)
+        opt = read_cplib_optimum(optf)[0]
+        Wp = np.maximum(W, 0.0)
+        P = float(np.triu(Wp, 1).sum())
+        lb, L = conflict_packing(W, A)
+        d = np.diag(L)
+        rest = lb - d[:, None] - d[None, :] + L
+        icf = Wp + np.minimum(Wp[:, None, :], Wp[None, :, :]).sum(2)
+        Wu, Wv = W[:, None, :], W[None, :, :]
+        t = np.where(((Wu > 0) & (Wv < 0)) | ((Wu < 0) & (Wv > 0)), np.minimum(np.abs(Wu), np.abs(Wv)), 0.0)
+        idx = np.arange(n)
+        t[idx, :, idx] = 0.0
+        t[:, idx, idx] = 0.0
+        icp = np.maximum(-W, 0.0) + t.sum(2)
+        up = np.triu(A, 1)
+        s1 = float((P - icf - rest)[up].min() - opt)
+        s2 = float((P - icp - rest)[up].min() - opt)
+        st = reduce_problem(W, A).stats
+        merges = st["heavy_edge_both"] + st["heavy_edge_single"] + st["similar_neighbourhood"]
+        print(f"| {name} | {n} | {opt:g} | {P:g} | {lb:g} | {P - lb - opt:g} | {icf[up].max():g} | "
+              f"{icp[up].max():g} | {s1:g} / {s2:g} | {merges} / {st['forbidden']} |", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("part", choices=["dense", "er", "captured", "cplib"])
+    ap.add_argument("part", choices=["dense", "er", "captured", "cplib", "fixings"])
     ap.add_argument("--cplib-dir", default=os.environ.get("CPLIB_DIR", ""),
                     help="folder holding ClusEdit/ (CP-Lib's cluster-editing instances)")
     ap.add_argument("--instances", default="", help="comma-separated names (default: every ClusEdit instance)")
@@ -221,6 +271,10 @@ def main() -> None:
         if not a.cplib_dir:
             raise SystemExit("cplib: give --cplib-dir (a folder with ClusEdit/), or set CPLIB_DIR")
         cplib(a.cplib_dir, [x for x in a.instances.split(",") if x], a.jsonl)
+    elif a.part == "fixings":
+        if not a.cplib_dir:
+            raise SystemExit("fixings: give --cplib-dir (a folder with ClusEdit/), or set CPLIB_DIR")
+        fixings(a.cplib_dir, [x for x in a.instances.split(",") if x])
     else:
         captured(a.datasets.split(","), [float(x) for x in a.time_limit.split(",")] if a.time_limit else None)
 
