@@ -452,7 +452,8 @@ def branch_and_price(
     (nodes branched on without a pricing proof), ``columns``, and from the node
     reduction ``node_merged`` / ``node_forbidden`` (super-node merges and forbidden pairs
     it added, summed over nodes) and ``node_reduced_closed`` (nodes it closed: their
-    fixings contradict each other, so nothing there beats the incumbent).
+    fixings contradict each other, so nothing there beats the incumbent, or at most 3
+    super-nodes were left and their partitions were tried).
     """
     return _BranchAndPrice(
         W, A, warm_labels=warm_labels, warm_obj=warm_obj, deadline=deadline, root_deadline=root_deadline,
