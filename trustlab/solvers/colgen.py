@@ -38,6 +38,15 @@ triangle LP and every family of CPP cuts we separate; on random dense instances
   CPP instance, so the same column generation applies. Best-first search (on the
   node's bound, or its master's value where the bound is inherited); columns are
   inherited by the children where they respect the branching.
+* **Node reduction** (``reduce_nodes``, default on). Before its column generation, a
+  node's problem (super-nodes, contracted weights, forbidden pairs) is reduced: pairs
+  that every partition beating the incumbent keeps together (apart) are contracted
+  (forbidden) by :func:`~trustlab.solvers.reduction.bound_fixings`, then the
+  optimum-preserving rules of :func:`~trustlab.solvers.reduction.reduce_problem` run; a
+  node whose fixings contradict each other is closed, and one of at most 3 super-nodes
+  is solved by trying its partitions. The node's LP bound stays a bound on what the
+  node can still give above the incumbent, so the search stays exact (data reduction
+  at every search node, as in Böcker, Briesemeister & Klau's exact cluster editing).
 * **Early branching.** The exact pricing proof is only needed where it can close a
   node. When the restricted master's value already reaches the target (incumbent + 1
   with integer weights), the node's LP, which is at least that value, cannot close it:
@@ -86,6 +95,10 @@ def ensure_compiled() -> float:
     on a 3-node instance with the argument types of a real run, once per process; the
     seconds it took (0.0 when already done), which the caller adds to its deadline."""
     return warm_once("cpp_pricing", _compile)
+
+
+#: most share of branch and price's time the node reduction may take (past it, nodes go unreduced)
+NODE_REDUCE_SHARE = 0.1
 
 
 def _floor_target(incumbent: float, integral: bool) -> float:
@@ -411,6 +424,7 @@ def branch_and_price(
     threads: int = 1,
     early_branch: bool = True,
     early_price_nodes: int = 200_000,
+    reduce_nodes: bool = True,
 ) -> dict:
     """Branch and price on one component; see the module docstring and :class:`_BranchAndPrice`.
 
@@ -427,18 +441,26 @@ def branch_and_price(
     ``root_deadline`` (None: ``deadline``): the first exact pricing proof (the root's
     convergence, or a node closed by its bound) must come by then, else the search
     stops there with ``time_limit``; after it, branching runs on to ``deadline``.
+    ``reduce_nodes``: reduce every node's problem before its column generation
+    (:meth:`_BranchAndPrice.reduce_node`: the bound fixings of
+    :func:`~trustlab.solvers.reduction.bound_fixings` against the incumbent, then the
+    optimum-preserving pair rules of :func:`~trustlab.solvers.reduction.reduce_problem`).
 
     Returns a dict with ``labels``, ``objective``, ``bound``, ``status`` (``optimal``,
     ``time_limit`` or ``gave_up``), ``root_bound`` (the converged root's bound, None if
     the root did not converge), ``bp_nodes``, ``cg_iterations``, ``early_branched``
-    (nodes branched on without a pricing proof), ``columns``.
+    (nodes branched on without a pricing proof), ``columns``, and from the node
+    reduction ``node_merged`` / ``node_forbidden`` (super-node merges and forbidden pairs
+    it added, summed over nodes) and ``node_reduced_closed`` (nodes it closed: their
+    fixings contradict each other, so nothing there beats the incumbent, or at most 3
+    super-nodes were left and their partitions were tried).
     """
     return _BranchAndPrice(
         W, A, warm_labels=warm_labels, warm_obj=warm_obj, deadline=deadline, root_deadline=root_deadline,
         integral=integral, k_price=k_price, alpha=alpha, max_price_nodes=max_price_nodes,
         short_price_nodes=short_price_nodes, max_iterations=max_iterations, random_state=random_state,
         warm_master=warm_master, tabu_pricing=tabu_pricing, threads=threads, early_branch=early_branch,
-        early_price_nodes=early_price_nodes,
+        early_price_nodes=early_price_nodes, reduce_nodes=reduce_nodes,
     ).run()
 
 
@@ -486,8 +508,14 @@ class _BranchAndPrice:
 
     def __init__(self, W, A, *, warm_labels, warm_obj, deadline, root_deadline, integral, k_price, alpha,
                  max_price_nodes, short_price_nodes, max_iterations, random_state, warm_master, tabu_pricing,
-                 threads, early_branch, early_price_nodes):
+                 threads, early_branch, early_price_nodes, reduce_nodes=True):
         self.n = n = W.shape[0]
+        self.reduce_nodes = reduce_nodes
+        self.t_start = time.perf_counter()
+        self.reduce_seconds = 0.0  # spent in reduce_node
+        # integer weights: every contracted weight is an exact float sum (no tolerance needed)
+        vals = W[np.asarray(A, bool)]
+        self.exact_int = bool(np.all(vals == np.round(vals)) and np.abs(vals).sum() < 2.0**52)
         W = np.where(A, W, 0.0).astype(np.float64)
         np.fill_diagonal(W, 0.0)
         self.W = W
@@ -505,7 +533,8 @@ class _BranchAndPrice:
         forb0 = ~A.copy()
         np.fill_diagonal(forb0, False)
         self.forb0 = forb0
-        self.stats = {"bp_nodes": 0, "cg_iterations": 0, "early_branched": 0}
+        self.stats = {"bp_nodes": 0, "cg_iterations": 0, "early_branched": 0, "node_merged": 0, "node_forbidden": 0,
+                      "node_reduced_closed": 0}
         self.max_it = 100 * n if max_iterations is None else int(max_iterations)
         self.deadline = deadline
         # the first pricing proof must come by root_deadline; after it the search runs to deadline
@@ -708,6 +737,17 @@ class _BranchAndPrice:
             _, _, parent_b, (groups, forb) = entry
             if parent_b < _floor_target(self.best_val, self.integral):
                 continue
+            if self.reduce_nodes:
+                reduced = self.reduce_node(groups, forb)
+                if reduced is None:  # nothing at this node beats the incumbent
+                    self.stats["node_reduced_closed"] += 1
+                    if not root_done:
+                        root_bound = self.best_val
+                        root_done = True
+                        self.limit = self.deadline
+                    continue
+                groups, forb = reduced
+                entry = (entry[0], entry[1], entry[2], (groups, forb))
             self.stats["bp_nodes"] += 1
             out = self.solve_node(groups, forb)
             if isinstance(out, str):
@@ -740,6 +780,123 @@ class _BranchAndPrice:
                 continue
             self.branch(heap, groups, forb, together, node_lb, z)
         return heap, status, root_bound
+
+    def reduce_node(self, groups: list[np.ndarray], forb: np.ndarray):
+        """Data reduction of one node's problem (its super-nodes, their contracted weights
+        and forbidden pairs), applied to a fixed point of at most a few rounds:
+
+        1. the bound fixings (:func:`~trustlab.solvers.reduction.bound_fixings`): pairs
+           that every partition of the node reaching the target (the incumbent + 1 for
+           integer weights) keeps together are contracted, pairs it keeps apart are
+           forbidden. The node is only searched for such partitions, so this is exact
+           here; if the fixings contradict each other (a forbidden pair inside a
+           contracted group) no such partition exists and the node is closed (None);
+        2. the optimum-preserving pair rules of
+           :func:`~trustlab.solvers.reduction.reduce_problem` (heavy edge, similar
+           neighbourhood, heavy non-edge): some optimal partition of the node survives.
+
+        Returns the new ``(groups, forb)``, or None when the node is closed. It takes at
+        most about :data:`NODE_REDUCE_SHARE` of the search's time: past that, nodes of
+        more than 3 super-nodes are left as they are (skipping a reduction is always exact)."""
+        now = time.perf_counter()
+        if len(groups) > 3 and self.reduce_seconds > NODE_REDUCE_SHARE * (now - self.t_start) + 0.25:
+            return groups, forb
+        groups, forb = self._reduce_node(groups, forb)
+        self.reduce_seconds += time.perf_counter() - now
+        if groups is not None:
+            for g in groups:  # every super-node is a column of the node's master (cliques by construction)
+                if g.size > 1:
+                    mask = np.zeros(self.n, bool)
+                    mask[g] = True
+                    self.pool.add(mask)
+            return groups, forb
+        return None
+
+    def _reduce_node(self, groups: list[np.ndarray], forb: np.ndarray):
+        """:meth:`reduce_node` without the new super-nodes' columns: ``(None, None)`` when closed."""
+        from trustlab.solvers.reduction import bound_fixings, reduce_problem
+
+        W = self.W
+        for _ in range(4):
+            m = len(groups)
+            if m <= 3:
+                return self.enumerate_node(groups, forb), None
+            G = np.zeros((m, self.n))
+            for a, g in enumerate(groups):
+                G[a, g] = 1.0
+            Wc = G @ W @ G.T
+            offset = float(np.trace(Wc)) / 2.0
+            A = ~forb
+            np.fill_diagonal(A, False)
+            Wc = np.where(A, Wc, 0.0)
+            tol = 0.0 if self.exact_int else 1e-9 * (1.0 + float(np.abs(W).sum()))
+            merge, forbid = bound_fixings(Wc, A, offset, _floor_target(self.best_val, self.integral), tol=tol)
+            # contract the merges (union-find over super-nodes), forbid the rest
+            root = np.arange(m)
+
+            def find(x):
+                while root[x] != x:
+                    root[x] = root[root[x]]
+                    x = root[x]
+                return x
+
+            for a, b in zip(*np.nonzero(merge)):
+                ra, rb = find(int(a)), find(int(b))
+                if ra != rb:
+                    root[max(ra, rb)] = min(ra, rb)
+            lab = np.array([find(a) for a in range(m)])
+            F = forb | forbid | forbid.T
+            if np.any(F & (lab[:, None] == lab[None, :]) & ~np.eye(m, dtype=bool)):
+                return None, None  # a pair must be both together and apart: nothing beats the incumbent
+            n_fix = int(m - np.unique(lab).size) + int(np.triu(F & ~forb, 1).sum())
+            _, lab = np.unique(lab, return_inverse=True)
+            k = int(lab.max()) + 1
+            new_groups = [np.sort(np.concatenate([groups[a] for a in np.flatnonzero(lab == c)])) for c in range(k)]
+            H = np.zeros((k, m), bool)
+            H[lab, np.arange(m)] = True
+            new_forb = (H.astype(np.int64) @ F.astype(np.int64) @ H.T.astype(np.int64)) > 0
+            np.fill_diagonal(new_forb, False)
+            self.stats["node_merged"] += m - k
+            self.stats["node_forbidden"] += int(np.triu(new_forb, 1).sum()) - int(
+                np.triu((H.astype(np.int64) @ forb.astype(np.int64) @ H.T.astype(np.int64)) > 0, 1).sum())
+            groups, forb = new_groups, new_forb
+            # the optimum-preserving rules on the node's problem
+            m = len(groups)
+            if m <= 3:
+                return self.enumerate_node(groups, forb), None
+            G = np.zeros((m, self.n))
+            for a, g in enumerate(groups):
+                G[a, g] = 1.0
+            Wc = G @ W @ G.T
+            A = ~forb
+            np.fill_diagonal(A, False)
+            mass = None if self.exact_int else np.where(A, G @ np.abs(W) @ G.T, 0.0)
+            red = reduce_problem(np.where(A, Wc, 0.0), A, mass=mass)
+            if not red.changed and n_fix == 0:
+                return groups, forb
+            if red.changed:
+                self.stats["node_merged"] += m - len(red.groups)
+                self.stats["node_forbidden"] += int(red.stats.get("forbidden", 0))
+                groups = [np.sort(np.concatenate([groups[a] for a in g.tolist()])) for g in red.groups]
+                forb = ~red.A
+                np.fill_diagonal(forb, False)
+        return groups, forb
+
+    def enumerate_node(self, groups: list[np.ndarray], forb: np.ndarray):
+        """A node of at most 3 super-nodes, solved by trying its (at most 5) partitions:
+        the best becomes the incumbent when better, and the node is closed (None)."""
+        m = len(groups)
+        cands = {1: [(0,)], 2: [(0, 0), (0, 1)],
+                 3: [(0, 0, 0), (0, 0, 1), (0, 1, 0), (0, 1, 1), (0, 1, 2)]}[m]
+        for c in cands:
+            c = np.asarray(c)
+            if np.any(forb & (c[:, None] == c[None, :])):
+                continue
+            lab = np.empty(self.n, np.int64)
+            for a, g in enumerate(groups):
+                lab[g] = c[a]
+            self.take_incumbent(lab)
+        return None
 
     def branch(self, heap: list, groups: list[np.ndarray], forb: np.ndarray, together: np.ndarray,
                node_lb: float, z: float) -> None:

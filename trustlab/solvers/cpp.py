@@ -223,6 +223,9 @@ class CutOptions:
     a time limit; but where the search is cut short, the root's set-partitioning bound
     was never proven and the reported bound is the cutting planes' weaker one — set it
     False to prove every node's bound, the root's first).
+    ``reduce_nodes``: branch and price reduces every node's problem first (bound fixings
+    against the incumbent and the optimum-preserving pair rules, see
+    :meth:`trustlab.solvers.colgen._BranchAndPrice.reduce_node`).
     ``max_cuts_per_round`` None means ``max(200, 40 n)``; ``lp_method`` is the HiGHS
     method of the LP relaxations.
     """
@@ -249,6 +252,7 @@ class CutOptions:
     cuts_after_pricing: bool = True
     bp_share: float = 0.8
     early_branch: bool = True
+    reduce_nodes: bool = True
 
 
 def solve_cpp(
@@ -522,7 +526,7 @@ class _ExactSolve:
             root_deadline = None if rem is None else time.perf_counter() + o.bp_share * rem
             bp = branch_and_price(W, A, warm_labels=warm_labels, warm_obj=warm_obj, deadline=deadline,
                                   root_deadline=root_deadline, integral=integral, threads=self.threads,
-                                  early_branch=o.early_branch)
+                                  early_branch=o.early_branch, reduce_nodes=o.reduce_nodes)
             if bp["objective"] > warm_obj:
                 warm_labels, warm_obj = np.asarray(bp["labels"], np.int64), float(bp["objective"])
             bound = min(bound, bp["bound"])
@@ -532,7 +536,9 @@ class _ExactSolve:
                 stat["root_bound"] = bp["root_bound"] if rb is None else min(rb, bp["root_bound"])
             extra = dict(lp_rounds=rounds, cuts=n_added, bp_nodes=bp["bp_nodes"],
                          cg_iterations=bp["cg_iterations"], columns=bp["columns"],
-                         early_branched=int(bp.get("early_branched", 0)))
+                         early_branched=int(bp.get("early_branched", 0)),
+                         node_merged=int(bp.get("node_merged", 0)), node_forbidden=int(bp.get("node_forbidden", 0)),
+                         node_reduced_closed=int(bp.get("node_reduced_closed", 0)))
             if bp["status"] == "optimal":
                 return result(warm_labels, warm_obj, warm_obj, "optimal", phase="branch_and_price", **extra)
             if bp["status"] == "time_limit" and (rem is None or not _remaining(deadline) > 0):

@@ -42,6 +42,19 @@ nothing, so *some* optimal partition keeps them together (or apart):
   solved separately (the decomposition theorem of :func:`~trustlab.solvers.partition`),
   and a super-vertex without a positive edge is a cluster of its own.
 
+**Against an incumbent** (inside a branch and bound, :func:`bound_fixings`): Böcker et
+al.'s induced-cost rules with the budget taken from a bound. A partition's value is the
+sum of the positive weights less its *loss* (positive pairs cut, negative pairs kept);
+separating ``u, v`` loses at least ``icf(uv)`` on the pairs at ``u`` or ``v``, joining
+them at least ``icp(uv)``, and a packing of conflict triples that avoid both
+(:func:`conflict_packing`) bounds the loss elsewhere. A pair whose separation (joining)
+leaves every partition below the incumbent's target is merged (forbidden). These keep
+*every* partition that beats the incumbent (not just one optimum), so they are applied
+all at once; :mod:`trustlab.solvers.colgen` runs them, then the rules above, at every
+branch-and-price node. On dense unit-weight instances (CP-Lib ``ClusEdit``) none of them
+fires: the packing explains about half of the loss, and the slack left is 50-160 where
+``icf``/``icp`` are about 20 (``bench/results/reduction.md``).
+
 A merged pair ``u, v`` becomes one vertex ``S`` with ``w(S, z) = w(u, z) + w(v, z)``
 (forbidden if either pair is) and the constant ``w_uv`` goes to :attr:`Reduction.offset`.
 Partitions of the reduced problem are exactly the partitions of the original that keep
@@ -73,7 +86,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
-__all__ = ["Reduction", "reduce_problem", "reduce_component", "min_cut"]
+__all__ = ["Reduction", "reduce_problem", "reduce_component", "min_cut", "conflict_packing", "bound_fixings"]
 
 #: relative margin of every rule's inequality on non-integer weights
 REL_TOL = 1e-9
@@ -500,3 +513,151 @@ def reduce_component(W: np.ndarray, A: np.ndarray | None = None, *, seed: int = 
     if not cands:
         return red
     return red.then(reduce_problem(red.W, red.A, deadline=deadline, candidates=cands, mass=red.mass))
+
+
+def conflict_packing(W: np.ndarray, A: np.ndarray) -> tuple[float, np.ndarray]:
+    """A lower bound on the weight every partition loses: a greedy fractional packing of
+    conflict triples.
+
+    The *loss* of a partition is ``P - sum_{within} w``, ``P`` the sum of the positive
+    allowed weights: the positive pairs it cuts plus the absolute negative pairs it keeps.
+    A conflict triple ``(a; b, c)`` has ``w_ab > 0``, ``w_ac > 0`` and ``w_bc < 0`` or
+    ``bc`` forbidden; every partition incurs the loss of one of its pairs (cut ``ab``,
+    cut ``ac``, or keep ``bc``). Triples given amounts ``m_t`` such that no pair carries
+    more than its absolute weight in total (a forbidden pair any amount) therefore bound
+    the loss from below by ``sum m_t``. Greedy: negative and forbidden pairs ``bc`` in
+    order of decreasing weight, apexes ``a`` by decreasing ``min(w_ab, w_ac)``.
+
+    Returns ``(LB, L)``: the bound and the ``(n, n)`` matrix of the amounts per vertex
+    (diagonal: triples containing it) and per pair (triples containing both), from
+    which the amount of the triples avoiding ``u`` and ``v`` is
+    ``LB - L[u, u] - L[v, v] + L[u, v]``.
+
+    Examples
+    --------
+    A path ``0 - 1 - 2`` of positive pairs with ``02`` negative loses at least 1:
+
+    >>> import numpy as np
+    >>> W = np.array([[0, 2, -1], [2, 0, 1], [-1, 1, 0]], float)
+    >>> conflict_packing(W, ~np.eye(3, dtype=bool))[0]
+    1.0
+    """
+    n = W.shape[0]
+    A = np.asarray(A, bool)
+    Rp = np.where(A, np.maximum(W, 0.0), 0.0)
+    np.fill_diagonal(Rp, 0.0)
+    cap = np.where(A, np.maximum(-W, 0.0), np.inf)  # a forbidden pair: any amount
+    np.fill_diagonal(cap, 0.0)
+    L = np.zeros((n, n))
+    lb = 0.0
+    b_, c_ = np.nonzero(np.triu(cap > 0, 1))
+    order = np.argsort(-np.minimum(cap[b_, c_], 1e300), kind="stable")
+    for b, c in zip(b_[order].tolist(), c_[order].tolist()):
+        m = np.minimum(Rp[b], Rp[c])
+        a = np.flatnonzero(m > 0)
+        if a.size == 0:
+            continue
+        a = a[np.argsort(-m[a], kind="stable")]
+        m = m[a]
+        room = cap[b, c]
+        if np.isfinite(room):  # the amounts through bc together stay within |w_bc|
+            before = np.concatenate([[0.0], np.cumsum(m)[:-1]])
+            m = np.clip(room - before, 0.0, m)
+            keep = m > 0
+            a, m = a[keep], m[keep]
+            if a.size == 0:
+                continue
+            cap[b, c] = cap[c, b] = room - m.sum()
+        Rp[a, b] -= m
+        Rp[b, a] -= m
+        Rp[a, c] -= m
+        Rp[c, a] -= m
+        tot = float(m.sum())
+        lb += tot
+        L[a, a] += m
+        L[b, b] += tot
+        L[c, c] += tot
+        L[a, b] += m
+        L[b, a] += m
+        L[a, c] += m
+        L[c, a] += m
+        L[b, c] += tot
+        L[c, b] += tot
+    return lb, L
+
+
+def bound_fixings(W: np.ndarray, A: np.ndarray, offset: float, target: float, *, tol: float = 0.0):
+    """Pairs that every partition worth at least ``target`` keeps together, and pairs it
+    keeps apart (Böcker et al.'s induced-cost rules, with the budget from a bound).
+
+    A partition's value is ``offset + sum_{within, allowed} w = offset + P - loss``
+    (:func:`conflict_packing`). If ``u, v`` are apart it loses ``w_uv`` (if positive)
+    and, for every ``z``, at least ``min(w+_uz, w+_vz)`` (``z`` joins at most one of
+    them): ``icf(uv)``. If they are together it loses ``|w_uv|`` (if negative) and, for
+    every ``z`` whose pairs with ``u`` and ``v`` differ in sign, ``min(|w_uz|, |w_vz|)``
+    (a forbidden pair counts as the other one's full weight): ``icp(uv)``. Those losses
+    fall on pairs that touch ``u`` or ``v``; the packed conflict triples that avoid both
+    fall on other pairs, so ``offset + P - icf(uv) - LB_rest(uv)`` bounds every partition
+    that separates them (``icp`` for those that join them). A pair is returned when that
+    bound is below ``target - tol``.
+
+    This is exact for a search that only looks for partitions of value ``>= target``
+    (a branch and bound below an incumbent): every such partition obeys all the returned
+    merges and forbids at once (unlike the optimum-preserving rules of
+    :func:`reduce_problem`, these need no disjointness).
+
+    Returns
+    -------
+    merge, forbid : numpy.ndarray
+        ``(n, n)`` boolean, upper triangle (``i < j``), allowed pairs only.
+
+    Examples
+    --------
+    Two +3 triangles joined by a +1 pair: above the value 17 of the two triangles
+    (less the joining pair's 1 it cuts) nothing separates a triangle.
+
+    >>> import numpy as np
+    >>> g = np.repeat([0, 1], 3)
+    >>> W = np.where(g[:, None] == g[None, :], 3.0, -1.0); np.fill_diagonal(W, 0); W[2, 3] = W[3, 2] = 1.0
+    >>> merge, forbid = bound_fixings(W, ~np.eye(6, dtype=bool), 0.0, 18.0)
+    >>> int(merge.sum()), bool(merge[0, 1]), bool(merge[2, 3])
+    (6, True, False)
+    """
+    W = np.asarray(W, np.float64)
+    A = np.asarray(A, bool).copy()
+    np.fill_diagonal(A, False)
+    n = W.shape[0]
+    Wa = np.where(A, W, 0.0)
+    Wp = np.maximum(Wa, 0.0)
+    P = float(np.triu(Wp, 1).sum())
+    eye = np.eye(n, dtype=bool)
+    # icf(uv) = w+_uv + sum_{z != u, v} min(w+_uz, w+_vz) (the z = u, v terms are 0: zero diagonal,
+    # and min(w+_uv, w+_vv) = 0)
+    icf = Wp + np.minimum(Wp[:, None, :], Wp[None, :, :]).sum(2)
+    Au, Av = A[:, None, :], A[None, :, :]
+    Wu, Wv = Wa[:, None, :], Wa[None, :, :]
+    both = Au & Av
+    opp = both & (((Wu > 0) & (Wv < 0)) | ((Wu < 0) & (Wv > 0)))
+    t = np.where(opp, np.minimum(np.abs(Wu), np.abs(Wv)), 0.0)
+    # z allowed with one end only: it cannot join, so that end's positive pair is lost
+    # (z = u or v: A is False on the diagonal, and the pair uv itself is excluded below)
+    t += np.where(Au & ~Av, np.maximum(Wu, 0.0), 0.0) + np.where(~Au & Av, np.maximum(Wv, 0.0), 0.0)
+    idx = np.arange(n)
+    t[idx, :, idx] = 0.0  # z = u
+    t[:, idx, idx] = 0.0  # z = v
+    icp = np.maximum(-Wa, 0.0) + t.sum(2)
+    up = np.triu(A & ~eye, 1)
+    if not up.any():
+        return up, up.copy()
+    # every packed triple takes its amount from two positive pairs, so LB_rest <= LB <= P / 2:
+    # if even that cannot bring a pair below the target, skip the (costlier) packing
+    best = float(max(icf[up].max(), icp[up].max()))
+    if offset + P - P / 2.0 - best >= target - tol:
+        return np.zeros_like(up), np.zeros_like(up)
+    lb, L = conflict_packing(Wa, A)
+    d = np.diag(L)
+    rest = lb - d[:, None] - d[None, :] + L
+    base = offset + P - rest
+    merge = up & (base - icf < target - tol)
+    forbid = up & (base - icp < target - tol)
+    return merge, forbid
