@@ -18,6 +18,14 @@ Two modes, both on a records file (e.g. one from ``trustlab.er.synthetic.generat
     (SIGTERM -> exit) of each, then their distribution, and whether any temporary file was left
     next to the output.
 
+``python bench/signal_latency.py profile-cmd COMMAND [options...]``
+    ``profile`` of any subcommand (``cliques``, ``partition``, ``bias``, ``privatize``...).
+
+``python bench/signal_latency.py kill-cmd N T_MIN T_MAX COMMAND [options...]``
+    ``kill`` of any subcommand: ``{out}`` in the options becomes a path in a fresh directory
+    (checked for leftovers after each run), e.g.
+    ``kill-cmd 8 2 20 privatize big.npy --epsilon 1 -o {out}``.
+
 Timings depend on machine load: report them as such.
 """
 from __future__ import annotations
@@ -29,7 +37,7 @@ import sys
 import time
 
 
-def profile(argv: list[str]) -> None:
+def profile(argv: list[str], command: str = "resolve") -> None:
     import traceback
 
     from trustlab import cli
@@ -51,7 +59,7 @@ def profile(argv: list[str]) -> None:
     signal.signal(signal.SIGALRM, tick)
     signal.setitimer(signal.ITIMER_REAL, 0.02, 0.02)
     t0 = time.perf_counter()
-    rc = cli.main(["resolve", *argv])
+    rc = cli.main([command, *argv])
     signal.setitimer(signal.ITIMER_REAL, 0, 0)
     total = time.perf_counter() - t0
     gaps.sort(reverse=True)
@@ -69,26 +77,36 @@ def profile(argv: list[str]) -> None:
 
 
 def kill(argv: list[str]) -> None:
-    import glob
-    import random
-    import statistics
-    import tempfile
-
     path, n, t_max, rest = argv[0], int(argv[1]), float(argv[2]), argv[3:]
     t_min = 2.0
     if "--min-delay" in rest:  # e.g. only the late stages (clustering) of a run
         k = rest.index("--min-delay")
         t_min = float(rest[k + 1])
         rest = rest[:k] + rest[k + 2:]
+    _kill_runs(["resolve", path, "-o", "{out}", "-q", *rest], n, t_min, t_max)
+
+
+def kill_cmd(argv: list[str]) -> None:
+    n, t_min, t_max, rest = int(argv[0]), float(argv[1]), float(argv[2]), argv[3:]
+    _kill_runs(rest, n, t_min, t_max)
+
+
+def _kill_runs(args: list[str], n: int, t_min: float, t_max: float) -> None:
+    import glob
+    import random
+    import statistics
+    import tempfile
+
     rng = random.Random(0)
     out_dir = tempfile.mkdtemp(prefix="siglat")
     lat, codes = [], []
     for k in range(n):
         delay = rng.uniform(t_min, t_max)
-        out = os.path.join(out_dir, "out.csv")
+        out = os.path.join(out_dir, "out.csv" if args[0] == "resolve" else "out")
         for f in glob.glob(os.path.join(out_dir, ".*")) + glob.glob(os.path.join(out_dir, "*")):
             os.remove(f)  # e.g. the output of a run that finished before its signal
-        p = subprocess.Popen([sys.executable, "-m", "trustlab.cli", "resolve", path, "-o", out, "-q", *rest],
+        cmd = [a.replace("{out}", out) for a in args]
+        p = subprocess.Popen([sys.executable, "-m", "trustlab.cli", *cmd],
                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         time.sleep(delay)
         if p.poll() is not None:
@@ -116,4 +134,7 @@ def kill(argv: list[str]) -> None:
 
 if __name__ == "__main__":
     mode, rest = sys.argv[1], sys.argv[2:]
-    {"profile": profile, "kill": kill}[mode](rest)
+    if mode == "profile-cmd":
+        profile(rest[1:], rest[0])
+    else:
+        {"profile": profile, "kill": kill, "kill-cmd": kill_cmd}[mode](rest)
