@@ -127,7 +127,7 @@ def _kill_runs(args: list[str], n: int, t_min: float, t_max: float) -> None:
         names = [os.path.basename(f) for f in left]
         print(f"{k:2d} delay {delay:5.1f} s: rc={p.returncode} latency {dt:5.2f} s left={names} {last}")
     if lat:
-        q = statistics.quantiles(lat, n=10) if len(lat) > 1 else lat
+        q = statistics.quantiles(lat, n=10, method="inclusive") if len(lat) > 1 else lat
         print(f"n={len(lat)} rc: {sorted(set(codes))}; latency median {statistics.median(lat):.2f} s, "
               f"p90 {q[-1]:.2f} s, max {max(lat):.2f} s, over 2 s: {sum(x > 2 for x in lat)}")
 

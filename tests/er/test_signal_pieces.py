@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import trustlab
@@ -319,3 +320,29 @@ def test_field_weights_with_key_rules_in_pieces_are_identical(monkeypatch):
     got = m.field_weights(df, P, fm)
     assert len(P) > 10 * 1009 and got.tobytes() == ref.tobytes()
     assert len(sizes) > 100 and max(sizes) <= 1009 * len(fields)
+
+
+@pytest.mark.filterwarnings("ignore:.*is not UTF-8")
+def test_records_read_in_pieces_are_identical(monkeypatch, tmp_path):
+    """read_records parses a text table in pieces of rows (pandas' C parser is one call per
+    piece): the same frame as one read, for quoted line breaks, empty cells, a header-only
+    file, another delimiter and a latin-1 file."""
+    from trustlab.er import records
+
+    odd = tmp_path / "odd.csv"
+    odd.write_text('id,name,note\n1,"Ann\nSmith",\n2,,"x, y"\n3,Bob,"say ""hi"""\n' + "".join(
+        f"{k},n{k},{'' if k % 3 else 'NA'}\n" for k in range(4, 200)))
+    head = tmp_path / "head.csv"
+    head.write_text("id,name\n")
+    semi = tmp_path / "semi.csv"
+    semi.write_text("id;name\n" + "".join(f"{k};v{k}\n" for k in range(50)))
+    latin = tmp_path / "latin.csv"
+    latin.write_bytes(("id,name\n" + "".join(f"{k},Jos\xe9 {k}\n" for k in range(60))).encode("latin-1"))
+    files = [DATA / "restaurant.csv", DATA / "csv_example.csv.gz", odd, head, semi, latin]
+    ref = [records._read_text_table(f, None, None) for f in files]
+    assert len(ref[3]) == 0 and ref[5]["name"].iloc[0] == "Jos\xe9 0"
+    monkeypatch.setattr(records, "_READ_ROWS", 7)
+    for f, r in zip(files, ref):
+        got = records._read_text_table(f, None, None)
+        pd.testing.assert_frame_equal(got, r, check_exact=True)
+        assert got.index.equals(r.index) and type(got.index) is type(r.index), f
