@@ -243,7 +243,10 @@ def argsort(keys: np.ndarray, size: int | None = None) -> np.ndarray:
     on at most ``2 * size`` keys each (default :data:`SORT`): the pieces are sorted one by
     one, then merged range by range (the ranges cut at a regular sample of every sorted
     piece, "sorting by regular sampling"). The same permutation, for every key and piece
-    size (ties in original order; NaN last, as NumPy sorts it).
+    size (ties in original order; NaN last, as NumPy sorts it). The bound on a call holds
+    up to ``size ** 2 / 4`` keys (2.7e11 at the default); a range of keys all equal to one
+    value, however long, is copied in pieces, never sorted. Other dtypes (object,
+    strings) are sorted in one NumPy call.
 
     Examples
     --------
