@@ -346,3 +346,18 @@ def test_records_read_in_pieces_are_identical(monkeypatch, tmp_path):
         got = records._read_text_table(f, None, None)
         pd.testing.assert_frame_equal(got, r, check_exact=True)
         assert got.index.equals(r.index) and type(got.index) is type(r.index), f
+
+
+def test_blocking_normalisation_in_pieces_is_identical(monkeypatch):
+    from trustlab.er import blocking
+
+    df = read_records(DATA / "restaurant.csv").reset_index(drop=True)
+    s = pd.concat([df["name"], pd.Series([None, float("nan"), 3, "Ünïcode — x!"])], ignore_index=True)
+    ref = blocking._norm(s)
+    rules = default_blocking_rules(infer_fields_report(df).fields, len(df))
+    pairs = block(df, rules)
+    monkeypatch.setattr(blocking, "_NORM_ROWS", 37)
+    got = blocking._norm(s)
+    pd.testing.assert_series_equal(got, ref)
+    assert type(got.index) is type(ref.index)
+    assert np.array_equal(block(df, rules), pairs)

@@ -49,7 +49,13 @@ __all__ = [
 ]
 
 
+#: records per piece of :func:`_norm` (each pandas string method is one C loop over its records)
+_NORM_ROWS = 1 << 15
+
+
 def _norm(s: pd.Series) -> pd.Series:
+    if len(s) > _NORM_ROWS:  # in pieces of records: a signal waits for one piece
+        return pd.concat([_norm(s.iloc[a:b]) for a, b in spans(len(s), _NORM_ROWS)])
     return s.fillna("").astype(str).str.lower().str.replace(r"[^0-9a-z ]+", " ", regex=True).str.strip()
 
 
