@@ -10,7 +10,8 @@ Two modes, both on a records file (e.g. one from ``trustlab.er.synthetic.generat
     was on when the handler finally ran (the line holding the long C call). Each gap also
     gets the main thread's CPU time during it (``time.thread_time``): on a loaded machine
     the wall gap includes time the process was not scheduled, the CPU time does not, so the
-    CPU figures are the part a quieter machine would still see.
+    CPU figures are the part a quieter machine would still see (except for a call that works on
+    other threads, e.g. rapidfuzz with ``workers=-1``: the main thread only waits in it).
 
 ``python bench/signal_latency.py kill FILE N T_MAX [--min-delay T_MIN] [resolve options...]``
     Starts ``python -m trustlab.cli resolve FILE ...`` N times, sends SIGTERM after a random
