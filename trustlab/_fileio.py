@@ -359,6 +359,41 @@ def install_signal_cleanup() -> None:
         sig = getattr(signal, name, None)
         if sig is not None:
             signal.signal(sig, handler)
+    _watch_unraisable()
+
+
+#: seconds before a signal whose exception was dropped is sent again
+_REDELIVER_S = 0.05
+
+
+def _watch_unraisable() -> None:
+    """Send a signal again when the exception its handler raised was dropped.
+
+    The handler runs wherever the main thread is. Inside a finaliser (``__del__``), a
+    weakref or garbage-collector callback, or a C callback into Python, an exception
+    cannot propagate: Python prints it ("Exception ignored in ...") and goes on, so the
+    command ran on as if no signal had come (a ``partition`` SIGKILLed 60 s after its
+    SIGTERM, stderr ending in ``_Terminated: 15``). ``sys.unraisablehook`` sees such a
+    dropped :class:`_Terminated`: the signal is then sent again shortly, from a timer
+    thread, and its handler runs at the main thread's next check, outside that context.
+    Installed once; other unraisable exceptions go to the hook found before."""
+    import sys
+
+    before = sys.unraisablehook
+    if getattr(before, "_trustlab_redeliver", False):
+        return
+
+    def hook(unraisable):
+        exc = getattr(unraisable, "exc_value", None)
+        if isinstance(exc, _Terminated) and _RECEIVED:
+            t = threading.Timer(_REDELIVER_S, os.kill, (os.getpid(), exc.signum))
+            t.daemon = True
+            t.start()
+            return
+        before(unraisable)
+
+    hook._trustlab_redeliver = True  # type: ignore[attr-defined]
+    sys.unraisablehook = hook
 
 
 def terminated_exit_code(exc: BaseException) -> int | None:

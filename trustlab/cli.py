@@ -160,7 +160,15 @@ def console_main() -> None:
     _quiet_blas_threads()
     defer_numpy_f2py()
     with signal_cleanup():
-        rc = main()
+        try:
+            rc = main()
+        except BaseException as exc:  # a signal outside main's own handling (e.g. while parsing)
+            from trustlab._fileio import terminated_exit_code
+
+            rc = terminated_exit_code(exc)
+            if rc is None:
+                raise
+            print(f"trustlab: terminated by signal {rc - 128}", file=sys.stderr)
     _exit(rc)
 
 

@@ -244,6 +244,11 @@ def _run_chunks(g: CSRGraph, min_size: int, materialize: bool,
     kept = [0, 0, 0]  # cliques, stored member ids, top-level vertices done
     stop = threading.Event()
     halt = np.zeros(1, np.uint8)  # read by the kernels: set to end them early
+    # compile (or load) the kernel here, on no vertex, where a signal is handled: compiled on
+    # first use in a worker, a SIGTERM waited for the whole compilation (26.6 s, cold cache)
+    warm_once(f"cliques:enumerate_chunk:{g.indptr.dtype}:{g.indices.dtype}:{fptr.dtype}:{fidx.dtype}:{rank.dtype}:{verts.dtype}",
+              lambda: enumerate_chunk(g.indptr, g.indices, fptr, fidx, rank, verts[:0], min_size, materialize,
+                                      0, 0, halt))
 
     def job(c: int):
         if stop.is_set():

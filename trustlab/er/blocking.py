@@ -36,6 +36,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
+from trustlab import _chunks
 from trustlab._chunks import spans
 from trustlab._validation import Interval, validate_params
 from trustlab.er.kinds import KINDS, Field
@@ -48,7 +49,13 @@ __all__ = [
 ]
 
 
+#: records per piece of :func:`_norm` (each pandas string method is one C loop over its records)
+_NORM_ROWS = 1 << 15
+
+
 def _norm(s: pd.Series) -> pd.Series:
+    if len(s) > _NORM_ROWS:  # in pieces of records: a signal waits for one piece
+        return pd.concat([_norm(s.iloc[a:b]) for a, b in spans(len(s), _NORM_ROWS)])
     return s.fillna("").astype(str).str.lower().str.replace(r"[^0-9a-z ]+", " ", regex=True).str.strip()
 
 
@@ -461,17 +468,33 @@ def block(
             chunks.append(val)
     if not chunks:
         return np.empty((0, 2), np.int64)
-    allp = np.concatenate(chunks) if len(chunks) > 1 else chunks[0]
-    allp = allp[allp[:, 0] != allp[:, 1]]
-    code = sorted_unique(allp[:, 0].astype(np.int64) * n + allp[:, 1])
-    return np.stack([code // n, code % n], axis=1).astype(np.int64)
+    # in pieces of pairs, the sort too: a signal waits for one piece
+    code = np.empty(sum(len(c) for c in chunks), np.int64)
+    at = 0
+    for c in chunks:
+        for a, b in spans(len(c)):
+            p = c[a:b][c[a:b, 0] != c[a:b, 1]]
+            code[at:at + len(p)] = p[:, 0].astype(np.int64) * n + p[:, 1]
+            at += len(p)
+    code = sorted_unique(code[:at])
+    out = np.empty((len(code), 2), np.int64)
+    for a, b in spans(len(code)):
+        out[a:b, 0], out[a:b, 1] = code[a:b] // n, code[a:b] % n
+    return out
 
 
 def sorted_unique(a: np.ndarray) -> np.ndarray:
     """``np.unique`` of a 1-d integer array by sorting (NumPy >= 2.3's hash-based
-    ``unique`` is ~20x slower on large random int64 codes); same output."""
-    a = np.sort(np.asarray(a).ravel())
-    return a[np.r_[True, a[1:] != a[:-1]]] if a.size else a
+    ``unique`` is ~20x slower on large random int64 codes), in pieces
+    (:func:`trustlab._chunks.sort`); same output."""
+    a = _chunks.sort(np.asarray(a).ravel())
+    if not a.size:
+        return a
+    keep = np.empty(a.size, bool)
+    keep[0] = True
+    for s, e in spans(a.size - 1):
+        np.not_equal(a[s + 1:e + 1], a[s:e], out=keep[s + 1:e + 1])
+    return a[keep]
 
 
 def setdiff_sorted(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -24,6 +24,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
+from trustlab import _chunks
 from trustlab._validation import Interval, Registry, check_interval, validate_params
 
 __all__ = ["CLUSTER_METHODS", "ClusterResult", "cluster_pairs"]
@@ -309,16 +310,33 @@ def _cluster_hc(n, pairs, weights, *, threshold=0.0, prob=None, p_threshold=0.5,
 def canonical_pairs(n: int, pairs: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Pairs as ``i < j`` without self pairs, one per pair (its largest weight), sorted by
     ``(i, j)``: ``(pairs, weights, kept)`` with ``kept`` the rows of the input they come from."""
-    lo = np.minimum(pairs[:, 0], pairs[:, 1])
-    hi = np.maximum(pairs[:, 0], pairs[:, 1])
-    ok = np.flatnonzero(lo != hi)
-    lo, hi, w = lo[ok], hi[ok], np.asarray(weights)[ok]
-    code = lo.astype(np.int64) * n + hi
-    o = np.lexsort((-w, code))
-    code, w, kept = code[o], w[o], ok[o]
-    first = np.r_[True, code[1:] != code[:-1]] if code.size else np.zeros(0, bool)
-    code, w, kept = code[first], w[first], kept[first]
-    return np.stack([code // n, code % n], axis=1).astype(np.int64), w, kept
+    # every step in pieces of pairs (trustlab._chunks): a signal waits for one piece
+    weights = np.asarray(weights)
+    ok = np.flatnonzero(np.concatenate([pairs[a:b, 0] != pairs[a:b, 1] for a, b in _chunks.spans(len(pairs))]
+                                       or [np.zeros(0, bool)]))
+    code = np.empty(len(ok), np.int64)
+    neg = np.empty(len(ok), (-weights[:0]).dtype)
+    for a, b in _chunks.spans(len(ok)):
+        p = pairs[ok[a:b]]
+        code[a:b] = np.minimum(p[:, 0], p[:, 1]).astype(np.int64) * n + np.maximum(p[:, 0], p[:, 1])
+        neg[a:b] = -weights[ok[a:b]]
+    # np.lexsort((-w, code)) as two stable sorts, each in pieces
+    o = _chunks.argsort(neg)
+    o = _chunks.take(o, _chunks.argsort(_chunks.take(code, o)))
+    first = np.empty(len(o), bool)
+    for a, b in _chunks.spans(len(o)):  # the first pair of each code in the sorted order
+        c = code[o[a:b]]
+        first[a:b] = np.r_[True, c[1:] != c[:-1]] if a == 0 else np.r_[code[o[a - 1]] != c[0], c[1:] != c[:-1]]
+    at = np.concatenate([o[a:b][first[a:b]] for a, b in _chunks.spans(len(o))] or [o[:0]])
+    kept = np.empty(len(at), ok.dtype)
+    w = np.empty(len(at), weights.dtype)
+    out = np.empty((len(at), 2), np.int64)
+    for a, b in _chunks.spans(len(at)):
+        kept[a:b] = ok[at[a:b]]
+        w[a:b] = weights[kept[a:b]]
+        c = code[at[a:b]]
+        out[a:b, 0], out[a:b, 1] = c // n, c % n
+    return out, w, kept
 
 
 @validate_params(

@@ -37,6 +37,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
+from trustlab import _chunks
 from trustlab.er.kinds import KINDS, Field
 
 __all__ = ["COMPARISON_LEVELS", "LEVEL_NAMES", "FSModel", "DegenerateModelWarning", "tf_keys"]
@@ -110,14 +111,15 @@ def _distinct_rows_inverse(G: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     in extra columns) and each row's index among them."""
     if len(G) == 0:
         return G, np.zeros(0, np.int64)
-    G64 = G.astype(np.int64) + 1
-    base = max(5, int(G64.max()) + 1)
+    # in pieces of rows, the sort too (trustlab._chunks): a signal waits for one piece
+    base = max(5, max(int(G[a:b].max()) for a, b in _chunks.spans(len(G))) + 2)
     if G.shape[1] * math.log(base) < 62 * math.log(2):  # one int64 code per row
         code = np.zeros(len(G), np.int64)
-        for c in range(G.shape[1]):
-            code = code * base + G64[:, c]
-        _, first, inv = np.unique(code, return_index=True, return_inverse=True)
-        return G[first], inv.ravel()
+        for a, b in _chunks.spans(len(G)):
+            for c in range(G.shape[1]):
+                code[a:b] = code[a:b] * base + (G[a:b, c].astype(np.int64) + 1)
+        _, first, inv = _chunks.unique(code)
+        return G[first], inv
     U, inv = np.unique(G, axis=0, return_inverse=True)
     return U, inv.ravel()
 
@@ -271,15 +273,16 @@ class FSModel:
         G = np.full((n, len(self.fields)), -1, np.int8)
         for c, f in enumerate(self.fields):
             ex_name, sim_name, t1, t2, _ = self.spec(f)
-            ex = fm.X[:, _feature_index(fm.names, f.column, ex_name)]
-            sim = fm.X[:, _feature_index(fm.names, f.column, sim_name)]
-            ok = ~np.isnan(ex) & ~np.isnan(sim)
-            g = np.full(n, 3, np.int8)
-            if t2 is not None:
-                g[sim >= t2] = 2
-                g[sim >= t1] = 1
-            g[ex >= 1.0 - 1e-9] = 0
-            G[:, c] = np.where(ok, g, -1)
+            kx, ks = _feature_index(fm.names, f.column, ex_name), _feature_index(fm.names, f.column, sim_name)
+            for a, b in _chunks.spans(n):  # in pieces of rows: a signal waits for one piece
+                ex, sim = fm.X[a:b, kx], fm.X[a:b, ks]
+                ok = ~np.isnan(ex) & ~np.isnan(sim)
+                g = np.full(b - a, 3, np.int8)
+                if t2 is not None:
+                    g[sim >= t2] = 2
+                    g[sim >= t1] = 1
+                g[ex >= 1.0 - 1e-9] = 0
+                G[a:b, c] = np.where(ok, g, -1)
         return G
 
     def needed_features(self) -> dict:
@@ -310,7 +313,9 @@ class FSModel:
 
     def tf_values(self, df: pd.DataFrame, pairs: np.ndarray) -> np.ndarray:
         """Term frequency of the left record's value per pair and field (NaN: no TF)."""
-        T = np.full((len(pairs), len(self.fields)), np.nan)
+        T = np.empty((len(pairs), len(self.fields)))
+        for a, b in _chunks.spans(len(pairs)):  # in pieces of rows: a signal waits for one piece
+            T[a:b] = np.nan
         for c in self._tf_fields():
             f = self.fields[c]
             tab = self.tf_tables_.get(f.column)
@@ -318,7 +323,8 @@ class FSModel:
                 continue
             keys = pd.Series(tf_keys(df, f))
             freq = keys.map(tab).astype(float).fillna(self.tf_default_[f.column]).to_numpy()
-            T[:, c] = freq[pairs[:, 0]] if len(pairs) else np.zeros(0)
+            for a, b in _chunks.spans(len(pairs)):
+                T[a:b, c] = freq[pairs[a:b, 0]]
         return T
 
     # ------------------------------------------------------------------ blocking keys
@@ -831,19 +837,21 @@ class FSModel:
             # fields of the key rules a pair agrees on carry no evidence of their own; the
             # key states do (the prior, relative to the overall λ, shared out over the key
             # fields), plus a rare value's TF deviation from the average key agreement
-            h = self.key_states(df, pairs)
-            F = self._forced(h)
-            W[F] = 0.0
-            for col, centre in self.tf_centre_.items():
-                c = next(k for k, f in enumerate(self.fields) if f.column == col)
-                sel = F[:, c] & ~np.isnan(T[:, c])
-                W[sel, c] = centre - np.log(np.maximum(T[sel, c], 1e-12))
+            h_all = self.key_states(df, pairs)
             key = np.zeros(len(self.fields), bool)
             cols = {f.column: c for c, f in enumerate(self.fields)}
             for keys in self.forcing_:
                 key[[cols[k] for k in keys]] = True
-            extra = self._prior_logit(h) - math.log(self.lambda_ / (1 - self.lambda_))
-            W[:, key] += extra[:, None] / key.sum()
+            for a, b in _chunks.spans(len(pairs)):  # in pieces of rows: a signal waits for one piece
+                h, Wp, Tp = h_all[a:b], W[a:b], T[a:b]
+                F = self._forced(h)
+                Wp[F] = 0.0
+                for col, centre in self.tf_centre_.items():
+                    c = next(k for k, f in enumerate(self.fields) if f.column == col)
+                    sel = F[:, c] & ~np.isnan(Tp[:, c])
+                    Wp[sel, c] = centre - np.log(np.maximum(Tp[sel, c], 1e-12))
+                extra = self._prior_logit(h) - math.log(self.lambda_ / (1 - self.lambda_))
+                Wp[:, key] += extra[:, None] / key.sum()
         return W
 
     def _record_beyond_fields(self, W: np.ndarray) -> np.ndarray:
@@ -860,11 +868,13 @@ class FSModel:
         if not rec or not self.record_share_:
             return W
         share = np.array([self.record_share_.get(f.column, 0.0) for f in self.fields])
-        S = W @ share
-        for c in rec:
-            r = W[:, c]
-            same = np.sign(r) == np.sign(S)
-            W[:, c] = np.where(same, np.sign(r) * np.maximum(np.abs(r) - np.abs(S), 0.0), r)
+        for a, b in _chunks.spans(len(W)):  # in pieces of rows: a signal waits for one piece
+            Wp = W[a:b]
+            S = Wp @ share
+            for c in rec:
+                r = Wp[:, c]
+                same = np.sign(r) == np.sign(S)
+                Wp[:, c] = np.where(same, np.sign(r) * np.maximum(np.abs(r) - np.abs(S), 0.0), r)
         return W
 
     def level_weights(self, G: np.ndarray, T: np.ndarray) -> np.ndarray:
@@ -872,17 +882,20 @@ class FSModel:
         frequencies (:meth:`tf_values`), before any key-rule prior (a model fitted by
         sessions has none); the whole record counted beyond the fields
         (:meth:`_record_beyond_fields`)."""
-        W = np.zeros(G.shape)
+        W = np.empty(G.shape)
         bf = np.log(self.m_) - np.log(self.u_)
-        for c in range(G.shape[1]):
-            g = G[:, c]
-            ok = g >= 0
-            W[ok, c] = bf[c][g[ok]]
-            t = T[:, c]
-            adj = (g == 0) & ~np.isnan(t)
-            if adj.any():
-                scale = self.tf_scale_.get(self.fields[c].column, 1.0)
-                W[adj, c] = np.log(self.m_[c, 0]) - np.log(np.maximum(t[adj] * scale, 1e-12))
+        for a, b in _chunks.spans(len(G)):  # in pieces of rows: a signal waits for one piece
+            Wp = W[a:b]
+            Wp[:] = 0.0
+            for c in range(G.shape[1]):
+                g = G[a:b, c]
+                ok = g >= 0
+                Wp[ok, c] = bf[c][g[ok]]
+                t = T[a:b, c]
+                adj = (g == 0) & ~np.isnan(t)
+                if adj.any():
+                    scale = self.tf_scale_.get(self.fields[c].column, 1.0)
+                    Wp[adj, c] = np.log(self.m_[c, 0]) - np.log(np.maximum(t[adj] * scale, 1e-12))
         return self._record_beyond_fields(W)
 
     def proba_from_field_weights(self, W: np.ndarray) -> np.ndarray:

@@ -20,6 +20,9 @@ __all__ = ["FIELD_KINDS", "RECORD", "CODES", "Field", "read_records", "validate_
 #: delimiters tried when sniffing a text table (in this order: the first is the fallback)
 _DELIMITERS = (",", "\t", ";", "|", "%", "#")
 _SNIFF_BYTES = 1 << 16
+
+#: rows parsed per call of pandas' C parser (~0.1 s for 30,000 rows of ten short fields)
+_READ_ROWS = 1 << 15
 #: rows of the sample used to sniff the delimiter
 _SNIFF_ROWS = 200
 #: share of the sampled rows that must have the header's width for a delimiter to qualify
@@ -399,8 +402,11 @@ def _read_text_table(path: Path, encoding: str | None, sep: str | None) -> pd.Da
         with warnings.catch_warnings():
             warnings.simplefilter("error", pd.errors.ParserWarning)
             # index_col=False: a row wider than the header must not turn the first column into the index
-            df = pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""], encoding=enc, sep=sep,
-                             index_col=False, compression=compression or "infer")
+            # in pieces of rows: the parser is one C call per piece, and a signal waits for one
+            with pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""], encoding=enc, sep=sep,
+                             index_col=False, compression=compression or "infer", chunksize=_READ_ROWS) as reader:
+                parts = list(reader)
+            df = parts[0] if len(parts) == 1 else pd.concat(parts)
     except UnicodeDecodeError:
         fallback = _fallback_encoding(path, compression, name) if encoding is None and enc == "utf-8" else enc
         if fallback != enc:
