@@ -178,30 +178,51 @@ def _with_position(part: pd.DataFrame, offset: int) -> pd.DataFrame:
     return out
 
 
-def _key_rows(part: pd.DataFrame, rule: str) -> pd.DataFrame:
-    """Each record's block keys under ``rule`` (rows ``key``, ``rec``)."""
+def _key_rows(part: pd.DataFrame, rules: Sequence[str]) -> pd.DataFrame:
+    """Each record's block keys under every rule: rows ``key`` (a 64-bit hash of the rule's
+    number and the key string), ``rec`` (canonical position) and ``r`` (the rule's number).
+    Hashes keep the shuffle small (16 bytes a key instead of a string); two distinct keys
+    share a hash with probability about ``k^2 / 2^65`` for ``k`` distinct keys (then their
+    blocks are one)."""
     from trustlab.er.blocking import membership_values
 
     df = part.reset_index(drop=True)
     idx = part.index.to_numpy(np.int64)
-    if rule == "all":
-        return pd.DataFrame({"key": np.full(len(df), "", dtype=object), "rec": idx})
-    kind, val = membership_values(df, rule)
-    if kind != "members":  # pragma: no cover - refused before any work
-        raise ValueError(f"blocking rule {rule!r} cannot be distributed")
-    return pd.DataFrame({"key": val[1], "rec": idx[val[0]]})
+    keys, recs, rs = [], [], []
+    for r, rule in enumerate(rules):
+        if rule == "all":
+            rec, val = np.arange(len(df)), np.full(len(df), "", dtype=object)
+        else:
+            kind, v = membership_values(df, rule)
+            if kind != "members":  # pragma: no cover - refused before any work
+                raise ValueError(f"blocking rule {rule!r} cannot be distributed")
+            rec, val = v
+        try:
+            h = _hash(val)
+        except TypeError:  # pragma: no cover - keys are strings
+            h = _hash(np.asarray(val, dtype=object).astype(str).astype(object))
+        keys.append(pd.util.hash_array(h ^ np.uint64((r + 1) * 0x9E3779B97F4A7C15 % 2**64)).astype(np.uint64))
+        recs.append(idx[rec])
+        rs.append(np.full(len(rec), r, np.int16))
+    if not keys:
+        return pd.DataFrame({"key": np.zeros(0, np.uint64), "rec": np.zeros(0, np.int64), "r": np.zeros(0, np.int16)})
+    return pd.DataFrame({"key": np.concatenate(keys), "rec": np.concatenate(recs), "r": np.concatenate(rs)})
 
 
-def _block_pairs(part: pd.DataFrame, cap: int) -> pd.DataFrame:
+def _block_pairs(part: pd.DataFrame, caps: Sequence[int]) -> pd.DataFrame:
     """The pairs of the blocks of one partition (every block is whole here), blocks of more
-    than ``cap`` records purged."""
+    than ``caps[r]`` records purged under rule ``r``."""
     from trustlab.er.blocking import _pairs_from_membership
 
-    if not len(part):
-        return pd.DataFrame({"i": np.zeros(0, np.int64), "j": np.zeros(0, np.int64)})
-    codes = pd.factorize(part["key"])[0].astype(np.int64)
-    p = _pairs_from_membership(part["rec"].to_numpy(np.int64), codes, int(cap))
-    p = p[p[:, 0] != p[:, 1]]
+    out = [np.zeros((0, 2), np.int64)]
+    if len(part):
+        rcol = part["r"].to_numpy()
+        for r in np.unique(rcol):
+            sel = rcol == r
+            codes = pd.factorize(part["key"].to_numpy()[sel])[0].astype(np.int64)
+            p = _pairs_from_membership(part["rec"].to_numpy(np.int64)[sel], codes, int(caps[r]))
+            out.append(p[p[:, 0] != p[:, 1]])
+    p = np.concatenate(out)
     return pd.DataFrame({"i": p[:, 0], "j": p[:, 1]})
 
 
@@ -1403,23 +1424,19 @@ def _fit(run: _Run, mview, encs, rules, size, flds, ctx: _Context, tf_tables, tf
     d = len(flds)
     shared_ctx = run.share(ctx)
     with run.stage("blocking"):
-        streams = []
+        # one shuffle of every rule's block keys (hashed): each block lands whole in one partition
         pmeta = pd.DataFrame({"i": np.zeros(0, np.int64), "j": np.zeros(0, np.int64)})
-        kmeta = pd.DataFrame({"key": pd.Series([], dtype=object), "rec": np.zeros(0, np.int64)})
-        for r in rules:
-            rule = parse_rule(r)
-            cap = n if rule.kind == "all" else min(size, rule.cap or size)
-            keys = run.persist(mview.map_partitions(_key_rows, r, meta=kmeta))
-            n_keys = int(run.compute(keys.map_partitions(len).sum())[0])
-            nparts = max(1, math.ceil(n_keys / KEYS_PER_PARTITION))
-            shuffled = keys.shuffle(on="key", npartitions=nparts)
-            streams.append(run.persist(shuffled.map_partitions(_block_pairs, cap, meta=pmeta)))
-            del keys
-        pairs = dd.concat(streams) if len(streams) > 1 else streams[0]
+        kmeta = pd.DataFrame({"key": np.zeros(0, np.uint64), "rec": np.zeros(0, np.int64), "r": np.zeros(0, np.int16)})
+        caps = [n if parse_rule(r).kind == "all" else min(size, parse_rule(r).cap or size) for r in rules]
+        keys = run.persist(mview.map_partitions(_key_rows, list(rules), meta=kmeta))
+        n_keys = int(run.compute(keys.map_partitions(len).sum())[0])
+        nparts = max(1, math.ceil(n_keys / KEYS_PER_PARTITION))
+        pairs = run.persist(keys.shuffle(on="key", npartitions=nparts).map_partitions(_block_pairs, caps, meta=pmeta))
+        del keys
         divs, n_raw = _pair_divisions(run, pairs, n, pairs_per_partition, mview.npartitions)
         # the pair stream by ranges of first records: (i, j) only, no record columns travel
         left = run.persist(pairs.set_index("i", divisions=divs))
-        del streams, pairs
+        del pairs
     with run.stage("comparisons"):
         # each partition of pairs gathers the encodings of the records it touches (by id
         # range, from the record partitions that hold them) and compares them
