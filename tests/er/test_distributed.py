@@ -281,8 +281,8 @@ def test_encoded_features_equal_compare_for_every_encoded_kind():
 
 
 def test_encoded_take_and_concat_keep_sparse_rows():
-    from trustlab.er.kinds import Field
     from trustlab.er.comparisons import FSModel
+    from trustlab.er.kinds import Field
 
     df = pd.DataFrame({"name": ["ann lee", "", "bob ray ray", "x1234y zz", None, "q99999"]})
     fl = [Field("name", "string"), Field("*", "record"), Field("#", "codes")]
