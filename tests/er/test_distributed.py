@@ -247,7 +247,6 @@ def test_encoded_features_equal_compare_for_every_encoded_kind():
     """The features computed once-encoded records give equal :func:`compare` on the raw records
     (every feature of every encoded kind, missing values included), with the whole table's
     document frequencies; the trusted slow path is scoring.compare."""
-    import dask
 
     from trustlab.er.comparisons import FSModel
     from trustlab.er.kinds import Field
@@ -264,12 +263,13 @@ def test_encoded_features_equal_compare_for_every_encoded_kind():
     P = np.unique(np.sort(rng.integers(0, len(df), size=(3000, 2)), axis=1), axis=0)
     P = P[P[:, 0] != P[:, 1]]
     whole = compare(df, P, fl, only=None)
-    with dask.config.set(scheduler="synchronous"):
-        corpus, _, _ = D._statistics(D._Run(None, False), dd.from_pandas(df, npartitions=3), fl, len(df))
     tf = FSModel(fl)
-    # three record partitions encoded apart, then gathered in pieces as a pair partition does
+    # three record partitions encoded apart, their document frequencies summed (by token hash),
+    # then gathered in pieces as a pair partition does
     parts = np.array_split(np.arange(len(df)), 3)
-    encs = [D._encode(df.iloc[p].set_axis(p), fl, None, corpus, tf, None) for p in parts]
+    encs = [D._encode(df.iloc[p].set_axis(p), fl, None, None, tf, None) for p in parts]
+    doc_freq = D._sum_doc_counts([D._doc_counts(e) for e in encs], len(df))
+    encs = [D._weigh(e, fl, doc_freq) for e in encs]
     want = np.unique(P)
     enc = D._Enc.concat([e.take(want) for e in encs])
     assert enc.raw is None and np.array_equal(enc.idx, want)
@@ -278,6 +278,7 @@ def test_encoded_features_equal_compare_for_every_encoded_kind():
     got = D._feature_matrix(ctx, len(P), lambda f: D._encoded_features(enc, f, loc[:, 0], loc[:, 1], None))
     assert got.names == whole.names
     np.testing.assert_allclose(got.X, whole.X, rtol=1e-9, atol=1e-12, equal_nan=True)
+    assert np.isnan(got.X).any() and (np.nan_to_num(got.X) > 0.5).any()  # missing values and agreements occur
 
 
 def test_encoded_take_and_concat_keep_sparse_rows():
@@ -286,13 +287,10 @@ def test_encoded_take_and_concat_keep_sparse_rows():
 
     df = pd.DataFrame({"name": ["ann lee", "", "bob ray ray", "x1234y zz", None, "q99999"]})
     fl = [Field("name", "string"), Field("*", "record"), Field("#", "codes")]
-    import dask
-
-    with dask.config.set(scheduler="synchronous"):
-        corpus, _, _ = D._statistics(D._Run(None, False), dd.from_pandas(df, npartitions=2), fl, len(df))
     idx = np.array([3, 5, 8, 9, 12, 20])
-    e = D._encode(df.set_axis(idx), fl, None, corpus, FSModel(fl), None)
-    one = [D._encode(df.iloc[[k]].set_axis(idx[[k]]), fl, None, corpus, FSModel(fl), None) for k in range(6)]
+    doc_freq = D._sum_doc_counts([D._doc_counts(D._encode(df.set_axis(idx), fl, None, None, FSModel(fl), None))], 6)
+    e = D._encode(df.set_axis(idx), fl, None, doc_freq, FSModel(fl), None)
+    one = [D._encode(df.iloc[[k]].set_axis(idx[[k]]), fl, None, doc_freq, FSModel(fl), None) for k in range(6)]
     for want in ([5, 9, 20], [3], [8, 12], [4, 7], []):
         got = e.take(np.array(want))
         ref = D._Enc.concat([one[k] for k in range(6) if idx[k] in want] or [e.take(np.zeros(0, np.int64))])
@@ -342,3 +340,19 @@ def test_hashed_block_keys_give_the_local_candidate_pairs():
         parts = [D._block_pairs(keys[keys["key"] % 4 == k], caps) for k in range(4)]  # as a shuffle splits them
     got = pd.concat(parts).drop_duplicates().sort_values(["i", "j"]).to_numpy()
     np.testing.assert_array_equal(got, ref)
+
+
+def test_completed_pairs_compared_from_encodings_same_as_local():
+    """Pairs a component misses are completed, encoded and scored where the component is
+    solved (with the whole-record fields' document frequencies): the local run's entities."""
+    import dask
+
+    df = generate_records(1500, random_state=7)
+    kw = {"id_col": "rec_id", "truth": "entity", "blocking": ["key:surname", "key:date_of_birth"],
+          "fields": {"given_name": "name", "surname": "name", "date_of_birth": "date", "postcode": "postcode",
+                     "*": "record", "#": "codes"}}
+    local = trustlab.resolve(df, **kw)
+    with dask.config.set(scheduler="synchronous"):
+        res = D.resolve_distributed(dd.from_pandas(df, npartitions=3), **kw)
+    assert res.blocking["n_completed_pairs"] == local.blocking.n_completed_pairs > 0
+    assert _output_partition(res) == _local_partition(local)

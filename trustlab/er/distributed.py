@@ -236,6 +236,7 @@ class _Context:
     tf_model: Any  # FSModel with the tables set (tf_values), or the fitted model
     columns: list
     truth: str | None = None
+    doc_freq: dict | None = None  # the whole-record fields' document frequencies (by token hash)
 
 
 def _raw_features(df: pd.DataFrame, f, i: np.ndarray, j: np.ndarray, ctx: _Context) -> tuple[list, list, int]:
@@ -281,12 +282,6 @@ def _compare(df: pd.DataFrame, pairs: np.ndarray, ctx: _Context):
     frequencies of the whole table (``ctx.corpus``) for the IDF-weighted features."""
     i, j = pairs[:, 0], pairs[:, 1]
     return _feature_matrix(ctx, len(pairs), lambda f: _raw_features(df, f, i, j, ctx))
-
-
-def _levels_and_tf(df: pd.DataFrame, pairs: np.ndarray, ctx: _Context) -> tuple[np.ndarray, np.ndarray]:
-    """Comparison levels (n_pairs, n_fields) and term frequencies of ``pairs``."""
-    fm = _compare(df, pairs, ctx)
-    return ctx.tf_model.levels(fm), ctx.tf_model.tf_values(df, pairs)
 
 
 def _level_counts(part: pd.DataFrame, d: int) -> tuple[np.ndarray, np.ndarray, int]:
@@ -401,7 +396,8 @@ def _solve_groups(recs: pd.DataFrame, edges: pd.DataFrame, ctx: _Context, cfg: _
         P, w, prob = P[order], w[order], prob[order]
         extra = _component_completion(m, P, w, int(cfg.complete_components))
         if len(extra):
-            G, T = _levels_and_tf(recs[ctx.columns], extra, ctx)
+            sub = recs[ctx.columns].set_axis(np.arange(m))
+            G, T, _ = _encoded_levels(_encode(sub, ctx.fields, ctx.only, ctx.doc_freq, ctx.tf_model, None), extra, ctx)
             px = ctx.tf_model.proba_from_field_weights(ctx.tf_model.level_weights(G, T))
             P = np.concatenate([P, extra])
             prob = np.concatenate([prob, px])
@@ -559,13 +555,10 @@ def _sparse_rows(rec: np.ndarray, tok: pd.Series, n: int) -> tuple[np.ndarray, n
     return np.cumsum(ptr), hh, cnt, o[starts]
 
 
-def _doc_freq(tokens: np.ndarray, corpus) -> tuple[np.ndarray, int]:
-    n_all, freq = corpus
-    return pd.Series(tokens, dtype=object).map(freq).fillna(0).to_numpy(np.float64), int(n_all)
-
-
-def _encode(part: pd.DataFrame, fields, only, corpus: dict, tf_model, truth: str | None) -> _Enc:
-    """Normalise the records of one partition once: the arrays :func:`_encoded_features` compares."""
+def _encode(part: pd.DataFrame, fields, only, doc_freq: dict | None, tf_model, truth: str | None) -> _Enc:
+    """Normalise the records of one partition once: the arrays :func:`_encoded_features` compares.
+    The whole-record rows hold raw counts until :func:`_weigh` (here when ``doc_freq``, the whole
+    table's document frequencies of :func:`_sum_doc_counts`, is given)."""
     from trustlab.er.comparisons import tf_keys
     from trustlab.er.kinds import KINDS
     from trustlab.er.scoring import _RECORD_TOKEN, _no_space, _text, code_tokens, record_text
@@ -607,20 +600,15 @@ def _encode(part: pd.DataFrame, fields, only, corpus: dict, tf_model, truth: str
             cols[f"{c}:lat"], cols[f"{c}:lon"] = np.where(bad, 0.0, lat), np.where(bad, 0.0, lon)
             cols[f"{c}:m"] = bad
         elif kind == "record":
-            # TF-IDF rows as _tfidf_cosine makes them (sublinear tf, the whole table's idf), normalised
+            # each record's distinct words and how often it has them (weighted by _weigh)
             tok = record_text(df, fields).fillna("").astype(str).str.lower().str.findall(_RECORD_TOKEN).explode()
             tok = tok.dropna()
-            ptr, h, cnt, first = _sparse_rows(tok.index.to_numpy(np.int64), tok, n)
-            dfreq, n_docs = _doc_freq(tok.to_numpy(dtype=object)[first], corpus["record"])
-            w = (1.0 + np.log(np.maximum(cnt, 1.0))) * (np.log(n_docs / np.maximum(dfreq, 1)) + 1e-6)
-            rowid = np.repeat(np.arange(n), np.diff(ptr))
-            norm = np.sqrt(np.bincount(rowid, weights=w * w, minlength=n))
-            csr[c] = (ptr, h, w / np.where(norm > 0, norm, 1.0)[rowid])
+            ptr, h, cnt, _ = _sparse_rows(tok.index.to_numpy(np.int64), tok, n)
+            csr[c] = (ptr, h, cnt)
         elif kind == "codes":
             codes = code_tokens(record_text(df, fields).reset_index(drop=True))
-            ptr, h, _, first = _sparse_rows(codes.index.to_numpy(np.int64), codes, n)
-            dfreq, _ = _doc_freq(codes.to_numpy(dtype=object)[first], corpus["codes"])
-            csr[c] = (ptr, h, np.where(dfreq <= _rare_code_df(), 1.0, 1e-3))
+            ptr, h, cnt, _ = _sparse_rows(codes.index.to_numpy(np.int64), codes, n)
+            csr[c] = (ptr, h, np.ones_like(cnt))
         else:
             raw_cols += [x for x in f.columns() if x not in raw_cols]
     for k in tf_model._tf_fields():
@@ -633,13 +621,58 @@ def _encode(part: pd.DataFrame, fields, only, corpus: dict, tf_model, truth: str
         t = df[truth]
         cols["truth:h"], cols["truth:ok"] = _hash(t.astype(str).to_numpy(dtype=object)), t.notna().to_numpy()
     raw = df[raw_cols].copy() if raw_cols else None
-    return _Enc(part.index.to_numpy(np.int64), cols, csr, raw)
+    enc = _Enc(part.index.to_numpy(np.int64), cols, csr, raw)
+    return enc if doc_freq is None else _weigh(enc, fields, doc_freq)
 
 
-def _rare_code_df() -> int:
+def _doc_counts(enc: _Enc) -> dict:
+    """Per whole-record field: the distinct token hashes of a partition and how many of its
+    records hold each (a record's tokens are distinct in its row)."""
+    out = {}
+    for c, (_, h, _) in enc.csr.items():
+        u, k = np.unique(h, return_counts=True)
+        out[c] = (u, k.astype(np.int64))
+    return out
+
+
+def _sum_doc_counts(parts: Sequence[dict], n: int) -> dict:
+    """The whole table's document frequencies from the partitions' (:func:`_doc_counts`):
+    per field, ``(n records, sorted token hashes, records holding each)``."""
+    out = {}
+    for c in (parts[0] if parts else {}):
+        h = np.concatenate([p[c][0] for p in parts])
+        k = np.concatenate([p[c][1] for p in parts])
+        u, inv = np.unique(h, return_inverse=True)
+        out[c] = (int(n), u, np.bincount(inv.ravel(), weights=k, minlength=u.size).astype(np.int64))
+    return out
+
+
+def _weigh(enc: _Enc, fields, doc_freq: dict) -> _Enc:
+    """The weights of the whole-record rows from the whole table's document frequencies:
+    TF-IDF rows normalised to unit length (``record``, as ``_tfidf_cosine`` makes them:
+    sublinear term frequency, ``idf = log(n / df) + 1e-6``) and rare (1) / common (1e-3)
+    codes (``codes``, rare: held by at most ``RARE_CODE_DF`` records)."""
     from trustlab.er.scoring import RARE_CODE_DF
 
-    return RARE_CODE_DF
+    csr = dict(enc.csr)
+    for f in fields:
+        c = f.column
+        if f.kind not in ("record", "codes") or c not in csr:
+            continue
+        ptr, h, cnt = csr[c]
+        n_all, hs, ks = doc_freq[c]
+        dfreq = np.zeros(h.size)
+        if hs.size:
+            k = np.minimum(np.searchsorted(hs, h), hs.size - 1)
+            dfreq = np.where(hs[k] == h, ks[k], 0).astype(np.float64)
+        if f.kind == "record":
+            w = (1.0 + np.log(np.maximum(cnt, 1.0))) * (np.log(n_all / np.maximum(dfreq, 1)) + 1e-6)
+            rowid = np.repeat(np.arange(ptr.size - 1), np.diff(ptr))
+            norm = np.sqrt(np.bincount(rowid, weights=w * w, minlength=ptr.size - 1))
+            csr[c] = (ptr, h, w / np.where(norm > 0, norm, 1.0)[rowid])
+        else:
+            csr[c] = (ptr, h, np.where(dfreq <= RARE_CODE_DF, 1.0, 1e-3))
+    return _Enc(enc.idx, enc.cols, csr, enc.raw)
 
 
 def _sparse_dot(a: tuple, i: np.ndarray, b: tuple, j: np.ndarray) -> np.ndarray:
@@ -1193,21 +1226,23 @@ def _resolve(run: _Run, records, *, output, id_col, fields, truth, blocking, max
         mview = run.persist(mview)
     # ---------------------------------------------------------------- corpus statistics
     with run.stage("statistics"):
-        corpus, tf_tables, tf_default = _statistics(run, mview, flds, n)
+        corpus, tf_tables, tf_default = _statistics(run, mview, flds, n, skip=ENCODED_KINDS)
         only = FSModel(flds).needed_features()
     # ---------------------------------------------------------------- encode every record once
     with run.stage("encode"):
         tf_model = FSModel(flds)
         tf_model.tf_tables_, tf_model.tf_default_ = tf_tables, tf_default
-        shared_corpus = run.share(corpus)
-        encs = list(dask.persist(*[dask.delayed(_encode)(p, flds, only, shared_corpus, tf_model, truth)
+        encs = list(dask.persist(*[dask.delayed(_encode)(p, flds, only, None, tf_model, truth)
                                    for p in mview.to_delayed()]))
+        doc_freq = None
+        if any(f.kind in ("record", "codes") for f in flds):
+            # the whole-record fields' document frequencies, summed over the partitions by token
+            # hash, then each partition's rows weighted (no second pass over the strings)
+            doc_freq = _sum_doc_counts(run.compute(*[dask.delayed(_doc_counts)(e) for e in encs]), n)
+            shared_df = run.share(doc_freq)
+            encs = list(dask.persist(*[dask.delayed(_weigh)(e, flds, shared_df) for e in encs]))
         enc_bytes = run.compute(*[dask.delayed(_Enc.nbytes)(e) for e in encs])
-        # the comparison context of the pair partitions: the whole table's document frequencies
-        # only for the fields compared from raw columns (the encodings hold the others' weights)
-        raw_corpus = {k: v for k, v in corpus.items()
-                      if isinstance(k, tuple) and any(f.column == k[1] and f.kind not in ENCODED_KINDS for f in flds)}
-        ctx = _Context(flds, only, raw_corpus, tf_model, keep_cols, truth)
+        ctx = _Context(flds, only, corpus, tf_model, keep_cols, truth, doc_freq)
     # ---------------------------------------------------------------- blocking, comparisons, model
     size = max_block_size
     tightened_from = None
@@ -1248,7 +1283,7 @@ def _resolve(run: _Run, records, *, output, id_col, fields, truth, blocking, max
 
         if cfg.method == "xer" and cfg.time_limit is None and sizes.size and sizes.max() > ENUM_MAX:
             cfg.time_limit = default_time_limit(int(sizes.max()))  # the local run's: from the largest component
-        ctx = _Context(flds, only, corpus, model, columns)
+        ctx = _Context(flds, only, corpus, model, columns, None, doc_freq)
         solved, group_stats, n_solved_entities = _solve(run, mview, scored, labels, ctx, cfg, id_col, keep_cols)
     # ---------------------------------------------------------------- write
     with run.stage("write"):
@@ -1379,8 +1414,9 @@ def _check_unique_ids(run: _Run, raw, id_col: str) -> None:
         raise ValueError(f"id column {id_col!r} has {dup} duplicate id(s); ids must be unique per record")
 
 
-def _statistics(run: _Run, mview, flds, n: int):
-    """Document frequencies of the IDF-weighted comparisons and the model's TF tables,
+def _statistics(run: _Run, mview, flds, n: int, skip: Sequence[str] = ()):
+    """Document frequencies of the IDF-weighted comparisons (of the fields whose kind is not
+    in ``skip``: the encoded kinds' come from the encodings) and the model's TF tables,
     summed over the partitions."""
     from trustlab.er.comparisons import FSModel
 
@@ -1394,7 +1430,7 @@ def _statistics(run: _Run, mview, flds, n: int):
     for f in flds:
         what = "record" if f.kind == "record" else "codes" if f.kind == "codes" else \
             ("tokens", f.column) if f.kind == "tokens" else None
-        if what is not None and what not in corpus:
+        if what is not None and what not in corpus and f.kind not in skip:
             corpus[what] = (n, total(mview.map_partitions(_token_counts, what, flds, meta=meta)))
     tf_tables, tf_default = {}, {}
     probe = FSModel(flds)
@@ -1541,7 +1577,7 @@ def _solve(run: _Run, mview, scored, labels, ctx: _Context, cfg: _SolveConfig, i
     recs = base.map_partitions(_records_by_component, shared, meta=rmeta).set_index("comp", divisions=divs)
     emeta = _edges_by_component(scored._meta, (np.zeros(0, np.int64), np.zeros(0, np.int64)))
     edges = scored.map_partitions(_edges_by_component, shared, meta=emeta).set_index("comp", divisions=divs)
-    ctx2 = run.share(_Context(ctx.fields, ctx.only, ctx.corpus, ctx.tf_model, ctx.columns))
+    ctx2 = run.share(_Context(ctx.fields, ctx.only, ctx.corpus, ctx.tf_model, ctx.columns, None, ctx.doc_freq))
     out = [dask.delayed(_solve_groups, nout=2)(r, e, ctx2, cfg, id_col)
            for r, e in zip(recs.to_delayed(), edges.to_delayed())]
     frames = [o[0] for o in out]
