@@ -10,34 +10,43 @@ not fit one machine can be resolved on a cluster:
 2. **infer** (driver, bounded) — fields and default blocking rules from a sample of at most
    ``sample_size`` records (the whole table when it is that small, so the choices are
    :func:`trustlab.resolve`'s; on a strict sample they are estimates).
-3. **corpus statistics** — the term-frequency tables of the Fellegi-Sunter model and the
-   document frequencies of the IDF-weighted comparisons (``record``, ``codes``,
-   ``tokens``) are value counts summed over the partitions, so a pair's features are
-   those of the whole table.
-4. **blocking** — per rule, each record's block keys (normalised keys, tokens or
-   q-grams, as :mod:`trustlab.er.blocking` makes them) are shuffled by key, so every block
-   lands whole in one partition, where blocks larger than the limit are purged and the
-   pairs of each block are emitted (never all pairs, never a shuffle of all pairs). The
-   pair streams of the rules are range-partitioned on the first record; duplicates
-   (a pair two rules propose) meet in one partition and are dropped there.
-5. **comparisons** — each partition of pairs is joined to its records (two aligned
-   range joins, on the first then the second record), compared, and reduced to the
-   comparison levels and term frequencies the model needs.
-6. **model** — Fellegi-Sunter by session EM (:meth:`FSModel.fit_from_counts`) on the
+3. **corpus statistics** — the term-frequency tables of the Fellegi-Sunter model (and the
+   document frequencies of IDF-weighted ``tokens`` fields) are value counts summed over the
+   partitions.
+4. **encode** — each record is normalised ONCE, on the worker holding its partition, into
+   compact per-field arrays (:func:`_encode`): normalised strings for the string
+   similarities, 64-bit hashes for exact agreement, numbers, and sparse rows of token hashes
+   for the whole-record comparisons, whose document frequencies are summed over the
+   partitions by hash and then turned into TF-IDF / rare-code weights (:func:`_weigh`), so a
+   pair's features are those of the whole table. Kinds without an encoder (``tokens``) keep
+   their raw columns and are compared as :func:`~trustlab.er.scoring.compare` does.
+5. **blocking** — every rule's block keys (normalised keys, tokens or q-grams, as
+   :mod:`trustlab.er.blocking` makes them; hashed to 64 bits with the rule's number) go
+   through one shuffle by key, so every block lands whole in one partition, where blocks
+   larger than the limit are purged and the pairs of each block are emitted (never all
+   pairs, never a shuffle of all pairs). The pair stream — ``(i, j)`` only — is
+   range-partitioned on the first record (bounds from a histogram, about
+   ``pairs_per_partition`` pairs each); duplicates (a pair two rules propose) meet in one
+   partition and are dropped there.
+6. **comparisons** — each partition of pairs gathers the encodings of the records it
+   touches from the record partitions that hold them (a bounded join by id range: at most
+   twice ``pairs_per_partition`` records), compares them, and keeps the comparison levels
+   and term frequencies the model needs.
+7. **model** — Fellegi-Sunter by session EM (:meth:`FSModel.fit_from_counts`) on the
    *counts* of each distinct level row, summed over the partitions: the same sufficient
    statistics as the local fit over every candidate pair, in memory that grows with the
    number of distinct level rows (thousands), not of pairs; u from random record pairs
    (:func:`~trustlab.er.defaults.random_pairs`, the same draw as the local run). The
    fitted model is sent to the workers and every pair is scored where it lies.
-7. **components** — connected components of the positive-weight graph: union-find on
+8. **components** — connected components of the positive-weight graph: union-find on
    each partition of the scored pairs (workers), then the per-partition maps (one row per
    record in a positive pair) are merged on the driver.
-8. **solve** — records and pairs are range-partitioned by component, so each component
+9. **solve** — records and pairs are range-partitioned by component, so each component
    lands whole in one partition; there the pairs it misses are completed
    (``complete_components``) and scored, and the component is clustered with
    :func:`~trustlab.er.cluster.cluster_pairs` (xER: closed form, enumeration, or the
    partition layer).
-9. **write** — partitioned parquet, one row per record: the record as read plus
+10. **write** — partitioned parquet, one row per record: the record as read plus
    ``entity_id``, the id of the entity's record that comes first in the canonical order
    (its smallest id), so entity ids do not depend on partitioning or on the run.
 
@@ -45,6 +54,9 @@ For the same seed and options this gives the entities of :func:`trustlab.resolve
 tests compare them on generated records and on a bundled table), as long as the
 inference sample is the whole table; on a larger table the fields and rules come from the
 sample and may differ from what the local run would infer from all the records.
+Block keys, exact values and whole-record tokens are compared by 64-bit hash: two distinct
+values that share a hash (probability about ``k^2 / 2^65`` among ``k`` distinct values, ~3e-8
+for a million) would count as equal, the one way the result can differ from the local run's.
 
 Not distributed: field and rule inference (a bounded sample on the driver), the EM itself
 (on aggregated counts), the merge of the component maps (driver memory grows with the
