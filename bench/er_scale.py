@@ -86,6 +86,12 @@ def distributed_run(work: Path, workers: int, memory_limit: str) -> dict:
     from trustlab.er.distributed import resolve_distributed
 
     logging.getLogger("distributed").setLevel(logging.ERROR)
+    # stage progress (start, seconds) in WORK/distributed.log, readable while the run goes on
+    h = logging.FileHandler(work / "distributed.log", mode="w")
+    h.setFormatter(logging.Formatter("%(asctime)s %(message)s"))
+    log = logging.getLogger("trustlab.er.distributed")
+    log.addHandler(h)
+    log.setLevel(logging.INFO)
     cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, memory_limit=memory_limit,
                            dashboard_address=None)
     client = Client(cluster)
