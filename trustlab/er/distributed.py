@@ -466,12 +466,19 @@ def _token_counts(part: pd.DataFrame, what, fields) -> pd.DataFrame:
     return pd.DataFrame({"tok": vc.index.to_numpy(dtype=object), "n": vc.to_numpy(np.int64)})
 
 
-def _tf_counts(part: pd.DataFrame, f) -> pd.DataFrame:
+def _tf_counts(part: pd.DataFrame, fields) -> pd.DataFrame:
+    """Records holding each normalised value of every TF field ``fields[k]`` (rows ``f = k``,
+    ``tok``, ``n``) in one partition."""
     from trustlab.er.comparisons import tf_keys
 
-    k = pd.Series(tf_keys(part.reset_index(drop=True), f))
-    vc = k[k != ""].astype(str).value_counts()
-    return pd.DataFrame({"tok": vc.index.to_numpy(dtype=object), "n": vc.to_numpy(np.int64)})
+    df = part.reset_index(drop=True)
+    out = [pd.DataFrame({"f": np.zeros(0, np.int16), "tok": pd.Series([], dtype=object), "n": np.zeros(0, np.int64)})]
+    for k, f in enumerate(fields):
+        key = pd.Series(tf_keys(df, f))
+        vc = key[key != ""].astype(str).value_counts()
+        out.append(pd.DataFrame({"f": np.full(len(vc), k, np.int16), "tok": vc.index.to_numpy(dtype=object),
+                                 "n": vc.to_numpy(np.int64)}))
+    return pd.concat(out, ignore_index=True)
 
 
 # ----------------------------------------------------------------------------- encoded records
@@ -1445,10 +1452,16 @@ def _statistics(run: _Run, mview, flds, n: int, skip: Sequence[str] = ()):
         if what is not None and what not in corpus and f.kind not in skip:
             corpus[what] = (n, total(mview.map_partitions(_token_counts, what, flds, meta=meta)))
     tf_tables, tf_default = {}, {}
-    probe = FSModel(flds)
-    for c in probe._tf_fields():
-        f = flds[c]
-        vc = total(mview.map_partitions(_tf_counts, f, meta=meta))
+    tf_fields = [flds[c] for c in FSModel(flds)._tf_fields()]
+    if not tf_fields:
+        return corpus, tf_tables, tf_default
+    # every TF field's value counts in one pass over the records and one groupby
+    fmeta = pd.DataFrame({"f": np.zeros(0, np.int16), "tok": pd.Series([], dtype=object), "n": np.zeros(0, np.int64)})
+    frame = mview.map_partitions(_tf_counts, tf_fields, meta=fmeta)
+    counts = run.compute(frame.groupby(["f", "tok"])["n"].sum(split_out=max(1, frame.npartitions // 4)))[0]
+    for k, f in enumerate(tf_fields):
+        vc = counts[counts.index.get_level_values(0) == k]
+        vc.index = vc.index.get_level_values(1)
         tot = max(1, int(vc.sum()))
         vc = vc[vc >= 2].sort_values(ascending=False, kind="stable")
         tf_tables[f.column] = {str(v): float(cnt / tot) for v, cnt in vc.items()}
