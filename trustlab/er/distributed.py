@@ -335,7 +335,9 @@ def _min_roots(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     import scipy.sparse as sp
     from scipy.sparse.csgraph import connected_components
 
-    nodes = np.unique(np.concatenate([a, b]))
+    from trustlab.er.blocking import sorted_unique
+
+    nodes = sorted_unique(np.concatenate([a, b]))
     if not nodes.size:
         return nodes, nodes
     ia, ib = np.searchsorted(nodes, a), np.searchsorted(nodes, b)
@@ -823,7 +825,9 @@ def _encoded_levels(enc: _Enc, pairs: np.ndarray, ctx: _Context) -> tuple[np.nda
 
 def _pair_ids(part: pd.DataFrame) -> np.ndarray:
     """The records (canonical positions, sorted) one partition of the pair stream touches."""
-    return np.unique(np.concatenate([part.index.to_numpy(np.int64), part["j"].to_numpy(np.int64)]))
+    from trustlab.er.blocking import sorted_unique  # by sorting: NumPy's hash-based unique is slower here
+
+    return sorted_unique(np.concatenate([part.index.to_numpy(np.int64), part["j"].to_numpy(np.int64)]))
 
 
 def _take(enc: _Enc, want: np.ndarray) -> _Enc:
@@ -851,7 +855,9 @@ def _level_frame(pairs: pd.DataFrame, ctx: _Context, *encs: _Enc) -> pd.DataFram
     if not len(i):
         return _level_frame_meta(ctx)
     n = int(max(i.max(), j.max())) + 1
-    code = np.unique(i * n + j)  # distinct pairs, sorted
+    from trustlab.er.blocking import sorted_unique
+
+    code = sorted_unique(i * n + j)  # distinct pairs, sorted
     P = np.stack([code // n, code % n], axis=1)
     enc = _Enc.concat(encs)
     G, T, loc = _encoded_levels(enc, P, ctx)
@@ -1478,7 +1484,7 @@ def _fit(run: _Run, mview, encs, rules, size, flds, ctx: _Context, tf_tables, tf
     import dask
     import dask.dataframe as dd
 
-    from trustlab.er.blocking import parse_rule
+    from trustlab.er.blocking import parse_rule, sorted_unique
     from trustlab.er.comparisons import FSModel, _distinct_rows_inverse, record_share_sums
     from trustlab.er.defaults import random_pairs
 
@@ -1523,7 +1529,7 @@ def _fit(run: _Run, mview, encs, rules, size, flds, ctx: _Context, tf_tables, tf
             Gu, cnt = np.zeros((0, d), np.int8), np.zeros(0)
         # u from random record pairs: the local run's draw, their encodings gathered from the partitions
         rp = random_pairs(n, rng)
-        want = np.unique(rp.ravel())
+        want = sorted_unique(rp.ravel())
         Gr = run.compute(dask.delayed(_random_level_rows)(rp, shared_ctx, *_takes(encs, mview.divisions, want)))[0]
         # each field's share of the whole record's words, summed over the partitions
         shares = run.compute(*[dask.delayed(record_share_sums)(p, flds) for p in mview.to_delayed()])
