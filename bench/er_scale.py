@@ -43,6 +43,17 @@ def _peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def _cpu_s() -> float:
+    """CPU seconds (user + system) of this process and its waited-for children."""
+    a, b = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return a.ru_utime + a.ru_stime + b.ru_utime + b.ru_stime
+
+
+def _worker_usage() -> tuple[float, float]:
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_maxrss / 1024, r.ru_utime + r.ru_stime
+
+
 def _pairwise(pred, truth) -> dict:
     from er_real import pairwise
 
@@ -75,15 +86,25 @@ def distributed_run(work: Path, workers: int, memory_limit: str) -> dict:
     from trustlab.er.distributed import resolve_distributed
 
     logging.getLogger("distributed").setLevel(logging.ERROR)
+    # stage progress (start, seconds) in WORK/distributed.log, readable while the run goes on
+    h = logging.FileHandler(work / "distributed.log", mode="w")
+    h.setFormatter(logging.Formatter("%(asctime)s %(message)s"))
+    log = logging.getLogger("trustlab.er.distributed")
+    log.addHandler(h)
+    log.setLevel(logging.INFO)
     cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, memory_limit=memory_limit,
                            dashboard_address=None)
     client = Client(cluster)
     try:
-        t0 = time.perf_counter()
+        load0 = os.getloadavg()[0]
+        cpu0 = client.run(_worker_usage)
+        t0, c0 = time.perf_counter(), _cpu_s()
         res = resolve_distributed(str(work / "parquet"), client=client, id_col="rec_id", truth="entity",
                                   output=str(work / "out"))
-        sec = time.perf_counter() - t0
-        peaks = client.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+        sec, csec = time.perf_counter() - t0, _cpu_s() - c0
+        usage = client.run(_worker_usage)
+        peaks = {k: v[0] for k, v in usage.items()}
+        wcpu = sum(v[1] - cpu0[k][1] for k, v in usage.items())
     finally:
         client.close()
         cluster.close()
@@ -91,7 +112,9 @@ def distributed_run(work: Path, workers: int, memory_limit: str) -> dict:
                                                          "rules": res.rules}))
     m = res.metrics
     return {"run": "distributed", "workers": workers, "memory_limit": memory_limit, "records": res.n_records,
-            "seconds": round(sec, 1), "stage_seconds": {k: round(v, 1) for k, v in res.seconds.items()},
+            "seconds": round(sec, 1), "cpu_seconds": round(wcpu + csec, 1),
+            "load": [round(load0, 1), round(os.getloadavg()[0], 1)], "encoded_mb": res.blocking.get("encoded_mb"),
+            "stage_seconds": {k: round(v, 1) for k, v in res.seconds.items()},
             "peak_mb_per_worker": sorted(round(v, 1) for v in peaks.values()), "driver_peak_mb": round(_peak_mb(), 1),
             "f1": round(m["f1"], 4), "precision": round(m["precision"], 4), "recall": round(m["recall"], 4),
             "n_entities": res.n_entities, "candidate_pairs": res.blocking["n_candidate_pairs"],
@@ -112,9 +135,10 @@ def local_run(work: Path) -> dict:
 
     st = json.loads((work / "dist_settings.json").read_text())
     truth = np.load(work / "truth.npy", allow_pickle=True)
-    t0 = time.perf_counter()
+    load0 = os.getloadavg()[0]
+    t0, c0 = time.perf_counter(), _cpu_s()
     r = trustlab.resolve(str(work / "records.csv"), id_col="rec_id", fields=st["fields"], blocking=st["rules"])
-    sec = time.perf_counter() - t0
+    sec, csec = time.perf_counter() - t0, _cpu_s() - c0
     f = r.to_frame()
     out = pd.read_parquet(work / "out", columns=["rec_id", "entity_id"])
     a = _partition_of(f["rec_id"], f["entity_id"])
@@ -122,6 +146,7 @@ def local_run(work: Path) -> dict:
     recs = pd.read_csv(work / "records.csv", usecols=["rec_id"], dtype=str)["rec_id"]
     lab = pd.Series(r.entity, index=r.ids).reindex(recs.to_numpy()).to_numpy()  # the CSV's (and truth's) order
     return {"run": "local (same fields and rules)", "records": int(len(f)), "seconds": round(sec, 1),
+            "cpu_seconds": round(csec, 1), "load": [round(load0, 1), round(os.getloadavg()[0], 1)],
             "peak_mb": round(_peak_mb(), 1), **_pairwise(lab, truth),
             "same_entities_as_distributed": a == b, "entities_only_in_one_run": len(a ^ b),
             "candidate_pairs": r.blocking.n_candidate_pairs}
@@ -131,10 +156,12 @@ def splink(work: Path) -> dict:
     from er_real_peers import splink_run
 
     truth = np.load(work / "truth.npy", allow_pickle=True)
-    t0 = time.perf_counter()
+    load0 = os.getloadavg()[0]
+    t0, c0 = time.perf_counter(), _cpu_s()
     pred, info = splink_run([work / "records.csv"], None)
-    sec = time.perf_counter() - t0
+    sec, csec = time.perf_counter() - t0, _cpu_s() - c0
     return {"run": "splink (DuckDB)", "records": int(len(truth)), "seconds": round(sec, 1),
+            "cpu_seconds": round(csec, 1), "load": [round(load0, 1), round(os.getloadavg()[0], 1)],
             "peak_mb": round(_peak_mb(), 1), **_pairwise(pred, truth),
             "entities": info.get("entities"), "pairs_scored_at_0.5": info.get("pairs_scored_at_0.5")}
 
@@ -203,20 +230,22 @@ def _write_md(a, rows, load) -> None:
         + (" --splink" if a.splink else "") + (" --equivalence" if a.equivalence else "") + f" --md {a.md}`",
         "- data: `trustlab.er.generate_records(N, random_state=0)`; distributed input: a directory of parquet "
         "files; local and Splink input: one CSV", "",
-        "| run | records | seconds | peak MB | F1 (P / R) | notes |", "|---|---:|---:|---:|---|---|",
+        "| run | records | seconds | CPU seconds | load (start, end) | peak MB | F1 (P / R) | notes |",
+        "|---|---:|---:|---:|---|---:|---|---|",
     ]
     for r in rows:
         if r["run"] == "generate":
             continue
         if "error" in r:
-            lines.append(f"| {r['run']} | {r['records']:,} | – | – | – | failed: {str(r['error'])[-200:]!r} |")
+            lines.append(f"| {r['run']} | {r['records']:,} | – | – | – | – | – | failed: {str(r['error'])[-200:]!r} |")
             continue
         if r["run"] == "distributed":
             peak = (" / ".join(f"{v:,.0f}" for v in r["peak_mb_per_worker"])
                     + f" (workers); {r['driver_peak_mb']:,.0f} (driver)")
             note = (f"{r['workers']} worker processes × 1 thread, limit {r['memory_limit']} each; "
                     f"{r['candidate_pairs']:,} candidate pairs in {r['pair_partitions']} partitions (max "
-                    f"{r['max_pairs_per_partition']:,}); fields and rules inferred on {r['inferred_on']}; stages (s): "
+                    f"{r['max_pairs_per_partition']:,}); encoded records {r.get('encoded_mb')} MB; fields and rules "
+                    f"inferred on {r['inferred_on']}; stages (s): "
                     + ", ".join(f"{k} {v}" for k, v in r["stage_seconds"].items()))
         else:
             peak = f"{r['peak_mb']:,.0f}"
@@ -224,8 +253,9 @@ def _write_md(a, rows, load) -> None:
             if "same_entities_as_distributed" in r:
                 note = (f"same fields and rules as the distributed run; same entities as distributed: "
                         f"**{r['same_entities_as_distributed']}** ({r['entities_only_in_one_run']} entities differ)")
-        lines.append(f"| {r['run']} | {r['records']:,} | {r['seconds']:,} | {peak} | {r['f1']} ({r['precision']} / "
-                     f"{r['recall']}) | {note} |")
+        load = " / ".join(str(x) for x in r.get("load", []))
+        lines.append(f"| {r['run']} | {r['records']:,} | {r['seconds']:,} | {r.get('cpu_seconds', '–')} | {load} | "
+                     f"{peak} | {r['f1']} ({r['precision']} / {r['recall']}) | {note} |")
     Path(a.md).parent.mkdir(parents=True, exist_ok=True)
     Path(a.md).write_text("\n".join(lines) + "\n")
 

@@ -219,3 +219,140 @@ def test_tiny_table_prior_model_same_as_local(n):
     with dask.config.set(scheduler="synchronous"):
         res = trustlab.resolve(dd.from_pandas(df, npartitions=2), **kw)
     assert _output_partition(res) == _local_partition(local)
+
+
+# ----------------------------------------------------------------------------- encoded records
+
+
+def _every_kind_table(n=240, seed=0):
+    """Records with a column of each encoded kind (missing and placeholder-free values mixed in)."""
+    rng = np.random.default_rng(seed)
+    people = generate_records(n, random_state=seed)
+    pick = lambda vals: [vals[k] for k in rng.integers(0, len(vals), n)]  # noqa: E731
+    df = pd.DataFrame({
+        "given_name": people["given_name"], "surname": people["surname"], "address": people["address_1"],
+        "note": pick(["red car", "Red  car!", "blue van", None, "car red", "a b c"]),
+        "email": pick(["A@x.org", "a@x.org ", "b@y.com", None, "c@z.net"]),
+        "postcode": people["postcode"], "code": pick(["AB-12", "ab12", "XY9", None, "zz-77"]),
+        "phone": pick(["+1 (555) 123-4567", "5551234567", "555-123-4568", "12", None]),
+        "state": people["state"], "model": pick(["TH-50PZ", "th50pz", "WRT54GL", None]),
+        "price": pick([10.0, 10.5, 99.0, np.nan, 0.0]), "dob": people["date_of_birth"],
+        "lat": pick([51.5, 51.51, 48.85, np.nan, 0.0]), "lon": pick([-0.12, -0.13, 2.35, 1.0, 0.0]),
+        "soc": people["soc_sec_id"],
+    })
+    return df
+
+
+def test_encoded_features_equal_compare_for_every_encoded_kind():
+    """The features computed once-encoded records give equal :func:`compare` on the raw records
+    (every feature of every encoded kind, missing values included), with the whole table's
+    document frequencies; the trusted slow path is scoring.compare."""
+
+    from trustlab.er.comparisons import FSModel
+    from trustlab.er.kinds import Field
+    from trustlab.er.scoring import compare
+
+    df = _every_kind_table()
+    fl = [Field("given_name", "name"), Field("surname", "name"), Field("address", "address"),
+          Field("note", "string"), Field("email", "email"), Field("postcode", "postcode"), Field("code", "code"),
+          Field("phone", "phone"), Field("state", "exact"), Field("model", "model"), Field("price", "numeric"),
+          Field("dob", "date"), Field("lat,lon", "latlon"), Field("soc", "string"), Field("*", "record"),
+          Field("#", "codes")]
+    assert {f.kind for f in fl} == set(D.ENCODED_KINDS)
+    rng = np.random.default_rng(1)
+    P = np.unique(np.sort(rng.integers(0, len(df), size=(3000, 2)), axis=1), axis=0)
+    P = P[P[:, 0] != P[:, 1]]
+    whole = compare(df, P, fl, only=None)
+    tf = FSModel(fl)
+    # three record partitions encoded apart, their document frequencies summed (by token hash),
+    # then gathered in pieces as a pair partition does
+    parts = np.array_split(np.arange(len(df)), 3)
+    encs = [D._encode(df.iloc[p].set_axis(p), fl, None, None, tf, None) for p in parts]
+    doc_freq = D._sum_doc_counts([D._doc_counts(e) for e in encs], len(df))
+    encs = [D._weigh(e, fl, doc_freq) for e in encs]
+    want = np.unique(P)
+    enc = D._Enc.concat([e.take(want) for e in encs])
+    assert enc.raw is None and np.array_equal(enc.idx, want)
+    ctx = D._Context(fl, None, {}, tf, list(df.columns))
+    loc = np.searchsorted(enc.idx, P)
+    got = D._feature_matrix(ctx, len(P), lambda f: D._encoded_features(enc, f, loc[:, 0], loc[:, 1], None))
+    assert got.names == whole.names
+    np.testing.assert_allclose(got.X, whole.X, rtol=1e-9, atol=1e-12, equal_nan=True)
+    assert np.isnan(got.X).any() and (np.nan_to_num(got.X) > 0.5).any()  # missing values and agreements occur
+
+
+def test_encoded_take_and_concat_keep_sparse_rows():
+    from trustlab.er.comparisons import FSModel
+    from trustlab.er.kinds import Field
+
+    df = pd.DataFrame({"name": ["ann lee", "", "bob ray ray", "x1234y zz", None, "q99999"]})
+    fl = [Field("name", "string"), Field("*", "record"), Field("#", "codes")]
+    idx = np.array([3, 5, 8, 9, 12, 20])
+    doc_freq = D._sum_doc_counts([D._doc_counts(D._encode(df.set_axis(idx), fl, None, None, FSModel(fl), None))], 6)
+    e = D._encode(df.set_axis(idx), fl, None, doc_freq, FSModel(fl), None)
+    one = [D._encode(df.iloc[[k]].set_axis(idx[[k]]), fl, None, doc_freq, FSModel(fl), None) for k in range(6)]
+    for want in ([5, 9, 20], [3], [8, 12], [4, 7], []):
+        got = e.take(np.array(want))
+        ref = D._Enc.concat([one[k] for k in range(6) if idx[k] in want] or [e.take(np.zeros(0, np.int64))])
+        assert np.array_equal(got.idx, ref.idx)
+        for k in ("*", "#"):
+            for a, b in zip(got.csr[k], ref.csr[k]):
+                np.testing.assert_array_equal(a, b)
+        np.testing.assert_array_equal(got.cols["name:s"], ref.cols["name:s"])
+
+
+def test_each_record_is_normalised_once(monkeypatch):
+    """The string normalisation of a text field runs once per record (when it is encoded),
+    not again in every partition of pairs that touches the record."""
+    import dask
+
+    from trustlab.er import scoring
+
+    seen = []
+    orig = scoring._text
+
+    def counting(s):
+        seen.append(len(s))
+        return orig(s)
+
+    monkeypatch.setattr(scoring, "_text", counting)
+    df = generate_records(1500, random_state=5)
+    kw = {"id_col": "rec_id", "fields": {"given_name": "name", "surname": "name", "date_of_birth": "date"},
+          "blocking": ["token:given_name", "token:surname", "qgram:surname:3"], "complete_components": 0}
+    with dask.config.set(scheduler="synchronous"):
+        res = D.resolve_distributed(dd.from_pandas(df, npartitions=3), pairs_per_partition=1000, **kw)
+    assert res.blocking["pair_partitions"] >= 5
+    assert sum(seen) == 3 * len(df)  # three fields normalised by _text, each record once
+
+
+def test_hashed_block_keys_give_the_local_candidate_pairs():
+    import dask
+
+    from trustlab.er.blocking import block
+
+    df = generate_records(1200, random_state=6)
+    rules = ["key:surname", "token:given_name", "qgram:surname:3@20", "key:postcode+state"]
+    ref = block(df, rules, max_block_size=30)
+    with dask.config.set(scheduler="synchronous"):
+        pdf = df.reset_index(drop=True)
+        keys = D._key_rows(pdf, rules)
+        caps = [30, 30, 20, 30]
+        parts = [D._block_pairs(keys[keys["key"] % 4 == k], caps) for k in range(4)]  # as a shuffle splits them
+    got = pd.concat(parts).drop_duplicates().sort_values(["i", "j"]).to_numpy()
+    np.testing.assert_array_equal(got, ref)
+
+
+def test_completed_pairs_compared_from_encodings_same_as_local():
+    """Pairs a component misses are completed, encoded and scored where the component is
+    solved (with the whole-record fields' document frequencies): the local run's entities."""
+    import dask
+
+    df = generate_records(1500, random_state=7)
+    kw = {"id_col": "rec_id", "truth": "entity", "blocking": ["key:surname", "key:date_of_birth"],
+          "fields": {"given_name": "name", "surname": "name", "date_of_birth": "date", "postcode": "postcode",
+                     "*": "record", "#": "codes"}}
+    local = trustlab.resolve(df, **kw)
+    with dask.config.set(scheduler="synchronous"):
+        res = D.resolve_distributed(dd.from_pandas(df, npartitions=3), **kw)
+    assert res.blocking["n_completed_pairs"] == local.blocking.n_completed_pairs > 0
+    assert _output_partition(res) == _local_partition(local)

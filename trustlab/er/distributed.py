@@ -10,34 +10,43 @@ not fit one machine can be resolved on a cluster:
 2. **infer** (driver, bounded) — fields and default blocking rules from a sample of at most
    ``sample_size`` records (the whole table when it is that small, so the choices are
    :func:`trustlab.resolve`'s; on a strict sample they are estimates).
-3. **corpus statistics** — the term-frequency tables of the Fellegi-Sunter model and the
-   document frequencies of the IDF-weighted comparisons (``record``, ``codes``,
-   ``tokens``) are value counts summed over the partitions, so a pair's features are
-   those of the whole table.
-4. **blocking** — per rule, each record's block keys (normalised keys, tokens or
-   q-grams, as :mod:`trustlab.er.blocking` makes them) are shuffled by key, so every block
-   lands whole in one partition, where blocks larger than the limit are purged and the
-   pairs of each block are emitted (never all pairs, never a shuffle of all pairs). The
-   pair streams of the rules are range-partitioned on the first record; duplicates
-   (a pair two rules propose) meet in one partition and are dropped there.
-5. **comparisons** — each partition of pairs is joined to its records (two aligned
-   range joins, on the first then the second record), compared, and reduced to the
-   comparison levels and term frequencies the model needs.
-6. **model** — Fellegi-Sunter by session EM (:meth:`FSModel.fit_from_counts`) on the
+3. **corpus statistics** — the term-frequency tables of the Fellegi-Sunter model (and the
+   document frequencies of IDF-weighted ``tokens`` fields) are value counts summed over the
+   partitions.
+4. **encode** — each record is normalised ONCE, on the worker holding its partition, into
+   compact per-field arrays (:func:`_encode`): normalised strings for the string
+   similarities, 64-bit hashes for exact agreement, numbers, and sparse rows of token hashes
+   for the whole-record comparisons, whose document frequencies are summed over the
+   partitions by hash and then turned into TF-IDF / rare-code weights (:func:`_weigh`), so a
+   pair's features are those of the whole table. Kinds without an encoder (``tokens``) keep
+   their raw columns and are compared as :func:`~trustlab.er.scoring.compare` does.
+5. **blocking** — every rule's block keys (normalised keys, tokens or q-grams, as
+   :mod:`trustlab.er.blocking` makes them; hashed to 64 bits with the rule's number) go
+   through one shuffle by key, so every block lands whole in one partition, where blocks
+   larger than the limit are purged and the pairs of each block are emitted (never all
+   pairs, never a shuffle of all pairs). The pair stream — ``(i, j)`` only — is
+   range-partitioned on the first record (bounds from a histogram, about
+   ``pairs_per_partition`` pairs each); duplicates (a pair two rules propose) meet in one
+   partition and are dropped there.
+6. **comparisons** — each partition of pairs gathers the encodings of the records it
+   touches from the record partitions that hold them (a bounded join by id range: at most
+   twice ``pairs_per_partition`` records), compares them, and keeps the comparison levels
+   and term frequencies the model needs.
+7. **model** — Fellegi-Sunter by session EM (:meth:`FSModel.fit_from_counts`) on the
    *counts* of each distinct level row, summed over the partitions: the same sufficient
    statistics as the local fit over every candidate pair, in memory that grows with the
    number of distinct level rows (thousands), not of pairs; u from random record pairs
    (:func:`~trustlab.er.defaults.random_pairs`, the same draw as the local run). The
    fitted model is sent to the workers and every pair is scored where it lies.
-7. **components** — connected components of the positive-weight graph: union-find on
+8. **components** — connected components of the positive-weight graph: union-find on
    each partition of the scored pairs (workers), then the per-partition maps (one row per
    record in a positive pair) are merged on the driver.
-8. **solve** — records and pairs are range-partitioned by component, so each component
+9. **solve** — records and pairs are range-partitioned by component, so each component
    lands whole in one partition; there the pairs it misses are completed
    (``complete_components``) and scored, and the component is clustered with
    :func:`~trustlab.er.cluster.cluster_pairs` (xER: closed form, enumeration, or the
    partition layer).
-9. **write** — partitioned parquet, one row per record: the record as read plus
+10. **write** — partitioned parquet, one row per record: the record as read plus
    ``entity_id``, the id of the entity's record that comes first in the canonical order
    (its smallest id), so entity ids do not depend on partitioning or on the run.
 
@@ -45,6 +54,9 @@ For the same seed and options this gives the entities of :func:`trustlab.resolve
 tests compare them on generated records and on a bundled table), as long as the
 inference sample is the whole table; on a larger table the fields and rules come from the
 sample and may differ from what the local run would infer from all the records.
+Block keys, exact values and whole-record tokens are compared by 64-bit hash: two distinct
+values that share a hash (probability about ``k^2 / 2^65`` among ``k`` distinct values, ~3e-8
+for a million) would count as equal, the one way the result can differ from the local run's.
 
 Not distributed: field and rule inference (a bounded sample on the driver), the EM itself
 (on aggregated counts), the merge of the component maps (driver memory grows with the
@@ -178,40 +190,52 @@ def _with_position(part: pd.DataFrame, offset: int) -> pd.DataFrame:
     return out
 
 
-def _key_rows(part: pd.DataFrame, rule: str) -> pd.DataFrame:
-    """Each record's block keys under ``rule`` (rows ``key``, ``rec``)."""
+def _key_rows(part: pd.DataFrame, rules: Sequence[str]) -> pd.DataFrame:
+    """Each record's block keys under every rule: rows ``key`` (a 64-bit hash of the rule's
+    number and the key string), ``rec`` (canonical position) and ``r`` (the rule's number).
+    Hashes keep the shuffle small (16 bytes a key instead of a string); two distinct keys
+    share a hash with probability about ``k^2 / 2^65`` for ``k`` distinct keys (then their
+    blocks are one)."""
     from trustlab.er.blocking import membership_values
 
     df = part.reset_index(drop=True)
     idx = part.index.to_numpy(np.int64)
-    if rule == "all":
-        return pd.DataFrame({"key": np.full(len(df), "", dtype=object), "rec": idx})
-    kind, val = membership_values(df, rule)
-    if kind != "members":  # pragma: no cover - refused before any work
-        raise ValueError(f"blocking rule {rule!r} cannot be distributed")
-    return pd.DataFrame({"key": val[1], "rec": idx[val[0]]})
+    keys, recs, rs = [], [], []
+    for r, rule in enumerate(rules):
+        if rule == "all":
+            rec, val = np.arange(len(df)), np.full(len(df), "", dtype=object)
+        else:
+            kind, v = membership_values(df, rule)
+            if kind != "members":  # pragma: no cover - refused before any work
+                raise ValueError(f"blocking rule {rule!r} cannot be distributed")
+            rec, val = v
+        try:
+            h = _hash(val)
+        except TypeError:  # pragma: no cover - keys are strings
+            h = _hash(np.asarray(val, dtype=object).astype(str).astype(object))
+        keys.append(pd.util.hash_array(h ^ np.uint64((r + 1) * 0x9E3779B97F4A7C15 % 2**64)).astype(np.uint64))
+        recs.append(idx[rec])
+        rs.append(np.full(len(rec), r, np.int16))
+    if not keys:
+        return pd.DataFrame({"key": np.zeros(0, np.uint64), "rec": np.zeros(0, np.int64), "r": np.zeros(0, np.int16)})
+    return pd.DataFrame({"key": np.concatenate(keys), "rec": np.concatenate(recs), "r": np.concatenate(rs)})
 
 
-def _block_pairs(part: pd.DataFrame, cap: int) -> pd.DataFrame:
+def _block_pairs(part: pd.DataFrame, caps: Sequence[int]) -> pd.DataFrame:
     """The pairs of the blocks of one partition (every block is whole here), blocks of more
-    than ``cap`` records purged."""
+    than ``caps[r]`` records purged under rule ``r``."""
     from trustlab.er.blocking import _pairs_from_membership
 
-    if not len(part):
-        return pd.DataFrame({"i": np.zeros(0, np.int64), "j": np.zeros(0, np.int64)})
-    codes = pd.factorize(part["key"])[0].astype(np.int64)
-    p = _pairs_from_membership(part["rec"].to_numpy(np.int64), codes, int(cap))
-    p = p[p[:, 0] != p[:, 1]]
+    out = [np.zeros((0, 2), np.int64)]
+    if len(part):
+        rcol = part["r"].to_numpy()
+        for r in np.unique(rcol):
+            sel = rcol == r
+            codes = pd.factorize(part["key"].to_numpy()[sel])[0].astype(np.int64)
+            p = _pairs_from_membership(part["rec"].to_numpy(np.int64)[sel], codes, int(caps[r]))
+            out.append(p[p[:, 0] != p[:, 1]])
+    p = np.concatenate(out)
     return pd.DataFrame({"i": p[:, 0], "j": p[:, 1]})
-
-
-def _attach_left(pairs: pd.DataFrame, recs: pd.DataFrame) -> pd.DataFrame:
-    """Pairs of one range of first records (index ``i``), duplicates dropped, with the
-    first record's columns (``l:`` prefix)."""
-    p = pairs.reset_index().drop_duplicates(["i", "j"])
-    left = recs.reindex(p["i"].to_numpy())
-    left.columns = [f"l:{c}" for c in recs.columns]
-    return pd.concat([p.reset_index(drop=True), left.reset_index(drop=True)], axis=1)
 
 
 @dataclass
@@ -224,87 +248,52 @@ class _Context:
     tf_model: Any  # FSModel with the tables set (tf_values), or the fitted model
     columns: list
     truth: str | None = None
+    doc_freq: dict | None = None  # the whole-record fields' document frequencies (by token hash)
+
+
+def _raw_features(df: pd.DataFrame, f, i: np.ndarray, j: np.ndarray, ctx: _Context) -> tuple[list, list, int]:
+    """The features of field ``f`` from the raw records ``df``, as
+    :func:`~trustlab.er.scoring.compare` computes them, with the document frequencies of the
+    whole table (``ctx.corpus``) for the IDF-weighted features."""
+    from trustlab.er.scoring import FEATURES, _code_levels, _idf_jaccard, _tfidf_cosine, _tokens_features, record_text
+
+    want = None if ctx.only is None else ctx.only.get(f.column)
+    if f.kind == "record":
+        return [_tfidf_cosine(record_text(df, ctx.fields).reset_index(drop=True), i, j,
+                              ctx.corpus["record"])], ["cosine"], 0
+    if f.kind == "codes":
+        return [_code_levels(record_text(df, ctx.fields).reset_index(drop=True), i, j,
+                             ctx.corpus["codes"])], ["codes"], 0
+    if f.kind == "tokens":
+        fc, fn, main = _tokens_features(df, f, i, j, ctx.fields, set())
+        if want is not None and "idf_jaccard" in want:
+            fc.append(_idf_jaccard(df[f.column], i, j, ctx.corpus[("tokens", f.column)]))
+            fn.append("idf_jaccard")
+        return fc, fn, main
+    return FEATURES[f.kind](df, f, i, j, ctx.fields, want)
+
+
+def _feature_matrix(ctx: _Context, n_pairs: int, features) -> Any:
+    """A FeatureMatrix from ``features(field) -> (columns, names, main)`` over ``ctx.fields``."""
+    from trustlab.er.scoring import FeatureMatrix
+
+    cols, names, field_of, primary = [], [], [], []
+    for f in ctx.fields:
+        fc, fn, main = features(f)
+        primary.append(len(cols) + main)
+        cols += fc
+        names += [f"{f.column}:{k}" for k in fn]
+        field_of += [f.column] * len(fc)
+    X = np.column_stack(cols) if cols else np.empty((n_pairs, 0))
+    return FeatureMatrix(X=np.ascontiguousarray(X), names=names, field_of=field_of, primary=primary,
+                         fields=list(ctx.fields))
 
 
 def _compare(df: pd.DataFrame, pairs: np.ndarray, ctx: _Context):
     """:func:`~trustlab.er.scoring.compare` of ``pairs`` of ``df`` with the document
     frequencies of the whole table (``ctx.corpus``) for the IDF-weighted features."""
-    from trustlab.er.scoring import (
-        FEATURES,
-        FeatureMatrix,
-        _code_levels,
-        _idf_jaccard,
-        _tfidf_cosine,
-        _tokens_features,
-        record_text,
-    )
-
     i, j = pairs[:, 0], pairs[:, 1]
-    cols, names, field_of, primary = [], [], [], []
-    for f in ctx.fields:
-        want = None if ctx.only is None else ctx.only.get(f.column)
-        if f.kind == "record":
-            fc, fn, main = [_tfidf_cosine(record_text(df, ctx.fields).reset_index(drop=True), i, j,
-                                          ctx.corpus["record"])], ["cosine"], 0
-        elif f.kind == "codes":
-            fc, fn, main = [_code_levels(record_text(df, ctx.fields).reset_index(drop=True), i, j,
-                                         ctx.corpus["codes"])], ["codes"], 0
-        elif f.kind == "tokens":
-            fc, fn, main = _tokens_features(df, f, i, j, ctx.fields, set())
-            if want is not None and "idf_jaccard" in want:
-                fc.append(_idf_jaccard(df[f.column], i, j, ctx.corpus[("tokens", f.column)]))
-                fn.append("idf_jaccard")
-        else:
-            fc, fn, main = FEATURES[f.kind](df, f, i, j, ctx.fields, want)
-        primary.append(len(cols) + main)
-        cols += fc
-        names += [f"{f.column}:{k}" for k in fn]
-        field_of += [f.column] * len(fc)
-    X = np.column_stack(cols) if cols else np.empty((len(pairs), 0))
-    return FeatureMatrix(X=np.ascontiguousarray(X), names=names, field_of=field_of, primary=primary,
-                         fields=list(ctx.fields))
-
-
-def _levels_and_tf(df: pd.DataFrame, pairs: np.ndarray, ctx: _Context) -> tuple[np.ndarray, np.ndarray]:
-    """Comparison levels (n_pairs, n_fields) and term frequencies of ``pairs``."""
-    fm = _compare(df, pairs, ctx)
-    return ctx.tf_model.levels(fm), ctx.tf_model.tf_values(df, pairs)
-
-
-def _level_frame(pairs: pd.DataFrame, recs: pd.DataFrame, ctx: _Context) -> pd.DataFrame:
-    """Join the second records of one range (index ``j``), compare the pairs and keep their
-    levels (``g0``…), term frequencies (``t0``…, TF fields) and, with the truth, whether they
-    match. Each record is normalised once per partition, however many pairs it is in."""
-    p = pairs.reset_index()
-    i = p["i"].to_numpy(np.int64)
-    j = p["j"].to_numpy(np.int64)
-    first = ~pd.Index(i).duplicated()
-    left = p.loc[first, [f"l:{c}" for c in ctx.columns]]
-    left.columns = ctx.columns
-    left.index = pd.Index(i[first])
-    uj = np.unique(j)
-    right = recs.reindex(uj)
-    right.index = pd.Index(uj)
-    df = pd.concat([left, right])
-    df = df[~df.index.duplicated()].sort_index()
-    pos = df.index.to_numpy(np.int64)
-    local = np.stack([np.searchsorted(pos, i), np.searchsorted(pos, j)], axis=1).astype(np.int64)
-    df = df.reset_index(drop=True)
-    if len(p):
-        G, T = _levels_and_tf(df, local, ctx)
-    else:
-        G, T = np.zeros((0, len(ctx.fields)), np.int8), np.zeros((0, len(ctx.fields)))
-    out = {"i": i, "j": j}
-    for c in range(G.shape[1]):
-        out[f"g{c}"] = G[:, c].astype(np.int8)
-    for c in ctx.tf_model._tf_fields():  # term frequencies of the TF fields only (the others are NaN)
-        out[f"t{c}"] = T[:, c]
-    if ctx.truth is not None:
-        t = df[ctx.truth]
-        a, b = t.astype(str).to_numpy()[local[:, 0]], t.astype(str).to_numpy()[local[:, 1]]
-        ok = t.notna().to_numpy()
-        out["same"] = (a == b) & ok[local[:, 0]] & ok[local[:, 1]]
-    return pd.DataFrame(out)
+    return _feature_matrix(ctx, len(pairs), lambda f: _raw_features(df, f, i, j, ctx))
 
 
 def _level_counts(part: pd.DataFrame, d: int) -> tuple[np.ndarray, np.ndarray, int]:
@@ -346,7 +335,9 @@ def _min_roots(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     import scipy.sparse as sp
     from scipy.sparse.csgraph import connected_components
 
-    nodes = np.unique(np.concatenate([a, b]))
+    from trustlab.er.blocking import sorted_unique
+
+    nodes = sorted_unique(np.concatenate([a, b]))
     if not nodes.size:
         return nodes, nodes
     ia, ib = np.searchsorted(nodes, a), np.searchsorted(nodes, b)
@@ -419,7 +410,8 @@ def _solve_groups(recs: pd.DataFrame, edges: pd.DataFrame, ctx: _Context, cfg: _
         P, w, prob = P[order], w[order], prob[order]
         extra = _component_completion(m, P, w, int(cfg.complete_components))
         if len(extra):
-            G, T = _levels_and_tf(recs[ctx.columns], extra, ctx)
+            sub = recs[ctx.columns].set_axis(np.arange(m))
+            G, T, _ = _encoded_levels(_encode(sub, ctx.fields, ctx.only, ctx.doc_freq, ctx.tf_model, None), extra, ctx)
             px = ctx.tf_model.proba_from_field_weights(ctx.tf_model.level_weights(G, T))
             P = np.concatenate([P, extra])
             prob = np.concatenate([prob, px])
@@ -476,13 +468,428 @@ def _token_counts(part: pd.DataFrame, what, fields) -> pd.DataFrame:
     return pd.DataFrame({"tok": vc.index.to_numpy(dtype=object), "n": vc.to_numpy(np.int64)})
 
 
-def _tf_counts(part: pd.DataFrame, f) -> pd.DataFrame:
+def _tf_counts(part: pd.DataFrame, fields) -> pd.DataFrame:
+    """Records holding each normalised value of every TF field ``fields[k]`` (rows ``f = k``,
+    ``tok``, ``n``) in one partition."""
     from trustlab.er.comparisons import tf_keys
 
-    k = pd.Series(tf_keys(part.reset_index(drop=True), f))
-    vc = k[k != ""].astype(str).value_counts()
-    return pd.DataFrame({"tok": vc.index.to_numpy(dtype=object), "n": vc.to_numpy(np.int64)})
+    df = part.reset_index(drop=True)
+    out = [pd.DataFrame({"f": np.zeros(0, np.int16), "tok": pd.Series([], dtype=object), "n": np.zeros(0, np.int64)})]
+    for k, f in enumerate(fields):
+        key = pd.Series(tf_keys(df, f))
+        vc = key[key != ""].astype(str).value_counts()
+        out.append(pd.DataFrame({"f": np.full(len(vc), k, np.int16), "tok": vc.index.to_numpy(dtype=object),
+                                 "n": vc.to_numpy(np.int64)}))
+    return pd.concat(out, ignore_index=True)
 
+
+# ----------------------------------------------------------------------------- encoded records
+# Each record is normalised ONCE, on the worker that holds its partition, into compact
+# per-field arrays (normalised strings for the string similarities, 64-bit hashes for
+# exact agreement, numbers, and sparse rows of token hashes with their weights for the
+# whole-record comparisons); a partition of pairs then gathers the encodings of the records
+# it touches by id range and compares them with no string normalisation left to do.
+# Kinds without an encoder here travel as their raw columns and are compared by
+# :data:`trustlab.er.scoring.FEATURES` per partition (correct, slower).
+
+#: the kinds whose features are computed from the encoded records
+_TEXT_KINDS = ("string", "name", "address")
+_NORM_KINDS = ("email", "postcode", "code")
+ENCODED_KINDS = _TEXT_KINDS + _NORM_KINDS + ("phone", "exact", "model", "numeric", "date", "latlon", "record",
+                                             "codes")
+
+
+def _hash(values) -> np.ndarray:
+    """64-bit hashes of strings (equal strings, equal hashes, in every process)."""
+    arr = np.asarray(values, dtype=object)
+    return pd.util.hash_array(arr, categorize=False).astype(np.uint64) if arr.size else np.zeros(0, np.uint64)
+
+
+@dataclass
+class _Enc:
+    """The encoded records of one partition (or of a selection of partitions): canonical
+    positions ``idx`` (sorted), per-record arrays ``cols``, sparse rows ``csr`` (name ->
+    ``(indptr, token hashes, weights)``) and the raw columns of fields without an encoder."""
+
+    idx: np.ndarray
+    cols: dict
+    csr: dict
+    raw: pd.DataFrame | None
+
+    def take(self, want: np.ndarray) -> "_Enc":
+        """The records whose positions are in ``want`` (sorted, unique)."""
+        want = np.asarray(want, np.int64)
+        pos = np.searchsorted(self.idx, want)
+        ok = pos < self.idx.size
+        pos = pos[ok]
+        pos = pos[self.idx[pos] == want[ok]]
+        csr = {}
+        for k, (ptr, tok, w) in self.csr.items():
+            lens = np.diff(ptr)[pos]
+            starts = ptr[:-1][pos]
+            sel = np.repeat(starts - np.r_[0, np.cumsum(lens)[:-1]], lens) + np.arange(int(lens.sum()))
+            csr[k] = (np.r_[0, np.cumsum(lens)].astype(np.int64), tok[sel], w[sel])
+        return _Enc(self.idx[pos], {k: v[pos] for k, v in self.cols.items()}, csr,
+                    None if self.raw is None else self.raw.iloc[pos].reset_index(drop=True))
+
+    @staticmethod
+    def concat(parts: Sequence["_Enc"]) -> "_Enc":
+        """One encoding of parts with increasing positions."""
+        parts = [p for p in parts if p is not None]
+        first = parts[0]
+        csr = {}
+        for k in first.csr:
+            ptrs, off = [np.zeros(1, np.int64)], 0
+            for p in parts:
+                ptrs.append(p.csr[k][0][1:] + off)
+                off += int(p.csr[k][0][-1])
+            csr[k] = (np.concatenate(ptrs), np.concatenate([p.csr[k][1] for p in parts]),
+                      np.concatenate([p.csr[k][2] for p in parts]))
+        raw = None if first.raw is None else pd.concat([p.raw for p in parts], ignore_index=True)
+        return _Enc(np.concatenate([p.idx for p in parts]),
+                    {k: np.concatenate([p.cols[k] for p in parts]) for k in first.cols}, csr, raw)
+
+    def nbytes(self) -> int:
+        """Approximate memory of the arrays (object strings counted as 64 bytes each)."""
+        tot = self.idx.nbytes
+        for v in self.cols.values():
+            tot += v.nbytes + (64 * v.size if v.dtype == object else 0)
+        for ptr, tok, w in self.csr.values():
+            tot += ptr.nbytes + tok.nbytes + w.nbytes
+        return int(tot)
+
+
+def _sparse_rows(rec: np.ndarray, tok: pd.Series, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per record (``rec``: row of each token occurrence, sorted), its distinct tokens, how
+    often each occurs and their hashes: ``(indptr, hashes, counts, first occurrence)``."""
+    if not len(tok):
+        return np.zeros(n + 1, np.int64), np.zeros(0, np.uint64), np.zeros(0), np.zeros(0, np.int64)
+    h = _hash(tok.to_numpy(dtype=object))
+    o = np.lexsort((h, rec))
+    rec, h = rec[o], h[o]
+    new = np.r_[True, (rec[1:] != rec[:-1]) | (h[1:] != h[:-1])]
+    starts = np.flatnonzero(new)
+    cnt = np.diff(np.r_[starts, rec.size]).astype(np.float64)
+    r, hh = rec[starts], h[starts]
+    ptr = np.zeros(n + 1, np.int64)
+    np.add.at(ptr, r + 1, 1)
+    return np.cumsum(ptr), hh, cnt, o[starts]
+
+
+def _encode(part: pd.DataFrame, fields, only, doc_freq: dict | None, tf_model, truth: str | None) -> _Enc:
+    """Normalise the records of one partition once: the arrays :func:`_encoded_features` compares.
+    The whole-record rows hold raw counts until :func:`_weigh` (here when ``doc_freq``, the whole
+    table's document frequencies of :func:`_sum_doc_counts`, is given)."""
+    from trustlab.er.comparisons import tf_keys
+    from trustlab.er.kinds import KINDS
+    from trustlab.er.scoring import _RECORD_TOKEN, _no_space, _text, code_tokens, record_text
+
+    df = part.reset_index(drop=True)
+    n = len(df)
+    cols: dict = {}
+    csr: dict = {}
+    raw_cols: list[str] = []
+    for f in fields:
+        c, kind = f.column, f.kind
+        want = None if only is None else only.get(c)
+        if kind in _TEXT_KINDS:
+            cols[f"{c}:s"], cols[f"{c}:m"] = _text(df[c])
+        elif kind in _NORM_KINDS:
+            norm = _no_space if kind == "email" else KINDS[kind].normalise
+            v = norm(df[c].fillna("").astype(str))
+            cols[f"{c}:s"], cols[f"{c}:m"] = v.to_numpy(dtype=object), (v == "").to_numpy()
+        elif kind == "phone":
+            d = df[c].fillna("").astype(str).str.replace(r"\D+", "", regex=True).str[-10:]
+            cols[f"{c}:s"], cols[f"{c}:m"] = d.to_numpy(dtype=object), (d.str.len() < 5).to_numpy()
+        elif kind in ("exact", "model"):
+            v = df[c]
+            norm = KINDS[kind].normalise(v.astype(str))
+            cols[f"{c}:h"] = _hash(norm.fillna("").to_numpy(dtype=object))
+            cols[f"{c}:m"] = (v.isna() | (norm.fillna("") == "")).to_numpy()
+        elif kind == "numeric":
+            cols[f"{c}:x"] = pd.to_numeric(df[c], errors="coerce").to_numpy(np.float64)
+        elif kind == "date":
+            if want is None or want & {"exact", "year_sim"}:
+                t = pd.to_datetime(df[c], errors="coerce", format="mixed", utc=True)
+                cols[f"{c}:x"] = (t - pd.Timestamp("1970-01-01", tz="UTC")).dt.days.to_numpy(np.float64)
+            cols[f"{c}:s"], cols[f"{c}:m"] = _text(df[c])
+        elif kind == "latlon":
+            la, lo = f.columns()
+            lat = pd.to_numeric(df[la], errors="coerce").to_numpy(np.float64)
+            lon = pd.to_numeric(df[lo], errors="coerce").to_numpy(np.float64)
+            bad = np.isnan(lat) | np.isnan(lon) | ((lat == 0) & (lon == 0))
+            cols[f"{c}:lat"], cols[f"{c}:lon"] = np.where(bad, 0.0, lat), np.where(bad, 0.0, lon)
+            cols[f"{c}:m"] = bad
+        elif kind == "record":
+            # each record's distinct words and how often it has them (weighted by _weigh)
+            tok = record_text(df, fields).fillna("").astype(str).str.lower().str.findall(_RECORD_TOKEN).explode()
+            tok = tok.dropna()
+            ptr, h, cnt, _ = _sparse_rows(tok.index.to_numpy(np.int64), tok, n)
+            csr[c] = (ptr, h, cnt)
+        elif kind == "codes":
+            codes = code_tokens(record_text(df, fields).reset_index(drop=True))
+            ptr, h, cnt, _ = _sparse_rows(codes.index.to_numpy(np.int64), codes, n)
+            csr[c] = (ptr, h, np.ones_like(cnt))
+        else:
+            raw_cols += [x for x in f.columns() if x not in raw_cols]
+    for k in tf_model._tf_fields():
+        f = tf_model.fields[k]
+        tab = tf_model.tf_tables_.get(f.column)
+        if tab is not None:
+            keys = pd.Series(tf_keys(df, f))
+            cols[f"tf{k}"] = keys.map(tab).astype(float).fillna(tf_model.tf_default_[f.column]).to_numpy(np.float64)
+    if truth is not None:
+        t = df[truth]
+        cols["truth:h"], cols["truth:ok"] = _hash(t.astype(str).to_numpy(dtype=object)), t.notna().to_numpy()
+    raw = df[raw_cols].copy() if raw_cols else None
+    enc = _Enc(part.index.to_numpy(np.int64), cols, csr, raw)
+    return enc if doc_freq is None else _weigh(enc, fields, doc_freq)
+
+
+def _doc_counts(enc: _Enc) -> dict:
+    """Per whole-record field: the distinct token hashes of a partition and how many of its
+    records hold each (a record's tokens are distinct in its row)."""
+    out = {}
+    for c, (_, h, _) in enc.csr.items():
+        u, k = np.unique(h, return_counts=True)
+        out[c] = (u, k.astype(np.int64))
+    return out
+
+
+def _sum_doc_counts(parts: Sequence[dict], n: int) -> dict:
+    """The whole table's document frequencies from the partitions' (:func:`_doc_counts`):
+    per field, ``(n records, sorted token hashes, records holding each)``."""
+    out = {}
+    for c in (parts[0] if parts else {}):
+        h = np.concatenate([p[c][0] for p in parts])
+        k = np.concatenate([p[c][1] for p in parts])
+        u, inv = np.unique(h, return_inverse=True)
+        out[c] = (int(n), u, np.bincount(inv.ravel(), weights=k, minlength=u.size).astype(np.int64))
+    return out
+
+
+def _weigh(enc: _Enc, fields, doc_freq: dict) -> _Enc:
+    """The weights of the whole-record rows from the whole table's document frequencies:
+    TF-IDF rows normalised to unit length (``record``, as ``_tfidf_cosine`` makes them:
+    sublinear term frequency, ``idf = log(n / df) + 1e-6``) and rare (1) / common (1e-3)
+    codes (``codes``, rare: held by at most ``RARE_CODE_DF`` records)."""
+    from trustlab.er.scoring import RARE_CODE_DF
+
+    csr = dict(enc.csr)
+    for f in fields:
+        c = f.column
+        if f.kind not in ("record", "codes") or c not in csr:
+            continue
+        ptr, h, cnt = csr[c]
+        n_all, hs, ks = doc_freq[c]
+        dfreq = np.zeros(h.size)
+        if hs.size:
+            k = np.minimum(np.searchsorted(hs, h), hs.size - 1)
+            dfreq = np.where(hs[k] == h, ks[k], 0).astype(np.float64)
+        if f.kind == "record":
+            w = (1.0 + np.log(np.maximum(cnt, 1.0))) * (np.log(n_all / np.maximum(dfreq, 1)) + 1e-6)
+            rowid = np.repeat(np.arange(ptr.size - 1), np.diff(ptr))
+            norm = np.sqrt(np.bincount(rowid, weights=w * w, minlength=ptr.size - 1))
+            csr[c] = (ptr, h, w / np.where(norm > 0, norm, 1.0)[rowid])
+        else:
+            csr[c] = (ptr, h, np.where(dfreq <= RARE_CODE_DF, 1.0, 1e-3))
+    return _Enc(enc.idx, enc.cols, csr, enc.raw)
+
+
+def _sparse_dot(a: tuple, i: np.ndarray, b: tuple, j: np.ndarray) -> np.ndarray:
+    """Per pair ``k``: the sum over the tokens rows ``i[k]`` of ``a`` and ``j[k]`` of ``b`` share
+    of ``a``'s weight times ``b``'s (two encodings of the same records)."""
+    from scipy import sparse
+
+    from trustlab.er.scoring import _rowwise_dot
+
+    ptr, tok, wa = a
+    wb = b[2]
+    m = ptr.size - 1
+    if not tok.size or not len(i):
+        return np.zeros(len(i))
+    ids = pd.factorize(tok)[0].astype(np.int64)
+    A = sparse.csr_matrix((wa, ids, ptr), shape=(m, int(ids.max()) + 1))
+    B = sparse.csr_matrix((wb, ids, ptr), shape=(m, int(ids.max()) + 1))
+    return _rowwise_dot(A, B, i, j)
+
+
+def _encoded_features(enc: _Enc, f, i: np.ndarray, j: np.ndarray, want) -> tuple[list, list, int]:
+    """The features of field ``f`` for pairs ``i``–``j`` of ``enc``, as
+    :data:`trustlab.er.scoring.FEATURES` computes them from the raw records (only the
+    features in ``want``, or all of them when None)."""
+    from rapidfuzz import distance, fuzz
+
+    from trustlab.er.scoring import _cp, _similarities
+    from trustlab.kernels import er as K
+
+    c, kind = f.column, f.kind
+    cols = enc.cols
+    if kind in _TEXT_KINDS:
+        arr, miss = cols[f"{c}:s"], cols[f"{c}:m"]
+        vc = pd.factorize(arr)[0]
+        scorers = {"jaro_winkler": (distance.JaroWinkler.normalized_similarity, 1.0),
+                   "token_set": (fuzz.token_set_ratio, 100.0),
+                   "indel": (distance.Indel.normalized_similarity, 1.0)}
+        if kind == "address":
+            scorers["token_sort"] = (fuzz.token_sort_ratio, 100.0)
+        got = [k for k in scorers if want is None or k in want]
+        out = _similarities(arr[i], arr[j], [scorers[k] for k in got], (vc[i], vc[j]))
+        m = miss[i] | miss[j]
+        for v in out:
+            v[m] = np.nan
+        main = "jaro_winkler" if kind == "name" else "token_set"
+        return out, got, (got.index(main) if main in got else 0)
+    if kind in _NORM_KINDS or kind == "phone":
+        arr, miss = cols[f"{c}:s"], cols[f"{c}:m"]
+        vc = pd.factorize(arr)[0]
+        ex = (vc[i] == vc[j]).astype(np.float64)
+        name, scorer = {"email": ("jaro_winkler", distance.JaroWinkler.normalized_similarity)}.get(
+            kind, ("levenshtein", distance.Levenshtein.normalized_similarity))
+        sim = _cp(arr[i], arr[j], scorer, codes=(vc[i], vc[j]))
+        m = miss[i] | miss[j]
+        ex[m] = np.nan
+        sim[m] = np.nan
+        return [ex, sim], ["exact", name], 1
+    if kind in ("exact", "model"):
+        h, miss = cols[f"{c}:h"], cols[f"{c}:m"]
+        ex = (h[i] == h[j]).astype(np.float64)
+        ex[miss[i] | miss[j]] = np.nan
+        return [ex], ["exact"], 0
+    if kind == "numeric":
+        x = cols[f"{c}:x"]
+        a, b = x[i], x[j]
+        with np.errstate(invalid="ignore"):
+            rel = 1.0 - np.abs(a - b) / np.maximum(np.maximum(np.abs(a), np.abs(b)), 1e-12)
+        rel[(a == b)] = 1.0
+        return [rel], ["rel_sim"], 0
+    if kind == "date":
+        out, names = [], []
+        if f"{c}:x" in cols:
+            a, b = cols[f"{c}:x"][i], cols[f"{c}:x"][j]
+            diff = np.abs(a - b)
+            exact = (diff == 0).astype(np.float64)
+            exact[np.isnan(diff)] = np.nan
+            out += [exact, np.exp(-diff / 365.0)]
+            names += ["exact", "year_sim"]
+        arr, miss = cols[f"{c}:s"], cols[f"{c}:m"]
+        vc = pd.factorize(arr)[0]
+        lev = _cp(arr[i], arr[j], distance.Levenshtein.normalized_similarity, codes=(vc[i], vc[j]))
+        lev[miss[i] | miss[j]] = np.nan
+        return out + [lev], names + ["levenshtein"], len(names)
+    if kind == "latlon":
+        lat, lon, bad = cols[f"{c}:lat"], cols[f"{c}:lon"], cols[f"{c}:m"]
+        d = np.empty(len(i))
+        if len(i):
+            d[:] = K.haversine_km(lat[i], lon[i], lat[j], lon[j])
+        sim = np.exp(-d / 25.0)
+        sim[bad[i] | bad[j]] = np.nan
+        return [sim], ["geo_sim"], 0
+    if kind == "record":
+        rows = enc.csr[c]
+        out = np.clip(_sparse_dot(rows, i, rows, j), 0.0, 1.0)
+        empty = np.diff(rows[0]) == 0
+        out[empty[i] | empty[j]] = np.nan
+        return [out], ["cosine"], 0
+    if kind == "codes":
+        ptr, tok, w = enc.csr[c]
+        out = _sparse_dot((ptr, tok, w), i, (ptr, tok, np.ones_like(w)), j)
+        lv = np.where(out >= 1.0 - 1e-9, 1.0, np.where(out > 0, 0.5, 0.0))
+        rowlen = np.diff(ptr)
+        lv[(rowlen[i] == 0) | (rowlen[j] == 0)] = np.nan
+        return [lv], ["codes"], 0
+    raise KeyError(kind)  # pragma: no cover - callers check ENCODED_KINDS
+
+
+
+def _encoded_levels(enc: _Enc, pairs: np.ndarray, ctx: _Context) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Levels (n_pairs, n_fields), term frequencies of the left records and the local rows
+    ``(i, j)`` of ``pairs`` (canonical positions) in ``enc``."""
+    loc = np.stack([np.searchsorted(enc.idx, pairs[:, 0]), np.searchsorted(enc.idx, pairs[:, 1])], axis=1)
+    loc = loc.astype(np.int64)
+    i, j = loc[:, 0], loc[:, 1]
+
+    def features(f):
+        if f.kind in ENCODED_KINDS:
+            return _encoded_features(enc, f, i, j, None if ctx.only is None else ctx.only.get(f.column))
+        return _raw_features(enc.raw, f, i, j, ctx)
+
+    fm = _feature_matrix(ctx, len(pairs), features)
+    G = ctx.tf_model.levels(fm)
+    T = np.full((len(pairs), len(ctx.fields)), np.nan)
+    for c in ctx.tf_model._tf_fields():
+        if f"tf{c}" in enc.cols:
+            T[:, c] = enc.cols[f"tf{c}"][i]
+    return G, T, loc
+
+
+def _pair_ids(part: pd.DataFrame) -> np.ndarray:
+    """The records (canonical positions, sorted) one partition of the pair stream touches."""
+    from trustlab.er.blocking import sorted_unique  # by sorting: NumPy's hash-based unique is slower here
+
+    return sorted_unique(np.concatenate([part.index.to_numpy(np.int64), part["j"].to_numpy(np.int64)]))
+
+
+def _take(enc: _Enc, want: np.ndarray) -> _Enc:
+    return enc.take(want)
+
+
+def _level_frame_meta(ctx: _Context) -> pd.DataFrame:
+    out = {"i": np.zeros(0, np.int64), "j": np.zeros(0, np.int64)}
+    for c in range(len(ctx.fields)):
+        out[f"g{c}"] = np.zeros(0, np.int8)
+    for c in ctx.tf_model._tf_fields():
+        out[f"t{c}"] = np.zeros(0)
+    if ctx.truth is not None:
+        out["same"] = np.zeros(0, bool)
+    return pd.DataFrame(out)
+
+
+def _level_frame(pairs: pd.DataFrame, ctx: _Context, *encs: _Enc) -> pd.DataFrame:
+    """One partition of the pair stream (index ``i``, column ``j``; pairs two rules
+    propose appear twice and are kept once) compared from the encodings of its records
+    (``encs``: the slices of the record partitions it touches): levels (``g0``…), term
+    frequencies (``t0``…, TF fields) and, with the truth, whether the pair matches."""
+    i = pairs.index.to_numpy(np.int64)
+    j = pairs["j"].to_numpy(np.int64)
+    if not len(i):
+        return _level_frame_meta(ctx)
+    n = int(max(i.max(), j.max())) + 1
+    from trustlab.er.blocking import sorted_unique
+
+    code = sorted_unique(i * n + j)  # distinct pairs, sorted
+    P = np.stack([code // n, code % n], axis=1)
+    enc = _Enc.concat(encs)
+    G, T, loc = _encoded_levels(enc, P, ctx)
+    out = {"i": P[:, 0], "j": P[:, 1]}
+    for c in range(G.shape[1]):
+        out[f"g{c}"] = G[:, c].astype(np.int8)
+    for c in ctx.tf_model._tf_fields():  # term frequencies of the TF fields only (the others are NaN)
+        out[f"t{c}"] = T[:, c]
+    if ctx.truth is not None:
+        h, ok = enc.cols["truth:h"], enc.cols["truth:ok"]
+        out["same"] = (h[loc[:, 0]] == h[loc[:, 1]]) & ok[loc[:, 0]] & ok[loc[:, 1]]
+    return pd.DataFrame(out)
+
+
+def _random_level_rows(rp: np.ndarray, ctx: _Context, *encs: _Enc) -> np.ndarray:
+    """Levels of the random pairs ``rp`` (every row, repeats kept)."""
+    if not len(rp):
+        return np.zeros((0, len(ctx.fields)), np.int8)
+    return _encoded_levels(_Enc.concat(encs), rp, ctx)[0]
+
+
+def _takes(encs: list, enc_divs, want, lo: int = 0) -> list:
+    """Delayed slices of the encoded record partitions holding positions ``want`` (a delayed
+    or an array); partitions wholly below position ``lo`` are skipped."""
+    import dask
+
+    out = []
+    for k, e in enumerate(encs):
+        if enc_divs[k + 1] < lo:
+            continue
+        out.append(dask.delayed(_take)(e, want))
+    return out
 
 # ----------------------------------------------------------------------------- the result
 
@@ -595,7 +1002,7 @@ class _Run:
         import dask
 
         if self.client is not None:
-            fut = self.client.scatter(obj, broadcast=True, hash=False)
+            fut = self.client.scatter([obj], broadcast=True, hash=False)[0]  # a list: a dict is not taken apart
             return dask.delayed(_identity)(fut)
         return dask.delayed(obj)
 
@@ -844,12 +1251,27 @@ def _resolve(run: _Run, records, *, output, id_col, fields, truth, blocking, max
         mview = run.persist(mview)
     # ---------------------------------------------------------------- corpus statistics
     with run.stage("statistics"):
-        corpus, tf_tables, tf_default = _statistics(run, mview, flds, n)
+        corpus, tf_tables, tf_default = _statistics(run, mview, flds, n, skip=ENCODED_KINDS)
         only = FSModel(flds).needed_features()
+    # ---------------------------------------------------------------- encode every record once
+    with run.stage("encode"):
+        tf_model = FSModel(flds)
+        tf_model.tf_tables_, tf_model.tf_default_ = tf_tables, tf_default
+        encs = list(dask.persist(*[dask.delayed(_encode)(p, flds, only, None, tf_model, truth)
+                                   for p in mview.to_delayed()]))
+        doc_freq = None
+        if any(f.kind in ("record", "codes") for f in flds):
+            # the whole-record fields' document frequencies, summed over the partitions by token
+            # hash, then each partition's rows weighted (no second pass over the strings)
+            doc_freq = _sum_doc_counts(run.compute(*[dask.delayed(_doc_counts)(e) for e in encs]), n)
+            shared_df = run.share(doc_freq)
+            encs = list(dask.persist(*[dask.delayed(_weigh)(e, flds, shared_df) for e in encs]))
+        enc_bytes = run.compute(*[dask.delayed(_Enc.nbytes)(e) for e in encs])
+        ctx = _Context(flds, only, corpus, tf_model, keep_cols, truth, doc_freq)
     # ---------------------------------------------------------------- blocking, comparisons, model
     size = max_block_size
     tightened_from = None
-    fitted = _fit(run, mview, raw, rules, size, flds, only, corpus, tf_tables, tf_default, keep_cols, truth, n, rng,
+    fitted = _fit(run, mview, encs, rules, size, flds, ctx, tf_tables, tf_default, truth, n, rng,
                   pairs_per_partition)
     if default_blocking and fitted["model"].drifted_:
         from trustlab.er.pipeline import MIN_TIGHT_BLOCK_SIZE
@@ -858,11 +1280,11 @@ def _resolve(run: _Run, records, *, output, id_col, fields, truth, blocking, max
         while s // 2 >= MIN_TIGHT_BLOCK_SIZE:
             s //= 2
             r2 = _rules(None, sample, flds, s, n)
-            f2 = _fit(run, mview, raw, r2, s, flds, only, corpus, tf_tables, tf_default, keep_cols, truth, n, rng,
-                      pairs_per_partition)
+            f2 = _fit(run, mview, encs, r2, s, flds, ctx, tf_tables, tf_default, truth, n, rng, pairs_per_partition)
             if not f2["model"].drifted_:
                 fitted, rules, tightened_from, size = f2, r2, max_block_size, s
                 break
+    del encs
     model = fitted["model"]
     model.warn_if_degenerate(stacklevel=4)
     d = len(flds)
@@ -886,7 +1308,7 @@ def _resolve(run: _Run, records, *, output, id_col, fields, truth, blocking, max
 
         if cfg.method == "xer" and cfg.time_limit is None and sizes.size and sizes.max() > ENUM_MAX:
             cfg.time_limit = default_time_limit(int(sizes.max()))  # the local run's: from the largest component
-        ctx = _Context(flds, only, corpus, model, columns)
+        ctx = _Context(flds, only, corpus, model, columns, None, doc_freq)
         solved, group_stats, n_solved_entities = _solve(run, mview, scored, labels, ctx, cfg, id_col, keep_cols)
     # ---------------------------------------------------------------- write
     with run.stage("write"):
@@ -918,6 +1340,7 @@ def _resolve(run: _Run, records, *, output, id_col, fields, truth, blocking, max
         "n_candidate_pairs": fitted["n_pairs"], "n_completed_pairs": sum(s["n_completed_pairs"] for s in group_stats),
         "pair_completeness": fitted["pair_completeness"], "rules": list(rules), "pair_partitions": fitted["npart"],
         "max_pairs_per_partition": fitted["max_part"], "tightened_from": tightened_from,
+        "encoded_mb": round(sum(enc_bytes) / 2**20, 1),
         "reduction_ratio": float(1.0 - fitted["n_pairs"] / (n * (n - 1) / 2)) if n > 1 else 1.0,
     }
     return DistributedResolution(
@@ -1016,8 +1439,9 @@ def _check_unique_ids(run: _Run, raw, id_col: str) -> None:
         raise ValueError(f"id column {id_col!r} has {dup} duplicate id(s); ids must be unique per record")
 
 
-def _statistics(run: _Run, mview, flds, n: int):
-    """Document frequencies of the IDF-weighted comparisons and the model's TF tables,
+def _statistics(run: _Run, mview, flds, n: int, skip: Sequence[str] = ()):
+    """Document frequencies of the IDF-weighted comparisons (of the fields whose kind is not
+    in ``skip``: the encoded kinds' come from the encodings) and the model's TF tables,
     summed over the partitions."""
     from trustlab.er.comparisons import FSModel
 
@@ -1031,13 +1455,19 @@ def _statistics(run: _Run, mview, flds, n: int):
     for f in flds:
         what = "record" if f.kind == "record" else "codes" if f.kind == "codes" else \
             ("tokens", f.column) if f.kind == "tokens" else None
-        if what is not None and what not in corpus:
+        if what is not None and what not in corpus and f.kind not in skip:
             corpus[what] = (n, total(mview.map_partitions(_token_counts, what, flds, meta=meta)))
     tf_tables, tf_default = {}, {}
-    probe = FSModel(flds)
-    for c in probe._tf_fields():
-        f = flds[c]
-        vc = total(mview.map_partitions(_tf_counts, f, meta=meta))
+    tf_fields = [flds[c] for c in FSModel(flds)._tf_fields()]
+    if not tf_fields:
+        return corpus, tf_tables, tf_default
+    # every TF field's value counts in one pass over the records and one groupby
+    fmeta = pd.DataFrame({"f": np.zeros(0, np.int16), "tok": pd.Series([], dtype=object), "n": np.zeros(0, np.int64)})
+    frame = mview.map_partitions(_tf_counts, tf_fields, meta=fmeta)
+    counts = run.compute(frame.groupby(["f", "tok"])["n"].sum(split_out=max(1, frame.npartitions // 4)))[0]
+    for k, f in enumerate(tf_fields):
+        vc = counts[counts.index.get_level_values(0) == k]
+        vc.index = vc.index.get_level_values(1)
         tot = max(1, int(vc.sum()))
         vc = vc[vc >= 2].sort_values(ascending=False, kind="stable")
         tf_tables[f.column] = {str(v): float(cnt / tot) for v, cnt in vc.items()}
@@ -1045,49 +1475,46 @@ def _statistics(run: _Run, mview, flds, n: int):
     return corpus, tf_tables, tf_default
 
 
-def _fit(run: _Run, mview, raw, rules, size, flds, only, corpus, tf_tables, tf_default, keep_cols, truth, n, rng,
+def _fit(run: _Run, mview, encs, rules, size, flds, ctx: _Context, tf_tables, tf_default, truth, n, rng,
          pairs_per_partition) -> dict:
     """Blocking, comparisons and the model for one set of rules: the pairs' levels
-    (persisted), the fitted model and the blocking statistics."""
+    (persisted), the fitted model and the blocking statistics. ``encs``: the encoded
+    record partitions (persisted, divisions those of ``mview``); ``ctx``: the shared
+    comparison context."""
     import dask
     import dask.dataframe as dd
 
-    from trustlab.er.blocking import parse_rule
+    from trustlab.er.blocking import parse_rule, sorted_unique
     from trustlab.er.comparisons import FSModel, _distinct_rows_inverse, record_share_sums
     from trustlab.er.defaults import random_pairs
 
     d = len(flds)
-    tf_model = FSModel(flds)
-    tf_model.tf_tables_, tf_model.tf_default_ = tf_tables, tf_default
-    ctx = _Context(flds, only, corpus, tf_model, keep_cols, truth)
+    shared_ctx = run.share(ctx)
     with run.stage("blocking"):
-        streams = []
+        # one shuffle of every rule's block keys (hashed): each block lands whole in one partition
         pmeta = pd.DataFrame({"i": np.zeros(0, np.int64), "j": np.zeros(0, np.int64)})
-        kmeta = pd.DataFrame({"key": pd.Series([], dtype=object), "rec": np.zeros(0, np.int64)})
-        for r in rules:
-            rule = parse_rule(r)
-            cap = n if rule.kind == "all" else min(size, rule.cap or size)
-            keys = run.persist(mview.map_partitions(_key_rows, r, meta=kmeta))
-            n_keys = int(run.compute(keys.map_partitions(len).sum())[0])
-            nparts = max(1, math.ceil(n_keys / KEYS_PER_PARTITION))
-            shuffled = keys.shuffle(on="key", npartitions=nparts)
-            streams.append(run.persist(shuffled.map_partitions(_block_pairs, cap, meta=pmeta)))
-            del keys
-        pairs = dd.concat(streams) if len(streams) > 1 else streams[0]
+        kmeta = pd.DataFrame({"key": np.zeros(0, np.uint64), "rec": np.zeros(0, np.int64), "r": np.zeros(0, np.int16)})
+        caps = [n if parse_rule(r).kind == "all" else min(size, parse_rule(r).cap or size) for r in rules]
+        keys = run.persist(mview.map_partitions(_key_rows, list(rules), meta=kmeta))
+        n_keys = int(run.compute(keys.map_partitions(len).sum())[0])
+        nparts = max(1, math.ceil(n_keys / KEYS_PER_PARTITION))
+        pairs = run.persist(keys.shuffle(on="key", npartitions=nparts).map_partitions(_block_pairs, caps, meta=pmeta))
+        del keys
         divs, n_raw = _pair_divisions(run, pairs, n, pairs_per_partition, mview.npartitions)
-        recs = mview[keep_cols].repartition(divisions=divs) if tuple(divs) != tuple(mview.divisions) else \
-            mview[keep_cols]
-        # (not persisted: a repartition of the persisted match view, cheap to recompute, not a
-        # second copy of the records in the workers' memory)
-        left = pairs.set_index("i", divisions=divs)
-        lmeta = _attach_left(pd.DataFrame({"j": np.zeros(0, np.int64)},
-                                          index=pd.Index(np.zeros(0, np.int64), name="i")), recs._meta)
-        joined = dd.map_partitions(_attach_left, left, recs, meta=lmeta, align_dataframes=False)
+        # the pair stream by ranges of first records: (i, j) only, no record columns travel
+        left = run.persist(pairs.set_index("i", divisions=divs))
+        del pairs
     with run.stage("comparisons"):
-        right = joined.set_index("j", divisions=divs)
-        gmeta = _level_frame(lmeta.set_index("j"), recs._meta, ctx)
-        levels = run.persist(dd.map_partitions(_level_frame, right, recs, ctx, meta=gmeta, align_dataframes=False))
-        del streams, pairs, joined
+        # each partition of pairs gathers the encodings of the records it touches (by id
+        # range, from the record partitions that hold them) and compares them
+        gmeta = _level_frame_meta(ctx)
+        frames = []
+        for p, part in enumerate(left.to_delayed()):
+            ids = dask.delayed(_pair_ids)(part)
+            frames.append(dask.delayed(_level_frame)(part, shared_ctx,
+                                                     *_takes(encs, mview.divisions, ids, lo=int(divs[p]))))
+        levels = run.persist(dd.from_delayed(frames, meta=gmeta, divisions=list(divs), verify_meta=False))
+        del left, frames
         counts = run.compute(*[dask.delayed(_level_counts)(p, d) for p in levels.to_delayed()])
         part_sizes = run.compute(levels.map_partitions(len))[0]
     with run.stage("model"):
@@ -1100,9 +1527,10 @@ def _fit(run: _Run, mview, raw, rules, size, flds, only, corpus, tf_tables, tf_d
             cnt = np.bincount(inv, weights=call, minlength=len(Gu))
         else:
             Gu, cnt = np.zeros((0, d), np.int8), np.zeros(0)
-        # u from random record pairs: the local run's draw, the records fetched from their partitions
+        # u from random record pairs: the local run's draw, their encodings gathered from the partitions
         rp = random_pairs(n, rng)
-        Gr = _random_levels(run, recs, rp, ctx)
+        want = sorted_unique(rp.ravel())
+        Gr = run.compute(dask.delayed(_random_level_rows)(rp, shared_ctx, *_takes(encs, mview.divisions, want)))[0]
         # each field's share of the whole record's words, summed over the partitions
         shares = run.compute(*[dask.delayed(record_share_sums)(p, flds) for p in mview.to_delayed()])
         n_share = sum(k for _, k in shares)
@@ -1143,32 +1571,6 @@ def _pair_divisions(run: _Run, pairs, n: int, per_part: int, at_least: int) -> t
     return sorted({0, *(b for b in bounds if 0 < b < n - 1), n - 1}), total
 
 
-def _fetch_rows(part: pd.DataFrame, want: np.ndarray) -> pd.DataFrame:
-    return part.loc[part.index.intersection(want)]
-
-
-def _random_levels(run: _Run, recs, rp: np.ndarray, ctx: _Context) -> np.ndarray:
-    """Levels of the random pairs ``rp`` (canonical positions), their records gathered
-    from the partitions that hold them."""
-    import dask
-
-    want = np.unique(rp.ravel())
-    divs = recs.divisions
-    parts = []
-    for k, p in enumerate(recs.to_delayed()):
-        lo, hi = divs[k], divs[k + 1]
-        sel = want[(want >= lo) & ((want < hi) if k < len(divs) - 2 else (want <= hi))]
-        if sel.size:
-            parts.append(dask.delayed(_fetch_rows)(p, sel))
-    if not parts:  # no random pair (a single record)
-        return np.zeros((0, len(ctx.fields)), np.int8)
-    rows = pd.concat(run.compute(*parts)).sort_index()
-    loc = np.searchsorted(rows.index.to_numpy(np.int64), rp)
-    df = rows[ctx.columns].reset_index(drop=True)
-    G, _ = _levels_and_tf(df, loc.astype(np.int64), ctx)
-    return G
-
-
 def _pair_completeness(run: _Run, mview, truth: str, hit: int) -> float:
     t = mview[truth].dropna().astype(str)
     vc = run.compute(t.value_counts())[0].to_numpy(np.float64)
@@ -1206,7 +1608,7 @@ def _solve(run: _Run, mview, scored, labels, ctx: _Context, cfg: _SolveConfig, i
     recs = base.map_partitions(_records_by_component, shared, meta=rmeta).set_index("comp", divisions=divs)
     emeta = _edges_by_component(scored._meta, (np.zeros(0, np.int64), np.zeros(0, np.int64)))
     edges = scored.map_partitions(_edges_by_component, shared, meta=emeta).set_index("comp", divisions=divs)
-    ctx2 = run.share(_Context(ctx.fields, ctx.only, ctx.corpus, ctx.tf_model, ctx.columns))
+    ctx2 = run.share(_Context(ctx.fields, ctx.only, ctx.corpus, ctx.tf_model, ctx.columns, None, ctx.doc_freq))
     out = [dask.delayed(_solve_groups, nout=2)(r, e, ctx2, cfg, id_col)
            for r, e in zip(recs.to_delayed(), edges.to_delayed())]
     frames = [o[0] for o in out]
