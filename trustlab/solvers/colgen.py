@@ -812,6 +812,15 @@ class _BranchAndPrice:
             return groups, forb
         return None
 
+    def _contracted(self, groups: list[np.ndarray], forb: np.ndarray):
+        """(G, G W Gᵀ, allowed pairs) of a node whose super-nodes are ``groups``."""
+        G = np.zeros((len(groups), self.n))
+        for a, g in enumerate(groups):
+            G[a, g] = 1.0
+        A = ~forb
+        np.fill_diagonal(A, False)
+        return G, G @ self.W @ G.T, A
+
     def _reduce_node(self, groups: list[np.ndarray], forb: np.ndarray):
         """:meth:`reduce_node` without the new super-nodes' columns: ``(None, None)`` when closed."""
         from trustlab.solvers.reduction import bound_fixings, reduce_problem
@@ -821,13 +830,8 @@ class _BranchAndPrice:
             m = len(groups)
             if m <= 3:
                 return self.enumerate_node(groups, forb), None
-            G = np.zeros((m, self.n))
-            for a, g in enumerate(groups):
-                G[a, g] = 1.0
-            Wc = G @ W @ G.T
+            _, Wc, A = self._contracted(groups, forb)
             offset = float(np.trace(Wc)) / 2.0
-            A = ~forb
-            np.fill_diagonal(A, False)
             Wc = np.where(A, Wc, 0.0)
             tol = 0.0 if self.exact_int else 1e-9 * (1.0 + float(np.abs(W).sum()))
             merge, forbid = bound_fixings(Wc, A, offset, _floor_target(self.best_val, self.integral), tol=tol)
@@ -864,12 +868,7 @@ class _BranchAndPrice:
             m = len(groups)
             if m <= 3:
                 return self.enumerate_node(groups, forb), None
-            G = np.zeros((m, self.n))
-            for a, g in enumerate(groups):
-                G[a, g] = 1.0
-            Wc = G @ W @ G.T
-            A = ~forb
-            np.fill_diagonal(A, False)
+            G, Wc, A = self._contracted(groups, forb)
             mass = None if self.exact_int else np.where(A, G @ np.abs(W) @ G.T, 0.0)
             red = reduce_problem(np.where(A, Wc, 0.0), A, mass=mass)
             if not red.changed and n_fix == 0:
