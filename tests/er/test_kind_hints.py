@@ -247,14 +247,15 @@ def test_inference_is_a_loop_over_the_registry(monkeypatch):
 
 
 def _old_fields(choices):
-    """The old joining of latitude + longitude into one latlon field (frozen copy)."""
+    """The old joining of latitude + longitude into one latlon field (frozen copy; since stop 35 a
+    longitude without a latitude is kept as a field of its own instead of being dropped)."""
     lat = next((c for c in choices if c.role == "field" and c.column.lower() in ("lat", "latitude")), None)
     lon = next(
         (c for c in choices if c.role == "field" and c.column.lower() in ("lon", "lng", "long", "longitude")), None
     )
     fields = []
     for c in choices:
-        if c.role != "field" or c is lon:
+        if c.role != "field" or (c is lon and lat is not None):
             continue
         if c is lat and lon is not None:
             fields.append((f"{lat.column},{lon.column}", "latlon"))
@@ -276,3 +277,12 @@ def test_two_column_kind_is_joined_from_the_registry_names(cols):
     assert any(k == "latlon" for _, k in got) == ({"lat", "latitude"} & {c.lower() for c in cols} != set()
                                                   and {"lon", "lng", "long", "longitude"} & {c.lower() for c in cols}
                                                   != set())
+
+
+def test_a_longitude_without_a_latitude_is_still_compared():
+    """It was dropped from the fields (nothing to join it with); now it is a numeric field."""
+    rng = np.random.default_rng(4)
+    df = pd.DataFrame({"name": rng.choice(["ann lee", "bob ray", "cy fox", "di moe"], 60),
+                       "lon": rng.choice(np.arange(-10, 10) * 1.5, 60)})  # repeats: not an id
+    rep = F.infer_fields_report(df)
+    assert ("lon", "numeric") in [(f.column, f.kind) for f in rep.fields]

@@ -246,8 +246,8 @@ def infer_fields_report(
             found_id = ch.column
         choices.append(ch)
     # a two-column kind (latlon): a field named like its first column and one named like its
-    # second are one field of that kind (the names are the kind's ``column_names``); a field
-    # named like a second column is not compared on its own
+    # second are one field of that kind (the names are the kind's ``column_names``); a second
+    # column without a first stays a field of its own kind (a lone longitude is a number)
     joined: dict[int, tuple[str, FieldChoice]] = {}
     second_cols: set[int] = set()
     for k in KINDS.values():
@@ -255,10 +255,9 @@ def infer_fields_report(
             continue
         first, second = (next((c for c in choices if c.role == "field" and c.column.lower() in names), None)
                          for names in k.column_names)
-        if second is not None:
+        if first is not None and second is not None:
             second_cols.add(id(second))
-            if first is not None:
-                joined[id(first)] = (k.name, second)
+            joined[id(first)] = (k.name, second)
     fields = []
     for c in choices:
         if c.role != "field" or id(c) in second_cols:
