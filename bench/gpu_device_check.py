@@ -136,7 +136,10 @@ def _graphs():
 
 
 def cliques():
+    import networkx as nx
+
     import trustlab
+    from trustlab.kernels.cliques_cuda import enumerate_maximal_cliques_cuda
 
     only = [g for g in os.environ.get("GRAPHS", "").split(",") if g]
     for name, G in _graphs().items():
@@ -154,11 +157,7 @@ def cliques():
         b = sorted(tuple(sorted(c)) for c in rg.to_list())
         check("cliques", f"{name}: gpu == cpu", a == b and rg.backend == "gpu", n=n, m=m,
               n_cliques=len(a), gpu_count=len(b), cpu_s=round(tc, 3), gpu_s=round(tg, 3))
-        # the kernel's other routes: every sub-problem on the warp kernel, and the first design
-        import networkx as nx
-
-        from trustlab.kernels.cliques_cuda import enumerate_maximal_cliques_cuda
-
+        # the kernel's other routes: every sub-problem on the warp kernel, or none on the 64-bit thread kernel
         nodes = sorted(G.nodes())
         A = nx.to_scipy_sparse_array(G, nodelist=nodes, format="csr")
         A.sort_indices()

@@ -279,7 +279,8 @@ class Mechanism:
         else:
             self.phi = None
             self.noise_scale = 1.0 / epsilon
-        self._phi_gpu = None
+        self._gpu_key = None  # the Philox key of the GPU release (derived on first use)
+        self._phiT_gpu = {}  # Φᵀ on the device, per input dtype
         self._bt32 = None
 
     def __repr__(self) -> str:  # never shows the key
@@ -355,18 +356,18 @@ class Mechanism:
         from trustlab.kernels import privacy_gpu
 
         cp = privacy_gpu.get_cupy()
-        if self._phi_gpu is None:
-            self._phi_gpu = {"key": privacy_gpu.philox_key(self._key0, self._key1)}
+        if self._gpu_key is None:
+            self._gpu_key = privacy_gpu.philox_key(self._key0, self._key1)
         on_device = _is_device_array(out)
         Xd = X if _is_device_array(X) else cp.asarray(X)
         phiT = None
         if self.phi is not None:
             dt = np.dtype(Xd.dtype)
-            if dt not in self._phi_gpu:
-                self._phi_gpu[dt] = cp.asarray(np.ascontiguousarray(self.phi.T, dtype=dt))
-            phiT = self._phi_gpu[dt]
+            if dt not in self._phiT_gpu:
+                self._phiT_gpu[dt] = cp.asarray(np.ascontiguousarray(self.phi.T, dtype=dt))
+            phiT = self._phiT_gpu[dt]
         outd = out if on_device else cp.empty(out.shape, dtype=out.dtype)
-        bad = privacy_gpu.release_on_device(Xd, phiT, self.noise_scale, self._phi_gpu["key"], int(row_offset), outd)
+        bad = privacy_gpu.release_on_device(Xd, phiT, self.noise_scale, self._gpu_key, int(row_offset), outd)
         if not on_device:
             if out.flags.c_contiguous:
                 outd.get(out=out)
