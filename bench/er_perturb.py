@@ -1,0 +1,206 @@
+"""The real ER files of ``bench/er_real.py``, presented the way an unseen file might be.
+
+A file the project has never seen differs from the ones it was developed on in ways that
+should not matter: other column names, other column and row order, other delimiters and
+encodings, more empty cells, other letter case. This benchmark applies one such change at
+a time to every real data set and runs ``resolve`` with every default (no labels, no
+hints), so a drop in F1 points at a default that depends on how a file is written rather
+than on what it says.
+
+Variants (each applied to every input table of a file; the id column and the truth are kept):
+
+* ``base``      the file as ``bench/er_real.py`` passes it;
+* ``opaque``    every other column renamed ``http://example.org/ontology#attrN`` (URL-like names that
+  say nothing about the content: kinds must be inferred from the values);
+* ``shuffled``  columns and rows in another order (seeded); the result should be the same entities;
+* ``semicolon`` written with ``;`` as the delimiter, every field quoted, latin-1 encoded;
+* ``upper``     every value upper-cased;
+* ``sparse``    30 % of the non-id cells emptied (seeded), as in sparse real rows;
+* ``tabbed``    tab-separated with a UTF-8 byte-order mark.
+
+Usage::
+
+    PYTHONPATH=. .venv/bin/python bench/er_perturb.py [--files a,b] [--variants v1,v2]
+        [--jsonl bench/results/er_perturb.jsonl] [--md bench/results/er_perturb.md]
+
+Each (file, variant) runs in its own subprocess (peak memory per run). Prints one JSON line each.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+VARIANTS = ("base", "opaque", "shuffled", "semicolon", "upper", "sparse", "tabbed")
+ID_COLS = ("id", "Entity Id", "rec_id", "Id", "person_id", "unique_id")
+
+
+def _id_col(df: pd.DataFrame) -> str | None:
+    for c in ID_COLS:
+        if c in df.columns:
+            return c
+    return None
+
+
+def _sniff_read(path: Path) -> pd.DataFrame:
+    import csv
+
+    with open(path, encoding="utf-8-sig", newline="") as fh:
+        head = fh.read(65536)
+    sep = csv.Sniffer().sniff(head, delimiters=",|;\t").delimiter
+    return pd.read_csv(path, sep=sep, dtype=str, keep_default_na=False, encoding="utf-8-sig")
+
+
+def perturb(df: pd.DataFrame, variant: str, seed: int) -> tuple[pd.DataFrame, dict]:
+    """The table as the variant presents it, and the keyword arguments for ``to_csv``."""
+    rng = np.random.default_rng(seed)
+    idc = _id_col(df)
+    others = [c for c in df.columns if c != idc]
+    out = df.copy()
+    kw: dict = {"index": False}
+    if variant == "opaque":
+        out = out.rename(columns={c: f"http://example.org/ontology#attr{i}" for i, c in enumerate(others)})
+    elif variant == "shuffled":
+        cols = list(out.columns)
+        rng.shuffle(cols)
+        out = out[cols].iloc[rng.permutation(len(out))]
+    elif variant == "semicolon":
+        import csv
+
+        kw.update(sep=";", quoting=csv.QUOTE_ALL, encoding="latin-1", errors="replace")
+    elif variant == "upper":
+        for c in others:
+            out[c] = out[c].astype(str).str.upper()
+    elif variant == "sparse":
+        for c in others:
+            drop = rng.random(len(out)) < 0.3
+            out.loc[drop, c] = ""
+    elif variant == "tabbed":
+        kw.update(sep="\t", encoding="utf-8-sig")
+    elif variant != "base":
+        raise ValueError(f"unknown variant {variant!r}; valid: {list(VARIANTS)}")
+    return out, kw
+
+
+def run_one(name: str, variant: str, data: Path, seed: int) -> dict:
+    import er_real
+
+    inputs, keys, truth = er_real.load(name, data)
+    tmp = Path(os.environ.get("TMPDIR", "/tmp")) / "trustlab_er_perturb"
+    tmp.mkdir(exist_ok=True)
+    paths = []
+    for k, p in enumerate(inputs):
+        df = _sniff_read(Path(p))
+        df2, kw = perturb(df, variant, seed + k)
+        q = tmp / f"{name}_{variant}_{k}_{Path(p).stem}.csv"
+        df2.to_csv(q, **kw)
+        paths.append(q)
+    if keys is not None:  # link files: er_real's keys are (source name, id); the sources are the file stems
+        stems = [Path(p).stem for p in inputs]
+        rename = {s: Path(q).stem for s, q in zip(stems, paths)}
+        keys = [(rename.get(s, s), i) for s, i in keys]
+    t0 = time.perf_counter()
+    pred, info = er_real.trustlab_run(paths, keys)
+    sec = time.perf_counter() - t0
+    if keys is None and variant == "shuffled":
+        # rows were permuted: the result is in the permuted order; map back through the id column
+        df = _sniff_read(Path(inputs[0]))
+        perm_df, _ = perturb(df, variant, seed)
+        order = np.asarray(perm_df.index)
+        back = np.empty(len(order), dtype=object)
+        back[order] = np.asarray(pred, dtype=object)
+        pred = back
+    m = er_real.pairwise(np.asarray(pred).astype(str), truth)
+    import resource
+
+    return {"file": name, "variant": variant, "records": int(len(truth)), **{k: round(v, 4) for k, v in m.items()},
+            "entities": info.get("entities"), "seconds": round(sec, 2),
+            "peak_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+            "load": round(os.getloadavg()[0], 1), "fields": info.get("fields"),
+            "blocking": info.get("blocking"), "warnings": info.get("warnings")}
+
+
+def write_md(rows: list[dict], path: Path, command: str) -> None:
+    import er_real
+
+    files = [f for f in er_real.ALL if any(r["file"] == f for r in rows)]
+    variants = [v for v in VARIANTS if any(r["variant"] == v for r in rows)]
+    cell = {(r["file"], r["variant"]): r for r in rows}
+
+    def worst(f):
+        return min((cell[(f, v)]["f1"] for v in variants if (f, v) in cell), default=1.0)
+
+    files.sort(key=worst)
+    lines = ["# Real ER files presented differently (every default, no labels)", "",
+             f"Command: `{command}`  ",
+             f"Date: {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC. Machine: {os.cpu_count()}-core "
+             f"{platform.machine()}, Python {platform.python_version()}; shared (load per row in the JSONL).", "",
+             "Pairwise F1 per variant (see the script's docstring); in brackets the change from `base`. "
+             "Worst file first.", "",
+             "| file | " + " | ".join(variants) + " |", "|---" * (len(variants) + 1) + "|"]
+    for f in files:
+        base = cell.get((f, "base"), {}).get("f1")
+        cells = []
+        for v in variants:
+            r = cell.get((f, v))
+            if r is None:
+                cells.append("–")
+            elif v == "base" or base is None:
+                cells.append(f"{r['f1']:.3f}")
+            else:
+                cells.append(f"{r['f1']:.3f} ({r['f1'] - base:+.3f})")
+        lines.append(f"| {f} | " + " | ".join(cells) + " |")
+    path.write_text("\n".join(lines) + "\n")
+
+
+def main(argv=None) -> int:
+    import er_real
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--files", default=",".join(er_real.ALL))
+    ap.add_argument("--variants", default=",".join(VARIANTS))
+    ap.add_argument("--data", default=str(ROOT.parent / "shared" / "data"))
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--jsonl")
+    ap.add_argument("--md")
+    ap.add_argument("--one", nargs=2, metavar=("FILE", "VARIANT"), help=argparse.SUPPRESS)
+    a = ap.parse_args(argv)
+    if a.one:
+        print(json.dumps(run_one(a.one[0], a.one[1], Path(a.data), a.seed), default=str))
+        return 0
+    rows = []
+    for f in a.files.split(","):
+        for v in a.variants.split(","):
+            p = subprocess.run([sys.executable, __file__, "--one", f, v, "--data", a.data, "--seed", str(a.seed)],
+                               capture_output=True, text=True)
+            line = [ln for ln in p.stdout.splitlines() if ln.startswith("{")]
+            if p.returncode or not line:
+                row = {"file": f, "variant": v, "f1": float("nan"), "error": (p.stderr or p.stdout)[-400:]}
+            else:
+                row = json.loads(line[-1])
+            rows.append(row)
+            print(json.dumps({k: row.get(k) for k in ("file", "variant", "f1", "precision", "recall", "seconds",
+                                                      "error")}), flush=True)
+            if a.jsonl:
+                with open(a.jsonl, "a") as fh:
+                    fh.write(json.dumps(row, default=str) + "\n")
+    if a.md:
+        write_md(rows, Path(a.md), "python bench/er_perturb.py " + " ".join(argv or sys.argv[1:]))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
