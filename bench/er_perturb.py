@@ -95,7 +95,7 @@ def perturb(df: pd.DataFrame, variant: str, seed: int) -> tuple[pd.DataFrame, di
     return out, kw
 
 
-def run_one(name: str, variant: str, data: Path, seed: int) -> dict:
+def run_one(name: str, variant: str, data: Path, seed: int, system: str = "trustlab") -> dict:
     import er_real
 
     inputs, keys, truth = er_real.load(name, data)
@@ -113,7 +113,12 @@ def run_one(name: str, variant: str, data: Path, seed: int) -> dict:
         rename = {s: Path(q).stem for s, q in zip(stems, paths)}
         keys = [(rename.get(s, s), i) for s, i in keys]
     t0 = time.perf_counter()
-    pred, info = er_real.trustlab_run(paths, keys)
+    if system == "trustlab":
+        pred, info = er_real.trustlab_run(paths, keys)
+    else:  # the untuned peers of bench/er_real_peers.py, on the same files
+        import er_real_peers
+
+        pred, info = getattr(er_real_peers, f"{system}_run")(paths, keys)
     sec = time.perf_counter() - t0
     if keys is None and variant == "shuffled":
         # rows were permuted: the result is in the permuted order; map back through the id column
@@ -126,7 +131,7 @@ def run_one(name: str, variant: str, data: Path, seed: int) -> dict:
     m = er_real.pairwise(np.asarray(pred).astype(str), truth)
     import resource
 
-    return {"file": name, "variant": variant, "records": int(len(truth)), **{k: round(v, 4) for k, v in m.items()},
+    return {"file": name, "variant": variant, "system": system, "records": int(len(truth)), **{k: round(v, 4) for k, v in m.items()},
             "entities": info.get("entities"), "seconds": round(sec, 2),
             "peak_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
             "load": round(os.getloadavg()[0], 1), "fields": info.get("fields"),
@@ -174,17 +179,19 @@ def main(argv=None) -> int:
     ap.add_argument("--variants", default=",".join(VARIANTS))
     ap.add_argument("--data", default=str(ROOT.parent / "shared" / "data"))
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--system", default="trustlab", choices=("trustlab", "splink", "recordlinkage"))
     ap.add_argument("--jsonl")
     ap.add_argument("--md")
     ap.add_argument("--one", nargs=2, metavar=("FILE", "VARIANT"), help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     if a.one:
-        print(json.dumps(run_one(a.one[0], a.one[1], Path(a.data), a.seed), default=str))
+        print(json.dumps(run_one(a.one[0], a.one[1], Path(a.data), a.seed, a.system), default=str))
         return 0
     rows = []
     for f in a.files.split(","):
         for v in a.variants.split(","):
-            p = subprocess.run([sys.executable, __file__, "--one", f, v, "--data", a.data, "--seed", str(a.seed)],
+            p = subprocess.run([sys.executable, __file__, "--one", f, v, "--data", a.data, "--seed", str(a.seed),
+                                "--system", a.system],
                                capture_output=True, text=True)
             line = [ln for ln in p.stdout.splitlines() if ln.startswith("{")]
             if p.returncode or not line:
