@@ -10,8 +10,9 @@ than on what it says.
 Variants (each applied to every input table of a file; the id column and the truth are kept):
 
 * ``base``      the file as ``bench/er_real.py`` passes it;
-* ``opaque``    every other column renamed ``http://example.org/ontology#attrN`` (URL-like names that
-  say nothing about the content: kinds must be inferred from the values);
+* ``opaque``    every other column renamed ``http://example.org/ontology#aXXXXXX`` (URL-like names that
+  say nothing about the content, the same in both tables of a link file: kinds must be inferred
+  from the values);
 * ``shuffled``  columns and rows in another order (seeded); the result should be the same entities;
 * ``semicolon`` written with ``;`` as the delimiter, every field quoted, latin-1 encoded;
 * ``upper``     every value upper-cased;
@@ -28,6 +29,7 @@ Each (file, variant) runs in its own subprocess (peak memory per run). Prints on
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import platform
@@ -72,7 +74,9 @@ def perturb(df: pd.DataFrame, variant: str, seed: int) -> tuple[pd.DataFrame, di
     out = df.copy()
     kw: dict = {"index": False}
     if variant == "opaque":
-        out = out.rename(columns={c: f"http://example.org/ontology#attr{i}" for i, c in enumerate(others)})
+        # the same column gets the same name in every table (a hash of its name), so link files stay paired by name
+        out = out.rename(columns={c: "http://example.org/ontology#a" + hashlib.md5(str(c).encode()).hexdigest()[:6]
+                                  for c in others})
     elif variant == "shuffled":
         cols = list(out.columns)
         rng.shuffle(cols)
@@ -131,7 +135,8 @@ def run_one(name: str, variant: str, data: Path, seed: int, system: str = "trust
     m = er_real.pairwise(np.asarray(pred).astype(str), truth)
     import resource
 
-    return {"file": name, "variant": variant, "system": system, "records": int(len(truth)), **{k: round(v, 4) for k, v in m.items()},
+    return {"file": name, "variant": variant, "system": system, "records": int(len(truth)),
+            **{k: round(v, 4) for k, v in m.items()},
             "entities": info.get("entities"), "seconds": round(sec, 2),
             "peak_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
             "load": round(os.getloadavg()[0], 1), "fields": info.get("fields"),
