@@ -214,3 +214,22 @@ def test_a_cold_process_compiles_no_search_kernel_and_gets_the_warm_answer(tmp_p
     warm = partition(_cars(), method="cpp", random_state=0)
     assert cold["labels"] == warm.labels.tolist()
     assert cold["objective"] == warm.objective and cold["status"] == warm.status
+
+
+def test_the_twins_are_used_only_while_the_kernel_is_cold_and_can_be_turned_off(monkeypatch):
+    class ColdKernel:  # a dispatcher with nothing compiled
+        overloads: dict = {}
+
+    monkeypatch.setattr(heuristic, "its", ColdKernel())
+    monkeypatch.setattr(heuristic, "kernel_ready", lambda f: False)
+    monkeypatch.setitem(heuristic._twin, "cold", None)
+    monkeypatch.delenv("TRUSTLAB_PARTITION_PYTHON", raising=False)
+    assert heuristic._use_twin() and heuristic.prepare() == 0.0
+    assert not heuristic._use_twin(cost=heuristic.TWIN_STEPS)  # more work than the budget: the kernels
+    monkeypatch.setitem(heuristic._twin, "cold", None)
+    monkeypatch.setattr(heuristic, "kernel_ready", lambda f: True)  # in the on-disk cache: load it
+    assert not heuristic._use_twin()
+    monkeypatch.setitem(heuristic._twin, "cold", None)
+    monkeypatch.setattr(heuristic, "kernel_ready", lambda f: False)
+    monkeypatch.setenv("TRUSTLAB_PARTITION_PYTHON", "0")
+    assert not heuristic._use_twin()

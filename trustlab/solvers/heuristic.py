@@ -16,10 +16,20 @@ below the all-singletons partition (objective 0). The chunk schedule depends onl
 the instance size, so a run that stops by ``max_rounds`` or ``patience`` is
 deterministic for a fixed generator; a run cut by the deadline depends on the
 machine's speed.
+
+Cold start: while the search kernels are neither compiled in the process nor in Numba's
+on-disk cache (the first run after an install), chunks of rounds, the pivot start and
+the objective run their exact pure-Python twins
+(:mod:`trustlab.kernels.cpp_heuristic_twin`: the same bits) instead of compiling the
+kernels (~8 s of CPU), up to :data:`TWIN_STEPS` steps per process; past that the kernels
+compile and take over at the next chunk boundary (the chunk that ran out is redone by
+the kernel), with the same result. The twins' seconds, like a compilation's, are not
+counted against deadlines (:func:`trustlab.kernels._jit.exclude_seconds`).
 """
 from __future__ import annotations
 
 import contextlib
+import os
 import threading
 import time
 
@@ -57,11 +67,12 @@ def twin_steps_left() -> int:
 def _use_twin(cost: int = 0) -> bool:
     """True when this call should run the exact Python twin: the search kernel is not
     compiled in this process, was not in the on-disk cache when first asked (read once
-    per process: nothing compiles), and the twins' step budget has ``cost`` left."""
+    per process: nothing compiles), and the twins' step budget has ``cost`` left.
+    ``TRUSTLAB_PARTITION_PYTHON=0`` in the environment turns the twins off."""
     if its.overloads or twin_steps_left() <= cost:
         return False
     if _twin["cold"] is None:
-        _twin["cold"] = not kernel_ready(its)
+        _twin["cold"] = os.environ.get("TRUSTLAB_PARTITION_PYTHON", "") != "0" and not kernel_ready(its)
     return bool(_twin["cold"])
 
 
