@@ -82,8 +82,9 @@ class NumbaNpRandom:
         return (b + a * 67108864.0) / 9007199254740992.0
 
 
-def pivot_labels(W: np.ndarray, order: np.ndarray, forbid: float) -> np.ndarray:
-    """Twin of :func:`trustlab.kernels.cpp_heuristic.pivot_labels` (same labels).
+def pivot_labels(W: np.ndarray, order: np.ndarray, forbid: float, *, Wl: list | None = None) -> np.ndarray:
+    """Twin of :func:`trustlab.kernels.cpp_heuristic.pivot_labels` (same labels); ``Wl``
+    is ``W.tolist()`` when the caller has it already.
 
     Examples
     --------
@@ -92,7 +93,7 @@ def pivot_labels(W: np.ndarray, order: np.ndarray, forbid: float) -> np.ndarray:
     [0, 0, 0]
     """
     n = W.shape[0]
-    Wl = W.tolist()
+    Wl = W.tolist() if Wl is None else Wl
     order = order.tolist()
     forbid = float(forbid)
     labels = [-1] * n

@@ -251,7 +251,7 @@ class _Search:
             order = rng.permutation(n).astype(np.int64)
             cur = None
             if not kernels and _use_twin(n * n):
-                cur = _twin_call(twin.pivot_labels, self.Wh, order, self.forbid)
+                cur = _twin_call(twin.pivot_labels, self.Wh, order, self.forbid, Wl=self._wl())
                 _twin["left"] -= n * n
             self.cur = pivot_labels(self.Wh, order, self.forbid) if cur is None else cur
         self.best = self.cur.copy()
@@ -306,7 +306,9 @@ class _Search:
                     prm["restart_prob"], prm["restart_after"], self.stale, self.first, int(prm["directed"]),
                     int(prm["q"]))
             out = None
-            if not self.kernels and args[-1] >= 1 and args[8] >= 1 and _use_twin():  # (q, restart_after)
+            # (q >= 1, restart_after >= 1; a round costs the twin >= 4 n^2 steps: two builds of
+            # the gain table and two objectives, so a larger instance goes straight to the kernels)
+            if not self.kernels and args[-1] >= 1 and args[8] >= 1 and _use_twin(4 * self.n * self.n):
                 # kernels cold: the exact Python twin (never cut by the deadline: its seconds
                 # are excluded from it, as a compilation's would be)
                 t = time.perf_counter()
