@@ -233,3 +233,31 @@ def test_the_twins_are_used_only_while_the_kernel_is_cold_and_can_be_turned_off(
     monkeypatch.setattr(heuristic, "kernel_ready", lambda f: False)
     monkeypatch.setenv("TRUSTLAB_PARTITION_PYTHON", "0")
     assert not heuristic._use_twin()
+
+
+def test_reduction_does_not_count_a_cold_starts_twin_seconds(monkeypatch):
+    # the reduction's short searches (one per part) stop once its deadline has passed;
+    # seconds declared as a cold start's (the twins', via exclude_seconds) move it on,
+    # as compilations do. Before, the first part's cold search used up the deadline and
+    # the other parts got no search (fewer candidate clusters for the almost-clique rule)
+    import time
+
+    from trustlab.kernels import _jit
+    from trustlab.solvers.reduction import reduce_component
+
+    real = heuristic.solve_heuristic
+    calls = []
+
+    def cold_search(W, A, **kw):
+        calls.append(W.shape[0])
+        time.sleep(0.6)
+        _jit.exclude_seconds(3.0)
+        return real(W, A, **kw)
+
+    monkeypatch.setattr(heuristic, "solve_heuristic", cold_search)
+    W = -0.5 * np.ones((24, 24))
+    for b in range(3):
+        W[8 * b:8 * (b + 1), 8 * b:8 * (b + 1)] = make_instance("random", 8, random_state=b)
+    np.fill_diagonal(W, 0.0)
+    reduce_component(W, seed=0, deadline=time.perf_counter() + 0.5)
+    assert calls == [8, 8, 8]  # every part searched
