@@ -17,7 +17,7 @@ import threading
 import time
 from typing import Callable
 
-__all__ = ["warm_once", "compile_seconds", "is_warm", "kernel_ready"]
+__all__ = ["warm_once", "compile_seconds", "exclude_seconds", "is_warm", "kernel_ready"]
 
 _lock = threading.Lock()
 _keys: dict[str, threading.Event] = {}
@@ -78,8 +78,27 @@ def warm_once(key: str, fn: Callable[[], object]) -> float:
 
 
 def compile_seconds() -> float:
-    """Seconds spent in :func:`warm_once` warm-ups so far in this process (all threads)."""
+    """Seconds spent in :func:`warm_once` warm-ups so far in this process (all threads),
+    plus those declared with :func:`exclude_seconds`."""
     return _total
+
+
+def exclude_seconds(seconds: float) -> None:
+    """Declare ``seconds`` of cold-start work that is not a compilation but stands in
+    for one (an exact Python twin run while its kernel is not compiled yet, which a warm
+    process would have done in a fraction of the time): they are added to
+    :func:`compile_seconds`, so the clocks that exclude compilations exclude them too.
+
+    Examples
+    --------
+    >>> before = compile_seconds()
+    >>> exclude_seconds(0.25)
+    >>> round(compile_seconds() - before, 9)
+    0.25
+    """
+    global _total
+    with _lock:
+        _total += float(seconds)
 
 
 def kernel_ready(dispatcher: object) -> bool:

@@ -114,9 +114,9 @@ class Problem:
 
     def objective(self, labels: np.ndarray) -> float:
         if self.complete:
-            from trustlab.kernels.cpp_heuristic import objective
+            from trustlab.solvers.heuristic import search_objective
 
-            return float(objective(self.W, np.asarray(labels, np.int64)))
+            return search_objective(self.W, np.asarray(labels, np.int64))
         return pair_objective(labels, self.rows, self.cols, self.vals)
 
     def is_feasible(self, labels: np.ndarray) -> bool:

@@ -326,6 +326,9 @@ def _solve_scaled_component(W, A, method, opts: _ComponentOptions, *, time_limit
                          init=None, params=None)
         search.run(deadline=deadline, pause=QUICK_PATIENCE if staged else None)
         lab, val = search.result()
+    if deadline is not None:  # a cold start's seconds (the search's exact Python twins) do not count
+        deadline += compile_seconds() - compiled0
+        compiled0 = compile_seconds()
     info["heuristic_objective"] = val
     info["heuristic_seconds"] = time.perf_counter() - t0
     if method == "heuristic":
@@ -421,7 +424,7 @@ def _prepare(P: Problem, parts: "_Decomposition", method: str, opts: _ComponentO
     t = time.perf_counter()
     sizes = parts.sizes().values()
     if any(P.complete or n <= sparse.SPARSE_MIN_NODES for n in sizes):
-        heuristic.ensure_compiled()
+        heuristic.prepare()  # (compiles nothing while the search's exact Python twins will run)
         _preload(method, opts)
     if not P.complete and any(n > sparse.SPARSE_MIN_NODES for n in sizes):
         sparse.ensure_compiled()
@@ -448,7 +451,7 @@ def _solve_task(task: tuple, method: str, opts: _ComponentOptions, *, seed: int,
     component of more than :data:`~trustlab.solvers.sparse.SPARSE_MIN_NODES` nodes goes
     to the O(n + m)-memory sparse search whatever the method (the dense solvers would
     hold several n x n arrays); the others are solved densely by :func:`_solve_component`."""
-    from trustlab.solvers.heuristic import ensure_compiled as dense_kernels
+    from trustlab.solvers.heuristic import prepare as dense_kernels
     from trustlab.solvers.sparse import SPARSE_MIN_NODES
     from trustlab.solvers.sparse import ensure_compiled as sparse_kernels
 
@@ -493,15 +496,19 @@ def _solve_reduced_component(W, A, method, opts: _ComponentOptions, *, seed, tim
     are the largest part's, ``root_bound`` the parts' root bounds plus the offset. A
     component the reduction solves alone (no part of 2 or more nodes left) reports
     ``phase="trivial"`` under ``cpp``."""
+    from trustlab.kernels._jit import compile_seconds
     from trustlab.solvers.reduction import reduce_component
 
     t0 = time.perf_counter()
+    compiled0 = compile_seconds()
     deadline = None if time_limit is None else t0 + time_limit
     n = W.shape[0]
     auto_big = method == "auto" and n > AUTO_EXACT_MAX
     share = REDUCE_SHARE_BIG if auto_big else REDUCE_SHARE
     red = reduce_component(W, A, seed=seed, deadline=None if time_limit is None else t0 + share * time_limit,
                            max_part=AUTO_EXACT_MAX if auto_big else None)
+    if deadline is not None:  # a cold start's seconds (the search's exact Python twins) do not count
+        deadline += compile_seconds() - compiled0
     stats = dict(red.stats)
     # under auto, a component too large for the exact solver is reduced only if all its
     # parts then fit it; otherwise it goes to the heuristic as given

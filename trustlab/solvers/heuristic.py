@@ -16,27 +16,70 @@ below the all-singletons partition (objective 0). The chunk schedule depends onl
 the instance size, so a run that stops by ``max_rounds`` or ``patience`` is
 deterministic for a fixed generator; a run cut by the deadline depends on the
 machine's speed.
+
+Cold start: while the search kernels are neither compiled in the process nor in Numba's
+on-disk cache (the first run after an install), chunks of rounds, the pivot start and
+the objective run their exact pure-Python twins
+(:mod:`trustlab.kernels.cpp_heuristic_twin`: the same bits) instead of compiling the
+kernels (~8 s of CPU), up to :data:`TWIN_STEPS` steps per process; past that the kernels
+compile and take over at the next chunk boundary (the chunk that ran out is redone by
+the kernel), with the same result. The twins' seconds, like a compilation's, are not
+counted against deadlines (:func:`trustlab.kernels._jit.exclude_seconds`).
 """
 from __future__ import annotations
 
 import contextlib
+import os
 import threading
 import time
 
 import numpy as np
 
 from trustlab._scale import pow2_for
-from trustlab.kernels._jit import warm_once
+from trustlab.kernels import cpp_heuristic_twin as twin
+from trustlab.kernels._jit import exclude_seconds, kernel_ready, warm_once
 from trustlab.kernels.cpp_heuristic import its, objective, pivot_labels
 
 #: seconds of search the first chunk always gets, whatever the deadline
 FIRST_CHUNK_GRACE = 1.0
 
+#: elementary steps (gain-table entries and candidate clusters visited) that the exact
+#: Python twins of the search kernels (:mod:`trustlab.kernels.cpp_heuristic_twin`) may
+#: take per process while the kernels are neither compiled nor in Numba's on-disk
+#: cache: ~1 s of CPU (4.6-5.2 M steps/s measured), against ~8 s for compiling the
+#: kernels. A count, not a timer, so which path runs is deterministic; both give the
+#: same bits, so the results do not depend on it either.
+TWIN_STEPS = 5_000_000
+#: the compiled search's speed in the same steps, on the low side (60-190 M/s measured
+#: at n = 16-120): a chunk run by the twin counts ``steps / KERNEL_STEPS_PER_SECOND``
+#: seconds in :meth:`_Search.seconds_to_finish`'s estimate, not the twin's own 12-45x
+#: longer time (which would make a caller reserve far too much time for the search)
+KERNEL_STEPS_PER_SECOND = 50e6
+
+_twin = {"left": TWIN_STEPS, "cold": None}
+
+
+def twin_steps_left() -> int:
+    """Steps the Python twins may still take in this process (see :data:`TWIN_STEPS`)."""
+    return min(_twin["left"], TWIN_STEPS)
+
+
+def _use_twin(cost: int = 0) -> bool:
+    """True when this call should run the exact Python twin: the search kernel is not
+    compiled in this process, was not in the on-disk cache when first asked (read once
+    per process: nothing compiles), and the twins' step budget has ``cost`` left.
+    ``TRUSTLAB_PARTITION_PYTHON=0`` in the environment turns the twins off."""
+    if its.overloads or twin_steps_left() <= cost:
+        return False
+    if _twin["cold"] is None:
+        _twin["cold"] = os.environ.get("TRUSTLAB_PARTITION_PYTHON", "") != "0" and not kernel_ready(its)
+    return bool(_twin["cold"])
+
 
 def _compile() -> None:
     W = np.array([[0.0, 1.0, -1.0], [1.0, 0.0, 1.0], [-1.0, 1.0, 0.0]])
     s = _Search(W, ~np.eye(3, dtype=bool), rng=np.random.default_rng(0), max_rounds=1, patience=None, init=None,
-                params=None)
+                params=None, kernels=True)
     s.run()
     s.result()
 
@@ -47,6 +90,53 @@ def ensure_compiled() -> float:
     real search; the seconds it took (0.0 when already done). Callers do this before
     their clock starts, so a deadline never counts the compilation."""
     return warm_once("cpp_heuristic", _compile)
+
+
+def prepare() -> float:
+    """What a caller does before its clock starts: :func:`ensure_compiled`, except while
+    the search would run its exact Python twin (kernels cold, twin budget left), when
+    nothing is compiled now (a first ``trustlab partition`` or ``resolve`` on small
+    components is done before the kernels would have compiled). A search that outgrows
+    the twins' budget compiles the kernels then, and excludes those seconds and the
+    twins' own from its deadline. Returns the seconds spent here.
+
+    Examples
+    --------
+    >>> prepare() >= 0.0
+    True
+    """
+    if _use_twin():
+        return 0.0
+    return ensure_compiled()
+
+
+def search_objective(W: np.ndarray, labels: np.ndarray) -> float:
+    """:func:`~trustlab.kernels.cpp_heuristic.objective` (C-contiguous float64 ``W``,
+    int64 ``labels``), by its exact NumPy twin while the search kernels are cold.
+
+    Examples
+    --------
+    >>> W = np.array([[0.0, 2.0, -1.0], [2.0, 0.0, 1.0], [-1.0, 1.0, 0.0]])
+    >>> search_objective(W, np.array([0, 0, 1]))
+    2.0
+    """
+    if _use_twin():
+        return twin.objective(W, labels)
+    return float(objective(W, labels))
+
+
+def _twin_call(fn, *args, **kwargs):
+    """Run a twin, its seconds excluded from the clocks that exclude compilations (a warm
+    process runs the kernel in a fraction of them); None when it ran out of steps (then
+    no twin runs again in this process: the caller compiles the kernels)."""
+    t = time.perf_counter()
+    try:
+        return fn(*args, **kwargs)
+    except twin.TwinBudgetExceeded:
+        _twin["left"] = 0
+        return None
+    finally:
+        exclude_seconds(time.perf_counter() - t)
 
 
 @contextlib.contextmanager
@@ -140,8 +230,10 @@ class _Search:
     deadline cuts either).
     """
 
-    def __init__(self, W, A, *, rng, max_rounds, patience, init, params):
+    def __init__(self, W, A, *, rng, max_rounds, patience, init, params, kernels=False):
         n = W.shape[0]
+        self.kernels = kernels  # True: never the Python twins (the warm-up that compiles the kernels)
+        self._Wl = None  # Wh.tolist(), for the twins
         self.W, self.A, self.rng, self.n = W, A, rng, n
         # the kernel runs on power-of-two scaled weights (its tolerances are absolute)
         self.scale = weight_scale(W, A)
@@ -156,7 +248,12 @@ class _Search:
         if init is not None:
             self.cur = np.asarray(init, np.int64).copy()
         else:
-            self.cur = pivot_labels(self.Wh, rng.permutation(n).astype(np.int64), self.forbid)
+            order = rng.permutation(n).astype(np.int64)
+            cur = None
+            if not kernels and _use_twin(n * n):
+                cur = _twin_call(twin.pivot_labels, self.Wh, order, self.forbid, Wl=self._wl())
+                _twin["left"] -= n * n
+            self.cur = pivot_labels(self.Wh, order, self.forbid) if cur is None else cur
         self.best = self.cur.copy()
         self.best_val = -np.inf
         # rounds per chunk: a few tens of ms (a round costs ~ depth * n * clusters flops)
@@ -185,10 +282,11 @@ class _Search:
 
     def run(self, *, deadline=None, target=None, pause=None) -> None:
         t0 = time.perf_counter()
+        self._twin_adjust = 0.0
         try:
             self._run(deadline, target, pause)
         finally:
-            self.seconds += time.perf_counter() - t0
+            self.seconds += time.perf_counter() - t0 + self._twin_adjust
 
     def _run(self, deadline, target, pause) -> None:
         prm = self.prm
@@ -203,24 +301,49 @@ class _Search:
             # FIRST_CHUNK_GRACE seconds of search (its descent on any small or mid-size
             # instance, even when the budget is already spent), counted once the kernel
             # is compiled (a cold compile takes seconds)
-            stop_at = deadline
-            if self.first and deadline is not None:
-                deadline += ensure_compiled()  # compile time never counts against the deadline
-                stop_at = max(deadline, time.perf_counter() + FIRST_CHUNK_GRACE)
-            with stop_flag(stop_at) as stop:
-                self.best_val, self.stale = its(
-                    self.Wh, self.ptr, self.idx, self.use_nbrs, self.cur, self.best, self.best_val,
-                    int(self.rng.integers(0, 2**31 - 1)), k, prm["depth"], prm["tt_lo"], prm["tt_hi"],
-                    prm["str_lo"], prm["str_hi"], prm["split_prob"], prm["restart_prob"], prm["restart_after"],
-                    self.stale, self.first, int(prm["directed"]), int(prm["q"]), stop)
+            seed = int(self.rng.integers(0, 2**31 - 1))
+            args = (k, prm["depth"], prm["tt_lo"], prm["tt_hi"], prm["str_lo"], prm["str_hi"], prm["split_prob"],
+                    prm["restart_prob"], prm["restart_after"], self.stale, self.first, int(prm["directed"]),
+                    int(prm["q"]))
+            out = None
+            # (q >= 1, restart_after >= 1; a round costs the twin >= 4 n^2 steps: two builds of
+            # the gain table and two objectives, so a larger instance goes straight to the kernels)
+            if not self.kernels and args[-1] >= 1 and args[8] >= 1 and _use_twin(4 * self.n * self.n):
+                # kernels cold: the exact Python twin (never cut by the deadline: its seconds
+                # are excluded from it, as a compilation's would be)
+                t = time.perf_counter()
+                out = _twin_call(twin.its, self.Wh, self.ptr, self.idx, self.use_nbrs, self.cur, self.best,
+                                 self.best_val, seed, *args, [0], budget=twin_steps_left(), Wl=self._wl())
+                dt = time.perf_counter() - t
+                if deadline is not None:
+                    deadline += dt
+                self._twin_adjust -= dt
+                if out is not None:
+                    _twin["left"] -= out[2]
+                    self._twin_adjust += out[2] / KERNEL_STEPS_PER_SECOND
+                    self.best_val, self.stale = out[0], out[1]
+            if out is None:
+                stop_at = deadline
+                if deadline is not None:
+                    deadline += ensure_compiled()  # compile time never counts against the deadline
+                    stop_at = max(deadline, time.perf_counter() + FIRST_CHUNK_GRACE) if self.first else deadline
+                with stop_flag(stop_at) as stop:
+                    self.best_val, self.stale = its(self.Wh, self.ptr, self.idx, self.use_nbrs, self.cur, self.best,
+                                                    self.best_val, seed, *args, stop)
             self.first = False
             self.done += k
             self.chunk = min(self.cap, 2 * self.chunk)
             if target is not None and self.best_val >= target * self.scale - 1e-9:
                 self.hit_target = True
 
+    def _wl(self) -> list:
+        if self._Wl is None:
+            self._Wl = self.Wh.tolist()
+        return self._Wl
+
     def result(self) -> tuple[np.ndarray, float]:
-        val = float(objective(np.ascontiguousarray(self.W * self.A, dtype=np.float64), self.best))
+        Wa = np.ascontiguousarray(self.W * self.A, dtype=np.float64)
+        val = float(objective(Wa, self.best)) if self.kernels else search_objective(Wa, self.best)
         if val < 0.0:
             # a deadline that cut the first descent can leave the start (a pivot
             # partition) below the all-singletons partition, which is always allowed
