@@ -143,7 +143,7 @@ def run_one(name: str, variant: str, data: Path, seed: int, system: str = "trust
             "blocking": info.get("blocking"), "warnings": info.get("warnings")}
 
 
-def write_md(rows: list[dict], path: Path, command: str) -> None:
+def write_md(rows: list[dict], path: Path, command: str, peers: list[dict] | None = None) -> None:
     import er_real
 
     files = [f for f in er_real.ALL if any(r["file"] == f for r in rows)]
@@ -173,6 +173,23 @@ def write_md(rows: list[dict], path: Path, command: str) -> None:
             else:
                 cells.append(f"{r['f1']:.3f} ({r['f1'] - base:+.3f})")
         lines.append(f"| {f} | " + " | ".join(cells) + " |")
+    if peers:
+        pc = {(r["file"], r["variant"], r.get("system")): r for r in peers}
+        systems = sorted({r.get("system") for r in peers})
+        lines += ["", "The peers of `bench/er_real.py` (one untuned recipe each, `--system`) on the same variants "
+                  "(pairwise F1; the row marks where trustlab is below the best of them):", "",
+                  "| file | variant | trustlab | " + " | ".join(systems) + " | trustlab >= best peer |",
+                  "|---" * (4 + len(systems)) + "|"]
+        for f in files:
+            for v in variants:
+                got = [pc.get((f, v, s_)) for s_ in systems]
+                if (f, v) not in cell or not any(got):
+                    continue
+                best = max((g["f1"] for g in got if g is not None), default=float("nan"))
+                t = cell[(f, v)]["f1"]
+                lines.append(f"| {f} | {v} | {t:.3f} | " + " | ".join("–" if g is None else f"{g['f1']:.3f}"
+                                                                       for g in got)
+                             + f" | {'yes' if t >= best else '**no**'} |")
     path.write_text("\n".join(lines) + "\n")
 
 
@@ -187,10 +204,20 @@ def main(argv=None) -> int:
     ap.add_argument("--system", default="trustlab", choices=("trustlab", "splink", "recordlinkage"))
     ap.add_argument("--jsonl")
     ap.add_argument("--md")
+    ap.add_argument("--peers-jsonl", help="rows of earlier --system splink/recordlinkage runs, shown beside")
+    ap.add_argument("--from-jsonl", help="write --md from the rows of an earlier run instead of running")
     ap.add_argument("--one", nargs=2, metavar=("FILE", "VARIANT"), help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     if a.one:
         print(json.dumps(run_one(a.one[0], a.one[1], Path(a.data), a.seed, a.system), default=str))
+        return 0
+    peers = [json.loads(ln) for ln in open(a.peers_jsonl)] if a.peers_jsonl else None
+    if a.from_jsonl:
+        last = {}
+        for ln in open(a.from_jsonl):
+            r = json.loads(ln)
+            last[(r["file"], r["variant"])] = r
+        write_md(list(last.values()), Path(a.md), "python bench/er_perturb.py --jsonl " + a.from_jsonl, peers)
         return 0
     rows = []
     for f in a.files.split(","):
@@ -210,7 +237,7 @@ def main(argv=None) -> int:
                 with open(a.jsonl, "a") as fh:
                     fh.write(json.dumps(row, default=str) + "\n")
     if a.md:
-        write_md(rows, Path(a.md), "python bench/er_perturb.py " + " ".join(argv or sys.argv[1:]))
+        write_md(rows, Path(a.md), "python bench/er_perturb.py " + " ".join(argv or sys.argv[1:]), peers)
     return 0
 
 
