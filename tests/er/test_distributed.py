@@ -111,10 +111,10 @@ def test_refuses_what_it_cannot_distribute(client):
 
 
 def test_fit_from_counts_is_the_local_fit():
-    from trustlab.er.comparisons import FSModel, _distinct_rows_inverse
+    from trustlab.er.comparisons import compare
     from trustlab.er.defaults import random_pairs
     from trustlab.er.kinds import Field
-    from trustlab.er.scoring import compare
+    from trustlab.er.scoring import FSModel, _distinct_rows_inverse
 
     df = generate_records(1500, random_state=2).replace("", np.nan)
     fl = [Field("given_name", "name"), Field("surname", "name"), Field("date_of_birth", "date"),
@@ -143,9 +143,9 @@ def test_fit_from_counts_is_the_local_fit():
 def test_features_of_a_subset_with_corpus_equal_the_whole_table():
     """IDF-weighted comparisons of pairs computed on a frame of only their records (rows
     repeated) equal those on the whole table, given the table's document frequencies."""
-    from trustlab.er.comparisons import FSModel
+    from trustlab.er.comparisons import compare
     from trustlab.er.kinds import Field
-    from trustlab.er.scoring import compare
+    from trustlab.er.scoring import FSModel
 
     df = pd.DataFrame({"name": ["ann lee", "anne lee", "bob ray", "bob rae", "ann ray", "lee bob"] * 20,
                        "code": ["ab1234 x", "ab-1234", "zz999", "zz999", "q12345", "q12345 y"] * 20})
@@ -248,9 +248,9 @@ def test_encoded_features_equal_compare_for_every_encoded_kind():
     (every feature of every encoded kind, missing values included), with the whole table's
     document frequencies; the trusted slow path is scoring.compare."""
 
-    from trustlab.er.comparisons import FSModel
+    from trustlab.er.comparisons import compare
     from trustlab.er.kinds import Field
-    from trustlab.er.scoring import compare
+    from trustlab.er.scoring import FSModel
 
     df = _every_kind_table()
     fl = [Field("given_name", "name"), Field("surname", "name"), Field("address", "address"),
@@ -282,8 +282,8 @@ def test_encoded_features_equal_compare_for_every_encoded_kind():
 
 
 def test_encoded_take_and_concat_keep_sparse_rows():
-    from trustlab.er.comparisons import FSModel
     from trustlab.er.kinds import Field
+    from trustlab.er.scoring import FSModel
 
     df = pd.DataFrame({"name": ["ann lee", "", "bob ray ray", "x1234y zz", None, "q99999"]})
     fl = [Field("name", "string"), Field("*", "record"), Field("#", "codes")]

@@ -8,9 +8,10 @@ import numpy as np
 import pytest
 from rapidfuzz import distance, fuzz, process
 
+from trustlab._chunks import setdiff_sorted, sorted_unique
 from trustlab.er import scoring
-from trustlab.er.blocking import setdiff_sorted, sorted_unique
-from trustlab.er.scoring import _cp, _design, _distinct
+from trustlab.er.comparisons import _cp, _distinct
+from trustlab.er.scoring import _design
 
 
 @pytest.mark.parametrize("seed", range(20))

@@ -230,7 +230,7 @@ def test_canonical_pairs_in_pieces_equal_the_lexsort(monkeypatch, seed):
 @pytest.mark.parametrize("shape,hi", [((0, 3), 3), ((1, 4), 3), ((5000, 6), 3), ((5000, 3), 40),
                                       ((3000, 30), 3)])
 def test_distinct_rows_inverse_in_pieces_equals_np_unique(monkeypatch, shape, hi):
-    from trustlab.er.comparisons import _distinct_rows_inverse
+    from trustlab.er.scoring import _distinct_rows_inverse
 
     rng = np.random.default_rng(shape[0] + shape[1])
     G = rng.integers(-1, hi + 1, shape).astype(np.int8)
@@ -244,9 +244,9 @@ def test_distinct_rows_inverse_in_pieces_equals_np_unique(monkeypatch, shape, hi
 
 def test_the_sorts_of_resolve_run_in_bounded_pieces(monkeypatch):
     """Fails before the change: each of these sorted its whole input in one NumPy call."""
-    from trustlab.er.blocking import sorted_unique
+    from trustlab._chunks import sorted_unique
     from trustlab.er.cluster import canonical_pairs
-    from trustlab.er.comparisons import _distinct_rows_inverse
+    from trustlab.er.scoring import _distinct_rows_inverse
 
     rng = np.random.default_rng(3)
     n, m = 500, 20_000
@@ -296,7 +296,7 @@ def test_resolve_with_small_pieces_is_byte_identical(monkeypatch, case):
 
 def test_field_weights_with_key_rules_in_pieces_are_identical(monkeypatch):
     """The key-rule prior of FSModel.field_weights (plain EM with ``key:`` rules) in pieces."""
-    from trustlab.er.comparisons import FSModel
+    from trustlab.er.scoring import FSModel
     from trustlab.er.synthetic import generate_records
 
     df = generate_records(3000, random_state=4).drop(columns=["entity", "rec_id"])

@@ -13,16 +13,17 @@ from trustlab.er.blocking import (
     reduction_ratio,
 )
 from trustlab.er.cluster import CLUSTER_METHODS, ClusterResult, cluster_pairs
-from trustlab.er.comparisons import DegenerateModelWarning, FSModel
-from trustlab.er.fields import FieldInference, infer_fields_report
+from trustlab.er.comparisons import compare
+from trustlab.er.fields import FieldInference, infer_fields, infer_fields_report
 from trustlab.er.incremental import resolve_incremental
 from trustlab.er.interop import cluster_dedupe_pairs, cluster_splink_predictions
+from trustlab.er.kinds import FIELD_KINDS, Field
 from trustlab.er.model import load_model, save_model
 from trustlab.er.one_to_one import cluster_one_to_one
 from trustlab.er.pipeline import resolve
-from trustlab.er.records import FIELD_KINDS, Field, infer_fields, read_records
+from trustlab.er.records import read_records
 from trustlab.er.resolution import Resolution, evaluate
-from trustlab.er.scoring import SupervisedScorer, compare, to_weights
+from trustlab.er.scoring import DegenerateModelWarning, FSModel, SupervisedScorer, to_weights
 from trustlab.er.settings import ResolveSettings
 from trustlab.er.synthetic import (
     generate_books,

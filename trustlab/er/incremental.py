@@ -31,12 +31,13 @@ import pandas as pd
 from trustlab._validation import Interval, validate_params
 from trustlab.er.blocking import BlockingStats, block, reduction_ratio
 from trustlab.er.cluster import cluster_pairs
+from trustlab.er.comparisons import FeatureMatrix
 from trustlab.er.defaults import MIN_CLUSTERING_SECONDS, check_pair_budget
 from trustlab.er.linking import _as_frame
 from trustlab.er.model import load_model
 from trustlab.er.records import placeholders_to_missing
-from trustlab.er.resolution import Resolution, _component_completion
-from trustlab.er.scoring import FeatureMatrix, to_weights
+from trustlab.er.resolution import Resolution
+from trustlab.er.scoring import _component_completion, to_weights
 
 __all__ = ["resolve_incremental", "check_existing"]
 

@@ -547,15 +547,33 @@ def parse_column_map(text: str) -> dict[str, str]:
     >>> parse_column_map("name=title, `a=b`=c")
     {'name': 'title', 'a=b': 'c'}
     """
-    from trustlab.er.records import _split_outside_quotes, _unquote
+    from trustlab.er.rules import split_outside_quotes, unquote
 
     out: dict[str, str] = {}
-    for item in _split_outside_quotes(text, ",;"):
+    for item in split_outside_quotes(text, ",;"):
         if not item.strip():
             continue
-        parts = _split_outside_quotes(item, "=")
-        if len(parts) != 2 or not _unquote(parts[0]) or not _unquote(parts[1]):
+        parts = split_outside_quotes(item, "=")
+        if len(parts) != 2 or not unquote(parts[0]) or not unquote(parts[1]):
             raise ValueError(f"--column-map entry {item.strip()!r} is not FIRST_TABLE_COLUMN=OTHER_TABLE_COLUMN "
                              "(quote a name that holds , = in backquotes, e.g. '`a=b`=c')")
-        out[_unquote(parts[0])] = _unquote(parts[1])
+        out[unquote(parts[0])] = unquote(parts[1])
     return out
+
+
+def one_to_one_sources(df: pd.DataFrame, link: Any, one_to_one: bool | tuple) -> np.ndarray | None:
+    """The table of every record when ``one_to_one`` is asked for (None otherwise),
+    checked before any work: the records come from several tables (``link``, a
+    :class:`~trustlab.er.linking.LinkInfo`) and the tables named exist."""
+    if one_to_one is False:
+        return None
+    if link is None:
+        raise ValueError("one_to_one=... needs several tables: pass records as a list or dict of tables (or one "
+                         "table with link_type=... and its source column, source_col=...)")
+    sources = df[link.source_col].astype(str).to_numpy(dtype=object)
+    if one_to_one is not True:
+        names = sorted(set(sources))
+        unknown = sorted(set(one_to_one) - set(names))
+        if unknown:
+            raise ValueError(f"one_to_one names table(s) {unknown} that are not among the tables {names}")
+    return sources

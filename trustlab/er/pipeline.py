@@ -21,14 +21,13 @@ from trustlab._validation import (
 from trustlab.er.blocking import (
     BlockingStats,
     block,
-    canonical_rules,
     estimate_pair_completeness,
     pair_completeness,
     reduction_ratio,
     rule_hits,
 )
 from trustlab.er.cluster import ClusterResult, cluster_pairs
-from trustlab.er.comparisons import FSModel
+from trustlab.er.comparisons import FeatureMatrix, compare
 from trustlab.er.defaults import (
     MIN_CLUSTERING_SECONDS,
     canonical_order,
@@ -37,11 +36,13 @@ from trustlab.er.defaults import (
     field_report,
     random_pairs,
 )
-from trustlab.er.linking import prepare_link
-from trustlab.er.one_to_one import cluster_one_to_one, one_to_one_sources
+from trustlab.er.kinds import needed_features
+from trustlab.er.linking import one_to_one_sources, prepare_link
+from trustlab.er.one_to_one import cluster_one_to_one
 from trustlab.er.records import placeholders_to_missing, validate_records
-from trustlab.er.resolution import Resolution, _component_completion, _entity_map, _pair_labels, evaluate
-from trustlab.er.scoring import FeatureMatrix, SupervisedScorer, compare, to_weights
+from trustlab.er.resolution import Resolution, evaluate
+from trustlab.er.rules import canonical_rules
+from trustlab.er.scoring import FSModel, SupervisedScorer, _component_completion, to_weights
 from trustlab.er.settings import ResolveSettings
 
 __all__ = ["resolve", "Resolution", "evaluate"]
@@ -245,6 +246,75 @@ def _label_unpaired(freport, pairing) -> None:
     ]
 
 
+def _entity_map(labels: Any, df: pd.DataFrame, id_col: str, what: str) -> np.ndarray:
+    """Entity label per row (object array; None where unlabelled)."""
+    n = len(df)
+    if isinstance(labels, str):
+        if labels not in df.columns:
+            raise ValueError(
+                f"{what} column {labels!r} not found in the records; available: {list(map(str, df.columns))}"
+            )
+        v = df[labels].to_numpy(dtype=object)
+        return np.array(
+            [None if (x is None or (isinstance(x, float) and np.isnan(x)) or x == "") else x for x in v], dtype=object
+        )
+    if isinstance(labels, pd.Series):
+        labels = labels.to_dict()
+    if isinstance(labels, Mapping):
+        pos = {k: i for i, k in enumerate(df[id_col].tolist())}
+        spos = {str(k): i for k, i in pos.items()}
+        out = np.full(n, None, dtype=object)
+        unknown = []
+        for k, v in labels.items():
+            i = pos.get(k, spos.get(str(k)))
+            if i is None:
+                unknown.append(k)
+            else:
+                out[i] = v
+        if unknown:
+            raise ValueError(
+                f"{what} reference {len(unknown)} id(s) not in the records' {id_col!r} column, e.g. {unknown[:5]}"
+            )
+        return out
+    arr = np.asarray(labels, dtype=object)
+    if arr.ndim == 1 and arr.shape[0] == n:
+        return arr
+    raise TypeError(
+        f"{what} must be a column name, a mapping id -> entity, a Series or a sequence of length {n}; "
+        f"got {type(labels).__name__}"
+    )
+
+
+def _pair_labels(labels: pd.DataFrame, df: pd.DataFrame, id_col: str) -> tuple[np.ndarray, np.ndarray]:
+    cols = list(labels.columns)
+    if len(cols) < 3:
+        raise ValueError(
+            "pair labels need three columns: left id, right id and match (1/0 or true/false); "
+            f"got columns {cols}"
+        )
+    pos = {str(k): i for i, k in enumerate(df[id_col].tolist())}
+    l = labels[cols[0]].astype(str).map(pos)
+    r = labels[cols[1]].astype(str).map(pos)
+    bad = l.isna() | r.isna()
+    if bad.any():
+        ex = labels.loc[bad, cols[:2]].head(3).values.tolist()
+        raise ValueError(
+            f"pair labels reference {int(bad.sum())} pair(s) with ids not in the records' {id_col!r} column, e.g. {ex}"
+        )
+    y = labels[cols[2]]
+    if y.dtype == object:
+        y = (
+            y.astype(str)
+            .str.lower()
+            .map({"1": 1, "0": 0, "true": 1, "false": 0, "match": 1, "distinct": 0, "yes": 1, "no": 0})
+        )
+        if y.isna().any():
+            raise ValueError(f"pair label column {cols[2]!r} must hold 1/0 or true/false")
+    P = np.stack([l.to_numpy(np.int64), r.to_numpy(np.int64)], axis=1)
+    P = np.sort(P, axis=1)
+    return P, y.to_numpy().astype(int)
+
+
 def _block(data: _Records, blocking, max_block_size: int, fitted) -> tuple[np.ndarray, BlockingStats, bool]:
     """Stage 2: candidate pairs; also whether the rules were the defaults."""
     df = data.df
@@ -265,36 +335,61 @@ def _block(data: _Records, blocking, max_block_size: int, fitted) -> tuple[np.nd
     return pairs, stats, defaulted
 
 
-def _features(data: _Records, pairs: np.ndarray, cfg: _ScoringConfig, fitted) -> tuple[FeatureMatrix, bool, Any]:
-    """Stage 3: comparison features of the candidate pairs; whether the scorer is
-    supervised, and the features Fellegi-Sunter needs (two per field; None: all)."""
+@dataclass
+class _Compared:
+    """Stage 4's output: the features of the candidate pairs, whether the scorer is
+    supervised, the features Fellegi-Sunter needs (two per field; None: all) and the
+    features of the pairs a scorer is fitted on besides the candidates: the random record
+    pairs Fellegi-Sunter estimates u from (``random``, ``fm_random``), or the labelled
+    pairs of a pair-label table (``fm_labelled``)."""
+
+    fm: FeatureMatrix
+    supervised: bool
+    only: Any
+    random: np.ndarray | None = None
+    fm_random: FeatureMatrix | None = None
+    fm_labelled: FeatureMatrix | None = None
+
+
+def _features(data: _Records, pairs: np.ndarray, cfg: _ScoringConfig, fitted, rng) -> _Compared:
+    """Stage 4: comparison features of the candidate pairs, and of the pairs the scorer
+    is fitted on (every comparison of the fit is made here, before scoring)."""
+    df, flds = data.df, data.fields.fields
     use_sup = cfg.scorer == "supervised" or (cfg.scorer == "auto" and data.labelled)
     if fitted is not None:
         use_sup = fitted.supervised
-    only = None if use_sup else FSModel(data.fields.fields).needed_features()
-    return compare(data.df, pairs, data.fields.fields, only=only), use_sup, only
+    only = None if use_sup else needed_features(flds)
+    out = _Compared(compare(df, pairs, flds, only=only), use_sup, only)
+    if fitted is not None:
+        return out
+    if not use_sup:
+        # u from random record pairs (Splink's estimate_u_using_random_sampling)
+        out.random = random_pairs(data.n, rng)
+        out.fm_random = compare(df, out.random, flds, only=only)
+    elif data.pair_lab is not None:
+        out.fm_labelled = compare(df, data.pair_lab[0], flds)
+    return out
 
 
-def _fit_scorer(data: _Records, pairs, fm, use_sup: bool, only, cfg: _ScoringConfig, rng, fitted, rules=None):
+def _fit_scorer(data: _Records, pairs, cmp: _Compared, cfg: _ScoringConfig, rng, fitted, rules=None):
     """The pair scorer: the saved one, a supervised model trained on a share of the
     labelled candidate pairs (or on the given pair labels), or Fellegi-Sunter by EM."""
-    df, flds = data.df, data.fields.fields
+    df, flds, fm = data.df, data.fields.fields, cmp.fm
     if fitted is not None:
         return fitted.scorer
-    if not use_sup:
-        # multi-level Fellegi-Sunter with TF adjustment; u from random record pairs
-        # (Splink's estimate_u_using_random_sampling), EM seeded by a deterministic rule
-        rp = random_pairs(data.n, rng)
+    if not cmp.supervised:
+        # multi-level Fellegi-Sunter with TF adjustment; u from the random record pairs
+        # of stage 4, EM seeded by a deterministic rule
         cap = None
         if data.link is not None and data.link.link_type == "link_only":
             # each table holds an entity at most once: at most min(table sizes) matching pairs
             sizes = np.bincount(data.link.codes)
             cap = float(sizes[sizes > 0].min()) if (sizes > 0).sum() >= 2 else None
-        return FSModel(flds).fit(df, pairs, fm, rp, compare(df, rp, flds, only=only), rules=rules, max_matches=cap)
+        return FSModel(flds).fit(df, pairs, fm, cmp.random, cmp.fm_random, rules=rules, max_matches=cap)
     if not data.labelled:
         raise ValueError("scorer='supervised' needs labels=...; or use scorer='fellegi_sunter'")
     if data.pair_lab is not None:
-        Xtr = compare(df, data.pair_lab[0], flds).X
+        Xtr = cmp.fm_labelled.X
         ytr = data.pair_lab[1]
     else:
         lab = np.array([v is not None for v in data.ent_labels])
@@ -310,20 +405,25 @@ def _fit_scorer(data: _Records, pairs, fm, use_sup: bool, only, cfg: _ScoringCon
     return SupervisedScorer(model=cfg.model, C=cfg.C).fit(Xtr, ytr)
 
 
-def _score(data: _Records, pairs, fm, use_sup: bool, only, cfg: _ScoringConfig, rng, fitted,
+def _score(data: _Records, pairs, cmp: _Compared, cfg: _ScoringConfig, rng, fitted,
            stats: BlockingStats) -> _Scored:
-    """Stage 4: fit the scorer, score every candidate pair and complete small positive
-    components (``complete_components``)."""
-    mdl = _fit_scorer(data, pairs, fm, use_sup, only, cfg, rng, fitted, stats.rules)
-    sc = _Scored(pairs, np.zeros(0), np.zeros(0), fm, None, mdl, use_sup, only)
-    if use_sup:
-        sc.prob = sc.predict(data.df, pairs, fm)
+    """Stage 5: fit the scorer, score every candidate pair and complete small positive
+    components (``complete_components``: their missing pairs are compared and scored
+    in turn)."""
+    mdl = _fit_scorer(data, pairs, cmp, cfg, rng, fitted, stats.rules)
+    fw = None
+    if cmp.supervised:
+        prob = mdl.predict_proba(cmp.fm.X) if cmp.fm.X.shape[0] else np.zeros(0)
     else:
-        sc.fw = mdl.field_weights(data.df, pairs, fm)
-        sc.prob = mdl.proba_from_field_weights(sc.fw)
-    sc.w = to_weights(sc.prob, cfg.weights)
+        fw = mdl.field_weights(data.df, pairs, cmp.fm)
+        prob = mdl.proba_from_field_weights(fw)
+    w = to_weights(prob, cfg.weights)
+    extra = None
     if cfg.complete_components and len(pairs):
-        _complete(data, sc, cfg, stats)
+        extra = _component_completion(data.n, pairs, w, int(cfg.complete_components))
+    sc = _Scored(pairs, prob, w, cmp.fm, fw, mdl, cmp.supervised, cmp.only)
+    if extra is not None:
+        _complete(data, sc, cfg, stats, extra)
     return sc
 
 
@@ -347,8 +447,8 @@ def _tighten_blocking(data: _Records, scored: _Scored, stats: BlockingStats, max
     while size // 2 >= MIN_TIGHT_BLOCK_SIZE:
         size //= 2
         pairs, st, _ = _block(data, None, size, None)
-        fm, _, only = _features(data, pairs, cfg, None)
-        sc = _score(data, pairs, fm, False, only, cfg, rng, None, st)
+        cmp = _features(data, pairs, cfg, None, rng)
+        sc = _score(data, pairs, cmp, cfg, rng, None, st)
         if not sc.model.drifted_:
             st.tightened_from = max_block_size
             return sc, st, size
@@ -363,10 +463,9 @@ def _estimate_completeness(data: _Records, sc: _Scored, stats: BlockingStats, ma
             rule_hits(data.df, stats.rules, sc.pairs, max_block_size=max_block_size), sc.prob > 0.5)
 
 
-def _complete(data: _Records, sc: _Scored, cfg: _ScoringConfig, stats: BlockingStats) -> None:
-    """Score the pairs inside positive components of up to ``complete_components``
-    records that blocking missed, and append them to ``sc``."""
-    extra = _component_completion(data.n, sc.pairs, sc.w, int(cfg.complete_components))
+def _complete(data: _Records, sc: _Scored, cfg: _ScoringConfig, stats: BlockingStats, extra: np.ndarray) -> None:
+    """Compare and score ``extra``, the pairs inside positive components of up to
+    ``complete_components`` records that blocking missed, and append them to ``sc``."""
     if data.link is not None:
         extra = data.link.keep(extra)
     if not len(extra):
@@ -631,7 +730,8 @@ def resolve(
     from trustlab._tables import as_pandas_table
     from trustlab.er.distributed import is_distributed_input
     from trustlab.er.incremental import resolve_incremental
-    from trustlab.er.model import is_saved_model, load_model
+    from trustlab.er.model import load_model
+    from trustlab.er.settings import is_saved_model
 
     saved = is_saved_model(model)
     s = ResolveSettings.merge(
@@ -681,9 +781,10 @@ def resolve(
         with stage("blocking"):
             pairs, stats, default_blocking = _block(data, s.blocking, max_block_size, fitted)
         with stage("features"):
-            fm, supervised, only = _features(data, pairs, scoring, fitted)
+            compared = _features(data, pairs, scoring, fitted, rng)
+        supervised = compared.supervised
         with stage("scoring"):
-            scored = _score(data, pairs, fm, supervised, only, scoring, rng, fitted, stats)
+            scored = _score(data, pairs, compared, scoring, rng, fitted, stats)
         if default_blocking and not supervised and scored.model.drifted_:
             t_retry = time.perf_counter()
             scored, stats, max_block_size = _tighten_blocking(data, scored, stats, max_block_size, scoring, rng)
