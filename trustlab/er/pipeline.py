@@ -118,6 +118,8 @@ class _Records:
     #: the records as read, in canonical order: placeholder cells such as ``N/A`` kept
     #: (``df`` has them as missing, for matching only); what the output writes
     raw: pd.DataFrame | None = None
+    #: the table of every record when ``one_to_one`` is asked for (None otherwise)
+    sources: np.ndarray | None = None
 
     @property
     def n(self) -> int:
@@ -197,9 +199,10 @@ def _configure(s: ResolveSettings, client: Any) -> tuple[_ClusteringConfig, _Sco
 
 
 def _read_records(records, *, id_col, fields, labels, truth, link_type, source_col, method,
-                  column_map=None) -> _Records:
-    """Stage 1: read and stack the records, infer the fields, put the rows in canonical
-    order and map labels and truth onto them (bad ids fail here, before any work)."""
+                  column_map=None, one_to_one=False) -> _Records:
+    """Stages 1 and 2: read and stack the records, infer the fields, put the rows in
+    canonical order and map labels and truth onto them; with ``one_to_one``, the table of
+    every record (bad ids and a bad ``one_to_one`` fail here, before any work)."""
     records, id_col, make_link = prepare_link(records, id_col, link_type, source_col, method, column_map)
     raw, id_col = validate_records(records, id_col, placeholders=False)
     df = placeholders_to_missing(raw, id_col)  # for matching only; the output keeps ``raw``
@@ -220,6 +223,7 @@ def _read_records(records, *, id_col, fields, labels, truth, link_type, source_c
     df = df.iloc[order].reset_index(drop=True)
     raw = raw.iloc[order].reset_index(drop=True)
     link = make_link(df) if make_link else None
+    sources = one_to_one_sources(df, link, one_to_one) if one_to_one is not False else None
     ent_labels = pair_lab = None
     if labels is not None:
         if isinstance(labels, pd.DataFrame):
@@ -229,7 +233,7 @@ def _read_records(records, *, id_col, fields, labels, truth, link_type, source_c
     truth_arr = _entity_map(truth, df, id_col, "truth") if truth is not None else None
     if truth_arr is not None and any(v is None for v in truth_arr):
         raise ValueError("truth must give an entity id for every record (some are missing)")
-    return _Records(df, id_col, freport, order, link, ent_labels, pair_lab, truth_arr, raw)
+    return _Records(df, id_col, freport, order, link, ent_labels, pair_lab, truth_arr, raw, sources)
 
 
 def _label_unpaired(freport, pairing) -> None:
@@ -316,8 +320,8 @@ def _pair_labels(labels: pd.DataFrame, df: pd.DataFrame, id_col: str) -> tuple[n
 
 
 def _block(data: _Records, blocking, max_block_size: int, fitted) -> tuple[np.ndarray, BlockingStats, bool]:
-    """Stage 2: candidate pairs; also whether the rules were the defaults."""
-    df = data.df
+    """Stage 3: candidate pairs; also whether the rules were the defaults."""
+    df, n = data.df, data.n
     defaulted = blocking is None and fitted is None
     if blocking is None and fitted is not None:
         blocking = fitted.rules_for(df)
@@ -327,8 +331,8 @@ def _block(data: _Records, blocking, max_block_size: int, fitted) -> tuple[np.nd
     pairs = block(df, rules, max_block_size=max_block_size)
     if data.link is not None:
         pairs = data.link.keep(pairs)
-    stats = BlockingStats(n_records=data.n, n_candidate_pairs=int(len(pairs)),
-                          reduction_ratio=reduction_ratio(len(pairs), data.n))
+    stats = BlockingStats(n_records=n, n_candidate_pairs=int(len(pairs)),
+                          reduction_ratio=reduction_ratio(len(pairs), n))
     stats.rules = list(rules)
     if data.truth is not None:
         stats.pair_completeness = pair_completeness(pairs, data.truth)
@@ -359,16 +363,16 @@ def _features(data: _Records, pairs: np.ndarray, cfg: _ScoringConfig, fitted, rn
     if fitted is not None:
         use_sup = fitted.supervised
     only = None if use_sup else needed_features(flds)
-    out = _Compared(compare(df, pairs, flds, only=only), use_sup, only)
-    if fitted is not None:
-        return out
-    if not use_sup:
+    n = data.n
+    fm = compare(df, pairs, flds, only=only)
+    rp = fm_random = fm_labelled = None
+    if fitted is None and not use_sup:
         # u from random record pairs (Splink's estimate_u_using_random_sampling)
-        out.random = random_pairs(data.n, rng)
-        out.fm_random = compare(df, out.random, flds, only=only)
-    elif data.pair_lab is not None:
-        out.fm_labelled = compare(df, data.pair_lab[0], flds)
-    return out
+        rp = random_pairs(n, rng)
+        fm_random = compare(df, rp, flds, only=only)
+    elif fitted is None and data.pair_lab is not None:
+        fm_labelled = compare(df, data.pair_lab[0], flds)
+    return _Compared(fm, use_sup, only, rp, fm_random, fm_labelled)
 
 
 def _fit_scorer(data: _Records, pairs, cmp: _Compared, cfg: _ScoringConfig, rng, fitted, rules=None):
@@ -410,6 +414,7 @@ def _score(data: _Records, pairs, cmp: _Compared, cfg: _ScoringConfig, rng, fitt
     """Stage 5: fit the scorer, score every candidate pair and complete small positive
     components (``complete_components``: their missing pairs are compared and scored
     in turn)."""
+    n = data.n
     mdl = _fit_scorer(data, pairs, cmp, cfg, rng, fitted, stats.rules)
     fw = None
     if cmp.supervised:
@@ -420,7 +425,7 @@ def _score(data: _Records, pairs, cmp: _Compared, cfg: _ScoringConfig, rng, fitt
     w = to_weights(prob, cfg.weights)
     extra = None
     if cfg.complete_components and len(pairs):
-        extra = _component_completion(data.n, pairs, w, int(cfg.complete_components))
+        extra = _component_completion(n, pairs, w, int(cfg.complete_components))
     sc = _Scored(pairs, prob, w, cmp.fm, fw, mdl, cmp.supervised, cmp.only)
     if extra is not None:
         _complete(data, sc, cfg, stats, extra)
@@ -486,7 +491,7 @@ def _complete(data: _Records, sc: _Scored, cfg: _ScoringConfig, stats: BlockingS
 
 def _evaluate(data: _Records, sc: _Scored, cr: ClusterResult, cfg: _ClusteringConfig,
               stats: BlockingStats) -> tuple[dict | None, dict]:
-    """Stage 6: metrics against the truth, and the baselines on the same scores."""
+    """Stage 8 (report): metrics against the truth, and the baselines on the same scores."""
     metrics = None
     truth = data.truth.astype(str) if data.truth is not None else None
     if truth is not None:
@@ -508,7 +513,7 @@ def _evaluate(data: _Records, sc: _Scored, cr: ClusterResult, cfg: _ClusteringCo
 def _result(data: _Records, sc: _Scored, cr: ClusterResult, stats: BlockingStats, seconds: dict,
             evaluation: tuple, ccfg: _ClusteringConfig, scfg: _ScoringConfig, max_block_size: int,
             source_col: str) -> Resolution:
-    """Stage 7: the :class:`Resolution`, back in the caller's row order."""
+    """Stage 8 (report): the :class:`Resolution`, back in the caller's row order."""
     n, order, link, df = data.n, data.order, data.link, data.df
     inv = np.empty(n, np.int64)
     inv[order] = np.arange(n)
@@ -773,8 +778,8 @@ def resolve(
     clustering = replace(clustering, started=t0)  # time_limit: wall time of the whole call
     rng = check_random_state(random_state)
     data = _read_records(records, id_col=s.id_col, fields=fields, labels=labels, truth=truth,
-                         link_type=s.link_type, source_col=s.source_col, method=s.method, column_map=s.column_map)
-    sources = one_to_one_sources(data.df, data.link, clustering.one_to_one)
+                         link_type=s.link_type, source_col=s.source_col, method=s.method, column_map=s.column_map,
+                         one_to_one=clustering.one_to_one)
     stage = _Stages(progress)
     try:
         max_block_size = s.max_block_size
@@ -785,16 +790,18 @@ def resolve(
         supervised = compared.supervised
         with stage("scoring"):
             scored = _score(data, pairs, compared, scoring, rng, fitted, stats)
-        if default_blocking and not supervised and scored.model.drifted_:
+            tighten = default_blocking and not supervised and scored.model.drifted_
+            if not tighten and not supervised and fitted is None:
+                scored.model.warn_if_degenerate(stacklevel=4)  # the caller of resolve
+        if tighten:  # blocks, compares and scores again with smaller blocks (default blocking only)
             t_retry = time.perf_counter()
             scored, stats, max_block_size = _tighten_blocking(data, scored, stats, max_block_size, scoring, rng)
             stage.seconds["tightened_blocking"] = time.perf_counter() - t_retry
-        if not supervised and fitted is None:
             scored.model.warn_if_degenerate(stacklevel=4)  # the caller of resolve
         if default_blocking:
             _estimate_completeness(data, scored, stats, max_block_size)
         with stage("clustering"):
-            cr = clustering.cluster(data.n, scored, sources=sources)
+            cr = clustering.cluster(data.n, scored, sources=data.sources)
         with stage("evaluation"):
             evaluation = _evaluate(data, scored, cr, clustering, stats)
     finally:
