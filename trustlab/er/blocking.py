@@ -43,7 +43,7 @@ from trustlab.kernels import er as K
 
 __all__ = [
     "block", "default_blocking_rules", "adaptive_blocking_rules", "rule_hits", "estimate_pair_completeness",
-    "pair_completeness", "reduction_ratio", "BlockingStats",
+    "pair_completeness", "reduction_ratio", "BlockingStats", "link_pair_mask", "keep_links",
 ]
 
 
@@ -476,3 +476,28 @@ def estimate_pair_completeness(hits: np.ndarray, is_match: np.ndarray) -> float 
         r = float(H[others, k].mean())
         miss *= 1.0 - r
     return float(1.0 - miss)
+
+
+def link_pair_mask(pairs: np.ndarray, source_codes: np.ndarray, link_type: str) -> np.ndarray:
+    """Which candidate pairs a ``link_type`` allows (True = keep).
+
+    Examples
+    --------
+    >>> link_pair_mask(np.array([[0, 1], [0, 2]]), np.array([0, 0, 1]), "link_only").tolist()
+    [False, True]
+    """
+    if link_type == "link_only":
+        return source_codes[pairs[:, 0]] != source_codes[pairs[:, 1]]
+    return np.ones(len(pairs), bool)
+
+
+def keep_links(pairs: np.ndarray, source_codes: np.ndarray, link_type: str) -> np.ndarray:
+    """The rows of ``pairs`` that ``link_type`` allows (:func:`link_pair_mask`): with
+    ``"link_only"`` the pairs of records from different tables.
+
+    Examples
+    --------
+    >>> keep_links(np.array([[0, 1], [0, 2]]), np.array([0, 0, 1]), "link_only").tolist()
+    [[0, 2]]
+    """
+    return pairs[link_pair_mask(pairs, source_codes, link_type)] if len(pairs) else pairs

@@ -25,7 +25,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-__all__ = ["LINK_TYPES", "stack_tables", "link_pair_mask", "is_table_collection", "pair_columns", "ColumnPairing",
+__all__ = ["LINK_TYPES", "stack_tables", "is_table_collection", "pair_columns", "ColumnPairing",
            "normalize_column_name", "parse_column_map"]
 
 LINK_TYPES = ("dedupe_only", "link_only", "link_and_dedupe")
@@ -206,19 +206,6 @@ def _pair_frames(frames: list, names: list, source_col: str, column_map: Mapping
     return out, pairing
 
 
-def link_pair_mask(pairs: np.ndarray, source_codes: np.ndarray, link_type: str) -> np.ndarray:
-    """Which candidate pairs a ``link_type`` allows (True = keep).
-
-    Examples
-    --------
-    >>> link_pair_mask(np.array([[0, 1], [0, 2]]), np.array([0, 0, 1]), "link_only").tolist()
-    [False, True]
-    """
-    if link_type == "link_only":
-        return source_codes[pairs[:, 0]] != source_codes[pairs[:, 1]]
-    return np.ones(len(pairs), bool)
-
-
 def source_codes(df: pd.DataFrame, source_col: str) -> np.ndarray:
     return pd.factorize(df[source_col].astype(str))[0].astype(np.int64)
 
@@ -255,7 +242,9 @@ class LinkInfo:
 
     def keep(self, pairs: np.ndarray) -> np.ndarray:
         """The pairs (rows of ``pairs``) that the link type allows."""
-        return pairs[link_pair_mask(pairs, self.codes, self.link_type)] if len(pairs) else pairs
+        from trustlab.er.blocking import keep_links
+
+        return keep_links(pairs, self.codes, self.link_type)
 
 
 def prepare_link(records: Any, id_col: str | None, link_type: str | None, source_col: str,

@@ -1,4 +1,13 @@
-"""End-to-end entity resolution: records -> blocking -> scoring -> graph -> clusters."""
+"""End-to-end entity resolution, the orchestrator: :func:`resolve` runs the stages in order.
+
+read → fields → block → compare → score → cluster → (persist) → report; each stage is a
+file (:data:`STAGES`, the map in :mod:`trustlab.er`) and this module calls them top to
+bottom. A stage module calls only the shared modules (:data:`SHARED`) and no stage module
+before it, so a record's path reads once. Two loops go back through this module, never
+from one stage into another: completion (pairs inside small positive components that
+blocking missed are compared and scored after the first scores) and tightened blocking
+(blocked, compared and scored again with smaller blocks when EM drifted).
+"""
 from __future__ import annotations
 
 import time
@@ -22,6 +31,7 @@ from trustlab.er.blocking import (
     BlockingStats,
     block,
     estimate_pair_completeness,
+    keep_links,
     pair_completeness,
     reduction_ratio,
     rule_hits,
@@ -46,6 +56,21 @@ from trustlab.er.scoring import FSModel, SupervisedScorer, _component_completion
 from trustlab.er.settings import ResolveSettings
 
 __all__ = ["resolve", "Resolution", "evaluate"]
+
+#: the stages of :func:`resolve` in the order it runs them, and the modules of each
+#: (``trustlab.er.<name>``); a stage module calls no module of an earlier stage
+STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("read", ("linking", "records")),
+    ("fields", ("fields",)),
+    ("block", ("blocking",)),
+    ("compare", ("comparisons",)),
+    ("score", ("scoring",)),
+    ("cluster", ("cluster", "one_to_one")),
+    ("persist", ("model", "incremental")),
+    ("report", ("resolution", "report")),
+)
+#: modules every stage may call (not stages themselves)
+SHARED = ("kinds", "rules", "defaults", "settings")
 
 
 # ----------------------------------------------------------------------------- resolve's stages
@@ -330,7 +355,7 @@ def _block(data: _Records, blocking, max_block_size: int, fitted) -> tuple[np.nd
     check_pair_budget(df, rules, max_block_size, len(data.fields.fields))  # refuse up front, before any pair
     pairs = block(df, rules, max_block_size=max_block_size)
     if data.link is not None:
-        pairs = data.link.keep(pairs)
+        pairs = keep_links(pairs, data.link.codes, data.link.link_type)
     stats = BlockingStats(n_records=n, n_candidate_pairs=int(len(pairs)),
                           reduction_ratio=reduction_ratio(len(pairs), n))
     stats.rules = list(rules)
@@ -425,7 +450,9 @@ def _score(data: _Records, pairs, cmp: _Compared, cfg: _ScoringConfig, rng, fitt
     w = to_weights(prob, cfg.weights)
     extra = None
     if cfg.complete_components and len(pairs):
-        extra = _component_completion(n, pairs, w, int(cfg.complete_components))
+        link_only = data.link is not None and data.link.link_type == "link_only"
+        extra = _component_completion(n, pairs, w, int(cfg.complete_components),
+                                      sources=data.link.codes if link_only else None)
     sc = _Scored(pairs, prob, w, cmp.fm, fw, mdl, cmp.supervised, cmp.only)
     if extra is not None:
         _complete(data, sc, cfg, stats, extra)
@@ -471,8 +498,6 @@ def _estimate_completeness(data: _Records, sc: _Scored, stats: BlockingStats, ma
 def _complete(data: _Records, sc: _Scored, cfg: _ScoringConfig, stats: BlockingStats, extra: np.ndarray) -> None:
     """Compare and score ``extra``, the pairs inside positive components of up to
     ``complete_components`` records that blocking missed, and append them to ``sc``."""
-    if data.link is not None:
-        extra = data.link.keep(extra)
     if not len(extra):
         return
     fx = compare(data.df, extra, data.fields.fields, only=sc.only)

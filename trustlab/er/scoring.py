@@ -1180,8 +1180,11 @@ def to_weights(p: np.ndarray, kind: str = "logit", *, clip: float = 12.0) -> np.
 
 
 # ----------------------------------------------------------------------------- weights and completion
-def _component_completion(n: int, pairs: np.ndarray, w: np.ndarray, limit: int) -> np.ndarray:
-    """All pairs inside positive components of 3..limit records that are not in ``pairs``."""
+def _component_completion(n: int, pairs: np.ndarray, w: np.ndarray, limit: int,
+                          sources: np.ndarray | None = None) -> np.ndarray:
+    """All pairs inside positive components of 3..limit records that are not in ``pairs``;
+    with ``sources`` (a table code per record, ``link_type="link_only"``) only the pairs of
+    records from different tables."""
     import scipy.sparse as sp
     from scipy.sparse.csgraph import connected_components
 
@@ -1206,4 +1209,7 @@ def _component_completion(n: int, pairs: np.ndarray, w: np.ndarray, limit: int) 
     code = a * n + b
     have = pairs[:, 0] * n + pairs[:, 1]
     code = setdiff_sorted(code, have)
-    return np.stack([code // n, code % n], axis=1)
+    out = np.stack([code // n, code % n], axis=1)
+    if sources is not None and len(out):
+        out = out[sources[out[:, 0]] != sources[out[:, 1]]]
+    return out
