@@ -246,7 +246,7 @@ def _every_kind_table(n=240, seed=0):
 def test_encoded_features_equal_compare_for_every_encoded_kind():
     """The features computed once-encoded records give equal :func:`compare` on the raw records
     (every feature of every encoded kind, missing values included), with the whole table's
-    document frequencies; the trusted slow path is scoring.compare."""
+    document frequencies; the trusted slow path is comparisons.compare."""
 
     from trustlab.er.comparisons import compare
     from trustlab.er.kinds import Field
@@ -306,16 +306,16 @@ def test_each_record_is_normalised_once(monkeypatch):
     not again in every partition of pairs that touches the record."""
     import dask
 
-    from trustlab.er import scoring
+    from trustlab.er import comparisons
 
     seen = []
-    orig = scoring._text
+    orig = comparisons._text
 
     def counting(s):
         seen.append(len(s))
         return orig(s)
 
-    monkeypatch.setattr(scoring, "_text", counting)
+    monkeypatch.setattr(comparisons, "_text", counting)
     df = generate_records(1500, random_state=5)
     kw = {"id_col": "rec_id", "fields": {"given_name": "name", "surname": "name", "date_of_birth": "date"},
           "blocking": ["token:given_name", "token:surname", "qgram:surname:3"], "complete_components": 0}

@@ -213,7 +213,7 @@ def test_idf_jaccard_memory_is_bounded_on_long_texts(monkeypatch):
     bounded by the token entries they gather, with the same values."""
     import tracemalloc
 
-    import trustlab.er.scoring as S
+    import trustlab.er.comparisons as S
 
     rng = np.random.default_rng(0)
     words = np.array([f"w{k}" for k in range(4000)])

@@ -1,4 +1,4 @@
-"""Blocking: which record pairs are worth comparing.
+"""Stage 3 of :func:`trustlab.resolve`, *block*: which record pairs are worth comparing.
 
 Rules (strings, combined by union):
 
@@ -14,9 +14,10 @@ Rules (strings, combined by union):
 
 Any column name works: one that holds ``: + @ ; ,``, a quote or surrounding spaces is
 written in backquotes (or double quotes; the quote doubled inside), e.g.
-``"token:`http://dbpedia.org/ontology#name`"``. Rules are :class:`Rule` objects inside
-(:func:`parse_rule` reads a string, ``str(rule)`` writes one that reads back the same,
-:func:`quote_column` quotes a name); the rules chosen automatically and those saved
+``"token:`http://dbpedia.org/ontology#name`"``. Rules are :class:`~trustlab.er.rules.Rule` objects inside
+(:func:`~trustlab.er.rules.parse_rule` reads a string, ``str(rule)`` writes one that reads back the same,
+:func:`~trustlab.er.rules.quote_column` quotes a name; the rule language is shared by the stages:
+:mod:`trustlab.er.rules`); the rules chosen automatically and those saved
 with a model are such strings.
 
 Blocks larger than ``max_block_size`` are purged (block purging), which bounds the work

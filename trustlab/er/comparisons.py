@@ -327,7 +327,7 @@ def _exact_and_similar(normalise: Callable[[pd.Series], pd.Series], name: str, s
 
 
 def _record_features(df, f, i, j, fields, want):
-    """TF-IDF cosine of the whole records' words (:func:`record_text`)."""
+    """TF-IDF cosine of the whole records' words (:func:`~trustlab.er.kinds.record_text`)."""
     return [_tfidf_cosine(record_text(df, fields).reset_index(drop=True), i, j)], ["cosine"], 0
 
 

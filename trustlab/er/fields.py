@@ -1,4 +1,5 @@
-"""Field inference that looks at every column and says why it chose what it chose.
+"""Stage 2 of :func:`trustlab.resolve`, *fields*: the field specs a caller gives, and field
+inference that looks at every column and says why it chose what it chose.
 
 :func:`infer_fields_report` classifies each column of a record table as an **id**
 (unique per record: skipped, and used as the record id when none was given), a

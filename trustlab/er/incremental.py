@@ -1,4 +1,5 @@
-"""Incremental resolution of new records against an existing clustering with stable entity ids.
+"""Stage 7, *persist/incremental*: new records resolved against an existing clustering with
+stable entity ids (an orchestrator of its own: it blocks, compares, scores and clusters).
 
 **Incremental resolution** (``resolve(new_records, model=..., existing=old_output)``):
 the new records are blocked and scored against the existing records (and each other)

@@ -1,4 +1,5 @@
-"""Resolving two (or more) tables: ``link_type`` and the source column.
+"""Stage 1 of :func:`trustlab.resolve`, *read* (with :mod:`trustlab.er.records`): resolving
+two (or more) tables, ``link_type`` and the source column.
 
 * ``"dedupe_only"`` — one table (or several, stacked): every pair may match;
 * ``"link_only"`` — only pairs of records from *different* tables are compared, and two

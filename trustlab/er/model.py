@@ -1,4 +1,4 @@
-"""Train once, apply many times: a fitted ER model as readable JSON.
+"""Stage 7, *persist*: train once, apply many times; a fitted ER model as readable JSON.
 
 A saved model holds the fields, the blocking rules, the fitted scorer (Fellegi–Sunter
 m/u/λ and term-frequency tables, or the supervised model's coefficients) and the

@@ -1,4 +1,5 @@
-"""One-to-one linkage: sources that are each duplicate-free, clustered exactly.
+"""Stage 6 of :func:`trustlab.resolve`, *cluster*, for one-to-one linkage: sources that are
+each duplicate-free, clustered exactly.
 
 When every source holds an entity at most once, no entity may hold two records of one
 source. :func:`cluster_one_to_one` takes scored pairs and the source of every record and

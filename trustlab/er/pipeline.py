@@ -732,8 +732,10 @@ def resolve(
 
     Notes
     -----
-    Stages (``Resolution.seconds`` times each): read the records, infer the fields and
-    put the rows in canonical order; block; compute comparison features; fit the scorer
+    Stages (``Resolution.seconds`` times each; one module each, :data:`STAGES`): read the
+    records, infer the fields and put the rows in canonical order; block; compute
+    comparison features (``"features"``: of the candidate pairs and of the pairs the scorer
+    is fitted on, the random pairs of Fellegi–Sunter or the labelled pairs); fit the scorer
     and score the pairs; cluster; evaluate against the truth and run the baselines;
     return the result in the input's row order.
 

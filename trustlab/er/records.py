@@ -1,4 +1,6 @@
-"""Reading and validating record tables, field specs and their inference."""
+"""Stage 1 of :func:`trustlab.resolve`, *read*: reading and validating record tables (files
+sniffed, ids checked, placeholder cells), and writing them back (spreadsheet formulas guarded).
+Field specs and their inference are the next stage, :mod:`trustlab.er.fields`."""
 from __future__ import annotations
 
 import os

@@ -1,4 +1,4 @@
-"""What :func:`trustlab.resolve` returns, and how a clustering is scored against the truth:
+"""Stage 8 of :func:`trustlab.resolve`, *report*: what it returns, and how a clustering is scored against the truth:
 :class:`Resolution` (entity ids, scored pairs, explanations, lookups) and :func:`evaluate`."""
 from __future__ import annotations
 

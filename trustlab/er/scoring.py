@@ -13,7 +13,7 @@ The Fellegi–Sunter model:
 
 Every field is compared at four levels — **exact**, **close**, **far**, **else** — plus
 **missing** (either value empty: weight 0). The similarity feature and the two
-thresholds depend on the field kind (:data:`COMPARISON_LEVELS`). :class:`FSModel`
+thresholds depend on the field kind (:data:`~trustlab.er.kinds.COMPARISON_LEVELS`). :class:`FSModel`
 fits the Fellegi–Sunter m/u probabilities and the match share λ:
 
 * u-probabilities from randomly sampled record pairs (Splink's
@@ -200,7 +200,7 @@ class FSModel:
     Parameters
     ----------
     fields : list of Field
-        The compared fields (kinds decide the levels, :data:`COMPARISON_LEVELS`).
+        The compared fields (kinds decide the levels, :data:`~trustlab.er.kinds.COMPARISON_LEVELS`).
     max_iter, tol : EM stopping rule.
     tf : bool
         Term-frequency adjustment of the exact level for name/postcode/exact fields.
