@@ -349,15 +349,15 @@ def test_records_read_in_pieces_are_identical(monkeypatch, tmp_path):
 
 
 def test_blocking_normalisation_in_pieces_is_identical(monkeypatch):
-    from trustlab.er import rules
+    from trustlab.er import rules as R
 
     df = read_records(DATA / "restaurant.csv").reset_index(drop=True)
     s = pd.concat([df["name"], pd.Series([None, float("nan"), 3, "Ünïcode — x!"])], ignore_index=True)
-    ref = rules._norm(s)
+    ref = R._norm(s)
     rules = default_blocking_rules(infer_fields_report(df).fields, len(df))
     pairs = block(df, rules)
-    monkeypatch.setattr(rules, "_NORM_ROWS", 37)
-    got = rules._norm(s)
+    monkeypatch.setattr(R, "_NORM_ROWS", 37)
+    got = R._norm(s)
     pd.testing.assert_series_equal(got, ref)
     assert type(got.index) is type(ref.index)
     assert np.array_equal(block(df, rules), pairs)
