@@ -233,11 +233,13 @@ def _read_records(records, *, id_col, fields, labels, truth, link_type, source_c
     df = placeholders_to_missing(raw, id_col)  # for matching only; the output keeps ``raw``
     exclude = [c for c in (labels, truth) if isinstance(c, str)]
     lk0 = make_link(df) if make_link is not None else None
+    unpaired = None
     if lk0 is not None:  # the stacked tables' own id and source columns (and unpaired ones) are not fields
         exclude += lk0.excluded()
+        unpaired = lk0.pairing.excluded() if lk0.pairing is not None else None
     freport = field_report(fields, df, id_col=id_col, exclude=exclude)
-    if lk0 is not None:
-        _label_unpaired(freport, lk0.pairing)
+    if unpaired is not None:
+        _label_unpaired(freport, unpaired)
     # process the rows in a canonical order (by id, or by content when the id is the row
     # number): results do not depend on the input's row order for a fixed seed
     order = canonical_order(df, id_col)
@@ -261,13 +263,11 @@ def _read_records(records, *, id_col, fields, labels, truth, link_type, source_c
     return _Records(df, id_col, freport, order, link, ent_labels, pair_lab, truth_arr, raw, sources)
 
 
-def _label_unpaired(freport, pairing) -> None:
+def _label_unpaired(freport, unpaired_columns: Sequence[str]) -> None:
     """Say in the field report why an unpaired column of stacked tables is not compared."""
-    if pairing is None or not getattr(freport, "choices", None):
+    if not getattr(freport, "choices", None):
         return
-    from dataclasses import replace
-
-    unpaired = set(pairing.excluded())
+    unpaired = set(unpaired_columns)
     freport.choices = [
         replace(c, reason="not paired with a column of the other table(s); pair it with column_map= "
                           "(CLI --column-map A=B)") if c.role == "excluded" and c.column in unpaired else c
@@ -440,22 +440,20 @@ def _score(data: _Records, pairs, cmp: _Compared, cfg: _ScoringConfig, rng, fitt
     components (``complete_components``: their missing pairs are compared and scored
     in turn)."""
     n = data.n
-    mdl = _fit_scorer(data, pairs, cmp, cfg, rng, fitted, stats.rules)
-    fw = None
+    link_only = data.link is not None and data.link.link_type == "link_only"
+    sources = data.link.codes if link_only else None
+    sc = _Scored(pairs, np.zeros(0), np.zeros(0), cmp.fm, None, None, cmp.supervised, cmp.only)
+    sc.model = mdl = _fit_scorer(data, pairs, cmp, cfg, rng, fitted, stats.rules)
     if cmp.supervised:
-        prob = mdl.predict_proba(cmp.fm.X) if cmp.fm.X.shape[0] else np.zeros(0)
+        sc.prob = mdl.predict_proba(cmp.fm.X) if cmp.fm.X.shape[0] else np.zeros(0)
     else:
-        fw = mdl.field_weights(data.df, pairs, cmp.fm)
-        prob = mdl.proba_from_field_weights(fw)
-    w = to_weights(prob, cfg.weights)
-    extra = None
+        sc.fw = mdl.field_weights(data.df, pairs, cmp.fm)
+        sc.prob = mdl.proba_from_field_weights(sc.fw)
+    sc.w = to_weights(sc.prob, cfg.weights)
     if cfg.complete_components and len(pairs):
-        link_only = data.link is not None and data.link.link_type == "link_only"
-        extra = _component_completion(n, pairs, w, int(cfg.complete_components),
-                                      sources=data.link.codes if link_only else None)
-    sc = _Scored(pairs, prob, w, cmp.fm, fw, mdl, cmp.supervised, cmp.only)
-    if extra is not None:
-        _complete(data, sc, cfg, stats, extra)
+        extra = _component_completion(n, pairs, sc.w, int(cfg.complete_components), sources=sources)
+        if len(extra):  # compared and scored in turn: the loop goes back through this module
+            _complete(data, sc, cfg, stats, extra)
     return sc
 
 
