@@ -508,7 +508,7 @@ def needed_features(fields: Sequence[Field]) -> dict:
     Examples
     --------
     >>> needed_features([Field("name", "name")])
-    {'name': {'jaro_winkler', 'token_set'}}
+    {'name': {'jaro_winkler'}}
     """
     out: dict = {}
     for f in fields:
