@@ -58,13 +58,13 @@ def test_console_entry_point_installs_the_cleanup_handlers():
 SIGTERM_MID_COMPARISON = r"""
 import json, os, signal, sys, threading
 import trustlab.cli as c
-from trustlab.er import scoring
+from trustlab.er import comparisons
 try:
     from trustlab import _chunks
     _chunks.CHARS = 20_000  # small pieces, so that a small input makes many of them
 except ImportError:  # before pieces existed
     pass
-real = scoring.process.cpdist
+real = comparisons.process.cpdist
 state = {"calls": 0, "inflight": 0, "at_signal": None, "chars_after": 0}
 
 def send():
@@ -82,7 +82,7 @@ def cpdist(a, b, **kw):
         threading.Thread(target=send).start()
     return real(a, b, **kw)
 
-scoring.process.cpdist = cpdist
+comparisons.process.cpdist = cpdist
 with c.signal_cleanup():
     rc = c.main(["resolve", sys.argv[1], "--id-col", "rec_id", "-o", sys.argv[2], "-q"])
 print(json.dumps(state))

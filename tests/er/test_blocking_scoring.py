@@ -7,7 +7,7 @@ import pytest
 from rapidfuzz import distance, fuzz
 
 from trustlab.er import block, compare, pair_completeness, reduction_ratio
-from trustlab.er.records import Field
+from trustlab.er.kinds import Field
 from trustlab.er.scoring import SupervisedScorer, to_weights
 from trustlab.kernels.er import haversine_km
 

@@ -111,10 +111,10 @@ def test_refuses_what_it_cannot_distribute(client):
 
 
 def test_fit_from_counts_is_the_local_fit():
-    from trustlab.er.comparisons import FSModel, _distinct_rows_inverse
+    from trustlab.er.comparisons import compare
     from trustlab.er.defaults import random_pairs
     from trustlab.er.kinds import Field
-    from trustlab.er.scoring import compare
+    from trustlab.er.scoring import FSModel, _distinct_rows_inverse
 
     df = generate_records(1500, random_state=2).replace("", np.nan)
     fl = [Field("given_name", "name"), Field("surname", "name"), Field("date_of_birth", "date"),
@@ -143,9 +143,9 @@ def test_fit_from_counts_is_the_local_fit():
 def test_features_of_a_subset_with_corpus_equal_the_whole_table():
     """IDF-weighted comparisons of pairs computed on a frame of only their records (rows
     repeated) equal those on the whole table, given the table's document frequencies."""
-    from trustlab.er.comparisons import FSModel
+    from trustlab.er.comparisons import compare
     from trustlab.er.kinds import Field
-    from trustlab.er.scoring import compare
+    from trustlab.er.scoring import FSModel
 
     df = pd.DataFrame({"name": ["ann lee", "anne lee", "bob ray", "bob rae", "ann ray", "lee bob"] * 20,
                        "code": ["ab1234 x", "ab-1234", "zz999", "zz999", "q12345", "q12345 y"] * 20})
@@ -246,11 +246,11 @@ def _every_kind_table(n=240, seed=0):
 def test_encoded_features_equal_compare_for_every_encoded_kind():
     """The features computed once-encoded records give equal :func:`compare` on the raw records
     (every feature of every encoded kind, missing values included), with the whole table's
-    document frequencies; the trusted slow path is scoring.compare."""
+    document frequencies; the trusted slow path is comparisons.compare."""
 
-    from trustlab.er.comparisons import FSModel
+    from trustlab.er.comparisons import compare
     from trustlab.er.kinds import Field
-    from trustlab.er.scoring import compare
+    from trustlab.er.scoring import FSModel
 
     df = _every_kind_table()
     fl = [Field("given_name", "name"), Field("surname", "name"), Field("address", "address"),
@@ -282,8 +282,8 @@ def test_encoded_features_equal_compare_for_every_encoded_kind():
 
 
 def test_encoded_take_and_concat_keep_sparse_rows():
-    from trustlab.er.comparisons import FSModel
     from trustlab.er.kinds import Field
+    from trustlab.er.scoring import FSModel
 
     df = pd.DataFrame({"name": ["ann lee", "", "bob ray ray", "x1234y zz", None, "q99999"]})
     fl = [Field("name", "string"), Field("*", "record"), Field("#", "codes")]
@@ -306,16 +306,16 @@ def test_each_record_is_normalised_once(monkeypatch):
     not again in every partition of pairs that touches the record."""
     import dask
 
-    from trustlab.er import scoring
+    from trustlab.er import comparisons
 
     seen = []
-    orig = scoring._text
+    orig = comparisons._text
 
     def counting(s):
         seen.append(len(s))
         return orig(s)
 
-    monkeypatch.setattr(scoring, "_text", counting)
+    monkeypatch.setattr(comparisons, "_text", counting)
     df = generate_records(1500, random_state=5)
     kw = {"id_col": "rec_id", "fields": {"given_name": "name", "surname": "name", "date_of_birth": "date"},
           "blocking": ["token:given_name", "token:surname", "qgram:surname:3"], "complete_components": 0}

@@ -19,14 +19,14 @@ from trustlab.er.blocking import (
     pair_completeness,
     rule_hits,
 )
-from trustlab.er.comparisons import DegenerateModelWarning, FSModel
+from trustlab.er.comparisons import compare
 from trustlab.er.defaults import default_time_limit
 from trustlab.er.fields import infer_fields_report, is_truth_like
-from trustlab.er.records import Field
-from trustlab.er.scoring import compare
+from trustlab.er.kinds import Field
+from trustlab.er.scoring import DegenerateModelWarning, FSModel
 from trustlab.er.synthetic import PEOPLE_SHAPES, generate_citations, generate_people
 
-#: the whole-record comparisons inference adds beside the columns (trustlab.er.records.RECORD / CODES)
+#: the whole-record comparisons inference adds beside the columns (trustlab.er.kinds.RECORD / CODES)
 DERIVED = {"*", "#"}
 
 

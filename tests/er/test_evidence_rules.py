@@ -9,9 +9,9 @@ import pandas as pd
 import pytest
 
 from trustlab.er import Field
-from trustlab.er.comparisons import FSModel
+from trustlab.er.comparisons import compare
 from trustlab.er.fields import infer_fields_report
-from trustlab.er.scoring import compare
+from trustlab.er.scoring import FSModel
 
 
 def _codes(n, rng):

@@ -8,9 +8,10 @@ import numpy as np
 import pytest
 from rapidfuzz import distance, fuzz, process
 
-from trustlab.er import scoring
-from trustlab.er.blocking import setdiff_sorted, sorted_unique
-from trustlab.er.scoring import _cp, _design, _distinct
+from trustlab._chunks import setdiff_sorted, sorted_unique
+from trustlab.er import comparisons
+from trustlab.er.comparisons import _cp, _distinct
+from trustlab.er.scoring import _design
 
 
 @pytest.mark.parametrize("seed", range(20))
@@ -38,7 +39,7 @@ def test_deduplicated_scoring_equals_every_pair_scored(scorer, scale, monkeypatc
     dist = _distinct(a, b, (ca, cb))
     assert dist is not None and dist[0].size <= words.size ** 2
     assert np.array_equal(_cp(a, b, scorer, scale, codes=(ca, cb)), ref)
-    monkeypatch.setattr(scoring, "_DEDUP", 1500)  # deduplicated piece by piece (3 pieces)
+    monkeypatch.setattr(comparisons, "_DEDUP", 1500)  # deduplicated piece by piece (3 pieces)
     assert np.array_equal(_cp(a, b, scorer, scale, codes=(ca, cb)), ref)
     # mostly distinct values: no deduplication, same scores
     u = np.array([f"w{i}" for i in range(4000)], dtype=object)

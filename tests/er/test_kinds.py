@@ -4,10 +4,10 @@ import pandas as pd
 import pytest
 
 from trustlab.er.blocking import adaptive_blocking_rules, default_blocking_rules
-from trustlab.er.comparisons import COMPARISON_LEVELS, FSModel, tf_keys
-from trustlab.er.kinds import FIELD_KINDS, KINDS, Field, field_kind
-from trustlab.er.records import FIELD_KINDS as RECORDS_FIELD_KINDS
-from trustlab.er.scoring import FEATURES, compare
+from trustlab.er.comparisons import FEATURES, compare
+from trustlab.er.kinds import COMPARISON_LEVELS, FIELD_KINDS, KINDS, Field, field_kind, tf_keys
+from trustlab.er.kinds import FIELD_KINDS as RECORDS_FIELD_KINDS
+from trustlab.er.scoring import FSModel
 
 
 def test_every_kind_is_declared_once_and_has_features():
@@ -88,7 +88,7 @@ def test_fallback_sorted_rule_uses_a_field_with_one_column_of_its_own():
 
 
 def test_field_spec_joins_the_columns_of_a_two_column_kind():
-    from trustlab.er.records import parse_field_spec
+    from trustlab.er.fields import parse_field_spec
 
     two = [k for k in FIELD_KINDS if KINDS[k].arity == 2]
     assert two and all(parse_field_spec(f"a+b:{k}") == [Field("a,b", k)] for k in two)

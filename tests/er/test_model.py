@@ -47,7 +47,7 @@ def test_supervised_model_round_trip(tmp_path, data):
     other = generate_records(200, random_state=8)
     direct = r.model.predict_proba  # the in-memory scorer is the trusted reference
     r2 = resolve(other, id_col="rec_id", model=p, truth="entity")
-    from trustlab.er.scoring import compare
+    from trustlab.er.comparisons import compare
 
     assert np.allclose(r2.prob, direct(compare(r2.records, r2.pairs, load_model(p).fields).X))
     assert r2.metrics["f1"] > 0.9

@@ -151,7 +151,7 @@ _WEIRD = ["http://dbpedia.org/ontology#name", "a:b+c@5", "we`ird;x", 'say "hi"',
 
 
 def test_rule_strings_round_trip_for_any_column_name():
-    from trustlab.er.blocking import Rule, canonical_rules, parse_rule
+    from trustlab.er.rules import Rule, canonical_rules, parse_rule
 
     for c in _WEIRD:
         for r in (Rule("token", (c,)), Rule("token", (c,), "alnum", 50), Rule("key", (c, "plain"), "3"),
@@ -183,7 +183,7 @@ def test_automatic_blocking_on_url_column_names():
     "names column 'http' that is not in the records"."""
     from trustlab.er.blocking import block
     from trustlab.er.defaults import default_rules
-    from trustlab.er.records import Field
+    from trustlab.er.kinds import Field
 
     df = _url_records(1600)
     fields = [Field("http://dbpedia.org/ontology#name", "name"),

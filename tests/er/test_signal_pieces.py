@@ -11,7 +11,7 @@ import pytest
 
 import trustlab
 from trustlab import _chunks
-from trustlab.er import scoring
+from trustlab.er import comparisons
 from trustlab.er.blocking import block, default_blocking_rules, rule_hits
 from trustlab.er.fields import infer_fields_report
 from trustlab.er.records import read_records
@@ -22,7 +22,7 @@ DATA = Path(trustlab.__file__).parent / "data" / "er"
 def _one_piece(monkeypatch):
     """Pieces so large that every call covers all items (the unchunked reference)."""
     for mod, name in [(_chunks, "ITEMS"), (_chunks, "CHARS"), (_chunks, "BYTES"),
-                      (scoring, "_DEDUP"), (scoring, "_JACCARD_CHUNK")]:
+                      (comparisons, "_DEDUP"), (comparisons, "_JACCARD_CHUNK")]:
         monkeypatch.setattr(mod, name, 1 << 62)
 
 
@@ -30,8 +30,8 @@ def _small_pieces(monkeypatch, items=997, chars=20_011):
     monkeypatch.setattr(_chunks, "ITEMS", items)
     monkeypatch.setattr(_chunks, "CHARS", chars)
     monkeypatch.setattr(_chunks, "BYTES", 1 << 17)
-    monkeypatch.setattr(scoring, "_DEDUP", 5 * items + 3)
-    monkeypatch.setattr(scoring, "_JACCARD_CHUNK", 7_001)
+    monkeypatch.setattr(comparisons, "_DEDUP", 5 * items + 3)
+    monkeypatch.setattr(comparisons, "_JACCARD_CHUNK", 7_001)
 
 
 def _case(name, n=None):
@@ -50,17 +50,17 @@ def test_compare_in_pieces_is_identical_and_every_cpdist_call_is_bounded(monkeyp
     assert {"record"} & kinds and len(pairs) > 10_000  # text, tokens and whole-record features
     with monkeypatch.context() as m:
         _one_piece(m)
-        ref = scoring.compare(df, pairs, fields)
-    real = scoring.process.cpdist
+        ref = comparisons.compare(df, pairs, fields)
+    real = comparisons.process.cpdist
     calls = []
 
     def recording(a, b, **kw):
         calls.append((len(a), sum(map(len, a)) + sum(map(len, b))))
         return real(a, b, **kw)
 
-    monkeypatch.setattr(scoring.process, "cpdist", recording)
+    monkeypatch.setattr(comparisons.process, "cpdist", recording)
     _small_pieces(monkeypatch)
-    got = scoring.compare(df, pairs, fields)
+    got = comparisons.compare(df, pairs, fields)
     assert got.names == ref.names
     assert got.X.tobytes() == ref.X.tobytes()  # bit for bit, NaN included
     assert got.X.flags.c_contiguous
@@ -107,7 +107,7 @@ def test_piecewise_stacks_equal_numpy(monkeypatch):
 
 # ---------------------------------------------------------------- sorts in pieces (issue 28)
 # The whole-array sorts of resolve (np.unique of the level rows, the lexsort of
-# cluster.canonical_pairs, the sort of blocking.sorted_unique) took 1.4-3.5 s each at 200,000
+# cluster.canonical_pairs, the sort of _chunks.sorted_unique) took 1.4-3.5 s each at 200,000
 # records, one C call during which a SIGTERM waits. They now sort pieces and merge them range by
 # range (_chunks.argsort / sort / unique); the references below are the code before the change.
 
@@ -230,7 +230,7 @@ def test_canonical_pairs_in_pieces_equal_the_lexsort(monkeypatch, seed):
 @pytest.mark.parametrize("shape,hi", [((0, 3), 3), ((1, 4), 3), ((5000, 6), 3), ((5000, 3), 40),
                                       ((3000, 30), 3)])
 def test_distinct_rows_inverse_in_pieces_equals_np_unique(monkeypatch, shape, hi):
-    from trustlab.er.comparisons import _distinct_rows_inverse
+    from trustlab.er.scoring import _distinct_rows_inverse
 
     rng = np.random.default_rng(shape[0] + shape[1])
     G = rng.integers(-1, hi + 1, shape).astype(np.int8)
@@ -244,9 +244,9 @@ def test_distinct_rows_inverse_in_pieces_equals_np_unique(monkeypatch, shape, hi
 
 def test_the_sorts_of_resolve_run_in_bounded_pieces(monkeypatch):
     """Fails before the change: each of these sorted its whole input in one NumPy call."""
-    from trustlab.er.blocking import sorted_unique
+    from trustlab._chunks import sorted_unique
     from trustlab.er.cluster import canonical_pairs
-    from trustlab.er.comparisons import _distinct_rows_inverse
+    from trustlab.er.scoring import _distinct_rows_inverse
 
     rng = np.random.default_rng(3)
     n, m = 500, 20_000
@@ -296,7 +296,7 @@ def test_resolve_with_small_pieces_is_byte_identical(monkeypatch, case):
 
 def test_field_weights_with_key_rules_in_pieces_are_identical(monkeypatch):
     """The key-rule prior of FSModel.field_weights (plain EM with ``key:`` rules) in pieces."""
-    from trustlab.er.comparisons import FSModel
+    from trustlab.er.scoring import FSModel
     from trustlab.er.synthetic import generate_records
 
     df = generate_records(3000, random_state=4).drop(columns=["entity", "rec_id"])
@@ -306,7 +306,7 @@ def test_field_weights_with_key_rules_in_pieces_are_identical(monkeypatch):
     rng = np.random.default_rng(0)
     R = np.unique(np.sort(rng.integers(0, len(df), (20_000, 2)), axis=1), axis=0)
     R = R[R[:, 0] != R[:, 1]]
-    fm, fr = scoring.compare(df, P, fields), scoring.compare(df, R, fields)
+    fm, fr = comparisons.compare(df, P, fields), comparisons.compare(df, R, fields)
     m = FSModel(fields, sessions=False).fit(df, P, fm, R, fr, rules=rules)
     assert m.forcing_ and m.key_coef_ and m.record_share_ and m.tf_tables_
     with monkeypatch.context() as mp:
@@ -349,15 +349,15 @@ def test_records_read_in_pieces_are_identical(monkeypatch, tmp_path):
 
 
 def test_blocking_normalisation_in_pieces_is_identical(monkeypatch):
-    from trustlab.er import blocking
+    from trustlab.er import rules as R
 
     df = read_records(DATA / "restaurant.csv").reset_index(drop=True)
     s = pd.concat([df["name"], pd.Series([None, float("nan"), 3, "Ünïcode — x!"])], ignore_index=True)
-    ref = blocking._norm(s)
+    ref = R._norm(s)
     rules = default_blocking_rules(infer_fields_report(df).fields, len(df))
     pairs = block(df, rules)
-    monkeypatch.setattr(blocking, "_NORM_ROWS", 37)
-    got = blocking._norm(s)
+    monkeypatch.setattr(R, "_NORM_ROWS", 37)
+    got = R._norm(s)
     pd.testing.assert_series_equal(got, ref)
     assert type(got.index) is type(ref.index)
     assert np.array_equal(block(df, rules), pairs)

@@ -11,10 +11,11 @@ import pytest
 
 from trustlab.er import resolve
 from trustlab.er.blocking import block
-from trustlab.er.comparisons import DegenerateModelWarning, FSModel
+from trustlab.er.comparisons import compare
 from trustlab.er.fields import infer_fields_report
-from trustlab.er.records import Field, validate_records
-from trustlab.er.scoring import compare
+from trustlab.er.kinds import Field
+from trustlab.er.records import validate_records
+from trustlab.er.scoring import DegenerateModelWarning, FSModel
 from trustlab.er.synthetic import generate_books, generate_people, generate_products
 
 
@@ -212,7 +213,7 @@ def test_idf_jaccard_memory_is_bounded_on_long_texts(monkeypatch):
     bounded by the token entries they gather, with the same values."""
     import tracemalloc
 
-    import trustlab.er.scoring as S
+    import trustlab.er.comparisons as S
 
     rng = np.random.default_rng(0)
     words = np.array([f"w{k}" for k in range(4000)])

@@ -245,7 +245,7 @@ def _run(args) -> int:
     if args.fields:
         kw["fields"] = args.fields
     if args.blocking:
-        from trustlab.er.blocking import split_rules
+        from trustlab.er.rules import split_rules
 
         kw["blocking"] = split_rules(args.blocking)
     if args.max_block_size is not None:

@@ -48,7 +48,7 @@ def run(args) -> int:
                 "threshold": args.threshold, "time_limit": args.time_limit, "random_state": args.seed,
                 "output": args.output, "progress": show_progress(args)}
     if args.blocking:
-        from trustlab.er.blocking import split_rules
+        from trustlab.er.rules import split_rules
 
         kw["blocking"] = split_rules(args.blocking)
     if args.max_block_size is not None:

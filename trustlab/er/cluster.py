@@ -1,4 +1,5 @@
-"""Clustering scored pairs into entities: ``xer`` (clique partitioning) and baselines.
+"""Stage 6 of :func:`trustlab.resolve`, *cluster*: scored pairs into entities, ``xer``
+(clique partitioning) and baselines (one-to-one linkage: :mod:`trustlab.er.one_to_one`).
 
 All methods take ``n`` records, candidate ``pairs`` (i < j) and signed ``weights``
 (positive = "same entity") and return one entity label per record.

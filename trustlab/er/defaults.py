@@ -91,8 +91,7 @@ def field_report(fields: Any, df: pd.DataFrame, *, id_col: str, exclude: Sequenc
     :data:`MAX_INFER_COLUMNS` columns and keeps the first :data:`MAX_INFERRED_FIELDS`
     fields it finds (a warning says so); a spec of more than :data:`MAX_FIELDS` fields
     is refused."""
-    from trustlab.er.fields import FieldChoice, FieldInference, infer_fields_report
-    from trustlab.er.records import normalize_fields
+    from trustlab.er.fields import FieldChoice, FieldInference, infer_fields_report, normalize_fields
 
     if fields is None:
         if df.shape[1] > MAX_INFER_COLUMNS:
@@ -196,7 +195,8 @@ def check_pair_budget(df: pd.DataFrame, rules: Sequence[str], max_block_size: in
     >>> check_pair_budget(df, ["token:name"], 200, 1)
     3
     """
-    from trustlab.er.blocking import _key_membership, _sizes_under, _split_cap
+    from trustlab.er.blocking import _key_membership, _sizes_under
+    from trustlab.er.rules import _split_cap
 
     n = len(df)
     total = 0

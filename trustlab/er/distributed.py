@@ -19,7 +19,7 @@ not fit one machine can be resolved on a cluster:
    for the whole-record comparisons, whose document frequencies are summed over the
    partitions by hash and then turned into TF-IDF / rare-code weights (:func:`_weigh`), so a
    pair's features are those of the whole table. Kinds without an encoder (``tokens``) keep
-   their raw columns and are compared as :func:`~trustlab.er.scoring.compare` does.
+   their raw columns and are compared as :func:`~trustlab.er.comparisons.compare` does.
 5. **blocking** — every rule's block keys (normalised keys, tokens or q-grams, as
    :mod:`trustlab.er.blocking` makes them; hashed to 64 bits with the rule's number) go
    through one shuffle by key, so every block lands whole in one partition, where blocks
@@ -253,9 +253,10 @@ class _Context:
 
 def _raw_features(df: pd.DataFrame, f, i: np.ndarray, j: np.ndarray, ctx: _Context) -> tuple[list, list, int]:
     """The features of field ``f`` from the raw records ``df``, as
-    :func:`~trustlab.er.scoring.compare` computes them, with the document frequencies of the
+    :func:`~trustlab.er.comparisons.compare` computes them, with the document frequencies of the
     whole table (``ctx.corpus``) for the IDF-weighted features."""
-    from trustlab.er.scoring import FEATURES, _code_levels, _idf_jaccard, _tfidf_cosine, _tokens_features, record_text
+    from trustlab.er.comparisons import FEATURES, _code_levels, _idf_jaccard, _tfidf_cosine, _tokens_features
+    from trustlab.er.kinds import record_text
 
     want = None if ctx.only is None else ctx.only.get(f.column)
     if f.kind == "record":
@@ -275,7 +276,7 @@ def _raw_features(df: pd.DataFrame, f, i: np.ndarray, j: np.ndarray, ctx: _Conte
 
 def _feature_matrix(ctx: _Context, n_pairs: int, features) -> Any:
     """A FeatureMatrix from ``features(field) -> (columns, names, main)`` over ``ctx.fields``."""
-    from trustlab.er.scoring import FeatureMatrix
+    from trustlab.er.comparisons import FeatureMatrix
 
     cols, names, field_of, primary = [], [], [], []
     for f in ctx.fields:
@@ -290,7 +291,7 @@ def _feature_matrix(ctx: _Context, n_pairs: int, features) -> Any:
 
 
 def _compare(df: pd.DataFrame, pairs: np.ndarray, ctx: _Context):
-    """:func:`~trustlab.er.scoring.compare` of ``pairs`` of ``df`` with the document
+    """:func:`~trustlab.er.comparisons.compare` of ``pairs`` of ``df`` with the document
     frequencies of the whole table (``ctx.corpus``) for the IDF-weighted features."""
     i, j = pairs[:, 0], pairs[:, 1]
     return _feature_matrix(ctx, len(pairs), lambda f: _raw_features(df, f, i, j, ctx))
@@ -298,7 +299,7 @@ def _compare(df: pd.DataFrame, pairs: np.ndarray, ctx: _Context):
 
 def _level_counts(part: pd.DataFrame, d: int) -> tuple[np.ndarray, np.ndarray, int]:
     """The distinct level rows of a partition, their counts and the matching pairs in it."""
-    from trustlab.er.comparisons import _distinct_rows_inverse
+    from trustlab.er.scoring import _distinct_rows_inverse
 
     G = part[[f"g{c}" for c in range(d)]].to_numpy(np.int8) if len(part) else np.zeros((0, d), np.int8)
     if not len(G):
@@ -335,7 +336,7 @@ def _min_roots(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     import scipy.sparse as sp
     from scipy.sparse.csgraph import connected_components
 
-    from trustlab.er.blocking import sorted_unique
+    from trustlab._chunks import sorted_unique
 
     nodes = sorted_unique(np.concatenate([a, b]))
     if not nodes.size:
@@ -391,8 +392,7 @@ def _solve_groups(recs: pd.DataFrame, edges: pd.DataFrame, ctx: _Context, cfg: _
     """Complete, score and cluster the components of one partition (each lies whole
     here): ``(frame of _idx, entity_id; stats)``."""
     from trustlab.er.cluster import cluster_pairs
-    from trustlab.er.resolution import _component_completion
-    from trustlab.er.scoring import to_weights
+    from trustlab.er.scoring import _component_completion, to_weights
 
     recs = recs.reset_index(drop=True).sort_values("_idx", kind="stable").reset_index(drop=True)
     nodes = recs["_idx"].to_numpy(np.int64)
@@ -453,7 +453,7 @@ def _write_part(recs: pd.DataFrame, solved: pd.DataFrame, id_col: str, columns: 
 def _token_counts(part: pd.DataFrame, what, fields) -> pd.DataFrame:
     """Records holding each token (one partition): the document frequencies of the
     IDF-weighted comparisons, tokenised as :mod:`trustlab.er.scoring` does."""
-    from trustlab.er.scoring import _RECORD_TOKEN, code_tokens, record_text
+    from trustlab.er.kinds import _RECORD_TOKEN, code_tokens, record_text
 
     df = part.reset_index(drop=True)
     if what == "record":
@@ -471,7 +471,7 @@ def _token_counts(part: pd.DataFrame, what, fields) -> pd.DataFrame:
 def _tf_counts(part: pd.DataFrame, fields) -> pd.DataFrame:
     """Records holding each normalised value of every TF field ``fields[k]`` (rows ``f = k``,
     ``tok``, ``n``) in one partition."""
-    from trustlab.er.comparisons import tf_keys
+    from trustlab.er.kinds import tf_keys
 
     df = part.reset_index(drop=True)
     out = [pd.DataFrame({"f": np.zeros(0, np.int16), "tok": pd.Series([], dtype=object), "n": np.zeros(0, np.int64)})]
@@ -490,7 +490,7 @@ def _tf_counts(part: pd.DataFrame, fields) -> pd.DataFrame:
 # whole-record comparisons); a partition of pairs then gathers the encodings of the records
 # it touches by id range and compares them with no string normalisation left to do.
 # Kinds without an encoder here travel as their raw columns and are compared by
-# :data:`trustlab.er.scoring.FEATURES` per partition (correct, slower).
+# :data:`trustlab.er.comparisons.FEATURES` per partition (correct, slower).
 
 #: the kinds whose features are computed from the encoded records
 _TEXT_KINDS = ("string", "name", "address")
@@ -580,9 +580,8 @@ def _encode(part: pd.DataFrame, fields, only, doc_freq: dict | None, tf_model, t
     """Normalise the records of one partition once: the arrays :func:`_encoded_features` compares.
     The whole-record rows hold raw counts until :func:`_weigh` (here when ``doc_freq``, the whole
     table's document frequencies of :func:`_sum_doc_counts`, is given)."""
-    from trustlab.er.comparisons import tf_keys
-    from trustlab.er.kinds import KINDS
-    from trustlab.er.scoring import _RECORD_TOKEN, _no_space, _text, code_tokens, record_text
+    from trustlab.er.comparisons import _no_space, _text
+    from trustlab.er.kinds import _RECORD_TOKEN, KINDS, code_tokens, record_text, tf_keys
 
     df = part.reset_index(drop=True)
     n = len(df)
@@ -673,7 +672,7 @@ def _weigh(enc: _Enc, fields, doc_freq: dict) -> _Enc:
     TF-IDF rows normalised to unit length (``record``, as ``_tfidf_cosine`` makes them:
     sublinear term frequency, ``idf = log(n / df) + 1e-6``) and rare (1) / common (1e-3)
     codes (``codes``, rare: held by at most ``RARE_CODE_DF`` records)."""
-    from trustlab.er.scoring import RARE_CODE_DF
+    from trustlab.er.comparisons import RARE_CODE_DF
 
     csr = dict(enc.csr)
     for f in fields:
@@ -701,7 +700,7 @@ def _sparse_dot(a: tuple, i: np.ndarray, b: tuple, j: np.ndarray) -> np.ndarray:
     of ``a``'s weight times ``b``'s (two encodings of the same records)."""
     from scipy import sparse
 
-    from trustlab.er.scoring import _rowwise_dot
+    from trustlab.er.comparisons import _rowwise_dot
 
     ptr, tok, wa = a
     wb = b[2]
@@ -716,11 +715,11 @@ def _sparse_dot(a: tuple, i: np.ndarray, b: tuple, j: np.ndarray) -> np.ndarray:
 
 def _encoded_features(enc: _Enc, f, i: np.ndarray, j: np.ndarray, want) -> tuple[list, list, int]:
     """The features of field ``f`` for pairs ``i``–``j`` of ``enc``, as
-    :data:`trustlab.er.scoring.FEATURES` computes them from the raw records (only the
+    :data:`trustlab.er.comparisons.FEATURES` computes them from the raw records (only the
     features in ``want``, or all of them when None)."""
     from rapidfuzz import distance, fuzz
 
-    from trustlab.er.scoring import _cp, _similarities
+    from trustlab.er.comparisons import _cp, _similarities
     from trustlab.kernels import er as K
 
     c, kind = f.column, f.kind
@@ -825,7 +824,7 @@ def _encoded_levels(enc: _Enc, pairs: np.ndarray, ctx: _Context) -> tuple[np.nda
 
 def _pair_ids(part: pd.DataFrame) -> np.ndarray:
     """The records (canonical positions, sorted) one partition of the pair stream touches."""
-    from trustlab.er.blocking import sorted_unique  # by sorting: NumPy's hash-based unique is slower here
+    from trustlab._chunks import sorted_unique  # by sorting: NumPy's hash-based unique is slower here
 
     return sorted_unique(np.concatenate([part.index.to_numpy(np.int64), part["j"].to_numpy(np.int64)]))
 
@@ -855,7 +854,7 @@ def _level_frame(pairs: pd.DataFrame, ctx: _Context, *encs: _Enc) -> pd.DataFram
     if not len(i):
         return _level_frame_meta(ctx)
     n = int(max(i.max(), j.max())) + 1
-    from trustlab.er.blocking import sorted_unique
+    from trustlab._chunks import sorted_unique
 
     code = sorted_unique(i * n + j)  # distinct pairs, sorted
     P = np.stack([code // n, code % n], axis=1)
@@ -1187,9 +1186,9 @@ def _resolve(run: _Run, records, *, output, id_col, fields, truth, blocking, max
     import dask
     import dask.dataframe as dd
 
-    from trustlab.er.comparisons import FSModel
     from trustlab.er.defaults import field_report
     from trustlab.er.records import _normalize_columns, placeholders_to_missing
+    from trustlab.er.scoring import FSModel
 
     rng = check_random_state(random_state)
     # ---------------------------------------------------------------- read and order
@@ -1359,8 +1358,9 @@ def _resolve(run: _Run, records, *, output, id_col, fields, truth, blocking, max
 def _rules(blocking, sample: pd.DataFrame, flds, max_block_size: int, n: int) -> list[str]:
     """The blocking rules: the given ones, or :func:`trustlab.resolve`'s defaults inferred on
     the sample (the same rules when the sample is the whole table; see :func:`_scaled_rules`)."""
-    from trustlab.er.blocking import adaptive_blocking_rules, canonical_rules, parse_rule
+    from trustlab.er.blocking import adaptive_blocking_rules
     from trustlab.er.defaults import ALL_PAIRS_MAX
+    from trustlab.er.rules import canonical_rules, parse_rule
 
     if blocking is None:
         if n <= ALL_PAIRS_MAX:
@@ -1409,7 +1409,8 @@ def _scaled_rules(sample: pd.DataFrame, flds, max_block_size: int, n: int) -> li
     times as many (so the budgets shrink by ``(s / n)^2``); the per-rule limits found
     (``@cap``) are scaled back up. An estimate: keys whose frequency the sample misjudges
     get blocks purged (or kept) that the whole table would not."""
-    from trustlab.er.blocking import Rule, adaptive_blocking_rules, parse_rule
+    from trustlab.er.blocking import adaptive_blocking_rules
+    from trustlab.er.rules import Rule, parse_rule
 
     s = len(sample)
     f = s / n
@@ -1443,7 +1444,7 @@ def _statistics(run: _Run, mview, flds, n: int, skip: Sequence[str] = ()):
     """Document frequencies of the IDF-weighted comparisons (of the fields whose kind is not
     in ``skip``: the encoded kinds' come from the encodings) and the model's TF tables,
     summed over the partitions."""
-    from trustlab.er.comparisons import FSModel
+    from trustlab.er.scoring import FSModel
 
     meta = pd.DataFrame({"tok": pd.Series([], dtype=object), "n": np.zeros(0, np.int64)})
 
@@ -1484,9 +1485,10 @@ def _fit(run: _Run, mview, encs, rules, size, flds, ctx: _Context, tf_tables, tf
     import dask
     import dask.dataframe as dd
 
-    from trustlab.er.blocking import parse_rule, sorted_unique
-    from trustlab.er.comparisons import FSModel, _distinct_rows_inverse, record_share_sums
+    from trustlab._chunks import sorted_unique
     from trustlab.er.defaults import random_pairs
+    from trustlab.er.rules import parse_rule
+    from trustlab.er.scoring import FSModel, _distinct_rows_inverse, record_share_sums
 
     d = len(flds)
     shared_ctx = run.share(ctx)

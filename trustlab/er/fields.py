@@ -1,4 +1,5 @@
-"""Field inference that looks at every column and says why it chose what it chose.
+"""Stage 2 of :func:`trustlab.resolve`, *fields*: the field specs a caller gives, and field
+inference that looks at every column and says why it chose what it chose.
 
 :func:`infer_fields_report` classifies each column of a record table as an **id**
 (unique per record: skipped, and used as the record id when none was given), a
@@ -22,16 +23,29 @@ carry one). They are listed last in ``fields`` and ``choices``.
 """
 from __future__ import annotations
 
+import numbers
 import re
 from dataclasses import asdict, dataclass, field
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import pandas as pd
 
-from trustlab._validation import validate_params
-from trustlab.er.kinds import CODES, KINDS, RECORD, ColumnProfile, Field, recognise
+from trustlab._validation import Interval, validate_params
+from trustlab.er.kinds import (
+    CODES,
+    FIELD_KINDS,
+    KINDS,
+    RECORD,
+    ColumnProfile,
+    Field,
+    code_tokens,
+    recognise,
+    record_text,
+)
+from trustlab.er.rules import split_outside_quotes, unquote
 
-__all__ = ["FieldChoice", "FieldInference", "infer_fields_report", "is_truth_like", "index_as_id"]
+__all__ = ["FieldChoice", "FieldInference", "infer_fields_report", "is_truth_like", "infer_fields", "normalize_fields",
+           "parse_field_spec"]
 
 _TRUTH_EXACT = {
     "label", "labels", "cluster", "clusters", "cluster_id", "clusterid", "entity", "entities", "entity_id",
@@ -125,21 +139,6 @@ def _clean(s: pd.Series) -> pd.Series:
         v = v.astype(str).str.strip()
         v = v[(v != "") & (v.str.lower() != "nan")]
     return v
-
-
-def index_as_id(df: pd.DataFrame) -> str | None:
-    """Name of the DataFrame's index when it is a usable record id (named, unique,
-    not a plain 0..n-1 range), else None."""
-    idx = df.index
-    if isinstance(idx, pd.MultiIndex) or not idx.is_unique:
-        return None
-    if isinstance(idx, pd.RangeIndex):
-        return None
-    if idx.name is None:
-        return None
-    if idx.name in df.columns:
-        return None
-    return str(idx.name)
 
 
 #: records that carry a code (model number) for the codes comparison to be added
@@ -274,8 +273,6 @@ def infer_fields_report(
                                    "every compared field"))
     # model / part numbers anywhere in the record, when a good share of records has one
     if fields and len(df):
-        from trustlab.er.scoring import code_tokens, record_text
-
         sample = df.sample(min(len(df), 2000), random_state=0) if len(df) > 2000 else df
         with_code = code_tokens(record_text(sample.reset_index(drop=True), fields)).index.nunique()
         if with_code >= CODES_MIN_SHARE * len(sample):
@@ -283,3 +280,130 @@ def infer_fields_report(
             choices.append(FieldChoice(CODES, "field", "codes", f"codes (model / part numbers) in "
                                        f"{with_code / len(sample):.0%} of records: shared or different"))
     return FieldInference(fields=fields, choices=choices, id_col=found_id)
+
+
+# ----------------------------------------------------------------------------- fields given by the caller
+@validate_params(
+    {
+        "df": [pd.DataFrame],
+        "exclude": ["array-like"],
+        "max_fields": [Interval(numbers.Integral, 1, None, closed="left"), None],
+    }
+)
+def infer_fields(df: pd.DataFrame, *, exclude: Sequence[str] = (), max_fields: int | None = None) -> list[Field]:
+    """Guess which columns to compare and how (see :func:`trustlab.er.fields.infer_fields_report`,
+    which also gives the reason for every column).
+
+    Every column is considered: ids, truth-like columns (``label``, ``cluster``,
+    ``entity_id``…), source, empty and constant columns are skipped; the others get a
+    kind from their name and values (dates, e-mails, phones, postcodes, names,
+    addresses, free text, numbers, categories). ``max_fields`` (default: no limit)
+    keeps only the first so many.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The records.
+    exclude : sequence of str
+        Columns never compared (e.g. the id and truth columns).
+    max_fields : int, optional
+        Keep only the first so many fields.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"id": [1, 2], "name": ["Ann", "Anne"], "phone": ["555-1234", "5551234"]})
+    >>> [(f.column, f.kind) for f in infer_fields(df, exclude=["id"])]
+    [('name', 'name'), ('phone', 'phone'), ('*', 'record'), ('#', 'codes')]
+    """
+    out = infer_fields_report(df, exclude=exclude).fields
+    if max_fields is not None:
+        out = out[:max_fields]
+    if not out:
+        raise ValueError(
+            "could not infer any field to compare (all columns empty, constant, id- or truth-like); "
+            "pass fields=... (CLI: --fields col:kind,...)"
+        )
+    return out
+
+
+def parse_field_spec(text: str, columns: Sequence[str] | None = None) -> list[Field]:
+    """Read a field spec string (CLI ``--fields``): ``col:kind`` entries separated by
+    ``,`` (or by ``;`` when the string has one outside quotes); ``kind`` defaults to
+    ``string``; a ``latlon`` field names two columns joined by ``+``.
+
+    Any column name works: quote a name that holds ``, ; : +`` in backquotes or double
+    quotes (``"`http://x.org/ontology#name`:name"``). With ``columns`` (the records'
+    column names), an unquoted entry that is itself a column name (``http://x#name``),
+    or whose text before its last ``:`` is (followed by a kind), is read as that column.
+
+    Examples
+    --------
+    >>> [(f.column, f.kind) for f in parse_field_spec("name:name,zip:exact")]
+    [('name', 'name'), ('zip', 'exact')]
+    >>> [(f.column, f.kind) for f in parse_field_spec('`a:b,c`:name;lat+lon:latlon')]
+    [('a:b,c', 'name'), ('lat,lon', 'latlon')]
+    >>> [(f.column, f.kind) for f in parse_field_spec("http://x.org/o#name", columns=["http://x.org/o#name"])]
+    [('http://x.org/o#name', 'string')]
+    """
+    known = set(columns) if columns is not None else set()
+    parts = split_outside_quotes(text, ";")
+    if len(parts) == 1:
+        parts = split_outside_quotes(text, ",")
+    out: list[Field] = []
+    for item in parts:
+        if not item.strip():
+            continue
+        if unquote(item) in known and item.strip()[:1] not in "`\"":
+            out.append(Field(unquote(item), "string"))
+            continue
+        pieces = split_outside_quotes(item, ":")
+        if len(pieces) == 1:
+            col, kind = item, "string"
+        else:
+            col, kind = ":".join(pieces[:-1]), pieces[-1].strip()
+            if kind not in FIELD_KINDS and unquote(item) in known:
+                col, kind = item, "string"
+        if kind in KINDS and KINDS[kind].arity == 2:  # latlon: two columns joined by +
+            cols = [unquote(c) for c in split_outside_quotes(col, "+")]
+            out.append(Field(",".join(cols), kind))
+        else:
+            out.append(Field(unquote(col), kind))
+    return out
+
+
+def normalize_fields(fields: Any, df: pd.DataFrame, *, id_col: str, exclude: Sequence[str] = ()) -> list[Field]:
+    """Turn ``fields`` (None, list of names, ``{col: kind}``, list of Field or
+    ``"col:kind,col2"``) into a list of :class:`Field`, checking the columns exist."""
+    if fields is None:
+        return infer_fields(df, exclude=[id_col, *exclude])
+    if isinstance(fields, str):
+        fields = parse_field_spec(fields, columns=list(map(str, df.columns)))
+    elif isinstance(fields, Mapping):
+        fields = [Field(str(k), str(v)) for k, v in fields.items()]
+    out: list[Field] = []
+    for f in fields:
+        if isinstance(f, Field):
+            out.append(f)
+        elif isinstance(f, str):
+            out.append(Field(f, "string"))
+        elif isinstance(f, (tuple, list)) and len(f) == 2:
+            out.append(Field(str(f[0]), str(f[1])))
+        else:
+            raise TypeError(f"cannot read field spec entry {f!r}; use 'column', ('column', 'kind') or Field(...)")
+    if not out:
+        raise ValueError("fields is empty; name at least one column to compare (or pass None to infer)")
+    missing = []
+    for f in out:
+        if f.kind not in FIELD_KINDS:
+            raise ValueError(
+                f"unknown kind {f.kind!r} for field {f.column!r}. Valid kinds are: {list(FIELD_KINDS)}."
+            )
+        for c in f.columns():
+            if c not in df.columns:
+                missing.append(c)
+    if missing:
+        raise ValueError(
+            f"field spec names column(s) {missing} that are not in the records; "
+            f"available columns: {list(map(str, df.columns))}"
+        )
+    return out

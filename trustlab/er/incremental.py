@@ -1,4 +1,5 @@
-"""Incremental resolution of new records against an existing clustering with stable entity ids.
+"""Stage 7, *persist/incremental*: new records resolved against an existing clustering with
+stable entity ids (an orchestrator of its own: it blocks, compares, scores and clusters).
 
 **Incremental resolution** (``resolve(new_records, model=..., existing=old_output)``):
 the new records are blocked and scored against the existing records (and each other)
@@ -31,12 +32,13 @@ import pandas as pd
 from trustlab._validation import Interval, validate_params
 from trustlab.er.blocking import BlockingStats, block, reduction_ratio
 from trustlab.er.cluster import cluster_pairs
+from trustlab.er.comparisons import FeatureMatrix
 from trustlab.er.defaults import MIN_CLUSTERING_SECONDS, check_pair_budget
 from trustlab.er.linking import _as_frame
 from trustlab.er.model import load_model
 from trustlab.er.records import placeholders_to_missing
-from trustlab.er.resolution import Resolution, _component_completion
-from trustlab.er.scoring import FeatureMatrix, to_weights
+from trustlab.er.resolution import Resolution
+from trustlab.er.scoring import _component_completion, to_weights
 
 __all__ = ["resolve_incremental", "check_existing"]
 

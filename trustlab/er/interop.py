@@ -220,7 +220,7 @@ def _complete(
     records: pd.DataFrame | None, id_col: str | None, scorer: Callable | None, fields: Any, limit: int,
 ) -> tuple[np.ndarray, np.ndarray, int]:
     """Score the pairs missing inside candidate clusters; return the extra pairs and probabilities."""
-    from trustlab.er.resolution import _component_completion
+    from trustlab.er.scoring import _component_completion
 
     n = len(node_ids)
     wc = w if thr is None else np.where(w >= thr, w, -1.0)
@@ -235,8 +235,9 @@ def _complete(
         if px.size and (np.isnan(px).any() or px.min() < 0 or px.max() > 1):
             raise ValueError("scorer must return match probabilities in [0, 1] with no NaN")
         return extra, px, len(extra)
-    from trustlab.er.records import normalize_fields
-    from trustlab.er.scoring import SupervisedScorer, compare
+    from trustlab.er.comparisons import compare
+    from trustlab.er.fields import normalize_fields
+    from trustlab.er.scoring import SupervisedScorer
 
     rows = pd.Index(records[id_col]).get_indexer(node_ids)
     df = records.iloc[rows].reset_index(drop=True)

@@ -5,11 +5,11 @@ declares
 
 * its **comparison levels** — the feature that is 1 exactly on equal values, the feature
   the *close* / *far* levels are cut from, the two thresholds and whether the exact level
-  is term-frequency adjusted (:data:`trustlab.er.comparisons.COMPARISON_LEVELS` is read
+  is term-frequency adjusted (:data:`COMPARISON_LEVELS` is read
   from here);
 * its **value normaliser** — the form in which two values count as the same value for
-  term frequencies (:func:`trustlab.er.comparisons.tf_keys`) and, for the kinds that have
-  one of their own, at the exact level of :func:`trustlab.er.scoring.compare`;
+  term frequencies (:func:`tf_keys`) and, for the kinds that have
+  one of their own, at the exact level of :func:`trustlab.er.comparisons.compare`;
 * its **blocking role** — whether the adaptive blocking tries a ``key:`` rule on it, which
   ``token:`` rule (if any) it gets, and which rule the small default blocking gives it
   (:func:`trustlab.er.blocking.adaptive_blocking_rules`,
@@ -22,11 +22,13 @@ declares
   ``rank``, and the first that holds decides the column's kind.
 
 The similarity features themselves are computed per kind by
-:func:`trustlab.er.scoring.compare` (one function per kind).
+:func:`trustlab.er.comparisons.compare` (one function per kind).
 
 This module also holds :class:`Field` (a compared column and its kind), so that reading
 records (:mod:`trustlab.er.records`) and inferring fields (:mod:`trustlab.er.fields`) both
-import it from here rather than from each other.
+import it from here rather than from each other; and what several stages read of a kind
+(:func:`record_text`, :func:`code_tokens`, :func:`tf_keys`, :func:`needed_features`,
+:data:`COMPARISON_LEVELS`), so that no stage calls back into an earlier one.
 """
 from __future__ import annotations
 
@@ -34,13 +36,14 @@ import dataclasses
 import re
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Callable, Literal
+from typing import Callable, Literal, Sequence
 
 import numpy as np
 import pandas as pd
 
 __all__ = ["FieldKind", "KINDS", "FIELD_KINDS", "RECORD", "CODES", "Field", "field_kind", "Hint", "ColumnProfile",
-           "recognise"]
+           "recognise", "COMPARISON_LEVELS", "LEVEL_NAMES", "record_text", "code_tokens", "tf_keys",
+           "needed_features"]
 
 
 def _lower(s: pd.Series) -> pd.Series:
@@ -435,3 +438,80 @@ class Field:
         if arity == 0:
             return []
         return self.column.split(",") if arity == 2 else [self.column]
+
+
+
+# ----------------------------------------------------------------------------- what the stages share
+# (read by fields, comparisons, scoring and distributed: kept here so that no stage calls back into
+# an earlier one)
+
+#: a word of the whole-record comparison (letters and digits apart)
+_RECORD_TOKEN = r"[^\W\d_]+|\d+"
+
+
+def record_text(df: pd.DataFrame, fields: Sequence[Field]) -> pd.Series:
+    """The words of every compared field of a record, in one string (the input of the
+    whole-record comparison, ``kind="record"``)."""
+    cols = [c for f in fields if (k := KINDS.get(f.kind)) is None or k.arity == 1 for c in f.columns()]
+    if not cols:
+        return pd.Series([""] * len(df), index=df.index)
+    out = df[cols[0]].fillna("").astype(str)
+    for c in cols[1:]:
+        out = out + " " + df[c].fillna("").astype(str)
+    return out
+
+
+_CODE_SPLIT = r"[\s,;:()\[\]|\"'!?]+"
+
+
+def code_tokens(text: pd.Series) -> pd.Series:
+    """The codes in each record's text: words that mix letters and digits (model numbers
+    such as ``TH-50PZ850U``, ``MSMT2G/TQ``) of at least 4 characters, or runs of at least 5
+    digits (part numbers, ids, phone numbers), lower case with ``- / . _`` removed, so
+    ``TH-50PZ850U`` and ``th50pz850u`` are one code; a word with ``/`` also gives its part
+    before the ``/``. Ordinals (``5th``) and short quantities (``4gb``) are not codes."""
+    words = text.fillna("").astype(str).str.lower().str.split(_CODE_SPLIT, regex=True)
+    ex = words.explode().dropna()
+    ex = ex[ex.str.len() >= 4]
+    head = ex[ex.str.contains("/", regex=False)].str.split("/").str[0]
+    ex = pd.concat([ex, head])
+    norm = ex.str.replace(r"[-/._+#*]+", "", regex=True)
+    digit = norm.str.contains(r"\d")
+    alpha = norm.str.contains(r"[^\W\d_]")
+    ordinal = norm.str.fullmatch(r"\d+(st|nd|rd|th|s)")
+    keep = (digit & alpha & (norm.str.len() >= 4) & ~ordinal) | norm.str.fullmatch(r"\d{5,}")
+    return norm[keep.fillna(False)]
+
+
+#: kind -> (feature that is 1 exactly on equal values, level feature, close threshold,
+#: far threshold, term-frequency adjusted); read from the registry :data:`trustlab.er.kinds.KINDS`
+COMPARISON_LEVELS: dict[str, tuple[str, str, float | None, float | None, bool]] = {
+    k.name: k.levels for k in KINDS.values()
+}
+#: the comparison levels of every field (and *missing*: either value empty)
+LEVEL_NAMES = ("exact", "close", "far", "else")
+
+
+def tf_keys(df: pd.DataFrame, f: Field) -> np.ndarray:
+    """Normalised value per record used for term frequencies (same normalisation as
+    :func:`trustlab.er.comparisons.compare`); ``""`` when missing."""
+    s = df[f.column].fillna("").astype(str)
+    v = KINDS[f.kind].tf_key(s)
+    return v.fillna("").to_numpy(dtype=object)
+
+
+def needed_features(fields: Sequence[Field]) -> dict:
+    """column -> the feature names the comparison levels of ``fields`` are cut from (the
+    exact feature and the level feature of each kind): what the Fellegi-Sunter model
+    needs of :func:`trustlab.er.comparisons.compare` (its ``only=``).
+
+    Examples
+    --------
+    >>> needed_features([Field("name", "name")])
+    {'name': {'jaro_winkler'}}
+    """
+    out: dict = {}
+    for f in fields:
+        ex, sim = KINDS[f.kind].levels[:2]
+        out.setdefault(f.column, set()).update({ex, sim})
+    return out

@@ -1,4 +1,5 @@
-"""Resolving two (or more) tables: ``link_type`` and the source column.
+"""Stage 1 of :func:`trustlab.resolve`, *read* (with :mod:`trustlab.er.records`): resolving
+two (or more) tables, ``link_type`` and the source column.
 
 * ``"dedupe_only"`` — one table (or several, stacked): every pair may match;
 * ``"link_only"`` — only pairs of records from *different* tables are compared, and two
@@ -25,7 +26,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-__all__ = ["LINK_TYPES", "stack_tables", "link_pair_mask", "is_table_collection", "pair_columns", "ColumnPairing",
+__all__ = ["LINK_TYPES", "stack_tables", "is_table_collection", "pair_columns", "ColumnPairing",
            "normalize_column_name", "parse_column_map"]
 
 LINK_TYPES = ("dedupe_only", "link_only", "link_and_dedupe")
@@ -206,19 +207,6 @@ def _pair_frames(frames: list, names: list, source_col: str, column_map: Mapping
     return out, pairing
 
 
-def link_pair_mask(pairs: np.ndarray, source_codes: np.ndarray, link_type: str) -> np.ndarray:
-    """Which candidate pairs a ``link_type`` allows (True = keep).
-
-    Examples
-    --------
-    >>> link_pair_mask(np.array([[0, 1], [0, 2]]), np.array([0, 0, 1]), "link_only").tolist()
-    [False, True]
-    """
-    if link_type == "link_only":
-        return source_codes[pairs[:, 0]] != source_codes[pairs[:, 1]]
-    return np.ones(len(pairs), bool)
-
-
 def source_codes(df: pd.DataFrame, source_col: str) -> np.ndarray:
     return pd.factorize(df[source_col].astype(str))[0].astype(np.int64)
 
@@ -255,7 +243,9 @@ class LinkInfo:
 
     def keep(self, pairs: np.ndarray) -> np.ndarray:
         """The pairs (rows of ``pairs``) that the link type allows."""
-        return pairs[link_pair_mask(pairs, self.codes, self.link_type)] if len(pairs) else pairs
+        from trustlab.er.blocking import keep_links
+
+        return keep_links(pairs, self.codes, self.link_type)
 
 
 def prepare_link(records: Any, id_col: str | None, link_type: str | None, source_col: str,
@@ -547,15 +537,33 @@ def parse_column_map(text: str) -> dict[str, str]:
     >>> parse_column_map("name=title, `a=b`=c")
     {'name': 'title', 'a=b': 'c'}
     """
-    from trustlab.er.records import _split_outside_quotes, _unquote
+    from trustlab.er.rules import split_outside_quotes, unquote
 
     out: dict[str, str] = {}
-    for item in _split_outside_quotes(text, ",;"):
+    for item in split_outside_quotes(text, ",;"):
         if not item.strip():
             continue
-        parts = _split_outside_quotes(item, "=")
-        if len(parts) != 2 or not _unquote(parts[0]) or not _unquote(parts[1]):
+        parts = split_outside_quotes(item, "=")
+        if len(parts) != 2 or not unquote(parts[0]) or not unquote(parts[1]):
             raise ValueError(f"--column-map entry {item.strip()!r} is not FIRST_TABLE_COLUMN=OTHER_TABLE_COLUMN "
                              "(quote a name that holds , = in backquotes, e.g. '`a=b`=c')")
-        out[_unquote(parts[0])] = _unquote(parts[1])
+        out[unquote(parts[0])] = unquote(parts[1])
     return out
+
+
+def one_to_one_sources(df: pd.DataFrame, link: Any, one_to_one: bool | tuple) -> np.ndarray | None:
+    """The table of every record when ``one_to_one`` is asked for (None otherwise),
+    checked before any work: the records come from several tables (``link``, a
+    :class:`~trustlab.er.linking.LinkInfo`) and the tables named exist."""
+    if one_to_one is False:
+        return None
+    if link is None:
+        raise ValueError("one_to_one=... needs several tables: pass records as a list or dict of tables (or one "
+                         "table with link_type=... and its source column, source_col=...)")
+    sources = df[link.source_col].astype(str).to_numpy(dtype=object)
+    if one_to_one is not True:
+        names = sorted(set(sources))
+        unknown = sorted(set(one_to_one) - set(names))
+        if unknown:
+            raise ValueError(f"one_to_one names table(s) {unknown} that are not among the tables {names}")
+    return sources

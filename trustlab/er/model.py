@@ -1,4 +1,4 @@
-"""Train once, apply many times: a fitted ER model as readable JSON.
+"""Stage 7, *persist*: train once, apply many times; a fitted ER model as readable JSON.
 
 A saved model holds the fields, the blocking rules, the fitted scorer (Fellegi–Sunter
 m/u/λ and term-frequency tables, or the supervised model's coefficients) and the
@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from trustlab._validation import validate_params
-from trustlab.er.records import Field
+from trustlab.er.kinds import Field
 
 __all__ = ["ERModel", "save_model", "load_model", "MODEL_FORMAT"]
 
@@ -228,7 +228,7 @@ def check_model_dict(d: Any) -> None:
     cols = [f["column"] for f in d["fields"]]
     sc = d["scorer"]
     if sc["type"] == "FSModel":
-        from trustlab.er.comparisons import LEVEL_NAMES
+        from trustlab.er.kinds import LEVEL_NAMES
 
         scols = [f["column"] for f in sc["fields"]]
         if scols != cols or [f["kind"] for f in sc["fields"]] != [f["kind"] for f in d["fields"]]:
@@ -273,7 +273,7 @@ def _scorer_to_dict(s: Any) -> dict:
 def _scorer_from_dict(d: dict) -> Any:
     kind = d.get("type")
     if kind == "FSModel":
-        from trustlab.er.comparisons import FSModel
+        from trustlab.er.scoring import FSModel
 
         return FSModel.from_dict(d)
     if kind == "SupervisedScorer":
@@ -325,7 +325,7 @@ class ERModel:
 
     def score(self, df: pd.DataFrame, pairs: np.ndarray):
         """(match probabilities, FeatureMatrix) of ``pairs`` (row positions of ``df``)."""
-        from trustlab.er.scoring import compare
+        from trustlab.er.comparisons import compare
 
         fm = compare(df, pairs, self.fields)
         if len(pairs) == 0:
@@ -509,10 +509,3 @@ def load_model(model: Any) -> ERModel:
     raise TypeError(f"model must be a path to a model JSON, a dict or an ERModel; got {type(model).__name__}")
 
 
-def is_saved_model(model: Any) -> bool:
-    """True when ``model`` names a saved model rather than a supervised model kind."""
-    if isinstance(model, (ERModel, dict)) or (hasattr(model, "blocking") and hasattr(model, "features")):
-        return True
-    if isinstance(model, (str, os.PathLike)):
-        return str(model) not in ("logistic", "ridge")
-    return False

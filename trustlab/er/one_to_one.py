@@ -1,4 +1,5 @@
-"""One-to-one linkage: sources that are each duplicate-free, clustered exactly.
+"""Stage 6 of :func:`trustlab.resolve`, *cluster*, for one-to-one linkage: sources that are
+each duplicate-free, clustered exactly.
 
 When every source holds an entity at most once, no entity may hold two records of one
 source. :func:`cluster_one_to_one` takes scored pairs and the source of every record and
@@ -45,37 +46,6 @@ from trustlab.er.cluster import ClusterResult, canonical_pairs, cluster_pairs
 __all__ = ["cluster_one_to_one", "ONE_TO_ONE_SOLVERS"]
 
 ONE_TO_ONE_SOLVERS = ("auto", "assignment", "clique_partitioning")
-
-
-def check_one_to_one(one_to_one: Any, method: str) -> bool | tuple:
-    """``resolve``'s ``one_to_one`` normalised (False, True or a tuple of table names),
-    refused with a clustering method other than ``xer``."""
-    if isinstance(one_to_one, (bool, np.bool_)):
-        one_to_one = bool(one_to_one)
-    else:
-        one_to_one = tuple(map(str, one_to_one))
-    if one_to_one is not False and method != "xer":
-        raise ValueError(f"resolve(one_to_one=...) needs method='xer' (got {method!r}): the one-to-one clustering "
-                         "is exact; the baselines cannot keep a table's records apart.")
-    return one_to_one
-
-
-def one_to_one_sources(df: pd.DataFrame, link: Any, one_to_one: bool | tuple) -> np.ndarray | None:
-    """The table of every record when ``one_to_one`` is asked for (None otherwise),
-    checked before any work: the records come from several tables (``link``, a
-    :class:`~trustlab.er.linking.LinkInfo`) and the tables named exist."""
-    if one_to_one is False:
-        return None
-    if link is None:
-        raise ValueError("one_to_one=... needs several tables: pass records as a list or dict of tables (or one "
-                         "table with link_type=... and its source column, source_col=...)")
-    sources = df[link.source_col].astype(str).to_numpy(dtype=object)
-    if one_to_one is not True:
-        names = sorted(set(sources))
-        unknown = sorted(set(one_to_one) - set(names))
-        if unknown:
-            raise ValueError(f"one_to_one names table(s) {unknown} that are not among the tables {names}")
-    return sources
 
 
 def _source_codes(sources: Any, n: int) -> tuple[np.ndarray, list]:

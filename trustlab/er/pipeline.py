@@ -1,4 +1,13 @@
-"""End-to-end entity resolution: records -> blocking -> scoring -> graph -> clusters."""
+"""End-to-end entity resolution, the orchestrator: :func:`resolve` runs the stages in order.
+
+read → fields → block → compare → score → cluster → (persist) → report; each stage is a
+file (:data:`STAGES`, the map in :mod:`trustlab.er`) and this module calls them top to
+bottom. A stage module calls only the shared modules (:data:`SHARED`) and no stage module
+before it, so a record's path reads once. Two loops go back through this module, never
+from one stage into another: completion (pairs inside small positive components that
+blocking missed are compared and scored after the first scores) and tightened blocking
+(blocked, compared and scored again with smaller blocks when EM drifted).
+"""
 from __future__ import annotations
 
 import time
@@ -21,14 +30,14 @@ from trustlab._validation import (
 from trustlab.er.blocking import (
     BlockingStats,
     block,
-    canonical_rules,
     estimate_pair_completeness,
+    keep_links,
     pair_completeness,
     reduction_ratio,
     rule_hits,
 )
 from trustlab.er.cluster import ClusterResult, cluster_pairs
-from trustlab.er.comparisons import FSModel
+from trustlab.er.comparisons import FeatureMatrix, compare
 from trustlab.er.defaults import (
     MIN_CLUSTERING_SECONDS,
     canonical_order,
@@ -37,14 +46,31 @@ from trustlab.er.defaults import (
     field_report,
     random_pairs,
 )
-from trustlab.er.linking import prepare_link
-from trustlab.er.one_to_one import cluster_one_to_one, one_to_one_sources
+from trustlab.er.kinds import needed_features
+from trustlab.er.linking import one_to_one_sources, prepare_link
+from trustlab.er.one_to_one import cluster_one_to_one
 from trustlab.er.records import placeholders_to_missing, validate_records
-from trustlab.er.resolution import Resolution, _component_completion, _entity_map, _pair_labels, evaluate
-from trustlab.er.scoring import FeatureMatrix, SupervisedScorer, compare, to_weights
+from trustlab.er.resolution import Resolution, evaluate
+from trustlab.er.rules import canonical_rules
+from trustlab.er.scoring import FSModel, SupervisedScorer, _component_completion, to_weights
 from trustlab.er.settings import ResolveSettings
 
 __all__ = ["resolve", "Resolution", "evaluate"]
+
+#: the stages of :func:`resolve` in the order it runs them, and the modules of each
+#: (``trustlab.er.<name>``); a stage module calls no module of an earlier stage
+STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("read", ("linking", "records")),
+    ("fields", ("fields",)),
+    ("block", ("blocking",)),
+    ("compare", ("comparisons",)),
+    ("score", ("scoring",)),
+    ("cluster", ("cluster", "one_to_one")),
+    ("persist", ("model", "incremental")),
+    ("report", ("resolution", "report")),
+)
+#: modules every stage may call (not stages themselves)
+SHARED = ("kinds", "rules", "defaults", "settings")
 
 
 # ----------------------------------------------------------------------------- resolve's stages
@@ -117,6 +143,8 @@ class _Records:
     #: the records as read, in canonical order: placeholder cells such as ``N/A`` kept
     #: (``df`` has them as missing, for matching only); what the output writes
     raw: pd.DataFrame | None = None
+    #: the table of every record when ``one_to_one`` is asked for (None otherwise)
+    sources: np.ndarray | None = None
 
     @property
     def n(self) -> int:
@@ -196,19 +224,22 @@ def _configure(s: ResolveSettings, client: Any) -> tuple[_ClusteringConfig, _Sco
 
 
 def _read_records(records, *, id_col, fields, labels, truth, link_type, source_col, method,
-                  column_map=None) -> _Records:
-    """Stage 1: read and stack the records, infer the fields, put the rows in canonical
-    order and map labels and truth onto them (bad ids fail here, before any work)."""
+                  column_map=None, one_to_one=False) -> _Records:
+    """Stages 1 and 2: read and stack the records, infer the fields, put the rows in
+    canonical order and map labels and truth onto them; with ``one_to_one``, the table of
+    every record (bad ids and a bad ``one_to_one`` fail here, before any work)."""
     records, id_col, make_link = prepare_link(records, id_col, link_type, source_col, method, column_map)
     raw, id_col = validate_records(records, id_col, placeholders=False)
     df = placeholders_to_missing(raw, id_col)  # for matching only; the output keeps ``raw``
     exclude = [c for c in (labels, truth) if isinstance(c, str)]
     lk0 = make_link(df) if make_link is not None else None
+    unpaired = None
     if lk0 is not None:  # the stacked tables' own id and source columns (and unpaired ones) are not fields
         exclude += lk0.excluded()
+        unpaired = lk0.pairing.excluded() if lk0.pairing is not None else None
     freport = field_report(fields, df, id_col=id_col, exclude=exclude)
-    if lk0 is not None:
-        _label_unpaired(freport, lk0.pairing)
+    if unpaired is not None:
+        _label_unpaired(freport, unpaired)
     # process the rows in a canonical order (by id, or by content when the id is the row
     # number): results do not depend on the input's row order for a fixed seed
     order = canonical_order(df, id_col)
@@ -219,6 +250,7 @@ def _read_records(records, *, id_col, fields, labels, truth, link_type, source_c
     df = df.iloc[order].reset_index(drop=True)
     raw = raw.iloc[order].reset_index(drop=True)
     link = make_link(df) if make_link else None
+    sources = one_to_one_sources(df, link, one_to_one) if one_to_one is not False else None
     ent_labels = pair_lab = None
     if labels is not None:
         if isinstance(labels, pd.DataFrame):
@@ -228,16 +260,14 @@ def _read_records(records, *, id_col, fields, labels, truth, link_type, source_c
     truth_arr = _entity_map(truth, df, id_col, "truth") if truth is not None else None
     if truth_arr is not None and any(v is None for v in truth_arr):
         raise ValueError("truth must give an entity id for every record (some are missing)")
-    return _Records(df, id_col, freport, order, link, ent_labels, pair_lab, truth_arr, raw)
+    return _Records(df, id_col, freport, order, link, ent_labels, pair_lab, truth_arr, raw, sources)
 
 
-def _label_unpaired(freport, pairing) -> None:
+def _label_unpaired(freport, unpaired_columns: Sequence[str]) -> None:
     """Say in the field report why an unpaired column of stacked tables is not compared."""
-    if pairing is None or not getattr(freport, "choices", None):
+    if not getattr(freport, "choices", None):
         return
-    from dataclasses import replace
-
-    unpaired = set(pairing.excluded())
+    unpaired = set(unpaired_columns)
     freport.choices = [
         replace(c, reason="not paired with a column of the other table(s); pair it with column_map= "
                           "(CLI --column-map A=B)") if c.role == "excluded" and c.column in unpaired else c
@@ -245,9 +275,78 @@ def _label_unpaired(freport, pairing) -> None:
     ]
 
 
+def _entity_map(labels: Any, df: pd.DataFrame, id_col: str, what: str) -> np.ndarray:
+    """Entity label per row (object array; None where unlabelled)."""
+    n = len(df)
+    if isinstance(labels, str):
+        if labels not in df.columns:
+            raise ValueError(
+                f"{what} column {labels!r} not found in the records; available: {list(map(str, df.columns))}"
+            )
+        v = df[labels].to_numpy(dtype=object)
+        return np.array(
+            [None if (x is None or (isinstance(x, float) and np.isnan(x)) or x == "") else x for x in v], dtype=object
+        )
+    if isinstance(labels, pd.Series):
+        labels = labels.to_dict()
+    if isinstance(labels, Mapping):
+        pos = {k: i for i, k in enumerate(df[id_col].tolist())}
+        spos = {str(k): i for k, i in pos.items()}
+        out = np.full(n, None, dtype=object)
+        unknown = []
+        for k, v in labels.items():
+            i = pos.get(k, spos.get(str(k)))
+            if i is None:
+                unknown.append(k)
+            else:
+                out[i] = v
+        if unknown:
+            raise ValueError(
+                f"{what} reference {len(unknown)} id(s) not in the records' {id_col!r} column, e.g. {unknown[:5]}"
+            )
+        return out
+    arr = np.asarray(labels, dtype=object)
+    if arr.ndim == 1 and arr.shape[0] == n:
+        return arr
+    raise TypeError(
+        f"{what} must be a column name, a mapping id -> entity, a Series or a sequence of length {n}; "
+        f"got {type(labels).__name__}"
+    )
+
+
+def _pair_labels(labels: pd.DataFrame, df: pd.DataFrame, id_col: str) -> tuple[np.ndarray, np.ndarray]:
+    cols = list(labels.columns)
+    if len(cols) < 3:
+        raise ValueError(
+            "pair labels need three columns: left id, right id and match (1/0 or true/false); "
+            f"got columns {cols}"
+        )
+    pos = {str(k): i for i, k in enumerate(df[id_col].tolist())}
+    l = labels[cols[0]].astype(str).map(pos)
+    r = labels[cols[1]].astype(str).map(pos)
+    bad = l.isna() | r.isna()
+    if bad.any():
+        ex = labels.loc[bad, cols[:2]].head(3).values.tolist()
+        raise ValueError(
+            f"pair labels reference {int(bad.sum())} pair(s) with ids not in the records' {id_col!r} column, e.g. {ex}"
+        )
+    y = labels[cols[2]]
+    if y.dtype == object:
+        y = (
+            y.astype(str)
+            .str.lower()
+            .map({"1": 1, "0": 0, "true": 1, "false": 0, "match": 1, "distinct": 0, "yes": 1, "no": 0})
+        )
+        if y.isna().any():
+            raise ValueError(f"pair label column {cols[2]!r} must hold 1/0 or true/false")
+    P = np.stack([l.to_numpy(np.int64), r.to_numpy(np.int64)], axis=1)
+    P = np.sort(P, axis=1)
+    return P, y.to_numpy().astype(int)
+
+
 def _block(data: _Records, blocking, max_block_size: int, fitted) -> tuple[np.ndarray, BlockingStats, bool]:
-    """Stage 2: candidate pairs; also whether the rules were the defaults."""
-    df = data.df
+    """Stage 3: candidate pairs; also whether the rules were the defaults."""
+    df, n = data.df, data.n
     defaulted = blocking is None and fitted is None
     if blocking is None and fitted is not None:
         blocking = fitted.rules_for(df)
@@ -256,45 +355,70 @@ def _block(data: _Records, blocking, max_block_size: int, fitted) -> tuple[np.nd
     check_pair_budget(df, rules, max_block_size, len(data.fields.fields))  # refuse up front, before any pair
     pairs = block(df, rules, max_block_size=max_block_size)
     if data.link is not None:
-        pairs = data.link.keep(pairs)
-    stats = BlockingStats(n_records=data.n, n_candidate_pairs=int(len(pairs)),
-                          reduction_ratio=reduction_ratio(len(pairs), data.n))
+        pairs = keep_links(pairs, data.link.codes, data.link.link_type)
+    stats = BlockingStats(n_records=n, n_candidate_pairs=int(len(pairs)),
+                          reduction_ratio=reduction_ratio(len(pairs), n))
     stats.rules = list(rules)
     if data.truth is not None:
         stats.pair_completeness = pair_completeness(pairs, data.truth)
     return pairs, stats, defaulted
 
 
-def _features(data: _Records, pairs: np.ndarray, cfg: _ScoringConfig, fitted) -> tuple[FeatureMatrix, bool, Any]:
-    """Stage 3: comparison features of the candidate pairs; whether the scorer is
-    supervised, and the features Fellegi-Sunter needs (two per field; None: all)."""
+@dataclass
+class _Compared:
+    """Stage 4's output: the features of the candidate pairs, whether the scorer is
+    supervised, the features Fellegi-Sunter needs (two per field; None: all) and the
+    features of the pairs a scorer is fitted on besides the candidates: the random record
+    pairs Fellegi-Sunter estimates u from (``random``, ``fm_random``), or the labelled
+    pairs of a pair-label table (``fm_labelled``)."""
+
+    fm: FeatureMatrix
+    supervised: bool
+    only: Any
+    random: np.ndarray | None = None
+    fm_random: FeatureMatrix | None = None
+    fm_labelled: FeatureMatrix | None = None
+
+
+def _features(data: _Records, pairs: np.ndarray, cfg: _ScoringConfig, fitted, rng) -> _Compared:
+    """Stage 4: comparison features of the candidate pairs, and of the pairs the scorer
+    is fitted on (every comparison of the fit is made here, before scoring)."""
+    df, flds = data.df, data.fields.fields
     use_sup = cfg.scorer == "supervised" or (cfg.scorer == "auto" and data.labelled)
     if fitted is not None:
         use_sup = fitted.supervised
-    only = None if use_sup else FSModel(data.fields.fields).needed_features()
-    return compare(data.df, pairs, data.fields.fields, only=only), use_sup, only
+    only = None if use_sup else needed_features(flds)
+    n = data.n
+    fm = compare(df, pairs, flds, only=only)
+    rp = fm_random = fm_labelled = None
+    if fitted is None and not use_sup:
+        # u from random record pairs (Splink's estimate_u_using_random_sampling)
+        rp = random_pairs(n, rng)
+        fm_random = compare(df, rp, flds, only=only)
+    elif fitted is None and data.pair_lab is not None:
+        fm_labelled = compare(df, data.pair_lab[0], flds)
+    return _Compared(fm, use_sup, only, rp, fm_random, fm_labelled)
 
 
-def _fit_scorer(data: _Records, pairs, fm, use_sup: bool, only, cfg: _ScoringConfig, rng, fitted, rules=None):
+def _fit_scorer(data: _Records, pairs, cmp: _Compared, cfg: _ScoringConfig, rng, fitted, rules=None):
     """The pair scorer: the saved one, a supervised model trained on a share of the
     labelled candidate pairs (or on the given pair labels), or Fellegi-Sunter by EM."""
-    df, flds = data.df, data.fields.fields
+    df, flds, fm = data.df, data.fields.fields, cmp.fm
     if fitted is not None:
         return fitted.scorer
-    if not use_sup:
-        # multi-level Fellegi-Sunter with TF adjustment; u from random record pairs
-        # (Splink's estimate_u_using_random_sampling), EM seeded by a deterministic rule
-        rp = random_pairs(data.n, rng)
+    if not cmp.supervised:
+        # multi-level Fellegi-Sunter with TF adjustment; u from the random record pairs
+        # of stage 4, EM seeded by a deterministic rule
         cap = None
         if data.link is not None and data.link.link_type == "link_only":
             # each table holds an entity at most once: at most min(table sizes) matching pairs
             sizes = np.bincount(data.link.codes)
             cap = float(sizes[sizes > 0].min()) if (sizes > 0).sum() >= 2 else None
-        return FSModel(flds).fit(df, pairs, fm, rp, compare(df, rp, flds, only=only), rules=rules, max_matches=cap)
+        return FSModel(flds).fit(df, pairs, fm, cmp.random, cmp.fm_random, rules=rules, max_matches=cap)
     if not data.labelled:
         raise ValueError("scorer='supervised' needs labels=...; or use scorer='fellegi_sunter'")
     if data.pair_lab is not None:
-        Xtr = compare(df, data.pair_lab[0], flds).X
+        Xtr = cmp.fm_labelled.X
         ytr = data.pair_lab[1]
     else:
         lab = np.array([v is not None for v in data.ent_labels])
@@ -310,20 +434,26 @@ def _fit_scorer(data: _Records, pairs, fm, use_sup: bool, only, cfg: _ScoringCon
     return SupervisedScorer(model=cfg.model, C=cfg.C).fit(Xtr, ytr)
 
 
-def _score(data: _Records, pairs, fm, use_sup: bool, only, cfg: _ScoringConfig, rng, fitted,
+def _score(data: _Records, pairs, cmp: _Compared, cfg: _ScoringConfig, rng, fitted,
            stats: BlockingStats) -> _Scored:
-    """Stage 4: fit the scorer, score every candidate pair and complete small positive
-    components (``complete_components``)."""
-    mdl = _fit_scorer(data, pairs, fm, use_sup, only, cfg, rng, fitted, stats.rules)
-    sc = _Scored(pairs, np.zeros(0), np.zeros(0), fm, None, mdl, use_sup, only)
-    if use_sup:
-        sc.prob = sc.predict(data.df, pairs, fm)
+    """Stage 5: fit the scorer, score every candidate pair and complete small positive
+    components (``complete_components``: their missing pairs are compared and scored
+    in turn)."""
+    n = data.n
+    link_only = data.link is not None and data.link.link_type == "link_only"
+    sources = data.link.codes if link_only else None
+    sc = _Scored(pairs, np.zeros(0), np.zeros(0), cmp.fm, None, None, cmp.supervised, cmp.only)
+    sc.model = mdl = _fit_scorer(data, pairs, cmp, cfg, rng, fitted, stats.rules)
+    if cmp.supervised:
+        sc.prob = mdl.predict_proba(cmp.fm.X) if cmp.fm.X.shape[0] else np.zeros(0)
     else:
-        sc.fw = mdl.field_weights(data.df, pairs, fm)
+        sc.fw = mdl.field_weights(data.df, pairs, cmp.fm)
         sc.prob = mdl.proba_from_field_weights(sc.fw)
     sc.w = to_weights(sc.prob, cfg.weights)
     if cfg.complete_components and len(pairs):
-        _complete(data, sc, cfg, stats)
+        extra = _component_completion(n, pairs, sc.w, int(cfg.complete_components), sources=sources)
+        if len(extra):  # compared and scored in turn: the loop goes back through this module
+            _complete(data, sc, cfg, stats, extra)
     return sc
 
 
@@ -347,8 +477,8 @@ def _tighten_blocking(data: _Records, scored: _Scored, stats: BlockingStats, max
     while size // 2 >= MIN_TIGHT_BLOCK_SIZE:
         size //= 2
         pairs, st, _ = _block(data, None, size, None)
-        fm, _, only = _features(data, pairs, cfg, None)
-        sc = _score(data, pairs, fm, False, only, cfg, rng, None, st)
+        cmp = _features(data, pairs, cfg, None, rng)
+        sc = _score(data, pairs, cmp, cfg, rng, None, st)
         if not sc.model.drifted_:
             st.tightened_from = max_block_size
             return sc, st, size
@@ -363,12 +493,9 @@ def _estimate_completeness(data: _Records, sc: _Scored, stats: BlockingStats, ma
             rule_hits(data.df, stats.rules, sc.pairs, max_block_size=max_block_size), sc.prob > 0.5)
 
 
-def _complete(data: _Records, sc: _Scored, cfg: _ScoringConfig, stats: BlockingStats) -> None:
-    """Score the pairs inside positive components of up to ``complete_components``
-    records that blocking missed, and append them to ``sc``."""
-    extra = _component_completion(data.n, sc.pairs, sc.w, int(cfg.complete_components))
-    if data.link is not None:
-        extra = data.link.keep(extra)
+def _complete(data: _Records, sc: _Scored, cfg: _ScoringConfig, stats: BlockingStats, extra: np.ndarray) -> None:
+    """Compare and score ``extra``, the pairs inside positive components of up to
+    ``complete_components`` records that blocking missed, and append them to ``sc``."""
     if not len(extra):
         return
     fx = compare(data.df, extra, data.fields.fields, only=sc.only)
@@ -387,7 +514,7 @@ def _complete(data: _Records, sc: _Scored, cfg: _ScoringConfig, stats: BlockingS
 
 def _evaluate(data: _Records, sc: _Scored, cr: ClusterResult, cfg: _ClusteringConfig,
               stats: BlockingStats) -> tuple[dict | None, dict]:
-    """Stage 6: metrics against the truth, and the baselines on the same scores."""
+    """Stage 8 (report): metrics against the truth, and the baselines on the same scores."""
     metrics = None
     truth = data.truth.astype(str) if data.truth is not None else None
     if truth is not None:
@@ -409,7 +536,7 @@ def _evaluate(data: _Records, sc: _Scored, cr: ClusterResult, cfg: _ClusteringCo
 def _result(data: _Records, sc: _Scored, cr: ClusterResult, stats: BlockingStats, seconds: dict,
             evaluation: tuple, ccfg: _ClusteringConfig, scfg: _ScoringConfig, max_block_size: int,
             source_col: str) -> Resolution:
-    """Stage 7: the :class:`Resolution`, back in the caller's row order."""
+    """Stage 8 (report): the :class:`Resolution`, back in the caller's row order."""
     n, order, link, df = data.n, data.order, data.link, data.df
     inv = np.empty(n, np.int64)
     inv[order] = np.arange(n)
@@ -603,8 +730,10 @@ def resolve(
 
     Notes
     -----
-    Stages (``Resolution.seconds`` times each): read the records, infer the fields and
-    put the rows in canonical order; block; compute comparison features; fit the scorer
+    Stages (``Resolution.seconds`` times each; one module each, :data:`STAGES`): read the
+    records, infer the fields and put the rows in canonical order; block; compute
+    comparison features (``"features"``: of the candidate pairs and of the pairs the scorer
+    is fitted on, the random pairs of Fellegi–Sunter or the labelled pairs); fit the scorer
     and score the pairs; cluster; evaluate against the truth and run the baselines;
     return the result in the input's row order.
 
@@ -631,7 +760,8 @@ def resolve(
     from trustlab._tables import as_pandas_table
     from trustlab.er.distributed import is_distributed_input
     from trustlab.er.incremental import resolve_incremental
-    from trustlab.er.model import is_saved_model, load_model
+    from trustlab.er.model import load_model
+    from trustlab.er.settings import is_saved_model
 
     saved = is_saved_model(model)
     s = ResolveSettings.merge(
@@ -673,27 +803,30 @@ def resolve(
     clustering = replace(clustering, started=t0)  # time_limit: wall time of the whole call
     rng = check_random_state(random_state)
     data = _read_records(records, id_col=s.id_col, fields=fields, labels=labels, truth=truth,
-                         link_type=s.link_type, source_col=s.source_col, method=s.method, column_map=s.column_map)
-    sources = one_to_one_sources(data.df, data.link, clustering.one_to_one)
+                         link_type=s.link_type, source_col=s.source_col, method=s.method, column_map=s.column_map,
+                         one_to_one=clustering.one_to_one)
     stage = _Stages(progress)
     try:
         max_block_size = s.max_block_size
         with stage("blocking"):
             pairs, stats, default_blocking = _block(data, s.blocking, max_block_size, fitted)
         with stage("features"):
-            fm, supervised, only = _features(data, pairs, scoring, fitted)
+            compared = _features(data, pairs, scoring, fitted, rng)
+        supervised = compared.supervised
         with stage("scoring"):
-            scored = _score(data, pairs, fm, supervised, only, scoring, rng, fitted, stats)
-        if default_blocking and not supervised and scored.model.drifted_:
+            scored = _score(data, pairs, compared, scoring, rng, fitted, stats)
+            tighten = default_blocking and not supervised and scored.model.drifted_
+            if not tighten and not supervised and fitted is None:
+                scored.model.warn_if_degenerate(stacklevel=4)  # the caller of resolve
+        if tighten:  # blocks, compares and scores again with smaller blocks (default blocking only)
             t_retry = time.perf_counter()
             scored, stats, max_block_size = _tighten_blocking(data, scored, stats, max_block_size, scoring, rng)
             stage.seconds["tightened_blocking"] = time.perf_counter() - t_retry
-        if not supervised and fitted is None:
             scored.model.warn_if_degenerate(stacklevel=4)  # the caller of resolve
         if default_blocking:
             _estimate_completeness(data, scored, stats, max_block_size)
         with stage("clustering"):
-            cr = clustering.cluster(data.n, scored, sources=sources)
+            cr = clustering.cluster(data.n, scored, sources=data.sources)
         with stage("evaluation"):
             evaluation = _evaluate(data, scored, cr, clustering, stats)
     finally:

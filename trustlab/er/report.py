@@ -1,4 +1,5 @@
-"""Inspecting a run: the scored pairs as a table, and a self-contained HTML report.
+"""Stage 8, *report*: inspecting a run, the scored pairs as a table, and a self-contained
+HTML report.
 
 * :func:`pairs_frame` — one row per scored pair: both record ids (and sources), the
   match probability, the signed weight used by the clustering, whether the pair ended in

@@ -1,17 +1,17 @@
-"""What :func:`trustlab.resolve` returns, and how a clustering is scored against the truth:
+"""Stage 8 of :func:`trustlab.resolve`, *report*: what it returns, and how a clustering is scored against the truth:
 :class:`Resolution` (entity ids, scored pairs, explanations, lookups) and :func:`evaluate`."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from trustlab._validation import validate_params
-from trustlab.er.blocking import BlockingStats, setdiff_sorted
+from trustlab.er.blocking import BlockingStats
 from trustlab.er.cluster import ClusterResult, _proof_summary
-from trustlab.er.scoring import FeatureMatrix
+from trustlab.er.comparisons import FeatureMatrix
 
 __all__ = ["Resolution", "evaluate"]
 
@@ -38,104 +38,6 @@ def evaluate(pred: Any, truth: Any) -> dict[str, float]:
     from trustlab.metrics.clustering import clustering_report
 
     return clustering_report(pred, truth)
-
-
-def _entity_map(labels: Any, df: pd.DataFrame, id_col: str, what: str) -> np.ndarray:
-    """Entity label per row (object array; None where unlabelled)."""
-    n = len(df)
-    if isinstance(labels, str):
-        if labels not in df.columns:
-            raise ValueError(
-                f"{what} column {labels!r} not found in the records; available: {list(map(str, df.columns))}"
-            )
-        v = df[labels].to_numpy(dtype=object)
-        return np.array(
-            [None if (x is None or (isinstance(x, float) and np.isnan(x)) or x == "") else x for x in v], dtype=object
-        )
-    if isinstance(labels, pd.Series):
-        labels = labels.to_dict()
-    if isinstance(labels, Mapping):
-        pos = {k: i for i, k in enumerate(df[id_col].tolist())}
-        spos = {str(k): i for k, i in pos.items()}
-        out = np.full(n, None, dtype=object)
-        unknown = []
-        for k, v in labels.items():
-            i = pos.get(k, spos.get(str(k)))
-            if i is None:
-                unknown.append(k)
-            else:
-                out[i] = v
-        if unknown:
-            raise ValueError(
-                f"{what} reference {len(unknown)} id(s) not in the records' {id_col!r} column, e.g. {unknown[:5]}"
-            )
-        return out
-    arr = np.asarray(labels, dtype=object)
-    if arr.ndim == 1 and arr.shape[0] == n:
-        return arr
-    raise TypeError(
-        f"{what} must be a column name, a mapping id -> entity, a Series or a sequence of length {n}; "
-        f"got {type(labels).__name__}"
-    )
-
-
-def _component_completion(n: int, pairs: np.ndarray, w: np.ndarray, limit: int) -> np.ndarray:
-    """All pairs inside positive components of 3..limit records that are not in ``pairs``."""
-    import scipy.sparse as sp
-    from scipy.sparse.csgraph import connected_components
-
-    from trustlab.kernels import er as K
-
-    pos = w > 0
-    g = sp.coo_matrix((np.ones(int(pos.sum()), np.int8), (pairs[pos, 0], pairs[pos, 1])), shape=(n, n))
-    k, comp = connected_components(g, directed=False)
-    sizes = np.bincount(comp, minlength=k)
-    sel = (sizes[comp] >= 3) & (sizes[comp] <= limit)
-    if not sel.any():
-        return np.empty((0, 2), np.int64)
-    rec = np.flatnonzero(sel).astype(np.int64)
-    key = comp[rec]
-    o = np.argsort(key, kind="stable")
-    rec, key = rec[o], key[o]
-    bounds = np.flatnonzero(np.r_[True, key[1:] != key[:-1], True]).astype(np.int64)
-    total = K.block_pair_count(bounds, limit)
-    a = np.empty(total, np.int64)
-    b = np.empty(total, np.int64)
-    K.block_pairs(np.ascontiguousarray(rec), bounds, limit, a, b)
-    code = a * n + b
-    have = pairs[:, 0] * n + pairs[:, 1]
-    code = setdiff_sorted(code, have)
-    return np.stack([code // n, code % n], axis=1)
-
-
-def _pair_labels(labels: pd.DataFrame, df: pd.DataFrame, id_col: str) -> tuple[np.ndarray, np.ndarray]:
-    cols = list(labels.columns)
-    if len(cols) < 3:
-        raise ValueError(
-            "pair labels need three columns: left id, right id and match (1/0 or true/false); "
-            f"got columns {cols}"
-        )
-    pos = {str(k): i for i, k in enumerate(df[id_col].tolist())}
-    l = labels[cols[0]].astype(str).map(pos)
-    r = labels[cols[1]].astype(str).map(pos)
-    bad = l.isna() | r.isna()
-    if bad.any():
-        ex = labels.loc[bad, cols[:2]].head(3).values.tolist()
-        raise ValueError(
-            f"pair labels reference {int(bad.sum())} pair(s) with ids not in the records' {id_col!r} column, e.g. {ex}"
-        )
-    y = labels[cols[2]]
-    if y.dtype == object:
-        y = (
-            y.astype(str)
-            .str.lower()
-            .map({"1": 1, "0": 0, "true": 1, "false": 0, "match": 1, "distinct": 0, "yes": 1, "no": 0})
-        )
-        if y.isna().any():
-            raise ValueError(f"pair label column {cols[2]!r} must hold 1/0 or true/false")
-    P = np.stack([l.to_numpy(np.int64), r.to_numpy(np.int64)], axis=1)
-    P = np.sort(P, axis=1)
-    return P, y.to_numpy().astype(int)
 
 
 @dataclass

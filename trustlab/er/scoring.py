@@ -1,500 +1,975 @@
-"""Pairwise comparison features and match models.
+"""Stage 5 of :func:`trustlab.resolve`, *score*: match probabilities and signed weights of
+the compared pairs.
 
-* :func:`compare` — per-field similarity features with rapidfuzz (Jaro–Winkler,
-  token-set and Levenshtein/Indel ratios, computed element-wise in C++ with
-  ``process.cpdist``, in pieces of bounded size so that a signal is handled between them:
-  :mod:`trustlab._chunks`), phone/numeric/date/geo distances; missing values give NaN.
-* :class:`SupervisedScorer` — a regularised logistic (or ridge) model on labelled pairs
-  (the unsupervised Fellegi–Sunter model is :class:`trustlab.er.comparisons.FSModel`).
+* :class:`FSModel` — the unsupervised Fellegi–Sunter model over multi-level comparisons
+  (below), fitted by EM;
+* :class:`SupervisedScorer` — a regularised logistic (or ridge) model on labelled pairs;
+* :func:`to_weights` maps probabilities to signed weights (log-odds or ``p - 0.5``) so
+  positive means "same entity";
+* :func:`_component_completion` lists the pairs inside small positive components that
+  blocking missed (``complete_components``: the orchestrator compares and scores them too).
 
-Both return match probabilities; :func:`to_weights` maps them to signed weights
-(log-odds or ``p - 0.5``) so positive means "same entity".
+The Fellegi–Sunter model:
+
+Every field is compared at four levels — **exact**, **close**, **far**, **else** — plus
+**missing** (either value empty: weight 0). The similarity feature and the two
+thresholds depend on the field kind (:data:`~trustlab.er.kinds.COMPARISON_LEVELS`). :class:`FSModel`
+fits the Fellegi–Sunter m/u probabilities and the match share λ:
+
+* u-probabilities from randomly sampled record pairs (Splink's
+  ``estimate_u_using_random_sampling``), re-estimated in EM on the candidate non-matches
+  and shrunk towards the random-pair estimate by how random the candidates are;
+* EM initialised from a deterministic rule: candidate pairs whose exact agreements
+  are jointly so rare that fewer than one random pair in the whole table is expected
+  to show them (``sum of -log u_exact >= log(n(n-1)/2)``) start as matches;
+* blocking-aware: among the candidates a ``key:`` blocking rule proposes, its fields
+  agree by construction, so for those pairs they are left out of the likelihood; which
+  key rules a pair agrees on (or lacks a key of) enters its prior log-odds through a
+  logistic model fitted in the M step (Splink estimates m per blocking rule without the
+  rule's fields for the same reason). Without the correction a rule such as
+  ``key:publisher+year`` made agreeing on publisher or year count against a match;
+* with every pair a candidate, level patterns that non-matches show together more often
+  than independent fields would (neighbours share a street *and* a city), measured on
+  the random pairs, are discounted in EM, so its match class stays with the duplicates;
+* term-frequency adjustment at the exact level of name-like and categorical fields
+  (Splink's TF adjustment): agreeing on a rare value weighs ``log(m / tf(value))``
+  instead of ``log(m / u)``.
+
+The model assumes fields agree independently given the match status (the usual FS
+approximation), so its probabilities are estimates, not calibrated truths.
+Everything fitted is JSON-serialisable through ``to_dict`` / ``from_dict``.
 """
 from __future__ import annotations
 
 import math
 import numbers
-from dataclasses import dataclass, field
-from typing import Callable, Sequence
+import warnings
+from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
-from rapidfuzz import distance, fuzz, process
 
-from trustlab._chunks import column_stack, spans, take, text_spans, work_spans
+from trustlab import _chunks
+from trustlab._chunks import setdiff_sorted
 from trustlab._validation import Interval, validate_params
-from trustlab.er.kinds import KINDS, Field
-from trustlab.kernels import er as K
-
-__all__ = ["compare", "FeatureMatrix", "SupervisedScorer", "to_weights"]
-
-
-@dataclass
-class FeatureMatrix:
-    """Features of candidate pairs: ``X`` (n_pairs, n_features), NaN where a value is missing."""
-
-    X: np.ndarray
-    names: list[str]
-    field_of: list[str]  # field column each feature belongs to
-    primary: list[int]  # index of each field's main feature (for FS and explanations)
-    fields: list[Field] = field(default_factory=list)
-
-
-def _text(s: pd.Series) -> tuple[np.ndarray, np.ndarray]:
-    v = s.fillna("").astype(str).str.lower().str.replace(r"[^\w ]+", " ", regex=True)
-    v = v.str.split().str.join(" ")
-    arr = v.to_numpy(dtype=object)
-    return arr, (v == "").to_numpy()
-
-
-def _token_sets(s: pd.Series) -> tuple[np.ndarray, np.ndarray]:
-    """CSR of sorted, unique word-token ids per record."""
-    tok = s.fillna("").astype(str).str.lower().str.findall(r"\w+")
-    ex = tok.explode().dropna()
-    rec = ex.index.to_numpy(np.int64) if len(ex) else np.zeros(0, np.int64)
-    ids = pd.factorize(ex)[0].astype(np.int64) if len(ex) else np.zeros(0, np.int64)
-    o = np.lexsort((ids, rec))
-    rec, ids = rec[o], ids[o]
-    keep = np.r_[True, (rec[1:] != rec[:-1]) | (ids[1:] != ids[:-1])] if rec.size else np.zeros(0, bool)
-    rec, ids = rec[keep], ids[keep]
-    indptr = np.zeros(len(s) + 1, np.int64)
-    np.add.at(indptr, rec + 1, 1)
-    return np.cumsum(indptr), np.ascontiguousarray(ids)
-
-
-_JACCARD_CHUNK = 1_000_000
-"""Token entries (both records of every pair) gathered per piece by :func:`_rowwise_dot` and
-:func:`_tokens_features` (~25 MB of sparse rows; ~0.1 s, the longest a signal waits there)."""
-
-
-def _rowwise_dot(Aw, A, i: np.ndarray, j: np.ndarray) -> np.ndarray:
-    """Per pair ``k``: the dot product of row ``i[k]`` of ``Aw`` and row ``j[k]`` of ``A``
-    (two CSR matrices of the same sparsity). Computed in chunks of pairs bounded by the
-    matrix entries they gather, not by the pair count: records of 1,500 words made 200,000
-    pairs gather 6e8 entries (3.3 GB)."""
-    out = np.empty(len(i))
-    if len(i) == 0:
-        return out
-    rowlen = np.diff(A.indptr)
-    for a, b in work_spans(rowlen[i] + rowlen[j] + 1, _JACCARD_CHUNK):
-        out[a:b] = np.asarray(Aw[i[a:b]].multiply(A[j[a:b]]).sum(1)).ravel()
-    return out
-
-
-def _global_counts(uniques, corpus: tuple | None, local: np.ndarray, n: int) -> tuple[np.ndarray, int]:
-    """Document frequency of each token in ``uniques`` and the number of records: the
-    table's own (``local``, ``n``), or those of a larger table, ``corpus = (n_records,
-    Series token -> records holding it)`` (:mod:`trustlab.er.distributed` computes a
-    partition's features with the whole table's statistics)."""
-    if corpus is None:
-        return local, n
-    n_all, freq = corpus
-    return pd.Series(np.asarray(uniques, dtype=object)).map(freq).fillna(0).to_numpy(np.float64), int(n_all)
-
-
-def _idf_jaccard(s: pd.Series, i: np.ndarray, j: np.ndarray, corpus: tuple | None = None) -> np.ndarray:
-    """Jaccard similarity of two records' word tokens, each token weighted by its inverse
-    document frequency ``log(n / records holding it)``: sharing a rare token (a model
-    number) counts, sharing words every record has does not. Letters and digits are
-    separate tokens (``AB-1234`` and ``ab1234`` agree). NaN when a value is missing."""
-    from scipy import sparse
-
-    tok = s.fillna("").astype(str).str.lower().str.findall(r"[^\W\d_]+|\d+")
-    ex = tok.explode().dropna()
-    n = len(s)
-    if len(ex) == 0 or len(i) == 0:
-        return np.full(len(i), np.nan)
-    rec = ex.index.to_numpy(np.int64)
-    ids, uniq = pd.factorize(ex)
-    ids = ids.astype(np.int64)
-    A = sparse.csr_matrix((np.ones(len(ids)), (rec, ids)), shape=(n, int(ids.max()) + 1))  # sums repeats
-    A.data[:] = 1.0  # a token repeated in a record counts once
-    dfreq, n_docs = _global_counts(uniq, corpus, np.asarray(A.sum(0)).ravel(), n)
-    idf = np.log(n_docs / np.maximum(dfreq, 1))
-    Aw = A.multiply(idf[None, :]).tocsr()
-    tot = np.asarray(Aw.sum(1)).ravel()
-    inter = _rowwise_dot(Aw, A, i, j)
-    union = tot[i] + tot[j] - inter
-    with np.errstate(invalid="ignore", divide="ignore"):
-        out = np.where(union > 0, inter / union, 1.0)
-    empty = np.asarray(A.sum(1)).ravel() == 0
-    out[empty[i] | empty[j]] = np.nan
-    return out
-
-
-_RECORD_TOKEN = r"[^\W\d_]+|\d+"
-
-
-def record_text(df: pd.DataFrame, fields: Sequence[Field]) -> pd.Series:
-    """The words of every compared field of a record, in one string (the input of the
-    whole-record comparison, ``kind="record"``)."""
-    cols = [c for f in fields if (k := KINDS.get(f.kind)) is None or k.arity == 1 for c in f.columns()]
-    if not cols:
-        return pd.Series([""] * len(df), index=df.index)
-    out = df[cols[0]].fillna("").astype(str)
-    for c in cols[1:]:
-        out = out + " " + df[c].fillna("").astype(str)
-    return out
-
-
-def _tfidf_cosine(text: pd.Series, i: np.ndarray, j: np.ndarray, corpus: tuple | None = None) -> np.ndarray:
-    """Cosine similarity of two records' TF-IDF vectors over word tokens (letters and
-    digits apart, lower case; sublinear term frequency ``1 + log tf``, idf
-    ``log(n / df)``). Shared rare words (a name, a model number) count, words every
-    record has do not. NaN when a record has no word."""
-    from scipy import sparse
-
-    low = text.fillna("").astype(str).str.lower()
-    # the regex in pieces of records (~4 us a record): a signal waits for one piece
-    tok = pd.concat([low.iloc[a:b].str.findall(_RECORD_TOKEN) for a, b in spans(len(low), 1 << 14)]) \
-        if len(low) else low.str.findall(_RECORD_TOKEN)
-    ex = tok.explode().dropna()
-    n = len(text)
-    if len(ex) == 0 or len(i) == 0:
-        return np.full(len(i), np.nan)
-    rec = ex.index.to_numpy(np.int64) if isinstance(text.index, pd.RangeIndex) else \
-        np.repeat(np.arange(n), tok.str.len().to_numpy())
-    ids, uniq = pd.factorize(ex)
-    ids = ids.astype(np.int64)
-    A = sparse.csr_matrix((np.ones(len(ids)), (rec, ids)), shape=(n, int(ids.max()) + 1))
-    A.sum_duplicates()
-    dfreq, n_docs = _global_counts(uniq, corpus, np.bincount(A.indices, minlength=A.shape[1]), n)
-    idf = np.log(n_docs / np.maximum(dfreq, 1)) + 1e-6
-    A.data = (1.0 + np.log(A.data)) * idf[A.indices]
-    norm = np.sqrt(np.asarray(A.multiply(A).sum(1)).ravel())
-    A = sparse.diags(np.where(norm > 0, 1.0 / np.maximum(norm, 1e-300), 0.0)) @ A
-    A = A.tocsr()
-    rowlen = np.diff(A.indptr)
-    out = np.clip(_rowwise_dot(A, A, i, j), 0.0, 1.0)
-    empty = rowlen == 0
-    out[empty[i] | empty[j]] = np.nan
-    return out
-
-
-#: a code shared by at most this many records is a rare code (an identifier), above it a common one
-RARE_CODE_DF = 5
-_CODE_SPLIT = r"[\s,;:()\[\]|\"'!?]+"
-
-
-def code_tokens(text: pd.Series) -> pd.Series:
-    """The codes in each record's text: words that mix letters and digits (model numbers
-    such as ``TH-50PZ850U``, ``MSMT2G/TQ``) of at least 4 characters, or runs of at least 5
-    digits (part numbers, ids, phone numbers), lower case with ``- / . _`` removed, so
-    ``TH-50PZ850U`` and ``th50pz850u`` are one code; a word with ``/`` also gives its part
-    before the ``/``. Ordinals (``5th``) and short quantities (``4gb``) are not codes."""
-    words = text.fillna("").astype(str).str.lower().str.split(_CODE_SPLIT, regex=True)
-    ex = words.explode().dropna()
-    ex = ex[ex.str.len() >= 4]
-    head = ex[ex.str.contains("/", regex=False)].str.split("/").str[0]
-    ex = pd.concat([ex, head])
-    norm = ex.str.replace(r"[-/._+#*]+", "", regex=True)
-    digit = norm.str.contains(r"\d")
-    alpha = norm.str.contains(r"[^\W\d_]")
-    ordinal = norm.str.fullmatch(r"\d+(st|nd|rd|th|s)")
-    keep = (digit & alpha & (norm.str.len() >= 4) & ~ordinal) | norm.str.fullmatch(r"\d{5,}")
-    return norm[keep.fillna(False)]
-
-
-def _code_levels(text: pd.Series, i: np.ndarray, j: np.ndarray, corpus: tuple | None = None) -> np.ndarray:
-    """Per pair: 1.0 when the records share a rare code (one at most :data:`RARE_CODE_DF`
-    records hold), 0.5 when they share only common codes, 0.0 when both have codes and
-    share none (another model number: a neighbouring product), NaN when either has none."""
-    from scipy import sparse
-
-    n = len(text)
-    codes = code_tokens(text.reset_index(drop=True))
-    if len(codes) == 0 or len(i) == 0:
-        return np.full(len(i), np.nan)
-    rec = codes.index.to_numpy(np.int64)
-    ids, uniq = pd.factorize(codes)
-    ids = ids.astype(np.int64)
-    C = sparse.csr_matrix((np.ones(len(ids)), (rec, ids)), shape=(n, int(ids.max()) + 1))
-    C.data[:] = 1.0
-    C.sum_duplicates()
-    C.data[:] = 1.0
-    dfreq, _ = _global_counts(uniq, corpus, np.bincount(C.indices, minlength=C.shape[1]), n)
-    Cw = C.multiply(np.where(dfreq <= RARE_CODE_DF, 1.0, 1e-3)[None, :]).tocsr()
-    rowlen = np.diff(C.indptr)
-    out = _rowwise_dot(Cw, C, i, j)
-    lv = np.where(out >= 1.0 - 1e-9, 1.0, np.where(out > 0, 0.5, 0.0))
-    lv[(rowlen[i] == 0) | (rowlen[j] == 0)] = np.nan
-    return lv
-
-
-def _distinct(a, b, codes):
-    """``(a', b', inverse)``: the distinct value pairs of ``a``/``b`` (from their value
-    ``codes``) and each pair's row among them, or None when deduplicating does not pay
-    (1000 pairs or fewer, or under 20% repeats). Computed once per piece of pairs and
-    shared by the field's scorers."""
-    if codes is None or len(a) <= 1000:
-        return None
-    ca, cb = codes
-    k = int(max(ca.max(initial=0), cb.max(initial=0))) + 1
-    inv, uniq = pd.factorize(ca.astype(np.int64) * k + cb)
-    if uniq.size >= 0.8 * len(a):
-        return None
-    first = np.empty(uniq.size, np.int64)
-    first[inv[::-1]] = np.arange(len(a) - 1, -1, -1)  # first row of each distinct pair
-    return a[first], b[first], inv
-
-
-_DEDUP = 1_048_576
-"""Pairs whose distinct value pairs are found together (one ``factorize``, ~50 ms) before
-they are scored: the unit of :func:`_similarities`."""
-
-
-def _cpdist(a, b, scorer) -> np.ndarray:
-    """``process.cpdist(a, b, scorer)`` (float32) in pieces of bounded characters
-    (:func:`trustlab._chunks.text_spans`), so that a signal waits for one piece, not for
-    every pair; element-wise, so the result does not depend on the pieces."""
-    out = np.empty(len(a), np.float32)
-    for s, e in text_spans(a, b):
-        out[s:e] = process.cpdist(a[s:e], b[s:e], scorer=scorer, workers=-1, dtype=np.float32)
-    return out
-
-
-def _similarities(a, b, scorers, codes=None) -> list[np.ndarray]:
-    """Element-wise similarity of ``a`` and ``b`` by each ``(scorer, scale)`` of ``scorers``
-    (divided by its scale). With ``codes`` (value codes of a and b) each distinct value
-    pair of a piece of :data:`_DEDUP` pairs is scored once (:func:`_distinct`)."""
-    outs = [np.empty(len(a)) for _ in scorers]
-    for s, e in spans(len(a), _DEDUP):
-        pa, pb = a[s:e], b[s:e]
-        dist = None if codes is None else _distinct(pa, pb, (codes[0][s:e], codes[1][s:e]))
-        for out, (scorer, scale) in zip(outs, scorers):
-            if dist is None:
-                out[s:e] = _cpdist(pa, pb, scorer).astype(np.float64) / scale
-            else:
-                da, db, inv = dist
-                out[s:e] = _cpdist(da, db, scorer).astype(np.float64)[inv] / scale
-    return outs
-
-
-def _cp(a, b, scorer, scale=1.0, codes=None):
-    """Element-wise similarity (:func:`_similarities` with one scorer)."""
-    return _similarities(a, b, [(scorer, scale)], codes)[0]
-
-
-#: one kind's features: ``(df, field, i, j, fields, want) -> (columns, feature names, index of
-#: the main feature)``; ``want`` (a set of feature names or None) selects optional features
-_Features = Callable[[pd.DataFrame, Field, np.ndarray, np.ndarray, Sequence[Field], "set | None"],
-                     "tuple[list[np.ndarray], list[str], int]"]
-
-
-def _text_features(main: str, token_sort: bool = False) -> _Features:
-    """Jaro–Winkler, token-set and Indel ratios (and the token-sort ratio with
-    ``token_sort``) of the normalised words; ``main`` is the primary feature."""
-
-    def features(df, f, i, j, fields, want):
-        arr, miss = _text(df[f.column])
-        a, b = take(arr, i), take(arr, j)  # object gathers in pieces: a signal waits for one
-        m = miss[i] | miss[j]
-        vc = pd.factorize(arr)[0]
-        cc = (vc[i], vc[j])
-        scorers = {
-            "jaro_winkler": (distance.JaroWinkler.normalized_similarity, 1.0),
-            "token_set": (fuzz.token_set_ratio, 100.0),
-            "indel": (distance.Indel.normalized_similarity, 1.0),
-        }
-        if token_sort:
-            scorers["token_sort"] = (fuzz.token_sort_ratio, 100.0)
-        got = [k for k in scorers if want is None or k in want]
-        cols = _similarities(a, b, [scorers[k] for k in got], cc)
-        for v in cols:
-            v[m] = np.nan
-        return cols, got, (got.index(main) if main in got else 0)
-
-    return features
-
-
-def _tokens_features(df, f, i, j, fields, want):
-    """Jaccard and overlap of the word-token sets (and the IDF-weighted Jaccard when wanted)."""
-    indptr, indices = _token_sets(df[f.column])
-    jac = np.empty(len(i))
-    ovl = np.empty(len(i))
-    i64, j64 = np.ascontiguousarray(i, np.int64), np.ascontiguousarray(j, np.int64)
-    rowlen = np.diff(indptr)
-    for s, e in work_spans(rowlen[i64] + rowlen[j64] + 1, _JACCARD_CHUNK):  # a signal waits for one piece
-        K.token_overlap(indptr, indices, i64[s:e], j64[s:e], jac[s:e], ovl[s:e])
-    cols, names = [jac, ovl], ["jaccard", "overlap"]
-    if want is not None and "idf_jaccard" in want:
-        cols.append(_idf_jaccard(df[f.column], i, j))
-        names.append("idf_jaccard")
-    return cols, names, 1
-
-
-def _phone_features(df, f, i, j, fields, want):
-    """Exact agreement and Levenshtein similarity of the last 10 digits (fewer than 5: missing)."""
-    d = df[f.column].fillna("").astype(str).str.replace(r"\D+", "", regex=True).str[-10:]
-    arr = d.to_numpy(dtype=object)
-    miss = (d.str.len() < 5).to_numpy()
-    a, b = take(arr, i), take(arr, j)  # object gathers in pieces: a signal waits for one
-    m = miss[i] | miss[j]
-    vc = pd.factorize(arr)[0]
-    ex = (vc[i] == vc[j]).astype(np.float64)  # = (a == b), on integer codes: no long object loop
-    lev = _cp(a, b, distance.Levenshtein.normalized_similarity, codes=(vc[i], vc[j]))
-    ex[m] = np.nan
-    lev[m] = np.nan
-    return [ex, lev], ["exact", "levenshtein"], 1
-
-
-def _no_space(s: pd.Series) -> pd.Series:
-    """Stripped, lower case, no white space (e-mail addresses)."""
-    return s.str.strip().str.lower().str.replace(r"\s+", "", regex=True)
-
-
-def _exact_and_similar(normalise: Callable[[pd.Series], pd.Series], name: str, scorer) -> _Features:
-    """Exact agreement of the normalised values and one string similarity (``name``) of them."""
-
-    def features(df, f, i, j, fields, want):
-        v = normalise(df[f.column].fillna("").astype(str))
-        arr = v.to_numpy(dtype=object)
-        miss = (v == "").to_numpy()
-        a, b = take(arr, i), take(arr, j)  # object gathers in pieces: a signal waits for one
-        m = miss[i] | miss[j]
-        vc = pd.factorize(arr)[0]
-        ex = (vc[i] == vc[j]).astype(np.float64)  # = (a == b), on integer codes: no long object loop
-        sim = _cp(a, b, scorer, codes=(vc[i], vc[j]))
-        ex[m] = np.nan
-        sim[m] = np.nan
-        return [ex, sim], ["exact", name], 1
-
-    return features
-
-
-def _record_features(df, f, i, j, fields, want):
-    """TF-IDF cosine of the whole records' words (:func:`record_text`)."""
-    return [_tfidf_cosine(record_text(df, fields).reset_index(drop=True), i, j)], ["cosine"], 0
-
-
-def _codes_features(df, f, i, j, fields, want):
-    """Shared rare / shared common / different / no codes in the whole records (:func:`_code_levels`)."""
-    return [_code_levels(record_text(df, fields).reset_index(drop=True), i, j)], ["codes"], 0
-
-
-def _exact_features(df, f, i, j, fields, want):
-    """Agreement of the normalised values (punctuation and case are not part of a category
-    or year: ``"1995."`` == ``"1995,"``)."""
-    v = df[f.column]
-    norm = KINDS[f.kind].normalise(v.astype(str))
-    miss = (v.isna() | (norm.fillna("") == "")).to_numpy()
-    codes = pd.factorize(norm.fillna(""))[0]
-    ex = (codes[i] == codes[j]).astype(np.float64)
-    ex[miss[i] | miss[j]] = np.nan
-    return [ex], ["exact"], 0
-
-
-def _numeric_features(df, f, i, j, fields, want):
-    """Relative similarity ``1 - |a - b| / max(|a|, |b|)`` of the numbers."""
-    x = pd.to_numeric(df[f.column], errors="coerce").to_numpy(np.float64)
-    a, b = x[i], x[j]
-    rel = 1.0 - np.abs(a - b) / np.maximum(np.maximum(np.abs(a), np.abs(b)), 1e-12)
-    rel[(a == b)] = 1.0
-    return [rel], ["rel_sim"], 0
-
-
-def _date_features(df, f, i, j, fields, want):
-    """Same day, ``exp(-days apart / 365)`` and the Levenshtein similarity of the text."""
-    # utc=True: values with (mixed) time-zone offsets and tz-aware columns parse too
-    # (as instants; naive values count as UTC) instead of leaving an object column
-    t = pd.to_datetime(df[f.column], errors="coerce", format="mixed", utc=True)
-    days = (t - pd.Timestamp("1970-01-01", tz="UTC")).dt.days.to_numpy(np.float64)
-    a, b = days[i], days[j]
-    diff = np.abs(a - b)
-    cols = [(diff == 0).astype(np.float64), np.exp(-diff / 365.0)]
-    cols[-2][np.isnan(diff)] = np.nan
-    # typo-level string similarity too (swapped day/month)
-    arr, miss = _text(df[f.column])
-    vc = pd.factorize(arr)[0]
-    lev = _cp(take(arr, i), take(arr, j), distance.Levenshtein.normalized_similarity, codes=(vc[i], vc[j]))
-    lev[miss[i] | miss[j]] = np.nan
-    cols.append(lev)
-    return cols, ["exact", "year_sim", "levenshtein"], 2
-
-
-def _latlon_features(df, f, i, j, fields, want):
-    """``exp(-km apart / 25)`` of two coordinates (0,0 counts as missing)."""
-    la, lo = f.columns()
-    lat = pd.to_numeric(df[la], errors="coerce").to_numpy(np.float64)
-    lon = pd.to_numeric(df[lo], errors="coerce").to_numpy(np.float64)
-    bad = np.isnan(lat) | np.isnan(lon) | ((lat == 0) & (lon == 0))
-    lat0 = np.where(bad, 0.0, lat)
-    lon0 = np.where(bad, 0.0, lon)
-    d = np.empty(len(i))
-    for s, e in spans(len(i)):  # a signal waits for one piece
-        ii, jj = i[s:e], j[s:e]
-        d[s:e] = K.haversine_km(lat0[ii], lon0[ii], lat0[jj], lon0[jj])
-    sim = np.exp(-d / 25.0)
-    sim[bad[i] | bad[j]] = np.nan
-    return [sim], ["geo_sim"], 0
-
-
-#: the features of each field kind (every kind of :data:`trustlab.er.kinds.KINDS` has one)
-FEATURES: dict[str, _Features] = {
-    "string": _text_features("token_set"),
-    "name": _text_features("jaro_winkler"),
-    "address": _text_features("token_set", token_sort=True),
-    "phone": _phone_features,
-    "numeric": _numeric_features,
-    "date": _date_features,
-    "exact": _exact_features,
-    "model": _exact_features,
-    "latlon": _latlon_features,
-    "tokens": _tokens_features,
-    "email": _exact_and_similar(_no_space, "jaro_winkler", distance.JaroWinkler.normalized_similarity),
-    "postcode": _exact_and_similar(KINDS["postcode"].normalise, "levenshtein",
-                                   distance.Levenshtein.normalized_similarity),
-    "code": _exact_and_similar(KINDS["code"].normalise, "levenshtein", distance.Levenshtein.normalized_similarity),
-    "record": _record_features,
-    "codes": _codes_features,
-}
-
-
-@validate_params({"df": [pd.DataFrame], "pairs": ["array-like"], "fields": ["sequence"], "only": ["mapping", None]})
-def compare(df: pd.DataFrame, pairs: np.ndarray, fields: Sequence[Field], *, only: dict | None = None) -> FeatureMatrix:
-    """Similarity features for each candidate pair (rows of ``pairs``).
-
-    ``only`` (column -> set of feature names) computes just those text features (the
-    others are left out of the matrix); used by the unsupervised model, which needs two.
-
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        The records.
-    pairs : numpy.ndarray of shape (k, 2)
-        Candidate pairs (record positions).
-    fields : sequence of Field
-        The compared fields.
-    only : dict, optional
-        Column -> set of feature names to compute (the others are left out).
+from trustlab.er.kinds import COMPARISON_LEVELS, KINDS, LEVEL_NAMES, Field, needed_features, tf_keys
+
+__all__ = ["FSModel", "DegenerateModelWarning", "SupervisedScorer", "to_weights"]
+
+_L = len(LEVEL_NAMES)
+
+
+#: fewer records than this: no EM (too few pairs to estimate m, u and λ); a fixed prior model
+MIN_RECORDS_EM = 10
+# the prior model: Bayes factors about e^2.8 (exact), e^1.3 (close), e^-3.2 (far), e^-6.2 (else),
+# prior log-odds -1: one exact or close agreement with nothing far off is a match
+_PRIOR_U = np.array([0.05, 0.05, 0.2, 0.7])
+_PRIOR_M = _PRIOR_U * np.exp([3.0, 1.5, -3.0, -6.0])
+_PRIOR_M = _PRIOR_M / _PRIOR_M.sum()
+_PRIOR_LAMBDA = 1.0 / (1.0 + math.e)
+#: a word of the whole-record comparison (as :func:`trustlab.er.kinds.record_text` is tokenised)
+_WORD = r"[^\W\d_]+|\d+"
+#: a field is identifying when random pairs agree on it (exactly or closely) less often than this
+IDENTIFYING_U = 0.1
+#: share of EM's matches that should agree (exactly or closely) on some identifying field
+PLAUSIBLE_AGREEMENT = 0.5
+#: pseudo-pairs that shrink the observed / expected count of a level pattern among random pairs
+DEPENDENCE_PSEUDO = 10.0
+#: ridge penalty on the log-odds each key rule adds to the prior of the pairs it proposes
+KEY_PRIOR_RIDGE = 0.01
+#: a field opens an EM session (Splink-style training) when random pairs agree on it exactly
+#: less often than this
+SESSION_U = 0.02
+#: smallest m-probability of a level of the whole-record comparisons (record, codes)
+DERIVED_M_FLOOR = 0.01
+#: pseudo-pairs that shrink a session's own u (its non-matches) towards the random-pair u
+SESSION_U_PSEUDO = 10.0
+#: ... and at least this many candidate pairs agree on it exactly
+MIN_SESSION_PAIRS = 10
+#: at most this many key rules enter the prior (two bits each in an int64 code)
+MAX_KEY_RULES = 31
+
+
+class DegenerateModelWarning(UserWarning):
+    """Unsupervised training ended in a degenerate model (see the message for the fix).
 
     Examples
     --------
-    >>> df = pd.DataFrame({"name": ["Ann Smith", "Anne Smith"]})
-    >>> fm = compare(df, np.array([[0, 1]]), [Field("name", "name")])
-    >>> fm.names[:2], bool(fm.X[0, 0] > 0.9)
-    (['name:jaro_winkler', 'name:token_set'], True)
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("error", DegenerateModelWarning)  # make it an error in a pipeline
+    ...     try:
+    ...         warnings.warn("every pair scored alike", DegenerateModelWarning)
+    ...     except DegenerateModelWarning as w:
+    ...         print(type(w).__name__, isinstance(w, UserWarning))
+    DegenerateModelWarning True
     """
-    i, j = pairs[:, 0], pairs[:, 1]
-    cols: list[np.ndarray] = []
-    names: list[str] = []
-    field_of: list[str] = []
-    primary: list[int] = []
-    for f in fields:
-        features = FEATURES.get(f.kind)
-        if features is None:  # pragma: no cover - normalize_fields rejects unknown kinds
-            raise ValueError(f"unknown field kind {f.kind!r}")
-        fc, fn, main = features(df, f, i, j, fields, None if only is None else only.get(f.column))
-        primary.append(len(cols) + main)
-        cols += fc
-        names += [f"{f.column}:{k}" for k in fn]
-        field_of += [f.column] * len(fc)
-    X = column_stack(cols, len(pairs))  # in pieces: a signal waits for one
-    return FeatureMatrix(
-        X=X, names=names, field_of=field_of, primary=primary, fields=list(fields)
-    )
 
 
+def _distinct_rows_inverse(G: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct rows of a small-integer matrix (values -1..3, or any non-negative ints
+    in extra columns) and each row's index among them."""
+    if len(G) == 0:
+        return G, np.zeros(0, np.int64)
+    # in pieces of rows, the sort too (trustlab._chunks): a signal waits for one piece
+    base = max(5, max(int(G[a:b].max()) for a, b in _chunks.spans(len(G))) + 2)
+    if G.shape[1] * math.log(base) < 62 * math.log(2):  # one int64 code per row
+        code = np.zeros(len(G), np.int64)
+        for a, b in _chunks.spans(len(G)):
+            for c in range(G.shape[1]):
+                code[a:b] = code[a:b] * base + (G[a:b, c].astype(np.int64) + 1)
+        _, first, inv = _chunks.unique(code)
+        return G[first], inv
+    U, inv = np.unique(G, axis=0, return_inverse=True)
+    return U, inv.ravel()
+
+
+def _key_logit(Hb: np.ndarray, n_h: np.ndarray, s_h: np.ndarray, lam: float,
+               beta: np.ndarray | None = None, ridge: float = KEY_PRIOR_RIDGE,
+               upper: np.ndarray | None = None, max_iter: int = 50) -> np.ndarray:
+    """Logistic regression of the match share ``s_h / n_h`` of each combination of key
+    rules on indicators of the rules (``Hb``: intercept first), weighted by ``n_h``, with
+    a ridge penalty on the rule coefficients (projected Newton steps); the log prior odds
+    of a combination add up over the rules that propose it. ``upper`` caps the rule
+    coefficients (see :meth:`FSModel.fit`)."""
+    k = Hb.shape[1]
+    if beta is None:
+        beta = np.r_[math.log(max(lam, 1e-9) / max(1 - lam, 1e-9)), np.zeros(k - 1)]
+    hi = np.r_[np.inf, upper if upper is not None else np.full(k - 1, np.inf)]
+    beta = np.minimum(beta.copy(), hi)
+    pen = np.full(k, ridge)
+    pen[0] = 1e-9
+
+    def objective(b):
+        z = Hb @ b
+        return float(s_h @ z - n_h @ np.logaddexp(0, z) - 0.5 * pen @ (b * b))
+
+    f = objective(beta)
+    for _ in range(max_iter):
+        p = 1.0 / (1.0 + np.exp(-np.clip(Hb @ beta, -30, 30)))
+        g = Hb.T @ (s_h - n_h * p) - pen * beta
+        Hs = (Hb * (n_h * p * (1 - p) + 1e-9)[:, None]).T @ Hb + np.diag(pen)
+        step = np.linalg.solve(Hs, g)
+        t = 1.0
+        while t > 1e-4:  # backtracking: Newton overshoots when a combination is all matches
+            fn = objective(np.minimum(beta + t * step, hi))
+            if fn >= f - 1e-12:
+                break
+            t *= 0.5
+        else:
+            break  # no improving step: at the (capped) optimum
+        beta, f_old, f = np.minimum(beta + t * step, hi), f, fn
+        if abs(f - f_old) < 1e-9 * max(1.0, abs(f)):
+            break
+    return beta
+
+
+def _mask_code(M: np.ndarray) -> np.ndarray:
+    """One integer per row of a boolean matrix (which fields are missing)."""
+    code = np.zeros(len(M), np.int64)
+    for c in range(M.shape[1]):
+        code = (code * 2 + M[:, c]) % (2**61 - 1)
+    return code
+
+
+def _feature_index(names: Sequence[str], column: str, feat: str) -> int:
+    key = f"{column}:{feat}"
+    try:
+        return list(names).index(key)
+    except ValueError:
+        raise ValueError(f"feature {key!r} missing from the feature matrix (has {list(names)})") from None
+
+
+def record_share_sums(df: pd.DataFrame, fields: Sequence[Field]) -> tuple[dict[str, float], int]:
+    """Per field, the sum over the records of the field's share of the record's words (the
+    words of :func:`trustlab.er.kinds.record_text`), and the number of records; empty when
+    the fields have no whole-record comparison. Sums add up over partitions of a table
+    (:mod:`trustlab.er.distributed`); :meth:`FSModel._fit_record_share` divides by the count."""
+    own = [f for f in fields if KINDS[f.kind].arity > 0]
+    if not any(f.kind == "record" for f in fields) or not own or len(df) == 0:
+        return {}, 0
+    cnt = np.stack([sum(df[c].fillna("").astype(str).str.count(_WORD).to_numpy(np.float64)
+                        for c in f.columns() if c in df.columns) + np.zeros(len(df)) for f in own], axis=1)
+    sh = (cnt / np.maximum(cnt.sum(1, keepdims=True), 1.0)).sum(0)
+    return {f.column: float(x) for f, x in zip(own, sh)}, int(len(df))
+
+
+class FSModel:
+    """Fellegi–Sunter model over multi-level comparisons with TF adjustment (EM-fitted).
+
+    Parameters
+    ----------
+    fields : list of Field
+        The compared fields (kinds decide the levels, :data:`~trustlab.er.kinds.COMPARISON_LEVELS`).
+    max_iter, tol : EM stopping rule.
+    tf : bool
+        Term-frequency adjustment of the exact level for name/postcode/exact fields.
+
+    Attributes (after fitting)
+    --------------------------
+    m_, u_ : ndarray (n_fields, 4)
+        P(level | match) and P(level | non-match), levels exact/close/far/else.
+    lambda_ : float
+        Prior match share among the candidate pairs.
+    tf_tables_ : dict column -> {value: frequency}
+        Relative frequency of values (those seen at least twice) of TF fields.
+    tf_default_ : dict column -> float
+        Frequency used for values not in the table (1 / number of records).
+    forcing_ : list of list of str
+        The fields of each ``key:`` blocking rule (:meth:`set_forcing`).
+    key_coef_ : list of float
+        The key prior: intercept, then per key rule the log-odds of agreeing on its key,
+        then of lacking it (both against keys that differ); empty without key rules.
+    tf_centre_ : dict column -> float
+        Mean log term frequency over the candidate pairs that agree on a key of this
+        TF field (a rare value's deviation from it is kept as evidence).
+
+    Examples
+    --------
+    >>> from trustlab.er.comparisons import compare
+    >>> from trustlab.er.synthetic import generate_people
+    >>> df = generate_people(150, random_state=0)
+    >>> fl = [Field("first_name", "name"), Field("surname", "name"), Field("dob", "date")]
+    >>> P = np.array([[i, j] for i in range(150) for j in range(i + 1, 150)])
+    >>> fm = compare(df, P, fl)
+    >>> m = FSModel(fl).fit(df, P, fm, P, fm)
+    >>> p = m.predict_proba(df, P, fm)
+    >>> same = df["cluster"].to_numpy()[P[:, 0]] == df["cluster"].to_numpy()[P[:, 1]]
+    >>> bool(np.mean(p[same] > 0.5) > 0.9 and np.mean(p[~same] > 0.5) < 0.01)
+    True
+    """
+
+    def __init__(self, fields: Sequence[Field], *, max_iter: int = 200, tol: float = 1e-7, tf: bool = True,
+                 u_prior: float = 1000.0, sessions: bool = True):
+        self.fields = list(fields)
+        self.sessions = bool(sessions)
+        self.sessions_: list[dict] = []
+        self.u_prior = float(u_prior)
+        self.max_iter = int(max_iter)
+        self.tol = float(tol)
+        self.tf = bool(tf)
+        self.m_: np.ndarray | None = None
+        self.u_: np.ndarray | None = None
+        self.lambda_: float = float("nan")
+        self.tf_tables_: dict[str, dict[str, float]] = {}
+        self.tf_default_: dict[str, float] = {}
+        self.n_iter_ = 0
+        self.n_seed_pairs_ = 0
+        self.problems_: list[str] = []
+        self.drifted_ = False
+        self.forcing_: list[list[str]] = []
+        self.key_coef_: list[float] = []
+        self.tf_centre_: dict[str, float] = {}
+        self.tf_scale_: dict[str, float] = {}
+        self.record_share_: dict[str, float] = {}
+
+    # ------------------------------------------------------------------ levels
+    def spec(self, f: Field) -> tuple[str, str, float | None, float | None, bool]:
+        return KINDS[f.kind].levels
+
+    def levels(self, fm: Any) -> np.ndarray:
+        """Level per pair and field: 0 exact, 1 close, 2 far, 3 else, -1 missing."""
+        n = fm.X.shape[0]
+        G = np.full((n, len(self.fields)), -1, np.int8)
+        for c, f in enumerate(self.fields):
+            ex_name, sim_name, t1, t2, _ = self.spec(f)
+            kx, ks = _feature_index(fm.names, f.column, ex_name), _feature_index(fm.names, f.column, sim_name)
+            for a, b in _chunks.spans(n):  # in pieces of rows: a signal waits for one piece
+                ex, sim = fm.X[a:b, kx], fm.X[a:b, ks]
+                ok = ~np.isnan(ex) & ~np.isnan(sim)
+                g = np.full(b - a, 3, np.int8)
+                if t2 is not None:
+                    g[sim >= t2] = 2
+                    g[sim >= t1] = 1
+                g[ex >= 1.0 - 1e-9] = 0
+                G[a:b, c] = np.where(ok, g, -1)
+        return G
+
+    def needed_features(self) -> dict:
+        """column -> feature names the levels need (for ``compare(..., only=...)``;
+        :func:`trustlab.er.kinds.needed_features`)."""
+        return needed_features(self.fields)
+
+    def _tf_fields(self) -> list[int]:
+        return [c for c, f in enumerate(self.fields) if self.tf and self.spec(f)[4]]
+
+    def fit_tf(self, df: pd.DataFrame) -> "FSModel":
+        """Term-frequency tables of the TF fields from the records."""
+        n = len(df)
+        self.tf_tables_, self.tf_default_ = {}, {}
+        for c in self._tf_fields():
+            f = self.fields[c]
+            k = pd.Series(tf_keys(df, f))
+            k = k[k != ""]
+            vc = k.value_counts()
+            tot = max(1, int(vc.sum()))
+            vc = vc[vc >= 2]
+            self.tf_tables_[f.column] = {str(v): float(cnt / tot) for v, cnt in vc.items()}
+            self.tf_default_[f.column] = 1.0 / max(1, n)
+        return self
+
+    def tf_values(self, df: pd.DataFrame, pairs: np.ndarray) -> np.ndarray:
+        """Term frequency of the left record's value per pair and field (NaN: no TF)."""
+        T = np.empty((len(pairs), len(self.fields)))
+        for a, b in _chunks.spans(len(pairs)):  # in pieces of rows: a signal waits for one piece
+            T[a:b] = np.nan
+        for c in self._tf_fields():
+            f = self.fields[c]
+            tab = self.tf_tables_.get(f.column)
+            if tab is None:
+                continue
+            keys = pd.Series(tf_keys(df, f))
+            freq = keys.map(tab).astype(float).fillna(self.tf_default_[f.column]).to_numpy()
+            for a, b in _chunks.spans(len(pairs)):
+                T[a:b, c] = freq[pairs[a:b, 0]]
+        return T
+
+    # ------------------------------------------------------------------ blocking keys
+    def set_forcing(self, rules: Sequence[str] | None) -> "FSModel":
+        """Remember the blocking rules that select on agreement: ``key:A`` / ``key:A+B``
+        on compared fields (whole normalised values, no prefix). The candidate pairs such
+        a rule proposes agree on its fields *because* they were selected, so those fields
+        are no evidence of their own among the candidates; whether a pair agrees on each
+        rule's key (or misses it) enters the pair's prior instead (see :meth:`fit`)."""
+        from trustlab.er.rules import parse_rule
+
+        cols = {f.column for f in self.fields}
+        self.forcing_ = []
+        for spec in rules or []:
+            r = parse_rule(spec)  # a block limit (key:A@50) selects the same way
+            if r.kind != "key" or r.option is not None:
+                continue
+            keys = list(r.columns)
+            if keys and all(k in cols for k in keys) and keys not in self.forcing_:
+                self.forcing_.append(keys)
+        self.forcing_ = self.forcing_[:MAX_KEY_RULES]
+        return self
+
+    def key_codes(self, df: pd.DataFrame) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Per key rule (:meth:`set_forcing`): each record's key code and whether it has
+        the key (every part non-empty after blocking's normalisation)."""
+        from trustlab.er.rules import key_codes
+
+        cache: dict[str, pd.Series] = {}
+        return [key_codes(df, keys, cache=cache) for keys in self.forcing_]
+
+    def key_states(self, df: pd.DataFrame, pairs: np.ndarray, codes: list | None = None) -> np.ndarray:
+        """Per pair, a code of each key rule's state (:meth:`set_forcing`): bit ``r`` set
+        when both records have the same non-empty key of rule ``r`` (blocking's
+        normalisation), bit ``R + r`` when either record lacks it; neither: the keys differ.
+        ``codes``: :meth:`key_codes` of ``df`` (computed when None)."""
+        h = np.zeros(len(pairs), np.int64)
+        if not self.forcing_ or not len(pairs):
+            return h
+        codes = self.key_codes(df) if codes is None else codes
+        R = len(self.forcing_)
+        for r, (code, valid) in enumerate(codes):
+            a, b = code[pairs[:, 0]], code[pairs[:, 1]]
+            ok = valid[pairs[:, 0]] & valid[pairs[:, 1]]
+            h |= (ok & (a == b)).astype(np.int64) << r
+            h |= (~ok).astype(np.int64) << (R + r)
+        return h
+
+    def _forced(self, h: np.ndarray) -> np.ndarray:
+        """Boolean (n_pairs, n_fields): the fields of the key rules a pair agrees on."""
+        F = np.zeros((len(h), len(self.fields)), bool)
+        cols = {f.column: c for c, f in enumerate(self.fields)}
+        for r, keys in enumerate(self.forcing_):
+            hit = ((h >> r) & 1).astype(bool)
+            for k in keys:
+                F[:, cols[k]] |= hit
+        return F
+
+    def _key_design(self, h: np.ndarray) -> np.ndarray:
+        """Design of the key prior: intercept, one indicator per rule agreed on, one per
+        rule a record lacks."""
+        R = len(self.forcing_)
+        return np.column_stack([np.ones(len(h))] + [((h >> b) & 1).astype(np.float64) for b in range(2 * R)])
+
+    def _prior_logit(self, h: np.ndarray) -> np.ndarray:
+        """Log prior odds of a match per pair from its key states (:meth:`key_states`)."""
+        if not self.key_coef_:
+            return np.full(len(h), math.log(self.lambda_ / (1 - self.lambda_)))
+        return self._key_design(h) @ np.asarray(self.key_coef_)
+
+    # ------------------------------------------------------------------ fitting
+    def fit(self, df: pd.DataFrame, pairs: np.ndarray, fm: Any, random_pairs: np.ndarray, fm_random: Any, *,
+            rules: Sequence[str] | None = None, max_matches: float | None = None) -> "FSModel":
+        """Fit u on random pairs, then m and λ by EM on the candidate ``pairs``.
+
+        ``max_matches`` caps the expected number of matching pairs (two duplicate-free
+        tables hold at most as many as the smaller one has records).
+
+        ``fm`` / ``fm_random`` are :class:`~trustlab.er.comparisons.FeatureMatrix` of the
+        candidate and the random pairs (from :func:`~trustlab.er.comparisons.compare`).
+
+        ``rules`` are the blocking rules that chose the candidates. Among the candidates a
+        ``key:`` rule proposes, its fields agree by construction: with a rule on
+        ``publisher+year``, candidate non-matches agree on publisher and year far more
+        often than matches do, and estimating u on them makes agreement look like evidence
+        *against* a match. So the fields of the key rules a pair agrees on are left out of
+        its likelihood (level -1), and the pair's prior log-odds are a logistic function
+        of which key rules it agrees on and which keys it lacks (fitted in the M step,
+        each agreement's coefficient capped by how rare the agreement is between random
+        records). Without key rules (every pair compared, or token / q-gram / sorted
+        rules) this is the plain model with one λ.
+        """
+        n = len(df)
+        self.set_forcing(rules)
+        self.key_coef_, self.tf_centre_, self.tf_scale_, self.record_share_ = [], {}, {}, {}
+        if n < MIN_RECORDS_EM:
+            return self._fit_prior(n)
+        self.fit_tf(df)
+        self._fit_record_share(df)
+        G = self.levels(fm)
+        Gr = self.levels(fm_random)
+        d = G.shape[1]
+        u = self._random_u(Gr)
+        u_rand = u.copy()
+        npairs = G.shape[0]
+        n_all = n * (n - 1) / 2.0
+        frac = min(1.0, npairs / max(1.0, n_all))
+        if self.sessions:
+            return self._fit_by_sessions(G, u, n, n_all, df, pairs, max_matches)
+        # key states: fields of the key rules a pair agrees on carry no evidence (level -1)
+        kc = self.key_codes(df) if self.forcing_ else []
+        h = self.key_states(df, pairs, kc)
+        hv, hk = np.unique(h, return_inverse=True)
+        hk = hk.ravel()
+        nh = len(hv)
+        Gf = np.where(self._forced(h), np.int8(-1), G)
+        Gu, inv = _distinct_rows_inverse(np.column_stack([Gf, hk]) if nh > 1 else Gf)
+        cnt = np.bincount(inv, minlength=len(Gu)).astype(np.float64)
+        if nh > 1:
+            gk, Gu = Gu[:, -1].astype(np.int64), np.ascontiguousarray(Gu[:, :-1])
+        else:
+            gk = np.zeros(len(Gu), np.int64)
+        Hb = self._key_design(hv)
+        R = len(self.forcing_)
+        Fu = self._forced(hv[gk]) if len(Gu) else np.zeros((0, d), bool)
+        onehot = [np.stack([(Gu[:, c] == k) for k in range(_L)], axis=1).astype(np.float64) for c in range(d)]
+        # non-matches agree on several fields together more often than independence says
+        # (neighbours share a street and a city); with every pair a candidate, the random
+        # pairs measure it per level pattern
+        logr = self._dependence(Gu, Gr, u) if frac >= 1.0 else np.zeros(len(Gu))
+        # deterministic seed: exact agreements (key agreements included) jointly rarer
+        # than 1 / (number of record pairs)
+        rare = -np.log(u[:, 0])
+        score = (((Gu == 0) | Fu) * rare[None, :]).sum(1)
+        seed = score >= math.log(max(2.0, n_all))
+        self.n_seed_pairs_ = int(cnt[seed].sum())
+        n_h = np.bincount(gk, weights=cnt, minlength=nh)
+        s_h = np.bincount(gk, weights=cnt * seed, minlength=nh)
+        # cap on the coefficient of agreeing on a rule's key (against keys that differ):
+        # log(m / u) - log((1 - m) / (1 - u)), u = the share of random pairs that agree on
+        # it, m = the share of clear duplicates (the seed) that do, both among pairs where
+        # both records have the key; without clear duplicates (m = 0) a key that
+        # look-alikes share (a first name) cannot make its pairs matches on its own
+        hr = self.key_states(df, random_pairs, kc) if len(random_pairs) else np.zeros(0, np.int64)
+        upper = np.full(2 * R, np.inf)
+        for r in range(R):
+            pres_r = ((hr >> (R + r)) & 1) == 0
+            u_key = max(float(((hr[pres_r] >> r) & 1).mean()) if pres_r.any() else 1.0, 0.5 / max(1, len(hr)))
+            pres_s = Hb[:, 1 + R + r] == 0
+            m_key = min(float(Hb[pres_s, 1 + r] @ s_h[pres_s]) / max(1.0, float(s_h[pres_s].sum())), 0.999)
+            upper[r] = math.log(u_key ** -1 * (1 - u_key) / (1 - m_key)) if u_key < 1 else 0.0
+        if self.n_seed_pairs_ >= 2:
+            m = np.stack(
+                [
+                    np.bincount(
+                        Gu[seed & (Gu[:, c] >= 0), c].astype(np.int64),
+                        weights=cnt[seed & (Gu[:, c] >= 0)],
+                        minlength=_L,
+                    )
+                    + 0.5
+                    for c in range(d)
+                ]
+            ).astype(np.float64)
+            lam = float(np.clip(self.n_seed_pairs_ / max(1.0, cnt.sum()), 1e-6, 0.5))
+            beta = _key_logit(Hb, n_h, s_h, lam, upper=upper) if R else None
+        else:
+            m = np.tile(np.array([0.7, 0.2, 0.07, 0.03]), (d, 1))
+            lam = 1e-3
+            beta = np.r_[math.log(lam / (1 - lam)), np.zeros(Hb.shape[1] - 1)] if R else None
+        m /= m.sum(1, keepdims=True)
+        nu = Gu.shape[0]
+        # how much the candidates look like random pairs: all pairs -> u stays the
+        # random-pair estimate; strict blocking -> u follows the candidate non-matches
+        prior = max(self.u_prior, 10.0 * npairs * frac)
+        prev = -np.inf
+        it = 0
+        post = np.zeros(nu)
+        for it in range(self.max_iter):
+            if beta is not None:
+                lw = np.clip(Hb @ beta, -30, 30)[gk] - logr
+            else:
+                lw = np.full(nu, math.log(lam / (1 - lam))) - logr
+            for c in range(d):
+                lw += onehot[c] @ (np.log(m[c]) - np.log(u[c]))
+            post = 1.0 / (1.0 + np.exp(-np.clip(lw, -50, 50)))
+            if npairs:
+                lam = float(np.clip((post * cnt).sum() / npairs, 1e-9, 1 - 1e-9))
+                if beta is not None:
+                    # a few Newton steps from the last coefficients (an ECM step)
+                    beta = _key_logit(Hb, n_h, np.bincount(gk, weights=post * cnt, minlength=nh), lam, beta,
+                                      upper=upper, max_iter=5)
+            for c in range(d):
+                mc = (post * cnt) @ onehot[c] + 1e-3
+                m[c] = mc / mc.sum()
+                # u: the candidate non-matches (blocking makes them more alike than random
+                # pairs), shrunk towards the random-pair estimate
+                uc = ((1 - post) * cnt) @ onehot[c] + prior * u_rand[c]
+                u[c] = uc / uc.sum()
+            ll = float(np.sum(cnt * np.logaddexp(0, lw)))
+            if abs(ll - prev) < self.tol * max(1.0, abs(ll)):
+                break
+            prev = ll
+        self._set_tf_scale(u_rand, u)
+        self.m_, self.u_, self.lambda_ = m, u, lam
+        if beta is not None:
+            self.key_coef_ = [float(b) for b in beta]
+            # a rare value still says more than a common one: forced TF fields keep their
+            # deviation from the average forced agreement (field_weights)
+            F = self._forced(h)
+            T = self.tf_values(df, pairs)
+            for c in self._tf_fields():
+                sel = F[:, c] & ~np.isnan(T[:, c])
+                if sel.any():
+                    self.tf_centre_[self.fields[c].column] = float(np.mean(np.log(np.maximum(T[sel, c], 1e-12))))
+        self.n_iter_ = it + 1
+        self.problems_ = self._diagnose(np.repeat(post, cnt.astype(np.int64)), npairs, n)
+        return self
+
+    def _fit_record_share(self, df: pd.DataFrame) -> None:
+        """Each field's share of the whole record's words (mean over the records), the
+        overlap :meth:`_record_beyond_fields` takes off the record's weight."""
+        sums, n = record_share_sums(df, self.fields)
+        self.record_share_ = {k: v / n for k, v in sums.items() if v > 0} if n else {}
+
+    def _set_tf_scale(self, u_rand: np.ndarray, u: np.ndarray) -> None:
+        """How much more often the candidate non-matches agree exactly on each TF field than
+        random pairs do (``u`` refitted on the candidates over the random-pair ``u``). A
+        value's term frequency is its chance of agreement between *random* records; once u
+        follows the candidates (blocked on the brand: half of them share one), the TF weight
+        of an exact agreement is divided by the same factor, so a rare brand that blocking
+        made every candidate share is not counted as rare again."""
+        self.tf_scale_ = {self.fields[c].column: float(u[c, 0] / u_rand[c, 0]) for c in self._tf_fields()
+                          if u_rand[c, 0] > 0 and u[c, 0] / u_rand[c, 0] != 1.0}
+
+    def fit_from_counts(self, level_rows: np.ndarray, counts: np.ndarray, random_levels: np.ndarray, n: int, *,
+                        tf_tables: dict, tf_default: dict, rules: Sequence[str] | None = None,
+                        max_matches: float | None = None, record_share: dict | None = None) -> "FSModel":
+        """:meth:`fit` from sufficient statistics: the distinct comparison level rows of the
+        candidate pairs (``level_rows``, as :func:`_distinct_rows_inverse` orders them) and
+        how many pairs show each (``counts``), the levels of the random pairs, the number of
+        records ``n`` and the term-frequency tables of the whole table. The same model as
+        :meth:`fit` on the pairs (session EM), with memory that depends on the number of
+        distinct level rows rather than of pairs; :mod:`trustlab.er.distributed` sums the
+        counts over the workers' partitions of the pair stream; ``record_share`` is
+        :meth:`_fit_record_share`'s result on the whole table."""
+        self.set_forcing(rules)
+        self.key_coef_, self.tf_centre_, self.tf_scale_ = [], {}, {}
+        self.record_share_ = {str(k): float(v) for k, v in (record_share or {}).items()}
+        if n < MIN_RECORDS_EM:
+            return self._fit_prior(n)
+        self.tf_tables_ = {k: dict(v) for k, v in tf_tables.items()}
+        self.tf_default_ = dict(tf_default)
+        u = self._random_u(random_levels)
+        return self._fit_by_sessions(None, u, n, n * (n - 1) / 2.0, None, None, max_matches,
+                                     counts=(np.asarray(level_rows), np.asarray(counts, np.float64)))
+
+    def _random_u(self, Gr: np.ndarray) -> np.ndarray:
+        """u per field and level from the random pairs' levels (0.5 added to every count)."""
+        d = len(self.fields)
+        u = np.stack([np.bincount(Gr[Gr[:, c] >= 0, c].astype(np.int64), minlength=_L) + 0.5 for c in range(d)])
+        u = u.astype(np.float64)
+        return u / u.sum(1, keepdims=True)
+
+    def _session_em(self, Gu: np.ndarray, cnt: np.ndarray, u: np.ndarray, free: np.ndarray,
+                    m0: np.ndarray, lam0: float, *, fit_m: bool = True, fit_u: bool = False,
+                    u_pseudo: float = 0.0, lam_max: float = 1.0,
+                    passive: np.ndarray | None = None,
+                    combine: bool = False) -> tuple[np.ndarray, float, np.ndarray, np.ndarray]:
+        """EM on distinct level rows ``Gu`` (weights ``cnt``) over the fields ``free``, with u
+        fixed (``fit_u``: re-estimated on the rows' non-matches, shrunk towards the given u by
+        ``u_pseudo`` pseudo-pairs); λ (at most ``lam_max``) is the match share of the rows;
+        ``passive`` fields get their m estimated without voting on the posterior; ``combine``
+        scores rows as :meth:`field_weights` does (the record beyond the fields). Returns m,
+        λ, u and the posterior per row."""
+        d = Gu.shape[1]
+        m = m0.copy()
+        u0, u = u, u.copy()
+        lam = lam0
+        npairs = float(cnt.sum())
+        onehot = [np.stack([(Gu[:, c] == k) for k in range(_L)], axis=1).astype(np.float64) for c in range(d)]
+        post = np.zeros(len(Gu))
+        prev = -np.inf
+        vote = np.flatnonzero(free if passive is None else free & ~passive)
+        for _ in range(self.max_iter):
+            Wr = np.zeros((len(Gu), d))
+            for c in vote:
+                Wr[:, c] = onehot[c] @ (np.log(m[c]) - np.log(u[c]))
+            if combine:
+                Wr = self._record_beyond_fields(Wr)
+            lw = math.log(lam / (1 - lam)) + Wr.sum(1)
+            post = 1.0 / (1.0 + np.exp(-np.clip(lw, -50, 50)))
+            lam = float(np.clip((post * cnt).sum() / max(npairs, 1.0), 1e-12, min(1 - 1e-9, lam_max)))
+            if fit_m:
+                for c in np.flatnonzero(free):
+                    mc = (post * cnt) @ onehot[c] + 1e-3
+                    m[c] = mc / mc.sum()
+            if fit_u:
+                for c in np.flatnonzero(free):
+                    uc = ((1 - post) * cnt) @ onehot[c] + u_pseudo * u0[c]
+                    u[c] = uc / uc.sum()
+            ll = float(np.sum(cnt * np.logaddexp(0, lw)))
+            if abs(ll - prev) < self.tol * max(1.0, abs(ll)):
+                break
+            prev = ll
+        return m, lam, u, post
+
+    def _fit_by_sessions(self, G: np.ndarray | None, u: np.ndarray, n: int, n_all: float, df: pd.DataFrame | None,
+                         pairs: np.ndarray | None, max_matches: float | None = None,
+                         counts: tuple[np.ndarray, np.ndarray] | None = None) -> "FSModel":
+        """m per field from EM *sessions*, λ as the match share of all record pairs.
+
+        Splink's training scheme: within the pairs that agree exactly on one identifying
+        field (a session), that field says nothing more, and EM on the *other* fields
+        (u fixed from random pairs, the session's own match share free) estimates their
+        m-probabilities. Each field's m is the mean over the sessions where it was free,
+        so no single field defines the match class: pairs that share an address but not
+        a name are non-matches in the address session, and the name's m says so. A field
+        that is never free (the only identifying one) keeps the m of a plain EM over all
+        candidates. λ is then the share of matches among *all* record pairs (the
+        candidates' posterior mass over n(n-1)/2, the others counted as non-matches),
+        consistent with u from random pairs, so blocking does not change the odds.
+        """
+        if counts is None:
+            Gu, inv = _distinct_rows_inverse(G)
+            cnt = np.bincount(inv, minlength=len(Gu)).astype(np.float64)
+        else:  # the distinct level rows and their counts, aggregated elsewhere (fit_from_counts)
+            Gu, cnt = counts
+        d = Gu.shape[1]
+        u_rand = u.copy()
+        npairs = float(cnt.sum())
+        m_init = np.tile(np.array([0.7, 0.2, 0.07, 0.03]), (d, 1))
+        # the whole-record comparisons (record, codes) open no session and are passive in one
+        # (their m is estimated on the session's matches, they do not vote on them): pairs
+        # that agree on the whole record agree on every field, and the record-level
+        # similarity would decide a session's match class alone, so the fields' m would come
+        # out with no disagreement at all
+        derived = np.array([KINDS[f.kind].derived for f in self.fields], bool)
+        ident = np.flatnonzero((u[:, 0] < SESSION_U) & ~derived)
+        sums = np.zeros((d, _L))
+        hits = np.zeros(d)
+        self.sessions_ = []
+        for c in ident:
+            rows = Gu[:, c] == 0
+            n_s = float(cnt[rows].sum())
+            if n_s < MIN_SESSION_PAIRS:
+                continue
+            free = np.ones(d, bool)
+            free[c] = False
+            free &= (Gu[rows] >= 0).any(0)
+            if not free.any():
+                continue
+            m_s, lam_s, _, _ = self._session_em(Gu[rows], cnt[rows], u, free, m_init, 0.3, fit_u=True,
+                                                u_pseudo=SESSION_U_PSEUDO, passive=derived)
+            exp_matches = lam_s * n_s
+            self.sessions_.append({"field": self.fields[c].column, "pairs": int(n_s), "lambda": lam_s})
+            if exp_matches < 1.0:
+                continue
+            if max_matches is not None and exp_matches > max(max_matches, 1.0):
+                # more matches than the tables can hold (duplicate-free tables: at most one
+                # per record of the smaller one): the session's "matches" are look-alikes
+                # that share the session's field (same brand), not duplicates; its m would
+                # describe them
+                self.sessions_[-1]["ignored"] = "more matches than the tables can hold"
+                continue
+            sums[free] += m_s[free]
+            hits[free] += 1
+        # plain EM over all candidates for the fields no session could estimate
+        lam0 = float(np.clip(n / max(npairs, 1.0), 1e-6, 0.5))
+        m_all, _, _, _ = self._session_em(Gu, cnt, u, np.ones(d, bool), m_init, lam0)
+        m = np.where(hits[:, None] > 0, sums / np.maximum(hits, 1)[:, None], m_all)
+        # the whole-record comparisons are no veto: their m comes from session matches, which
+        # agree on a whole field and so resemble each other more than duplicates at large
+        m = np.maximum(m, np.where(derived, DERIVED_M_FLOOR, 1e-6)[:, None])
+        m /= m.sum(1, keepdims=True)
+
+        # u: the candidate non-matches (blocking makes them more alike than random pairs:
+        # same brand, shared title words), shrunk towards the random-pair estimate by how
+        # random the candidates are (every pair a candidate: u stays the random-pair u)
+        frac = min(1.0, npairs / max(1.0, n_all))
+        lam_max = 1.0 if max_matches is None else max(max_matches, 1.0) / max(npairs, 1.0)
+        # λ first with the random-pair u (no feedback), then u follows the non-matches
+        _, lam, _, _ = self._session_em(Gu, cnt, u, np.ones(d, bool), m, 1.0 / max(n, 2),
+                                        fit_m=False, lam_max=lam_max, combine=True)
+        _, lam, u, post = self._session_em(Gu, cnt, u, np.ones(d, bool), m, lam,
+                                           fit_m=False, fit_u=True, u_pseudo=max(self.u_prior, 10.0 * npairs * frac),
+                                           lam_max=lam_max, combine=True)
+        self._set_tf_scale(u_rand, u)
+        self.m_, self.u_, self.lambda_ = m, u, lam
+        self.n_iter_ = 1
+        self.forcing_, self.key_coef_, self.tf_centre_ = [], [], {}
+        rare = -np.log(u[:, 0])
+        self.n_seed_pairs_ = int(cnt[((Gu == 0) * rare[None, :]).sum(1) >= math.log(max(2.0, n_all))].sum())
+        self.problems_ = self._diagnose(post, int(npairs), n, weights=cnt)
+        return self
+
+    def _dependence(self, Gu: np.ndarray, Gr: np.ndarray, u: np.ndarray) -> np.ndarray:
+        """log(observed / expected) count among the random pairs of each level pattern of
+        ``Gu``, shrunk towards 0 by :data:`DEPENDENCE_PSEUDO` pseudo-pairs: how much more
+        often non-matches show the pattern than independently agreeing fields would."""
+        if len(Gr) == 0 or len(Gu) == 0:
+            return np.zeros(len(Gu))
+        Gc, inv = _distinct_rows_inverse(np.concatenate([Gu, Gr]))
+        obs = np.bincount(inv[len(Gu):], minlength=len(Gc)).astype(np.float64)[inv[:len(Gu)]]
+        mv, mc = np.unique(_mask_code(Gr < 0), return_counts=True)
+        share = dict(zip(mv.tolist(), (mc / len(Gr)).tolist()))
+        p_mask = np.array([share.get(int(x), 0.0) for x in _mask_code(Gu < 0)])
+        logu = np.zeros(len(Gu))
+        for c in range(Gu.shape[1]):
+            ok = Gu[:, c] >= 0
+            logu[ok] += np.log(u[c][Gu[ok, c]])
+        expected = len(Gr) * p_mask * np.exp(logu)
+        a = DEPENDENCE_PSEUDO
+        return np.log((obs + a) / (expected + a))
+
+    def _fit_prior(self, n: int) -> "FSModel":
+        """The fixed prior model for tables too small to fit (fewer than
+        :data:`MIN_RECORDS_EM` records): no EM, no TF adjustment; a pair matches when the
+        fields both records fill agree exactly or closely and none is far off."""
+        d = len(self.fields)
+        self.tf_tables_, self.tf_default_ = {}, {}
+        self.m_ = np.tile(_PRIOR_M, (d, 1))
+        self.u_ = np.tile(_PRIOR_U, (d, 1))
+        self.lambda_ = _PRIOR_LAMBDA
+        self.n_iter_, self.n_seed_pairs_ = 0, 0
+        self.problems_ = [] if n < 2 else [
+            f"only {n} records: too few to fit the model without labels (EM needs at least {MIN_RECORDS_EM}); "
+            "a fixed prior model is used instead (records match when the values they both have agree exactly "
+            "or closely)"
+        ]
+        return self
+
+    def _diagnose(self, post: np.ndarray, npairs: int, n: int, weights: np.ndarray | None = None) -> list[str]:
+        """Problems of the fitted model, as sentences; sets ``drifted_`` when EM's match
+        class is not a class of duplicates (almost every candidate a match, or matches
+        that agree on no identifying field): a symptom of candidates dominated by
+        look-alikes, which ``resolve`` answers by tightening its default blocking."""
+        out = []
+        self.drifted_ = False
+        if n < 2:
+            return out  # one record: nothing to match
+        if npairs == 0:
+            return ["there are no candidate pairs (blocking found none)"]
+        info = float(np.sum(-np.log(self.u_[:, 0])))
+        if n > 2 and info < math.log(n):
+            out.append(f"the fields cannot single out a record: agreeing exactly on all of them happens by chance "
+                       f"(information {info:.1f} nats < log(n records) = {math.log(n):.1f})")
+        if self.lambda_ * npairs < 0.5:
+            out.append(f"EM found (almost) no matches (lambda = {self.lambda_:.2e} over {npairs} candidate pairs)")
+        if self.lambda_ > 0.9:
+            out.append(f"EM calls almost every candidate pair a match (lambda = {self.lambda_:.3f})")
+            self.drifted_ = True
+        # ``weights``: how many pairs each entry of ``post`` stands for (one each when None)
+        wts = np.ones(len(post)) if weights is None else np.asarray(weights, np.float64)
+        share = float((post > 0.5) @ wts / max(wts.sum(), 1.0)) if len(post) else float("nan")
+        if npairs >= 20 and share > 0.95:
+            out.append(f"{share:.0%} of candidate pairs come out as matches")
+            self.drifted_ = True
+        bf = np.abs(np.log(self.m_) - np.log(self.u_))
+        # weight of the levels that actually carry mass
+        if np.all(np.max(np.where(self.u_ > 1e-3, bf, 0.0), axis=1) < 0.5):
+            out.append("m ~ u for every field: no field separates matches from non-matches")
+        n_match = int(round(float((post > 0.5) @ wts))) if len(post) else 0
+        if n_match == 0 and self.lambda_ * npairs >= 0.5:
+            # EM's match share says there are duplicates, yet none is likely enough to be
+            # merged: the comparisons hold too little evidence (e.g. one text field whose
+            # "close" level is also reached by many of the non-matching pairs)
+            out.append(f"EM estimates about {self.lambda_ * npairs:.0f} matching pair(s) among the {npairs} "
+                       "candidates, but no pair reaches probability 0.5, so nothing is merged: the compared "
+                       f"field(s) ({', '.join(f.column for f in self.fields)}) do not carry enough evidence to "
+                       "single the duplicates out; add identifying columns or pass labels for supervised scoring")
+        if n_match and self.n_seed_pairs_ < 2:
+            out.append(f"no candidate pair agrees exactly on values rare enough to be a clear duplicate, yet EM "
+                       f"calls {n_match} pair(s) matches on partial agreement: the table may hold no duplicates "
+                       "(the matches are look-alikes) or only heavily corrupted ones")
+        # duplicates agree on most identifying fields; a match class that agrees (exactly or
+        # closely) with fewer than half of its pairs on every field rarely shared by chance
+        # is a class of look-alikes (same street, similar names), not of duplicates
+        top_m, top_u = self.m_[:, :2].sum(1), self.u_[:, :2].sum(1)
+        ident = top_u < IDENTIFYING_U
+        if n_match and ident.any() and top_m[ident].max() < PLAUSIBLE_AGREEMENT:
+            k = int(np.flatnonzero(ident)[np.argmax(top_m[ident])])
+            self.drifted_ = True
+            out.append(f"the pairs EM calls matches do not agree on any identifying field: at best "
+                       f"{top_m[k]:.0%} of them agree exactly or closely on {self.fields[k].column!r} (random pairs: "
+                       f"{top_u[k]:.1%}); duplicates agree on most fields, so these look like look-alikes (same "
+                       "street, similar names) rather than duplicates")
+        return out
+
+    def warn_if_degenerate(self, stacklevel: int = 3) -> None:
+        """Emit :class:`DegenerateModelWarning` when :meth:`fit` found a problem."""
+        if self.problems_:
+            cols = ", ".join(f"{f.column}:{f.kind}" for f in self.fields)
+            warnings.warn(
+                "unsupervised Fellegi-Sunter training degenerated: " + "; ".join(self.problems_)
+                + f". Compared fields: {cols}. Check them (Resolution.field_report; the CLI prints them): "
+                "pass fields=... (CLI --fields) with the columns that identify an entity, drop truth-like or "
+                "constant columns, widen blocking=..., or give labels=... for supervised scoring.",
+                DegenerateModelWarning, stacklevel=stacklevel,
+            )
+
+    # ------------------------------------------------------------------ scoring
+    def field_weights(self, df: pd.DataFrame, pairs: np.ndarray, fm: Any) -> np.ndarray:
+        """Per pair and field natural-log Bayes factor ``log(m/u)`` of its level (0 when
+        missing; TF-adjusted at the exact level)."""
+        if self.m_ is None:
+            raise RuntimeError("FSModel is not fitted; call fit(...) first")
+        T = self.tf_values(df, pairs)
+        W = self.level_weights(self.levels(fm), T)
+        if self.forcing_ and self.key_coef_:
+            # fields of the key rules a pair agrees on carry no evidence of their own; the
+            # key states do (the prior, relative to the overall λ, shared out over the key
+            # fields), plus a rare value's TF deviation from the average key agreement
+            h_all = self.key_states(df, pairs)
+            key = np.zeros(len(self.fields), bool)
+            cols = {f.column: c for c, f in enumerate(self.fields)}
+            for keys in self.forcing_:
+                key[[cols[k] for k in keys]] = True
+            for a, b in _chunks.spans(len(pairs)):  # in pieces of rows: a signal waits for one piece
+                h, Wp, Tp = h_all[a:b], W[a:b], T[a:b]
+                F = self._forced(h)
+                Wp[F] = 0.0
+                for col, centre in self.tf_centre_.items():
+                    c = next(k for k, f in enumerate(self.fields) if f.column == col)
+                    sel = F[:, c] & ~np.isnan(Tp[:, c])
+                    Wp[sel, c] = centre - np.log(np.maximum(Tp[sel, c], 1e-12))
+                extra = self._prior_logit(h) - math.log(self.lambda_ / (1 - self.lambda_))
+                Wp[:, key] += extra[:, None] / key.sum()
+        return W
+
+    def _record_beyond_fields(self, W: np.ndarray) -> np.ndarray:
+        """The whole-record comparison without what the fields have said already.
+
+        Its words are the fields' words, so part of its evidence is the fields' evidence seen
+        a second time (a product title is half the record's words: a near title and a near
+        record are not two independent coincidences). Each field's weight overlaps the
+        record's in proportion to the field's share of the record's words
+        (``record_share_``, measured on the records at fit time): where the record's weight
+        and that overlap point the same way, the record adds only its excess over the overlap;
+        where they disagree, both count. Models without shares (saved before) are unchanged."""
+        rec = [c for c, f in enumerate(self.fields) if f.kind == "record"]
+        if not rec or not self.record_share_:
+            return W
+        share = np.array([self.record_share_.get(f.column, 0.0) for f in self.fields])
+        for a, b in _chunks.spans(len(W)):  # in pieces of rows: a signal waits for one piece
+            Wp = W[a:b]
+            S = Wp @ share
+            for c in rec:
+                r = Wp[:, c]
+                same = np.sign(r) == np.sign(S)
+                Wp[:, c] = np.where(same, np.sign(r) * np.maximum(np.abs(r) - np.abs(S), 0.0), r)
+        return W
+
+    def level_weights(self, G: np.ndarray, T: np.ndarray) -> np.ndarray:
+        """:meth:`field_weights` from the pairs' levels (:meth:`levels`) and term
+        frequencies (:meth:`tf_values`), before any key-rule prior (a model fitted by
+        sessions has none); the whole record counted beyond the fields
+        (:meth:`_record_beyond_fields`)."""
+        W = np.empty(G.shape)
+        bf = np.log(self.m_) - np.log(self.u_)
+        for a, b in _chunks.spans(len(G)):  # in pieces of rows: a signal waits for one piece
+            Wp = W[a:b]
+            Wp[:] = 0.0
+            for c in range(G.shape[1]):
+                g = G[a:b, c]
+                ok = g >= 0
+                Wp[ok, c] = bf[c][g[ok]]
+                t = T[a:b, c]
+                adj = (g == 0) & ~np.isnan(t)
+                if adj.any():
+                    scale = self.tf_scale_.get(self.fields[c].column, 1.0)
+                    Wp[adj, c] = np.log(self.m_[c, 0]) - np.log(np.maximum(t[adj] * scale, 1e-12))
+        return self._record_beyond_fields(W)
+
+    def proba_from_field_weights(self, W: np.ndarray) -> np.ndarray:
+        """Match probability from :meth:`field_weights` (saves recomputing them)."""
+        lw = math.log(self.lambda_ / (1 - self.lambda_)) + W.sum(1)
+        return 1.0 / (1.0 + np.exp(-np.clip(lw, -50, 50)))
+
+    def match_weight(self, df: pd.DataFrame, pairs: np.ndarray, fm: Any) -> np.ndarray:
+        """Posterior log-odds of a match (natural log) per pair."""
+        W = self.field_weights(df, pairs, fm)
+        return math.log(self.lambda_ / (1 - self.lambda_)) + W.sum(1)
+
+    def predict_proba(self, df: pd.DataFrame, pairs: np.ndarray, fm: Any) -> np.ndarray:
+        return 1.0 / (1.0 + np.exp(-np.clip(self.match_weight(df, pairs, fm), -50, 50)))
+
+    # ------------------------------------------------------------------ (de)serialisation
+    def to_dict(self) -> dict:
+        """JSON-serialisable parameters (fields, levels, m, u, λ, TF tables)."""
+        return {
+            "type": "FSModel",
+            "fields": [{"column": f.column, "kind": f.kind} for f in self.fields],
+            "levels": list(LEVEL_NAMES),
+            "comparison_levels": {f.kind: list(COMPARISON_LEVELS[f.kind]) for f in self.fields},
+            "m": None if self.m_ is None else self.m_.tolist(),
+            "u": None if self.u_ is None else self.u_.tolist(),
+            "lambda": self.lambda_,
+            "tf": self.tf,
+            "tf_tables": self.tf_tables_,
+            "tf_default": self.tf_default_,
+            "n_iter": self.n_iter_,
+            "n_seed_pairs": self.n_seed_pairs_,
+            "problems": list(self.problems_),
+            "drifted": bool(self.drifted_),
+            "max_iter": self.max_iter,
+            "u_prior": self.u_prior,
+            "forcing": [list(k) for k in self.forcing_],
+            "key_coef": list(self.key_coef_),
+            "tf_centre": dict(self.tf_centre_),
+            "tf_scale": dict(self.tf_scale_),
+            "record_share": dict(self.record_share_),
+            "tol": self.tol,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "FSModel":
+        if d.get("type") != "FSModel":
+            raise ValueError(f"not an FSModel dict (type={d.get('type')!r})")
+        m = cls([Field(f["column"], f["kind"]) for f in d["fields"]], max_iter=d.get("max_iter", 200),
+                tol=d.get("tol", 1e-7), tf=d.get("tf", True),
+                u_prior=d.get("u_prior", 1000.0))
+        m.m_ = None if d["m"] is None else np.asarray(d["m"], np.float64)
+        m.u_ = None if d["u"] is None else np.asarray(d["u"], np.float64)
+        m.lambda_ = float(d["lambda"])
+        m.tf_tables_ = {k: dict(v) for k, v in d.get("tf_tables", {}).items()}
+        m.tf_default_ = dict(d.get("tf_default", {}))
+        m.n_iter_ = int(d.get("n_iter", 0))
+        m.n_seed_pairs_ = int(d.get("n_seed_pairs", 0))
+        m.problems_ = list(d.get("problems", []))
+        m.drifted_ = bool(d.get("drifted", False))
+        m.forcing_ = [list(k) for k in d.get("forcing", [])]
+        m.key_coef_ = [float(b) for b in d.get("key_coef", [])]
+        m.tf_centre_ = {str(k): float(v) for k, v in d.get("tf_centre", {}).items()}
+        m.tf_scale_ = {str(k): float(v) for k, v in d.get("tf_scale", {}).items()}
+        m.record_share_ = {str(k): float(v) for k, v in d.get("record_share", {}).items()}
+        return m
+
+    def parameter_table(self) -> pd.DataFrame:
+        """One row per field and level: m, u and the Bayes factor ``log(m/u)``."""
+        rows = []
+        for c, f in enumerate(self.fields):
+            for k, lv in enumerate(LEVEL_NAMES):
+                rows.append({"field": f.column, "kind": f.kind, "level": lv, "m": float(self.m_[c, k]),
+                             "u": float(self.u_[c, k]), "log_bf": float(np.log(self.m_[c, k] / self.u_[c, k]))})
+        return pd.DataFrame(rows)
+
+
+# ----------------------------------------------------------------------------- supervised scorer
 def _design(X: np.ndarray) -> np.ndarray:
     """Impute NaN with 0 and add a missing indicator per feature with any NaN, plus squares."""
     X = np.asarray(X, dtype=np.float64)
@@ -702,3 +1177,39 @@ def to_weights(p: np.ndarray, kind: str = "logit", *, clip: float = 12.0) -> np.
         q = np.clip(p, eps, 1 - eps)
         return np.clip(np.log(q) - np.log1p(-q), -clip, clip)
     raise ValueError(f"The 'weights' parameter must be one of ['logit', 'centered']. Got {kind!r} instead.")
+
+
+# ----------------------------------------------------------------------------- weights and completion
+def _component_completion(n: int, pairs: np.ndarray, w: np.ndarray, limit: int,
+                          sources: np.ndarray | None = None) -> np.ndarray:
+    """All pairs inside positive components of 3..limit records that are not in ``pairs``;
+    with ``sources`` (a table code per record, ``link_type="link_only"``) only the pairs of
+    records from different tables."""
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import connected_components
+
+    from trustlab.kernels import er as K
+
+    pos = w > 0
+    g = sp.coo_matrix((np.ones(int(pos.sum()), np.int8), (pairs[pos, 0], pairs[pos, 1])), shape=(n, n))
+    k, comp = connected_components(g, directed=False)
+    sizes = np.bincount(comp, minlength=k)
+    sel = (sizes[comp] >= 3) & (sizes[comp] <= limit)
+    if not sel.any():
+        return np.empty((0, 2), np.int64)
+    rec = np.flatnonzero(sel).astype(np.int64)
+    key = comp[rec]
+    o = np.argsort(key, kind="stable")
+    rec, key = rec[o], key[o]
+    bounds = np.flatnonzero(np.r_[True, key[1:] != key[:-1], True]).astype(np.int64)
+    total = K.block_pair_count(bounds, limit)
+    a = np.empty(total, np.int64)
+    b = np.empty(total, np.int64)
+    K.block_pairs(np.ascontiguousarray(rec), bounds, limit, a, b)
+    code = a * n + b
+    have = pairs[:, 0] * n + pairs[:, 1]
+    code = setdiff_sorted(code, have)
+    out = np.stack([code // n, code % n], axis=1)
+    if sources is not None and len(out):
+        out = out[sources[out[:, 0]] != sources[out[:, 1]]]
+    return out

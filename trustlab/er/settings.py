@@ -8,8 +8,11 @@ file and :func:`~trustlab.er.model.load_model` reads them back.
 from __future__ import annotations
 
 import numbers
+import os
 from dataclasses import dataclass
 from typing import Any, ClassVar, Mapping, Sequence
+
+import numpy as np
 
 from trustlab._settings import SettingsBase
 from trustlab._validation import Interval, check_option
@@ -193,7 +196,6 @@ an int in the range [2, inf). Got 1 instead.
 
     def _check(self, func: str) -> None:
         from trustlab.er.cluster import CLUSTER_METHODS
-        from trustlab.er.one_to_one import check_one_to_one
 
         check_option(self.method, "method", list(CLUSTER_METHODS), func=func)
         for m in self.compare_methods:
@@ -235,3 +237,27 @@ def check_solver_options(opts: Mapping[str, Any], *, func: str = "resolve") -> N
             f"The 'solver_options' parameter of {func} has unknown key(s) {unknown}; valid keys are "
             f"the keywords of trustlab.partition: {valid} (time_limit and M are resolve's own)."
         )
+
+
+def check_one_to_one(one_to_one: Any, method: str) -> bool | tuple:
+    """``resolve``'s ``one_to_one`` normalised (False, True or a tuple of table names),
+    refused with a clustering method other than ``xer``."""
+    if isinstance(one_to_one, (bool, np.bool_)):
+        one_to_one = bool(one_to_one)
+    else:
+        one_to_one = tuple(map(str, one_to_one))
+    if one_to_one is not False and method != "xer":
+        raise ValueError(f"resolve(one_to_one=...) needs method='xer' (got {method!r}): the one-to-one clustering "
+                         "is exact; the baselines cannot keep a table's records apart.")
+    return one_to_one
+
+
+def is_saved_model(model: Any) -> bool:
+    """True when ``model`` names a saved model rather than a supervised model kind."""
+    from trustlab.er.model import ERModel
+
+    if isinstance(model, (ERModel, dict)) or (hasattr(model, "blocking") and hasattr(model, "features")):
+        return True
+    if isinstance(model, (str, os.PathLike)):
+        return str(model) not in ("logistic", "ridge")
+    return False
