@@ -121,11 +121,20 @@ def _idf_jaccard(s: pd.Series, i: np.ndarray, j: np.ndarray, corpus: tuple | Non
     return out
 
 
+def shared_information(n_docs: float) -> float:
+    """The least summed idf of the words two records share for their whole-record similarity
+    to count: ``log(n)``, the idf of a word only one record holds. Below it, more than one
+    record of the table is expected to hold every shared word (common words only: a city, a
+    category), however alike two near-empty records look by cosine."""
+    return float(np.log(max(n_docs, 1.0)))
+
+
 def _tfidf_cosine(text: pd.Series, i: np.ndarray, j: np.ndarray, corpus: tuple | None = None) -> np.ndarray:
     """Cosine similarity of two records' TF-IDF vectors over word tokens (letters and
     digits apart, lower case; sublinear term frequency ``1 + log tf``, idf
     ``log(n / df)``). Shared rare words (a name, a model number) count, words every
-    record has do not. NaN when a record has no word."""
+    record has do not; a pair whose shared words are jointly common (summed idf below
+    :func:`shared_information`) gets 0. NaN when a record has no word."""
     from scipy import sparse
 
     low = text.fillna("").astype(str).str.lower()
@@ -144,12 +153,15 @@ def _tfidf_cosine(text: pd.Series, i: np.ndarray, j: np.ndarray, corpus: tuple |
     A.sum_duplicates()
     dfreq, n_docs = _global_counts(uniq, corpus, np.bincount(A.indices, minlength=A.shape[1]), n)
     idf = np.log(n_docs / np.maximum(dfreq, 1)) + 1e-6
+    S = A.copy()
+    S.data = idf[S.indices]  # each record's words once, weighted by their idf
     A.data = (1.0 + np.log(A.data)) * idf[A.indices]
     norm = np.sqrt(np.asarray(A.multiply(A).sum(1)).ravel())
     A = sparse.diags(np.where(norm > 0, 1.0 / np.maximum(norm, 1e-300), 0.0)) @ A
     A = A.tocsr()
     rowlen = np.diff(A.indptr)
     out = np.clip(_rowwise_dot(A, A, i, j), 0.0, 1.0)
+    out[_rowwise_dot(S, S.sign(), i, j) < shared_information(n_docs)] = 0.0
     empty = rowlen == 0
     out[empty[i] | empty[j]] = np.nan
     return out

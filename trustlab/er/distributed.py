@@ -667,12 +667,17 @@ def _sum_doc_counts(parts: Sequence[dict], n: int) -> dict:
     return out
 
 
+#: suffix of the sparse rows holding each whole-record word's share of ``shared_information``
+_SHARED = "\x00shared"
+
+
 def _weigh(enc: _Enc, fields, doc_freq: dict) -> _Enc:
     """The weights of the whole-record rows from the whole table's document frequencies:
     TF-IDF rows normalised to unit length (``record``, as ``_tfidf_cosine`` makes them:
-    sublinear term frequency, ``idf = log(n / df) + 1e-6``) and rare (1) / common (1e-3)
+    sublinear term frequency, ``idf = log(n / df) + 1e-6``; beside them, under ``_SHARED``,
+    each word's idf over :func:`~trustlab.er.comparisons.shared_information`) and rare (1) / common (1e-3)
     codes (``codes``, rare: held by at most ``RARE_CODE_DF`` records)."""
-    from trustlab.er.comparisons import RARE_CODE_DF
+    from trustlab.er.comparisons import RARE_CODE_DF, shared_information
 
     csr = dict(enc.csr)
     for f in fields:
@@ -690,6 +695,9 @@ def _weigh(enc: _Enc, fields, doc_freq: dict) -> _Enc:
             rowid = np.repeat(np.arange(ptr.size - 1), np.diff(ptr))
             norm = np.sqrt(np.bincount(rowid, weights=w * w, minlength=ptr.size - 1))
             csr[c] = (ptr, h, w / np.where(norm > 0, norm, 1.0)[rowid])
+            # each word's idf over the table's shared_information: a pair's shared words count when they sum to 1
+            idf = np.log(n_all / np.maximum(dfreq, 1)) + 1e-6
+            csr[c + _SHARED] = (ptr, h, idf / max(shared_information(n_all), 1e-300))
         else:
             csr[c] = (ptr, h, np.where(dfreq <= RARE_CODE_DF, 1.0, 1e-3))
     return _Enc(enc.idx, enc.cols, csr, enc.raw)
@@ -787,6 +795,8 @@ def _encoded_features(enc: _Enc, f, i: np.ndarray, j: np.ndarray, want) -> tuple
     if kind == "record":
         rows = enc.csr[c]
         out = np.clip(_sparse_dot(rows, i, rows, j), 0.0, 1.0)
+        shared = enc.csr[c + _SHARED]
+        out[_sparse_dot(shared, i, (shared[0], shared[1], np.ones_like(shared[2])), j) < 1.0] = 0.0
         empty = np.diff(rows[0]) == 0
         out[empty[i] | empty[j]] = np.nan
         return [out], ["cosine"], 0

@@ -4,7 +4,8 @@ inference that looks at every column and says why it chose what it chose.
 :func:`infer_fields_report` classifies each column of a record table as an **id**
 (unique per record: skipped, and used as the record id when none was given), a
 **truth-like** column (``label``, ``cluster``, ``entity_id``, ``true id``…: never
-compared, it would leak the answer), a **source** column, an **empty** or **constant**
+compared, it would leak the answer), a **source** column (by its name, or by its values: a
+few file names or site URLs), an **empty** or **constant**
 column (skipped), or a compared field of one of the kinds of
 :data:`trustlab.er.kinds.FIELD_KINDS`: ``date``, ``email``, ``phone``, ``postcode``,
 ``name``, ``address``, ``string`` (short text), ``tokens`` (long free text),
@@ -141,6 +142,12 @@ def _clean(s: pd.Series) -> pd.Series:
     return v
 
 
+#: a column of at most this many distinct values, nearly all file names or bare site URLs, names
+#: the source of each record (``crawl_2012.csv``, ``http://dbpedia.org/``), whatever its header says
+SOURCE_MAX_VALUES = 20
+_SOURCE_VALUE = re.compile(r"\s*(?:[\w\-. ]+\.(?:csv|tsv|txt|json|jsonl|xml|xlsx?|parquet|dat)"
+                           r"|https?://[^/\s]+/?)\s*", re.I)
+
 #: records that carry a code (model number) for the codes comparison to be added
 CODES_MIN_SHARE = 0.2
 _AMBIGUOUS_TRUTH = {"label", "labels", "rdfs:label"}
@@ -179,6 +186,8 @@ def _classify(c: Any, s: pd.Series, n: int, id_col: str | None) -> FieldChoice:
         return FieldChoice(name, "constant", None, "a single distinct value")
     sv = v.astype(str)
     sample = sv.sample(min(len(sv), 500), random_state=0) if len(sv) > 500 else sv
+    if nun <= SOURCE_MAX_VALUES and nun <= 0.05 * len(v) and sample.str.fullmatch(_SOURCE_VALUE).mean() >= 0.9:
+        return FieldChoice(name, "source", None, f"values name a few sources ({nun} file names / site URLs)")
     p = ColumnProfile(name, sample, len(v), nun)
     uniq_share = p.uniq_share
     idname = bool(_ID_NAMES.search(lname))

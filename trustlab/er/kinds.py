@@ -450,9 +450,12 @@ _RECORD_TOKEN = r"[^\W\d_]+|\d+"
 
 
 def record_text(df: pd.DataFrame, fields: Sequence[Field]) -> pd.Series:
-    """The words of every compared field of a record, in one string (the input of the
-    whole-record comparison, ``kind="record"``)."""
-    cols = [c for f in fields if (k := KINDS.get(f.kind)) is None or k.arity == 1 for c in f.columns()]
+    """The words of every compared text field of a record, in one string (the input of the
+    whole-record comparison, ``kind="record"``, and of the codes one). Numbers and coordinates
+    are compared as numbers by their own fields: as words (``30.3167`` -> ``30``, ``3167``) they
+    would only lengthen the record's vector and pass for model numbers."""
+    cols = [c for f in fields if (k := KINDS.get(f.kind)) is None or (k.arity == 1 and k.text)
+            for c in f.columns()]
     if not cols:
         return pd.Series([""] * len(df), index=df.index)
     out = df[cols[0]].fillna("").astype(str)

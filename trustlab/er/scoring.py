@@ -185,7 +185,7 @@ def record_share_sums(df: pd.DataFrame, fields: Sequence[Field]) -> tuple[dict[s
     words of :func:`trustlab.er.kinds.record_text`), and the number of records; empty when
     the fields have no whole-record comparison. Sums add up over partitions of a table
     (:mod:`trustlab.er.distributed`); :meth:`FSModel._fit_record_share` divides by the count."""
-    own = [f for f in fields if KINDS[f.kind].arity > 0]
+    own = [f for f in fields if KINDS[f.kind].arity == 1 and KINDS[f.kind].text]  # record_text's fields
     if not any(f.kind == "record" for f in fields) or not own or len(df) == 0:
         return {}, 0
     cnt = np.stack([sum(df[c].fillna("").astype(str).str.count(_WORD).to_numpy(np.float64)
