@@ -199,6 +199,19 @@ def test_row_order_independent_without_id():
     assert got == base
 
 
+def test_column_order_independent_without_id():
+    # the content hash that orders id-less rows takes the columns by name, not by position
+    df = generate_people(300, random_state=8).drop(columns=["cluster", "id"])
+
+    def key(d):
+        return d[list(df.columns)].fillna("").astype(str).agg("|".join, axis=1)
+
+    base = dict(zip(key(df), resolve(df).entity))
+    sh = df[list(df.columns)[::-1]].sample(frac=1.0, random_state=2)
+    got = dict(zip(key(sh), resolve(sh).entity))
+    assert got == base
+
+
 def test_tf_adjustment_rare_name_weighs_more():
     n = 400
     rng = np.random.default_rng(0)

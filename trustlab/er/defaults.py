@@ -129,10 +129,13 @@ def field_report(fields: Any, df: pd.DataFrame, *, id_col: str, exclude: Sequenc
 
 
 def canonical_order(df: pd.DataFrame, id_col: str) -> np.ndarray:
-    """A row order that does not depend on the input order: by record id, or by a hash
-    of the record's content when the id is the row number."""
+    """A row order that does not depend on the input order of the rows or of the columns:
+    by record id, or by a hash of the record's content (its columns taken by name) when the
+    id is the row number."""
     if id_col == "_row":
-        h = pd.util.hash_pandas_object(df.drop(columns=["_row"]), index=False).to_numpy()
+        content = df.drop(columns=["_row"])
+        content = content[sorted(content.columns, key=str)]
+        h = pd.util.hash_pandas_object(content, index=False).to_numpy()
         return np.argsort(h, kind="stable")
     ids = df[id_col]
     if pd.api.types.is_numeric_dtype(ids):
