@@ -120,3 +120,27 @@ def test_comparison_passes_see_one_piece_and_give_the_same_features(monkeypatch)
     assert got.names == ref.names and got.X.tobytes() == ref.X.tobytes()  # bit for bit, NaN included
     assert seen["to_datetime"] and max(seen["to_datetime"]) <= 50
     assert len(seen["factorize"]) > 20 and max(seen["factorize"]) <= 97
+
+
+def test_pair_passes_in_pieces_equal_one_call(monkeypatch):
+    """The FS match probability's row sums and blocking's pair stack, in pieces of pairs: the same arrays
+    (regression guard: the values were already these; the pieces bound how long a signal waits)."""
+    from trustlab.er import blocking
+    from trustlab.er.comparisons import FSModel
+
+    rng = np.random.default_rng(2)
+    W = rng.standard_normal((5003, 9))
+    W[rng.random(W.shape) < 0.1] = np.nan
+    model = FSModel.__new__(FSModel)
+    model.lambda_ = 0.01
+    ref = 1.0 / (1.0 + np.exp(-np.clip(np.log(0.01 / 0.99) + W.sum(1), -50, 50)))
+    monkeypatch.setattr(_chunks, "ITEMS", 97)
+    monkeypatch.setattr(_chunks, "BYTES", 160)
+    got = model.proba_from_field_weights(W)
+    assert np.array_equal(got, ref, equal_nan=True)
+    rec = rng.integers(0, 400, 3000)
+    key = rng.integers(0, 60, 3000)
+    pairs = blocking._pairs_from_membership(rec, key, 1000)
+    assert pairs.shape[1] == 2 and len(pairs) > 10_000 and pairs.dtype == np.int64 and pairs.flags.c_contiguous
+    monkeypatch.setattr(_chunks, "BYTES", 1 << 40)  # one piece: np.stack as before
+    assert np.array_equal(pairs, blocking._pairs_from_membership(rec, key, 1000))

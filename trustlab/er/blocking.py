@@ -76,7 +76,7 @@ def _pairs_from_membership(rec: np.ndarray, key: np.ndarray, max_block_size: int
     left = np.empty(total, np.int64)
     right = np.empty(total, np.int64)
     K.block_pairs(r, bounds, max_block_size, left, right)
-    return np.stack([left, right], axis=1)
+    return _chunks.column_stack([left, right], total)  # = np.stack(axis=1), copied in pieces
 
 
 # ----------------------------------------------------------------------------- rules: parse and format
