@@ -109,7 +109,10 @@ class CliqueResult:
     @property
     def max_size(self) -> int:
         """Size of the largest clique (the clique number when ``min_size=1``); 0 if none."""
-        return int(self.sizes().max()) if len(self) else 0
+        ip = self.indptr
+        k = len(self)
+        # in pieces of 2^20 cliques (no full-size difference array; a signal is handled between pieces)
+        return max((int(np.diff(ip[a:min(k, a + (1 << 20)) + 1]).max()) for a in range(0, k, 1 << 20)), default=0)
 
     def to_list(self) -> list[list]:
         """All cliques as lists of original labels (convenience; costs Python objects)."""
@@ -217,6 +220,11 @@ def _prepare_forward(g: CSRGraph):
     return rank, fptr, fidx
 
 
+#: words per output block of the enumeration kernel (a module attribute so that tests can
+#: force many blocks on small graphs)
+_OUT_BLOCK = 1 << 20
+
+
 def _run_chunks(g: CSRGraph, min_size: int, materialize: bool,
                 progress: Callable[[int], None] | None = None,
                 max_cliques: int | None = None, max_output_bytes: int | None = None):
@@ -248,7 +256,7 @@ def _run_chunks(g: CSRGraph, min_size: int, materialize: bool,
     # first use in a worker, a SIGTERM waited for the whole compilation (26.6 s, cold cache)
     warm_once(f"cliques:enumerate_chunk:{g.indptr.dtype}:{g.indices.dtype}:{fptr.dtype}:{fidx.dtype}:{rank.dtype}:{verts.dtype}",
               lambda: enumerate_chunk(g.indptr, g.indices, fptr, fidx, rank, verts[:0], min_size, materialize,
-                                      0, 0, halt))
+                                      0, 0, halt, _OUT_BLOCK))
 
     def job(c: int):
         if stop.is_set():
@@ -256,21 +264,24 @@ def _run_chunks(g: CSRGraph, min_size: int, materialize: bool,
         with lock:  # each chunk may use what the finished ones left of the budget
             left_c = _BIG if max_cliques is None else max_cliques - kept[0]
             left_m = _BIG if max_output_bytes is None else (max_output_bytes - 8 * kept[0] - 4 * kept[1]) // 4
-        out = enumerate_chunk(g.indptr, g.indices, fptr, fidx, rank, verts[chunk_ptr[c]:chunk_ptr[c + 1]],
-                              min_size, materialize, max(left_c, 0), max(left_m, 0), halt)
+        sb, su, mb, mu, cnt, mx = enumerate_chunk(g.indptr, g.indices, fptr, fidx, rank,
+                                                  verts[chunk_ptr[c]:chunk_ptr[c + 1]], min_size, materialize,
+                                                  max(left_c, 0), max(left_m, 0), halt, _OUT_BLOCK)
+        cnt = int(cnt)
         with lock:
-            if int(out[2]) == -2:  # halted: the caller is unwinding
+            if cnt == -2:  # halted: the caller is unwinding
                 return None
-            if int(out[2]) < 0:
+            if cnt < 0:
                 stop.set()
                 return None
-            kept[0] += int(out[2])  # (counted or stored: max_cliques caps both)
+            kept[0] += cnt  # (counted or stored: max_cliques caps both)
             if materialize:
-                kept[1] += int(out[1].shape[0])
+                kept[1] += sum(mu)
             kept[2] += int(chunk_ptr[c + 1] - chunk_ptr[c])
         if progress is not None:
             progress(int(chunk_ptr[c + 1] - chunk_ptr[c]))
-        return out
+        # (sizes, members, count, max size): the blocks as views of their used words
+        return [b[:u] for b, u in zip(sb, su)], [b[:u] for b, u in zip(mb, mu)], cnt, mx
 
     if n_chunks <= 1:
         parts = [job(c) for c in range(n_chunks)]
@@ -327,22 +338,37 @@ def _run_chunks(g: CSRGraph, min_size: int, materialize: bool,
 def _enumerate_cpu(g: CSRGraph, min_size: int, progress: Callable[[int], None] | None = None,
                    max_cliques: int | None = None, max_output_bytes: int | None = None):
     _, parts = _run_chunks(g, min_size, True, progress, max_cliques, max_output_bytes)
+    return _join_parts(parts)
+
+
+def _join_parts(parts: list) -> tuple[np.ndarray, np.ndarray]:
+    """``(indptr, indices)`` of the chunks' cliques in order, copied block by block (each
+    block at most :data:`~trustlab.kernels.cliques_cpu.OUT_BLOCK` words, so a signal is
+    handled between blocks) and each block freed once copied (peak memory: the result
+    plus one block)."""
     n_cl = sum(int(p[2]) for p in parts)
-    n_mem = sum(int(p[1].shape[0]) for p in parts)
+    n_mem = sum(int(b.shape[0]) for p in parts for b in p[1])
     indptr = np.zeros(n_cl + 1, dtype=np.int64)
     indices = np.empty(n_mem, dtype=np.int32)
     ci = 0
     mi = 0
     for k in range(len(parts)):
-        s, m, cnt, _ = parts[k]
-        parts[k] = None  # free each chunk as soon as it is copied (peak memory)
-        cnt = int(cnt)
-        if cnt:
-            np.cumsum(s, out=indptr[ci + 1:ci + 1 + cnt])
-            indptr[ci + 1:ci + 1 + cnt] += mi
+        s_blocks, m_blocks, _, _ = parts[k]
+        parts[k] = None  # free each chunk as soon as it is copied
+        for t in range(len(s_blocks)):
+            s = s_blocks[t]
+            s_blocks[t] = None
+            cnt = s.shape[0]
+            if cnt:
+                seg = indptr[ci + 1:ci + 1 + cnt]
+                np.cumsum(s, out=seg)
+                seg += indptr[ci]
+            ci += cnt
+        for t in range(len(m_blocks)):
+            m = m_blocks[t]
+            m_blocks[t] = None
             indices[mi:mi + m.shape[0]] = m
-        ci += cnt
-        mi += m.shape[0]
+            mi += m.shape[0]
     return indptr, indices
 
 

@@ -63,6 +63,11 @@ def register(subparsers) -> None:
 #: kernels are neither compiled nor cached
 _PY_WRITE_MAX_MEMBERS = 1_000_000
 
+#: the text output is formatted in pieces of at most this many cliques and members (a
+#: kernel call over the whole output held a signal until it returned)
+_WRITE_CLIQUES = 1 << 20
+_WRITE_MEMBERS = 1 << 22
+
 
 def _write_output(res, out: str) -> None:
     path = Path(out)
@@ -90,19 +95,26 @@ def _write_output(res, out: str) -> None:
     lab_off = np.zeros(len(enc) + 1, dtype=np.int64)
     np.cumsum(lab_len, out=lab_off[1:])
     lab_buf = np.frombuffer(b"".join(enc), dtype=np.uint8) if enc else np.zeros(0, np.uint8)
-    line_len = clique_line_bytes(res.indptr, res.indices, lab_len)
-    ends = np.cumsum(line_len)
     n_cl = len(res)
+    ip_all = res.indptr
     with atomic_write(path, "wb") as fh:
-        c0 = 0
-        while c0 < n_cl:  # blocks of about 32 MiB bound the extra memory
-            base = int(ends[c0 - 1]) if c0 else 0
-            c1 = max(c0 + 1, int(np.searchsorted(ends, base + (1 << 25), side="right")))
-            c1 = min(c1, n_cl)
-            out = np.empty(int(ends[c1 - 1]) - base, dtype=np.uint8)
-            w = format_clique_lines(res.indptr, res.indices, lab_buf, lab_off, c0, c1, out)
-            fh.write(memoryview(out)[:w])
-            c0 = c1
+        a = 0
+        while a < n_cl:  # pieces of at most _WRITE_CLIQUES cliques and (past one clique) _WRITE_MEMBERS members:
+            # no kernel call here works on the whole output, so a signal is handled between pieces
+            b = min(n_cl, a + _WRITE_CLIQUES,
+                    max(a + 1, int(np.searchsorted(ip_all, ip_all[a] + _WRITE_MEMBERS, "right")) - 1))
+            ip = ip_all[a:b + 1]
+            ends = np.cumsum(clique_line_bytes(ip, res.indices, lab_len))
+            c0 = 0
+            while c0 < b - a:  # blocks of about 32 MiB bound the extra memory
+                base = int(ends[c0 - 1]) if c0 else 0
+                c1 = max(c0 + 1, int(np.searchsorted(ends, base + (1 << 25), side="right")))
+                c1 = min(c1, b - a)
+                out = np.empty(int(ends[c1 - 1]) - base, dtype=np.uint8)
+                w = format_clique_lines(ip, res.indices, lab_buf, lab_off, c0, c1, out)
+                fh.write(memoryview(out)[:w])
+                c0 = c1
+            a = b
 
 
 def run(args) -> int:

@@ -36,7 +36,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from trustlab._chunks import sorted_unique, spans
+from trustlab._chunks import column_stack, sorted_unique, spans
 from trustlab._validation import Interval, validate_params
 from trustlab.er.kinds import KINDS, Field
 from trustlab.er.rules import Rule, _int_option, _norm, key_values, parse_rule, quote_column
@@ -65,7 +65,7 @@ def _pairs_from_membership(rec: np.ndarray, key: np.ndarray, max_block_size: int
     left = np.empty(total, np.int64)
     right = np.empty(total, np.int64)
     K.block_pairs(r, bounds, max_block_size, left, right)
-    return np.stack([left, right], axis=1)
+    return column_stack([left, right], total)  # = np.stack(axis=1), copied in pieces
 
 
 

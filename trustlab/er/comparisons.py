@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 from rapidfuzz import distance, fuzz, process
 
-from trustlab._chunks import column_stack, spans, take, text_spans, work_spans
+from trustlab._chunks import column_stack, factorize, series_pieces, spans, take, text_spans, work_spans
 from trustlab._validation import validate_params
 from trustlab.er.kinds import _RECORD_TOKEN, KINDS, Field, code_tokens, record_text
 from trustlab.kernels import er as K
@@ -39,19 +39,23 @@ class FeatureMatrix:
     fields: list[Field] = field(default_factory=list)
 
 
-def _text(s: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+def _clean_words(s: pd.Series) -> pd.Series:
     v = s.fillna("").astype(str).str.lower().str.replace(r"[^\w ]+", " ", regex=True)
-    v = v.str.split().str.join(" ")
+    return v.str.split().str.join(" ")
+
+
+def _text(s: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    v = series_pieces(s, _clean_words)  # per-record passes in pieces: a signal waits for one
     arr = v.to_numpy(dtype=object)
     return arr, (v == "").to_numpy()
 
 
 def _token_sets(s: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     """CSR of sorted, unique word-token ids per record."""
-    tok = s.fillna("").astype(str).str.lower().str.findall(r"\w+")
+    tok = series_pieces(s, lambda p: p.fillna("").astype(str).str.lower().str.findall(r"\w+"))
     ex = tok.explode().dropna()
     rec = ex.index.to_numpy(np.int64) if len(ex) else np.zeros(0, np.int64)
-    ids = pd.factorize(ex)[0].astype(np.int64) if len(ex) else np.zeros(0, np.int64)
+    ids = factorize(ex)[0].astype(np.int64) if len(ex) else np.zeros(0, np.int64)
     o = np.lexsort((ids, rec))
     rec, ids = rec[o], ids[o]
     keep = np.r_[True, (rec[1:] != rec[:-1]) | (ids[1:] != ids[:-1])] if rec.size else np.zeros(0, bool)
@@ -98,13 +102,13 @@ def _idf_jaccard(s: pd.Series, i: np.ndarray, j: np.ndarray, corpus: tuple | Non
     separate tokens (``AB-1234`` and ``ab1234`` agree). NaN when a value is missing."""
     from scipy import sparse
 
-    tok = s.fillna("").astype(str).str.lower().str.findall(r"[^\W\d_]+|\d+")
+    tok = series_pieces(s, lambda p: p.fillna("").astype(str).str.lower().str.findall(r"[^\W\d_]+|\d+"))
     ex = tok.explode().dropna()
     n = len(s)
     if len(ex) == 0 or len(i) == 0:
         return np.full(len(i), np.nan)
     rec = ex.index.to_numpy(np.int64)
-    ids, uniq = pd.factorize(ex)
+    ids, uniq = factorize(ex)
     ids = ids.astype(np.int64)
     A = sparse.csr_matrix((np.ones(len(ids)), (rec, ids)), shape=(n, int(ids.max()) + 1))  # sums repeats
     A.data[:] = 1.0  # a token repeated in a record counts once
@@ -137,7 +141,7 @@ def _tfidf_cosine(text: pd.Series, i: np.ndarray, j: np.ndarray, corpus: tuple |
     :func:`shared_information`) gets 0. NaN when a record has no word."""
     from scipy import sparse
 
-    low = text.fillna("").astype(str).str.lower()
+    low = series_pieces(text, lambda p: p.fillna("").astype(str).str.lower())
     # the regex in pieces of records (~4 us a record): a signal waits for one piece
     tok = pd.concat([low.iloc[a:b].str.findall(_RECORD_TOKEN) for a, b in spans(len(low), 1 << 14)]) \
         if len(low) else low.str.findall(_RECORD_TOKEN)
@@ -147,7 +151,7 @@ def _tfidf_cosine(text: pd.Series, i: np.ndarray, j: np.ndarray, corpus: tuple |
         return np.full(len(i), np.nan)
     rec = ex.index.to_numpy(np.int64) if isinstance(text.index, pd.RangeIndex) else \
         np.repeat(np.arange(n), tok.str.len().to_numpy())
-    ids, uniq = pd.factorize(ex)
+    ids, uniq = factorize(ex)  # in pieces (~0.6 s as one call on 200,000 records' 2M words)
     ids = ids.astype(np.int64)
     A = sparse.csr_matrix((np.ones(len(ids)), (rec, ids)), shape=(n, int(ids.max()) + 1))
     A.sum_duplicates()
@@ -182,7 +186,7 @@ def _code_levels(text: pd.Series, i: np.ndarray, j: np.ndarray, corpus: tuple | 
     if len(codes) == 0 or len(i) == 0:
         return np.full(len(i), np.nan)
     rec = codes.index.to_numpy(np.int64)
-    ids, uniq = pd.factorize(codes)
+    ids, uniq = factorize(codes)
     ids = ids.astype(np.int64)
     C = sparse.csr_matrix((np.ones(len(ids)), (rec, ids)), shape=(n, int(ids.max()) + 1))
     C.data[:] = 1.0
@@ -265,7 +269,7 @@ def _text_features(main: str, token_sort: bool = False) -> _Features:
         arr, miss = _text(df[f.column])
         a, b = take(arr, i), take(arr, j)  # object gathers in pieces: a signal waits for one
         m = miss[i] | miss[j]
-        vc = pd.factorize(arr)[0]
+        vc = factorize(arr)[0]
         cc = (vc[i], vc[j])
         scorers = {
             "jaro_winkler": (distance.JaroWinkler.normalized_similarity, 1.0),
@@ -301,12 +305,12 @@ def _tokens_features(df, f, i, j, fields, want):
 
 def _phone_features(df, f, i, j, fields, want):
     """Exact agreement and Levenshtein similarity of the last 10 digits (fewer than 5: missing)."""
-    d = df[f.column].fillna("").astype(str).str.replace(r"\D+", "", regex=True).str[-10:]
+    d = series_pieces(df[f.column], lambda p: p.fillna("").astype(str).str.replace(r"\D+", "", regex=True).str[-10:])
     arr = d.to_numpy(dtype=object)
     miss = (d.str.len() < 5).to_numpy()
     a, b = take(arr, i), take(arr, j)  # object gathers in pieces: a signal waits for one
     m = miss[i] | miss[j]
-    vc = pd.factorize(arr)[0]
+    vc = factorize(arr)[0]
     ex = (vc[i] == vc[j]).astype(np.float64)  # = (a == b), on integer codes: no long object loop
     lev = _cp(a, b, distance.Levenshtein.normalized_similarity, codes=(vc[i], vc[j]))
     ex[m] = np.nan
@@ -323,12 +327,12 @@ def _exact_and_similar(normalise: Callable[[pd.Series], pd.Series], name: str, s
     """Exact agreement of the normalised values and one string similarity (``name``) of them."""
 
     def features(df, f, i, j, fields, want):
-        v = normalise(df[f.column].fillna("").astype(str))
+        v = series_pieces(df[f.column], lambda p: normalise(p.fillna("").astype(str)))
         arr = v.to_numpy(dtype=object)
         miss = (v == "").to_numpy()
         a, b = take(arr, i), take(arr, j)  # object gathers in pieces: a signal waits for one
         m = miss[i] | miss[j]
-        vc = pd.factorize(arr)[0]
+        vc = factorize(arr)[0]
         ex = (vc[i] == vc[j]).astype(np.float64)  # = (a == b), on integer codes: no long object loop
         sim = _cp(a, b, scorer, codes=(vc[i], vc[j]))
         ex[m] = np.nan
@@ -352,9 +356,9 @@ def _exact_features(df, f, i, j, fields, want):
     """Agreement of the normalised values (punctuation and case are not part of a category
     or year: ``"1995."`` == ``"1995,"``)."""
     v = df[f.column]
-    norm = KINDS[f.kind].normalise(v.astype(str))
+    norm = series_pieces(v, lambda p: KINDS[f.kind].normalise(p.astype(str)))
     miss = (v.isna() | (norm.fillna("") == "")).to_numpy()
-    codes = pd.factorize(norm.fillna(""))[0]
+    codes = factorize(norm.fillna(""))[0]
     ex = (codes[i] == codes[j]).astype(np.float64)
     ex[miss[i] | miss[j]] = np.nan
     return [ex], ["exact"], 0
@@ -373,7 +377,8 @@ def _date_features(df, f, i, j, fields, want):
     """Same day, ``exp(-days apart / 365)`` and the Levenshtein similarity of the text."""
     # utc=True: values with (mixed) time-zone offsets and tz-aware columns parse too
     # (as instants; naive values count as UTC) instead of leaving an object column
-    t = pd.to_datetime(df[f.column], errors="coerce", format="mixed", utc=True)
+    # (each value parsed on its own with format="mixed": in pieces of records, the same instants)
+    t = series_pieces(df[f.column], lambda p: pd.to_datetime(p, errors="coerce", format="mixed", utc=True))
     days = (t - pd.Timestamp("1970-01-01", tz="UTC")).dt.days.to_numpy(np.float64)
     a, b = days[i], days[j]
     diff = np.abs(a - b)
@@ -381,7 +386,7 @@ def _date_features(df, f, i, j, fields, want):
     cols[-2][np.isnan(diff)] = np.nan
     # typo-level string similarity too (swapped day/month)
     arr, miss = _text(df[f.column])
-    vc = pd.factorize(arr)[0]
+    vc = factorize(arr)[0]
     lev = _cp(take(arr, i), take(arr, j), distance.Levenshtein.normalized_similarity, codes=(vc[i], vc[j]))
     lev[miss[i] | miss[j]] = np.nan
     cols.append(lev)

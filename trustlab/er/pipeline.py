@@ -18,7 +18,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from trustlab._chunks import vstack
+from trustlab._chunks import spans, vstack
 from trustlab._settings import UNSET
 from trustlab._validation import (
     InvalidParameterError,
@@ -542,7 +542,9 @@ def _result(data: _Records, sc: _Scored, cr: ClusterResult, stats: BlockingStats
     inv[order] = np.arange(n)
     cr.labels = cr.labels[inv]
     cr.component = cr.component[inv]
-    pairs = np.sort(order[sc.pairs], axis=1) if len(sc.pairs) else sc.pairs
+    pairs = np.empty(sc.pairs.shape, order.dtype) if len(sc.pairs) else sc.pairs
+    for a, b in spans(len(sc.pairs)):  # rows sorted in pieces (one call over 8M pairs: 0.3 s of CPU)
+        pairs[a:b] = np.sort(order[sc.pairs[a:b]], axis=1)
     id_col = link.id_col if link is not None else data.id_col
     link_type = link.link_type if link is not None else "dedupe_only"
     return Resolution(

@@ -897,7 +897,10 @@ class FSModel:
 
     def proba_from_field_weights(self, W: np.ndarray) -> np.ndarray:
         """Match probability from :meth:`field_weights` (saves recomputing them)."""
-        lw = math.log(self.lambda_ / (1 - self.lambda_)) + W.sum(1)
+        rows = np.empty(len(W))
+        for a, b in _chunks.spans(len(W)):  # row sums in pieces (each row's sum is its own): a signal waits for one
+            rows[a:b] = W[a:b].sum(1)
+        lw = math.log(self.lambda_ / (1 - self.lambda_)) + rows
         return 1.0 / (1.0 + np.exp(-np.clip(lw, -50, 50)))
 
     def match_weight(self, df: pd.DataFrame, pairs: np.ndarray, fm: Any) -> np.ndarray:
