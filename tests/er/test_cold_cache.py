@@ -31,20 +31,24 @@ print(json.dumps({"entity": r.entity.tolist(), "status": list(cr.status),
 """
 
 
-def _run(cache_dir):
-    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache_dir))
+def _run(cache_dir, twins):
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache_dir), TRUSTLAB_PARTITION_PYTHON=twins)
     p = subprocess.run([sys.executable, "-c", _CODE], capture_output=True, text=True, env=env, timeout=600)
     assert p.returncode == 0, p.stderr[-2000:]
     return json.loads(p.stdout.strip().splitlines()[-1])
 
 
 @pytest.mark.slow
-def test_resolve_same_entities_and_statuses_cold_and_warm(tmp_path):
+@pytest.mark.parametrize("twins", ["1", "0"])
+def test_resolve_same_entities_and_statuses_cold_and_warm(tmp_path, twins):
+    # twins "1" (the default): on a cold cache the partition search runs its exact Python
+    # twins instead of compiling; "0": the kernels compile in the first run
     cache = tmp_path / "numba-cache"
     cache.mkdir()
-    cold = _run(cache)  # empty cache: every kernel compiles in this run
-    assert any(cache.rglob("*.nbi")), "the first run wrote no Numba cache"
-    warm = _run(cache)  # the same kernels, loaded from the cache
+    cold = _run(cache, twins)  # empty cache
+    if twins == "0":
+        assert any(cache.rglob("*.nbi")), "the first run wrote no Numba cache"
+    warm = _run(cache, twins)  # the kernels loaded from the cache (or the twins again)
     assert cold["n_partitioned"] > 0  # the partition layer (and its budget) was used
     assert cold["status"] == warm["status"]
     assert cold["entity"] == warm["entity"]
