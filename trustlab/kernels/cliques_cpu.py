@@ -121,6 +121,16 @@ def degeneracy_order(indptr, indices):
 
 
 @njit(cache=True, nogil=True)
+def _grow_i32(a, need):
+    if need <= a.shape[0]:
+        return a
+    cap = max(need, 2 * a.shape[0])
+    b = np.empty(cap, np.int32)
+    b[: a.shape[0]] = a
+    return b
+
+
+@njit(cache=True, nogil=True)
 def forward_adjacency(indptr, indices, rank):
     """Forward (later-neighbour) rows of the degeneracy orientation.
 
@@ -131,33 +141,23 @@ def forward_adjacency(indptr, indices, rank):
     """
     n = indptr.shape[0] - 1
     fptr = np.zeros(n + 1, np.int64)
-    for v in range(n):
-        rv = rank[v]
-        c = 0
-        for e in range(indptr[v], indptr[v + 1]):
-            if rank[indices[e]] > rv:
-                c += 1
-        fptr[v + 1] = fptr[v] + c
-    fidx = np.empty(fptr[n], np.int32)
+    # one pass: the rows are written in vertex order, and a symmetric adjacency without
+    # self-loops has exactly indptr[n] / 2 forward entries (each edge once)
+    fidx = np.empty(indptr[n] // 2, np.int32)
     w = 0
     for v in range(n):
         rv = rank[v]
         for e in range(indptr[v], indptr[v + 1]):
             u = indices[e]
             if rank[u] > rv:
+                if w == fidx.shape[0]:  # (only for an adjacency that is not symmetric)
+                    fidx = _grow_i32(fidx, w + 1)
                 fidx[w] = u
                 w += 1
+        fptr[v + 1] = w
+    if w < fidx.shape[0]:
+        fidx = fidx[:w].copy()
     return fptr, fidx
-
-
-@njit(cache=True, nogil=True)
-def _grow_i32(a, need):
-    if need <= a.shape[0]:
-        return a
-    cap = max(need, 2 * a.shape[0])
-    b = np.empty(cap, np.int32)
-    b[: a.shape[0]] = a
-    return b
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -172,6 +172,32 @@ def _write_clique(v, size, univ, R, members, at):
             members[b_ + 1] = members[b_]
             b_ -= 1
         members[b_ + 1] = key
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _write_clique_word(v, size, univ, R, members, at):
+    """:func:`_write_clique` for a one-word universe: the local ids ``R[1:size]`` are ids
+    of P, whose vertices ascend with the id, so the members come out sorted from the
+    bits of their mask (v merged in on the way): O(size), no insertion sort (which is
+    as fast for the smallest cliques, so it writes those)."""
+    if size <= 4:
+        _write_clique(v, size, univ, R, members, at)
+        return
+    mask = _ZERO
+    for k in range(1, size):
+        mask |= _ONE << np.uint64(R[k])
+    k = at
+    while mask != _ZERO:
+        u = univ[np.int64(trailing_zeros(mask))]
+        mask &= mask - _ONE
+        if v < u:
+            members[k] = v
+            k += 1
+            v = 0x7FFFFFFF  # (placed)
+        members[k] = u
+        k += 1
+    if v != 0x7FFFFFFF:
+        members[k] = v
 
 
 @njit(cache=True, nogil=True)
@@ -429,7 +455,7 @@ def enumerate_chunk(indptr, indices, fptr, fidx, rank, verts, min_size, material
                                 sizes = _grow_i32(sizes, n_sizes + 1)
                             if members.shape[0] < n_members + size:
                                 members = _grow_i32(members, n_members + size)
-                            _write_clique(v, size, univ, R, members, n_members)
+                            _write_clique_word(v, size, univ, R, members, n_members)
                             sizes[n_sizes] = size
                             n_sizes += 1
                             n_members += size
@@ -449,7 +475,7 @@ def enumerate_chunk(indptr, indices, fptr, fidx, rank, verts, min_size, material
                                 sizes = _grow_i32(sizes, n_sizes + 1)
                             if members.shape[0] < n_members + size + 1:
                                 members = _grow_i32(members, n_members + size + 1)
-                            _write_clique(v, size + 1, univ, R, members, n_members)
+                            _write_clique_word(v, size + 1, univ, R, members, n_members)
                             sizes[n_sizes] = size + 1
                             n_sizes += 1
                             n_members += size + 1
