@@ -72,13 +72,15 @@ def degeneracy_order(indptr, indices):
     ``rank[order[i]] == i`` and ``core[v]`` is the core number of ``v``.
     """
     n = indptr.shape[0] - 1
-    deg = np.empty(n, np.int64)
+    # int32 work arrays (half the cache footprint of int64; ids and degrees fit)
+    deg = np.empty(n, np.int32)
     md = 0
     for v in range(n):
-        deg[v] = indptr[v + 1] - indptr[v]
-        if deg[v] > md:
-            md = deg[v]
-    bin_ = np.zeros(md + 1, np.int64)
+        d = indptr[v + 1] - indptr[v]
+        deg[v] = d
+        if d > md:
+            md = d
+    bin_ = np.zeros(md + 1, np.int32)
     for v in range(n):
         bin_[deg[v]] += 1
     start = 0
@@ -86,8 +88,8 @@ def degeneracy_order(indptr, indices):
         num = bin_[d]
         bin_[d] = start
         start += num
-    pos = np.empty(n, np.int64)
-    vert = np.empty(n, np.int64)
+    pos = np.empty(n, np.int32)
+    vert = np.empty(n, np.int32)
     for v in range(n):
         pos[v] = bin_[deg[v]]
         vert[pos[v]] = v
@@ -98,25 +100,27 @@ def degeneracy_order(indptr, indices):
         bin_[0] = 0
     for i in range(n):
         v = vert[i]
+        dv = deg[v]  # (fixed while v's neighbours are updated: no self-loops)
         for e in range(indptr[v], indptr[v + 1]):
             u = indices[e]
-            if deg[u] > deg[v]:
-                du = deg[u]
+            du = deg[u]
+            if du > dv:
                 pu = pos[u]
                 pw = bin_[du]
                 w = vert[pw]
-                if u != w:
-                    pos[u] = pw
-                    vert[pu] = w
-                    pos[w] = pu
-                    vert[pw] = u
-                bin_[du] += 1
-                deg[u] -= 1
-    order = vert.astype(np.int32)
+                # swap u with the first vertex of its bucket (when that is u itself, every
+                # store writes back the value already there: no branch needed)
+                pos[u] = pw
+                vert[pu] = w
+                pos[w] = pu
+                vert[pw] = u
+                bin_[du] = pw + 1
+                deg[u] = du - 1
+    order = vert
     rank = np.empty(n, np.int32)
     for i in range(n):
         rank[order[i]] = i
-    core = deg.astype(np.int32)
+    core = deg
     return order, rank, core
 
 
