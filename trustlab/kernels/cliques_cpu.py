@@ -288,6 +288,7 @@ def enumerate_chunk(indptr, indices, fptr, fidx, rank, verts, min_size, material
 
     # workspace, grown on demand
     univ = np.empty(64, np.int32)
+    xs = np.empty(64, np.int32)
     adj = np.empty(64, np.uint64)
     stack = np.empty(64 * 3, np.uint64)
     R = np.empty(64, np.int32)
@@ -319,6 +320,7 @@ def enumerate_chunk(indptr, indices, fptr, fidx, rank, verts, min_size, material
             continue
         if univ.shape[0] < d0:
             univ = np.empty(max(d0, 2 * univ.shape[0]), np.int32)
+            xs = np.empty(univ.shape[0], np.int32)
         # P: later neighbours (the forward row, ascending ids) -> local ids 0..p-1
         f0 = fptr[v]
         p = fptr[v + 1] - f0
@@ -356,10 +358,23 @@ def enumerate_chunk(indptr, indices, fptr, fidx, rank, verts, min_size, material
                         adj[np.int64(trailing_zeros(r))] |= bi
                         r &= r - _ONE
             W = 1
-            for e in range(indptr[v], indptr[v + 1]):
-                x = indices[e]
-                if rank[x] > rv:
-                    continue
+            # v's earlier neighbours, compacted without a branch on the rank comparison
+            # (a mix of earlier and later ones is unpredictable) unless v has a long row
+            # (mostly earlier neighbours: the branch predicts well)
+            nxs = 0
+            if d0 <= 64:
+                for e in range(indptr[v], indptr[v + 1]):
+                    x = indices[e]
+                    xs[nxs] = x
+                    nxs += rank[x] < rv
+            else:
+                for e in range(indptr[v], indptr[v + 1]):
+                    x = indices[e]
+                    if rank[x] < rv:
+                        xs[nxs] = x
+                        nxs += 1
+            for k in range(nxs):
+                x = xs[k]
                 r = _ZERO
                 for t in range(fptr[x], fptr[x + 1]):
                     r |= bitof[pos8[fidx[t]]]
@@ -672,6 +687,7 @@ def count_all_cliques(indptr, indices, rank, min_size, max_count):
         d0 = indptr[v + 1] - indptr[v]
         if univ.shape[0] < d0:
             univ = np.empty(max(d0, 2 * univ.shape[0]), np.int32)
+            xs = np.empty(univ.shape[0], np.int32)
         for e in range(indptr[v], indptr[v + 1]):
             u = indices[e]
             if rank[u] > rv:
