@@ -217,11 +217,7 @@ def _write_clique(v, size, univ, R, members, at):
 def _write_clique_word(v, size, univ, R, members, at):
     """:func:`_write_clique` for a one-word universe: the local ids ``R[1:size]`` are ids
     of P, whose vertices ascend with the id, so the members come out sorted from the
-    bits of their mask (v merged in on the way): O(size), no insertion sort (which is
-    as fast for the smallest cliques, so it writes those)."""
-    if size <= 4:
-        _write_clique(v, size, univ, R, members, at)
-        return
+    bits of their mask (v merged in on the way): O(size), no insertion sort."""
     mask = _ZERO
     for k in range(1, size):
         mask |= _ONE << np.uint64(R[k])
@@ -687,7 +683,6 @@ def count_all_cliques(indptr, indices, rank, min_size, max_count):
         d0 = indptr[v + 1] - indptr[v]
         if univ.shape[0] < d0:
             univ = np.empty(max(d0, 2 * univ.shape[0]), np.int32)
-            xs = np.empty(univ.shape[0], np.int32)
         for e in range(indptr[v], indptr[v + 1]):
             u = indices[e]
             if rank[u] > rv:
