@@ -13,7 +13,9 @@ graphs in near-optimal time"):
   ``X = earlier neighbours`` is solved independently. ``P ∪ X'`` (``X'`` = the earlier
   neighbours adjacent to at least one vertex of ``P``; the others can never block
   a clique) becomes a local universe of at most ``deg(v)`` vertices and the induced
-  adjacency is stored as one bitset row per vertex;
+  adjacency is stored as one bitset row per vertex; a universe of at most 64 vertices
+  (most of them on sparse graphs) is built straight as one uint64 word per row, from
+  the forward rows through a one-byte marker map, without data-dependent branches;
 * Bron–Kerbosch with Tomita pivoting runs iteratively on those bitsets (an
   explicit stack of ``P``/``X``/candidate bitsets, LLVM ``ctpop``/``cttz``), so the
   hot loop touches no Python object;
