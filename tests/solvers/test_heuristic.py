@@ -271,3 +271,17 @@ def test_heuristic_reaches_proven_optimum_of_a_hard_bundled_instance():
         st: dict = {}
         _, val = solve_heuristic(W, ~np.eye(40, dtype=bool), rng=np.random.default_rng(seed), stats=st)
         assert val == opt and st["stale"] == 700  # stopped by its patience rule, default 700 at n = 40
+
+
+def test_qsp_refuses_a_model_that_does_not_fit_the_memory_left(monkeypatch):
+    # under `ulimit -v 4000000` a 400-node clique's model (estimated 1.04 GB, under the 2 GiB cap)
+    # was built and CP-SAT ran into the limit after 78 s; now the estimate times CP-SAT's peak
+    # factor is checked against what the process may still use, before anything is built
+    from trustlab._validation import memory
+
+    G = _multipartite(4, 3, np.random.default_rng(2))
+    monkeypatch.setattr(memory, "memory_budget", lambda: 64 * 1024)  # as if 64 KiB were left
+    with pytest.raises(ValueError, match=r"not enough memory.*ulimit"):
+        partition(G, method="qsp", random_state=0)
+    monkeypatch.undo()
+    assert partition(G, method="qsp", random_state=0).status == "optimal"

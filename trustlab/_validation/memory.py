@@ -5,7 +5,7 @@ import os
 
 from trustlab._validation.constraints import InvalidParameterError
 
-__all__ = ["physical_memory", "check_memory"]
+__all__ = ["physical_memory", "check_memory", "memory_budget"]
 
 
 def physical_memory() -> int | None:
@@ -60,3 +60,38 @@ def check_memory(nbytes: int, what: str, fix: str, *, func: str | None = None) -
             f"{where}{what} would need {nbytes / 2**30:,.1f} GiB, more than this machine's "
             f"{total / 2**30:,.1f} GiB of memory; {fix}."
         )
+
+
+def memory_budget() -> int:
+    """Bytes a run may still use: the smaller of the memory the OS reports available
+    (``MemAvailable``) and what the address-space limit (``ulimit -v``) leaves, or
+    ``2**62`` where neither is known.
+
+    Examples
+    --------
+    >>> memory_budget() > 0
+    True
+    """
+    import os
+
+    budget = 2**62
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    budget = min(budget, int(line.split()[1]) * 1024)
+                    break
+    except (OSError, ValueError):
+        pass
+    try:
+        import resource
+
+        soft = resource.getrlimit(resource.RLIMIT_AS)[0]
+        if soft != resource.RLIM_INFINITY:
+            used = 0
+            with open("/proc/self/statm") as fh:
+                used = int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+            budget = min(budget, max(0, soft - used))
+    except (ImportError, OSError, ValueError):
+        pass
+    return budget

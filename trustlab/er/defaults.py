@@ -7,6 +7,8 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
+from trustlab._validation.memory import memory_budget  # noqa: F401 (resolve's pair check reads it here)
+
 __all__ = ["check_time_limit", "default_time_limit", "default_rules", "field_report", "canonical_order",
            "random_pairs", "ALL_PAIRS_MAX"]
 
@@ -150,35 +152,6 @@ def random_pairs(n: int, rng: np.random.Generator) -> np.ndarray:
     rj = rng.integers(0, n, size=n_rand)
     ok = ri != rj
     return np.sort(np.stack([ri[ok], rj[ok]], axis=1), axis=1).astype(np.int64)
-
-
-def memory_budget() -> int:
-    """Bytes a run may still use: the smaller of the memory the OS reports available
-    (``MemAvailable``) and what the address-space limit (``ulimit -v``) leaves, or
-    ``2**62`` where neither is known."""
-    import os
-
-    budget = 2**62
-    try:
-        with open("/proc/meminfo") as fh:
-            for line in fh:
-                if line.startswith("MemAvailable:"):
-                    budget = min(budget, int(line.split()[1]) * 1024)
-                    break
-    except (OSError, ValueError):
-        pass
-    try:
-        import resource
-
-        soft = resource.getrlimit(resource.RLIMIT_AS)[0]
-        if soft != resource.RLIM_INFINITY:
-            used = 0
-            with open("/proc/self/statm") as fh:
-                used = int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
-            budget = min(budget, max(0, soft - used))
-    except (ImportError, OSError, ValueError):
-        pass
-    return budget
 
 
 #: bytes per candidate pair, plus this many per compared field (pair indices, their

@@ -92,6 +92,13 @@ def spp_model_size(clique_sizes: np.ndarray, n: int) -> dict:
                 bytes=int(n_var * BYTES_PER_VAR + int(s.sum()) * 16 + n_con * BYTES_PER_CONSTRAINT))
 
 
+#: CP-SAT's peak memory over the model's estimated size (its presolved copy, the LP relaxation
+#: and the workers' state): a 400-node clique's QSP model, estimated 1.04 GB, peaked at 3.46 GB of
+#: address space (ortools 9.15), so a model is refused when this many times its estimate does not
+#: fit in what the process may still use
+CPSAT_PEAK = 3.5
+
+
 def _refuse(what: str, est: dict, max_model_bytes: int, hint: str) -> None:
     if est["bytes"] > max_model_bytes:
         raise ValueError(
@@ -99,6 +106,17 @@ def _refuse(what: str, est: dict, max_model_bytes: int, hint: str) -> None:
             f"{est['constraints']:,} constraints, an estimated {est['bytes'] / 2**30:.2f} GiB, over "
             f"max_model_bytes={max_model_bytes:,} ({max_model_bytes / 2**30:.2f} GiB). {hint} "
             "or raise max_model_bytes (partition(..., max_model_bytes=...)) if the memory is there."
+        )
+    from trustlab._validation import memory as _memory
+
+    budget = _memory.memory_budget()
+    if est["bytes"] * CPSAT_PEAK > budget:
+        raise ValueError(
+            f"{what}: not enough memory: the model would have about {est['variables']:,} variables and "
+            f"{est['constraints']:,} constraints, an estimated {est['bytes'] / 2**30:.2f} GiB and about "
+            f"{est['bytes'] * CPSAT_PEAK / 2**30:.2f} GiB while CP-SAT solves it, more than the "
+            f"{budget / 2**30:.2f} GiB this process may still use (the memory available, or what an "
+            f"address-space limit such as `ulimit -v` leaves). {hint} or run it where the memory is."
         )
 
 
