@@ -44,7 +44,7 @@ import pandas as pd
 from trustlab._chunks import spans
 
 __all__ = ["FieldKind", "KINDS", "FIELD_KINDS", "RECORD", "CODES", "Field", "field_kind", "Hint", "ColumnProfile",
-           "recognise", "COMPARISON_LEVELS", "LEVEL_NAMES", "record_text", "code_tokens", "tf_keys",
+           "recognise", "COMPARISON_LEVELS", "LEVEL_NAMES", "record_fields", "record_text", "code_tokens", "tf_keys",
            "needed_features"]
 
 
@@ -451,13 +451,18 @@ class Field:
 _RECORD_TOKEN = r"[^\W\d_]+|\d+"
 
 
+def record_fields(fields: Sequence[Field]) -> list[Field]:
+    """The fields whose words make up a record's text (:func:`record_text`): the text kinds
+    of one column (a kind not in :data:`KINDS` counts as text)."""
+    return [f for f in fields if (k := KINDS.get(f.kind)) is None or (k.arity == 1 and k.text)]
+
+
 def record_text(df: pd.DataFrame, fields: Sequence[Field]) -> pd.Series:
     """The words of every compared text field of a record, in one string (the input of the
     whole-record comparison, ``kind="record"``, and of the codes one). Numbers and coordinates
     are compared as numbers by their own fields: as words (``30.3167`` -> ``30``, ``3167``) they
     would only lengthen the record's vector and pass for model numbers."""
-    cols = [c for f in fields if (k := KINDS.get(f.kind)) is None or (k.arity == 1 and k.text)
-            for c in f.columns()]
+    cols = [c for f in record_fields(fields) for c in f.columns()]
     if not cols:
         return pd.Series([""] * len(df), index=df.index)
     out = df[cols[0]].fillna("").astype(str)

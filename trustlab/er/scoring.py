@@ -52,7 +52,7 @@ import pandas as pd
 from trustlab import _chunks
 from trustlab._chunks import setdiff_sorted
 from trustlab._validation import Interval, validate_params
-from trustlab.er.kinds import COMPARISON_LEVELS, KINDS, LEVEL_NAMES, Field, needed_features, tf_keys
+from trustlab.er.kinds import COMPARISON_LEVELS, KINDS, LEVEL_NAMES, Field, needed_features, record_fields, tf_keys
 
 __all__ = ["FSModel", "DegenerateModelWarning", "SupervisedScorer", "to_weights"]
 
@@ -185,7 +185,7 @@ def record_share_sums(df: pd.DataFrame, fields: Sequence[Field]) -> tuple[dict[s
     words of :func:`trustlab.er.kinds.record_text`), and the number of records; empty when
     the fields have no whole-record comparison. Sums add up over partitions of a table
     (:mod:`trustlab.er.distributed`); :meth:`FSModel._fit_record_share` divides by the count."""
-    own = [f for f in fields if KINDS[f.kind].arity == 1 and KINDS[f.kind].text]  # record_text's fields
+    own = record_fields(fields)
     if not any(f.kind == "record" for f in fields) or not own or len(df) == 0:
         return {}, 0
     cnt = np.stack([sum(df[c].fillna("").astype(str).str.count(_WORD).to_numpy(np.float64)
