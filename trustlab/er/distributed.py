@@ -509,7 +509,8 @@ def _hash(values) -> np.ndarray:
 class _Enc:
     """The encoded records of one partition (or of a selection of partitions): canonical
     positions ``idx`` (sorted), per-record arrays ``cols``, sparse rows ``csr`` (name ->
-    ``(indptr, token hashes, weights)``) and the raw columns of fields without an encoder."""
+    ``(indptr, token hashes, weights, …)``: one or more arrays of values per token) and the raw
+    columns of fields without an encoder."""
 
     idx: np.ndarray
     cols: dict
@@ -524,11 +525,11 @@ class _Enc:
         pos = pos[ok]
         pos = pos[self.idx[pos] == want[ok]]
         csr = {}
-        for k, (ptr, tok, w) in self.csr.items():
+        for k, (ptr, *arrays) in self.csr.items():
             lens = np.diff(ptr)[pos]
             starts = ptr[:-1][pos]
             sel = np.repeat(starts - np.r_[0, np.cumsum(lens)[:-1]], lens) + np.arange(int(lens.sum()))
-            csr[k] = (np.r_[0, np.cumsum(lens)].astype(np.int64), tok[sel], w[sel])
+            csr[k] = (np.r_[0, np.cumsum(lens)].astype(np.int64), *(a[sel] for a in arrays))
         return _Enc(self.idx[pos], {k: v[pos] for k, v in self.cols.items()}, csr,
                     None if self.raw is None else self.raw.iloc[pos].reset_index(drop=True))
 
@@ -543,8 +544,8 @@ class _Enc:
             for p in parts:
                 ptrs.append(p.csr[k][0][1:] + off)
                 off += int(p.csr[k][0][-1])
-            csr[k] = (np.concatenate(ptrs), np.concatenate([p.csr[k][1] for p in parts]),
-                      np.concatenate([p.csr[k][2] for p in parts]))
+            csr[k] = (np.concatenate(ptrs), *(np.concatenate([p.csr[k][a] for p in parts])
+                                                for a in range(1, len(first.csr[k]))))
         raw = None if first.raw is None else pd.concat([p.raw for p in parts], ignore_index=True)
         return _Enc(np.concatenate([p.idx for p in parts]),
                     {k: np.concatenate([p.cols[k] for p in parts]) for k in first.cols}, csr, raw)
@@ -554,8 +555,8 @@ class _Enc:
         tot = self.idx.nbytes
         for v in self.cols.values():
             tot += v.nbytes + (64 * v.size if v.dtype == object else 0)
-        for ptr, tok, w in self.csr.values():
-            tot += ptr.nbytes + tok.nbytes + w.nbytes
+        for arrays in self.csr.values():
+            tot += sum(a.nbytes for a in arrays)
         return int(tot)
 
 
@@ -667,15 +668,11 @@ def _sum_doc_counts(parts: Sequence[dict], n: int) -> dict:
     return out
 
 
-#: suffix of the sparse rows holding each whole-record word's share of ``shared_information``
-_SHARED = "\x00shared"
-
-
 def _weigh(enc: _Enc, fields, doc_freq: dict) -> _Enc:
     """The weights of the whole-record rows from the whole table's document frequencies:
     TF-IDF rows normalised to unit length (``record``, as ``_tfidf_cosine`` makes them:
-    sublinear term frequency, ``idf = log(n / df) + 1e-6``; beside them, under ``_SHARED``,
-    each word's idf over :func:`~trustlab.er.comparisons.shared_information`) and rare (1) / common (1e-3)
+    sublinear term frequency, ``idf = log(n / df) + 1e-6``; a fourth array holds each word's idf
+    over :func:`~trustlab.er.comparisons.shared_information`) and rare (1) / common (1e-3)
     codes (``codes``, rare: held by at most ``RARE_CODE_DF`` records)."""
     from trustlab.er.comparisons import RARE_CODE_DF, shared_information
 
@@ -695,9 +692,10 @@ def _weigh(enc: _Enc, fields, doc_freq: dict) -> _Enc:
             rowid = np.repeat(np.arange(ptr.size - 1), np.diff(ptr))
             norm = np.sqrt(np.bincount(rowid, weights=w * w, minlength=ptr.size - 1))
             csr[c] = (ptr, h, w / np.where(norm > 0, norm, 1.0)[rowid])
-            # each word's idf over the table's shared_information: a pair's shared words count when they sum to 1
+            # beside the weights, each word's idf over the table's shared_information: a pair's
+            # shared words count when theirs sum to 1
             idf = np.log(n_all / np.maximum(dfreq, 1)) + 1e-6
-            csr[c + _SHARED] = (ptr, h, idf / max(shared_information(n_all), 1e-300))
+            csr[c] += (idf / max(shared_information(n_all), 1e-300),)
         else:
             csr[c] = (ptr, h, np.where(dfreq <= RARE_CODE_DF, 1.0, 1e-3))
     return _Enc(enc.idx, enc.cols, csr, enc.raw)
@@ -793,10 +791,10 @@ def _encoded_features(enc: _Enc, f, i: np.ndarray, j: np.ndarray, want) -> tuple
         sim[bad[i] | bad[j]] = np.nan
         return [sim], ["geo_sim"], 0
     if kind == "record":
-        rows = enc.csr[c]
+        ptr, tok, w, share = enc.csr[c]
+        rows = (ptr, tok, w)
         out = np.clip(_sparse_dot(rows, i, rows, j), 0.0, 1.0)
-        shared = enc.csr[c + _SHARED]
-        out[_sparse_dot(shared, i, (shared[0], shared[1], np.ones_like(shared[2])), j) < 1.0] = 0.0
+        out[_sparse_dot((ptr, tok, share), i, (ptr, tok, np.ones_like(share)), j) < 1.0] = 0.0
         empty = np.diff(rows[0]) == 0
         out[empty[i] | empty[j]] = np.nan
         return [out], ["cosine"], 0
