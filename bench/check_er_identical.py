@@ -62,7 +62,6 @@ def _summary(r, truth=None) -> dict:
 def record(path: str, real: bool, files: str) -> None:
     import pandas as pd
 
-    import trustlab
     from trustlab.er import generate_records, resolve, save_model
 
     warnings.simplefilter("ignore")
@@ -88,21 +87,12 @@ def record(path: str, real: bool, files: str) -> None:
     out["incremental"] = {"entity": _digest(np.asarray(inc.to_frame()["entity_id"].astype(str)))}
     if real:
         sys.path.insert(0, str(Path(__file__).resolve().parent))
-        from er_real import load
+        from er_real import load, resolve_files
 
         data = Path(os.environ.get("TRUSTLAB_DATA", "/work/shared/data"))
         for name in files.split(","):
             inputs, keys, t = load(name, data)
-            if len(inputs) == 1:
-                res = trustlab.resolve(str(inputs[0]))
-                pred = np.asarray(res.entity)
-            else:
-                res = trustlab.resolve([str(p) for p in inputs], link_type="link_only")
-                fr = res.to_frame()
-                src = res.settings.get("source_col", "source_dataset")
-                id_col = [c for c in fr.columns if c not in (src, "entity_id")][0]
-                m = {(str(s), str(i)): e for s, i, e in zip(fr[src], fr[id_col], fr["entity_id"])}
-                pred = np.array([m[(k[0], str(k[1]))] for k in keys])
+            res, pred = resolve_files(inputs, keys)
             s = _summary(res)
             from trustlab.metrics.clustering import pairwise_precision_recall_f1
 

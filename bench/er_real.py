@@ -154,21 +154,26 @@ def pairwise(pred, truth) -> dict:
 
 
 # ----------------------------------------------------------------------------- systems
-def trustlab_run(inputs, keys):
+def resolve_files(inputs, keys):
+    """``trustlab.resolve`` on the files as a user passes them (one table, or two linked), with
+    every default: the result and the entity label of each record in ``keys`` order."""
     import trustlab
 
+    if len(inputs) == 1:
+        r = trustlab.resolve(str(inputs[0]))
+        return r, np.asarray(r.entity)
+    r = trustlab.resolve([str(p) for p in inputs], link_type="link_only")
+    fr = r.to_frame()
+    src = r.settings.get("source_col", "source_dataset") if hasattr(r, "settings") else "source_dataset"
+    id_col = [c for c in fr.columns if c not in (src, "entity_id")][0]
+    m = {(str(s), str(i)): e for s, i, e in zip(fr[src], fr[id_col], fr["entity_id"])}
+    return r, np.array([m[(k[0], str(k[1]))] for k in keys])
+
+
+def trustlab_run(inputs, keys):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        if len(inputs) == 1:
-            r = trustlab.resolve(str(inputs[0]))
-            pred = np.asarray(r.entity)
-        else:
-            r = trustlab.resolve([str(p) for p in inputs], link_type="link_only")
-            fr = r.to_frame()
-            src = r.settings.get("source_col", "source_dataset") if hasattr(r, "settings") else "source_dataset"
-            id_col = [c for c in fr.columns if c not in (src, "entity_id")][0]
-            m = {(str(s), str(i)): e for s, i, e in zip(fr[src], fr[id_col], fr["entity_id"])}
-            pred = np.array([m[(k[0], str(k[1]))] for k in keys])
+        r, pred = resolve_files(inputs, keys)
     s = r.summary()
     info = {"entities": int(len(set(pred.tolist()))),
             "status": s.get("component_status"), "blocking": s.get("blocking", {}).get("rules"),
