@@ -24,7 +24,10 @@ sub-problems on the device and give many small ones to one warp. Here:
    registers; the pivot (``argmax_u |P ∩ N(u)|`` over ``P ∪ X``) is computed with the
    candidates spread over the threads, and every thread reduces the 32 partials itself,
    so no thread waits on a serial step. Sub-problems of at least ``split_min`` vertices are
-   split into one work item per root branch (after the root pivot) for load balance.
+   split into one work item per root branch (after the root pivot) for load balance,
+   and root branches whose level-1 candidate set holds at least ``split2_min`` vertices
+   once more, into one item per level-1 branch (on G(300, 0.5) the largest root branch
+   is ~10x the mean warp's share of the search; one level more brings it to ~2x).
    Larger universes run on the host with the same algorithm (``info["n_host_fallback"]``).
 4. **Count, then write.** A count pass, one prefix sum over all work items, a write pass
    straight into one exactly sized CSR output.
@@ -328,14 +331,113 @@ def _get_thread_kernel(tw: int):
     return _bk_thread
 
 
+_FULL = 0xFFFFFFFF
+
+
+def _warp_ops(shfl: bool):
+    """The warp kernel's cross-thread steps, as device functions of the same signature.
+
+    ``shfl=True`` (a real device): warp shuffles and a ballot, no shared memory and no
+    barrier. ``shfl=False`` (the CUDA simulator, which has no warp intrinsics): the same
+    results through a ping-pong shared buffer ``buf[ph]`` and one barrier each; the
+    caller flips ``ph`` after every call, so a buffer is rewritten only after a barrier
+    that every reader of its previous use has passed.
+    """
+    jit = cuda.jit(device=True)
+    if shfl:
+        def wsum(v, buf, ph, t):  # pragma: no cover - compiled
+            for off in (16, 8, 4, 2, 1):
+                v += cuda.shfl_xor_sync(_FULL, v, off)
+            return v
+
+        def wor(v, buf, ph, t):  # pragma: no cover - compiled
+            for off in (16, 8, 4, 2, 1):
+                v |= cuda.shfl_xor_sync(_FULL, v, off)
+            return v
+
+        def wmax(v, buf, ph, t):  # pragma: no cover - compiled
+            for off in (16, 8, 4, 2, 1):
+                v = max(v, cuda.shfl_xor_sync(_FULL, v, off))
+            return v
+
+        def wprefix(v, buf, ph, t):  # pragma: no cover - compiled
+            s = v  # inclusive scan, then exclusive
+            for off in (1, 2, 4, 8, 16):
+                y = cuda.shfl_up_sync(_FULL, s, off)
+                if t >= off:
+                    s += y
+            return s - v
+
+        def first_set(c, W, buf, ph, t):  # pragma: no cover - compiled
+            nz = numba.int64(cuda.ballot_sync(_FULL, c != 0)) & 0xFFFFFFFF
+            if nz == 0:
+                return -1
+            lane = cuda.popc((nz & (-nz)) - 1)
+            word = cuda.shfl_sync(_FULL, c, lane)
+            return lane * 32 + cuda.popc((word & (-word)) - 1)
+    else:
+        def wsum(v, buf, ph, t):  # pragma: no cover - compiled
+            buf[ph, t] = v
+            cuda.syncthreads()
+            s = 0
+            for j in range(32):
+                s += buf[ph, j]
+            return s
+
+        def wor(v, buf, ph, t):  # pragma: no cover - compiled
+            buf[ph, t] = v
+            cuda.syncthreads()
+            s = 0
+            for j in range(32):
+                s |= buf[ph, j]
+            return s
+
+        def wmax(v, buf, ph, t):  # pragma: no cover - compiled
+            buf[ph, t] = v
+            cuda.syncthreads()
+            s = buf[ph, 0]
+            for j in range(1, 32):
+                s = max(s, buf[ph, j])
+            return s
+
+        def wprefix(v, buf, ph, t):  # pragma: no cover - compiled
+            buf[ph, t] = v
+            cuda.syncthreads()
+            s = 0
+            for j in range(t):
+                s += buf[ph, j]
+            return s
+
+        def first_set(c, W, buf, ph, t):  # pragma: no cover - compiled
+            buf[ph, t] = c
+            cuda.syncthreads()
+            for w in range(W):
+                word = buf[ph, w]
+                if word != 0:
+                    return w * 32 + cuda.popc((word & (-word)) - 1)
+            return -1
+    return tuple(jit(f) for f in (wsum, wor, wmax, wprefix, first_set))
+
+
+def use_shuffles(warp_ops: str) -> bool:
+    """Whether the warp kernel uses warp shuffles: ``"auto"`` does on a real device, not
+    in the simulator (which has no warp intrinsics)."""
+    if warp_ops == "auto":
+        from trustlab._backend import cuda_simulator_enabled
+
+        return not cuda_simulator_enabled()
+    return warp_ops == "shfl"
+
+
 @functools.lru_cache(maxsize=None)
-def _get_warp_kernel():
+def _get_warp_kernel(shfl: bool):
     """One warp (a 32-thread block) per work item, thread ``t`` owning bitset word ``t``
     (universes of up to 1,024 vertices). The current level's ``P``, ``X``, ``R`` and
     candidate words live in registers; every thread takes every control decision
-    itself from the same shared-memory partials (no thread waits on a serial step),
+    itself from the same warp-wide reductions (:func:`_warp_ops`: shuffles on a device),
     and a level is written to the per-block global stack only when the search
-    descends from it (one coalesced store per word)."""
+    descends from it (one coalesced store per word). The pivot is the candidate of
+    ``P ∪ X`` with most neighbours in ``P`` (ties: the lowest position)."""
     _bind_cuda()
 
     @cuda.jit(device=True)
@@ -344,26 +446,26 @@ def _get_warp_kernel():
 
     fill_row = cuda.jit(device=True)(make_bitset_steps(popc)[0])
     later = cuda.jit(device=True)(_later)
+    wsum, wor, wmax, wprefix, first_set = _warp_ops(shfl)
 
     @cuda.jit
-    def _bk_warp(indptr, indices, sub_v, ksz, sub_idx, item_s, item_b, adj_ws, stk_ws,
+    def _bk_warp(indptr, indices, sub_v, ksz, sub_idx, item_s, item_b, item_b2, adj_ws, stk_ws,
                  min_size, mode, cnt, ecnt, cbase, ebase, out_indptr, out_indices, work_ctr):
-        # mode 0: count root branches |C0| per item; 1: count cliques; 2: write cliques.
+        # mode 0: count root branches |C0| per item; 1: count cliques; 2: write cliques;
+        # 3: for a root-branch item, its level-1 branches |C1| (cnt) and |P1| (ecnt).
+        # item_b[it] >= 0: keep only that root branch; item_b2[it] >= 0: and only that
+        # branch of level 1.
         t = cuda.threadIdx.x
         b = cuda.blockIdx.x
         nitems = item_s.shape[0]
         write = mode == 2
         sP = cuda.shared.array(32, dtype=numba.int64)
         sX = cuda.shared.array(32, dtype=numba.int64)
-        rb = cuda.shared.array(32, dtype=numba.int64)
-        sC = cuda.shared.array((2, 32), dtype=numba.int64)  # ping-pong: one barrier per use
-        rc = cuda.shared.array(32, dtype=numba.int64)
-        ru = cuda.shared.array(32, dtype=numba.int64)
-        rp = cuda.shared.array(32, dtype=numba.int64)
-        rq = cuda.shared.array(32, dtype=numba.int64)
+        buf = cuda.shared.array((2, 32), dtype=numba.int64)  # the simulator's reductions
         ctrl = cuda.shared.array(2, dtype=numba.int64)
         adj = adj_ws[b]
         stk = stk_ws[b]
+        ph = 0
         while True:
             cuda.syncthreads()
             if t == 0:
@@ -374,6 +476,7 @@ def _get_warp_kernel():
                 break
             s = item_s[it]
             br = item_b[it]
+            br2 = item_b2[it]
             v = sub_v[s]
             lo = indptr[v]
             k = ksz[v]
@@ -399,7 +502,6 @@ def _get_warp_kernel():
             ncl = 0
             nel = 0
             d = 0
-            ph = 0
             done = False
             cuda.syncthreads()  # adjacency complete
             entering = True
@@ -419,23 +521,18 @@ def _get_warp_kernel():
                             if cc > best:
                                 best = cc
                                 bu = u
-                    rc[t] = best
-                    ru[t] = bu
-                    rp[t] = cuda.popc(p)
-                    cuda.syncthreads()
-                    cntp = 0
-                    anyx = 0
-                    bb = -1
-                    piv = 0
-                    for j in range(32):
-                        cntp += rp[j]
-                        anyx |= sX[j]
-                        if rc[j] > bb:
-                            bb = rc[j]
-                            piv = ru[j]
+                    cntp = wsum(cuda.popc(p), buf, ph, t)
+                    ph ^= 1
+                    anyx = wor(x, buf, ph, t)
+                    ph ^= 1
+                    key = wmax(best * 2048 + (2047 - bu), buf, ph, t)  # most neighbours, then lowest u
+                    ph ^= 1
+                    piv = 2047 - (key & 2047)
                     c = 0
+                    if mode == 3 and d == 1:
+                        done = True  # the level-1 node is all pass 3 looks at
                     if cntp == 0:
-                        if anyx == 0 and d + 1 >= min_size:
+                        if anyx == 0 and d + 1 >= min_size and mode != 3:
                             if write:  # every thread writes the members of its own word
                                 below = 0
                                 word = rr
@@ -444,15 +541,10 @@ def _get_warp_kernel():
                                     word ^= low
                                     if sub_idx[lo + t * 32 + cuda.popc(low - 1)] < v:
                                         below += 1
-                                rq[t] = cuda.popc(rr)
-                                rb[t] = below
-                                cuda.syncthreads()
-                                pos = ebase[it] + nel
-                                pv = 0
-                                for j in range(32):
-                                    if j < t:
-                                        pos += rq[j]
-                                    pv += rb[j]
+                                pos = ebase[it] + nel + wprefix(cuda.popc(rr), buf, ph, t)
+                                ph ^= 1
+                                pv = wsum(below, buf, ph, t)
+                                ph ^= 1
                                 word = rr
                                 while word != 0:
                                     low = word & (-word)
@@ -468,29 +560,26 @@ def _get_warp_kernel():
                     elif d + 1 + cntp >= min_size:
                         if t < W:
                             c = p & ~numba.int64(adj[piv, t]) & 0xFFFFFFFF
-                        if d == 0 and mode == 0:
-                            rq[t] = cuda.popc(c)
-                            cuda.syncthreads()
-                            nb = 0
-                            for j in range(32):
-                                nb += rq[j]
-                            ncl = nb
+                        if (d == 0 and mode == 0) or (d == 1 and mode == 3):
+                            ncl = wsum(cuda.popc(c), buf, ph, t)
+                            ph ^= 1
+                            nel = cntp
                             done = True
-                        elif d == 0 and br >= 0:  # root branch split: keep candidate br only
-                            rq[t] = cuda.popc(c)
-                            cuda.syncthreads()
-                            seen = 0
-                            for j in range(t):
-                                seen += rq[j]
+                        elif (d == 0 and br >= 0) or (d == 1 and br2 >= 0):
+                            # branch split: keep candidate `sel` of this level only (the
+                            # earlier ones move to X, as the serial search leaves them)
+                            sel = br if d == 0 else br2
+                            seen = wprefix(cuda.popc(c), buf, ph, t)
+                            ph ^= 1
                             word = c
                             keep = 0
                             while word != 0:
                                 low = word & (-word)
                                 word ^= low
-                                if seen < br:
+                                if seen < sel:
                                     p &= ~low
                                     x |= low
-                                elif seen == br:
+                                elif seen == sel:
                                     keep = low
                                 seen += 1
                             c = keep
@@ -499,13 +588,7 @@ def _get_warp_kernel():
                 # next branch: the lowest candidate of level d, backtracking while none
                 q = -1
                 while True:
-                    sC[ph, t] = c
-                    cuda.syncthreads()
-                    for w in range(W):
-                        word = sC[ph, w]
-                        if word != 0:
-                            q = w * 32 + cuda.popc((word & (-word)) - 1)
-                            break
+                    q = first_set(c, W, buf, ph, t)
                     ph ^= 1
                     if q >= 0:
                         break
@@ -545,6 +628,18 @@ def _get_warp_kernel():
     return _bk_warp
 
 
+def _split_items(item_s, item_b, sel, nb):
+    """Items ``sel`` (root-branch items) replaced in place by one item per level-1 branch
+    (``nb[j]`` of them for ``sel[j]``); returns ``(item_s, item_b, item_b2)``."""
+    rep = np.ones(item_s.size, np.int64)
+    rep[sel] = nb
+    src = np.repeat(np.arange(item_s.size, dtype=np.int64), rep)
+    first = np.cumsum(rep) - rep
+    b2 = np.arange(src.size, dtype=np.int64) - first[src]
+    b2[rep[src] == 1] = -1  # unsplit (a single level-1 branch is the whole item anyway)
+    return item_s[src], item_b[src], b2
+
+
 class OutputTooLarge(Exception):
     """The count pass found more output than the caller allows (nothing was written)."""
 
@@ -555,7 +650,7 @@ class OutputTooLarge(Exception):
 
 
 def _enumerate_v2(cuda, indptr, indices, n, min_size, max_universe, max_blocks, workspace_bytes, split_min,
-                  info, thread_max=64, thread_block=128, output_ok=None):
+                  info, thread_max=64, thread_block=128, output_ok=None, split2_min=None, warp_ops="auto"):
     """The ``v2`` pipeline, CSR in, CSR out (see :func:`enumerate_maximal_cliques_cuda`).
 
     Sub-problems in the degree order, their universes built on the device; universes of
@@ -588,7 +683,7 @@ def _enumerate_v2(cuda, indptr, indices, n, min_size, max_universe, max_blocks, 
     n2 = max(0, int(np.count_nonzero(ks > 32)) - nh - nw) if thread_max == 64 else 0
     info.update(n_subproblems=nsub, n_host_fallback=nh, n_warp_subproblems=nw, n_thread_subproblems=nsub - nh - nw,
                 kmax=int(ks[0]) if nsub else 0, words=int((ks[0] + 31) // 32) if nsub else 0,
-                threads_per_block=32, n_split=0, n_items=0, blocks=0)
+                threads_per_block=32, n_split=0, n_split2=0, n_items=0, blocks=0)
     parts = []
     if nh:  # the host mirror, on the same (degree-order) sub-problems
         t1 = time.perf_counter()
@@ -617,29 +712,46 @@ def _enumerate_v2(cuda, indptr, indices, n, min_size, max_universe, max_blocks, 
         cap_blocks = max(1, min(int(max_blocks), workspace_bytes // max(per_block, 1)))
         adj_ws = cuda.device_array((cap_blocks, kmax, W), np.uint32)
         stk_ws = cuda.device_array((cap_blocks, depth, 4, W), np.int64)
-        kern_w = _get_warp_kernel()
+        kern_w = _get_warp_kernel(use_shuffles(warp_ops))
 
-        def launch_w(item_s, item_b, mode, cnt, ecnt, cbase=dummy64, ebase=dummy64, oip=dummy64, oix=dummy32):
-            kern_w[int(min(item_s.shape[0], cap_blocks)), 32](
-                d_indptr, d_indices, d_sv, d_ksz, d_sub, cuda.to_device(item_s), cuda.to_device(item_b),
+        def launch_w(items, mode, cnt, ecnt, cbase=dummy64, ebase=dummy64, oip=dummy64, oix=dummy32):
+            d_items = [cuda.to_device(np.ascontiguousarray(a)) for a in items]  # (item_s, item_b, item_b2)
+            kern_w[int(min(items[0].shape[0], cap_blocks)), 32](
+                d_indptr, d_indices, d_sv, d_ksz, d_sub, *d_items,
                 adj_ws, stk_ws, min_size, mode, cnt, ecnt, cbase, ebase, oip, oix,
                 cuda.to_device(np.zeros(1, np.int64)))
+
+        def counts(items, mode):
+            c0 = cuda.to_device(np.zeros(items[0].size, np.int64))
+            c1 = cuda.to_device(np.zeros(items[0].size, np.int64))
+            launch_w(items, mode, c0, c1)
+            return c0.copy_to_host(), c1.copy_to_host()
 
         t1 = time.perf_counter()
         big = ks[w0:w1] >= split_min
         nbr = np.ones(nw, np.int64)
         selb = np.flatnonzero(big).astype(np.int64)
         if selb.size:
-            c0 = cuda.to_device(np.zeros(selb.size, np.int64))
-            launch_w(selb + w0, np.full(selb.size, -1, np.int64), 0, c0, cuda.to_device(np.zeros(selb.size, np.int64)))
-            nbr[selb] = c0.copy_to_host()
+            none = np.full(selb.size, -1, np.int64)
+            nbr[selb] = counts((selb + w0, none, none), 0)[0]
         item_s, item_b = _work_items(nw, big, nbr[big])
         item_s += w0
+        item_b2 = np.full(item_s.size, -1, np.int64)
+        n_split2 = 0
+        sel1 = np.flatnonzero(item_b >= 0)
+        if split2_min is not None and sel1.size:  # the second level: root branches with |P1| >= split2_min
+            nb1, p1 = counts((item_s[sel1], item_b[sel1], item_b2[sel1]), 3)
+            two = (nb1 > 1) & (p1 >= split2_min)
+            n_split2 = int(np.count_nonzero(two))
+            if n_split2:
+                item_s, item_b, item_b2 = _split_items(item_s, item_b, sel1[two], nb1[two])
         info.update(blocks=int(min(max(item_s.size, 1), cap_blocks)), workspace_bytes=cap_blocks * per_block,
-                    n_split=int(selb.size), n_items=int(item_s.size), seconds_split_pass=time.perf_counter() - t1)
+                    n_split=int(selb.size), n_split2=n_split2, n_items=int(item_s.size),
+                    seconds_split_pass=time.perf_counter() - t1)
     else:
-        item_s = item_b = np.zeros(0, np.int64)
+        item_s = item_b = item_b2 = np.zeros(0, np.int64)
     m = item_s.shape[0]
+    items = (item_s, item_b, item_b2)
     # count pass: warp items -> slots [0, m), thread sub-problems sub_v[w1:] -> slots [m, m + nsub - w1)
     t1 = time.perf_counter()
     total = m + nsub - w1
@@ -654,7 +766,7 @@ def _enumerate_v2(cuda, indptr, indices, n, min_size, max_universe, max_blocks, 
                     mode, d_cnt, d_ecnt, cbase, ebase, oip, oix)
 
     if m:
-        launch_w(item_s, item_b, 1, d_cnt, d_ecnt)
+        launch_w(items, 1, d_cnt, d_ecnt)
     launch_t(1, dummy64, dummy64, dummy64, dummy32)
     cnt = d_cnt.copy_to_host()[:total]
     ecnt = d_ecnt.copy_to_host()[:total]
@@ -679,7 +791,7 @@ def _enumerate_v2(cuda, indptr, indices, n, min_size, max_universe, max_blocks, 
         d_cb = cuda.to_device(cbase)
         d_eb = cuda.to_device(ebase)
         if m:
-            launch_w(item_s, item_b, 2, d_cnt, d_ecnt, d_cb, d_eb, d_oip, d_oix)
+            launch_w(items, 2, d_cnt, d_ecnt, d_cb, d_eb, d_oip, d_oix)
         launch_t(2, d_cb, d_eb, d_oip, d_oix)
     parts.append((d_oip.copy_to_host(), d_oix.copy_to_host()[:nel]))
     info["seconds_write_pass"] = time.perf_counter() - t1
@@ -690,7 +802,8 @@ def _enumerate_v2(cuda, indptr, indices, n, min_size, max_universe, max_blocks, 
 def enumerate_maximal_cliques_cuda(indptr: np.ndarray, indices: np.ndarray, n: int,
                                    min_size: int = 1, *, max_universe: int = 1024,
                                    max_blocks: int | None = None, workspace_bytes: int = 1 << 30,
-                                   split_min: int = 64, thread_max: int = 64, output_ok=None,
+                                   split_min: int = 64, split2_min: int | None = 48, thread_max: int = 64,
+                                   warp_ops: str = "auto", output_ok=None,
                                    return_info: bool = False) -> Any:
     """All maximal cliques of a CSR graph on a CUDA GPU (numba.cuda).
 
@@ -719,8 +832,18 @@ def enumerate_maximal_cliques_cuda(indptr: np.ndarray, indices: np.ndarray, n: i
     split_min : int, default 64
         Sub-problems with a universe of at least this many vertices are split into one
         work item per root branch (after the root pivot), for load balance.
+    split2_min : int or None, default 48
+        Root-branch items whose level-1 candidate set ``P1`` has at least this many
+        vertices are split again, into one item per level-1 branch (a short extra pass
+        counts them): on dense graphs a few root branches hold most of the search, and
+        the warps that finish early would otherwise wait for them. ``None`` keeps one
+        level of splitting.
     thread_max : {0, 32, 64}, default 64
         Largest universe solved by one thread (0: every sub-problem on the warp kernel).
+    warp_ops : {"auto", "shfl", "shared"}, default "auto"
+        How the warp kernel's threads combine their partial results: warp shuffles and
+        ballots (``"shfl"``), or a shared buffer and a barrier (``"shared"``, the only
+        choice in the simulator). ``"auto"``: shuffles on a device.
     output_ok : callable, optional
         ``output_ok(n_cliques, n_members)`` is called after the count pass (with upper
         bounds); if it returns False, :class:`OutputTooLarge` is raised before any output
@@ -757,6 +880,10 @@ def enumerate_maximal_cliques_cuda(indptr: np.ndarray, indices: np.ndarray, n: i
         raise ValueError(f"max_universe must be >= 1, got {max_universe!r}.")
     if int(split_min) < 1:
         raise ValueError(f"split_min must be >= 1, got {split_min!r}.")
+    if split2_min is not None and int(split2_min) < 1:
+        raise ValueError(f"split2_min must be >= 1 or None, got {split2_min!r}.")
+    if warp_ops not in ("auto", "shfl", "shared"):
+        raise ValueError(f"warp_ops must be 'auto', 'shfl' or 'shared', got {warp_ops!r}.")
     if int(thread_max) not in (0, 32, 64):
         raise ValueError(f"thread_max must be 0, 32 or 64, got {thread_max!r}.")
     indptr, indices, n = _as_csr(indptr, indices, n)
@@ -782,6 +909,7 @@ def enumerate_maximal_cliques_cuda(indptr: np.ndarray, indices: np.ndarray, n: i
     info: dict[str, Any] = {}
     t0 = time.perf_counter()
     out = _enumerate_v2(cuda, indptr, indices, n, min_size, int(max_universe), max_blocks, int(workspace_bytes),
-                        int(split_min), info, thread_max=int(thread_max), output_ok=output_ok)
+                        int(split_min), info, thread_max=int(thread_max), output_ok=output_ok,
+                        split2_min=None if split2_min is None else int(split2_min), warp_ops=warp_ops)
     info["seconds_total"] = time.perf_counter() - t0
     return (*out, info) if return_info else out

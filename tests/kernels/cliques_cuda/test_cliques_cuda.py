@@ -142,6 +142,10 @@ def test_bad_input_errors():
         cc.enumerate_maximal_cliques_cuda(ip, ix, 3, max_universe=0)
     with pytest.raises(ValueError, match="split_min"):
         cc.enumerate_maximal_cliques_cuda(ip, ix, 3, split_min=0)
+    with pytest.raises(ValueError, match="split2_min"):
+        cc.enumerate_maximal_cliques_cuda(ip, ix, 3, split2_min=0)
+    with pytest.raises(ValueError, match="warp_ops"):
+        cc.enumerate_maximal_cliques_cuda(ip, ix, 3, warp_ops="fast")
 
 
 def _real_gpu() -> bool:
@@ -188,6 +192,12 @@ def _sim_cases():
     cases.append({"n": off, "edges": edges, "min_size": 1, "max_universe": 1024, "thread_max": 0,
                   "split_min": 4, "big_degree": 2})
     cases.append({"n": off, "edges": edges, "min_size": 3, "max_universe": 1024, "big_degree": 3})
+    # the second level of splitting (every root branch split again at level 1), min_size 1 and 3
+    for ms in (1, 3):
+        cases.append({"n": off, "edges": edges, "min_size": ms, "max_universe": 1024, "thread_max": 0,
+                      "split_min": 1, "split2_min": 1})
+    cases.append({"n": 36, "edges": K, "min_size": 1, "max_universe": 1024, "thread_max": 0, "split_min": 1,
+                  "split2_min": 1})
     # degenerate inputs: empty graph, edgeless graph, one edge
     cases.append({"n": 0, "edges": [], "min_size": 1, "max_universe": 1024})
     cases.append({"n": 4, "edges": [], "min_size": 1, "max_universe": 1024})
@@ -200,9 +210,7 @@ def _sim_cases():
     return cases
 
 
-@pytest.mark.slow
-def test_cuda_kernel_in_simulator_equals_networkx():
-    cases = _sim_cases()
+def _run_sim(cases):
     env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
     env.pop("TRUSTLAB_BACKEND", None)
     proc = subprocess.run([sys.executable, "-m", "tests.kernels.cliques_cuda._sim_script"], input=json.dumps(cases),
@@ -211,7 +219,13 @@ def test_cuda_kernel_in_simulator_equals_networkx():
     if proc.returncode == 1 and last.startswith("SKIP "):  # no numba.cuda simulator here
         pytest.skip(last[5:])
     assert proc.returncode == 0, proc.stderr[-3000:]
-    results = json.loads(proc.stdout)
+    return json.loads(proc.stdout)
+
+
+@pytest.mark.slow
+def test_cuda_kernel_in_simulator_equals_networkx():
+    cases = _sim_cases()
+    results = _run_sim(cases)
     assert len(results) == len(cases)
     assert results[-2]["count"] == len(nx_cliques(10, cases[-2]["edges"]))
     assert "max_cliques=3" in results[-1]["error"] and "count pass" in results[-1]["error"]
@@ -229,6 +243,23 @@ def test_cuda_kernel_in_simulator_equals_networkx():
     assert info[4]["n_host_fallback"] > 0 and info[4]["n_thread_subproblems"] > 0
     assert info[5]["words"] == 2 and info[5]["n_thread_subproblems"] == info[5]["n_subproblems"]
     assert info[6]["words"] == 2 and info[6]["n_split"] > 0
+    assert info[2]["n_split2"] == 0  # default split2_min: these small branches stay whole
+    for i, j in ((9, 2), (10, 3)):  # the same cases split at the root only
+        assert info[i]["n_split2"] > 0 and info[i]["n_items"] > info[j]["n_items"]
+
+
+@pytest.mark.slow
+def test_warp_kernel_device_build_in_simulator_equals_networkx():
+    """The warp kernel as a device runs it (``warp_ops="shfl"``: shuffles and ballots,
+    which the simulator lacks and the test's shim emulates on the block barrier), split
+    at two levels, on two small graphs side by side."""
+    edges = gnp_edges(9, 0.5, 11) + [[u + 9, v + 9] for u, v in gnp_edges(7, 0.7, 113)]
+    case = {"n": 16, "edges": edges, "min_size": 1, "max_universe": 1024, "thread_max": 0, "split_min": 1,
+            "split2_min": 1, "warp_ops": "shfl"}
+    (res,) = _run_sim([case])
+    assert all(c == sorted(c) for c in res["cliques"])
+    assert sorted(res["cliques"]) == nx_cliques(16, edges)
+    assert res["info"]["n_split2"] > 0
 
 
 # ----------------------------------------------------------------- real GPU (skipped)
