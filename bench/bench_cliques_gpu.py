@@ -107,6 +107,32 @@ def test_gpu_kernel(benchmark, family):
     benchmark.extra_info.update({k: v for k, v in info.items() if isinstance(v, (int, float))})
 
 
+# the kernel's design choices, measured against each other in the same run: one level of
+# work splitting instead of two, and the warp kernel's reductions through shared memory
+# and barriers instead of warp shuffles (both off = the stop-35 kernel)
+VARIANTS = {
+    "one_level": {"split2_min": None},
+    "shared": {"warp_ops": "shared"},
+    "one_level_shared": {"split2_min": None, "warp_ops": "shared"},
+}
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+@pytest.mark.parametrize("family", ["gnp_300_0.5", "gnp_500_0.3", "ba_50k_10", "plc_50k_15_0.7", "gnm_100k_1M"])
+def test_gpu_kernel_variant(benchmark, family, variant):
+    from trustlab.kernels.cliques_cuda import enumerate_maximal_cliques_cuda
+
+    n, _, ip, ix = _graph(family)
+    kw = VARIANTS[variant]
+    benchmark.group = family
+    benchmark.extra_info["variant"] = variant
+    cp, ci = benchmark.pedantic(enumerate_maximal_cliques_cuda, args=(ip, ix, n), kwargs=kw, rounds=_ROUNDS,
+                                iterations=1, warmup_rounds=1)
+    benchmark.extra_info["n_maximal_cliques"] = int(len(cp) - 1)
+    _, _, info = enumerate_maximal_cliques_cuda(ip, ix, n, return_info=True, **kw)
+    benchmark.extra_info.update({k: v for k, v in info.items() if isinstance(v, (int, float))})
+
+
 def _csr_graph(family):
     from trustlab.graph import CSRGraph
 

@@ -161,7 +161,9 @@ def cliques():
         nodes = sorted(G.nodes())
         A = nx.to_scipy_sparse_array(G, nodelist=nodes, format="csr")
         A.sort_indices()
-        for kw in ({"thread_max": 0}, {"thread_max": 32}):
+        for kw in ({"thread_max": 0}, {"thread_max": 32},
+                   {"thread_max": 0, "split_min": 1, "split2_min": 1},
+                   {"thread_max": 0, "split_min": 1, "split2_min": 1, "warp_ops": "shared"}):
             cp_, ci_ = enumerate_maximal_cliques_cuda(A.indptr, A.indices, n, **kw)
             got = sorted(tuple(sorted(nodes[j] for j in ci_[cp_[i]:cp_[i + 1]])) for i in range(len(cp_) - 1))
             check("cliques", f"{name}: kernel {kw} == cpu", got == a, count=len(got))

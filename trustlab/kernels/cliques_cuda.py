@@ -372,7 +372,7 @@ def _warp_ops(shfl: bool):
             nz = numba.int64(cuda.ballot_sync(_FULL, c != 0)) & 0xFFFFFFFF
             if nz == 0:
                 return -1
-            lane = cuda.popc((nz & (-nz)) - 1)
+            lane = numba.int32(cuda.popc((nz & (-nz)) - 1))
             word = cuda.shfl_sync(_FULL, c, lane)
             return lane * 32 + cuda.popc((word & (-word)) - 1)
     else:
