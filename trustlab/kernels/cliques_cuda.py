@@ -59,7 +59,6 @@ import numpy as np
 
 from trustlab.kernels.cliques_cuda_host import (
     _as_csr,
-    _concat_csr,
     _host_subproblems,
     _singletons,
     _work_items,
@@ -449,12 +448,13 @@ def _get_warp_kernel(shfl: bool):
     wsum, wor, wmax, wprefix, first_set = _warp_ops(shfl)
 
     @cuda.jit
-    def _bk_warp(indptr, indices, sub_v, ksz, sub_idx, item_s, item_b, item_b2, adj_ws, stk_ws,
+    def _bk_warp(indptr, indices, sub_v, ksz, sub_idx, item_s, item_b, item_b2, adj_ws, ws, adj_in_shared, stk_ws,
                  min_size, mode, cnt, ecnt, cbase, ebase, out_indptr, out_indices, work_ctr):
         # mode 0: count root branches |C0| per item; 1: count cliques; 2: write cliques;
         # 3: for a root-branch item, its level-1 branches |C1| (cnt) and |P1| (ecnt).
         # item_b[it] >= 0: keep only that root branch; item_b2[it] >= 0: and only that
-        # branch of level 1.
+        # branch of level 1. The adjacency rows (stride ws words) sit in the block's
+        # dynamic shared memory when adj_in_shared, else in its slab of adj_ws.
         t = cuda.threadIdx.x
         b = cuda.blockIdx.x
         nitems = item_s.shape[0]
@@ -463,7 +463,8 @@ def _get_warp_kernel(shfl: bool):
         sX = cuda.shared.array(32, dtype=numba.int64)
         buf = cuda.shared.array((2, 32), dtype=numba.int64)  # the simulator's reductions
         ctrl = cuda.shared.array(2, dtype=numba.int64)
-        adj = adj_ws[b]
+        adj_dyn = cuda.shared.array(0, dtype=numba.uint32)
+        adj = adj_dyn if adj_in_shared else adj_ws[b]
         stk = stk_ws[b]
         ph = 0
         while True:
@@ -484,9 +485,9 @@ def _get_warp_kernel(shfl: bool):
             dv = indptr[v + 1] - indptr[v]
             for r in range(t, k, 32):
                 for w in range(W):
-                    adj[r, w] = 0
+                    adj[r * ws + w] = 0
                 u = sub_idx[lo + r]
-                fill_row(adj[r], indices, indptr[u], indptr[u + 1], sub_idx, lo, k)
+                fill_row(adj[r * ws:r * ws + W], indices, indptr[u], indptr[u + 1], sub_idx, lo, k)
             p = 0
             x = 0
             if t < W:
@@ -517,7 +518,7 @@ def _get_warp_kernel(shfl: bool):
                         if ((sP[u >> 5] | sX[u >> 5]) >> (u & 31)) & 1:
                             cc = 0
                             for w in range(W):
-                                cc += cuda.popc(sP[w] & adj[u, w])
+                                cc += cuda.popc(sP[w] & adj[u * ws + w])
                             if cc > best:
                                 best = cc
                                 bu = u
@@ -559,7 +560,7 @@ def _get_warp_kernel(shfl: bool):
                             nel += d + 1
                     elif d + 1 + cntp >= min_size:
                         if t < W:
-                            c = p & ~numba.int64(adj[piv, t]) & 0xFFFFFFFF
+                            c = p & ~numba.int64(adj[piv * ws + t]) & 0xFFFFFFFF
                         if (d == 0 and mode == 0) or (d == 1 and mode == 3):
                             ncl = wsum(cuda.popc(c), buf, ph, t)
                             ph ^= 1
@@ -614,7 +615,7 @@ def _get_warp_kernel(shfl: bool):
                     stk[d, 1, t] = x
                     stk[d, 2, t] = rr
                     stk[d, 3, t] = c
-                    a = numba.int64(adj[q, t])
+                    a = numba.int64(adj[q * ws + t])
                 p &= a
                 x &= a
                 if t == qw:
@@ -650,7 +651,8 @@ class OutputTooLarge(Exception):
 
 
 def _enumerate_v2(cuda, indptr, indices, n, min_size, max_universe, max_blocks, workspace_bytes, split_min,
-                  info, thread_max=64, thread_block=128, output_ok=None, split2_min=None, warp_ops="auto"):
+                  info, thread_max=64, thread_block=128, output_ok=None, split2_min=None, warp_ops="auto",
+                  adj_shared_max=0):
     """The ``v2`` pipeline, CSR in, CSR out (see :func:`enumerate_maximal_cliques_cuda`).
 
     Sub-problems in the degree order, their universes built on the device; universes of
@@ -703,22 +705,25 @@ def _enumerate_v2(cuda, indptr, indices, n, min_size, max_universe, max_blocks, 
         kmax = int(ks[w0])
         W = (kmax + 31) // 32
         depth = int(d_p0.copy_to_host()[sub_v[w0:w1]].max()) + 2
-        per_block = 4 * kmax * W + 8 * depth * 4 * W
+        adj_bytes = 4 * kmax * W
+        in_shared = adj_bytes <= adj_shared_max  # the adjacency rows in the block's shared memory
+        per_block = (0 if in_shared else adj_bytes) + 8 * depth * 4 * W
         if max_blocks is None:
             try:
                 max_blocks = 32 * int(getattr(cuda.get_current_device(), "MULTIPROCESSOR_COUNT", 8))
             except Exception:
                 max_blocks = 64
         cap_blocks = max(1, min(int(max_blocks), workspace_bytes // max(per_block, 1)))
-        adj_ws = cuda.device_array((cap_blocks, kmax, W), np.uint32)
+        adj_ws = cuda.device_array((cap_blocks, 1 if in_shared else kmax * W), np.uint32)
         stk_ws = cuda.device_array((cap_blocks, depth, 4, W), np.int64)
         kern_w = _get_warp_kernel(use_shuffles(warp_ops))
+        info["adjacency_in_shared"] = bool(in_shared)
 
         def launch_w(items, mode, cnt, ecnt, cbase=dummy64, ebase=dummy64, oip=dummy64, oix=dummy32):
             d_items = [cuda.to_device(np.ascontiguousarray(a)) for a in items]  # (item_s, item_b, item_b2)
-            kern_w[int(min(items[0].shape[0], cap_blocks)), 32](
+            kern_w[int(min(items[0].shape[0], cap_blocks)), 32, 0, adj_bytes if in_shared else 0](
                 d_indptr, d_indices, d_sv, d_ksz, d_sub, *d_items,
-                adj_ws, stk_ws, min_size, mode, cnt, ecnt, cbase, ebase, oip, oix,
+                adj_ws, W, in_shared, stk_ws, min_size, mode, cnt, ecnt, cbase, ebase, oip, oix,
                 cuda.to_device(np.zeros(1, np.int64)))
 
         def counts(items, mode):
@@ -785,7 +790,8 @@ def _enumerate_v2(cuda, indptr, indices, n, min_size, max_universe, max_blocks, 
     ncl = int(cbase[-1])
     nel = int(ebase[-1])
     t1 = time.perf_counter()
-    d_oip = cuda.to_device(np.zeros(ncl + 1, np.int64))
+    d_oip = cuda.device_array(ncl + 1, np.int64)  # every entry but the first is written by a kernel
+    d_oip[:1].copy_to_device(np.zeros(1, np.int64))
     d_oix = cuda.device_array(max(nel, 1), np.int32)
     if ncl:
         d_cb = cuda.to_device(cbase)
@@ -793,17 +799,29 @@ def _enumerate_v2(cuda, indptr, indices, n, min_size, max_universe, max_blocks, 
         if m:
             launch_w(items, 2, d_cnt, d_ecnt, d_cb, d_eb, d_oip, d_oix)
         launch_t(2, d_cb, d_eb, d_oip, d_oix)
-    parts.append((d_oip.copy_to_host(), d_oix.copy_to_host()[:nel]))
+    # one host output: the device's cliques copied straight into its head (no concatenation
+    # copy), then the host fallback's and the singletons
+    rest = parts + [_singletons(indptr, n, min_size)]
+    out_ip = np.empty(ncl + 1 + sum(ip_.shape[0] - 1 for ip_, _ in rest), np.int64)
+    out_ix = np.empty(nel + sum(ix_.shape[0] for _, ix_ in rest), np.int32)
+    d_oip.copy_to_host(ary=out_ip[:ncl + 1])
+    if nel:
+        d_oix[:nel].copy_to_host(ary=out_ix[:nel])
+    c0, e0 = ncl, nel
+    for ip_, ix_ in rest:
+        out_ip[c0 + 1:c0 + ip_.shape[0]] = ip_[1:] + e0
+        out_ix[e0:e0 + ix_.shape[0]] = ix_
+        c0 += ip_.shape[0] - 1
+        e0 += ix_.shape[0]
     info["seconds_write_pass"] = time.perf_counter() - t1
-    parts.append(_singletons(indptr, n, min_size))
-    return _concat_csr(parts)
+    return out_ip, out_ix
 
 
 def enumerate_maximal_cliques_cuda(indptr: np.ndarray, indices: np.ndarray, n: int,
                                    min_size: int = 1, *, max_universe: int = 1024,
                                    max_blocks: int | None = None, workspace_bytes: int = 1 << 30,
                                    split_min: int = 64, split2_min: int | None = 48, thread_max: int = 64,
-                                   warp_ops: str = "auto", output_ok=None,
+                                   warp_ops: str = "auto", adj_shared_max: int = 12288, output_ok=None,
                                    return_info: bool = False) -> Any:
     """All maximal cliques of a CSR graph on a CUDA GPU (numba.cuda).
 
@@ -844,6 +862,11 @@ def enumerate_maximal_cliques_cuda(indptr: np.ndarray, indices: np.ndarray, n: i
         How the warp kernel's threads combine their partial results: warp shuffles and
         ballots (``"shfl"``), or a shared buffer and a barrier (``"shared"``, the only
         choice in the simulator). ``"auto"``: shuffles on a device.
+    adj_shared_max : int, default 12288
+        The warp kernel keeps the adjacency rows of its universe (``4 |U| ceil(|U|/32)``
+        bytes for the largest) in the block's shared memory when they fit this many
+        bytes (at most 48 KiB), else in a global-memory slab per block. ``0``: always
+        global.
     output_ok : callable, optional
         ``output_ok(n_cliques, n_members)`` is called after the count pass (with upper
         bounds); if it returns False, :class:`OutputTooLarge` is raised before any output
@@ -882,6 +905,8 @@ def enumerate_maximal_cliques_cuda(indptr: np.ndarray, indices: np.ndarray, n: i
         raise ValueError(f"split_min must be >= 1, got {split_min!r}.")
     if split2_min is not None and int(split2_min) < 1:
         raise ValueError(f"split2_min must be >= 1 or None, got {split2_min!r}.")
+    if not 0 <= int(adj_shared_max) <= 49152:
+        raise ValueError(f"adj_shared_max must be between 0 and 49152 bytes, got {adj_shared_max!r}.")
     if warp_ops not in ("auto", "shfl", "shared"):
         raise ValueError(f"warp_ops must be 'auto', 'shfl' or 'shared', got {warp_ops!r}.")
     if int(thread_max) not in (0, 32, 64):
@@ -910,6 +935,7 @@ def enumerate_maximal_cliques_cuda(indptr: np.ndarray, indices: np.ndarray, n: i
     t0 = time.perf_counter()
     out = _enumerate_v2(cuda, indptr, indices, n, min_size, int(max_universe), max_blocks, int(workspace_bytes),
                         int(split_min), info, thread_max=int(thread_max), output_ok=output_ok,
-                        split2_min=None if split2_min is None else int(split2_min), warp_ops=warp_ops)
+                        split2_min=None if split2_min is None else int(split2_min), warp_ops=warp_ops,
+                        adj_shared_max=int(adj_shared_max))
     info["seconds_total"] = time.perf_counter() - t0
     return (*out, info) if return_info else out

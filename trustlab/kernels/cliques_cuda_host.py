@@ -39,33 +39,7 @@ __all__ = [
     "enumerate_maximal_cliques_bitset_host",
     "degeneracy_order",
     "build_subproblems",
-    "sort_segments",
 ]
-
-
-@njit(cache=True, nogil=True)
-def sort_segments(indptr, indices):
-    """Sort every segment ``indices[indptr[i]:indptr[i + 1]]`` ascending, in place.
-
-    The device writes each clique's members in search order; the public result lists
-    them sorted. Cliques are short, so an insertion sort per segment (linear in the
-    output for bounded clique sizes) replaces a global lexsort of the whole output
-    (5.5 s instead of 0.4 s for the kernel itself on 4.4 M cliques, H100 machine);
-    segments longer than 32 use NumPy's sort.
-    """
-    for i in range(indptr.shape[0] - 1):
-        a = indptr[i]
-        b = indptr[i + 1]
-        if b - a > 32:
-            indices[a:b] = np.sort(indices[a:b])
-            continue
-        for j in range(a + 1, b):
-            x = indices[j]
-            k = j - 1
-            while k >= a and indices[k] > x:
-                indices[k + 1] = indices[k]
-                k -= 1
-            indices[k + 1] = x
 
 
 def _degeneracy_rank(indptr, indices, n):

@@ -146,6 +146,8 @@ def test_bad_input_errors():
         cc.enumerate_maximal_cliques_cuda(ip, ix, 3, split2_min=0)
     with pytest.raises(ValueError, match="warp_ops"):
         cc.enumerate_maximal_cliques_cuda(ip, ix, 3, warp_ops="fast")
+    with pytest.raises(ValueError, match="adj_shared_max"):
+        cc.enumerate_maximal_cliques_cuda(ip, ix, 3, adj_shared_max=1 << 20)
 
 
 def _real_gpu() -> bool:
@@ -198,6 +200,9 @@ def _sim_cases():
                       "split_min": 1, "split2_min": 1})
     cases.append({"n": 36, "edges": K, "min_size": 1, "max_universe": 1024, "thread_max": 0, "split_min": 1,
                   "split2_min": 1})
+    # the adjacency rows in a global-memory slab per block instead of shared memory
+    cases.append({"n": off, "edges": edges, "min_size": 1, "max_universe": 1024, "thread_max": 0,
+                  "split_min": 1, "split2_min": 1, "adj_shared_max": 0})
     # degenerate inputs: empty graph, edgeless graph, one edge
     cases.append({"n": 0, "edges": [], "min_size": 1, "max_universe": 1024})
     cases.append({"n": 4, "edges": [], "min_size": 1, "max_universe": 1024})
@@ -231,7 +236,7 @@ def test_cuda_kernel_in_simulator_equals_networkx():
     assert "max_cliques=3" in results[-1]["error"] and "count pass" in results[-1]["error"]
     cases, results = cases[:-2], results[:-2]
     for case, res in zip(cases, results):
-        got = [sorted(c) for c in res["cliques"]] if case.get("api") else res["cliques"]
+        got = res["cliques"]  # the kernel and the public API list members ascending
         assert all(c == sorted(c) for c in got)
         assert sorted(got) == nx_cliques(case["n"], case["edges"], case["min_size"]), case
     # the device path really ran (and the host fallback where it was forced)
@@ -244,6 +249,7 @@ def test_cuda_kernel_in_simulator_equals_networkx():
     assert info[5]["words"] == 2 and info[5]["n_thread_subproblems"] == info[5]["n_subproblems"]
     assert info[6]["words"] == 2 and info[6]["n_split"] > 0
     assert info[2]["n_split2"] == 0  # default split2_min: these small branches stay whole
+    assert info[1]["adjacency_in_shared"] and not info[12]["adjacency_in_shared"]
     for i, j in ((9, 2), (10, 3)):  # the same cases split at the root only
         assert info[i]["n_split2"] > 0 and info[i]["n_items"] > info[j]["n_items"]
 
@@ -290,16 +296,3 @@ def test_simulator_switched_on_too_late_gives_clear_error():
                           timeout=120)
     assert proc.stdout.startswith("OK") and "before numba.cuda is first imported" in proc.stdout, (
         proc.stdout + proc.stderr[-2000:])
-
-
-def test_sort_segments_equals_a_lexsort():
-    # the GPU path's canonical member order: per-segment sort == global lexsort
-    rng = np.random.default_rng(3)
-    sizes = np.concatenate([rng.integers(0, 9, 500), [0, 1, 33, 200, 40]])
-    ip = np.zeros(sizes.size + 1, np.int64)
-    np.cumsum(sizes, out=ip[1:])
-    ix = rng.integers(0, 10_000, ip[-1]).astype(np.int32)
-    owner = np.repeat(np.arange(sizes.size), sizes)
-    want = ix[np.lexsort((ix, owner))]
-    host.sort_segments(ip, ix)
-    assert np.array_equal(ix, want)
