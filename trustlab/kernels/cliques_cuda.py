@@ -26,8 +26,9 @@ sub-problems on the device and give many small ones to one warp. Here:
    so no thread waits on a serial step. Sub-problems of at least ``split_min`` vertices are
    split into one work item per root branch (after the root pivot) for load balance,
    and root branches whose level-1 candidate set holds at least ``split2_min`` vertices
-   once more, into one item per level-1 branch (on G(300, 0.5) the largest root branch
-   is ~10x the mean warp's share of the search; one level more brings it to ~2x).
+   once more, into one item per level-1 branch, when the root split leaves fewer than 4
+   items per resident warp (on G(300, 0.5) the largest root branch is ~10x the mean
+   warp's share of the search; one level more brings it to ~2x).
    Larger universes run on the host with the same algorithm (``info["n_host_fallback"]``).
 4. **Count, then write.** A count pass, one prefix sum over all work items, a write pass
    straight into one exactly sized CSR output.
@@ -331,6 +332,12 @@ def _get_thread_kernel(tw: int):
 
 
 _FULL = 0xFFFFFFFF
+# The second level of splitting runs only while the first leaves fewer work items than this
+# per resident warp: then a few large root branches decide the kernel's time. Measured on
+# the H200 (bench/results/gpu.md, stop 37): G(300, 0.5) has 1.8 items per warp and the
+# second level takes it from 149.7 to 105.5 ms; G(500, 0.3) has 4.9 and the extra pass
+# and items took it from 20.3 to 26.9 ms.
+_SPLIT2_ITEMS_PER_WARP = 4
 
 
 def _warp_ops(shfl: bool):
@@ -448,13 +455,14 @@ def _get_warp_kernel(shfl: bool):
     wsum, wor, wmax, wprefix, first_set = _warp_ops(shfl)
 
     @cuda.jit
-    def _bk_warp(indptr, indices, sub_v, ksz, sub_idx, item_s, item_b, item_b2, adj_ws, ws, adj_in_shared, stk_ws,
+    def _bk_warp(indptr, indices, sub_v, ksz, sub_idx, item_s, item_b, item_b2, adj_ws, ws, stk_ws,
                  min_size, mode, cnt, ecnt, cbase, ebase, out_indptr, out_indices, work_ctr):
         # mode 0: count root branches |C0| per item; 1: count cliques; 2: write cliques;
         # 3: for a root-branch item, its level-1 branches |C1| (cnt) and |P1| (ecnt).
         # item_b[it] >= 0: keep only that root branch; item_b2[it] >= 0: and only that
-        # branch of level 1. The adjacency rows (stride ws words) sit in the block's
-        # dynamic shared memory when adj_in_shared, else in its slab of adj_ws.
+        # branch of level 1. The adjacency rows sit in the block's slab of adj_ws, row r
+        # at word r * ws (global memory: a copy in shared memory measured slower on the
+        # H200, 105.5 vs 98.1 ms on G(300, 0.5), 26.9 vs 23.3 ms on G(500, 0.3)).
         t = cuda.threadIdx.x
         b = cuda.blockIdx.x
         nitems = item_s.shape[0]
@@ -463,8 +471,7 @@ def _get_warp_kernel(shfl: bool):
         sX = cuda.shared.array(32, dtype=numba.int64)
         buf = cuda.shared.array((2, 32), dtype=numba.int64)  # the simulator's reductions
         ctrl = cuda.shared.array(2, dtype=numba.int64)
-        adj_dyn = cuda.shared.array(0, dtype=numba.uint32)
-        adj = adj_dyn if adj_in_shared else adj_ws[b]
+        adj = adj_ws[b]
         stk = stk_ws[b]
         ph = 0
         while True:
@@ -651,8 +658,7 @@ class OutputTooLarge(Exception):
 
 
 def _enumerate_v2(cuda, indptr, indices, n, min_size, max_universe, max_blocks, workspace_bytes, split_min,
-                  info, thread_max=64, thread_block=128, output_ok=None, split2_min=None, warp_ops="auto",
-                  adj_shared_max=0):
+                  info, thread_max=64, thread_block=128, output_ok=None, split2_min=None, warp_ops="auto"):
     """The ``v2`` pipeline, CSR in, CSR out (see :func:`enumerate_maximal_cliques_cuda`).
 
     Sub-problems in the degree order, their universes built on the device; universes of
@@ -705,25 +711,22 @@ def _enumerate_v2(cuda, indptr, indices, n, min_size, max_universe, max_blocks, 
         kmax = int(ks[w0])
         W = (kmax + 31) // 32
         depth = int(d_p0.copy_to_host()[sub_v[w0:w1]].max()) + 2
-        adj_bytes = 4 * kmax * W
-        in_shared = adj_bytes <= adj_shared_max  # the adjacency rows in the block's shared memory
-        per_block = (0 if in_shared else adj_bytes) + 8 * depth * 4 * W
+        per_block = 4 * kmax * W + 8 * depth * 4 * W
         if max_blocks is None:
             try:
                 max_blocks = 32 * int(getattr(cuda.get_current_device(), "MULTIPROCESSOR_COUNT", 8))
             except Exception:
                 max_blocks = 64
         cap_blocks = max(1, min(int(max_blocks), workspace_bytes // max(per_block, 1)))
-        adj_ws = cuda.device_array((cap_blocks, 1 if in_shared else kmax * W), np.uint32)
+        adj_ws = cuda.device_array((cap_blocks, kmax * W), np.uint32)
         stk_ws = cuda.device_array((cap_blocks, depth, 4, W), np.int64)
         kern_w = _get_warp_kernel(use_shuffles(warp_ops))
-        info["adjacency_in_shared"] = bool(in_shared)
 
         def launch_w(items, mode, cnt, ecnt, cbase=dummy64, ebase=dummy64, oip=dummy64, oix=dummy32):
             d_items = [cuda.to_device(np.ascontiguousarray(a)) for a in items]  # (item_s, item_b, item_b2)
-            kern_w[int(min(items[0].shape[0], cap_blocks)), 32, 0, adj_bytes if in_shared else 0](
+            kern_w[int(min(items[0].shape[0], cap_blocks)), 32](
                 d_indptr, d_indices, d_sv, d_ksz, d_sub, *d_items,
-                adj_ws, W, in_shared, stk_ws, min_size, mode, cnt, ecnt, cbase, ebase, oip, oix,
+                adj_ws, W, stk_ws, min_size, mode, cnt, ecnt, cbase, ebase, oip, oix,
                 cuda.to_device(np.zeros(1, np.int64)))
 
         def counts(items, mode):
@@ -744,7 +747,8 @@ def _enumerate_v2(cuda, indptr, indices, n, min_size, max_universe, max_blocks, 
         item_b2 = np.full(item_s.size, -1, np.int64)
         n_split2 = 0
         sel1 = np.flatnonzero(item_b >= 0)
-        if split2_min is not None and sel1.size:  # the second level: root branches with |P1| >= split2_min
+        few = item_s.size < _SPLIT2_ITEMS_PER_WARP * cap_blocks
+        if split2_min is not None and sel1.size and few:  # the second level: root branches with |P1| >= split2_min
             nb1, p1 = counts((item_s[sel1], item_b[sel1], item_b2[sel1]), 3)
             two = (nb1 > 1) & (p1 >= split2_min)
             n_split2 = int(np.count_nonzero(two))
@@ -821,7 +825,7 @@ def enumerate_maximal_cliques_cuda(indptr: np.ndarray, indices: np.ndarray, n: i
                                    min_size: int = 1, *, max_universe: int = 1024,
                                    max_blocks: int | None = None, workspace_bytes: int = 1 << 30,
                                    split_min: int = 64, split2_min: int | None = 48, thread_max: int = 64,
-                                   warp_ops: str = "auto", adj_shared_max: int = 12288, output_ok=None,
+                                   warp_ops: str = "auto", output_ok=None,
                                    return_info: bool = False) -> Any:
     """All maximal cliques of a CSR graph on a CUDA GPU (numba.cuda).
 
@@ -854,19 +858,15 @@ def enumerate_maximal_cliques_cuda(indptr: np.ndarray, indices: np.ndarray, n: i
         Root-branch items whose level-1 candidate set ``P1`` has at least this many
         vertices are split again, into one item per level-1 branch (a short extra pass
         counts them): on dense graphs a few root branches hold most of the search, and
-        the warps that finish early would otherwise wait for them. ``None`` keeps one
-        level of splitting.
+        the warps that finish early would otherwise wait for them. The pass runs only
+        when the root split leaves fewer than 4 items per resident warp. ``None`` keeps
+        one level of splitting.
     thread_max : {0, 32, 64}, default 64
         Largest universe solved by one thread (0: every sub-problem on the warp kernel).
     warp_ops : {"auto", "shfl", "shared"}, default "auto"
         How the warp kernel's threads combine their partial results: warp shuffles and
         ballots (``"shfl"``), or a shared buffer and a barrier (``"shared"``, the only
         choice in the simulator). ``"auto"``: shuffles on a device.
-    adj_shared_max : int, default 12288
-        The warp kernel keeps the adjacency rows of its universe (``4 |U| ceil(|U|/32)``
-        bytes for the largest) in the block's shared memory when they fit this many
-        bytes (at most 48 KiB), else in a global-memory slab per block. ``0``: always
-        global.
     output_ok : callable, optional
         ``output_ok(n_cliques, n_members)`` is called after the count pass (with upper
         bounds); if it returns False, :class:`OutputTooLarge` is raised before any output
@@ -905,8 +905,6 @@ def enumerate_maximal_cliques_cuda(indptr: np.ndarray, indices: np.ndarray, n: i
         raise ValueError(f"split_min must be >= 1, got {split_min!r}.")
     if split2_min is not None and int(split2_min) < 1:
         raise ValueError(f"split2_min must be >= 1 or None, got {split2_min!r}.")
-    if not 0 <= int(adj_shared_max) <= 49152:
-        raise ValueError(f"adj_shared_max must be between 0 and 49152 bytes, got {adj_shared_max!r}.")
     if warp_ops not in ("auto", "shfl", "shared"):
         raise ValueError(f"warp_ops must be 'auto', 'shfl' or 'shared', got {warp_ops!r}.")
     if int(thread_max) not in (0, 32, 64):
@@ -935,7 +933,6 @@ def enumerate_maximal_cliques_cuda(indptr: np.ndarray, indices: np.ndarray, n: i
     t0 = time.perf_counter()
     out = _enumerate_v2(cuda, indptr, indices, n, min_size, int(max_universe), max_blocks, int(workspace_bytes),
                         int(split_min), info, thread_max=int(thread_max), output_ok=output_ok,
-                        split2_min=None if split2_min is None else int(split2_min), warp_ops=warp_ops,
-                        adj_shared_max=int(adj_shared_max))
+                        split2_min=None if split2_min is None else int(split2_min), warp_ops=warp_ops)
     info["seconds_total"] = time.perf_counter() - t0
     return (*out, info) if return_info else out

@@ -146,8 +146,6 @@ def test_bad_input_errors():
         cc.enumerate_maximal_cliques_cuda(ip, ix, 3, split2_min=0)
     with pytest.raises(ValueError, match="warp_ops"):
         cc.enumerate_maximal_cliques_cuda(ip, ix, 3, warp_ops="fast")
-    with pytest.raises(ValueError, match="adj_shared_max"):
-        cc.enumerate_maximal_cliques_cuda(ip, ix, 3, adj_shared_max=1 << 20)
 
 
 def _real_gpu() -> bool:
@@ -194,15 +192,16 @@ def _sim_cases():
     cases.append({"n": off, "edges": edges, "min_size": 1, "max_universe": 1024, "thread_max": 0,
                   "split_min": 4, "big_degree": 2})
     cases.append({"n": off, "edges": edges, "min_size": 3, "max_universe": 1024, "big_degree": 3})
-    # the second level of splitting (every root branch split again at level 1), min_size 1 and 3
+    # the second level of splitting (every root branch split again at level 1), min_size 1 and 3;
+    # it runs while there are fewer than 4 root items per resident warp (max_blocks)
     for ms in (1, 3):
         cases.append({"n": off, "edges": edges, "min_size": ms, "max_universe": 1024, "thread_max": 0,
-                      "split_min": 1, "split2_min": 1})
+                      "split_min": 1, "split2_min": 1, "max_blocks": 64})
     cases.append({"n": 36, "edges": K, "min_size": 1, "max_universe": 1024, "thread_max": 0, "split_min": 1,
-                  "split2_min": 1})
-    # the adjacency rows in a global-memory slab per block instead of shared memory
+                  "split2_min": 1, "max_blocks": 64})
+    # the same with 2 resident warps: many root items each, so no second level
     cases.append({"n": off, "edges": edges, "min_size": 1, "max_universe": 1024, "thread_max": 0,
-                  "split_min": 1, "split2_min": 1, "adj_shared_max": 0})
+                  "split_min": 1, "split2_min": 1})
     # degenerate inputs: empty graph, edgeless graph, one edge
     cases.append({"n": 0, "edges": [], "min_size": 1, "max_universe": 1024})
     cases.append({"n": 4, "edges": [], "min_size": 1, "max_universe": 1024})
@@ -249,9 +248,9 @@ def test_cuda_kernel_in_simulator_equals_networkx():
     assert info[5]["words"] == 2 and info[5]["n_thread_subproblems"] == info[5]["n_subproblems"]
     assert info[6]["words"] == 2 and info[6]["n_split"] > 0
     assert info[2]["n_split2"] == 0  # default split2_min: these small branches stay whole
-    assert info[1]["adjacency_in_shared"] and not info[12]["adjacency_in_shared"]
     for i, j in ((9, 2), (10, 3)):  # the same cases split at the root only
         assert info[i]["n_split2"] > 0 and info[i]["n_items"] > info[j]["n_items"]
+    assert info[12]["n_split2"] == 0 and info[12]["n_items"] == info[2]["n_items"] >= 8
 
 
 @pytest.mark.slow
@@ -261,7 +260,7 @@ def test_warp_kernel_device_build_in_simulator_equals_networkx():
     at two levels, on two small graphs side by side."""
     edges = gnp_edges(9, 0.5, 11) + [[u + 9, v + 9] for u, v in gnp_edges(7, 0.7, 113)]
     case = {"n": 16, "edges": edges, "min_size": 1, "max_universe": 1024, "thread_max": 0, "split_min": 1,
-            "split2_min": 1, "warp_ops": "shfl"}
+            "split2_min": 1, "warp_ops": "shfl", "max_blocks": 64}
     (res,) = _run_sim([case])
     assert all(c == sorted(c) for c in res["cliques"])
     assert sorted(res["cliques"]) == nx_cliques(16, edges)
