@@ -416,10 +416,11 @@ def _enumerate_gpu(g: CSRGraph, min_size: int, max_cliques: int | None = None,
 
 # ``backend="auto"`` takes the GPU for large sparse graphs only. Measured on an H200
 # machine against the same machine's 16 CPU threads, same CSR input, public API
-# (bench/results/gpu.md): 3.0-4.1x faster on G(100k, 1M), G(200k, 800k), RGG(20k) and an
-# SBM (121k edges), 1.6x on BA(50k, 10), 1.0x on powerlaw-cluster (mean degree 30), and
-# slower on the dense G(300, 0.5) / G(500, 0.3) (0.6-0.7x). Rule: at least 100,000 edges
-# and a mean degree of at most 32.
+# (bench/results/gpu.md, stop 37): 3.2-5.6x faster on G(100k, 1M), G(200k, 800k), RGG(20k)
+# and an SBM (121k edges), 1.7x on BA(50k, 10), 0.95x on powerlaw-cluster (mean degree 30);
+# the small dense G(300, 0.5) / G(400, 0.4) / G(500, 0.3) gain 1.5-2.2x, but G(2000, 0.05)
+# (mean degree 100) loses (0.55x), so dense graphs stay on the CPU until a density rule is
+# measured. Rule: at least 100,000 edges and a mean degree of at most 32.
 _GPU_AUTO_EDGES = 100_000
 _GPU_AUTO_MEAN_DEGREE = 32
 
