@@ -16,7 +16,7 @@ With ``--oracle`` it also clusters the candidate pairs again with the fitted per
 factors replaced by the *truth's* level shares (m among the candidate pairs that match, u among
 those that do not), all fields at once and one field at a time, and prints the pairwise F1 of each:
 where a file's loss lies (patent: the u of ``Name`` alone; jedai_cora: spread over every field,
-with a ceiling below 0.90 even with every m and u true). These weights are the plain
+0.896 even with every m and u set to the truth's). These weights are the plain
 ``log(m/u)`` per level: no term-frequency adjustment and no whole-record overlap correction, so
 the "fitted" row differs a little from the pipeline's own result.
 
