@@ -12,10 +12,18 @@ the model), prints
   false negatives and false positives of the clustering (which field holds a missed true
   pair back, which one pushes a false merge).
 
+With ``--oracle`` it also clusters the candidate pairs again with the fitted per-level Bayes
+factors replaced by the *truth's* level shares (m among the candidate pairs that match, u among
+those that do not), all fields at once and one field at a time, and prints the pairwise F1 of each:
+where a file's loss lies (patent: the u of ``Name`` alone; jedai_cora: spread over every field,
+0.896 even with every m and u set to the truth's). These weights are the plain
+``log(m/u)`` per level: no term-frequency adjustment and no whole-record overlap correction, so
+the "fitted" row differs a little from the pipeline's own result.
+
 The truth is read only to print these columns; the model never sees it. Meant for
 investigating a file where trustlab is below its peers (``bench/results/er_real.md``).
 
-    PYTHONPATH=. .venv/bin/python bench/er_diagnose.py patent [--data ../shared/data]
+    PYTHONPATH=. .venv/bin/python bench/er_diagnose.py patent [--data ../shared/data] [--oracle]
 """
 from __future__ import annotations
 
@@ -45,7 +53,55 @@ def _truth_per_row(res, inputs, keys, truth) -> np.ndarray:
     return np.array([lab[(str(s), str(i))] for s, i in zip(fr[src], fr[id_col])])
 
 
-def diagnose(name: str, data: Path) -> str:
+def _level_weights(G: np.ndarray, m: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Plain per-field log(m/u) of each pair's level (0 where missing)."""
+    bf = np.log(m) - np.log(u)
+    W = np.zeros(G.shape)
+    for c in range(G.shape[1]):
+        ok = G[:, c] >= 0
+        W[ok, c] = bf[c][G[ok, c]]
+    return W
+
+
+def oracle_lines(res, t: np.ndarray, G: np.ndarray, same: np.ndarray, time_limit: float = 60.0) -> list[str]:
+    """Pairwise F1 of the clustering with the truth's m and/or u in place of the fitted ones."""
+    from er_real import pairwise
+
+    from trustlab.er.cluster import cluster_pairs
+    from trustlab.er.scoring import to_weights
+
+    model, P, n = res.model, res.pairs, len(t)
+    logit = np.log(model.lambda_) - np.log1p(-model.lambda_)
+
+    def truth_share(mask):
+        out = np.zeros_like(model.m_)
+        for c in range(G.shape[1]):
+            g = G[mask, c]
+            g = g[g >= 0]
+            out[c] = (np.bincount(g, minlength=len(LEVELS)) + 0.5) / (len(g) + 0.5 * len(LEVELS))
+        return out
+
+    mt, ut = truth_share(same), truth_share(~same)
+
+    def f1(m, u):
+        lw = logit + _level_weights(G, m, u).sum(1)
+        w = to_weights(1.0 / (1.0 + np.exp(-np.clip(lw, -50, 50))))
+        r = pairwise(np.asarray(cluster_pairs(n, P, w, method="xer", time_limit=time_limit).labels), t)
+        return f"F1 {r['f1']:.4f} (P {r['precision']:.3f} / R {r['recall']:.3f})"
+
+    out = ["oracle: clustering F1 with plain log(m/u) level weights (no TF), the fitted lambda:",
+           f"  fitted m, fitted u       {f1(model.m_, model.u_)}",
+           f"  truth m, fitted u        {f1(mt, model.u_)}",
+           f"  fitted m, truth u        {f1(model.m_, ut)}",
+           f"  truth m, truth u         {f1(mt, ut)}"]
+    for c, f in enumerate(model.fields):
+        u1, m1 = model.u_.copy(), model.m_.copy()
+        u1[c], m1[c] = ut[c], mt[c]
+        out.append(f"  {f.column[-24:]:24s} truth u only: {f1(model.m_, u1)};  truth m and u: {f1(m1, u1)}")
+    return out
+
+
+def diagnose(name: str, data: Path, oracle: bool = False) -> str:
     from er_real import load, pairwise
 
     import trustlab
@@ -105,6 +161,8 @@ def diagnose(name: str, data: Path) -> str:
         if W is not None:
             out.append("mean field weight over true positives / false negatives / false positives:")
             out.append(df[["W tp", "W fn", "W fp"]].round(2).to_string())
+    if oracle:
+        out.extend(oracle_lines(res, t, G, same))
     return "\n".join(out)
 
 
@@ -112,8 +170,10 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("name", help="a data set of bench/er_real.py (e.g. patent, jedai_cora, walmart_amazon)")
     ap.add_argument("--data", default=str(ROOT.parent / "shared" / "data"))
+    ap.add_argument("--oracle", action="store_true",
+                    help="also cluster with the truth's m / u per level (all fields, then one at a time)")
     a = ap.parse_args(argv)
-    print(diagnose(a.name, Path(a.data)))
+    print(diagnose(a.name, Path(a.data), oracle=a.oracle))
     return 0
 
 
