@@ -410,7 +410,12 @@ def _solve_groups(recs: pd.DataFrame, edges: pd.DataFrame, ctx: _Context, cfg: _
         P, w, prob = P[order], w[order], prob[order]
         extra = _component_completion(m, P, w, int(cfg.complete_components))
         if len(extra):
-            sub = recs[ctx.columns].set_axis(np.arange(m))
+            # only the records of the completed pairs are encoded (a record's encoding does not
+            # depend on the other records: the whole table's statistics are in ``ctx``)
+            from trustlab._chunks import sorted_unique
+
+            touched = sorted_unique(extra.ravel())
+            sub = recs[ctx.columns].iloc[touched].set_axis(touched)
             G, T, _ = _encoded_levels(_encode(sub, ctx.fields, ctx.only, ctx.doc_freq, ctx.tf_model, None), extra, ctx)
             px = ctx.tf_model.proba_from_field_weights(ctx.tf_model.level_weights(G, T))
             P = np.concatenate([P, extra])
@@ -470,13 +475,11 @@ def _token_counts(part: pd.DataFrame, what, fields) -> pd.DataFrame:
 
 def _tf_counts(part: pd.DataFrame, fields) -> pd.DataFrame:
     """Records holding each normalised value of every TF field ``fields[k]`` (rows ``f = k``,
-    ``tok``, ``n``) in one partition."""
-    from trustlab.er.kinds import tf_keys
-
+    ``tok``, ``n``) in one partition (each distinct value normalised once)."""
     df = part.reset_index(drop=True)
     out = [pd.DataFrame({"f": np.zeros(0, np.int16), "tok": pd.Series([], dtype=object), "n": np.zeros(0, np.int64)})]
     for k, f in enumerate(fields):
-        key = pd.Series(tf_keys(df, f))
+        key = pd.Series(_tf_keys(df, f))
         vc = key[key != ""].astype(str).value_counts()
         out.append(pd.DataFrame({"f": np.full(len(vc), k, np.int16), "tok": vc.index.to_numpy(dtype=object),
                                  "n": vc.to_numpy(np.int64)}))
@@ -510,12 +513,14 @@ class _Enc:
     """The encoded records of one partition (or of a selection of partitions): canonical
     positions ``idx`` (sorted), per-record arrays ``cols``, sparse rows ``csr`` (name ->
     ``(indptr, token hashes, weights, …)``: one or more arrays of values per token) and the raw
-    columns of fields without an encoder."""
+    columns of fields without an encoder; ``shares``: the partition's
+    :func:`~trustlab.er.scoring.record_share_sums` (not kept by ``take`` and ``concat``)."""
 
     idx: np.ndarray
     cols: dict
     csr: dict
     raw: pd.DataFrame | None
+    shares: tuple | None = None
 
     def take(self, want: np.ndarray) -> "_Enc":
         """The records whose positions are in ``want`` (sorted, unique)."""
@@ -560,12 +565,86 @@ class _Enc:
         return int(tot)
 
 
-def _sparse_rows(rec: np.ndarray, tok: pd.Series, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Per record (``rec``: row of each token occurrence, sorted), its distinct tokens, how
-    often each occurs and their hashes: ``(indptr, hashes, counts, first occurrence)``."""
-    if not len(tok):
-        return np.zeros(n + 1, np.int64), np.zeros(0, np.uint64), np.zeros(0), np.zeros(0, np.int64)
-    h = _hash(tok.to_numpy(dtype=object))
+def _per_value(s: pd.Series, fn) -> np.ndarray:
+    """``fn(s)`` (an element-wise function of a Series, returning one value per row) as an
+    array, computed once per distinct value of ``s``: generated and real tables repeat their
+    names, places and dates, so most rows are a look-up. Missing cells are passed to ``fn``
+    as they are (``None`` and NaN apart); columns that hold anything but strings are passed
+    whole (``1`` and ``1.0`` are one value to a hash table, not to ``str``)."""
+    if len(s) < 2 or pd.api.types.infer_dtype(s, skipna=True) != "string":
+        return np.asarray(fn(s))
+    codes, uniq = pd.factorize(s)
+    na = codes < 0
+    vals = uniq.to_numpy(dtype=object)
+    if na.any():
+        vals = np.concatenate([vals, s.to_numpy(dtype=object)[na]])
+        codes = codes.copy()
+        codes[na] = np.arange(uniq.size, vals.size)
+    return np.asarray(fn(pd.Series(vals, dtype=object)))[codes]
+
+
+def _value_tokens(s: pd.Series, tokens) -> tuple[np.ndarray, np.ndarray]:
+    """The token occurrences of every row of ``s``: ``(row, token hash)`` arrays (rows
+    ascending), ``tokens(values)`` giving ``(position of the value, token hash)`` arrays of a
+    Series of values (repeats kept); tokenised once per distinct value (as :func:`_per_value`)."""
+    n = len(s)
+    codes = np.arange(n)
+    vals = s.reset_index(drop=True)
+    if n >= 2 and pd.api.types.infer_dtype(s, skipna=True) == "string":
+        codes, uniq = pd.factorize(s)
+        na = codes < 0
+        v = uniq.to_numpy(dtype=object)
+        if na.any():
+            v = np.concatenate([v, s.to_numpy(dtype=object)[na]])
+            codes = codes.copy()
+            codes[na] = np.arange(uniq.size, v.size)
+        vals = pd.Series(v, dtype=object)
+    at, h = tokens(vals)
+    if not len(at):
+        return np.zeros(0, np.int64), np.zeros(0, np.uint64)
+    o = np.argsort(at, kind="stable")
+    h = h[o]
+    ptr = np.zeros(len(vals) + 1, np.int64)
+    np.add.at(ptr, at + 1, 1)
+    ptr = np.cumsum(ptr)
+    lens = np.diff(ptr)[codes]
+    total = int(lens.sum())
+    sel = np.repeat(ptr[:-1][codes] - np.r_[0, np.cumsum(lens)[:-1]], lens) + np.arange(total)
+    return np.repeat(np.arange(n, dtype=np.int64), lens), h[sel]
+
+
+def _hashed(tok: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    tok = tok.dropna()
+    return tok.index.to_numpy(np.int64), _hash(tok.astype(str).to_numpy(dtype=object))
+
+
+def _record_tokens(vals: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """The words of the whole-record comparison in each value (``record_text``'s words)."""
+    from trustlab.er.kinds import _RECORD_TOKEN
+
+    return _hashed(vals.fillna("").astype(str).str.lower().str.findall(_RECORD_TOKEN).explode())
+
+
+def _value_codes(vals: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`~trustlab.er.kinds.code_tokens` of each value (as ``record_text`` writes it):
+    those of its words, each distinct word's found once (a word's codes do not depend on
+    the words around it)."""
+    from trustlab.er.kinds import _CODE_SPLIT, code_tokens
+
+    words = vals.fillna("").astype(str).str.lower().str.split(_CODE_SPLIT, regex=True).explode().dropna()
+    words = words[words.str.len() >= 4]  # as code_tokens: shorter words give no code
+    if not len(words):
+        return np.zeros(0, np.int64), np.zeros(0, np.uint64)
+    r, h = _value_tokens(words.reset_index(drop=True),
+                         lambda w: _hashed(code_tokens(w.reset_index(drop=True))))
+    return words.index.to_numpy(np.int64)[r], h
+
+
+def _sparse_rows(rec: np.ndarray, h: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per record (``rec``: row of each token occurrence, ``h``: its token hash), its distinct
+    tokens (by hash, ascending) and how often it has each: ``(indptr, hashes, counts)``."""
+    if not len(h):
+        return np.zeros(n + 1, np.int64), np.zeros(0, np.uint64), np.zeros(0)
     o = np.lexsort((h, rec))
     rec, h = rec[o], h[o]
     new = np.r_[True, (rec[1:] != rec[:-1]) | (h[1:] != h[:-1])]
@@ -574,45 +653,63 @@ def _sparse_rows(rec: np.ndarray, tok: pd.Series, n: int) -> tuple[np.ndarray, n
     r, hh = rec[starts], h[starts]
     ptr = np.zeros(n + 1, np.int64)
     np.add.at(ptr, r + 1, 1)
-    return np.cumsum(ptr), hh, cnt, o[starts]
+    return np.cumsum(ptr), hh, cnt
+
+
+def _tf_keys(df: pd.DataFrame, f) -> np.ndarray:
+    """:func:`~trustlab.er.kinds.tf_keys`, once per distinct value."""
+    from trustlab.er.kinds import tf_keys
+
+    return _per_value(df[f.column], lambda v: tf_keys(pd.DataFrame({f.column: v}), f))
 
 
 def _encode(part: pd.DataFrame, fields, only, doc_freq: dict | None, tf_model, truth: str | None) -> _Enc:
-    """Normalise the records of one partition once: the arrays :func:`_encoded_features` compares.
-    The whole-record rows hold raw counts until :func:`_weigh` (here when ``doc_freq``, the whole
-    table's document frequencies of :func:`_sum_doc_counts`, is given)."""
+    """Normalise the records of one partition once (each distinct value of a column once):
+    the arrays :func:`_encoded_features` compares. The whole-record rows hold raw counts until
+    :func:`_weigh` (here when ``doc_freq``, the whole table's document frequencies of
+    :func:`_sum_doc_counts`, is given). With a whole-record field, ``shares`` holds the
+    partition's :func:`~trustlab.er.scoring.record_share_sums`, counted from the same words."""
     from trustlab.er.comparisons import _no_space, _text
-    from trustlab.er.kinds import _RECORD_TOKEN, KINDS, code_tokens, record_text, tf_keys
+    from trustlab.er.kinds import KINDS, record_fields, tf_keys
 
     df = part.reset_index(drop=True)
     n = len(df)
     cols: dict = {}
     csr: dict = {}
     raw_cols: list[str] = []
+    shares = None
     for f in fields:
         c, kind = f.column, f.kind
         want = None if only is None else only.get(c)
         if kind in _TEXT_KINDS:
-            cols[f"{c}:s"], cols[f"{c}:m"] = _text(df[c])
+            cols[f"{c}:s"], cols[f"{c}:m"] = _text_arrays(df[c], _text)
         elif kind in _NORM_KINDS:
             norm = _no_space if kind == "email" else KINDS[kind].normalise
-            v = norm(df[c].fillna("").astype(str))
-            cols[f"{c}:s"], cols[f"{c}:m"] = v.to_numpy(dtype=object), (v == "").to_numpy()
+            v = _per_value(df[c], lambda x: norm(x.fillna("").astype(str)).to_numpy(dtype=object))
+            cols[f"{c}:s"], cols[f"{c}:m"] = v, v == ""
         elif kind == "phone":
-            d = df[c].fillna("").astype(str).str.replace(r"\D+", "", regex=True).str[-10:]
-            cols[f"{c}:s"], cols[f"{c}:m"] = d.to_numpy(dtype=object), (d.str.len() < 5).to_numpy()
+            d = _per_value(df[c], lambda x: x.fillna("").astype(str).str.replace(r"\D+", "", regex=True)
+                           .str[-10:].to_numpy(dtype=object))
+            cols[f"{c}:s"], cols[f"{c}:m"] = d, np.array([len(x) < 5 for x in d], bool)
         elif kind in ("exact", "model"):
-            v = df[c]
-            norm = KINDS[kind].normalise(v.astype(str))
-            cols[f"{c}:h"] = _hash(norm.fillna("").to_numpy(dtype=object))
-            cols[f"{c}:m"] = (v.isna() | (norm.fillna("") == "")).to_numpy()
+            def norm_hash(v, kind=kind):
+                norm = KINDS[kind].normalise(v.astype(str))
+                return np.stack([_hash(norm.fillna("").to_numpy(dtype=object)),
+                                 (v.isna() | (norm.fillna("") == "")).to_numpy().astype(np.uint64)], axis=1)
+
+            hm = _per_value(df[c], norm_hash)
+            cols[f"{c}:h"] = np.ascontiguousarray(hm[:, 0]).astype(np.uint64, copy=False)
+            cols[f"{c}:m"] = hm[:, 1] == 1
         elif kind == "numeric":
             cols[f"{c}:x"] = pd.to_numeric(df[c], errors="coerce").to_numpy(np.float64)
         elif kind == "date":
             if want is None or want & {"exact", "year_sim"}:
-                t = pd.to_datetime(df[c], errors="coerce", format="mixed", utc=True)
-                cols[f"{c}:x"] = (t - pd.Timestamp("1970-01-01", tz="UTC")).dt.days.to_numpy(np.float64)
-            cols[f"{c}:s"], cols[f"{c}:m"] = _text(df[c])
+                def days(v):
+                    t = pd.to_datetime(v, errors="coerce", format="mixed", utc=True)
+                    return (t - pd.Timestamp("1970-01-01", tz="UTC")).dt.days.to_numpy(np.float64)
+
+                cols[f"{c}:x"] = _per_value(df[c], days).astype(np.float64)
+            cols[f"{c}:s"], cols[f"{c}:m"] = _text_arrays(df[c], _text)
         elif kind == "latlon":
             la, lo = f.columns()
             lat = pd.to_numeric(df[la], errors="coerce").to_numpy(np.float64)
@@ -620,30 +717,49 @@ def _encode(part: pd.DataFrame, fields, only, doc_freq: dict | None, tf_model, t
             bad = np.isnan(lat) | np.isnan(lon) | ((lat == 0) & (lon == 0))
             cols[f"{c}:lat"], cols[f"{c}:lon"] = np.where(bad, 0.0, lat), np.where(bad, 0.0, lon)
             cols[f"{c}:m"] = bad
-        elif kind == "record":
-            # each record's distinct words and how often it has them (weighted by _weigh)
-            tok = record_text(df, fields).fillna("").astype(str).str.lower().str.findall(_RECORD_TOKEN).explode()
-            tok = tok.dropna()
-            ptr, h, cnt, _ = _sparse_rows(tok.index.to_numpy(np.int64), tok, n)
-            csr[c] = (ptr, h, cnt)
-        elif kind == "codes":
-            codes = code_tokens(record_text(df, fields).reset_index(drop=True))
-            ptr, h, cnt, _ = _sparse_rows(codes.index.to_numpy(np.int64), codes, n)
-            csr[c] = (ptr, h, np.ones_like(cnt))
+        elif kind in ("record", "codes"):
+            # the record text's words (or codes) are those of its columns' values, each value
+            # tokenised once: ``record_text`` joins the values with spaces, which no token spans
+            own = record_fields(fields)
+            recs, hs, per_field = [], [], []
+            for g in own:
+                count = np.zeros(n)
+                for col in g.columns():
+                    r, h = _value_tokens(df[col], _record_tokens if kind == "record" else _value_codes)
+                    recs.append(r)
+                    hs.append(h)
+                    count += np.bincount(r, minlength=n)
+                per_field.append(count)
+            rec = np.concatenate(recs) if recs else np.zeros(0, np.int64)
+            h = np.concatenate(hs) if hs else np.zeros(0, np.uint64)
+            ptr, h, cnt = _sparse_rows(rec, h, n)
+            csr[c] = (ptr, h, cnt) if kind == "record" else (ptr, h, np.ones_like(cnt))
+            if kind == "record" and own and n:
+                # record_share_sums: each field's share of the record's words, summed
+                cnt_f = np.stack(per_field, axis=1)
+                sh = (cnt_f / np.maximum(cnt_f.sum(1, keepdims=True), 1.0)).sum(0)
+                shares = ({g.column: float(x) for g, x in zip(own, sh)}, n)
         else:
             raw_cols += [x for x in f.columns() if x not in raw_cols]
     for k in tf_model._tf_fields():
         f = tf_model.fields[k]
         tab = tf_model.tf_tables_.get(f.column)
         if tab is not None:
-            keys = pd.Series(tf_keys(df, f))
-            cols[f"tf{k}"] = keys.map(tab).astype(float).fillna(tf_model.tf_default_[f.column]).to_numpy(np.float64)
+            dflt = tf_model.tf_default_[f.column]
+            cols[f"tf{k}"] = _per_value(df[f.column], lambda v, f=f, tab=tab, dflt=dflt: pd.Series(
+                tf_keys(pd.DataFrame({f.column: v}), f)).map(tab).astype(float).fillna(dflt).to_numpy(np.float64))
     if truth is not None:
         t = df[truth]
         cols["truth:h"], cols["truth:ok"] = _hash(t.astype(str).to_numpy(dtype=object)), t.notna().to_numpy()
     raw = df[raw_cols].copy() if raw_cols else None
-    enc = _Enc(part.index.to_numpy(np.int64), cols, csr, raw)
+    enc = _Enc(part.index.to_numpy(np.int64), cols, csr, raw, shares)
     return enc if doc_freq is None else _weigh(enc, fields, doc_freq)
+
+
+def _text_arrays(s: pd.Series, text) -> tuple[np.ndarray, np.ndarray]:
+    """``text(s)`` (normalised words, missing), once per distinct value."""
+    both = _per_value(s, lambda v: np.stack(text(v), axis=1))
+    return np.ascontiguousarray(both[:, 0]), both[:, 1].astype(bool)
 
 
 def _doc_counts(enc: _Enc) -> dict:
@@ -698,7 +814,7 @@ def _weigh(enc: _Enc, fields, doc_freq: dict) -> _Enc:
             csr[c] += (idf / max(shared_information(n_all), 1e-300),)
         else:
             csr[c] = (ptr, h, np.where(dfreq <= RARE_CODE_DF, 1.0, 1e-3))
-    return _Enc(enc.idx, enc.cols, csr, enc.raw)
+    return _Enc(enc.idx, enc.cols, csr, enc.raw, enc.shares)
 
 
 def _sparse_dot(a: tuple, i: np.ndarray, b: tuple, j: np.ndarray) -> np.ndarray:
@@ -1496,7 +1612,7 @@ def _fit(run: _Run, mview, encs, rules, size, flds, ctx: _Context, tf_tables, tf
     from trustlab._chunks import sorted_unique
     from trustlab.er.defaults import random_pairs
     from trustlab.er.rules import parse_rule
-    from trustlab.er.scoring import FSModel, _distinct_rows_inverse, record_share_sums
+    from trustlab.er.scoring import FSModel, _distinct_rows_inverse
 
     d = len(flds)
     shared_ctx = run.share(ctx)
@@ -1542,7 +1658,8 @@ def _fit(run: _Run, mview, encs, rules, size, flds, ctx: _Context, tf_tables, tf
         want = sorted_unique(rp.ravel())
         Gr = run.compute(dask.delayed(_random_level_rows)(rp, shared_ctx, *_takes(encs, mview.divisions, want)))[0]
         # each field's share of the whole record's words, summed over the partitions
-        shares = run.compute(*[dask.delayed(record_share_sums)(p, flds) for p in mview.to_delayed()])
+        # (counted when the records were encoded, from the words of their whole-record rows)
+        shares = run.compute(*[dask.delayed(_shares)(e) for e in encs])
         n_share = sum(k for _, k in shares)
         share = {c: sum(sm.get(c, 0.0) for sm, _ in shares) / n_share for c in {c for sm, _ in shares for c in sm}} \
             if n_share else {}
@@ -1553,6 +1670,11 @@ def _fit(run: _Run, mview, encs, rules, size, flds, ctx: _Context, tf_tables, tf
             pc = _pair_completeness(run, mview, truth, sum(c[2] for c in counts))
     return {"levels": levels, "model": model, "n_pairs": n_pairs, "pair_completeness": pc,
             "npart": int(levels.npartitions), "max_part": int(np.max(part_sizes)) if len(part_sizes) else 0}
+
+
+def _shares(enc: _Enc) -> tuple[dict, int]:
+    """:func:`~trustlab.er.scoring.record_share_sums` of an encoded partition."""
+    return enc.shares if enc.shares is not None else ({}, 0)
 
 
 #: bins of first-record positions counted to place the pair stream's partition bounds
