@@ -178,9 +178,25 @@ def _read(records: Any, npartitions: int | None):
 
 def _match_view(part: pd.DataFrame, id_col: str, cols: list[str]) -> pd.DataFrame:
     """The id and the columns used for matching, placeholder cells (``N/A``…) as missing."""
+    return _placeholders_to_missing(part[[id_col] + cols], id_col)
+
+
+def _placeholders_to_missing(df: pd.DataFrame, id_col: str | None) -> pd.DataFrame:
+    """:func:`~trustlab.er.records.placeholders_to_missing`, each distinct value of a column
+    looked at once (:func:`_per_value`)."""
     from trustlab.er.records import placeholders_to_missing
 
-    return placeholders_to_missing(part[[id_col] + cols], id_col)
+    out = None
+    for c in df.columns:
+        col = df[c]
+        if c == id_col or not (col.dtype == object or isinstance(col.dtype, pd.StringDtype)):
+            continue
+        v = _per_value(col, lambda u: placeholders_to_missing(u.to_frame("v"), None)["v"].to_numpy(dtype=object))
+        hit = pd.isna(v) & col.notna().to_numpy()
+        if hit.any():
+            out = df.copy() if out is None else out
+            out[c] = col.mask(hit, np.nan)
+    return df if out is None else out
 
 
 def _with_position(part: pd.DataFrame, offset: int) -> pd.DataFrame:
@@ -625,19 +641,30 @@ def _record_tokens(vals: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     return _hashed(vals.fillna("").astype(str).str.lower().str.findall(_RECORD_TOKEN).explode())
 
 
+#: the words of :func:`~trustlab.er.kinds.code_tokens` (runs between its separators) that hold a
+#: digit: a word without one gives no code
+_DIGIT_WORD = r"[^\s,;:()\[\]|\"'!?]*\d[^\s,;:()\[\]|\"'!?]*"
+
+
 def _value_codes(vals: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     """:func:`~trustlab.er.kinds.code_tokens` of each value (as ``record_text`` writes it):
     those of its words, each distinct word's found once (a word's codes do not depend on
-    the words around it)."""
-    from trustlab.er.kinds import _CODE_SPLIT, code_tokens
+    the words around it). Only words with a digit can be codes; a word of digits only is one
+    when it has at least 5 (``code_tokens``' rule), the others go through ``code_tokens``."""
+    from trustlab.er.kinds import code_tokens
 
-    words = vals.fillna("").astype(str).str.lower().str.split(_CODE_SPLIT, regex=True).explode().dropna()
+    words = vals.fillna("").astype(str).str.lower().str.findall(_DIGIT_WORD).explode().dropna()
     words = words[words.str.len() >= 4]  # as code_tokens: shorter words give no code
     if not len(words):
         return np.zeros(0, np.int64), np.zeros(0, np.uint64)
-    r, h = _value_tokens(words.reset_index(drop=True),
-                         lambda w: _hashed(code_tokens(w.reset_index(drop=True))))
-    return words.index.to_numpy(np.int64)[r], h
+    dec = words.str.isdecimal().to_numpy(bool)
+    at = words.index.to_numpy(np.int64)
+    num = words[dec]
+    num = num[num.str.len() >= 5]
+    rest = words[~dec]
+    r, h = _value_tokens(rest.reset_index(drop=True), lambda w: _hashed(code_tokens(w.reset_index(drop=True))))
+    return (np.concatenate([num.index.to_numpy(np.int64), at[~dec][r]]),
+            np.concatenate([_hash(num.to_numpy(dtype=object)), h]))
 
 
 def _sparse_rows(rec: np.ndarray, h: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -1039,6 +1066,8 @@ class DistributedResolution:
         partitioning of the pair stream.
     seconds : dict
         Seconds per stage.
+    cpu_seconds : dict
+        CPU seconds per stage, of the driver process and the workers together.
     metrics : dict or None
         Pairwise precision / recall / F1 and cluster metrics against ``truth``.
     settings : dict
@@ -1067,6 +1096,7 @@ class DistributedResolution:
     settings: dict
     field_report: Any = None
     components: dict = field(default_factory=dict)
+    cpu_seconds: dict = field(default_factory=dict)
 
     def entities(self):
         """The output as a Dask DataFrame (``dask.dataframe.read_parquet``)."""
@@ -1079,7 +1109,8 @@ class DistributedResolution:
         return {"output": self.output, "n_records": self.n_records, "n_entities": self.n_entities,
                 "fields": [f"{f.column}:{f.kind}" for f in self.fields], "rules": list(self.rules),
                 "blocking": dict(self.blocking), "components": dict(self.components),
-                "seconds": {k: round(v, 3) for k, v in self.seconds.items()}, "metrics": self.metrics,
+                "seconds": {k: round(v, 3) for k, v in self.seconds.items()},
+                "cpu_seconds": {k: round(v, 3) for k, v in self.cpu_seconds.items()}, "metrics": self.metrics,
                 "settings": dict(self.settings), "model_problems": list(getattr(self.model, "problems_", []))}
 
 
@@ -1093,6 +1124,18 @@ class _Run:
         self.client = client
         self.progress = progress and client is not None
         self.seconds: dict[str, float] = {}
+        self.cpu_seconds: dict[str, float] = {}
+
+    def _cpu(self) -> float:
+        """CPU seconds used so far by this process and the workers (a stage's CPU time is
+        a steadier measure than its wall time on a shared machine)."""
+        got = dict([_process_cpu()])
+        if self.client is not None:
+            try:
+                got.update(self.client.run(_process_cpu).values())  # by process: workers may be threads here
+            except Exception:  # pragma: no cover - a worker lost between stages: no figure
+                return float("nan")
+        return float(sum(got.values()))
 
     @contextmanager
     def stage(self, name: str):
@@ -1100,10 +1143,12 @@ class _Run:
 
         log = logging.getLogger(__name__)
         log.info("stage %s: start", name)
-        t = time.perf_counter()
+        t, c = time.perf_counter(), self._cpu()
         yield
-        self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - t
-        log.info("stage %s: %.1f s", name, time.perf_counter() - t)
+        dt, dc = time.perf_counter() - t, self._cpu() - c
+        self.seconds[name] = self.seconds.get(name, 0.0) + dt
+        self.cpu_seconds[name] = self.cpu_seconds.get(name, 0.0) + dc
+        log.info("stage %s: %.1f s (%.1f CPU s)", name, dt, dc)
 
     def persist(self, coll):
         import dask
@@ -1132,6 +1177,10 @@ class _Run:
 
 def _identity(x):
     return x
+
+
+def _process_cpu() -> tuple[int, float]:
+    return os.getpid(), time.process_time()
 
 
 def check_distributed_options(*, labels=None, truth=None, scorer="auto", model="logistic", link_type=None,
@@ -1302,6 +1351,7 @@ def resolve_distributed(
                                         weights))
     run.seconds["total"] = time.perf_counter() - t0
     res.seconds = dict(run.seconds)
+    res.cpu_seconds = dict(run.cpu_seconds)
     return res
 
 
@@ -1311,7 +1361,7 @@ def _resolve(run: _Run, records, *, output, id_col, fields, truth, blocking, max
     import dask.dataframe as dd
 
     from trustlab.er.defaults import field_report
-    from trustlab.er.records import _normalize_columns, placeholders_to_missing
+    from trustlab.er.records import _normalize_columns
     from trustlab.er.scoring import FSModel
 
     rng = check_random_state(random_state)
@@ -1345,7 +1395,7 @@ def _resolve(run: _Run, records, *, output, id_col, fields, truth, blocking, max
             sample = ddf.sample(frac=min(1.0, sample_size / n), random_state=seed).compute().reset_index(drop=True)
         if sample[id_col].isna().any():
             raise ValueError(f"id column {id_col!r} has missing values; every record needs an id")
-        sample = placeholders_to_missing(sample, id_col)
+        sample = _placeholders_to_missing(sample, id_col)
         report = field_report(fields, sample, id_col=id_col, exclude=[truth] if truth else [])
         flds = list(report.fields)
         columns = sorted({c for f in flds for c in f.columns()}, key=list(sample.columns).index)
@@ -1588,8 +1638,14 @@ def _statistics(run: _Run, mview, flds, n: int, skip: Sequence[str] = ()):
         return corpus, tf_tables, tf_default
     # every TF field's value counts in one pass over the records and one groupby
     fmeta = pd.DataFrame({"f": np.zeros(0, np.int16), "tok": pd.Series([], dtype=object), "n": np.zeros(0, np.int64)})
-    frame = mview.map_partitions(_tf_counts, tf_fields, meta=fmeta)
-    counts = run.compute(frame.groupby(["f", "tok"])["n"].sum(split_out=max(1, frame.npartitions // 4)))[0]
+    # summed by a tree of tasks (the tables come to the driver whole anyway; a groupby's
+    # shuffle of every partition's value rows cost more than counting them)
+    import dask
+
+    level = [dask.delayed(_tf_counts)(p, tf_fields) for p in mview.to_delayed()]
+    while len(level) > 1:
+        level = [dask.delayed(_add_counts)(*level[k:k + _TREE]) for k in range(0, len(level), _TREE)]
+    counts = run.compute(level[0])[0].set_index(["f", "tok"])["n"] if level else fmeta.set_index(["f", "tok"])["n"]
     for k, f in enumerate(tf_fields):
         vc = counts[counts.index.get_level_values(0) == k]
         vc.index = vc.index.get_level_values(1)
@@ -1598,6 +1654,15 @@ def _statistics(run: _Run, mview, flds, n: int, skip: Sequence[str] = ()):
         tf_tables[f.column] = {str(v): float(cnt / tot) for v, cnt in vc.items()}
         tf_default[f.column] = 1.0 / max(1, n)
     return corpus, tf_tables, tf_default
+
+
+#: partial results combined per task in a tree reduction
+_TREE = 8
+
+
+def _add_counts(*frames: pd.DataFrame) -> pd.DataFrame:
+    """Rows ``f``, ``tok``, ``n`` of several partitions, ``n`` summed per ``(f, tok)``."""
+    return pd.concat(frames, ignore_index=True).groupby(["f", "tok"], sort=False)["n"].sum().reset_index()
 
 
 def _fit(run: _Run, mview, encs, rules, size, flds, ctx: _Context, tf_tables, tf_default, truth, n, rng,
@@ -1743,8 +1808,11 @@ def _solve(run: _Run, mview, scored, labels, ctx: _Context, cfg: _SolveConfig, i
     ctx2 = run.share(_Context(ctx.fields, ctx.only, ctx.corpus, ctx.tf_model, ctx.columns, None, ctx.doc_freq))
     out = [dask.delayed(_solve_groups, nout=2)(r, e, ctx2, cfg, id_col)
            for r, e in zip(recs.to_delayed(), edges.to_delayed())]
-    frames = [o[0] for o in out]
-    solved = run.persist(dd.from_delayed(frames, meta=meta, verify_meta=False))
+    # each partition solved once: its (frame, statistics) kept, then both read from it (a
+    # persisted frame alone would let the statistics solve every partition again)
+    out = run.persist(out)
+    solved = run.persist(dd.from_delayed([o[0] for o in out], meta=meta, verify_meta=False))
     stats = list(run.compute(*[o[1] for o in out]))
+    del out
     ents = int(run.compute(solved["entity_id"].nunique())[0])
     return solved, stats, ents
