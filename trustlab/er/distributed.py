@@ -1395,17 +1395,20 @@ def _resolve(run: _Run, records, *, output, id_col, fields, truth, blocking, max
             sample = ddf.sample(frac=min(1.0, sample_size / n), random_state=seed).compute().reset_index(drop=True)
         if sample[id_col].isna().any():
             raise ValueError(f"id column {id_col!r} has missing values; every record needs an id")
+    # ---------------------------------------------------------------- canonical order (by id)
+    with run.stage("order"):
+        # the distributed sort starts here; on a cluster the workers sort while the driver infers
+        numeric = pd.api.types.is_numeric_dtype(ddf[id_col].dtype)
+        keyed = ddf.assign(_key=ddf[id_col] if numeric else ddf[id_col].astype(str))
+        srt = run.persist(keyed.set_index("_key"))
+    with run.stage("infer"):
         sample = _placeholders_to_missing(sample, id_col)
         report = field_report(fields, sample, id_col=id_col, exclude=[truth] if truth else [])
         flds = list(report.fields)
         columns = sorted({c for f in flds for c in f.columns()}, key=list(sample.columns).index)
         default_blocking = blocking is None
         rules = _rules(blocking, sample, flds, max_block_size, n)
-    # ---------------------------------------------------------------- canonical order (by id)
     with run.stage("order"):
-        numeric = pd.api.types.is_numeric_dtype(ddf[id_col].dtype)
-        keyed = ddf.assign(_key=ddf[id_col] if numeric else ddf[id_col].astype(str))
-        srt = run.persist(keyed.set_index("_key"))
         lengths = np.array(run.compute(*[dask.delayed(len)(p) for p in srt.to_delayed()]), np.int64)
         offsets = np.r_[0, np.cumsum(lengths)]
         meta = _with_position(srt._meta, 0)
