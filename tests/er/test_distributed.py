@@ -341,11 +341,13 @@ def test_completed_pairs_encode_only_their_records(monkeypatch):
     of the components solved together (a record's encoding needs only the table's statistics)."""
     import dask
 
-    got = []
+    # the calls are kept on the module: a task function sent to a worker (even one in this
+    # process) is a copy, with a copy of any list it closes over
+    monkeypatch.setattr(D, "_encode_calls", [], raising=False)
     orig = D._encode
 
     def counting(part, fields, only, doc_freq, tf_model, truth):
-        got.append((len(part), doc_freq is not None))
+        D._encode_calls.append((len(part), doc_freq is not None))
         return orig(part, fields, only, doc_freq, tf_model, truth)
 
     monkeypatch.setattr(D, "_encode", counting)
@@ -355,6 +357,7 @@ def test_completed_pairs_encode_only_their_records(monkeypatch):
     with dask.config.set(scheduler="synchronous"):
         res = D.resolve_distributed(dd.from_pandas(df, npartitions=3), **kw)
     completed = res.blocking["n_completed_pairs"]
+    got = D._encode_calls
     solve = [k for k, late in got if late]  # encoded with the table's document frequencies: in the solve step
     assert completed > 0 and solve
     assert sum(solve) <= 2 * completed < res.components["n_records_in_positive_pairs"]

@@ -93,6 +93,8 @@ PAIRS_PER_PARTITION = 250_000
 KEYS_PER_PARTITION = 100_000
 #: records per partition when components are solved
 RECORDS_PER_GROUP = 50_000
+#: random pairs (for the model's u) compared per task
+RANDOM_PAIRS_PER_TASK = 50_000
 #: the budget of candidate pairs per sampled record when rules are inferred on a strict sample
 #: (the local default's, MAX_CANDIDATE_PAIRS / 200,000 records)
 PAIRS_PER_SAMPLED_RECORD = 50
@@ -213,22 +215,31 @@ def _key_rows(part: pd.DataFrame, rules: Sequence[str]) -> pd.DataFrame:
     share a hash with probability about ``k^2 / 2^65`` for ``k`` distinct keys (then their
     blocks are one)."""
     from trustlab.er.blocking import membership_values
+    from trustlab.er.rules import parse_rule
 
     df = part.reset_index(drop=True)
     idx = part.index.to_numpy(np.int64)
     keys, recs, rs = [], [], []
+
+    def members(frame, rule):
+        kind, v = membership_values(frame, rule)
+        if kind != "members":  # pragma: no cover - refused before any work
+            raise ValueError(f"blocking rule {rule!r} cannot be distributed")
+        rec, val = v
+        try:
+            return rec, _hash(val)
+        except TypeError:  # pragma: no cover - keys are strings
+            return rec, _hash(np.asarray(val, dtype=object).astype(str).astype(object))
+
     for r, rule in enumerate(rules):
         if rule == "all":
-            rec, val = np.arange(len(df)), np.full(len(df), "", dtype=object)
+            rec, h = np.arange(len(df)), _hash(np.full(len(df), "", dtype=object))
+        elif len(cols := parse_rule(rule, df.columns).columns) == 1:
+            # a one-column rule's keys are those of the record's value: each distinct value's once
+            c = cols[0]
+            rec, h = _value_tokens(df[c], lambda v, c=c, rule=rule: members(pd.DataFrame({c: v}), rule))
         else:
-            kind, v = membership_values(df, rule)
-            if kind != "members":  # pragma: no cover - refused before any work
-                raise ValueError(f"blocking rule {rule!r} cannot be distributed")
-            rec, val = v
-        try:
-            h = _hash(val)
-        except TypeError:  # pragma: no cover - keys are strings
-            h = _hash(np.asarray(val, dtype=object).astype(str).astype(object))
+            rec, h = members(df, rule)
         keys.append(pd.util.hash_array(h ^ np.uint64((r + 1) * 0x9E3779B97F4A7C15 % 2**64)).astype(np.uint64))
         recs.append(idx[rec])
         rs.append(np.full(len(rec), r, np.int16))
@@ -1038,8 +1049,15 @@ def _takes(encs: list, enc_divs, want, lo: int = 0) -> list:
     for k, e in enumerate(encs):
         if enc_divs[k + 1] < lo:
             continue
+        if isinstance(want, np.ndarray):  # known here: only the partitions holding some, each its share
+            a = np.searchsorted(want, enc_divs[k], side="left")
+            b = np.searchsorted(want, enc_divs[k + 1], side="right")
+            if a < b:
+                out.append(dask.delayed(_take)(e, want[a:b]))
+            continue
         out.append(dask.delayed(_take)(e, want))
     return out
+
 
 # ----------------------------------------------------------------------------- the result
 
@@ -1678,6 +1696,7 @@ def _fit(run: _Run, mview, encs, rules, size, flds, ctx: _Context, tf_tables, tf
     import dask.dataframe as dd
 
     from trustlab._chunks import sorted_unique
+    from trustlab._chunks import spans as _spans
     from trustlab.er.defaults import random_pairs
     from trustlab.er.rules import parse_rule
     from trustlab.er.scoring import FSModel, _distinct_rows_inverse
@@ -1722,9 +1741,12 @@ def _fit(run: _Run, mview, encs, rules, size, flds, ctx: _Context, tf_tables, tf
         else:
             Gu, cnt = np.zeros((0, d), np.int8), np.zeros(0)
         # u from random record pairs: the local run's draw, their encodings gathered from the partitions
+        # (in pieces compared in parallel, each gathering the encodings of its own records)
         rp = random_pairs(n, rng)
-        want = sorted_unique(rp.ravel())
-        Gr = run.compute(dask.delayed(_random_level_rows)(rp, shared_ctx, *_takes(encs, mview.divisions, want)))[0]
+        pieces = [rp[a:b] for a, b in _spans(len(rp), RANDOM_PAIRS_PER_TASK)]
+        Gr = np.concatenate(run.compute(*[
+            dask.delayed(_random_level_rows)(q, shared_ctx, *_takes(encs, mview.divisions, sorted_unique(q.ravel())))
+            for q in pieces])) if pieces else np.zeros((0, d), np.int8)
         # each field's share of the whole record's words, summed over the partitions
         # (counted when the records were encoded, from the words of their whole-record rows)
         shares = run.compute(*[dask.delayed(_shares)(e) for e in encs])
