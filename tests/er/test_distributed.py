@@ -437,3 +437,31 @@ def test_placeholders_to_missing_once_per_value_equals_records():
     got, ref = D._placeholders_to_missing(df, "id"), placeholders_to_missing(df, "id")
     pd.testing.assert_frame_equal(got, ref)
     assert got["name"].isna().sum() > df["name"].isna().sum() and got["id"].eq("N/A").any()
+
+
+def test_tf_tables_from_the_encodings_equal_a_pass_over_the_records():
+    """The TF tables summed from the encoded partitions' value counts equal those of a pass
+    of their own over the records (the trusted path), and the frequencies set afterwards
+    equal those of records encoded with the tables known."""
+    from trustlab.er.kinds import Field
+    from trustlab.er.scoring import FSModel
+
+    df = generate_records(900, random_state=8)
+    fl = [Field("given_name", "name"), Field("surname", "name"), Field("postcode", "postcode"),
+          Field("state", "exact"), Field("street_number", "exact")]
+    _, ref_tables, ref_default = D._statistics(D._Run(None, False), dd.from_pandas(df, npartitions=3), fl, len(df))
+    parts = np.array_split(np.arange(len(df)), 3)
+    encs = [D._encode(df.iloc[p].set_axis(p), fl, None, None, FSModel(fl), None) for p in parts]
+    tf_fields = [fl[c] for c in FSModel(fl)._tf_fields()]
+    counts = D._add_counts(*[e.tf_counts for e in encs]).set_index(["f", "tok"])["n"]
+    tables, default = D._tf_tables(counts, tf_fields, len(df))
+    assert tables == ref_tables and default == ref_default and any(len(t) > 5 for t in tables.values())
+    model = FSModel(fl)
+    model.tf_tables_, model.tf_default_ = tables, default
+    for p, e in zip(parts, encs):
+        got = D._weigh(e, fl, None, model)
+        want = D._encode(df.iloc[p].set_axis(p), fl, None, None, model, None)
+        assert not any(k.startswith("tfkey") for k in got.cols)
+        assert {k for k in got.cols if k.startswith("tf")} == {k for k in want.cols if k.startswith("tf")} != set()
+        for k in want.cols:
+            np.testing.assert_array_equal(got.cols[k], want.cols[k])

@@ -541,13 +541,16 @@ class _Enc:
     positions ``idx`` (sorted), per-record arrays ``cols``, sparse rows ``csr`` (name ->
     ``(indptr, token hashes, weights, …)``: one or more arrays of values per token) and the raw
     columns of fields without an encoder; ``shares``: the partition's
-    :func:`~trustlab.er.scoring.record_share_sums` (not kept by ``take`` and ``concat``)."""
+    :func:`~trustlab.er.scoring.record_share_sums` and ``tf_counts``: its TF fields' value
+    counts (rows ``f``, ``tok``, ``n`` as :func:`_tf_counts`), neither kept by ``take`` and
+    ``concat``."""
 
     idx: np.ndarray
     cols: dict
     csr: dict
     raw: pd.DataFrame | None
     shares: tuple | None = None
+    tf_counts: pd.DataFrame | None = None
 
     def take(self, want: np.ndarray) -> "_Enc":
         """The records whose positions are in ``want`` (sorted, unique)."""
@@ -706,7 +709,10 @@ def _encode(part: pd.DataFrame, fields, only, doc_freq: dict | None, tf_model, t
     the arrays :func:`_encoded_features` compares. The whole-record rows hold raw counts until
     :func:`_weigh` (here when ``doc_freq``, the whole table's document frequencies of
     :func:`_sum_doc_counts`, is given). With a whole-record field, ``shares`` holds the
-    partition's :func:`~trustlab.er.scoring.record_share_sums`, counted from the same words."""
+    partition's :func:`~trustlab.er.scoring.record_share_sums`, counted from the same words.
+    A TF field whose table ``tf_model`` lacks keeps its normalised values (``tfkey{k}``) and
+    their counts (``tf_counts``) until :func:`_weigh` sets the frequencies: the tables are
+    summed from the encodings, with no pass of their own over the records."""
     from trustlab.er.comparisons import _no_space, _text
     from trustlab.er.kinds import KINDS, record_fields, tf_keys
 
@@ -779,18 +785,27 @@ def _encode(part: pd.DataFrame, fields, only, doc_freq: dict | None, tf_model, t
                 shares = ({g.column: float(x) for g, x in zip(own, sh)}, n)
         else:
             raw_cols += [x for x in f.columns() if x not in raw_cols]
-    for k in tf_model._tf_fields():
+    counts = []
+    for pos, k in enumerate(tf_model._tf_fields()):
         f = tf_model.fields[k]
         tab = tf_model.tf_tables_.get(f.column)
         if tab is not None:
             dflt = tf_model.tf_default_[f.column]
             cols[f"tf{k}"] = _per_value(df[f.column], lambda v, f=f, tab=tab, dflt=dflt: pd.Series(
                 tf_keys(pd.DataFrame({f.column: v}), f)).map(tab).astype(float).fillna(dflt).to_numpy(np.float64))
+        else:
+            key = _tf_keys(df, f)
+            cols[f"tfkey{k}"] = key
+            vc = pd.Series(key)
+            vc = vc[vc != ""].astype(str).value_counts()
+            counts.append(pd.DataFrame({"f": np.full(len(vc), pos, np.int16), "tok": vc.index.to_numpy(dtype=object),
+                                        "n": vc.to_numpy(np.int64)}))
     if truth is not None:
         t = df[truth]
         cols["truth:h"], cols["truth:ok"] = _hash(t.astype(str).to_numpy(dtype=object)), t.notna().to_numpy()
     raw = df[raw_cols].copy() if raw_cols else None
-    enc = _Enc(part.index.to_numpy(np.int64), cols, csr, raw, shares)
+    enc = _Enc(part.index.to_numpy(np.int64), cols, csr, raw, shares,
+               pd.concat(counts, ignore_index=True) if counts else None)
     return enc if doc_freq is None else _weigh(enc, fields, doc_freq)
 
 
@@ -822,18 +837,19 @@ def _sum_doc_counts(parts: Sequence[dict], n: int) -> dict:
     return out
 
 
-def _weigh(enc: _Enc, fields, doc_freq: dict) -> _Enc:
+def _weigh(enc: _Enc, fields, doc_freq: dict | None, tf_model=None) -> _Enc:
     """The weights of the whole-record rows from the whole table's document frequencies:
     TF-IDF rows normalised to unit length (``record``, as ``_tfidf_cosine`` makes them:
     sublinear term frequency, ``idf = log(n / df) + 1e-6``; a fourth array holds each word's idf
     over :func:`~trustlab.er.comparisons.shared_information`) and rare (1) / common (1e-3)
-    codes (``codes``, rare: held by at most ``RARE_CODE_DF`` records)."""
+    codes (``codes``, rare: held by at most ``RARE_CODE_DF`` records); with ``tf_model``, the
+    TF fields' frequencies from its tables (for the records encoded before the tables were known)."""
     from trustlab.er.comparisons import RARE_CODE_DF, shared_information
 
     csr = dict(enc.csr)
     for f in fields:
         c = f.column
-        if f.kind not in ("record", "codes") or c not in csr:
+        if doc_freq is None or f.kind not in ("record", "codes") or c not in csr:
             continue
         ptr, h, cnt = csr[c]
         n_all, hs, ks = doc_freq[c]
@@ -852,7 +868,17 @@ def _weigh(enc: _Enc, fields, doc_freq: dict) -> _Enc:
             csr[c] += (idf / max(shared_information(n_all), 1e-300),)
         else:
             csr[c] = (ptr, h, np.where(dfreq <= RARE_CODE_DF, 1.0, 1e-3))
-    return _Enc(enc.idx, enc.cols, csr, enc.raw, enc.shares)
+    cols = dict(enc.cols)
+    if tf_model is not None:  # the TF fields' frequencies from the whole table's tables
+        for k in tf_model._tf_fields():
+            f = tf_model.fields[k]
+            key = cols.pop(f"tfkey{k}", None)
+            tab = tf_model.tf_tables_.get(f.column)
+            if key is not None and tab is not None:
+                dflt = tf_model.tf_default_[f.column]
+                cols[f"tf{k}"] = _per_value(pd.Series(key, dtype=object), lambda v, tab=tab, dflt=dflt: v.map(tab)
+                                            .astype(float).fillna(dflt).to_numpy(np.float64))
+    return _Enc(enc.idx, cols, csr, enc.raw, enc.shares)
 
 
 def _sparse_dot(a: tuple, i: np.ndarray, b: tuple, j: np.ndarray) -> np.ndarray:
@@ -1444,22 +1470,27 @@ def _resolve(run: _Run, records, *, output, id_col, fields, truth, blocking, max
             mview = mview.assign(**{truth: raw[truth]})
         mview = run.persist(mview)
     # ---------------------------------------------------------------- corpus statistics
-    with run.stage("statistics"):
-        corpus, tf_tables, tf_default = _statistics(run, mview, flds, n, skip=ENCODED_KINDS)
+    with run.stage("statistics"):  # the kinds without an encoder (the encoded ones' come with the encodings)
+        corpus, _, _ = _statistics(run, mview, flds, n, skip=ENCODED_KINDS, tf=False)
         only = FSModel(flds).needed_features()
     # ---------------------------------------------------------------- encode every record once
     with run.stage("encode"):
+        encs = list(dask.persist(*[dask.delayed(_encode)(p, flds, only, None, FSModel(flds), truth)
+                                   for p in mview.to_delayed()]))
+        # the TF tables from the encoded values' counts, and the whole-record fields' document
+        # frequencies by token hash, summed over the partitions; then each partition's TF
+        # frequencies and word weights are set (no second pass over the strings)
+        tf_fields = [flds[c] for c in FSModel(flds)._tf_fields()]
+        tf_tables, tf_default = _tf_tables(_summed_counts(run, [dask.delayed(getattr)(e, "tf_counts") for e in encs],
+                                                          _counts_meta()), tf_fields, n) if tf_fields else ({}, {})
         tf_model = FSModel(flds)
         tf_model.tf_tables_, tf_model.tf_default_ = tf_tables, tf_default
-        encs = list(dask.persist(*[dask.delayed(_encode)(p, flds, only, None, tf_model, truth)
-                                   for p in mview.to_delayed()]))
         doc_freq = None
         if any(f.kind in ("record", "codes") for f in flds):
-            # the whole-record fields' document frequencies, summed over the partitions by token
-            # hash, then each partition's rows weighted (no second pass over the strings)
             doc_freq = _sum_doc_counts(run.compute(*[dask.delayed(_doc_counts)(e) for e in encs]), n)
-            shared_df = run.share(doc_freq)
-            encs = list(dask.persist(*[dask.delayed(_weigh)(e, flds, shared_df) for e in encs]))
+        if doc_freq is not None or tf_fields:
+            shared_df, shared_tf = run.share(doc_freq), run.share(tf_model)
+            encs = list(dask.persist(*[dask.delayed(_weigh)(e, flds, shared_df, shared_tf) for e in encs]))
         enc_bytes = run.compute(*[dask.delayed(_Enc.nbytes)(e) for e in encs])
         ctx = _Context(flds, only, corpus, tf_model, keep_cols, truth, doc_freq)
     # ---------------------------------------------------------------- blocking, comparisons, model
@@ -1635,10 +1666,10 @@ def _check_unique_ids(run: _Run, raw, id_col: str) -> None:
         raise ValueError(f"id column {id_col!r} has {dup} duplicate id(s); ids must be unique per record")
 
 
-def _statistics(run: _Run, mview, flds, n: int, skip: Sequence[str] = ()):
+def _statistics(run: _Run, mview, flds, n: int, skip: Sequence[str] = (), tf: bool = True):
     """Document frequencies of the IDF-weighted comparisons (of the fields whose kind is not
-    in ``skip``: the encoded kinds' come from the encodings) and the model's TF tables,
-    summed over the partitions."""
+    in ``skip``: the encoded kinds' come from the encodings) and (with ``tf``) the model's TF
+    tables, summed over the partitions."""
     from trustlab.er.scoring import FSModel
 
     meta = pd.DataFrame({"tok": pd.Series([], dtype=object), "n": np.zeros(0, np.int64)})
@@ -1653,20 +1684,38 @@ def _statistics(run: _Run, mview, flds, n: int, skip: Sequence[str] = ()):
             ("tokens", f.column) if f.kind == "tokens" else None
         if what is not None and what not in corpus and f.kind not in skip:
             corpus[what] = (n, total(mview.map_partitions(_token_counts, what, flds, meta=meta)))
-    tf_tables, tf_default = {}, {}
     tf_fields = [flds[c] for c in FSModel(flds)._tf_fields()]
-    if not tf_fields:
-        return corpus, tf_tables, tf_default
-    # every TF field's value counts in one pass over the records and one groupby
-    fmeta = pd.DataFrame({"f": np.zeros(0, np.int16), "tok": pd.Series([], dtype=object), "n": np.zeros(0, np.int64)})
-    # summed by a tree of tasks (the tables come to the driver whole anyway; a groupby's
-    # shuffle of every partition's value rows cost more than counting them)
+    if not tf_fields or not tf:
+        return corpus, {}, {}
+    # every TF field's value counts in one pass over the records, summed by a tree of tasks
+    # (the tables come to the driver whole anyway; a groupby's shuffle of every partition's
+    # value rows cost more than counting them)
     import dask
 
-    level = [dask.delayed(_tf_counts)(p, tf_fields) for p in mview.to_delayed()]
+    counts = _summed_counts(run, [dask.delayed(_tf_counts)(p, tf_fields) for p in mview.to_delayed()], _counts_meta())
+    return corpus, *_tf_tables(counts, tf_fields, n)
+
+
+def _counts_meta() -> pd.DataFrame:
+    return pd.DataFrame({"f": np.zeros(0, np.int16), "tok": pd.Series([], dtype=object), "n": np.zeros(0, np.int64)})
+
+
+def _summed_counts(run: _Run, parts: list, meta: pd.DataFrame) -> pd.Series:
+    """The value counts of the partitions (delayed frames of ``f``, ``tok``, ``n``; None: no
+    rows) summed by a tree of tasks: a Series of ``n`` by ``(f, tok)``."""
+    import dask
+
+    level = list(parts)
     while len(level) > 1:
         level = [dask.delayed(_add_counts)(*level[k:k + _TREE]) for k in range(0, len(level), _TREE)]
-    counts = run.compute(level[0])[0].set_index(["f", "tok"])["n"] if level else fmeta.set_index(["f", "tok"])["n"]
+    got = run.compute(level[0])[0] if level else None
+    return (got if got is not None else meta).set_index(["f", "tok"])["n"]
+
+
+def _tf_tables(counts: pd.Series, tf_fields, n: int) -> tuple[dict, dict]:
+    """The TF tables (values held by at least two records, their share of the records with a
+    value) and default frequencies (``1 / n``) from the summed value counts."""
+    tf_tables, tf_default = {}, {}
     for k, f in enumerate(tf_fields):
         vc = counts[counts.index.get_level_values(0) == k]
         vc.index = vc.index.get_level_values(1)
@@ -1674,15 +1723,18 @@ def _statistics(run: _Run, mview, flds, n: int, skip: Sequence[str] = ()):
         vc = vc[vc >= 2].sort_values(ascending=False, kind="stable")
         tf_tables[f.column] = {str(v): float(cnt / tot) for v, cnt in vc.items()}
         tf_default[f.column] = 1.0 / max(1, n)
-    return corpus, tf_tables, tf_default
+    return tf_tables, tf_default
 
 
 #: partial results combined per task in a tree reduction
 _TREE = 8
 
 
-def _add_counts(*frames: pd.DataFrame) -> pd.DataFrame:
+def _add_counts(*frames: pd.DataFrame | None) -> pd.DataFrame | None:
     """Rows ``f``, ``tok``, ``n`` of several partitions, ``n`` summed per ``(f, tok)``."""
+    frames = [f for f in frames if f is not None]
+    if not frames:
+        return None
     return pd.concat(frames, ignore_index=True).groupby(["f", "tok"], sort=False)["n"].sum().reset_index()
 
 
