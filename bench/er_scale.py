@@ -140,8 +140,12 @@ def _task_summary(data: list) -> dict:
     from dask.utils import key_split
 
     out: dict = {}
+    per_worker: dict = {}
     for t in data:
         k = key_split(t["key"])
+        w = per_worker.setdefault(str(t.get("worker")), 0.0)
+        per_worker[str(t.get("worker"))] = w + sum(s["stop"] - s["start"] for s in t.get("startstops", ())
+                                                    if s["action"] == "compute")
         row = out.setdefault(k, {"tasks": 0, "compute": 0.0, "transfer": 0.0, "deserialize": 0.0, "disk": 0.0})
         row["tasks"] += 1
         for s in t.get("startstops", ()):
@@ -149,8 +153,9 @@ def _task_summary(data: list) -> dict:
             key = "disk" if "disk" in act else act if act in row else None
             if key is not None:
                 row[key] += s["stop"] - s["start"]
-    return dict(sorted(((k, {a: round(b, 2) if isinstance(b, float) else b for a, b in v.items()})
-                        for k, v in out.items()), key=lambda kv: -kv[1]["compute"]))
+    out = dict(sorted(((k, {a: round(b, 2) if isinstance(b, float) else b for a, b in v.items()})
+                       for k, v in out.items()), key=lambda kv: -kv[1]["compute"]))
+    return {"compute_seconds_per_worker": {k: round(v, 1) for k, v in per_worker.items()}, "tasks": out}
 
 
 def _partition_of(ids, ent) -> set:

@@ -785,6 +785,8 @@ def _encode(part: pd.DataFrame, fields, only, doc_freq: dict | None, tf_model, t
                 shares = ({g.column: float(x) for g, x in zip(own, sh)}, n)
         else:
             raw_cols += [x for x in f.columns() if x not in raw_cols]
+        if f"{c}:s" in cols:  # the normalised strings' hashes: value codes without hashing strings per pair partition
+            cols[f"{c}:v"] = _hash(cols[f"{c}:s"])
     counts = []
     for pos, k in enumerate(tf_model._tf_fields()):
         f = tf_model.fields[k]
@@ -899,6 +901,13 @@ def _sparse_dot(a: tuple, i: np.ndarray, b: tuple, j: np.ndarray) -> np.ndarray:
     return _rowwise_dot(A, B, i, j)
 
 
+def _value_codes_of(cols: dict, c: str) -> np.ndarray:
+    """Codes of the normalised strings of field ``c`` (equal codes: equal hashes), from their
+    64-bit hashes (a hash table of integers is several times faster than one of strings)."""
+    v = cols.get(f"{c}:v")
+    return pd.factorize(v if v is not None else cols[f"{c}:s"])[0]
+
+
 def _encoded_features(enc: _Enc, f, i: np.ndarray, j: np.ndarray, want) -> tuple[list, list, int]:
     """The features of field ``f`` for pairs ``i``–``j`` of ``enc``, as
     :data:`trustlab.er.comparisons.FEATURES` computes them from the raw records (only the
@@ -912,7 +921,7 @@ def _encoded_features(enc: _Enc, f, i: np.ndarray, j: np.ndarray, want) -> tuple
     cols = enc.cols
     if kind in _TEXT_KINDS:
         arr, miss = cols[f"{c}:s"], cols[f"{c}:m"]
-        vc = pd.factorize(arr)[0]
+        vc = _value_codes_of(cols, c)
         scorers = {"jaro_winkler": (distance.JaroWinkler.normalized_similarity, 1.0),
                    "token_set": (fuzz.token_set_ratio, 100.0),
                    "indel": (distance.Indel.normalized_similarity, 1.0)}
@@ -927,7 +936,7 @@ def _encoded_features(enc: _Enc, f, i: np.ndarray, j: np.ndarray, want) -> tuple
         return out, got, (got.index(main) if main in got else 0)
     if kind in _NORM_KINDS or kind == "phone":
         arr, miss = cols[f"{c}:s"], cols[f"{c}:m"]
-        vc = pd.factorize(arr)[0]
+        vc = _value_codes_of(cols, c)
         ex = (vc[i] == vc[j]).astype(np.float64)
         name, scorer = {"email": ("jaro_winkler", distance.JaroWinkler.normalized_similarity)}.get(
             kind, ("levenshtein", distance.Levenshtein.normalized_similarity))
@@ -958,7 +967,7 @@ def _encoded_features(enc: _Enc, f, i: np.ndarray, j: np.ndarray, want) -> tuple
             out += [exact, np.exp(-diff / 365.0)]
             names += ["exact", "year_sim"]
         arr, miss = cols[f"{c}:s"], cols[f"{c}:m"]
-        vc = pd.factorize(arr)[0]
+        vc = _value_codes_of(cols, c)
         lev = _cp(arr[i], arr[j], distance.Levenshtein.normalized_similarity, codes=(vc[i], vc[j]))
         lev[miss[i] | miss[j]] = np.nan
         return out + [lev], names + ["levenshtein"], len(names)
