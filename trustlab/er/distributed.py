@@ -1543,7 +1543,8 @@ def _resolve(run: _Run, records, *, output, id_col, fields, truth, blocking, max
         if cfg.method == "xer" and cfg.time_limit is None and sizes.size and sizes.max() > ENUM_MAX:
             cfg.time_limit = default_time_limit(int(sizes.max()))  # the local run's: from the largest component
         ctx = _Context(flds, only, corpus, model, columns, None, doc_freq)
-        solved, group_stats, n_solved_entities = _solve(run, mview, scored, labels, ctx, cfg, id_col, keep_cols)
+        # (the compared columns travel with the records, not the truth: solving does not need it)
+        solved, group_stats, n_solved_entities = _solve(run, mview, scored, labels, ctx, cfg, id_col, columns)
     # ---------------------------------------------------------------- write
     with run.stage("write"):
         out = str(output) if output is not None else tempfile.mkdtemp(prefix="trustlab-resolve-")
