@@ -10,15 +10,17 @@ not fit one machine can be resolved on a cluster:
 2. **infer** (driver, bounded) — fields and default blocking rules from a sample of at most
    ``sample_size`` records (the whole table when it is that small, so the choices are
    :func:`trustlab.resolve`'s; on a strict sample they are estimates).
-3. **corpus statistics** — the term-frequency tables of the Fellegi-Sunter model (and the
-   document frequencies of IDF-weighted ``tokens`` fields) are value counts summed over the
-   partitions.
-4. **encode** — each record is normalised ONCE, on the worker holding its partition, into
-   compact per-field arrays (:func:`_encode`): normalised strings for the string
+3. **corpus statistics** — the document frequencies of IDF-weighted ``tokens`` fields are
+   value counts summed over the partitions (the encoded kinds' statistics come with step 4).
+4. **encode** — each record is normalised ONCE, on the worker holding its partition (each
+   distinct value of a column once per partition, :func:`_per_value`), into compact per-field
+   arrays (:func:`_encode`): normalised strings (and their hashes) for the string
    similarities, 64-bit hashes for exact agreement, numbers, and sparse rows of token hashes
    for the whole-record comparisons, whose document frequencies are summed over the
    partitions by hash and then turned into TF-IDF / rare-code weights (:func:`_weigh`), so a
-   pair's features are those of the whole table. Kinds without an encoder (``tokens``) keep
+   pair's features are those of the whole table. The term-frequency tables of the
+   Fellegi-Sunter model are the encoded values' counts, summed by a tree of tasks, and set on
+   the encodings with the weights. Kinds without an encoder (``tokens``) keep
    their raw columns and are compared as :func:`~trustlab.er.comparisons.compare` does.
 5. **blocking** — every rule's block keys (normalised keys, tokens or q-grams, as
    :mod:`trustlab.er.blocking` makes them; hashed to 64 bits with the rule's number) go
@@ -36,7 +38,8 @@ not fit one machine can be resolved on a cluster:
    *counts* of each distinct level row, summed over the partitions: the same sufficient
    statistics as the local fit over every candidate pair, in memory that grows with the
    number of distinct level rows (thousands), not of pairs; u from random record pairs
-   (:func:`~trustlab.er.defaults.random_pairs`, the same draw as the local run). The
+   (:func:`~trustlab.er.defaults.random_pairs`, the same draw as the local run, compared in
+   pieces on the workers). The
    fitted model is sent to the workers and every pair is scored where it lies.
 8. **components** — connected components of the positive-weight graph: union-find on
    each partition of the scored pairs (workers), then the per-partition maps (one row per
@@ -54,9 +57,11 @@ For the same seed and options this gives the entities of :func:`trustlab.resolve
 tests compare them on generated records and on a bundled table), as long as the
 inference sample is the whole table; on a larger table the fields and rules come from the
 sample and may differ from what the local run would infer from all the records.
-Block keys, exact values and whole-record tokens are compared by 64-bit hash: two distinct
-values that share a hash (probability about ``k^2 / 2^65`` among ``k`` distinct values, ~3e-8
-for a million) would count as equal, the one way the result can differ from the local run's.
+Block keys, exact values, whole-record tokens and the normalised strings' value codes (which
+value pairs are scored once; exact agreement of e-mails, postcodes, codes and phones) are
+compared by 64-bit hash: two distinct values that share a hash (probability about
+``k^2 / 2^65`` among ``k`` distinct values, ~3e-8 for a million) would count as equal, the one
+way the result can differ from the local run's.
 
 Not distributed: field and rule inference (a bounded sample on the driver), the EM itself
 (on aggregated counts), the merge of the component maps (driver memory grows with the
