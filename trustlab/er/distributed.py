@@ -606,8 +606,16 @@ def _per_value(s: pd.Series, fn) -> np.ndarray:
     names, places and dates, so most rows are a look-up. Missing cells are passed to ``fn``
     as they are (``None`` and NaN apart); columns that hold anything but strings are passed
     whole (``1`` and ``1.0`` are one value to a hash table, not to ``str``)."""
+    codes, vals = _distinct_values(s)
+    return np.asarray(fn(vals))[codes] if codes is not None else np.asarray(fn(s))
+
+
+def _distinct_values(s: pd.Series) -> tuple[np.ndarray | None, pd.Series]:
+    """``(codes, values)``: each row's position among the distinct values of a column of
+    strings, each missing cell a value of its own (as it is); ``(None, s)`` for a column that
+    holds anything but strings (see :func:`_per_value`)."""
     if len(s) < 2 or pd.api.types.infer_dtype(s, skipna=True) != "string":
-        return np.asarray(fn(s))
+        return None, s
     codes, uniq = pd.factorize(s)
     na = codes < 0
     vals = uniq.to_numpy(dtype=object)
@@ -615,7 +623,7 @@ def _per_value(s: pd.Series, fn) -> np.ndarray:
         vals = np.concatenate([vals, s.to_numpy(dtype=object)[na]])
         codes = codes.copy()
         codes[na] = np.arange(uniq.size, vals.size)
-    return np.asarray(fn(pd.Series(vals, dtype=object)))[codes]
+    return codes, pd.Series(vals, dtype=object)
 
 
 def _value_tokens(s: pd.Series, tokens) -> tuple[np.ndarray, np.ndarray]:
@@ -623,17 +631,9 @@ def _value_tokens(s: pd.Series, tokens) -> tuple[np.ndarray, np.ndarray]:
     ascending), ``tokens(values)`` giving ``(position of the value, token hash)`` arrays of a
     Series of values (repeats kept); tokenised once per distinct value (as :func:`_per_value`)."""
     n = len(s)
-    codes = np.arange(n)
-    vals = s.reset_index(drop=True)
-    if n >= 2 and pd.api.types.infer_dtype(s, skipna=True) == "string":
-        codes, uniq = pd.factorize(s)
-        na = codes < 0
-        v = uniq.to_numpy(dtype=object)
-        if na.any():
-            v = np.concatenate([v, s.to_numpy(dtype=object)[na]])
-            codes = codes.copy()
-            codes[na] = np.arange(uniq.size, v.size)
-        vals = pd.Series(v, dtype=object)
+    codes, vals = _distinct_values(s)
+    if codes is None:
+        codes, vals = np.arange(n), s.reset_index(drop=True)
     at, h = tokens(vals)
     if not len(at):
         return np.zeros(0, np.int64), np.zeros(0, np.uint64)
@@ -660,19 +660,15 @@ def _record_tokens(vals: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     return _hashed(vals.fillna("").astype(str).str.lower().str.findall(_RECORD_TOKEN).explode())
 
 
-#: the words of :func:`~trustlab.er.kinds.code_tokens` (runs between its separators) that hold a
-#: digit: a word without one gives no code
-_DIGIT_WORD = r"[^\s,;:()\[\]|\"'!?]*\d[^\s,;:()\[\]|\"'!?]*"
-
-
 def _value_codes(vals: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     """:func:`~trustlab.er.kinds.code_tokens` of each value (as ``record_text`` writes it):
     those of its words, each distinct word's found once (a word's codes do not depend on
     the words around it). Only words with a digit can be codes; a word of digits only is one
     when it has at least 5 (``code_tokens``' rule), the others go through ``code_tokens``."""
-    from trustlab.er.kinds import code_tokens
+    from trustlab.er.kinds import _CODE_SPLIT, code_tokens
 
-    words = vals.fillna("").astype(str).str.lower().str.findall(_DIGIT_WORD).explode().dropna()
+    char = "[^" + _CODE_SPLIT[1:-2] + "]"  # a character of a word (its separators: ``_CODE_SPLIT``)
+    words = vals.fillna("").astype(str).str.lower().str.findall(f"{char}*\\d{char}*").explode().dropna()
     words = words[words.str.len() >= 4]  # as code_tokens: shorter words give no code
     if not len(words):
         return np.zeros(0, np.int64), np.zeros(0, np.uint64)
