@@ -99,8 +99,16 @@ def distributed_run(work: Path, workers: int, memory_limit: str) -> dict:
         load0 = os.getloadavg()[0]
         cpu0 = client.run(_worker_usage)
         t0, c0 = time.perf_counter(), _cpu_s()
-        res = resolve_distributed(str(work / "parquet"), client=client, id_col="rec_id", truth="entity",
-                                  output=str(work / "out"))
+        if os.environ.get("ER_SCALE_TASKS"):  # where the workers' time goes: per task kind, compute and transfer
+            from distributed import get_task_stream
+
+            with get_task_stream(client) as ts:
+                res = resolve_distributed(str(work / "parquet"), client=client, id_col="rec_id", truth="entity",
+                                          output=str(work / "out"))
+            (work / "tasks.json").write_text(json.dumps(_task_summary(ts.data), indent=1))
+        else:
+            res = resolve_distributed(str(work / "parquet"), client=client, id_col="rec_id", truth="entity",
+                                      output=str(work / "out"))
         sec, csec = time.perf_counter() - t0, _cpu_s() - c0
         usage = client.run(_worker_usage)
         peaks = {k: v[0] for k, v in usage.items()}
@@ -115,6 +123,7 @@ def distributed_run(work: Path, workers: int, memory_limit: str) -> dict:
             "seconds": round(sec, 1), "cpu_seconds": round(wcpu + csec, 1),
             "load": [round(load0, 1), round(os.getloadavg()[0], 1)], "encoded_mb": res.blocking.get("encoded_mb"),
             "stage_seconds": {k: round(v, 1) for k, v in res.seconds.items()},
+            "stage_cpu_seconds": {k: round(v, 1) for k, v in res.cpu_seconds.items()},
             "peak_mb_per_worker": sorted(round(v, 1) for v in peaks.values()), "driver_peak_mb": round(_peak_mb(), 1),
             "f1": round(m["f1"], 4), "precision": round(m["precision"], 4), "recall": round(m["recall"], 4),
             "n_entities": res.n_entities, "candidate_pairs": res.blocking["n_candidate_pairs"],
@@ -123,6 +132,30 @@ def distributed_run(work: Path, workers: int, memory_limit: str) -> dict:
             "pair_completeness": res.blocking["pair_completeness"], "rules": res.rules,
             "fields": [f"{f.column}:{f.kind}" for f in res.fields], "inferred_on": res.settings["inferred_on"],
             "components": res.components}
+
+
+def _task_summary(data: list) -> dict:
+    """Seconds of compute, transfer, (de)serialisation and disk per task kind (the task
+    name's prefix) from ``distributed``'s task stream."""
+    from dask.utils import key_split
+
+    out: dict = {}
+    per_worker: dict = {}
+    for t in data:
+        k = key_split(t["key"])
+        w = per_worker.setdefault(str(t.get("worker")), 0.0)
+        per_worker[str(t.get("worker"))] = w + sum(s["stop"] - s["start"] for s in t.get("startstops", ())
+                                                    if s["action"] == "compute")
+        row = out.setdefault(k, {"tasks": 0, "compute": 0.0, "transfer": 0.0, "deserialize": 0.0, "disk": 0.0})
+        row["tasks"] += 1
+        for s in t.get("startstops", ()):
+            act = s["action"]
+            key = "disk" if "disk" in act else act if act in row else None
+            if key is not None:
+                row[key] += s["stop"] - s["start"]
+    out = dict(sorted(((k, {a: round(b, 2) if isinstance(b, float) else b for a, b in v.items()})
+                       for k, v in out.items()), key=lambda kv: -kv[1]["compute"]))
+    return {"compute_seconds_per_worker": {k: round(v, 1) for k, v in per_worker.items()}, "tasks": out}
 
 
 def _partition_of(ids, ent) -> set:
@@ -245,8 +278,9 @@ def _write_md(a, rows, load) -> None:
             note = (f"{r['workers']} worker processes × 1 thread, limit {r['memory_limit']} each; "
                     f"{r['candidate_pairs']:,} candidate pairs in {r['pair_partitions']} partitions (max "
                     f"{r['max_pairs_per_partition']:,}); encoded records {r.get('encoded_mb')} MB; fields and rules "
-                    f"inferred on {r['inferred_on']}; stages (s): "
-                    + ", ".join(f"{k} {v}" for k, v in r["stage_seconds"].items()))
+                    f"inferred on {r['inferred_on']}; stages (s, CPU s of driver and workers): "
+                    + ", ".join(f"{k} {v} ({r.get('stage_cpu_seconds', {}).get(k, '–')})"
+                                for k, v in r["stage_seconds"].items()))
         else:
             peak = f"{r['peak_mb']:,.0f}"
             note = ""

@@ -278,6 +278,14 @@ def test_encoded_features_equal_compare_for_every_encoded_kind():
     got = D._feature_matrix(ctx, len(P), lambda f: D._encoded_features(enc, f, loc[:, 0], loc[:, 1], None))
     assert got.names == whole.names
     np.testing.assert_allclose(got.X, whole.X, rtol=1e-9, atol=1e-12, equal_nan=True)
+    # the record shares counted while encoding are record_share_sums of the raw records
+    from trustlab.er.scoring import record_share_sums
+
+    ref = [record_share_sums(df.iloc[p], fl) for p in parts]
+    assert [e.shares[1] for e in encs] == [k for _, k in ref]
+    for e, (sm, _) in zip(encs, ref):
+        assert e.shares[0].keys() == sm.keys()
+        np.testing.assert_allclose(list(e.shares[0].values()), list(sm.values()), rtol=1e-12)
     assert np.isnan(got.X).any() and (np.nan_to_num(got.X) > 0.5).any()  # missing values and agreements occur
 
 
@@ -322,7 +330,65 @@ def test_each_record_is_normalised_once(monkeypatch):
     with dask.config.set(scheduler="synchronous"):
         res = D.resolve_distributed(dd.from_pandas(df, npartitions=3), pairs_per_partition=1000, **kw)
     assert res.blocking["pair_partitions"] >= 5
-    assert sum(seen) == 3 * len(df)  # three fields normalised by _text, each record once
+    # three fields normalised by _text, each record at most once (each distinct value of a
+    # record partition once), every distinct value at least once
+    distinct = sum(df[c].nunique() for c in kw["fields"])
+    assert distinct <= sum(seen) <= 3 * len(df)
+
+
+def test_completed_pairs_encode_only_their_records(monkeypatch):
+    """Completing a component encodes the records of the completed pairs, not every record
+    of the components solved together (a record's encoding needs only the table's statistics)."""
+    import dask
+
+    # the calls are kept on the module: a task function sent to a worker (even one in this
+    # process) is a copy, with a copy of any list it closes over
+    monkeypatch.setattr(D, "_encode_calls", [], raising=False)
+    orig = D._encode
+
+    def counting(part, fields, only, doc_freq, tf_model, truth):
+        D._encode_calls.append((len(part), doc_freq is not None))
+        return orig(part, fields, only, doc_freq, tf_model, truth)
+
+    monkeypatch.setattr(D, "_encode", counting)
+    df = generate_records(1500, random_state=7)
+    kw = {"id_col": "rec_id", "blocking": ["key:surname", "key:date_of_birth"],
+          "fields": {"given_name": "name", "surname": "name", "date_of_birth": "date", "*": "record"}}
+    with dask.config.set(scheduler="synchronous"):
+        res = D.resolve_distributed(dd.from_pandas(df, npartitions=3), **kw)
+    completed = res.blocking["n_completed_pairs"]
+    got = D._encode_calls
+    solve = [k for k, late in got if late]  # encoded with the table's document frequencies: in the solve step
+    assert completed > 0 and solve
+    assert sum(solve) <= 2 * completed < res.components["n_records_in_positive_pairs"]
+    assert sum(k for k, late in got if not late) == len(df)  # the encode stage: every record once
+
+
+def test_per_value_equals_the_function_on_every_row():
+    """Normalising each distinct value once gives the element-wise function's result,
+    missing cells (None and NaN apart) and non-string columns included."""
+    fn = lambda v: v.astype(str).str.upper().to_numpy(dtype=object)  # noqa: E731
+    for s in (pd.Series(["a", None, "b", np.nan, "a", "b", "a"]), pd.Series([1, 1.0, "1", None, True], dtype=object),
+              pd.Series([np.nan, None]), pd.Series(["x"]), pd.Series([], dtype=object), pd.Series([2.5, 2.5, np.nan])):
+        assert list(D._per_value(s, fn)) == list(fn(s))
+
+
+def test_value_codes_equal_code_tokens():
+    """The codes of each value found word by word (digit words only) equal
+    :func:`code_tokens` of the value, the trusted slow path, on hostile text."""
+    from trustlab.er.kinds import code_tokens
+
+    rng = np.random.default_rng(3)
+    pieces = ["TH-50PZ850U", "msmt2g/tq", "ab12/cd", "12345", "1234", "５５５５５", "٣٣٣٣٣", "5th", "21st", "4gb",
+              "x1y2",
+              "a-b", "WRT54GL,", "(ka-9093)", "road", "99/99999", "1.5.7", "no.12345", "!", "ab1", "", "a/b/c1234"]
+    seps = [" ", ",", ";", "  ", "|", "'", "\t", "-", "/", "."]
+    vals = ["".join(rng.choice(pieces) + rng.choice(seps) for _ in range(rng.integers(0, 5))) for _ in range(400)]
+    s = pd.Series(vals + [None, np.nan, "TH-50PZ850U"], dtype=object)
+    r, h = D._value_tokens(s, D._value_codes)
+    ref = code_tokens(s.fillna("").astype(str).reset_index(drop=True))
+    want = {(int(k), int(x)) for k, x in zip(ref.index, D._hash(ref.to_numpy(dtype=object)))}
+    assert {(int(k), int(x)) for k, x in zip(r, h)} == want and len(want) > 100
 
 
 def test_hashed_block_keys_give_the_local_candidate_pairs():
@@ -356,3 +422,46 @@ def test_completed_pairs_compared_from_encodings_same_as_local():
         res = D.resolve_distributed(dd.from_pandas(df, npartitions=3), **kw)
     assert res.blocking["n_completed_pairs"] == local.blocking.n_completed_pairs > 0
     assert _output_partition(res) == _local_partition(local)
+
+
+def test_placeholders_to_missing_once_per_value_equals_records():
+    """The per-distinct-value placeholder masking equals records.placeholders_to_missing."""
+    from trustlab.er.records import placeholders_to_missing
+
+    rng = np.random.default_rng(4)
+    vals = ["N/A", " null ", "Null", "-", "--", "?", "ann", "None", None, np.nan, "", "(NULL)", "x-y", "nan", "<NA>"]
+    df = pd.DataFrame({"id": ["N/A", "a", "b", "c", "d", "e"] * 20,
+                       "name": [vals[k] for k in rng.integers(0, len(vals), 120)],
+                       "num": rng.random(120), "mixed": pd.Series([1, "-", 2.5, None, "ok", "N/A"] * 20, dtype=object),
+                       "clean": ["a", "b"] * 60})
+    got, ref = D._placeholders_to_missing(df, "id"), placeholders_to_missing(df, "id")
+    pd.testing.assert_frame_equal(got, ref)
+    assert got["name"].isna().sum() > df["name"].isna().sum() and got["id"].eq("N/A").any()
+
+
+def test_tf_tables_from_the_encodings_equal_a_pass_over_the_records():
+    """The TF tables summed from the encoded partitions' value counts equal those of a pass
+    of their own over the records (the trusted path), and the frequencies set afterwards
+    equal those of records encoded with the tables known."""
+    from trustlab.er.kinds import Field
+    from trustlab.er.scoring import FSModel
+
+    df = generate_records(900, random_state=8)
+    fl = [Field("given_name", "name"), Field("surname", "name"), Field("postcode", "postcode"),
+          Field("state", "exact"), Field("street_number", "exact")]
+    _, ref_tables, ref_default = D._statistics(D._Run(None, False), dd.from_pandas(df, npartitions=3), fl, len(df))
+    parts = np.array_split(np.arange(len(df)), 3)
+    encs = [D._encode(df.iloc[p].set_axis(p), fl, None, None, FSModel(fl), None) for p in parts]
+    tf_fields = [fl[c] for c in FSModel(fl)._tf_fields()]
+    counts = D._add_counts(*[e.tf_counts for e in encs]).set_index(["f", "tok"])["n"]
+    tables, default = D._tf_tables(counts, tf_fields, len(df))
+    assert tables == ref_tables and default == ref_default and any(len(t) > 5 for t in tables.values())
+    model = FSModel(fl)
+    model.tf_tables_, model.tf_default_ = tables, default
+    for p, e in zip(parts, encs):
+        got = D._weigh(e, fl, None, model)
+        want = D._encode(df.iloc[p].set_axis(p), fl, None, None, model, None)
+        assert not any(k.startswith("tfkey") for k in got.cols)
+        assert {k for k in got.cols if k.startswith("tf")} == {k for k in want.cols if k.startswith("tf")} != set()
+        for k in want.cols:
+            np.testing.assert_array_equal(got.cols[k], want.cols[k])

@@ -10,15 +10,17 @@ not fit one machine can be resolved on a cluster:
 2. **infer** (driver, bounded) — fields and default blocking rules from a sample of at most
    ``sample_size`` records (the whole table when it is that small, so the choices are
    :func:`trustlab.resolve`'s; on a strict sample they are estimates).
-3. **corpus statistics** — the term-frequency tables of the Fellegi-Sunter model (and the
-   document frequencies of IDF-weighted ``tokens`` fields) are value counts summed over the
-   partitions.
-4. **encode** — each record is normalised ONCE, on the worker holding its partition, into
-   compact per-field arrays (:func:`_encode`): normalised strings for the string
+3. **corpus statistics** — the document frequencies of IDF-weighted ``tokens`` fields are
+   value counts summed over the partitions (the encoded kinds' statistics come with step 4).
+4. **encode** — each record is normalised ONCE, on the worker holding its partition (each
+   distinct value of a column once per partition, :func:`_per_value`), into compact per-field
+   arrays (:func:`_encode`): normalised strings (and their hashes) for the string
    similarities, 64-bit hashes for exact agreement, numbers, and sparse rows of token hashes
    for the whole-record comparisons, whose document frequencies are summed over the
    partitions by hash and then turned into TF-IDF / rare-code weights (:func:`_weigh`), so a
-   pair's features are those of the whole table. Kinds without an encoder (``tokens``) keep
+   pair's features are those of the whole table. The term-frequency tables of the
+   Fellegi-Sunter model are the encoded values' counts, summed by a tree of tasks, and set on
+   the encodings with the weights. Kinds without an encoder (``tokens``) keep
    their raw columns and are compared as :func:`~trustlab.er.comparisons.compare` does.
 5. **blocking** — every rule's block keys (normalised keys, tokens or q-grams, as
    :mod:`trustlab.er.blocking` makes them; hashed to 64 bits with the rule's number) go
@@ -36,7 +38,8 @@ not fit one machine can be resolved on a cluster:
    *counts* of each distinct level row, summed over the partitions: the same sufficient
    statistics as the local fit over every candidate pair, in memory that grows with the
    number of distinct level rows (thousands), not of pairs; u from random record pairs
-   (:func:`~trustlab.er.defaults.random_pairs`, the same draw as the local run). The
+   (:func:`~trustlab.er.defaults.random_pairs`, the same draw as the local run, compared in
+   pieces on the workers). The
    fitted model is sent to the workers and every pair is scored where it lies.
 8. **components** — connected components of the positive-weight graph: union-find on
    each partition of the scored pairs (workers), then the per-partition maps (one row per
@@ -54,9 +57,11 @@ For the same seed and options this gives the entities of :func:`trustlab.resolve
 tests compare them on generated records and on a bundled table), as long as the
 inference sample is the whole table; on a larger table the fields and rules come from the
 sample and may differ from what the local run would infer from all the records.
-Block keys, exact values and whole-record tokens are compared by 64-bit hash: two distinct
-values that share a hash (probability about ``k^2 / 2^65`` among ``k`` distinct values, ~3e-8
-for a million) would count as equal, the one way the result can differ from the local run's.
+Block keys, exact values, whole-record tokens and the normalised strings' value codes (which
+value pairs are scored once; exact agreement of e-mails, postcodes, codes and phones) are
+compared by 64-bit hash: two distinct values that share a hash (probability about
+``k^2 / 2^65`` among ``k`` distinct values, ~3e-8 for a million) would count as equal, the one
+way the result can differ from the local run's.
 
 Not distributed: field and rule inference (a bounded sample on the driver), the EM itself
 (on aggregated counts), the merge of the component maps (driver memory grows with the
@@ -93,6 +98,8 @@ PAIRS_PER_PARTITION = 250_000
 KEYS_PER_PARTITION = 100_000
 #: records per partition when components are solved
 RECORDS_PER_GROUP = 50_000
+#: random pairs (for the model's u) compared per task
+RANDOM_PAIRS_PER_TASK = 50_000
 #: the budget of candidate pairs per sampled record when rules are inferred on a strict sample
 #: (the local default's, MAX_CANDIDATE_PAIRS / 200,000 records)
 PAIRS_PER_SAMPLED_RECORD = 50
@@ -178,9 +185,25 @@ def _read(records: Any, npartitions: int | None):
 
 def _match_view(part: pd.DataFrame, id_col: str, cols: list[str]) -> pd.DataFrame:
     """The id and the columns used for matching, placeholder cells (``N/A``…) as missing."""
+    return _placeholders_to_missing(part[[id_col] + cols], id_col)
+
+
+def _placeholders_to_missing(df: pd.DataFrame, id_col: str | None) -> pd.DataFrame:
+    """:func:`~trustlab.er.records.placeholders_to_missing`, each distinct value of a column
+    looked at once (:func:`_per_value`)."""
     from trustlab.er.records import placeholders_to_missing
 
-    return placeholders_to_missing(part[[id_col] + cols], id_col)
+    out = None
+    for c in df.columns:
+        col = df[c]
+        if c == id_col or not (col.dtype == object or isinstance(col.dtype, pd.StringDtype)):
+            continue
+        v = _per_value(col, lambda u: placeholders_to_missing(u.to_frame("v"), None)["v"].to_numpy(dtype=object))
+        hit = pd.isna(v) & col.notna().to_numpy()
+        if hit.any():
+            out = df.copy() if out is None else out
+            out[c] = col.mask(hit, np.nan)
+    return df if out is None else out
 
 
 def _with_position(part: pd.DataFrame, offset: int) -> pd.DataFrame:
@@ -197,22 +220,31 @@ def _key_rows(part: pd.DataFrame, rules: Sequence[str]) -> pd.DataFrame:
     share a hash with probability about ``k^2 / 2^65`` for ``k`` distinct keys (then their
     blocks are one)."""
     from trustlab.er.blocking import membership_values
+    from trustlab.er.rules import parse_rule
 
     df = part.reset_index(drop=True)
     idx = part.index.to_numpy(np.int64)
     keys, recs, rs = [], [], []
+
+    def members(frame, rule):
+        kind, v = membership_values(frame, rule)
+        if kind != "members":  # pragma: no cover - refused before any work
+            raise ValueError(f"blocking rule {rule!r} cannot be distributed")
+        rec, val = v
+        try:
+            return rec, _hash(val)
+        except TypeError:  # pragma: no cover - keys are strings
+            return rec, _hash(np.asarray(val, dtype=object).astype(str).astype(object))
+
     for r, rule in enumerate(rules):
         if rule == "all":
-            rec, val = np.arange(len(df)), np.full(len(df), "", dtype=object)
+            rec, h = np.arange(len(df)), _hash(np.full(len(df), "", dtype=object))
+        elif len(cols := parse_rule(rule, df.columns).columns) == 1:
+            # a one-column rule's keys are those of the record's value: each distinct value's once
+            c = cols[0]
+            rec, h = _value_tokens(df[c], lambda v, c=c, rule=rule: members(pd.DataFrame({c: v}), rule))
         else:
-            kind, v = membership_values(df, rule)
-            if kind != "members":  # pragma: no cover - refused before any work
-                raise ValueError(f"blocking rule {rule!r} cannot be distributed")
-            rec, val = v
-        try:
-            h = _hash(val)
-        except TypeError:  # pragma: no cover - keys are strings
-            h = _hash(np.asarray(val, dtype=object).astype(str).astype(object))
+            rec, h = members(df, rule)
         keys.append(pd.util.hash_array(h ^ np.uint64((r + 1) * 0x9E3779B97F4A7C15 % 2**64)).astype(np.uint64))
         recs.append(idx[rec])
         rs.append(np.full(len(rec), r, np.int16))
@@ -410,7 +442,12 @@ def _solve_groups(recs: pd.DataFrame, edges: pd.DataFrame, ctx: _Context, cfg: _
         P, w, prob = P[order], w[order], prob[order]
         extra = _component_completion(m, P, w, int(cfg.complete_components))
         if len(extra):
-            sub = recs[ctx.columns].set_axis(np.arange(m))
+            # only the records of the completed pairs are encoded (a record's encoding does not
+            # depend on the other records: the whole table's statistics are in ``ctx``)
+            from trustlab._chunks import sorted_unique
+
+            touched = sorted_unique(extra.ravel())
+            sub = recs[ctx.columns].iloc[touched].set_axis(touched)
             G, T, _ = _encoded_levels(_encode(sub, ctx.fields, ctx.only, ctx.doc_freq, ctx.tf_model, None), extra, ctx)
             px = ctx.tf_model.proba_from_field_weights(ctx.tf_model.level_weights(G, T))
             P = np.concatenate([P, extra])
@@ -470,13 +507,11 @@ def _token_counts(part: pd.DataFrame, what, fields) -> pd.DataFrame:
 
 def _tf_counts(part: pd.DataFrame, fields) -> pd.DataFrame:
     """Records holding each normalised value of every TF field ``fields[k]`` (rows ``f = k``,
-    ``tok``, ``n``) in one partition."""
-    from trustlab.er.kinds import tf_keys
-
+    ``tok``, ``n``) in one partition (each distinct value normalised once)."""
     df = part.reset_index(drop=True)
     out = [pd.DataFrame({"f": np.zeros(0, np.int16), "tok": pd.Series([], dtype=object), "n": np.zeros(0, np.int64)})]
     for k, f in enumerate(fields):
-        key = pd.Series(tf_keys(df, f))
+        key = pd.Series(_tf_keys(df, f))
         vc = key[key != ""].astype(str).value_counts()
         out.append(pd.DataFrame({"f": np.full(len(vc), k, np.int16), "tok": vc.index.to_numpy(dtype=object),
                                  "n": vc.to_numpy(np.int64)}))
@@ -510,12 +545,17 @@ class _Enc:
     """The encoded records of one partition (or of a selection of partitions): canonical
     positions ``idx`` (sorted), per-record arrays ``cols``, sparse rows ``csr`` (name ->
     ``(indptr, token hashes, weights, …)``: one or more arrays of values per token) and the raw
-    columns of fields without an encoder."""
+    columns of fields without an encoder; ``shares``: the partition's
+    :func:`~trustlab.er.scoring.record_share_sums` and ``tf_counts``: its TF fields' value
+    counts (rows ``f``, ``tok``, ``n`` as :func:`_tf_counts`), neither kept by ``take`` and
+    ``concat``."""
 
     idx: np.ndarray
     cols: dict
     csr: dict
     raw: pd.DataFrame | None
+    shares: tuple | None = None
+    tf_counts: pd.DataFrame | None = None
 
     def take(self, want: np.ndarray) -> "_Enc":
         """The records whose positions are in ``want`` (sorted, unique)."""
@@ -560,12 +600,93 @@ class _Enc:
         return int(tot)
 
 
-def _sparse_rows(rec: np.ndarray, tok: pd.Series, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Per record (``rec``: row of each token occurrence, sorted), its distinct tokens, how
-    often each occurs and their hashes: ``(indptr, hashes, counts, first occurrence)``."""
-    if not len(tok):
-        return np.zeros(n + 1, np.int64), np.zeros(0, np.uint64), np.zeros(0), np.zeros(0, np.int64)
-    h = _hash(tok.to_numpy(dtype=object))
+def _per_value(s: pd.Series, fn) -> np.ndarray:
+    """``fn(s)`` (an element-wise function of a Series, returning one value per row) as an
+    array, computed once per distinct value of ``s``: generated and real tables repeat their
+    names, places and dates, so most rows are a look-up. Missing cells are passed to ``fn``
+    as they are (``None`` and NaN apart); columns that hold anything but strings are passed
+    whole (``1`` and ``1.0`` are one value to a hash table, not to ``str``)."""
+    codes, vals = _distinct_values(s)
+    return np.asarray(fn(vals))[codes] if codes is not None else np.asarray(fn(s))
+
+
+def _distinct_values(s: pd.Series) -> tuple[np.ndarray | None, pd.Series]:
+    """``(codes, values)``: each row's position among the distinct values of a column of
+    strings, each missing cell a value of its own (as it is); ``(None, s)`` for a column that
+    holds anything but strings (see :func:`_per_value`)."""
+    if len(s) < 2 or pd.api.types.infer_dtype(s, skipna=True) != "string":
+        return None, s
+    codes, uniq = pd.factorize(s)
+    na = codes < 0
+    vals = uniq.to_numpy(dtype=object)
+    if na.any():
+        vals = np.concatenate([vals, s.to_numpy(dtype=object)[na]])
+        codes = codes.copy()
+        codes[na] = np.arange(uniq.size, vals.size)
+    return codes, pd.Series(vals, dtype=object)
+
+
+def _value_tokens(s: pd.Series, tokens) -> tuple[np.ndarray, np.ndarray]:
+    """The token occurrences of every row of ``s``: ``(row, token hash)`` arrays (rows
+    ascending), ``tokens(values)`` giving ``(position of the value, token hash)`` arrays of a
+    Series of values (repeats kept); tokenised once per distinct value (as :func:`_per_value`)."""
+    n = len(s)
+    codes, vals = _distinct_values(s)
+    if codes is None:
+        codes, vals = np.arange(n), s.reset_index(drop=True)
+    at, h = tokens(vals)
+    if not len(at):
+        return np.zeros(0, np.int64), np.zeros(0, np.uint64)
+    o = np.argsort(at, kind="stable")
+    h = h[o]
+    ptr = np.zeros(len(vals) + 1, np.int64)
+    np.add.at(ptr, at + 1, 1)
+    ptr = np.cumsum(ptr)
+    lens = np.diff(ptr)[codes]
+    total = int(lens.sum())
+    sel = np.repeat(ptr[:-1][codes] - np.r_[0, np.cumsum(lens)[:-1]], lens) + np.arange(total)
+    return np.repeat(np.arange(n, dtype=np.int64), lens), h[sel]
+
+
+def _hashed(tok: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    tok = tok.dropna()
+    return tok.index.to_numpy(np.int64), _hash(tok.astype(str).to_numpy(dtype=object))
+
+
+def _record_tokens(vals: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """The words of the whole-record comparison in each value (``record_text``'s words)."""
+    from trustlab.er.kinds import _RECORD_TOKEN
+
+    return _hashed(vals.fillna("").astype(str).str.lower().str.findall(_RECORD_TOKEN).explode())
+
+
+def _value_codes(vals: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`~trustlab.er.kinds.code_tokens` of each value (as ``record_text`` writes it):
+    those of its words, each distinct word's found once (a word's codes do not depend on
+    the words around it). Only words with a digit can be codes; a word of digits only is one
+    when it has at least 5 (``code_tokens``' rule), the others go through ``code_tokens``."""
+    from trustlab.er.kinds import _CODE_SPLIT, code_tokens
+
+    char = "[^" + _CODE_SPLIT[1:-2] + "]"  # a character of a word (its separators: ``_CODE_SPLIT``)
+    words = vals.fillna("").astype(str).str.lower().str.findall(f"{char}*\\d{char}*").explode().dropna()
+    words = words[words.str.len() >= 4]  # as code_tokens: shorter words give no code
+    if not len(words):
+        return np.zeros(0, np.int64), np.zeros(0, np.uint64)
+    dec = words.str.isdecimal().to_numpy(bool)
+    at = words.index.to_numpy(np.int64)
+    num = words[dec]
+    num = num[num.str.len() >= 5]
+    rest = words[~dec]
+    r, h = _value_tokens(rest.reset_index(drop=True), lambda w: _hashed(code_tokens(w.reset_index(drop=True))))
+    return (np.concatenate([num.index.to_numpy(np.int64), at[~dec][r]]),
+            np.concatenate([_hash(num.to_numpy(dtype=object)), h]))
+
+
+def _sparse_rows(rec: np.ndarray, h: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per record (``rec``: row of each token occurrence, ``h``: its token hash), its distinct
+    tokens (by hash, ascending) and how often it has each: ``(indptr, hashes, counts)``."""
+    if not len(h):
+        return np.zeros(n + 1, np.int64), np.zeros(0, np.uint64), np.zeros(0)
     o = np.lexsort((h, rec))
     rec, h = rec[o], h[o]
     new = np.r_[True, (rec[1:] != rec[:-1]) | (h[1:] != h[:-1])]
@@ -574,45 +695,66 @@ def _sparse_rows(rec: np.ndarray, tok: pd.Series, n: int) -> tuple[np.ndarray, n
     r, hh = rec[starts], h[starts]
     ptr = np.zeros(n + 1, np.int64)
     np.add.at(ptr, r + 1, 1)
-    return np.cumsum(ptr), hh, cnt, o[starts]
+    return np.cumsum(ptr), hh, cnt
+
+
+def _tf_keys(df: pd.DataFrame, f) -> np.ndarray:
+    """:func:`~trustlab.er.kinds.tf_keys`, once per distinct value."""
+    from trustlab.er.kinds import tf_keys
+
+    return _per_value(df[f.column], lambda v: tf_keys(pd.DataFrame({f.column: v}), f))
 
 
 def _encode(part: pd.DataFrame, fields, only, doc_freq: dict | None, tf_model, truth: str | None) -> _Enc:
-    """Normalise the records of one partition once: the arrays :func:`_encoded_features` compares.
-    The whole-record rows hold raw counts until :func:`_weigh` (here when ``doc_freq``, the whole
-    table's document frequencies of :func:`_sum_doc_counts`, is given)."""
+    """Normalise the records of one partition once (each distinct value of a column once):
+    the arrays :func:`_encoded_features` compares. The whole-record rows hold raw counts until
+    :func:`_weigh` (here when ``doc_freq``, the whole table's document frequencies of
+    :func:`_sum_doc_counts`, is given). With a whole-record field, ``shares`` holds the
+    partition's :func:`~trustlab.er.scoring.record_share_sums`, counted from the same words.
+    A TF field whose table ``tf_model`` lacks keeps its normalised values (``tfkey{k}``) and
+    their counts (``tf_counts``) until :func:`_weigh` sets the frequencies: the tables are
+    summed from the encodings, with no pass of their own over the records."""
     from trustlab.er.comparisons import _no_space, _text
-    from trustlab.er.kinds import _RECORD_TOKEN, KINDS, code_tokens, record_text, tf_keys
+    from trustlab.er.kinds import KINDS, record_fields, tf_keys
 
     df = part.reset_index(drop=True)
     n = len(df)
     cols: dict = {}
     csr: dict = {}
     raw_cols: list[str] = []
+    shares = None
     for f in fields:
         c, kind = f.column, f.kind
         want = None if only is None else only.get(c)
         if kind in _TEXT_KINDS:
-            cols[f"{c}:s"], cols[f"{c}:m"] = _text(df[c])
+            cols[f"{c}:s"], cols[f"{c}:m"] = _text_arrays(df[c], _text)
         elif kind in _NORM_KINDS:
             norm = _no_space if kind == "email" else KINDS[kind].normalise
-            v = norm(df[c].fillna("").astype(str))
-            cols[f"{c}:s"], cols[f"{c}:m"] = v.to_numpy(dtype=object), (v == "").to_numpy()
+            v = _per_value(df[c], lambda x: norm(x.fillna("").astype(str)).to_numpy(dtype=object))
+            cols[f"{c}:s"], cols[f"{c}:m"] = v, v == ""
         elif kind == "phone":
-            d = df[c].fillna("").astype(str).str.replace(r"\D+", "", regex=True).str[-10:]
-            cols[f"{c}:s"], cols[f"{c}:m"] = d.to_numpy(dtype=object), (d.str.len() < 5).to_numpy()
+            d = _per_value(df[c], lambda x: x.fillna("").astype(str).str.replace(r"\D+", "", regex=True)
+                           .str[-10:].to_numpy(dtype=object))
+            cols[f"{c}:s"], cols[f"{c}:m"] = d, np.array([len(x) < 5 for x in d], bool)
         elif kind in ("exact", "model"):
-            v = df[c]
-            norm = KINDS[kind].normalise(v.astype(str))
-            cols[f"{c}:h"] = _hash(norm.fillna("").to_numpy(dtype=object))
-            cols[f"{c}:m"] = (v.isna() | (norm.fillna("") == "")).to_numpy()
+            def norm_hash(v, kind=kind):
+                norm = KINDS[kind].normalise(v.astype(str))
+                return np.stack([_hash(norm.fillna("").to_numpy(dtype=object)),
+                                 (v.isna() | (norm.fillna("") == "")).to_numpy().astype(np.uint64)], axis=1)
+
+            hm = _per_value(df[c], norm_hash)
+            cols[f"{c}:h"] = np.ascontiguousarray(hm[:, 0]).astype(np.uint64, copy=False)
+            cols[f"{c}:m"] = hm[:, 1] == 1
         elif kind == "numeric":
             cols[f"{c}:x"] = pd.to_numeric(df[c], errors="coerce").to_numpy(np.float64)
         elif kind == "date":
             if want is None or want & {"exact", "year_sim"}:
-                t = pd.to_datetime(df[c], errors="coerce", format="mixed", utc=True)
-                cols[f"{c}:x"] = (t - pd.Timestamp("1970-01-01", tz="UTC")).dt.days.to_numpy(np.float64)
-            cols[f"{c}:s"], cols[f"{c}:m"] = _text(df[c])
+                def days(v):
+                    t = pd.to_datetime(v, errors="coerce", format="mixed", utc=True)
+                    return (t - pd.Timestamp("1970-01-01", tz="UTC")).dt.days.to_numpy(np.float64)
+
+                cols[f"{c}:x"] = _per_value(df[c], days).astype(np.float64)
+            cols[f"{c}:s"], cols[f"{c}:m"] = _text_arrays(df[c], _text)
         elif kind == "latlon":
             la, lo = f.columns()
             lat = pd.to_numeric(df[la], errors="coerce").to_numpy(np.float64)
@@ -620,30 +762,60 @@ def _encode(part: pd.DataFrame, fields, only, doc_freq: dict | None, tf_model, t
             bad = np.isnan(lat) | np.isnan(lon) | ((lat == 0) & (lon == 0))
             cols[f"{c}:lat"], cols[f"{c}:lon"] = np.where(bad, 0.0, lat), np.where(bad, 0.0, lon)
             cols[f"{c}:m"] = bad
-        elif kind == "record":
-            # each record's distinct words and how often it has them (weighted by _weigh)
-            tok = record_text(df, fields).fillna("").astype(str).str.lower().str.findall(_RECORD_TOKEN).explode()
-            tok = tok.dropna()
-            ptr, h, cnt, _ = _sparse_rows(tok.index.to_numpy(np.int64), tok, n)
-            csr[c] = (ptr, h, cnt)
-        elif kind == "codes":
-            codes = code_tokens(record_text(df, fields).reset_index(drop=True))
-            ptr, h, cnt, _ = _sparse_rows(codes.index.to_numpy(np.int64), codes, n)
-            csr[c] = (ptr, h, np.ones_like(cnt))
+        elif kind in ("record", "codes"):
+            # the record text's words (or codes) are those of its columns' values, each value
+            # tokenised once: ``record_text`` joins the values with spaces, which no token spans
+            own = record_fields(fields)
+            recs, hs, per_field = [], [], []
+            for g in own:
+                count = np.zeros(n)
+                for col in g.columns():
+                    r, h = _value_tokens(df[col], _record_tokens if kind == "record" else _value_codes)
+                    recs.append(r)
+                    hs.append(h)
+                    count += np.bincount(r, minlength=n)
+                per_field.append(count)
+            rec = np.concatenate(recs) if recs else np.zeros(0, np.int64)
+            h = np.concatenate(hs) if hs else np.zeros(0, np.uint64)
+            ptr, h, cnt = _sparse_rows(rec, h, n)
+            csr[c] = (ptr, h, cnt) if kind == "record" else (ptr, h, np.ones_like(cnt))
+            if kind == "record" and own and n:
+                # record_share_sums: each field's share of the record's words, summed
+                cnt_f = np.stack(per_field, axis=1)
+                sh = (cnt_f / np.maximum(cnt_f.sum(1, keepdims=True), 1.0)).sum(0)
+                shares = ({g.column: float(x) for g, x in zip(own, sh)}, n)
         else:
             raw_cols += [x for x in f.columns() if x not in raw_cols]
-    for k in tf_model._tf_fields():
+        if f"{c}:s" in cols:  # the normalised strings' hashes: value codes without hashing strings per pair partition
+            cols[f"{c}:v"] = _hash(cols[f"{c}:s"])
+    counts = []
+    for pos, k in enumerate(tf_model._tf_fields()):
         f = tf_model.fields[k]
         tab = tf_model.tf_tables_.get(f.column)
         if tab is not None:
-            keys = pd.Series(tf_keys(df, f))
-            cols[f"tf{k}"] = keys.map(tab).astype(float).fillna(tf_model.tf_default_[f.column]).to_numpy(np.float64)
+            dflt = tf_model.tf_default_[f.column]
+            cols[f"tf{k}"] = _per_value(df[f.column], lambda v, f=f, tab=tab, dflt=dflt: pd.Series(
+                tf_keys(pd.DataFrame({f.column: v}), f)).map(tab).astype(float).fillna(dflt).to_numpy(np.float64))
+        else:
+            key = _tf_keys(df, f)
+            cols[f"tfkey{k}"] = key
+            vc = pd.Series(key)
+            vc = vc[vc != ""].astype(str).value_counts()
+            counts.append(pd.DataFrame({"f": np.full(len(vc), pos, np.int16), "tok": vc.index.to_numpy(dtype=object),
+                                        "n": vc.to_numpy(np.int64)}))
     if truth is not None:
         t = df[truth]
         cols["truth:h"], cols["truth:ok"] = _hash(t.astype(str).to_numpy(dtype=object)), t.notna().to_numpy()
     raw = df[raw_cols].copy() if raw_cols else None
-    enc = _Enc(part.index.to_numpy(np.int64), cols, csr, raw)
+    enc = _Enc(part.index.to_numpy(np.int64), cols, csr, raw, shares,
+               pd.concat(counts, ignore_index=True) if counts else None)
     return enc if doc_freq is None else _weigh(enc, fields, doc_freq)
+
+
+def _text_arrays(s: pd.Series, text) -> tuple[np.ndarray, np.ndarray]:
+    """``text(s)`` (normalised words, missing), once per distinct value."""
+    both = _per_value(s, lambda v: np.stack(text(v), axis=1))
+    return np.ascontiguousarray(both[:, 0]), both[:, 1].astype(bool)
 
 
 def _doc_counts(enc: _Enc) -> dict:
@@ -668,18 +840,19 @@ def _sum_doc_counts(parts: Sequence[dict], n: int) -> dict:
     return out
 
 
-def _weigh(enc: _Enc, fields, doc_freq: dict) -> _Enc:
+def _weigh(enc: _Enc, fields, doc_freq: dict | None, tf_model=None) -> _Enc:
     """The weights of the whole-record rows from the whole table's document frequencies:
     TF-IDF rows normalised to unit length (``record``, as ``_tfidf_cosine`` makes them:
     sublinear term frequency, ``idf = log(n / df) + 1e-6``; a fourth array holds each word's idf
     over :func:`~trustlab.er.comparisons.shared_information`) and rare (1) / common (1e-3)
-    codes (``codes``, rare: held by at most ``RARE_CODE_DF`` records)."""
+    codes (``codes``, rare: held by at most ``RARE_CODE_DF`` records); with ``tf_model``, the
+    TF fields' frequencies from its tables (for the records encoded before the tables were known)."""
     from trustlab.er.comparisons import RARE_CODE_DF, shared_information
 
     csr = dict(enc.csr)
     for f in fields:
         c = f.column
-        if f.kind not in ("record", "codes") or c not in csr:
+        if doc_freq is None or f.kind not in ("record", "codes") or c not in csr:
             continue
         ptr, h, cnt = csr[c]
         n_all, hs, ks = doc_freq[c]
@@ -698,7 +871,17 @@ def _weigh(enc: _Enc, fields, doc_freq: dict) -> _Enc:
             csr[c] += (idf / max(shared_information(n_all), 1e-300),)
         else:
             csr[c] = (ptr, h, np.where(dfreq <= RARE_CODE_DF, 1.0, 1e-3))
-    return _Enc(enc.idx, enc.cols, csr, enc.raw)
+    cols = dict(enc.cols)
+    if tf_model is not None:  # the TF fields' frequencies from the whole table's tables
+        for k in tf_model._tf_fields():
+            f = tf_model.fields[k]
+            key = cols.pop(f"tfkey{k}", None)
+            tab = tf_model.tf_tables_.get(f.column)
+            if key is not None and tab is not None:
+                dflt = tf_model.tf_default_[f.column]
+                cols[f"tf{k}"] = _per_value(pd.Series(key, dtype=object), lambda v, tab=tab, dflt=dflt: v.map(tab)
+                                            .astype(float).fillna(dflt).to_numpy(np.float64))
+    return _Enc(enc.idx, cols, csr, enc.raw, enc.shares)
 
 
 def _sparse_dot(a: tuple, i: np.ndarray, b: tuple, j: np.ndarray) -> np.ndarray:
@@ -719,6 +902,13 @@ def _sparse_dot(a: tuple, i: np.ndarray, b: tuple, j: np.ndarray) -> np.ndarray:
     return _rowwise_dot(A, B, i, j)
 
 
+def _value_codes_of(cols: dict, c: str) -> np.ndarray:
+    """Codes of the normalised strings of field ``c`` (equal codes: equal hashes), from their
+    64-bit hashes (a hash table of integers is several times faster than one of strings)."""
+    v = cols.get(f"{c}:v")
+    return pd.factorize(v if v is not None else cols[f"{c}:s"])[0]
+
+
 def _encoded_features(enc: _Enc, f, i: np.ndarray, j: np.ndarray, want) -> tuple[list, list, int]:
     """The features of field ``f`` for pairs ``i``–``j`` of ``enc``, as
     :data:`trustlab.er.comparisons.FEATURES` computes them from the raw records (only the
@@ -732,7 +922,7 @@ def _encoded_features(enc: _Enc, f, i: np.ndarray, j: np.ndarray, want) -> tuple
     cols = enc.cols
     if kind in _TEXT_KINDS:
         arr, miss = cols[f"{c}:s"], cols[f"{c}:m"]
-        vc = pd.factorize(arr)[0]
+        vc = _value_codes_of(cols, c)
         scorers = {"jaro_winkler": (distance.JaroWinkler.normalized_similarity, 1.0),
                    "token_set": (fuzz.token_set_ratio, 100.0),
                    "indel": (distance.Indel.normalized_similarity, 1.0)}
@@ -747,7 +937,7 @@ def _encoded_features(enc: _Enc, f, i: np.ndarray, j: np.ndarray, want) -> tuple
         return out, got, (got.index(main) if main in got else 0)
     if kind in _NORM_KINDS or kind == "phone":
         arr, miss = cols[f"{c}:s"], cols[f"{c}:m"]
-        vc = pd.factorize(arr)[0]
+        vc = _value_codes_of(cols, c)
         ex = (vc[i] == vc[j]).astype(np.float64)
         name, scorer = {"email": ("jaro_winkler", distance.JaroWinkler.normalized_similarity)}.get(
             kind, ("levenshtein", distance.Levenshtein.normalized_similarity))
@@ -778,7 +968,7 @@ def _encoded_features(enc: _Enc, f, i: np.ndarray, j: np.ndarray, want) -> tuple
             out += [exact, np.exp(-diff / 365.0)]
             names += ["exact", "year_sim"]
         arr, miss = cols[f"{c}:s"], cols[f"{c}:m"]
-        vc = pd.factorize(arr)[0]
+        vc = _value_codes_of(cols, c)
         lev = _cp(arr[i], arr[j], distance.Levenshtein.normalized_similarity, codes=(vc[i], vc[j]))
         lev[miss[i] | miss[j]] = np.nan
         return out + [lev], names + ["levenshtein"], len(names)
@@ -895,8 +1085,15 @@ def _takes(encs: list, enc_divs, want, lo: int = 0) -> list:
     for k, e in enumerate(encs):
         if enc_divs[k + 1] < lo:
             continue
+        if isinstance(want, np.ndarray):  # known here: only the partitions holding some, each its share
+            a = np.searchsorted(want, enc_divs[k], side="left")
+            b = np.searchsorted(want, enc_divs[k + 1], side="right")
+            if a < b:
+                out.append(dask.delayed(_take)(e, want[a:b]))
+            continue
         out.append(dask.delayed(_take)(e, want))
     return out
+
 
 # ----------------------------------------------------------------------------- the result
 
@@ -923,6 +1120,8 @@ class DistributedResolution:
         partitioning of the pair stream.
     seconds : dict
         Seconds per stage.
+    cpu_seconds : dict
+        CPU seconds per stage, of the driver process and the workers together.
     metrics : dict or None
         Pairwise precision / recall / F1 and cluster metrics against ``truth``.
     settings : dict
@@ -951,6 +1150,7 @@ class DistributedResolution:
     settings: dict
     field_report: Any = None
     components: dict = field(default_factory=dict)
+    cpu_seconds: dict = field(default_factory=dict)
 
     def entities(self):
         """The output as a Dask DataFrame (``dask.dataframe.read_parquet``)."""
@@ -963,7 +1163,8 @@ class DistributedResolution:
         return {"output": self.output, "n_records": self.n_records, "n_entities": self.n_entities,
                 "fields": [f"{f.column}:{f.kind}" for f in self.fields], "rules": list(self.rules),
                 "blocking": dict(self.blocking), "components": dict(self.components),
-                "seconds": {k: round(v, 3) for k, v in self.seconds.items()}, "metrics": self.metrics,
+                "seconds": {k: round(v, 3) for k, v in self.seconds.items()},
+                "cpu_seconds": {k: round(v, 3) for k, v in self.cpu_seconds.items()}, "metrics": self.metrics,
                 "settings": dict(self.settings), "model_problems": list(getattr(self.model, "problems_", []))}
 
 
@@ -977,6 +1178,18 @@ class _Run:
         self.client = client
         self.progress = progress and client is not None
         self.seconds: dict[str, float] = {}
+        self.cpu_seconds: dict[str, float] = {}
+
+    def _cpu(self) -> float:
+        """CPU seconds used so far by this process and the workers (a stage's CPU time is
+        a steadier measure than its wall time on a shared machine)."""
+        got = dict([_process_cpu()])
+        if self.client is not None:
+            try:
+                got.update(self.client.run(_process_cpu).values())  # by process: workers may be threads here
+            except Exception:  # pragma: no cover - a worker lost between stages: no figure
+                return float("nan")
+        return float(sum(got.values()))
 
     @contextmanager
     def stage(self, name: str):
@@ -984,10 +1197,12 @@ class _Run:
 
         log = logging.getLogger(__name__)
         log.info("stage %s: start", name)
-        t = time.perf_counter()
+        t, c = time.perf_counter(), self._cpu()
         yield
-        self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - t
-        log.info("stage %s: %.1f s", name, time.perf_counter() - t)
+        dt, dc = time.perf_counter() - t, self._cpu() - c
+        self.seconds[name] = self.seconds.get(name, 0.0) + dt
+        self.cpu_seconds[name] = self.cpu_seconds.get(name, 0.0) + dc
+        log.info("stage %s: %.1f s (%.1f CPU s)", name, dt, dc)
 
     def persist(self, coll):
         import dask
@@ -1016,6 +1231,10 @@ class _Run:
 
 def _identity(x):
     return x
+
+
+def _process_cpu() -> tuple[int, float]:
+    return os.getpid(), time.process_time()
 
 
 def check_distributed_options(*, labels=None, truth=None, scorer="auto", model="logistic", link_type=None,
@@ -1186,6 +1405,7 @@ def resolve_distributed(
                                         weights))
     run.seconds["total"] = time.perf_counter() - t0
     res.seconds = dict(run.seconds)
+    res.cpu_seconds = dict(run.cpu_seconds)
     return res
 
 
@@ -1195,7 +1415,7 @@ def _resolve(run: _Run, records, *, output, id_col, fields, truth, blocking, max
     import dask.dataframe as dd
 
     from trustlab.er.defaults import field_report
-    from trustlab.er.records import _normalize_columns, placeholders_to_missing
+    from trustlab.er.records import _normalize_columns
     from trustlab.er.scoring import FSModel
 
     rng = check_random_state(random_state)
@@ -1229,17 +1449,20 @@ def _resolve(run: _Run, records, *, output, id_col, fields, truth, blocking, max
             sample = ddf.sample(frac=min(1.0, sample_size / n), random_state=seed).compute().reset_index(drop=True)
         if sample[id_col].isna().any():
             raise ValueError(f"id column {id_col!r} has missing values; every record needs an id")
-        sample = placeholders_to_missing(sample, id_col)
+    # ---------------------------------------------------------------- canonical order (by id)
+    with run.stage("order"):
+        # the distributed sort starts here; on a cluster the workers sort while the driver infers
+        numeric = pd.api.types.is_numeric_dtype(ddf[id_col].dtype)
+        keyed = ddf.assign(_key=ddf[id_col] if numeric else ddf[id_col].astype(str))
+        srt = run.persist(keyed.set_index("_key"))
+    with run.stage("infer"):
+        sample = _placeholders_to_missing(sample, id_col)
         report = field_report(fields, sample, id_col=id_col, exclude=[truth] if truth else [])
         flds = list(report.fields)
         columns = sorted({c for f in flds for c in f.columns()}, key=list(sample.columns).index)
         default_blocking = blocking is None
         rules = _rules(blocking, sample, flds, max_block_size, n)
-    # ---------------------------------------------------------------- canonical order (by id)
     with run.stage("order"):
-        numeric = pd.api.types.is_numeric_dtype(ddf[id_col].dtype)
-        keyed = ddf.assign(_key=ddf[id_col] if numeric else ddf[id_col].astype(str))
-        srt = run.persist(keyed.set_index("_key"))
         lengths = np.array(run.compute(*[dask.delayed(len)(p) for p in srt.to_delayed()]), np.int64)
         offsets = np.r_[0, np.cumsum(lengths)]
         meta = _with_position(srt._meta, 0)
@@ -1257,22 +1480,27 @@ def _resolve(run: _Run, records, *, output, id_col, fields, truth, blocking, max
             mview = mview.assign(**{truth: raw[truth]})
         mview = run.persist(mview)
     # ---------------------------------------------------------------- corpus statistics
-    with run.stage("statistics"):
-        corpus, tf_tables, tf_default = _statistics(run, mview, flds, n, skip=ENCODED_KINDS)
+    with run.stage("statistics"):  # the kinds without an encoder (the encoded ones' come with the encodings)
+        corpus, _, _ = _statistics(run, mview, flds, n, skip=ENCODED_KINDS, tf=False)
         only = FSModel(flds).needed_features()
     # ---------------------------------------------------------------- encode every record once
     with run.stage("encode"):
+        encs = list(dask.persist(*[dask.delayed(_encode)(p, flds, only, None, FSModel(flds), truth)
+                                   for p in mview.to_delayed()]))
+        # the TF tables from the encoded values' counts, and the whole-record fields' document
+        # frequencies by token hash, summed over the partitions; then each partition's TF
+        # frequencies and word weights are set (no second pass over the strings)
+        tf_fields = [flds[c] for c in FSModel(flds)._tf_fields()]
+        tf_tables, tf_default = _tf_tables(_summed_counts(run, [dask.delayed(getattr)(e, "tf_counts") for e in encs],
+                                                          _counts_meta()), tf_fields, n) if tf_fields else ({}, {})
         tf_model = FSModel(flds)
         tf_model.tf_tables_, tf_model.tf_default_ = tf_tables, tf_default
-        encs = list(dask.persist(*[dask.delayed(_encode)(p, flds, only, None, tf_model, truth)
-                                   for p in mview.to_delayed()]))
         doc_freq = None
         if any(f.kind in ("record", "codes") for f in flds):
-            # the whole-record fields' document frequencies, summed over the partitions by token
-            # hash, then each partition's rows weighted (no second pass over the strings)
             doc_freq = _sum_doc_counts(run.compute(*[dask.delayed(_doc_counts)(e) for e in encs]), n)
-            shared_df = run.share(doc_freq)
-            encs = list(dask.persist(*[dask.delayed(_weigh)(e, flds, shared_df) for e in encs]))
+        if doc_freq is not None or tf_fields:
+            shared_df, shared_tf = run.share(doc_freq), run.share(tf_model)
+            encs = list(dask.persist(*[dask.delayed(_weigh)(e, flds, shared_df, shared_tf) for e in encs]))
         enc_bytes = run.compute(*[dask.delayed(_Enc.nbytes)(e) for e in encs])
         ctx = _Context(flds, only, corpus, tf_model, keep_cols, truth, doc_freq)
     # ---------------------------------------------------------------- blocking, comparisons, model
@@ -1316,7 +1544,8 @@ def _resolve(run: _Run, records, *, output, id_col, fields, truth, blocking, max
         if cfg.method == "xer" and cfg.time_limit is None and sizes.size and sizes.max() > ENUM_MAX:
             cfg.time_limit = default_time_limit(int(sizes.max()))  # the local run's: from the largest component
         ctx = _Context(flds, only, corpus, model, columns, None, doc_freq)
-        solved, group_stats, n_solved_entities = _solve(run, mview, scored, labels, ctx, cfg, id_col, keep_cols)
+        # (the compared columns travel with the records, not the truth: solving does not need it)
+        solved, group_stats, n_solved_entities = _solve(run, mview, scored, labels, ctx, cfg, id_col, columns)
     # ---------------------------------------------------------------- write
     with run.stage("write"):
         out = str(output) if output is not None else tempfile.mkdtemp(prefix="trustlab-resolve-")
@@ -1448,10 +1677,10 @@ def _check_unique_ids(run: _Run, raw, id_col: str) -> None:
         raise ValueError(f"id column {id_col!r} has {dup} duplicate id(s); ids must be unique per record")
 
 
-def _statistics(run: _Run, mview, flds, n: int, skip: Sequence[str] = ()):
+def _statistics(run: _Run, mview, flds, n: int, skip: Sequence[str] = (), tf: bool = True):
     """Document frequencies of the IDF-weighted comparisons (of the fields whose kind is not
-    in ``skip``: the encoded kinds' come from the encodings) and the model's TF tables,
-    summed over the partitions."""
+    in ``skip``: the encoded kinds' come from the encodings) and (with ``tf``) the model's TF
+    tables, summed over the partitions."""
     from trustlab.er.scoring import FSModel
 
     meta = pd.DataFrame({"tok": pd.Series([], dtype=object), "n": np.zeros(0, np.int64)})
@@ -1466,14 +1695,38 @@ def _statistics(run: _Run, mview, flds, n: int, skip: Sequence[str] = ()):
             ("tokens", f.column) if f.kind == "tokens" else None
         if what is not None and what not in corpus and f.kind not in skip:
             corpus[what] = (n, total(mview.map_partitions(_token_counts, what, flds, meta=meta)))
-    tf_tables, tf_default = {}, {}
     tf_fields = [flds[c] for c in FSModel(flds)._tf_fields()]
-    if not tf_fields:
-        return corpus, tf_tables, tf_default
-    # every TF field's value counts in one pass over the records and one groupby
-    fmeta = pd.DataFrame({"f": np.zeros(0, np.int16), "tok": pd.Series([], dtype=object), "n": np.zeros(0, np.int64)})
-    frame = mview.map_partitions(_tf_counts, tf_fields, meta=fmeta)
-    counts = run.compute(frame.groupby(["f", "tok"])["n"].sum(split_out=max(1, frame.npartitions // 4)))[0]
+    if not tf_fields or not tf:
+        return corpus, {}, {}
+    # every TF field's value counts in one pass over the records, summed by a tree of tasks
+    # (the tables come to the driver whole anyway; a groupby's shuffle of every partition's
+    # value rows cost more than counting them)
+    import dask
+
+    counts = _summed_counts(run, [dask.delayed(_tf_counts)(p, tf_fields) for p in mview.to_delayed()], _counts_meta())
+    return corpus, *_tf_tables(counts, tf_fields, n)
+
+
+def _counts_meta() -> pd.DataFrame:
+    return pd.DataFrame({"f": np.zeros(0, np.int16), "tok": pd.Series([], dtype=object), "n": np.zeros(0, np.int64)})
+
+
+def _summed_counts(run: _Run, parts: list, meta: pd.DataFrame) -> pd.Series:
+    """The value counts of the partitions (delayed frames of ``f``, ``tok``, ``n``; None: no
+    rows) summed by a tree of tasks: a Series of ``n`` by ``(f, tok)``."""
+    import dask
+
+    level = list(parts)
+    while len(level) > 1:
+        level = [dask.delayed(_add_counts)(*level[k:k + _TREE]) for k in range(0, len(level), _TREE)]
+    got = run.compute(level[0])[0] if level else None
+    return (got if got is not None else meta).set_index(["f", "tok"])["n"]
+
+
+def _tf_tables(counts: pd.Series, tf_fields, n: int) -> tuple[dict, dict]:
+    """The TF tables (values held by at least two records, their share of the records with a
+    value) and default frequencies (``1 / n``) from the summed value counts."""
+    tf_tables, tf_default = {}, {}
     for k, f in enumerate(tf_fields):
         vc = counts[counts.index.get_level_values(0) == k]
         vc.index = vc.index.get_level_values(1)
@@ -1481,7 +1734,19 @@ def _statistics(run: _Run, mview, flds, n: int, skip: Sequence[str] = ()):
         vc = vc[vc >= 2].sort_values(ascending=False, kind="stable")
         tf_tables[f.column] = {str(v): float(cnt / tot) for v, cnt in vc.items()}
         tf_default[f.column] = 1.0 / max(1, n)
-    return corpus, tf_tables, tf_default
+    return tf_tables, tf_default
+
+
+#: partial results combined per task in a tree reduction
+_TREE = 8
+
+
+def _add_counts(*frames: pd.DataFrame | None) -> pd.DataFrame | None:
+    """Rows ``f``, ``tok``, ``n`` of several partitions, ``n`` summed per ``(f, tok)``."""
+    frames = [f for f in frames if f is not None]
+    if not frames:
+        return None
+    return pd.concat(frames, ignore_index=True).groupby(["f", "tok"], sort=False)["n"].sum().reset_index()
 
 
 def _fit(run: _Run, mview, encs, rules, size, flds, ctx: _Context, tf_tables, tf_default, truth, n, rng,
@@ -1494,9 +1759,10 @@ def _fit(run: _Run, mview, encs, rules, size, flds, ctx: _Context, tf_tables, tf
     import dask.dataframe as dd
 
     from trustlab._chunks import sorted_unique
+    from trustlab._chunks import spans as _spans
     from trustlab.er.defaults import random_pairs
     from trustlab.er.rules import parse_rule
-    from trustlab.er.scoring import FSModel, _distinct_rows_inverse, record_share_sums
+    from trustlab.er.scoring import FSModel, _distinct_rows_inverse
 
     d = len(flds)
     shared_ctx = run.share(ctx)
@@ -1538,11 +1804,15 @@ def _fit(run: _Run, mview, encs, rules, size, flds, ctx: _Context, tf_tables, tf
         else:
             Gu, cnt = np.zeros((0, d), np.int8), np.zeros(0)
         # u from random record pairs: the local run's draw, their encodings gathered from the partitions
+        # (in pieces compared in parallel, each gathering the encodings of its own records)
         rp = random_pairs(n, rng)
-        want = sorted_unique(rp.ravel())
-        Gr = run.compute(dask.delayed(_random_level_rows)(rp, shared_ctx, *_takes(encs, mview.divisions, want)))[0]
+        pieces = [rp[a:b] for a, b in _spans(len(rp), RANDOM_PAIRS_PER_TASK)]
+        Gr = np.concatenate(run.compute(*[
+            dask.delayed(_random_level_rows)(q, shared_ctx, *_takes(encs, mview.divisions, sorted_unique(q.ravel())))
+            for q in pieces])) if pieces else np.zeros((0, d), np.int8)
         # each field's share of the whole record's words, summed over the partitions
-        shares = run.compute(*[dask.delayed(record_share_sums)(p, flds) for p in mview.to_delayed()])
+        # (counted when the records were encoded, from the words of their whole-record rows)
+        shares = run.compute(*[dask.delayed(_shares)(e) for e in encs])
         n_share = sum(k for _, k in shares)
         share = {c: sum(sm.get(c, 0.0) for sm, _ in shares) / n_share for c in {c for sm, _ in shares for c in sm}} \
             if n_share else {}
@@ -1553,6 +1823,11 @@ def _fit(run: _Run, mview, encs, rules, size, flds, ctx: _Context, tf_tables, tf
             pc = _pair_completeness(run, mview, truth, sum(c[2] for c in counts))
     return {"levels": levels, "model": model, "n_pairs": n_pairs, "pair_completeness": pc,
             "npart": int(levels.npartitions), "max_part": int(np.max(part_sizes)) if len(part_sizes) else 0}
+
+
+def _shares(enc: _Enc) -> tuple[dict, int]:
+    """:func:`~trustlab.er.scoring.record_share_sums` of an encoded partition."""
+    return enc.shares if enc.shares is not None else ({}, 0)
 
 
 #: bins of first-record positions counted to place the pair stream's partition bounds
@@ -1621,8 +1896,11 @@ def _solve(run: _Run, mview, scored, labels, ctx: _Context, cfg: _SolveConfig, i
     ctx2 = run.share(_Context(ctx.fields, ctx.only, ctx.corpus, ctx.tf_model, ctx.columns, None, ctx.doc_freq))
     out = [dask.delayed(_solve_groups, nout=2)(r, e, ctx2, cfg, id_col)
            for r, e in zip(recs.to_delayed(), edges.to_delayed())]
-    frames = [o[0] for o in out]
-    solved = run.persist(dd.from_delayed(frames, meta=meta, verify_meta=False))
+    # each partition solved once: its (frame, statistics) kept, then both read from it (a
+    # persisted frame alone would let the statistics solve every partition again)
+    out = run.persist(out)
+    solved = run.persist(dd.from_delayed([o[0] for o in out], meta=meta, verify_meta=False))
     stats = list(run.compute(*[o[1] for o in out]))
+    del out
     ents = int(run.compute(solved["entity_id"].nunique())[0])
     return solved, stats, ents
