@@ -261,7 +261,7 @@ def missing_is_no_disagreement(cos: np.ndarray, A, S, H, bits: np.ndarray, i: np
     cos : numpy.ndarray
         The whole-record cosine per pair (0 where its shared words are common).
     A : scipy.sparse.csr_matrix
-        The records' TF-IDF rows, unit length, canonical (sorted indices).
+        The records' TF-IDF rows, unit length (their indices are sorted in place).
     S : scipy.sparse.csr_matrix
         The same sparsity: each word's idf over :func:`shared_information`.
     H : scipy.sparse.csr_matrix
@@ -291,6 +291,8 @@ def missing_is_no_disagreement(cos: np.ndarray, A, S, H, bits: np.ndarray, i: np
     >>> round(float(_tfidf_cosine(text, i, j, parts=record_parts(df, fl))[0]), 2)  # name and city agree
     0.5
     """
+    for M in (A, S, H):  # the same words in the same order (in place: the values do not change)
+        M.sort_indices()
     c, r = _cosine_in_common(A, S, H, bits, i, j)
     far = KINDS["record"].levels[3]
     out = np.fmax(cos, c * r)

@@ -256,12 +256,12 @@ def _raw_features(df: pd.DataFrame, f, i: np.ndarray, j: np.ndarray, ctx: _Conte
     :func:`~trustlab.er.comparisons.compare` computes them, with the document frequencies of the
     whole table (``ctx.corpus``) for the IDF-weighted features."""
     from trustlab.er.comparisons import FEATURES, _code_levels, _idf_jaccard, _tfidf_cosine, _tokens_features
-    from trustlab.er.kinds import record_text
+    from trustlab.er.kinds import record_parts, record_text
 
     want = None if ctx.only is None else ctx.only.get(f.column)
     if f.kind == "record":
-        return [_tfidf_cosine(record_text(df, ctx.fields).reset_index(drop=True), i, j,
-                              ctx.corpus["record"])], ["cosine"], 0
+        return [_tfidf_cosine(record_text(df, ctx.fields).reset_index(drop=True), i, j, ctx.corpus["record"],
+                              parts=record_parts(df.reset_index(drop=True), ctx.fields))], ["cosine"], 0
     if f.kind == "codes":
         return [_code_levels(record_text(df, ctx.fields).reset_index(drop=True), i, j,
                              ctx.corpus["codes"])], ["codes"], 0
@@ -581,8 +581,8 @@ def _encode(part: pd.DataFrame, fields, only, doc_freq: dict | None, tf_model, t
     """Normalise the records of one partition once: the arrays :func:`_encoded_features` compares.
     The whole-record rows hold raw counts until :func:`_weigh` (here when ``doc_freq``, the whole
     table's document frequencies of :func:`_sum_doc_counts`, is given)."""
-    from trustlab.er.comparisons import _no_space, _text
-    from trustlab.er.kinds import _RECORD_TOKEN, KINDS, code_tokens, record_text, tf_keys
+    from trustlab.er.comparisons import _exploded, _no_space, _text, _tokens_of
+    from trustlab.er.kinds import KINDS, code_tokens, record_parts, record_text, tf_keys
 
     df = part.reset_index(drop=True)
     n = len(df)
@@ -621,11 +621,12 @@ def _encode(part: pd.DataFrame, fields, only, doc_freq: dict | None, tf_model, t
             cols[f"{c}:lat"], cols[f"{c}:lon"] = np.where(bad, 0.0, lat), np.where(bad, 0.0, lon)
             cols[f"{c}:m"] = bad
         elif kind == "record":
-            # each record's distinct words and how often it has them (weighted by _weigh)
-            tok = record_text(df, fields).fillna("").astype(str).str.lower().str.findall(_RECORD_TOKEN).explode()
-            tok = tok.dropna()
-            ptr, h, cnt, _ = _sparse_rows(tok.index.to_numpy(np.int64), tok, n)
-            csr[c] = (ptr, h, cnt)
+            # each record's distinct words, how often it has them (weighted by _weigh) and the
+            # first column each comes from (the columns in order: a stable sort keeps the first)
+            rec, tok, col, bits = _exploded(record_parts(df, fields), _tokens_of)
+            ptr, h, cnt, first = _sparse_rows(rec, tok, n)
+            csr[c] = (ptr, h, cnt, col[first])
+            cols[f"{c}:bits"] = bits
         elif kind == "codes":
             codes = code_tokens(record_text(df, fields).reset_index(drop=True))
             ptr, h, cnt, _ = _sparse_rows(codes.index.to_numpy(np.int64), codes, n)
@@ -650,7 +651,7 @@ def _doc_counts(enc: _Enc) -> dict:
     """Per whole-record field: the distinct token hashes of a partition and how many of its
     records hold each (a record's tokens are distinct in its row)."""
     out = {}
-    for c, (_, h, _) in enc.csr.items():
+    for c, (_, h, *_) in enc.csr.items():
         u, k = np.unique(h, return_counts=True)
         out[c] = (u, k.astype(np.int64))
     return out
@@ -681,7 +682,7 @@ def _weigh(enc: _Enc, fields, doc_freq: dict) -> _Enc:
         c = f.column
         if f.kind not in ("record", "codes") or c not in csr:
             continue
-        ptr, h, cnt = csr[c]
+        ptr, h, cnt, *home = csr[c]
         n_all, hs, ks = doc_freq[c]
         dfreq = np.zeros(h.size)
         if hs.size:
@@ -695,7 +696,7 @@ def _weigh(enc: _Enc, fields, doc_freq: dict) -> _Enc:
             # beside the weights, each word's idf over the table's shared_information: a pair's
             # shared words count when theirs sum to 1
             idf = np.log(n_all / np.maximum(dfreq, 1)) + 1e-6
-            csr[c] += (idf / max(shared_information(n_all), 1e-300),)
+            csr[c] += (idf / max(shared_information(n_all), 1e-300), *home)
         else:
             csr[c] = (ptr, h, np.where(dfreq <= RARE_CODE_DF, 1.0, 1e-3))
     return _Enc(enc.idx, enc.cols, csr, enc.raw)
@@ -791,10 +792,19 @@ def _encoded_features(enc: _Enc, f, i: np.ndarray, j: np.ndarray, want) -> tuple
         sim[bad[i] | bad[j]] = np.nan
         return [sim], ["geo_sim"], 0
     if kind == "record":
-        ptr, tok, w, share = enc.csr[c]
+        ptr, tok, w, share, home = enc.csr[c]
         rows = (ptr, tok, w)
         out = np.clip(_sparse_dot(rows, i, rows, j), 0.0, 1.0)
         out[_sparse_dot((ptr, tok, share), i, (ptr, tok, np.ones_like(share)), j) < 1.0] = 0.0
+        if tok.size and len(i):  # a column only one record fills is no disagreement (as compare)
+            from scipy import sparse
+
+            from trustlab.er.comparisons import missing_is_no_disagreement
+
+            ids = pd.factorize(tok)[0].astype(np.int64)
+            shape = (ptr.size - 1, int(ids.max()) + 1)
+            A, S, H = (sparse.csr_matrix((v, ids, ptr), shape=shape) for v in (w, share, home + 1.0))
+            out = missing_is_no_disagreement(out, A, S, H, cols[f"{c}:bits"], i, j)
         empty = np.diff(rows[0]) == 0
         out[empty[i] | empty[j]] = np.nan
         return [out], ["cosine"], 0
