@@ -72,7 +72,7 @@ def _brute(df: pd.DataFrame, i: int, j: int) -> float:
         whole = 0.0
     common = [c for c in cols if _words(df.at[i, c]) and _words(df.at[j, c])]
     c_val = float("nan")
-    if common:
+    if common:  # (NaN compares False: no column in common, nothing raised or voided)
         ci, cj = vec(i, common), vec(j, common)
         # each common column counts with its rarest shared word (a word in its first column)
         first = {}
@@ -83,15 +83,18 @@ def _brute(df: pd.DataFrame, i: int, j: int) -> float:
         for w in ci:
             if w in cj:
                 best[first[w]] = max(best.get(first[w], 0.0), idf[w])
-        if sum(best.values()) >= gate:
+        if ci and cj:
+            c_val = min(1.0, cosine(ci, cj))
+            if abs(c_val - FAR) < 1e-9:
+                return None  # a tie at the threshold: rounding decides, not the rule
+        out = whole
+        if sum(best.values()) >= gate:  # rare enough to raise the similarity
             norm_i = math.sqrt(sum(v * v for v in ci.values())) / math.sqrt(sum(v * v for v in full_i.values()))
             norm_j = math.sqrt(sum(v * v for v in cj.values())) / math.sqrt(sum(v * v for v in full_j.values()))
-            c_val = min(1.0, cosine(ci, cj))
-            raised = c_val * math.sqrt(norm_i * norm_j)
-            out = max(whole, raised)
-            if whole < FAR <= c_val and out < FAR:
-                return float("nan")
-            return out
+            out = max(whole, c_val * math.sqrt(norm_i * norm_j))
+        if whole < FAR <= c_val and out < FAR:  # apart only because of the empty columns
+            return float("nan")
+        return out
     if not common and whole == 0.0:
         return float("nan")
     return whole
@@ -103,12 +106,14 @@ def test_columns_in_common_match_the_rule_written_out(seed):
     n = len(df)
     P = np.array([(a, b) for a in range(n) for b in range(a + 1, n)])
     got = _tfidf_cosine(record_text(df, FIELDS), P[:, 0], P[:, 1], parts=record_parts(df, FIELDS))
-    want = np.array([_brute(df, a, b) for a, b in P])
+    want = np.array([_brute(df, a, b) for a, b in P], dtype=object)
+    ties = np.array([w is None for w in want])
+    got, want = got[~ties], want[~ties].astype(np.float64)
     assert np.array_equal(np.isnan(got), np.isnan(want))
     ok = ~np.isnan(want)
     np.testing.assert_allclose(got[ok], want[ok], rtol=1e-9, atol=1e-12)
     # and the rule moves some pairs (otherwise the test would test nothing)
-    old = _tfidf_cosine(record_text(df, FIELDS), P[:, 0], P[:, 1])
+    old = _tfidf_cosine(record_text(df, FIELDS), P[:, 0], P[:, 1])[~ties]
     assert np.sum(~np.isclose(np.nan_to_num(old, nan=-1), np.nan_to_num(got, nan=-1))) > 10
 
 
@@ -190,3 +195,19 @@ def test_distributed_encoding_gives_the_same_similarity():
     want = _tfidf_cosine(record_text(df, fl), P[:, 0], P[:, 1], parts=record_parts(df, fl))
     assert np.array_equal(np.isnan(got), np.isnan(want))
     np.testing.assert_allclose(got[~np.isnan(want)], want[~np.isnan(want)], rtol=1e-9, atol=1e-12)
+
+
+def test_one_agreeing_column_in_common_voids_the_disagreement():
+    # the same title; the other record leaves authors, venue and pages empty: the whole records
+    # are apart only because of the empty columns, so the pair is missing (no evidence against)
+    df = _table(60, 7, empty=0.0)
+    df.insert(0, "title", [f"{_word('p', k)} {_word('q', k % 7)}" for k in range(60)])
+    dup = df.iloc[:10].copy()
+    dup[["name", "city", "street"]] = ""
+    both = pd.concat([df, dup], ignore_index=True)
+    fl = [Field("title", "string")] + FIELDS
+    i, j = np.arange(10), np.arange(60, 70)
+    old = _tfidf_cosine(record_text(both, fl), i, j)
+    new = _tfidf_cosine(record_text(both, fl), i, j, parts=record_parts(both, fl))
+    assert np.all(old < FAR)  # before: "else", evidence against a match
+    assert np.all(np.isnan(new))

@@ -243,18 +243,18 @@ def missing_is_no_disagreement(cos: np.ndarray, A, S, H, bits: np.ndarray, i: np
 
     * the similarity is ``max(cos, c * r)`` (between the whole-record cosine and the cosine
       in common: a record of two columns equal to two of its duplicate's four does not
-      become an exact match);
+      become an exact match), where the words the columns in common share are rare enough
+      to raise it: each column counts with its rarest shared word (``S``: a word's idf over
+      :func:`shared_information`; the words of one column go together, ``san francisco``),
+      the columns add up to at least 1 (a word only the two records hold has idf
+      ``log(n / 2)``, so one column in common never raises the similarity, two can);
     * where the whole records are apart (``cos`` below the record kind's *far* threshold,
       :data:`~trustlab.er.kinds.KINDS`) but the columns both fill agree (``c`` at or above
-      it), the pair is *missing* (NaN, no evidence): the disagreement is the empty columns;
+      it, however common their words), the pair is *missing* (NaN, no evidence): the
+      disagreement is the empty columns;
     * a pair with no column in common and no shared word is missing too.
 
-    The columns in common count only when the words they share are rare enough: each
-    column counts with its rarest shared word (``S``: a word's idf over
-    :func:`shared_information`; the words of one column go together, ``san francisco``),
-    the columns add up, and below 1 they are not compared (``c`` missing): a word only the
-    two records hold has idf ``log(n / 2)``, so one column in common is never enough, two
-    are. Heuristic.
+    Heuristic.
 
     Parameters
     ----------
@@ -289,28 +289,30 @@ def missing_is_no_disagreement(cos: np.ndarray, A, S, H, bits: np.ndarray, i: np
     >>> round(float(_tfidf_cosine(text, i, j)[0]), 2)  # the whole records: below far (0.5), apart
     0.44
     >>> round(float(_tfidf_cosine(text, i, j, parts=record_parts(df, fl))[0]), 2)  # name and city agree
-    0.5
+    0.66
     """
     for M in (A, S, H):  # the same words in the same order (in place: the values do not change)
         M.sort_indices()
-    c, r = _cosine_in_common(A, S, H, bits, i, j)
+    c, r, rare = _cosine_in_common(A, S, H, bits, i, j)
     far = KINDS["record"].levels[3]
-    out = np.fmax(cos, c * r)
+    out = np.fmax(cos, np.where(rare, c * r, np.nan))
     out[(cos < far) & (c >= far) & (out < far)] = np.nan
     out[((bits[i] & bits[j]) == 0) & (cos == 0)] = np.nan
     return out
 
 
-def _cosine_in_common(A, S, H, bits: np.ndarray, i: np.ndarray, j: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per pair, the cosine of the records' rows ``A`` over the columns both fill, and the
-    geometric mean of the share of each record's (unit) vector those columns hold (a word
-    counted in the first column it occurs in: exact unless a record repeats a word in two
-    columns); NaN where they fill no column in common or the information of the words they
-    share there (:func:`missing_is_no_disagreement`) is below 1."""
+def _cosine_in_common(A, S, H, bits: np.ndarray, i: np.ndarray,
+                      j: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per pair, the cosine of the records' rows ``A`` over the columns both fill (NaN where
+    they fill none), the geometric mean of the share of each record's (unit) vector those
+    columns hold (a word counted in the first column it occurs in: exact unless a record
+    repeats a word in two columns), and whether the information of the words they share
+    there (:func:`missing_is_no_disagreement`) reaches 1."""
     out = np.full(len(i), np.nan)
     cover = np.full(len(i), np.nan)
+    rare = np.zeros(len(i), bool)
     if len(i) == 0 or A.nnz == 0:
-        return out, cover
+        return out, cover, rare
     # each record's squared norm per column (a word in its first column)
     rows = np.repeat(np.arange(A.shape[0]), np.diff(A.indptr))
     home = H.data.astype(np.int64) - 1
@@ -340,10 +342,11 @@ def _cosine_in_common(A, S, H, bits: np.ndarray, i: np.ndarray, j: np.ndarray) -
         np.maximum.at(best, (r, ci), si.data * keep)
         with np.errstate(invalid="ignore", divide="ignore"):
             cos = np.clip(dot / (ni * nj), 0.0, 1.0)
-        cos[(best.sum(1) < 1.0) | (ni == 0) | (nj == 0)] = np.nan
+        cos[(ni == 0) | (nj == 0)] = np.nan
         out[a:b] = cos
         cover[a:b] = np.sqrt(ni * nj)
-    return out, cover
+        rare[a:b] = best.sum(1) >= 1.0
+    return out, cover, rare
 
 
 #: a code shared by at most this many records is a rare code (an identifier), above it a common one
