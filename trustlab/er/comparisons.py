@@ -319,6 +319,10 @@ def _cosine_in_common(A, S, H, bits: np.ndarray, i: np.ndarray,
     k = int(home.max()) + 1
     N = np.zeros((A.shape[0], k))
     np.add.at(N, (rows, home), A.data ** 2)
+    # each entry's position (+1) in A's rows: one product of rows finds the shared words of a
+    # pair, and their weights, columns and idf are read at those positions
+    Q = A.copy()
+    Q.data = np.arange(1, A.nnz + 1, dtype=np.float64)
     one = A.sign()
     rowlen = np.diff(A.indptr)
     for a, b in work_spans(rowlen[i] + rowlen[j] + 1, _JACCARD_CHUNK):
@@ -328,18 +332,17 @@ def _cosine_in_common(A, S, H, bits: np.ndarray, i: np.ndarray,
         ni = np.sqrt((N[ia] * mask).sum(1))
         nj = np.sqrt((N[jb] * mask).sum(1))
         # element-wise products of rows: the intersection of their words, in the same order
-        X = A[ia].multiply(A[jb]).tocsr()
-        hi = H[ia].multiply(one[jb]).tocsr()
-        hj = one[ia].multiply(H[jb]).tocsr()
-        si = S[ia].multiply(one[jb]).tocsr()
-        for M in (X, hi, hj, si):
-            M.sort_indices()
-        r = np.repeat(np.arange(b - a), np.diff(X.indptr))
-        ci, cj = hi.data.astype(np.int64) - 1, hj.data.astype(np.int64) - 1
+        pi = Q[ia].multiply(one[jb]).tocsr()
+        pj = one[ia].multiply(Q[jb]).tocsr()
+        pi.sort_indices()
+        pj.sort_indices()
+        qi, qj = pi.data.astype(np.int64) - 1, pj.data.astype(np.int64) - 1
+        r = np.repeat(np.arange(b - a), np.diff(pi.indptr))
+        ci, cj = home[qi], home[qj]
         keep = (((common[r] >> ci) & 1) & ((common[r] >> cj) & 1)).astype(np.float64)
-        dot = np.bincount(r, weights=X.data * keep, minlength=b - a)
+        dot = np.bincount(r, weights=A.data[qi] * A.data[qj] * keep, minlength=b - a)
         best = np.zeros((b - a, k))
-        np.maximum.at(best, (r, ci), si.data * keep)
+        np.maximum.at(best, (r, ci), S.data[qi] * keep)
         with np.errstate(invalid="ignore", divide="ignore"):
             cos = np.clip(dot / (ni * nj), 0.0, 1.0)
         cos[(ni == 0) | (nj == 0)] = np.nan
