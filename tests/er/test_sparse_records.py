@@ -211,3 +211,24 @@ def test_one_agreeing_column_in_common_voids_the_disagreement():
     new = _tfidf_cosine(record_text(both, fl), i, j, parts=record_parts(both, fl))
     assert np.all(old < FAR)  # before: "else", evidence against a match
     assert np.all(np.isnan(new))
+
+
+def test_the_order_of_the_columns_does_not_matter():
+    # words repeated in two columns of a record ("of", "the") count in one of them: the same one
+    # whatever the order of the columns in the file
+    rng = np.random.default_rng(11)
+    common = ["of", "the", "in", "and"]
+    n = 80
+
+    def text(prefix, k):
+        return " ".join([_word(prefix, rng.integers(k)), common[rng.integers(4)], _word(prefix, rng.integers(k))])
+
+    df = pd.DataFrame({"title": [text("t", 30) if rng.random() > 0.3 else "" for _ in range(n)],
+                       "venue": [text("v", 10) if rng.random() > 0.3 else "" for _ in range(n)],
+                       "author": [text("a", 40) if rng.random() > 0.3 else "" for _ in range(n)]})
+    fl = [Field("title", "string"), Field("venue", "string"), Field("author", "name")]
+    P = np.array([(a, b) for a in range(n) for b in range(a + 1, n)])
+    ref = _tfidf_cosine(record_text(df, fl), P[:, 0], P[:, 1], parts=record_parts(df, fl))
+    fl2 = fl[::-1]
+    got = _tfidf_cosine(record_text(df, fl2), P[:, 0], P[:, 1], parts=record_parts(df[df.columns[::-1]], fl2))
+    assert np.array_equal(ref, got, equal_nan=True)

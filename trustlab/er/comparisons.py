@@ -157,9 +157,13 @@ def _part_bits(counts: Sequence[np.ndarray]) -> np.ndarray:
 
 def _exploded(parts: Sequence[pd.Series], tokens) -> tuple[np.ndarray, pd.Series, np.ndarray, np.ndarray]:
     """``(record, token, column, bits)``: every token of every column (``tokens(series)`` gives
-    each record's list), with the column it comes from and each record's :func:`_part_bits`."""
+    each record's list), with the column it comes from and each record's :func:`_part_bits`.
+    The columns are numbered in the order of their names, so that neither the column a word
+    repeated in two columns counts in nor the order of the tokens depends on the order of the
+    columns in the file."""
     recs, toks, cols, counts = [], [], [], []
-    for k, p in enumerate(parts):
+    order = sorted(range(len(parts)), key=lambda q: (str(parts[q].name), q))
+    for k, p in enumerate([parts[q] for q in order]):
         t = tokens(p.reset_index(drop=True))
         counts.append(t.str.len().fillna(0).to_numpy())
         ex = t.explode().dropna()
@@ -305,7 +309,7 @@ def _cosine_in_common(A, S, H, bits: np.ndarray, i: np.ndarray,
                       j: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per pair, the cosine of the records' rows ``A`` over the columns both fill (NaN where
     they fill none), the geometric mean of the share of each record's (unit) vector those
-    columns hold (a word counted in the first column it occurs in: exact unless a record
+    columns hold (a word counted in the first of its columns by name: exact unless a record
     repeats a word in two columns), and whether the information of the words they share
     there (:func:`missing_is_no_disagreement`) reaches 1."""
     out = np.full(len(i), np.nan)
