@@ -180,12 +180,31 @@ def test_no_column_in_common_and_no_shared_word_is_missing():
     assert np.isnan(new[0])
 
 
-def test_distributed_encoding_gives_the_same_similarity():
+def _repeating(n: int = 80, seed: int = 11) -> tuple[pd.DataFrame, list]:
+    """Words repeated in two columns of a record ("of", "the"), columns often empty."""
+    rng = np.random.default_rng(seed)
+    common = ["of", "the", "in", "and"]
+
+    def text(prefix, k):
+        return " ".join([_word(prefix, rng.integers(k)), common[rng.integers(4)], _word(prefix, rng.integers(k))])
+
+    df = pd.DataFrame({"title": [text("t", 30) if rng.random() > 0.3 else "" for _ in range(n)],
+                       "venue": [text("v", 10) if rng.random() > 0.3 else "" for _ in range(n)],
+                       "author": [text("a", 40) if rng.random() > 0.3 else "" for _ in range(n)]})
+    return df, [Field("title", "string"), Field("venue", "string"), Field("author", "name")]
+
+
+@pytest.mark.parametrize("repeats", [False, True])
+def test_distributed_encoding_gives_the_same_similarity(repeats):
     from trustlab.er import distributed as D
     from trustlab.er.scoring import FSModel
 
-    df = _table(90, 5, empty=0.3)
-    fl = FIELDS + [Field("*", "record")]
+    if repeats:
+        df, fl = _repeating()
+        fl = fl + [Field("*", "record")]
+    else:
+        df = _table(90, 5, empty=0.3)
+        fl = FIELDS + [Field("*", "record")]
     model = FSModel(fl)
     enc = D._encode(df, fl, None, None, model, None)
     enc = D._weigh(enc, fl, D._sum_doc_counts([D._doc_counts(enc)], len(df)))
@@ -216,17 +235,8 @@ def test_one_agreeing_column_in_common_voids_the_disagreement():
 def test_the_order_of_the_columns_does_not_matter():
     # words repeated in two columns of a record ("of", "the") count in one of them: the same one
     # whatever the order of the columns in the file
-    rng = np.random.default_rng(11)
-    common = ["of", "the", "in", "and"]
-    n = 80
-
-    def text(prefix, k):
-        return " ".join([_word(prefix, rng.integers(k)), common[rng.integers(4)], _word(prefix, rng.integers(k))])
-
-    df = pd.DataFrame({"title": [text("t", 30) if rng.random() > 0.3 else "" for _ in range(n)],
-                       "venue": [text("v", 10) if rng.random() > 0.3 else "" for _ in range(n)],
-                       "author": [text("a", 40) if rng.random() > 0.3 else "" for _ in range(n)]})
-    fl = [Field("title", "string"), Field("venue", "string"), Field("author", "name")]
+    df, fl = _repeating()
+    n = len(df)
     P = np.array([(a, b) for a in range(n) for b in range(a + 1, n)])
     ref = _tfidf_cosine(record_text(df, fl), P[:, 0], P[:, 1], parts=record_parts(df, fl))
     fl2 = fl[::-1]

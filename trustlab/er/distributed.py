@@ -622,10 +622,13 @@ def _encode(part: pd.DataFrame, fields, only, doc_freq: dict | None, tf_model, t
             cols[f"{c}:m"] = bad
         elif kind == "record":
             # each record's distinct words, how often it has them (weighted by _weigh) and the
-            # first column each comes from (the columns in order: a stable sort keeps the first)
+            # first column each comes from (by name, as compare counts it), in _sparse_rows' order
             rec, tok, col, bits = _exploded(record_parts(df, fields), _tokens_of)
-            ptr, h, cnt, first = _sparse_rows(rec, tok, n)
-            csr[c] = (ptr, h, cnt, col[first])
+            ptr, h, cnt, _ = _sparse_rows(rec, tok, n)
+            o = np.lexsort((col, _hash(tok.to_numpy(dtype=object)), rec))
+            hs = _hash(tok.to_numpy(dtype=object))[o]
+            first = np.r_[True, (rec[o][1:] != rec[o][:-1]) | (hs[1:] != hs[:-1])] if o.size else np.zeros(0, bool)
+            csr[c] = (ptr, h, cnt, col[o][first])
             cols[f"{c}:bits"] = bits
         elif kind == "codes":
             codes = code_tokens(record_text(df, fields).reset_index(drop=True))
