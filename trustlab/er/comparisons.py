@@ -22,7 +22,7 @@ from rapidfuzz import distance, fuzz, process
 
 from trustlab._chunks import column_stack, factorize, series_pieces, spans, take, text_spans, work_spans
 from trustlab._validation import validate_params
-from trustlab.er.kinds import _RECORD_TOKEN, KINDS, Field, code_tokens, record_text
+from trustlab.er.kinds import _RECORD_TOKEN, KINDS, Field, code_tokens, record_parts, record_text
 from trustlab.kernels import er as K
 
 __all__ = ["compare", "FeatureMatrix", "FEATURES"]
@@ -133,24 +133,83 @@ def shared_information(n_docs: float) -> float:
     return float(np.log(max(n_docs, 1.0)))
 
 
-def _tfidf_cosine(text: pd.Series, i: np.ndarray, j: np.ndarray, corpus: tuple | None = None) -> np.ndarray:
+#: at most this many columns of a record's text are told apart by the whole-record
+#: comparisons (bits of an int64); later columns share the last bit
+MAX_PARTS = 62
+
+
+def _tokens_of(text: pd.Series) -> pd.Series:
+    """The words of each record's text (:data:`~trustlab.er.kinds._RECORD_TOKEN`, lower case),
+    one list per record; the regex in pieces of records (~4 us a record): a signal waits for one."""
+    low = series_pieces(text, lambda p: p.fillna("").astype(str).str.lower())
+    return pd.concat([low.iloc[a:b].str.findall(_RECORD_TOKEN) for a, b in spans(len(low), 1 << 14)]) \
+        if len(low) else low.str.findall(_RECORD_TOKEN)
+
+
+def _part_bits(counts: Sequence[np.ndarray]) -> np.ndarray:
+    """Per record, one bit per text column it fills (``counts``: its number of words or codes
+    in each column, :data:`MAX_PARTS` at most told apart)."""
+    bits = np.zeros(len(counts[0]) if len(counts) else 0, np.int64)
+    for k, c in enumerate(counts):
+        bits |= (np.asarray(c) > 0).astype(np.int64) << min(k, MAX_PARTS)
+    return bits
+
+
+def _exploded(parts: Sequence[pd.Series], tokens) -> tuple[np.ndarray, pd.Series, np.ndarray, np.ndarray]:
+    """``(record, token, column, bits)``: every token of every column (``tokens(series)`` gives
+    each record's list), with the column it comes from and each record's :func:`_part_bits`.
+    The columns are numbered in the order of their names, so that neither the column a word
+    repeated in two columns counts in nor the order of the tokens depends on the order of the
+    columns in the file."""
+    recs, toks, cols, counts = [], [], [], []
+    order = sorted(range(len(parts)), key=lambda q: (str(parts[q].name), q))
+    for k, p in enumerate([parts[q] for q in order]):
+        t = tokens(p.reset_index(drop=True))
+        counts.append(t.str.len().fillna(0).to_numpy())
+        ex = t.explode().dropna()
+        recs.append(ex.index.to_numpy(np.int64))
+        toks.append(ex)
+        cols.append(np.full(len(ex), min(k, MAX_PARTS), np.int64))
+    tok = pd.concat(toks, ignore_index=True) if toks else pd.Series([], dtype=object)
+    return (np.concatenate(recs) if recs else np.zeros(0, np.int64), tok,
+            np.concatenate(cols) if cols else np.zeros(0, np.int64), _part_bits(counts))
+
+
+def _home_matrix(A, rec: np.ndarray, ids: np.ndarray, col: np.ndarray):
+    """A matrix of ``A``'s sparsity (canonical CSR) whose entries are 1 + the first column a
+    record's token comes from."""
+    from scipy import sparse
+
+    o = np.lexsort((col, ids, rec))
+    first = np.r_[True, (rec[o][1:] != rec[o][:-1]) | (ids[o][1:] != ids[o][:-1])] if len(o) else np.zeros(0, bool)
+    H = sparse.csr_matrix((col[o][first] + 1.0, (rec[o][first], ids[o][first])), shape=A.shape)
+    H.sort_indices()
+    return H
+
+
+def _tfidf_cosine(text: pd.Series, i: np.ndarray, j: np.ndarray, corpus: tuple | None = None,
+                  parts: Sequence[pd.Series] | None = None) -> np.ndarray:
     """Cosine similarity of two records' TF-IDF vectors over word tokens (letters and
     digits apart, lower case; sublinear term frequency ``1 + log tf``, idf
     ``log(n / df)``). Shared rare words (a name, a model number) count, words every
     record has do not; a pair whose shared words are jointly common (summed idf below
-    :func:`shared_information`) gets 0. NaN when a record has no word."""
+    :func:`shared_information`) gets 0. NaN when a record has no word.
+
+    With ``parts`` (the columns whose words make up ``text``,
+    :func:`~trustlab.er.kinds.record_parts`), a column that only one record of a pair fills
+    is no disagreement (:func:`missing_is_no_disagreement`)."""
     from scipy import sparse
 
-    low = series_pieces(text, lambda p: p.fillna("").astype(str).str.lower())
-    # the regex in pieces of records (~4 us a record): a signal waits for one piece
-    tok = pd.concat([low.iloc[a:b].str.findall(_RECORD_TOKEN) for a, b in spans(len(low), 1 << 14)]) \
-        if len(low) else low.str.findall(_RECORD_TOKEN)
-    ex = tok.explode().dropna()
     n = len(text)
+    if parts is not None:
+        rec, ex, col, bits = _exploded(parts, _tokens_of)
+    else:
+        tok = _tokens_of(text)
+        ex = tok.explode().dropna()
+        rec = ex.index.to_numpy(np.int64) if isinstance(text.index, pd.RangeIndex) else \
+            np.repeat(np.arange(n), tok.str.len().to_numpy())
     if len(ex) == 0 or len(i) == 0:
         return np.full(len(i), np.nan)
-    rec = ex.index.to_numpy(np.int64) if isinstance(text.index, pd.RangeIndex) else \
-        np.repeat(np.arange(n), tok.str.len().to_numpy())
     ids, uniq = factorize(ex)  # in pieces (~0.6 s as one call on 200,000 records' 2M words)
     ids = ids.astype(np.int64)
     A = sparse.csr_matrix((np.ones(len(ids)), (rec, ids)), shape=(n, int(ids.max()) + 1))
@@ -164,11 +223,137 @@ def _tfidf_cosine(text: pd.Series, i: np.ndarray, j: np.ndarray, corpus: tuple |
     A = sparse.diags(np.where(norm > 0, 1.0 / np.maximum(norm, 1e-300), 0.0)) @ A
     A = A.tocsr()
     rowlen = np.diff(A.indptr)
+    gate = shared_information(n_docs)
     out = np.clip(_rowwise_dot(A, A, i, j), 0.0, 1.0)
-    out[_rowwise_dot(S, S.sign(), i, j) < shared_information(n_docs)] = 0.0
+    out[_rowwise_dot(S, S.sign(), i, j) < gate] = 0.0
+    if parts is not None:
+        S.data /= gate  # the gate of the columns in common is then 1
+        out = missing_is_no_disagreement(out, A, S, _home_matrix(A, rec, ids, col), bits, i, j)
     empty = rowlen == 0
     out[empty[i] | empty[j]] = np.nan
     return out
+
+
+def missing_is_no_disagreement(cos: np.ndarray, A, S, H, bits: np.ndarray, i: np.ndarray,
+                               j: np.ndarray) -> np.ndarray:
+    """The whole-record similarity of pairs ``i``–``j`` when a column that only one record
+    fills is no evidence either way.
+
+    A record whose columns were left empty has a shorter vector than its duplicate, so the
+    cosine ``cos`` of the whole records falls with every column only one of them fills. Over
+    the columns both fill (``bits``: one bit per column a record fills) the two are compared
+    as they are: ``c`` = their cosine there (:func:`_cosine_in_common`), scaled by ``r``,
+    the geometric mean of the share of each record's vector those columns hold. Then:
+
+    * the similarity is ``max(cos, c * r)`` (between the whole-record cosine and the cosine
+      in common: a record of two columns equal to two of its duplicate's four does not
+      become an exact match), where the words the columns in common share are rare enough
+      to raise it: each column counts with its rarest shared word (``S``: a word's idf over
+      :func:`shared_information`; the words of one column go together, ``san francisco``),
+      the columns add up to at least 1 (a word only the two records hold has idf
+      ``log(n / 2)``, so one column in common never raises the similarity, two can);
+    * where the whole records are apart (``cos`` below the record kind's *far* threshold,
+      :data:`~trustlab.er.kinds.KINDS`) but the columns both fill agree (``c`` at or above
+      it, however common their words), the pair is *missing* (NaN, no evidence): the
+      disagreement is the empty columns;
+    * a pair with no column in common and no shared word is missing too.
+
+    Heuristic.
+
+    Parameters
+    ----------
+    cos : numpy.ndarray
+        The whole-record cosine per pair (0 where its shared words are common).
+    A : scipy.sparse.csr_matrix
+        The records' TF-IDF rows, unit length (their indices are sorted in place).
+    S : scipy.sparse.csr_matrix
+        The same sparsity: each word's idf over :func:`shared_information`.
+    H : scipy.sparse.csr_matrix
+        The same sparsity: 1 + the column a record's word comes from.
+    bits : numpy.ndarray of int64
+        Per record, one bit per column it fills.
+    i, j : numpy.ndarray
+        The pairs' records.
+
+    Returns
+    -------
+    numpy.ndarray
+        The similarity per pair (NaN: missing).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from trustlab.er.kinds import Field, record_parts, record_text
+    >>> df = pd.DataFrame({"name": ["ann lee", "ann lee", "bob ray", "cy orr", "di fox"],
+    ...                    "city": ["york", "york", "hull", "bath", "ely"],
+    ...                    "street": ["elm road 5 north", "", "oak lane 7", "ash way 9", "fir st 3"]})
+    >>> fl = [Field("name", "name"), Field("city", "name"), Field("street", "address")]
+    >>> i, j = np.array([0]), np.array([1])
+    >>> text = record_text(df, fl)
+    >>> round(float(_tfidf_cosine(text, i, j)[0]), 2)  # the whole records: below far (0.5), apart
+    0.44
+    >>> round(float(_tfidf_cosine(text, i, j, parts=record_parts(df, fl))[0]), 2)  # name and city agree
+    0.66
+    """
+    for M in (A, S, H):  # the same words in the same order (in place: the values do not change)
+        M.sort_indices()
+    c, r, rare = _cosine_in_common(A, S, H, bits, i, j)
+    far = KINDS["record"].levels[3]
+    out = np.fmax(cos, np.where(rare, c * r, np.nan))
+    out[(cos < far) & (c >= far) & (out < far)] = np.nan
+    out[((bits[i] & bits[j]) == 0) & (cos == 0)] = np.nan
+    return out
+
+
+def _cosine_in_common(A, S, H, bits: np.ndarray, i: np.ndarray,
+                      j: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per pair, the cosine of the records' rows ``A`` over the columns both fill (NaN where
+    they fill none), the geometric mean of the share of each record's (unit) vector those
+    columns hold (a word counted in the first of its columns by name: exact unless a record
+    repeats a word in two columns), and whether the information of the words they share
+    there (:func:`missing_is_no_disagreement`) reaches 1."""
+    out = np.full(len(i), np.nan)
+    cover = np.full(len(i), np.nan)
+    rare = np.zeros(len(i), bool)
+    if len(i) == 0 or A.nnz == 0:
+        return out, cover, rare
+    # each record's squared norm per column (a word in its first column)
+    rows = np.repeat(np.arange(A.shape[0]), np.diff(A.indptr))
+    home = H.data.astype(np.int64) - 1
+    k = int(home.max()) + 1
+    N = np.zeros((A.shape[0], k))
+    np.add.at(N, (rows, home), A.data ** 2)
+    # each entry's position (+1) in A's rows: one product of rows finds the shared words of a
+    # pair, and their weights, columns and idf are read at those positions
+    Q = A.copy()
+    Q.data = np.arange(1, A.nnz + 1, dtype=np.float64)
+    one = A.sign()
+    rowlen = np.diff(A.indptr)
+    for a, b in work_spans(rowlen[i] + rowlen[j] + 1, _JACCARD_CHUNK):
+        ia, jb = i[a:b], j[a:b]
+        common = bits[ia] & bits[jb]
+        mask = ((common[:, None] >> np.arange(k)[None, :]) & 1).astype(np.float64)
+        ni = np.sqrt((N[ia] * mask).sum(1))
+        nj = np.sqrt((N[jb] * mask).sum(1))
+        # element-wise products of rows: the intersection of their words, in the same order
+        pi = Q[ia].multiply(one[jb]).tocsr()
+        pj = one[ia].multiply(Q[jb]).tocsr()
+        pi.sort_indices()
+        pj.sort_indices()
+        qi, qj = pi.data.astype(np.int64) - 1, pj.data.astype(np.int64) - 1
+        r = np.repeat(np.arange(b - a), np.diff(pi.indptr))
+        ci, cj = home[qi], home[qj]
+        keep = (((common[r] >> ci) & 1) & ((common[r] >> cj) & 1)).astype(np.float64)
+        dot = np.bincount(r, weights=A.data[qi] * A.data[qj] * keep, minlength=b - a)
+        best = np.zeros((b - a, k))
+        np.maximum.at(best, (r, ci), S.data[qi] * keep)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            cos = np.clip(dot / (ni * nj), 0.0, 1.0)
+        cos[(ni == 0) | (nj == 0)] = np.nan
+        out[a:b] = cos
+        cover[a:b] = np.sqrt(ni * nj)
+        rare[a:b] = best.sum(1) >= 1.0
+    return out, cover, rare
 
 
 #: a code shared by at most this many records is a rare code (an identifier), above it a common one
@@ -343,8 +528,10 @@ def _exact_and_similar(normalise: Callable[[pd.Series], pd.Series], name: str, s
 
 
 def _record_features(df, f, i, j, fields, want):
-    """TF-IDF cosine of the whole records' words (:func:`~trustlab.er.kinds.record_text`)."""
-    return [_tfidf_cosine(record_text(df, fields).reset_index(drop=True), i, j)], ["cosine"], 0
+    """TF-IDF cosine of the whole records' words (:func:`~trustlab.er.kinds.record_text`),
+    a column only one record fills no disagreement (:func:`_tfidf_cosine`)."""
+    text = record_text(df, fields).reset_index(drop=True)
+    return [_tfidf_cosine(text, i, j, parts=record_parts(df.reset_index(drop=True), fields))], ["cosine"], 0
 
 
 def _codes_features(df, f, i, j, fields, want):

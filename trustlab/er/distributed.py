@@ -288,12 +288,12 @@ def _raw_features(df: pd.DataFrame, f, i: np.ndarray, j: np.ndarray, ctx: _Conte
     :func:`~trustlab.er.comparisons.compare` computes them, with the document frequencies of the
     whole table (``ctx.corpus``) for the IDF-weighted features."""
     from trustlab.er.comparisons import FEATURES, _code_levels, _idf_jaccard, _tfidf_cosine, _tokens_features
-    from trustlab.er.kinds import record_text
+    from trustlab.er.kinds import record_parts, record_text
 
     want = None if ctx.only is None else ctx.only.get(f.column)
     if f.kind == "record":
-        return [_tfidf_cosine(record_text(df, ctx.fields).reset_index(drop=True), i, j,
-                              ctx.corpus["record"])], ["cosine"], 0
+        return [_tfidf_cosine(record_text(df, ctx.fields).reset_index(drop=True), i, j, ctx.corpus["record"],
+                              parts=record_parts(df.reset_index(drop=True), ctx.fields))], ["cosine"], 0
     if f.kind == "codes":
         return [_code_levels(record_text(df, ctx.fields).reset_index(drop=True), i, j,
                              ctx.corpus["codes"])], ["codes"], 0
@@ -709,12 +709,14 @@ def _encode(part: pd.DataFrame, fields, only, doc_freq: dict | None, tf_model, t
     """Normalise the records of one partition once (each distinct value of a column once):
     the arrays :func:`_encoded_features` compares. The whole-record rows hold raw counts until
     :func:`_weigh` (here when ``doc_freq``, the whole table's document frequencies of
-    :func:`_sum_doc_counts`, is given). With a whole-record field, ``shares`` holds the
+    :func:`_sum_doc_counts`, is given), and, per word, the first column it comes from (columns
+    numbered by name, as :func:`~trustlab.er.comparisons._exploded` numbers them); ``{c}:bits``
+    holds the columns each record fills. With a whole-record field, ``shares`` holds the
     partition's :func:`~trustlab.er.scoring.record_share_sums`, counted from the same words.
     A TF field whose table ``tf_model`` lacks keeps its normalised values (``tfkey{k}``) and
     their counts (``tf_counts``) until :func:`_weigh` sets the frequencies: the tables are
     summed from the encodings, with no pass of their own over the records."""
-    from trustlab.er.comparisons import _no_space, _text
+    from trustlab.er.comparisons import MAX_PARTS, _no_space, _part_bits, _text
     from trustlab.er.kinds import KINDS, record_fields, tf_keys
 
     df = part.reset_index(drop=True)
@@ -766,19 +768,36 @@ def _encode(part: pd.DataFrame, fields, only, doc_freq: dict | None, tf_model, t
             # the record text's words (or codes) are those of its columns' values, each value
             # tokenised once: ``record_text`` joins the values with spaces, which no token spans
             own = record_fields(fields)
-            recs, hs, per_field = [], [], []
+            names = [col for g in own for col in g.columns()]
+            by_name = sorted(range(len(names)), key=lambda q: (str(names[q]), q))
+            rank = np.empty(len(names), np.int64)
+            rank[by_name] = np.arange(len(names))
+            recs, hs, ks, per_field, per_col = [], [], [], [], [None] * len(names)
+            q = 0
             for g in own:
                 count = np.zeros(n)
                 for col in g.columns():
                     r, h = _value_tokens(df[col], _record_tokens if kind == "record" else _value_codes)
                     recs.append(r)
                     hs.append(h)
-                    count += np.bincount(r, minlength=n)
+                    ks.append(np.full(r.size, min(int(rank[q]), MAX_PARTS), np.int64))
+                    per_col[rank[q]] = np.bincount(r, minlength=n)
+                    count += per_col[rank[q]]
+                    q += 1
                 per_field.append(count)
             rec = np.concatenate(recs) if recs else np.zeros(0, np.int64)
             h = np.concatenate(hs) if hs else np.zeros(0, np.uint64)
-            ptr, h, cnt = _sparse_rows(rec, h, n)
-            csr[c] = (ptr, h, cnt) if kind == "record" else (ptr, h, np.ones_like(cnt))
+            ptr, hh, cnt = _sparse_rows(rec, h, n)
+            if kind == "record":
+                # each distinct word's first column (by name), in _sparse_rows' order (record, hash)
+                k = np.concatenate(ks) if ks else np.zeros(0, np.int64)
+                o = np.lexsort((k, h, rec))
+                first = np.r_[True, (rec[o][1:] != rec[o][:-1]) | (h[o][1:] != h[o][:-1])] if o.size \
+                    else np.zeros(0, bool)
+                csr[c] = (ptr, hh, cnt, k[o][first])
+                cols[f"{c}:bits"] = _part_bits(per_col) if names else np.zeros(n, np.int64)
+            else:
+                csr[c] = (ptr, hh, np.ones_like(cnt))
             if kind == "record" and own and n:
                 # record_share_sums: each field's share of the record's words, summed
                 cnt_f = np.stack(per_field, axis=1)
@@ -822,7 +841,7 @@ def _doc_counts(enc: _Enc) -> dict:
     """Per whole-record field: the distinct token hashes of a partition and how many of its
     records hold each (a record's tokens are distinct in its row)."""
     out = {}
-    for c, (_, h, _) in enc.csr.items():
+    for c, (_, h, *_) in enc.csr.items():
         u, k = np.unique(h, return_counts=True)
         out[c] = (u, k.astype(np.int64))
     return out
@@ -854,7 +873,7 @@ def _weigh(enc: _Enc, fields, doc_freq: dict | None, tf_model=None) -> _Enc:
         c = f.column
         if doc_freq is None or f.kind not in ("record", "codes") or c not in csr:
             continue
-        ptr, h, cnt = csr[c]
+        ptr, h, cnt, *home = csr[c]
         n_all, hs, ks = doc_freq[c]
         dfreq = np.zeros(h.size)
         if hs.size:
@@ -868,7 +887,7 @@ def _weigh(enc: _Enc, fields, doc_freq: dict | None, tf_model=None) -> _Enc:
             # beside the weights, each word's idf over the table's shared_information: a pair's
             # shared words count when theirs sum to 1
             idf = np.log(n_all / np.maximum(dfreq, 1)) + 1e-6
-            csr[c] += (idf / max(shared_information(n_all), 1e-300),)
+            csr[c] += (idf / max(shared_information(n_all), 1e-300), *home)
         else:
             csr[c] = (ptr, h, np.where(dfreq <= RARE_CODE_DF, 1.0, 1e-3))
     cols = dict(enc.cols)
@@ -981,10 +1000,19 @@ def _encoded_features(enc: _Enc, f, i: np.ndarray, j: np.ndarray, want) -> tuple
         sim[bad[i] | bad[j]] = np.nan
         return [sim], ["geo_sim"], 0
     if kind == "record":
-        ptr, tok, w, share = enc.csr[c]
+        ptr, tok, w, share, home = enc.csr[c]
         rows = (ptr, tok, w)
         out = np.clip(_sparse_dot(rows, i, rows, j), 0.0, 1.0)
         out[_sparse_dot((ptr, tok, share), i, (ptr, tok, np.ones_like(share)), j) < 1.0] = 0.0
+        if tok.size and len(i):  # a column only one record fills is no disagreement (as compare)
+            from scipy import sparse
+
+            from trustlab.er.comparisons import missing_is_no_disagreement
+
+            ids = pd.factorize(tok)[0].astype(np.int64)
+            shape = (ptr.size - 1, int(ids.max()) + 1)
+            A, S, H = (sparse.csr_matrix((v, ids, ptr), shape=shape) for v in (w, share, home + 1.0))
+            out = missing_is_no_disagreement(out, A, S, H, cols[f"{c}:bits"], i, j)
         empty = np.diff(rows[0]) == 0
         out[empty[i] | empty[j]] = np.nan
         return [out], ["cosine"], 0

@@ -462,13 +462,20 @@ def record_text(df: pd.DataFrame, fields: Sequence[Field]) -> pd.Series:
     whole-record comparison, ``kind="record"``, and of the codes one). Numbers and coordinates
     are compared as numbers by their own fields: as words (``30.3167`` -> ``30``, ``3167``) they
     would only lengthen the record's vector and pass for model numbers."""
-    cols = [c for f in record_fields(fields) for c in f.columns()]
-    if not cols:
+    parts = record_parts(df, fields)
+    if not parts:
         return pd.Series([""] * len(df), index=df.index)
-    out = df[cols[0]].fillna("").astype(str)
-    for c in cols[1:]:
-        out = out + " " + df[c].fillna("").astype(str)
+    out = parts[0]
+    for p in parts[1:]:
+        out = out + " " + p
     return out
+
+
+def record_parts(df: pd.DataFrame, fields: Sequence[Field]) -> list[pd.Series]:
+    """The columns whose words make up a record's text (:func:`record_text`), one string
+    Series each, in order: the whole-record comparisons read which of them a record fills
+    (a word of a column the other record leaves empty is no disagreement)."""
+    return [df[c].fillna("").astype(str) for f in record_fields(fields) for c in f.columns()]
 
 
 _CODE_SPLIT = r"[\s,;:()\[\]|\"'!?]+"

@@ -867,7 +867,11 @@ class FSModel:
         share = np.array([self.record_share_.get(f.column, 0.0) for f in self.fields])
         for a, b in _chunks.spans(len(W)):  # in pieces of rows: a signal waits for one piece
             Wp = W[a:b]
-            S = Wp @ share
+            # column by column (not Wp @ share, whose BLAS kernel and so its last bits depend on
+            # the number of rows in the piece): each pair's overlap is its own
+            S = np.zeros(b - a)
+            for c in np.flatnonzero(share):
+                S += Wp[:, c] * share[c]
             for c in rec:
                 r = Wp[:, c]
                 same = np.sign(r) == np.sign(S)
