@@ -637,14 +637,12 @@ def _get_warp_kernel(shfl: bool):
 
 
 def _split_items(item_s, item_b, sel, nb):
-    """Items ``sel`` (root-branch items) replaced in place by one item per level-1 branch
-    (``nb[j]`` of them for ``sel[j]``); returns ``(item_s, item_b, item_b2)``."""
-    rep = np.ones(item_s.size, np.int64)
-    rep[sel] = nb
-    src = np.repeat(np.arange(item_s.size, dtype=np.int64), rep)
-    first = np.cumsum(rep) - rep
-    b2 = np.arange(src.size, dtype=np.int64) - first[src]
-    b2[rep[src] == 1] = -1  # unsplit (a single level-1 branch is the whole item anyway)
+    """Items ``sel`` (root-branch items, ``nb[j] > 1`` level-1 branches each) replaced in
+    place by one item per level-1 branch, as :func:`_work_items` splits sub-problems into
+    root branches; returns ``(item_s, item_b, item_b2)``."""
+    split = np.zeros(item_s.size, np.bool_)
+    split[sel] = True
+    src, b2 = _work_items(item_s.size, split, nb)
     return item_s[src], item_b[src], b2
 
 
