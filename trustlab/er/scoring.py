@@ -193,6 +193,19 @@ def record_share_sums(df: pd.DataFrame, fields: Sequence[Field]) -> tuple[dict[s
     sh = (cnt / np.maximum(cnt.sum(1, keepdims=True), 1.0)).sum(0)
     return {f.column: float(x) for f, x in zip(own, sh)}, int(len(df))
 
+def _m_step(post, cnt, onehot, cols, m, u, u_weight, u_prior) -> None:
+    """The EM's M step for the comparison columns ``cols``, in place: ``m[c]`` from the pairs'
+    match posteriors ``post`` (weights ``cnt``, a 1e-3 floor per level), ``u[c]`` from their
+    non-match share plus ``u_weight`` pseudo-pairs distributed as ``u_prior[c]``; ``None``
+    leaves that side as it is."""
+    for c in cols:
+        if m is not None:
+            mc = (post * cnt) @ onehot[c] + 1e-3
+            m[c] = mc / mc.sum()
+        if u is not None:
+            uc = ((1 - post) * cnt) @ onehot[c] + u_weight * u_prior[c]
+            u[c] = uc / uc.sum()
+
 
 class FSModel:
     """Fellegi–Sunter model over multi-level comparisons with TF adjustment (EM-fitted).
@@ -513,13 +526,9 @@ class FSModel:
                     # a few Newton steps from the last coefficients (an ECM step)
                     beta = _key_logit(Hb, n_h, np.bincount(gk, weights=post * cnt, minlength=nh), lam, beta,
                                       upper=upper, max_iter=5)
-            for c in range(d):
-                mc = (post * cnt) @ onehot[c] + 1e-3
-                m[c] = mc / mc.sum()
-                # u: the candidate non-matches (blocking makes them more alike than random
-                # pairs), shrunk towards the random-pair estimate
-                uc = ((1 - post) * cnt) @ onehot[c] + prior * u_rand[c]
-                u[c] = uc / uc.sum()
+            # u: the candidate non-matches (blocking makes them more alike than random
+            # pairs), shrunk towards the random-pair estimate
+            _m_step(post, cnt, onehot, range(d), m, u, prior, u_rand)
             ll = float(np.sum(cnt * np.logaddexp(0, lw)))
             if abs(ll - prev) < self.tol * max(1.0, abs(ll)):
                 break
@@ -614,14 +623,8 @@ class FSModel:
             lw = math.log(lam / (1 - lam)) + Wr.sum(1)
             post = 1.0 / (1.0 + np.exp(-np.clip(lw, -50, 50)))
             lam = float(np.clip((post * cnt).sum() / max(npairs, 1.0), 1e-12, min(1 - 1e-9, lam_max)))
-            if fit_m:
-                for c in np.flatnonzero(free):
-                    mc = (post * cnt) @ onehot[c] + 1e-3
-                    m[c] = mc / mc.sum()
-            if fit_u:
-                for c in np.flatnonzero(free):
-                    uc = ((1 - post) * cnt) @ onehot[c] + u_pseudo * u0[c]
-                    u[c] = uc / uc.sum()
+            _m_step(post, cnt, onehot, np.flatnonzero(free), m if fit_m else None, u if fit_u else None,
+                    u_pseudo, u0)
             ll = float(np.sum(cnt * np.logaddexp(0, lw)))
             if abs(ll - prev) < self.tol * max(1.0, abs(ll)):
                 break
