@@ -192,16 +192,6 @@ def _sim_cases():
     cases.append({"n": off, "edges": edges, "min_size": 1, "max_universe": 1024, "thread_max": 0,
                   "split_min": 4, "big_degree": 2})
     cases.append({"n": off, "edges": edges, "min_size": 3, "max_universe": 1024, "big_degree": 3})
-    # the second level of splitting (every root branch split again at level 1), min_size 1 and 3;
-    # it runs while there are fewer than 4 root items per resident warp (max_blocks)
-    for ms in (1, 3):
-        cases.append({"n": off, "edges": edges, "min_size": ms, "max_universe": 1024, "thread_max": 0,
-                      "split_min": 1, "split2_min": 1, "max_blocks": 64})
-    cases.append({"n": 36, "edges": K, "min_size": 1, "max_universe": 1024, "thread_max": 0, "split_min": 1,
-                  "split2_min": 1, "max_blocks": 64})
-    # the same with 2 resident warps: many root items each, so no second level
-    cases.append({"n": off, "edges": edges, "min_size": 1, "max_universe": 1024, "thread_max": 0,
-                  "split_min": 1, "split2_min": 1})
     # degenerate inputs: empty graph, edgeless graph, one edge
     cases.append({"n": 0, "edges": [], "min_size": 1, "max_universe": 1024})
     cases.append({"n": 4, "edges": [], "min_size": 1, "max_universe": 1024})
@@ -248,9 +238,29 @@ def test_cuda_kernel_in_simulator_equals_networkx():
     assert info[5]["words"] == 2 and info[5]["n_thread_subproblems"] == info[5]["n_subproblems"]
     assert info[6]["words"] == 2 and info[6]["n_split"] > 0
     assert info[2]["n_split2"] == 0  # default split2_min: these small branches stay whole
-    for i, j in ((9, 2), (10, 3)):  # the same cases split at the root only
+
+
+@pytest.mark.slow
+def test_second_level_split_in_simulator_equals_networkx():
+    """Every root branch split again at level 1 (``split2_min=1``), min_size 1 and 3, on two
+    small graphs side by side and on K_36 minus an edge (2-word universes); the second level
+    runs only while there are fewer than 4 root items per resident warp (``max_blocks``).
+    Its own subprocess: the simulator pays a barrier per search step."""
+    edges = gnp_edges(9, 0.5, 11) + [[u + 9, v + 9] for u, v in gnp_edges(7, 0.7, 113)]
+    K = [[u, v] for u in range(36) for v in range(u + 1, 36) if (u, v) != (0, 1)]
+    base = {"n": 16, "edges": edges, "max_universe": 1024, "thread_max": 0, "split_min": 1}
+    cases = [dict(base, min_size=ms, split2_min=sm, max_blocks=64) for ms in (1, 3) for sm in (1, None)]
+    cases.append(dict(base, min_size=1, split2_min=1))  # 2 resident warps: many root items each
+    cases.append({"n": 36, "edges": K, "min_size": 1, "max_universe": 1024, "thread_max": 0, "split_min": 1,
+                  "split2_min": 1, "max_blocks": 64})
+    results = _run_sim(cases)
+    for case, res in zip(cases, results):
+        assert all(c == sorted(c) for c in res["cliques"])
+        assert sorted(res["cliques"]) == nx_cliques(case["n"], case["edges"], case["min_size"]), case
+    info = [r["info"] for r in results]
+    for i, j in ((0, 1), (2, 3)):  # the same cases split at the root only
         assert info[i]["n_split2"] > 0 and info[i]["n_items"] > info[j]["n_items"]
-    assert info[12]["n_split2"] == 0 and info[12]["n_items"] == info[2]["n_items"] >= 8
+    assert info[4]["n_split2"] == 0 and info[4]["n_items"] == info[1]["n_items"] >= 8
 
 
 @pytest.mark.slow
