@@ -67,3 +67,47 @@ def test_huge_block_limit_is_refused_before_any_pair(monkeypatch):
     msg = r"up to 4,4\d\d,\d\d\d candidate pairs .*50 MiB can be used.* Lower max_block_size"
     with pytest.raises(ValueError, match=msg):
         resolve(df, id_col="id", fields="name:name", blocking="token:name", max_block_size=100_000)
+
+
+def _wide_people(n: int, seed: int = 4) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    first, last = _words(rng, 300, 6), _words(rng, 300, 7)
+    df = pd.DataFrame({"id": range(n), "first": rng.choice(first, n), "last": rng.choice(last, n)})
+    for j in range(10):  # a wide table: ten more coarse columns
+        df[f"c{j}"] = rng.choice(["x", "y", "z"], n)
+    return df
+
+
+def test_default_blocking_fits_its_byte_budget_instead_of_refusing(monkeypatch):
+    """A wide table whose default rules would not fit the memory left gets fewer pairs
+    (a warning says so), not a refusal; its rules stay within default_pair_budget."""
+    monkeypatch.setattr(D, "memory_budget", lambda: 40 * 2**20)  # 40 MiB left
+    df = _wide_people(3000)
+    with pytest.warns(UserWarning, match=r"default blocking plans for [\d,]+ candidate pairs instead of") as rec:
+        r = resolve(df, id_col="id")
+    assert any(w.filename == __file__ for w in rec if "default blocking plans" in str(w.message))
+    nf = len(r.field_report.fields)
+    rules = r.blocking.rules
+    assert D.check_pair_budget(r.records, rules, 200, nf) <= D.default_pair_budget(nf)
+    assert 0 < r.blocking.n_candidate_pairs <= D.default_pair_budget(nf)
+
+
+def test_every_pair_only_when_the_pairs_fit_the_budget(monkeypatch):
+    df = _wide_people(1200)
+    assert D.default_rules(df.drop(columns="id"), [None] * 12) == ["all"]
+    per = D.PAIR_BYTES + 12 * D.PAIR_FIELD_BYTES
+    monkeypatch.setattr(D, "MAX_CANDIDATE_BYTES", 1200 * 1199 // 2 * per - 1)  # one byte short of every pair
+    from trustlab.er.kinds import Field
+
+    fields = [Field("first", "name"), Field("last", "name")] + [Field(f"c{j}", "exact") for j in range(10)]
+    rules = D.default_rules(df.drop(columns="id"), fields)
+    assert rules != ["all"]
+    assert D.check_pair_budget(df, rules, 200, len(fields)) <= D.default_pair_budget(len(fields))
+
+
+def test_pair_budget_is_the_same_whatever_memory_is_left_when_it_fits(monkeypatch):
+    monkeypatch.setattr(D, "memory_budget", lambda: 64 * 2**30)
+    big = D.default_pair_budget(40)
+    monkeypatch.setattr(D, "memory_budget", lambda: 2 * D.MAX_CANDIDATE_BYTES)
+    assert D.default_pair_budget(40) == big == D.MAX_CANDIDATE_BYTES // (D.PAIR_BYTES + 40 * D.PAIR_FIELD_BYTES)
+    assert D.default_pair_budget(3) == 10_000_000

@@ -10,7 +10,7 @@ import pandas as pd
 from trustlab._validation.memory import memory_budget  # noqa: F401 (resolve's pair check reads it here)
 
 __all__ = ["check_time_limit", "default_time_limit", "default_rules", "field_report", "canonical_order",
-           "random_pairs", "ALL_PAIRS_MAX"]
+           "random_pairs", "default_pair_budget", "ALL_PAIRS_MAX"]
 
 #: up to this many records every pair is compared (no blocking)
 ALL_PAIRS_MAX = 1500
@@ -67,12 +67,59 @@ def default_time_limit(n_nodes: int) -> float:
 
 def default_rules(df: pd.DataFrame, fields: Sequence[Any], *, max_block_size: int = 200) -> list[str]:
     """Every pair up to :data:`ALL_PAIRS_MAX` records, else
-    :func:`~trustlab.er.blocking.adaptive_blocking_rules`."""
+    :func:`~trustlab.er.blocking.adaptive_blocking_rules` within :func:`default_pair_budget`
+    (every pair too, above :data:`ALL_PAIRS_MAX` records, is never the default: a table
+    wide enough that its pairs do not fit the budget gets the adaptive rules)."""
     from trustlab.er.blocking import adaptive_blocking_rules
 
-    if len(df) <= ALL_PAIRS_MAX:
+    n = len(df)
+    budget = default_pair_budget(len(fields))
+    if n <= ALL_PAIRS_MAX and n * (n - 1) // 2 <= budget:
         return ["all"]
-    return adaptive_blocking_rules(df, fields, max_block_size=max_block_size)
+    return adaptive_blocking_rules(df, fields, max_block_size=max_block_size, max_pairs=budget)
+
+
+#: the default blocking's memory budget for its candidate pairs and their comparisons
+#: (estimated with :data:`PAIR_BYTES` + :data:`PAIR_FIELD_BYTES` per compared field)
+MAX_CANDIDATE_BYTES = 4 * 2**30
+#: the share of the memory a run may still use (:func:`memory_budget`) that the default
+#: blocking plans for when :data:`MAX_CANDIDATE_BYTES` does not fit it
+MEMORY_SHARE = 0.5
+
+
+def default_pair_budget(n_fields: int) -> int:
+    """How many candidate pairs (counted rule by rule) the default blocking may make for
+    ``n_fields`` compared fields: at most :data:`~trustlab.er.blocking.MAX_CANDIDATE_PAIRS`
+    and at most :data:`MAX_CANDIDATE_BYTES` of pairs and comparisons, so a wide table (tens
+    of compared columns) gets fewer pairs instead of a refusal. The budget is the same on
+    every machine that can hold it (the same rules, the same answer); only where
+    :func:`memory_budget` cannot hold it is it lowered to :data:`MEMORY_SHARE` of what can
+    be used, with a warning.
+
+    Examples
+    --------
+    >>> default_pair_budget(8)    # 64 + 8 * 32 bytes a pair: the pair cap binds
+    10000000
+    >>> default_pair_budget(64) <= 4 * 2**30 // (64 + 64 * 32)
+    True
+    """
+    import sys
+    import warnings
+
+    from trustlab.er.blocking import MAX_CANDIDATE_PAIRS
+
+    per = PAIR_BYTES + PAIR_FIELD_BYTES * max(1, int(n_fields))
+    budget = min(MAX_CANDIDATE_PAIRS, MAX_CANDIDATE_BYTES // per)
+    can = int(memory_budget() * MEMORY_SHARE) // per
+    if can < budget:
+        warnings.warn(
+            f"the default blocking plans for {can:,} candidate pairs instead of {budget:,}: {_size(budget * per)} "
+            f"of pairs and comparisons ({n_fields} compared fields) do not fit the memory this run may use "
+            f"({_size(memory_budget())}); fewer pairs may miss some matches. Give it more memory, compare fewer "
+            "columns (fields=..., CLI --fields) or set the blocking yourself (blocking=..., CLI --blocking).",
+            UserWarning, stacklevel=_caller_level(sys._getframe(0)))
+        budget = max(can, 0)
+    return int(budget)
 
 
 #: field inference looks at tables of at most this many columns (it costs tens of
@@ -196,6 +243,18 @@ def check_pair_budget(df: pd.DataFrame, rules: Sequence[str], max_block_size: in
             "rules (CLI --blocking), e.g. 'token:name@50'."
         )
     return total
+
+
+def _caller_level(frame: Any) -> int:
+    """The ``stacklevel`` of a warning raised in ``frame`` that points at the first caller
+    outside this package (the user's line, whatever path led to the warning)."""
+    import os
+
+    pkg = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    level = 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(pkg + os.sep):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def _size(b: int) -> str:
