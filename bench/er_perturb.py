@@ -197,7 +197,7 @@ def main(argv=None) -> int:
     import er_real
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--files", default=",".join(er_real.ALL))
+    ap.add_argument("--files", default=",".join(er_real.SHARED_FILES))
     ap.add_argument("--variants", default=",".join(VARIANTS))
     ap.add_argument("--data", default=str(ROOT.parent / "shared" / "data"))
     ap.add_argument("--seed", type=int, default=0)
