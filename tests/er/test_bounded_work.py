@@ -111,3 +111,59 @@ def test_pair_budget_is_the_same_whatever_memory_is_left_when_it_fits(monkeypatc
     monkeypatch.setattr(D, "memory_budget", lambda: 2 * D.MAX_CANDIDATE_BYTES)
     assert D.default_pair_budget(40) == big == D.MAX_CANDIDATE_BYTES // (D.PAIR_BYTES + 40 * D.PAIR_FIELD_BYTES)
     assert D.default_pair_budget(3) == 10_000_000
+
+
+def _paths(sizes):
+    """A path of positive pairs per component (consecutive records), components in order."""
+    pairs, start = [], 0
+    for s in sizes:
+        pairs += [(start + i, start + i + 1) for i in range(s - 1)]
+        start += s
+    return np.array(pairs, np.int64), start
+
+
+def test_component_completion_respects_its_pair_budget():
+    """Completing components adds every missing pair inside them; with max_pairs only the
+    smallest components (all their pairs counted) that fit are completed — checked against a
+    brute-force enumeration of the components' missing pairs."""
+    from itertools import combinations
+
+    from trustlab.er.scoring import _component_completion
+
+    sizes = [10, 3, 5, 3, 40]
+    P, n = _paths(sizes)
+    w = np.ones(len(P))
+    starts = np.cumsum([0] + sizes[:-1])
+
+    def missing(which):
+        out = set()
+        for k in which:
+            recs = range(starts[k], starts[k] + sizes[k])
+            out |= {(a, b) for a, b in combinations(recs, 2) if b != a + 1}
+        return out
+
+    got = {tuple(p) for p in _component_completion(n, P, w, 1000).tolist()}
+    assert got == missing(range(5))
+    for budget, which in ((0, []), (3, [1]), (6, [1, 3]), (15, [1, 3]), (16, [1, 3, 2]), (60, [1, 3, 2]),
+                          (61, [1, 3, 2, 0]), (10**6, range(5))):
+        got = {tuple(p) for p in _component_completion(n, P, w, 1000, max_pairs=budget).tolist()}
+        assert got == missing(which), budget
+
+
+def test_resolve_completes_components_within_the_pair_budget(monkeypatch):
+    """resolve's completion step is bounded by the default pair budget left after blocking."""
+    import trustlab.er.pipeline as PL
+    from trustlab.er import scoring
+
+    seen = []
+    real = scoring._component_completion
+
+    def spy(*a, **k):
+        seen.append(k.get("max_pairs"))
+        return real(*a, **k)
+
+    monkeypatch.setattr(PL, "_component_completion", spy)
+    monkeypatch.setattr(PL, "default_pair_budget", lambda nf: 123)
+    df = _wide_people(400)
+    resolve(df, id_col="id", blocking="key:last")
+    assert seen and all(m is not None and m <= 123 for m in seen)

@@ -42,6 +42,7 @@ from trustlab.er.defaults import (
     MIN_CLUSTERING_SECONDS,
     canonical_order,
     check_pair_budget,
+    default_pair_budget,
     default_rules,
     field_report,
     random_pairs,
@@ -451,7 +452,11 @@ def _score(data: _Records, pairs, cmp: _Compared, cfg: _ScoringConfig, rng, fitt
         sc.prob = mdl.proba_from_field_weights(sc.fw)
     sc.w = to_weights(sc.prob, cfg.weights)
     if cfg.complete_components and len(pairs):
-        extra = _component_completion(n, pairs, sc.w, int(cfg.complete_components), sources=sources)
+        # within the default blocking's pair budget (a file of a few huge entities would
+        # otherwise add up to complete_components**2 / 2 pairs per component, unbounded)
+        room = default_pair_budget(len(data.fields.fields)) - len(pairs)
+        extra = _component_completion(n, pairs, sc.w, int(cfg.complete_components), sources=sources,
+                                      max_pairs=room)
         if len(extra):  # compared and scored in turn: the loop goes back through this module
             _complete(data, sc, cfg, stats, extra)
     return sc

@@ -1191,10 +1191,12 @@ def to_weights(p: np.ndarray, kind: str = "logit", *, clip: float = 12.0) -> np.
 
 # ----------------------------------------------------------------------------- weights and completion
 def _component_completion(n: int, pairs: np.ndarray, w: np.ndarray, limit: int,
-                          sources: np.ndarray | None = None) -> np.ndarray:
+                          sources: np.ndarray | None = None, max_pairs: int | None = None) -> np.ndarray:
     """All pairs inside positive components of 3..limit records that are not in ``pairs``;
     with ``sources`` (a table code per record, ``link_type="link_only"``) only the pairs of
-    records from different tables."""
+    records from different tables. With ``max_pairs``, only the smallest components whose
+    pairs (all of them, counted before those already in ``pairs`` are removed) add up to at
+    most ``max_pairs`` are completed, the smallest first (ties by their first record)."""
     import scipy.sparse as sp
     from scipy.sparse.csgraph import connected_components
 
@@ -1205,6 +1207,15 @@ def _component_completion(n: int, pairs: np.ndarray, w: np.ndarray, limit: int,
     k, comp = connected_components(g, directed=False)
     sizes = np.bincount(comp, minlength=k)
     sel = (sizes[comp] >= 3) & (sizes[comp] <= limit)
+    if max_pairs is not None and sel.any():
+        first = np.full(k, n, np.int64)
+        np.minimum.at(first, comp, np.arange(n, dtype=np.int64))
+        cand = np.flatnonzero((sizes >= 3) & (sizes <= limit))
+        cand = cand[np.lexsort((first[cand], sizes[cand]))]
+        cost = np.cumsum(sizes[cand].astype(np.int64) * (sizes[cand] - 1) // 2)
+        keep = np.zeros(k, bool)
+        keep[cand[cost <= max(0, int(max_pairs))]] = True
+        sel &= keep[comp]
     if not sel.any():
         return np.empty((0, 2), np.int64)
     rec = np.flatnonzero(sel).astype(np.int64)
