@@ -167,3 +167,33 @@ def test_resolve_completes_components_within_the_pair_budget(monkeypatch):
     df = _wide_people(400)
     resolve(df, id_col="id", blocking="key:last")
     assert seen and all(m is not None and m <= 123 for m in seen)
+
+
+def test_session_em_runs_on_a_bounded_sample_of_wide_level_rows(monkeypatch):
+    """Where the candidates' distinct level rows hold more than EM_MAX_CELLS cells, the
+    session EM runs on a seeded sample of the pairs (counts scaled back), every EM call sees
+    at most about EM_MAX_CELLS / fields rows, and the duplicates are still found."""
+    from trustlab.er import generate_records, scoring
+    from trustlab.metrics.clustering import pairwise_precision_recall_f1
+
+    df = generate_records(600, random_state=3)
+    truth = df.pop("entity").to_numpy()
+    full = resolve(df)
+    assert full.model.em_pairs_ == full.blocking.n_candidate_pairs  # no sample below the cap
+    sizes = []
+    real = scoring.FSModel._session_em
+
+    def spy(self, Gu, *a, **k):
+        sizes.append((len(Gu), Gu.shape[1]))
+        return real(self, Gu, *a, **k)
+
+    monkeypatch.setattr(scoring.FSModel, "_session_em", spy)
+    cap = scoring._distinct_rows_inverse(full.model.levels(full.features))[0].size // 3  # a third of the rows
+    monkeypatch.setattr(scoring, "EM_MAX_CELLS", cap)
+    r = resolve(df)
+    d = sizes[0][1]
+    assert sizes and max(s for s, _ in sizes) <= cap // d
+    assert 0 < r.model.em_pairs_ < r.blocking.n_candidate_pairs
+    f_full = pairwise_precision_recall_f1(np.asarray(full.entity), truth)[2]
+    f_sample = pairwise_precision_recall_f1(np.asarray(r.entity), truth)[2]
+    assert f_sample >= f_full - 0.05, (f_sample, f_full)

@@ -88,6 +88,10 @@ SESSION_U_PSEUDO = 10.0
 MIN_SESSION_PAIRS = 10
 #: at most this many key rules enter the prior (two bits each in an int64 code)
 MAX_KEY_RULES = 31
+#: the session EM runs on at most this many cells (distinct level rows x fields): beyond it
+#: (wide tables, tens of compared fields, where almost every pair has its own row) it runs
+#: on a seeded uniform sample of the candidate pairs, each counted 1 / (sampling share)
+EM_MAX_CELLS = 25_000_000
 
 
 class DegenerateModelWarning(UserWarning):
@@ -104,6 +108,30 @@ class DegenerateModelWarning(UserWarning):
     ...         print(type(w).__name__, isinstance(w, UserWarning))
     DegenerateModelWarning True
     """
+
+
+def _em_rows(G: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+    """The distinct level rows of ``G`` and their counts for the session EM, and how many
+    pairs they come from: every pair while the rows hold at most :data:`EM_MAX_CELLS`
+    cells, else a seeded uniform sample of the pairs, each kept with probability
+    ``(EM_MAX_CELLS / fields) / distinct rows``, lowered until at most ``EM_MAX_CELLS /
+    fields`` distinct rows remain, whose counts are scaled to the number of pairs: an
+    estimate, so the fit is approximate there (the counts of rare level rows are sampled)."""
+    Gu, inv = _distinct_rows_inverse(G)
+    cnt = np.bincount(inv, minlength=len(Gu)).astype(np.float64)
+    if Gu.size <= EM_MAX_CELLS:
+        return Gu, cnt, len(G)
+    cap = max(1, EM_MAX_CELLS // G.shape[1])
+    draw = np.random.default_rng(0).random(len(G))
+    share = cap / len(Gu)
+    while True:  # rows that many pairs show survive any sample: lower the share until the rows fit
+        keep = draw < share
+        Gs, inv = _distinct_rows_inverse(G[keep])
+        if len(Gs) <= cap:
+            break
+        share *= 0.9 * cap / len(Gs)
+    k = int(keep.sum())
+    return Gs, np.bincount(inv, minlength=len(Gs)).astype(np.float64) * (len(G) / max(k, 1)), k
 
 
 def _distinct_rows_inverse(G: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -268,6 +296,7 @@ class FSModel:
         self.tf_default_: dict[str, float] = {}
         self.n_iter_ = 0
         self.n_seed_pairs_ = 0
+        self.em_pairs_ = 0  # pairs the session EM ran on (a sample where EM_MAX_CELLS binds)
         self.problems_: list[str] = []
         self.drifted_ = False
         self.forcing_: list[list[str]] = []
@@ -647,11 +676,11 @@ class FSModel:
         candidates' posterior mass over n(n-1)/2, the others counted as non-matches),
         consistent with u from random pairs, so blocking does not change the odds.
         """
-        if counts is None:
-            Gu, inv = _distinct_rows_inverse(G)
-            cnt = np.bincount(inv, minlength=len(Gu)).astype(np.float64)
+        if counts is None:  # on a sample of the pairs where their distinct rows are too many (EM_MAX_CELLS)
+            Gu, cnt, self.em_pairs_ = _em_rows(G)
         else:  # the distinct level rows and their counts, aggregated elsewhere (fit_from_counts)
             Gu, cnt = counts
+            self.em_pairs_ = int(round(float(cnt.sum())))
         d = Gu.shape[1]
         u_rand = u.copy()
         npairs = float(cnt.sum())
