@@ -90,6 +90,8 @@ def test_default_blocking_fits_its_byte_budget_instead_of_refusing(monkeypatch):
     rules = r.blocking.rules
     assert D.check_pair_budget(r.records, rules, 200, nf) <= D.default_pair_budget(nf)
     assert 0 < r.blocking.n_candidate_pairs <= D.default_pair_budget(nf)
+    assert r.summary()["blocking"]["pair_budget"] == r.blocking.pair_budget == D.default_pair_budget(nf)
+    assert sum("default blocking plans" in str(w.message) for w in rec) == 1  # computed once per resolve
 
 
 def test_every_pair_only_when_the_pairs_fit_the_budget(monkeypatch):

@@ -226,6 +226,9 @@ class BlockingStats:
     #: the max_block_size asked for when resolve tightened its default blocking (EM had
     #: drifted to look-alikes); the size used is in ``Resolution.settings``
     tightened_from: int | None = None
+    #: the candidate-pair budget of the default blocking and of completing components
+    #: (:func:`trustlab.er.defaults.default_pair_budget`), stated whatever the rules' origin
+    pair_budget: int | None = None
 
     def to_dict(self):
         return dict(self.__dict__)

@@ -65,15 +65,16 @@ def default_time_limit(n_nodes: int) -> float:
     return float(min(120.0, 10.0 + n_nodes / 20.0))
 
 
-def default_rules(df: pd.DataFrame, fields: Sequence[Any], *, max_block_size: int = 200) -> list[str]:
+def default_rules(df: pd.DataFrame, fields: Sequence[Any], *, max_block_size: int = 200,
+                  max_pairs: int | None = None) -> list[str]:
     """Every pair up to :data:`ALL_PAIRS_MAX` records, else
-    :func:`~trustlab.er.blocking.adaptive_blocking_rules` within :func:`default_pair_budget`
-    (every pair too, above :data:`ALL_PAIRS_MAX` records, is never the default: a table
-    wide enough that its pairs do not fit the budget gets the adaptive rules)."""
+    :func:`~trustlab.er.blocking.adaptive_blocking_rules` within ``max_pairs`` (default
+    :func:`default_pair_budget`; a table wide enough that even its :data:`ALL_PAIRS_MAX`
+    records' pairs do not fit it gets the adaptive rules too)."""
     from trustlab.er.blocking import adaptive_blocking_rules
 
     n = len(df)
-    budget = default_pair_budget(len(fields))
+    budget = default_pair_budget(len(fields)) if max_pairs is None else int(max_pairs)
     if n <= ALL_PAIRS_MAX and n * (n - 1) // 2 <= budget:
         return ["all"]
     return adaptive_blocking_rules(df, fields, max_block_size=max_block_size, max_pairs=budget)

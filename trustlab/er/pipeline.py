@@ -351,14 +351,16 @@ def _block(data: _Records, blocking, max_block_size: int, fitted) -> tuple[np.nd
     defaulted = blocking is None and fitted is None
     if blocking is None and fitted is not None:
         blocking = fitted.rules_for(df)
-    rules = blocking if blocking is not None else default_rules(df, data.fields.fields, max_block_size=max_block_size)
+    budget = default_pair_budget(len(data.fields.fields))  # once per blocking: rules and completion share it
+    rules = blocking if blocking is not None else default_rules(df, data.fields.fields, max_block_size=max_block_size,
+                                                                max_pairs=budget)
     rules = canonical_rules(rules, df.columns)  # strings that read back the same, whatever the column names
     check_pair_budget(df, rules, max_block_size, len(data.fields.fields))  # refuse up front, before any pair
     pairs = block(df, rules, max_block_size=max_block_size)
     if data.link is not None:
         pairs = keep_links(pairs, data.link.codes, data.link.link_type)
     stats = BlockingStats(n_records=n, n_candidate_pairs=int(len(pairs)),
-                          reduction_ratio=reduction_ratio(len(pairs), n))
+                          reduction_ratio=reduction_ratio(len(pairs), n), pair_budget=budget)
     stats.rules = list(rules)
     if data.truth is not None:
         stats.pair_completeness = pair_completeness(pairs, data.truth)
@@ -454,7 +456,8 @@ def _score(data: _Records, pairs, cmp: _Compared, cfg: _ScoringConfig, rng, fitt
     if cfg.complete_components and len(pairs):
         # within the default blocking's pair budget (a file of a few huge entities would
         # otherwise add up to complete_components**2 / 2 pairs per component, unbounded)
-        room = default_pair_budget(len(data.fields.fields)) - len(pairs)
+        room = (stats.pair_budget if stats.pair_budget is not None
+                else default_pair_budget(len(data.fields.fields))) - len(pairs)
         extra = _component_completion(n, pairs, sc.w, int(cfg.complete_components), sources=sources,
                                       max_pairs=room)
         if len(extra):  # compared and scored in turn: the loop goes back through this module

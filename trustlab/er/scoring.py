@@ -91,7 +91,7 @@ MAX_KEY_RULES = 31
 #: the session EM runs on at most this many cells (distinct level rows x fields): beyond it
 #: (wide tables, tens of compared fields, where almost every pair has its own row) it runs
 #: on a seeded uniform sample of the candidate pairs, each counted 1 / (sampling share)
-EM_MAX_CELLS = 25_000_000
+EM_MAX_CELLS = 4_000_000
 
 
 class DegenerateModelWarning(UserWarning):
