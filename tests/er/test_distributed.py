@@ -198,8 +198,9 @@ def test_cli_directory_input_on_a_client(client, tmp_path, capsys):
         part.to_csv(src / f"part-{k}.csv", index=False)
     out = tmp_path / "out"
     rc = main(["resolve", str(src), "--client", client.scheduler.address, "--id-col", "rec_id", "--truth", "entity",
-               "--output", str(out), "--json"])
+               "--output", str(out), "--json", "--work-dir", str(tmp_path / "wk")])
     assert rc == 0
+    assert (tmp_path / "wk").is_dir() and not any((tmp_path / "wk").iterdir())  # used, then emptied
     got = json.loads(capsys.readouterr().out)
     local = trustlab.resolve(df.astype(str).replace("nan", np.nan), id_col="rec_id", truth="entity")
     assert got["n_records"] == 400 and got["metrics"]["f1"] == pytest.approx(local.metrics["f1"])

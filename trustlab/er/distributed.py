@@ -63,6 +63,20 @@ compared by 64-bit hash: two distinct values that share a hash (probability abou
 ``k^2 / 2^65`` among ``k`` distinct values, ~3e-8 for a million) would count as equal, the one
 way the result can differ from the local run's.
 
+**Memory.** No collection stays in the workers' memory between stages: every stage's tasks
+write their partitions as files in a work directory (``work_dir``; :class:`_Work`) — the
+records in canonical order (partitions of at most :data:`RECORDS_PER_PARTITION`), their
+match view, their encodings (arrays memory-mapped when a partition of pairs gathers its
+records, so only the touched records' pages are read: :class:`_EncFile`), the block keys,
+the pair stream, its levels, its scores and the solved components — and the next stage's
+tasks read them back; each directory is removed as soon as no later stage reads it, the
+whole directory at the end. The shuffles (sort, blocking, pair stream, components) are
+Dask's, which keep their own partitions on disk (``p2p``). What a worker holds is therefore
+its tasks' working set, bounded by the partition sizes, plus the broadcast objects (the
+model with its TF tables, the whole-record document frequencies, and in the solve step the
+component map: 16 bytes per record that has a positive pair); the disk holds about twice the
+records plus their encodings and pairs.
+
 Not distributed: field and rule inference (a bounded sample on the driver), the EM itself
 (on aggregated counts), the merge of the component maps (driver memory grows with the
 number of records that have a positive pair), and evaluation against the truth (two
@@ -1192,10 +1206,6 @@ def _pair_ids(part: pd.DataFrame) -> np.ndarray:
     return sorted_unique(np.concatenate([part.index.to_numpy(np.int64), part["j"].to_numpy(np.int64)]))
 
 
-def _take(enc: _Enc, want: np.ndarray) -> _Enc:
-    return enc.take(want)
-
-
 def _level_frame_meta(ctx: _Context) -> pd.DataFrame:
     out = {"i": np.zeros(0, np.int64), "j": np.zeros(0, np.int64)}
     for c in range(len(ctx.fields)):
@@ -1234,30 +1244,27 @@ def _level_frame(pairs: pd.DataFrame, ctx: _Context, *encs: _Enc) -> pd.DataFram
     return pd.DataFrame(out)
 
 
-def _random_level_rows(rp: np.ndarray, ctx: _Context, *encs: _Enc) -> np.ndarray:
-    """Levels of the random pairs ``rp`` (every row, repeats kept)."""
+def _random_level_rows(rp: np.ndarray, ctx: _Context, encs: Sequence[_EncFile], enc_divs) -> np.ndarray:
+    """Levels of the random pairs ``rp`` (every row, repeats kept), their records' encodings
+    read from ``encs`` (:func:`_gather`)."""
+    from trustlab._chunks import sorted_unique
+
     if not len(rp):
         return np.zeros((0, len(ctx.fields)), np.int8)
-    return _encoded_levels(_Enc.concat(encs), rp, ctx)[0]
+    return _encoded_levels(_Enc.concat(_gather(encs, enc_divs, sorted_unique(rp.ravel()))), rp, ctx)[0]
 
 
-def _takes(encs: list, enc_divs, want, lo: int = 0) -> list:
-    """Delayed slices of the encoded record partitions holding positions ``want`` (a delayed
-    or an array); partitions wholly below position ``lo`` are skipped."""
-    import dask
-
+def _gather(encs: Sequence[_EncFile], enc_divs, want: np.ndarray) -> list:
+    """The encodings of the records at positions ``want`` (sorted, unique), read from the files
+    of the record partitions that hold them (divisions ``enc_divs``), in the task that needs
+    them: no intermediate result, one task per partition of pairs."""
     out = []
     for k, e in enumerate(encs):
-        if enc_divs[k + 1] < lo:
-            continue
-        if isinstance(want, np.ndarray):  # known here: only the partitions holding some, each its share
-            a = np.searchsorted(want, enc_divs[k], side="left")
-            b = np.searchsorted(want, enc_divs[k + 1], side="right")
-            if a < b:
-                out.append(dask.delayed(_take)(e, want[a:b]))
-            continue
-        out.append(dask.delayed(_take)(e, want))
-    return out
+        a = np.searchsorted(want, enc_divs[k], side="left")
+        b = np.searchsorted(want, enc_divs[k + 1], side="right")
+        if a < b:
+            out.append(e.take(want[a:b]))
+    return out or [encs[0].take(want[:0])]
 
 
 # ----------------------------------------------------------------------------- the result
@@ -1288,8 +1295,9 @@ class DistributedResolution:
     cpu_seconds : dict
         CPU seconds per stage, of the driver process and the workers together.
     memory_mb : dict
-        Per stage (with a distributed client), each worker's resident and Dask-managed
-        memory (MB, sorted) at the stage's end: what the workers still hold.
+        Per stage: with a distributed client, each worker's resident and Dask-managed memory
+        (``rss``, ``managed``: MB, sorted) at the stage's end, what the workers still hold; and
+        the work directory's size then (``work_dir``, MB).
     metrics : dict or None
         Pairwise precision / recall / F1 and cluster metrics against ``truth``.
     settings : dict
@@ -1356,6 +1364,17 @@ class _Work:
     def path(self, stage: str, k: int, suffix: str = ".pkl") -> str:
         return os.path.join(self.root, stage, f"part-{k:05d}{suffix}")
 
+    def size(self) -> int:
+        """Bytes of the files now in the work directory."""
+        tot = 0
+        for d, _, files in os.walk(self.root):
+            for f in files:
+                try:
+                    tot += os.path.getsize(os.path.join(d, f))
+                except OSError:  # pragma: no cover - removed meanwhile
+                    pass
+        return tot
+
     def fresh(self, stage: str) -> str:
         """A new stage name (``stage1``, ``stage2``…): the blocking rules may be fitted twice."""
         self._n += 1
@@ -1376,17 +1395,19 @@ class _Run:
         self.seconds: dict[str, float] = {}
         self.cpu_seconds: dict[str, float] = {}
         self.memory_mb: dict[str, dict] = {}
+        self.work: _Work | None = None
 
     def _memory(self) -> dict:
         """Each worker's resident memory and Dask-managed memory (the data it holds: persisted
         collections and task results), in MB, at the end of a stage."""
+        out = {} if self.work is None else {"work_dir": round(self.work.size() / 2**20, 1)}
         if self.client is None:
-            return {}
+            return out
         try:
             got = self.client.run(_worker_memory)
         except Exception:  # pragma: no cover - a worker lost between stages: no figure
-            return {}
-        return {"rss": sorted(v[0] for v in got.values()), "managed": sorted(v[1] for v in got.values())}
+            return out
+        return {"rss": sorted(v[0] for v in got.values()), "managed": sorted(v[1] for v in got.values()), **out}
 
     def _cpu(self) -> float:
         """CPU seconds used so far by this process and the workers (a stage's CPU time is
@@ -1636,7 +1657,7 @@ def resolve_distributed(
     ctx_client = client.as_current() if client is not None else nullcontext()
     t0 = time.perf_counter()
     with ctx_client, dask.config.set({"dataframe.convert-string": False}):
-        work = _Work(work_dir)
+        work = run.work = _Work(work_dir)
         try:
             res = _resolve(run, work, records, output=output, id_col=id_col, fields=fields, truth=truth,
                            blocking=blocking, max_block_size=int(max_block_size), random_state=random_state,
@@ -2057,7 +2078,6 @@ def _fit(run: _Run, work: "_Work", mview, encs, shares, rules, size, flds, ctx: 
     stays in memory; the levels' files are ``level_paths`` (divisions ``divisions``)."""
     import dask
 
-    from trustlab._chunks import sorted_unique
     from trustlab._chunks import spans as _spans
     from trustlab.er.defaults import random_pairs
     from trustlab.er.rules import parse_rule
@@ -2088,13 +2108,10 @@ def _fit(run: _Run, work: "_Work", mview, encs, shares, rules, size, flds, ctx: 
         # each partition of pairs gathers the encodings of the records it touches (by id range,
         # from the record partitions' files: only their pages) and compares them; its levels are
         # written to the work directory and its level counts come back
-        lpaths, got = [], []
-        for p, part in enumerate(left.to_delayed()):
-            ids = dask.delayed(_pair_ids)(part)
-            lpaths.append(work.path(f"{fit}/levels", p))
-            got.append(dask.delayed(_level_file)(part, shared_ctx, d, lpaths[-1],
-                                                 *_takes(encs, mview.divisions, ids, lo=int(divs[p]))))
-        got = run.compute(*got)
+        lpaths = [work.path(f"{fit}/levels", p) for p in range(left.npartitions)]
+        edivs = [int(x) for x in mview.divisions]
+        got = run.compute(*[dask.delayed(_level_file)(part, shared_ctx, d, lpaths[p], encs, edivs)
+                            for p, part in enumerate(left.to_delayed())])
         work.remove(f"{fit}/blocks")
         del left
         counts = [g[0] for g in got]
@@ -2113,9 +2130,8 @@ def _fit(run: _Run, work: "_Work", mview, encs, shares, rules, size, flds, ctx: 
         # (in pieces compared in parallel, each gathering the encodings of its own records)
         rp = random_pairs(n, rng)
         pieces = [rp[a:b] for a, b in _spans(len(rp), RANDOM_PAIRS_PER_TASK)]
-        Gr = np.concatenate(run.compute(*[
-            dask.delayed(_random_level_rows)(q, shared_ctx, *_takes(encs, mview.divisions, sorted_unique(q.ravel())))
-            for q in pieces])) if pieces else np.zeros((0, d), np.int8)
+        Gr = np.concatenate(run.compute(*[dask.delayed(_random_level_rows)(q, shared_ctx, encs, edivs)
+                                          for q in pieces])) if pieces else np.zeros((0, d), np.int8)
         # each field's share of the whole record's words, summed over the partitions
         # (counted when the records were encoded, from the words of their whole-record rows)
         n_share = sum(k for _, k in shares)
@@ -2137,10 +2153,11 @@ def _save_pairs(part: pd.DataFrame, path: str, n: int) -> np.ndarray:
     return _first_counts(part, n)
 
 
-def _level_file(pairs: pd.DataFrame, ctx: _Context, d: int, path: str, *encs: _Enc) -> tuple:
-    """:func:`_level_frame` of one partition of pairs, written to ``path``: its
-    :func:`_level_counts` and its number of pairs come back."""
-    lv = _level_frame(pairs, ctx, *encs)
+def _level_file(pairs: pd.DataFrame, ctx: _Context, d: int, path: str, encs: Sequence[_EncFile], enc_divs) -> tuple:
+    """:func:`_level_frame` of one partition of pairs (the encodings of the records it touches
+    read from ``encs``: :func:`_gather`), written to ``path``: its :func:`_level_counts` and its
+    number of pairs come back."""
+    lv = _level_frame(pairs, ctx, *_gather(encs, enc_divs, _pair_ids(pairs)))
     _save_frame(lv, path)
     return _level_counts(lv, d), len(lv)
 
