@@ -474,9 +474,10 @@ def test_tf_tables_from_the_encodings_equal_a_pass_over_the_records():
 
 def test_encodings_on_disk_give_the_records_taken_from_memory(tmp_path):
     """An encoded partition written to the work directory (strings as memory-mapped Arrow,
-    numbers as memory-mapped arrays, anything else pickled) gives, for any selection of
-    records, exactly the arrays of the encoding taken in memory (the trusted path), and reads
-    back whole unchanged."""
+    numbers as memory-mapped arrays, anything else pickled), then weighed there (only the
+    arrays the weights change rewritten), gives for any selection of records exactly the
+    arrays of the encoding weighed and taken in memory (the trusted path), and reads back whole
+    unchanged."""
     from trustlab.er.kinds import Field
     from trustlab.er.scoring import FSModel
 
@@ -487,13 +488,20 @@ def test_encodings_on_disk_give_the_records_taken_from_memory(tmp_path):
     idx = np.arange(len(df)) * 3 + 7
     enc = D._encode(df.set_axis(idx), fl, None, None, FSModel(fl), "state")
     enc.cols["odd"] = np.array([None if k % 3 else f"v{k}" for k in range(len(df))], dtype=object)  # not all str
-    enc = D._weigh(enc, fl, D._sum_doc_counts([D._doc_counts(enc)], len(df)))
-    h = D._EncFile.save(enc, str(tmp_path / "e"))
-    kinds = {p.suffix for p in (tmp_path / "e").iterdir()}
-    assert {".arrow", ".npy", ".pkl"} <= kinds
+    tf_fields = [fl[c] for c in FSModel(fl)._tf_fields()]
+    assert tf_fields and any(k.startswith("tfkey") for k in enc.cols)
+    model = FSModel(fl)
+    model.tf_tables_, model.tf_default_ = D._tf_tables(D._add_counts(enc.tf_counts).set_index(["f", "tok"])["n"],
+                                                       tf_fields, len(df))
+    doc_freq = D._sum_doc_counts([D._doc_counts(enc)], len(df))
+    ref = D._weigh(enc, fl, doc_freq, model)
+    h = D._EncFile.save(enc, str(tmp_path / "e")).weigh(fl, doc_freq, model)
+    files = {p.name for p in (tmp_path / "e").iterdir()}
+    assert {".arrow", ".npy", ".pkl"} <= {os.path.splitext(f)[1] for f in files}
+    assert any(f.startswith("w") for f in files) and any(f.startswith("c") for f in files)  # rewritten, kept
     rng = np.random.default_rng(0)
     for want in (idx[::4], np.sort(rng.choice(idx, 17, replace=False)), np.array([idx[0], idx[-1] + 1]), idx[:0]):
-        a, b = h.take(want), enc.take(want)
+        a, b = h.take(want), ref.take(want)
         assert np.array_equal(a.idx, b.idx) and a.cols.keys() == b.cols.keys() and a.csr.keys() == b.csr.keys()
         for k in b.cols:
             assert type(a.cols[k]) is np.ndarray and a.cols[k].dtype == b.cols[k].dtype
@@ -503,8 +511,10 @@ def test_encodings_on_disk_give_the_records_taken_from_memory(tmp_path):
                 np.testing.assert_array_equal(x, y)
         pd.testing.assert_frame_equal(a.raw, b.raw)
     whole = h.load()
-    for k in enc.cols:
-        np.testing.assert_array_equal(whole.cols[k], enc.cols[k])
+    assert whole.cols.keys() == ref.cols.keys()
+    for k in ref.cols:
+        np.testing.assert_array_equal(whole.cols[k], ref.cols[k])
+    assert len(files) == 1 + 1 + len(ref.cols) + sum(len(v) for v in ref.csr.values())  # meta, idx, arrays
 
 
 def test_workers_hold_no_collection_between_stages(client, tmp_path, monkeypatch):
@@ -526,7 +536,7 @@ def test_workers_hold_no_collection_between_stages(client, tmp_path, monkeypatch
     res = D.resolve_distributed(dd.from_pandas(df, npartitions=3), client=client, id_col="rec_id", truth="entity",
                                 work_dir=tmp_path / "work")
     assert res.metrics["f1"] > 0.9  # the entities equal the local run's: test_generated_records_same_entities_as_local
-    assert {"sorted", "keys", "blocks", "enc", "encw", "scored"} <= written
+    assert {"sorted", "keys", "blocks", "enc", "scored"} <= written
     assert list((tmp_path / "work").iterdir()) == []
     data_mb = res.blocking["encoded_mb"] + df.memory_usage(deep=True).sum() / 2**20
     for stage in ("encode", "blocking", "comparisons", "model", "scoring", "clustering"):

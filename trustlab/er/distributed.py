@@ -701,35 +701,66 @@ class _EncFile:
     n: int
 
     @staticmethod
-    def save(enc: _Enc, path: str) -> "_EncFile":
+    def save(enc: _Enc, path: str, prefix: str = "", kept: dict | None = None) -> "_EncFile":
+        """Write ``enc`` under ``path`` (file names starting with ``prefix``); an array that is
+        one of ``kept``'s (by identity: an array read from the files already there) keeps its file."""
         os.makedirs(path, exist_ok=True)
-        kinds = {"idx": _save_array(enc.idx.astype(np.int64, copy=False), os.path.join(path, "idx"))}
-        cols = []
-        for q, (k, v) in enumerate(enc.cols.items()):
-            cols.append((k, _save_array(v, os.path.join(path, f"c{q}"))))
-        csr = []
-        for q, (k, arrays) in enumerate(enc.csr.items()):
-            csr.append((k, [_save_array(a, os.path.join(path, f"s{q}_{b}")) for b, a in enumerate(arrays)]))
-        pd.to_pickle({"kinds": kinds, "cols": cols, "csr": csr, "raw": enc.raw}, os.path.join(path, "meta.pkl"),
-                     compression=None)
-        return _EncFile(path, int(enc.idx.size))
+        kept = kept or {}
 
-    def _open(self, mmap: bool) -> _Enc:
+        def put(a, name):
+            if id(a) in kept:
+                return kept[id(a)]
+            return name, _save_array(a, os.path.join(path, name))
+
+        meta = {"idx": put(enc.idx, f"{prefix}idx"),
+                "cols": [(k, *put(v, f"{prefix}c{q}")) for q, (k, v) in enumerate(enc.cols.items())],
+                "csr": [(k, [put(a, f"{prefix}s{q}_{b}") for b, a in enumerate(arrays)])
+                        for q, (k, arrays) in enumerate(enc.csr.items())],
+                "raw": enc.raw, "n": int(len(enc.idx))}
+        pd.to_pickle(meta, os.path.join(path, "meta.pkl"), compression=None)
+        return _EncFile(path, meta["n"])
+
+    def _open(self, mmap: bool) -> tuple[_Enc, dict]:
+        """The encoding (arrays memory-mapped with ``mmap``) and, by array identity, the file
+        each array came from."""
         meta = pd.read_pickle(os.path.join(self.path, "meta.pkl"), compression=None)
-        at = lambda name: os.path.join(self.path, name)  # noqa: E731
-        cols = {k: _open_array(at(f"c{q}"), kind, mmap) for q, (k, kind) in enumerate(meta["cols"])}
-        csr = {k: tuple(_open_array(at(f"s{q}_{b}"), kind, mmap) for b, kind in enumerate(kinds))
-               for q, (k, kinds) in enumerate(meta["csr"])}
-        return _Enc(_open_array(at("idx"), "npy", mmap), cols, csr, meta["raw"])
+        files: dict = {}
+
+        def get(name, kind):
+            a = _open_array(os.path.join(self.path, name), kind, mmap)
+            files[id(a)] = (name, kind)
+            return a
+
+        enc = _Enc(get(*meta["idx"]), {k: get(name, kind) for k, name, kind in meta["cols"]},
+                   {k: tuple(get(*f) for f in fs) for k, fs in meta["csr"]}, meta["raw"])
+        return enc, files
 
     def take(self, want: np.ndarray) -> _Enc:
         """The records whose positions are in ``want`` (sorted, unique), read from the files."""
-        e = self._open(mmap=True).take(want)
+        e = self._open(mmap=True)[0].take(want)
         return _Enc(np.asarray(e.idx), {k: np.asarray(v) for k, v in e.cols.items()},
                     {k: tuple(np.asarray(a) for a in v) for k, v in e.csr.items()}, e.raw)
 
     def load(self) -> _Enc:
-        return self._open(mmap=False)
+        return self._open(mmap=False)[0]
+
+    def weigh(self, fields, doc_freq: dict | None, tf_model) -> "_EncFile":
+        """:func:`_weigh` the partition in place: only the arrays it changes (the whole-record
+        weights, the TF frequencies) are written; the others keep their files."""
+        enc, files = self._open(mmap=True)
+        for k in list(enc.cols):
+            if k.startswith("tfkey"):  # read whole: they become the TF frequencies
+                enc.cols[k] = np.asarray(enc.cols[k][slice(None)])
+        new = _weigh(enc, fields, doc_freq, tf_model)
+        del enc
+        out = _EncFile.save(new, self.path, prefix="w", kept=files)
+        meta = pd.read_pickle(os.path.join(self.path, "meta.pkl"), compression=None)
+        used = {f"{name}.{kind}" for name, kind in
+                [meta["idx"], *[c[1:] for c in meta["cols"]], *[f for _, fs in meta["csr"] for f in fs]]}
+        for f in os.listdir(self.path):  # the arrays _weigh replaced
+            if f != "meta.pkl" and f not in used:
+                os.remove(os.path.join(self.path, f))
+        return out
 
 
 def _encode_file(part: pd.DataFrame, fields, only, tf_model, truth: str | None, path: str, doc: bool):
@@ -738,17 +769,6 @@ def _encode_file(part: pd.DataFrame, fields, only, tf_model, truth: str | None, 
     enc = _encode(part, fields, only, None, tf_model, truth)
     return (_EncFile.save(enc, path), enc.tf_counts, enc.shares if enc.shares is not None else ({}, 0),
             _doc_counts(enc) if doc else None, enc.nbytes())
-
-
-def _weigh_file(h: _EncFile, fields, doc_freq: dict | None, tf_model, path: str) -> tuple[_EncFile, int]:
-    """:func:`_weigh` an encoded partition's file, written under ``path`` (the old one removed):
-    the new handle and the encoding's bytes."""
-    import shutil
-
-    enc = _weigh(h.load(), fields, doc_freq, tf_model)
-    out = _EncFile.save(enc, path)
-    shutil.rmtree(h.path, ignore_errors=True)
-    return out, enc.nbytes()
 
 
 def _per_value(s: pd.Series, fn) -> np.ndarray:
@@ -1777,9 +1797,7 @@ def _resolve(run: _Run, work: _Work, records, *, output, id_col, fields, truth, 
         del docs
         if doc_freq is not None or tf_fields:
             shared_df, shared_tf = run.share(doc_freq), run.share(tf_model)
-            got = run.compute(*[dask.delayed(_weigh_file)(e, flds, shared_df, shared_tf, work.path("encw", k, ""))
-                                for k, e in enumerate(encs)])
-            encs, enc_bytes = [g[0] for g in got], [g[1] for g in got]
+            encs = list(run.compute(*[dask.delayed(_EncFile.weigh)(e, flds, shared_df, shared_tf) for e in encs]))
         ctx = _Context(flds, only, corpus, tf_model, keep_cols, truth, doc_freq)
     # ---------------------------------------------------------------- blocking, comparisons, model
     size = max_block_size
@@ -1802,7 +1820,6 @@ def _resolve(run: _Run, work: _Work, records, *, output, id_col, fields, truth, 
             work.remove(f2["dir"])
     del encs
     work.remove("enc")
-    work.remove("encw")
     model = fitted["model"]
     model.warn_if_degenerate(stacklevel=4)
     d = len(flds)
