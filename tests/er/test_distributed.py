@@ -522,21 +522,25 @@ def test_workers_hold_no_collection_between_stages(client, tmp_path, monkeypatch
     solved components) go to files in the work directory, removed when no later stage reads
     them: at the end of every stage the workers hold (Dask-managed) only the small shared
     objects, not the records or their encodings, and nothing is left on disk. The old code
-    kept the records, the match view and the encodings persisted in the workers' memory."""
-    written = set()
+    kept the records, the match view and the encodings persisted in the workers' memory. The
+    id sort cuts the table into partitions of about RECORDS_PER_PARTITION records whatever the
+    input's partitions (here one)."""
+    written = {}
     orig = D._Work.remove
 
     def spy(self, stage=None):
         if stage is not None and os.path.isdir(os.path.join(self.root, stage)):
-            written.add(stage.rstrip("0123456789/").split("/")[-1])
+            written[stage.rstrip("0123456789/").split("/")[-1]] = len(os.listdir(os.path.join(self.root, stage)))
         return orig(self, stage)
 
     monkeypatch.setattr(D._Work, "remove", spy)
+    monkeypatch.setattr(D, "RECORDS_PER_PARTITION", 400)
     df = generate_records(1500, random_state=2)
-    res = D.resolve_distributed(dd.from_pandas(df, npartitions=3), client=client, id_col="rec_id", truth="entity",
+    res = D.resolve_distributed(dd.from_pandas(df, npartitions=1), client=client, id_col="rec_id", truth="entity",
                                 work_dir=tmp_path / "work")
     assert res.metrics["f1"] > 0.9  # the entities equal the local run's: test_generated_records_same_entities_as_local
-    assert {"sorted", "keys", "blocks", "enc", "scored"} <= written
+    assert {"sorted", "keys", "blocks", "enc", "scored"} <= written.keys()
+    assert 3 <= written["sorted"] <= 5 and written["enc"] == written["sorted"]
     assert list((tmp_path / "work").iterdir()) == []
     data_mb = res.blocking["encoded_mb"] + df.memory_usage(deep=True).sum() / 2**20
     for stage in ("encode", "blocking", "comparisons", "model", "scoring", "clustering"):

@@ -1721,7 +1721,8 @@ def _resolve(run: _Run, work: _Work, records, *, output, id_col, fields, truth, 
                              "Pass the right one with id_col=... (CLI: --id-col).")
         if truth is not None and truth not in ddf.columns:
             raise ValueError(f"truth column {truth!r} not found; the records have columns {list(ddf.columns)}")
-        n = int(run.compute(ddf.map_partitions(len).sum())[0])  # the input is read again by each use: not held
+        # the input is read again by each use (it is not held in memory); counting reads only the ids
+        n = int(run.compute(ddf[id_col].map_partitions(len).sum())[0])
         if n == 0:
             raise ValueError("records is empty; at least one record is required")
     # ---------------------------------------------------------------- infer on a sample (input order)
@@ -1739,7 +1740,10 @@ def _resolve(run: _Run, work: _Work, records, *, output, id_col, fields, truth, 
         # written to the work directory; on a cluster the workers sort while the driver infers
         numeric = pd.api.types.is_numeric_dtype(ddf[id_col].dtype)
         keyed = ddf.assign(_key=ddf[id_col] if numeric else ddf[id_col].astype(str))
-        srt = keyed.set_index("_key", npartitions=max(1, math.ceil(n / RECORDS_PER_PARTITION)))
+        # the partition bounds from the sample's ids (no pass of their own over the table)
+        skeys = sample[id_col].dropna()
+        srt = keyed.set_index("_key", divisions=_sort_divisions(skeys if numeric else skeys.astype(str),
+                                                                max(1, math.ceil(n / RECORDS_PER_PARTITION))))
         sorted_meta = srt._meta
         sorting = run.submit([dask.delayed(_save_frame)(p, work.path("sorted", k)) for k, p in
                               enumerate(srt.to_delayed())])
@@ -1972,6 +1976,29 @@ def _id_ends(p: pd.DataFrame, id_col: str) -> tuple:
     """Duplicated ids within a sorted partition, and its first and last id."""
     v = p[id_col]
     return int(v.duplicated().sum()), v.iloc[0] if len(v) else None, v.iloc[-1] if len(v) else None
+
+
+def _sort_divisions(keys: pd.Series, k: int) -> list:
+    """Bounds that sort a table into about ``k`` partitions of equal size, from a sample of its
+    sort keys (``keys``: numbers or strings): the sample's quantiles, the first bound below
+    every key (Dask puts a key below the first bound into the last partition)."""
+    v = np.sort(keys.to_numpy())
+    if v.dtype == object:
+        low = ""
+    elif np.issubdtype(v.dtype, np.integer):
+        low = np.iinfo(v.dtype).min
+    else:
+        low = -np.inf
+    if not v.size:
+        return [low, low]
+    inner = [v[int(q)] for q in np.arange(1, k) * v.size // k] if k > 1 else []
+    out = [low]
+    for x in inner + [v[-1]]:
+        if x > out[-1]:
+            out.append(x)
+    if len(out) == 1:
+        out.append(out[0])
+    return [x.item() if hasattr(x, "item") else x for x in out]
 
 
 def _positioned_meta(sorted_meta: pd.DataFrame) -> pd.DataFrame:
