@@ -628,16 +628,18 @@ def _load_frame(path: str) -> pd.DataFrame:
     return pd.read_pickle(path, compression=None)
 
 
-def _spilled(paths: Sequence[str], meta: pd.DataFrame, divisions=None):
-    """A Dask DataFrame whose partitions are read from ``paths`` each time a task needs them."""
+def _spilled(paths: Sequence[str], meta: pd.DataFrame, divisions=None, offsets: Sequence[int] | None = None):
+    """A Dask DataFrame whose partitions are read from ``paths`` each time a task needs them
+    (with ``offsets``: partitions of the id-sorted table, read with their canonical positions)."""
     import dask
     import dask.dataframe as dd
 
     if not paths:
         return dd.from_pandas(meta, npartitions=1)
     divs = tuple(divisions) if divisions is not None else (None,) * (len(paths) + 1)
-    return dd.from_delayed([dask.delayed(_load_frame, pure=True)(p) for p in paths], meta=meta, divisions=divs,
-                           verify_meta=False)
+    parts = [dask.delayed(_load_frame, pure=True)(p) for p in paths] if offsets is None else \
+        [dask.delayed(_load_positioned, pure=True)(p, int(o)) for p, o in zip(paths, offsets)]
+    return dd.from_delayed(parts, meta=meta, divisions=divs, verify_meta=False)
 
 
 class _Strings:
@@ -763,9 +765,15 @@ class _EncFile:
         return out
 
 
-def _encode_file(part: pd.DataFrame, fields, only, tf_model, truth: str | None, path: str, doc: bool):
+def _encode_file(part: pd.DataFrame, fields, only, tf_model, truth: str | None, path: str, doc: bool,
+                 view: tuple | None = None):
     """:func:`_encode` one record partition and write it under ``path``: ``(handle, TF value
-    counts, shares, document counts (with ``doc``), bytes)``: the encoding itself leaves the worker."""
+    counts, shares, document counts (with ``doc``), bytes)``: the encoding itself leaves the
+    worker. With ``view = (view path, id column, compared columns, truth)``, ``part`` is the
+    records as read: their match view (:func:`_view`) is written to the view path and encoded."""
+    if view is not None:
+        part = _view(part, *view[1:])
+        _save_frame(part, view[0])
     enc = _encode(part, fields, only, None, tf_model, truth)
     return (_EncFile.save(enc, path), enc.tf_counts, enc.shares if enc.shares is not None else ({}, 0),
             _doc_counts(enc) if doc else None, enc.nbytes())
@@ -1745,7 +1753,7 @@ def _resolve(run: _Run, work: _Work, records, *, output, id_col, fields, truth, 
         srt = keyed.set_index("_key", divisions=_sort_divisions(skeys if numeric else skeys.astype(str),
                                                                 max(1, math.ceil(n / RECORDS_PER_PARTITION))))
         sorted_meta = srt._meta
-        sorting = run.submit([dask.delayed(_save_frame)(p, work.path("sorted", k)) for k, p in
+        sorting = run.submit([dask.delayed(_save_sorted)(p, work.path("raw", k), id_col) for k, p in
                               enumerate(srt.to_delayed())])
         del srt, keyed
     with run.stage("infer"):
@@ -1756,26 +1764,21 @@ def _resolve(run: _Run, work: _Work, records, *, output, id_col, fields, truth, 
         default_blocking = blocking is None
         rules = _rules(blocking, sample, flds, max_block_size, n)
     with run.stage("order"):
-        lengths = np.array(run.gather(sorting), np.int64)
+        got = run.gather(sorting)
+        lengths = np.array([g[0] for g in got], np.int64)
         offsets = np.r_[0, np.cumsum(lengths)]
         keep_cols = columns + ([truth] if truth and truth not in columns else [])
         mcols = [c for c in columns if c != id_col]
         view_truth = truth if truth and truth not in columns else None
-        # each sorted partition once more: its canonical positions, written as the records (as
-        # read) and as the match view; the ids' ends, for the duplicate check
         ks = [k for k in range(len(lengths)) if lengths[k] > 0]
-        ends = run.compute(*[dask.delayed(_positioned)(work.path("sorted", k), int(offsets[k]), work.path("raw", k),
-                                                       work.path("mview", k), id_col, mcols, view_truth)
-                             for k in ks])
-        work.remove("sorted")
-        _check_unique_ids(ends, id_col)
+        _check_unique_ids([got[k][1] for k in ks], id_col)
+        # the sorted partitions are the records (as read): each read with its canonical positions
         divs = [int(offsets[k]) for k in ks] + [n - 1]
         raw_meta = _positioned_meta(sorted_meta)
-        raw = _spilled([work.path("raw", k) for k in ks], raw_meta, divs)
-        mview_meta = _match_view(raw_meta, id_col, mcols)
-        if view_truth:
-            mview_meta = mview_meta.assign(**{truth: raw_meta[truth]})
-        mview = _spilled([work.path("mview", k) for k in ks], mview_meta, divs)
+        raw = _spilled([work.path("raw", k) for k in ks], raw_meta, divs, offsets=[int(offsets[k]) for k in ks])
+        mview_meta = _view(raw_meta, id_col, mcols, view_truth)
+        # the match view: written by the encoding tasks (until then, made from the records when read)
+        mview = raw.map_partitions(_view, id_col, mcols, view_truth, meta=mview_meta)
     # ---------------------------------------------------------------- corpus statistics
     with run.stage("statistics"):  # the kinds without an encoder (the encoded ones' come with the encodings)
         corpus, _, _ = _statistics(run, mview, flds, n, skip=ENCODED_KINDS, tf=False)
@@ -1788,11 +1791,14 @@ def _resolve(run: _Run, work: _Work, records, *, output, id_col, fields, truth, 
         # partition's TF frequencies and word weights are set (no second pass over the strings)
         tf_fields = [flds[c] for c in FSModel(flds)._tf_fields()]
         doc = any(f.kind in ("record", "codes") for f in flds)
-        E = [dask.delayed(_encode_file, nout=5)(p, flds, only, FSModel(flds), truth, work.path("enc", k, ""), doc)
-             for k, p in enumerate(mview.to_delayed())]
+        view_paths = [work.path("mview", k) for k in range(raw.npartitions)]
+        E = [dask.delayed(_encode_file, nout=5)(p, flds, only, FSModel(flds), truth, work.path("enc", k, ""), doc,
+                                                (view_paths[k], id_col, mcols, view_truth))
+             for k, p in enumerate(raw.to_delayed())]
         root = _count_tree([e[1] for e in E]) if tf_fields else None
         tf_got, encs, shares, docs, enc_bytes = run.compute(root, [e[0] for e in E], [e[2] for e in E],
                                                             [e[3] for e in E], [e[4] for e in E])
+        mview = _spilled(view_paths, mview_meta, divs)
         tf_tables, tf_default = _tf_tables(_counts_series(tf_got, _counts_meta()), tf_fields, n) if tf_fields \
             else ({}, {})
         tf_model = FSModel(flds)
@@ -2007,19 +2013,25 @@ def _positioned_meta(sorted_meta: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def _positioned(src: str, offset: int, raw_path: str, view_path: str, id_col: str, mcols: list[str],
-                truth: str | None) -> tuple:
-    """One partition of the id-sorted table given its canonical positions (the index ``_idx``),
-    written as the records and as their match view (:func:`_match_view`, plus the truth column
-    when it is not compared); :func:`_id_ends` of it comes back."""
-    part = pd.read_pickle(src, compression=None).reset_index(drop=True)
+def _save_sorted(part: pd.DataFrame, path: str, id_col: str) -> tuple[int, tuple]:
+    """Write one partition of the id-sorted table (its sort key dropped): its length and
+    :func:`_id_ends`."""
+    part = part.reset_index(drop=True)
+    _save_frame(part, path)
+    return len(part), _id_ends(part, id_col)
+
+
+def _load_positioned(path: str, offset: int) -> pd.DataFrame:
+    """A partition of the id-sorted table with its canonical positions (the index ``_idx``)."""
+    part = _load_frame(path)
     part.index = pd.Index(np.arange(len(part), dtype=np.int64) + int(offset), name="_idx")
-    _save_frame(part, raw_path)
+    return part
+
+
+def _view(part: pd.DataFrame, id_col: str, mcols: list[str], truth: str | None) -> pd.DataFrame:
+    """The match view (:func:`_match_view`), plus the truth column when it is not compared."""
     view = _match_view(part, id_col, mcols)
-    if truth:
-        view = view.assign(**{truth: part[truth]})
-    _save_frame(view, view_path)
-    return _id_ends(part, id_col)
+    return view.assign(**{truth: part[truth]}) if truth else view
 
 
 def _check_unique_ids(got: Sequence[tuple], id_col: str) -> None:
