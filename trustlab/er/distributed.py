@@ -701,11 +701,13 @@ class _EncFile:
 
     path: str
     n: int
+    meta: str = "meta.pkl"
 
     @staticmethod
     def save(enc: _Enc, path: str, prefix: str = "", kept: dict | None = None) -> "_EncFile":
-        """Write ``enc`` under ``path`` (file names starting with ``prefix``); an array that is
-        one of ``kept``'s (by identity: an array read from the files already there) keeps its file."""
+        """Write ``enc`` under ``path`` (file names starting with ``prefix``, its description in
+        ``{prefix}meta.pkl``); an array that is one of ``kept``'s (by identity: an array read from
+        the files already there) keeps its file."""
         os.makedirs(path, exist_ok=True)
         kept = kept or {}
 
@@ -719,13 +721,13 @@ class _EncFile:
                 "csr": [(k, [put(a, f"{prefix}s{q}_{b}") for b, a in enumerate(arrays)])
                         for q, (k, arrays) in enumerate(enc.csr.items())],
                 "raw": enc.raw, "n": int(len(enc.idx))}
-        pd.to_pickle(meta, os.path.join(path, "meta.pkl"), compression=None)
-        return _EncFile(path, meta["n"])
+        pd.to_pickle(meta, os.path.join(path, f"{prefix}meta.pkl"), compression=None)
+        return _EncFile(path, meta["n"], f"{prefix}meta.pkl")
 
     def _open(self, mmap: bool) -> tuple[_Enc, dict]:
         """The encoding (arrays memory-mapped with ``mmap``) and, by array identity, the file
         each array came from."""
-        meta = pd.read_pickle(os.path.join(self.path, "meta.pkl"), compression=None)
+        meta = pd.read_pickle(os.path.join(self.path, self.meta), compression=None)
         files: dict = {}
 
         def get(name, kind):
@@ -747,22 +749,15 @@ class _EncFile:
         return self._open(mmap=False)[0]
 
     def weigh(self, fields, doc_freq: dict | None, tf_model) -> "_EncFile":
-        """:func:`_weigh` the partition in place: only the arrays it changes (the whole-record
-        weights, the TF frequencies) are written; the others keep their files."""
+        """:func:`_weigh` the partition beside its files: only the arrays it changes (the
+        whole-record weights, the TF frequencies) are written, under new names with a description
+        of their own (``wmeta.pkl``); the others keep their files. The unweighed description
+        stays, so a task run again (a lost worker's) weighs the same arrays again, not twice."""
         enc, files = self._open(mmap=True)
         for k in list(enc.cols):
             if k.startswith("tfkey"):  # read whole: they become the TF frequencies
                 enc.cols[k] = np.asarray(enc.cols[k][slice(None)])
-        new = _weigh(enc, fields, doc_freq, tf_model)
-        del enc
-        out = _EncFile.save(new, self.path, prefix="w", kept=files)
-        meta = pd.read_pickle(os.path.join(self.path, "meta.pkl"), compression=None)
-        used = {f"{name}.{kind}" for name, kind in
-                [meta["idx"], *[c[1:] for c in meta["cols"]], *[f for _, fs in meta["csr"] for f in fs]]}
-        for f in os.listdir(self.path):  # the arrays _weigh replaced
-            if f != "meta.pkl" and f not in used:
-                os.remove(os.path.join(self.path, f))
-        return out
+        return _EncFile.save(_weigh(enc, fields, doc_freq, tf_model), self.path, prefix="w", kept=files)
 
 
 def _encode_file(part: pd.DataFrame, fields, only, tf_model, truth: str | None, path: str, doc: bool,
