@@ -1410,7 +1410,7 @@ class _Work:
 
 
 class _Run:
-    """Stage timing, persistence and Dask diagnostics of one run."""
+    """Stage timing, computing and Dask diagnostics of one run."""
 
     def __init__(self, client, progress: bool):
         self.client = client
