@@ -124,6 +124,7 @@ def distributed_run(work: Path, workers: int, memory_limit: str) -> dict:
             "load": [round(load0, 1), round(os.getloadavg()[0], 1)], "encoded_mb": res.blocking.get("encoded_mb"),
             "stage_seconds": {k: round(v, 1) for k, v in res.seconds.items()},
             "stage_cpu_seconds": {k: round(v, 1) for k, v in res.cpu_seconds.items()},
+            "stage_memory_mb": res.memory_mb,
             "peak_mb_per_worker": sorted(round(v, 1) for v in peaks.values()), "driver_peak_mb": round(_peak_mb(), 1),
             "f1": round(m["f1"], 4), "precision": round(m["precision"], 4), "recall": round(m["recall"], 4),
             "n_entities": res.n_entities, "candidate_pairs": res.blocking["n_candidate_pairs"],

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import logging
+import os
 
 import numpy as np
 import pandas as pd
@@ -197,8 +198,9 @@ def test_cli_directory_input_on_a_client(client, tmp_path, capsys):
         part.to_csv(src / f"part-{k}.csv", index=False)
     out = tmp_path / "out"
     rc = main(["resolve", str(src), "--client", client.scheduler.address, "--id-col", "rec_id", "--truth", "entity",
-               "--output", str(out), "--json"])
+               "--output", str(out), "--json", "--work-dir", str(tmp_path / "wk")])
     assert rc == 0
+    assert (tmp_path / "wk").is_dir() and not any((tmp_path / "wk").iterdir())  # used, then emptied
     got = json.loads(capsys.readouterr().out)
     local = trustlab.resolve(df.astype(str).replace("nan", np.nan), id_col="rec_id", truth="entity")
     assert got["n_records"] == 400 and got["metrics"]["f1"] == pytest.approx(local.metrics["f1"])
@@ -465,3 +467,87 @@ def test_tf_tables_from_the_encodings_equal_a_pass_over_the_records():
         assert {k for k in got.cols if k.startswith("tf")} == {k for k in want.cols if k.startswith("tf")} != set()
         for k in want.cols:
             np.testing.assert_array_equal(got.cols[k], want.cols[k])
+
+
+# ----------------------------------------------------------------------------- memory bounded per worker
+
+
+def test_encodings_on_disk_give_the_records_taken_from_memory(tmp_path):
+    """An encoded partition written to the work directory (strings as memory-mapped Arrow,
+    numbers as memory-mapped arrays, anything else pickled), then weighed there (only the
+    arrays the weights change rewritten), gives for any selection of records exactly the
+    arrays of the encoding weighed and taken in memory (the trusted path), and reads back whole
+    unchanged."""
+    from trustlab.er.kinds import Field
+    from trustlab.er.scoring import FSModel
+
+    df = _every_kind_table()
+    fl = [Field("given_name", "name"), Field("address", "address"), Field("email", "email"),
+          Field("phone", "phone"), Field("state", "exact"), Field("price", "numeric"), Field("dob", "date"),
+          Field("lat,lon", "latlon"), Field("*", "record"), Field("#", "codes"), Field("note", "tokens")]
+    idx = np.arange(len(df)) * 3 + 7
+    enc = D._encode(df.set_axis(idx), fl, None, None, FSModel(fl), "state")
+    enc.cols["odd"] = np.array([None if k % 3 else f"v{k}" for k in range(len(df))], dtype=object)  # not all str
+    tf_fields = [fl[c] for c in FSModel(fl)._tf_fields()]
+    assert tf_fields and any(k.startswith("tfkey") for k in enc.cols)
+    model = FSModel(fl)
+    model.tf_tables_, model.tf_default_ = D._tf_tables(D._add_counts(enc.tf_counts).set_index(["f", "tok"])["n"],
+                                                       tf_fields, len(df))
+    doc_freq = D._sum_doc_counts([D._doc_counts(enc)], len(df))
+    ref = D._weigh(enc, fl, doc_freq, model)
+    h0 = D._EncFile.save(enc, str(tmp_path / "e"))
+    h0.weigh(fl, doc_freq, model)
+    h = h0.weigh(fl, doc_freq, model)  # weighing again (a task run twice) does not weigh twice
+    files = {p.name for p in (tmp_path / "e").iterdir()}
+    assert {".arrow", ".npy", ".pkl"} <= {os.path.splitext(f)[1] for f in files}
+    assert any(f.startswith("w") for f in files) and any(f.startswith("c") for f in files)  # rewritten, kept
+    rng = np.random.default_rng(0)
+    for want in (idx[::4], np.sort(rng.choice(idx, 17, replace=False)), np.array([idx[0], idx[-1] + 1]), idx[:0]):
+        a, b = h.take(want), ref.take(want)
+        assert np.array_equal(a.idx, b.idx) and a.cols.keys() == b.cols.keys() and a.csr.keys() == b.csr.keys()
+        for k in b.cols:
+            assert type(a.cols[k]) is np.ndarray and a.cols[k].dtype == b.cols[k].dtype
+            np.testing.assert_array_equal(a.cols[k], b.cols[k])
+        for k in b.csr:
+            for x, y in zip(a.csr[k], b.csr[k], strict=True):
+                np.testing.assert_array_equal(x, y)
+        pd.testing.assert_frame_equal(a.raw, b.raw)
+    whole = h.load()
+    assert whole.cols.keys() == ref.cols.keys()
+    for k in ref.cols:
+        np.testing.assert_array_equal(whole.cols[k], ref.cols[k])
+    for k, arrays in h0.load().csr.items():  # the unweighed encoding is still there, unchanged
+        for x, y in zip(arrays, enc.csr[k], strict=True):
+            np.testing.assert_array_equal(x, y)
+
+
+def test_workers_hold_no_collection_between_stages(client, tmp_path, monkeypatch):
+    """Each stage's partitions (records, match view, encodings, pair stream, levels, scores,
+    solved components) go to files in the work directory, removed when no later stage reads
+    them: at the end of every stage the workers hold (Dask-managed) only the small shared
+    objects, not the records or their encodings, and nothing is left on disk. The old code
+    kept the records, the match view and the encodings persisted in the workers' memory. The
+    id sort cuts the table into partitions of about RECORDS_PER_PARTITION records whatever the
+    input's partitions (here one)."""
+    written = {}
+    orig = D._Work.remove
+
+    def spy(self, stage=None):
+        for st in [stage] if stage is not None else os.listdir(self.root):
+            if os.path.isdir(os.path.join(self.root, st)):
+                written[st.rstrip("0123456789/").split("/")[-1]] = len(os.listdir(os.path.join(self.root, st)))
+        return orig(self, stage)
+
+    monkeypatch.setattr(D._Work, "remove", spy)
+    monkeypatch.setattr(D, "RECORDS_PER_PARTITION", 400)
+    df = generate_records(1500, random_state=2)
+    res = D.resolve_distributed(dd.from_pandas(df, npartitions=1), client=client, id_col="rec_id", truth="entity",
+                                work_dir=tmp_path / "work")
+    assert res.metrics["f1"] > 0.9  # the entities equal the local run's: test_generated_records_same_entities_as_local
+    assert {"raw", "mview", "keys", "blocks", "enc", "scored", "solved"} <= written.keys()
+    assert 3 <= written["raw"] <= 5 and written["enc"] == written["mview"] == written["raw"]
+    assert list((tmp_path / "work").iterdir()) == []
+    data_mb = res.blocking["encoded_mb"] + df.memory_usage(deep=True).sum() / 2**20
+    for stage in ("encode", "blocking", "comparisons", "model", "scoring", "clustering"):
+        held = sum(res.memory_mb[stage]["managed"])
+        assert held < 0.2 * data_mb, (stage, held, data_mb)

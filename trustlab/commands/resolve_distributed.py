@@ -25,6 +25,9 @@ def add_arguments(p) -> None:
     workers = constrained([Interval(numbers.Integral, 1, 256, closed="both")])
     g.add_argument("--local-cluster", metavar="N", type=workers, help="start a local Dask cluster of N worker "
                    "processes (one thread each) and run on it")
+    g.add_argument("--work-dir", metavar="DIR", help="directory for the intermediates the workers write and read "
+                   "(records, encodings, pairs; removed at the end; default: the system's temporary directory); on "
+                   "several machines, one every worker can reach")
 
 
 def wanted(args) -> bool:
@@ -53,6 +56,8 @@ def run(args) -> int:
         kw["blocking"] = split_rules(args.blocking)
     if args.max_block_size is not None:
         kw["max_block_size"] = args.max_block_size
+    if getattr(args, "work_dir", None):
+        kw["work_dir"] = args.work_dir
     src = args.input[0]
     if os.path.isfile(src):
         import dask.dataframe as dd

@@ -63,6 +63,20 @@ compared by 64-bit hash: two distinct values that share a hash (probability abou
 ``k^2 / 2^65`` among ``k`` distinct values, ~3e-8 for a million) would count as equal, the one
 way the result can differ from the local run's.
 
+**Memory.** No collection stays in the workers' memory between stages: every stage's tasks
+write their partitions as files in a work directory (``work_dir``; :class:`_Work`) — the
+records in canonical order (partitions of at most :data:`RECORDS_PER_PARTITION`), their
+match view, their encodings (arrays memory-mapped when a partition of pairs gathers its
+records, so only the touched records' pages are read: :class:`_EncFile`), the block keys,
+the pair stream, its levels, its scores and the solved components — and the next stage's
+tasks read them back; each directory is removed as soon as no later stage reads it, the
+whole directory at the end. The shuffles (sort, blocking, pair stream, components) are
+Dask's, which keep their own partitions on disk (``p2p``). What a worker holds is therefore
+its tasks' working set, bounded by the partition sizes, plus the broadcast objects (the
+model with its TF tables, the whole-record document frequencies, and in the solve step the
+component map: 16 bytes per record that has a positive pair); the disk holds about twice the
+records plus their encodings and pairs.
+
 Not distributed: field and rule inference (a bounded sample on the driver), the EM itself
 (on aggregated counts), the merge of the component maps (driver memory grows with the
 number of records that have a positive pair), and evaluation against the truth (two
@@ -96,6 +110,8 @@ PAIRS_PER_PARTITION = 250_000
 #: block-key rows per partition of a blocking rule's shuffle; a partition then emits at most
 #: this many times ``(max_block_size - 1) / 2`` pairs
 KEYS_PER_PARTITION = 100_000
+#: records per partition of the id-sorted table (the input's partitions may be of any size)
+RECORDS_PER_PARTITION = 100_000
 #: records per partition when components are solved
 RECORDS_PER_GROUP = 50_000
 #: random pairs (for the model's u) compared per task
@@ -204,13 +220,6 @@ def _placeholders_to_missing(df: pd.DataFrame, id_col: str | None) -> pd.DataFra
             out = df.copy() if out is None else out
             out[c] = col.mask(hit, np.nan)
     return df if out is None else out
-
-
-def _with_position(part: pd.DataFrame, offset: int) -> pd.DataFrame:
-    """The rows of a partition of the id-sorted table with their canonical position."""
-    out = part.reset_index(drop=True)
-    out.insert(0, "_idx", np.arange(len(out), dtype=np.int64) + int(offset))
-    return out
 
 
 def _key_rows(part: pd.DataFrame, rules: Sequence[str]) -> pd.DataFrame:
@@ -598,6 +607,171 @@ class _Enc:
         for arrays in self.csr.values():
             tot += sum(a.nbytes for a in arrays)
         return int(tot)
+
+
+# ----------------------------------------------------------------------------- the work directory
+# No collection stays in the workers' memory between stages: each stage's tasks write their
+# partitions as files under the run's work directory and later tasks read them back, so what a
+# worker holds is its tasks' working set (bounded by the partition sizes), whatever the table's
+# size. The encodings are stored as arrays that are memory-mapped when a partition of pairs
+# gathers its records: only the pages of the records it touches are read.
+
+
+def _save_frame(df: pd.DataFrame, path: str) -> int:
+    """Write one partition (pickled: every dtype and the index round-trip exactly); its length."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    df.to_pickle(path, compression=None)
+    return len(df)
+
+
+def _load_frame(path: str) -> pd.DataFrame:
+    return pd.read_pickle(path, compression=None)
+
+
+def _spilled(paths: Sequence[str], meta: pd.DataFrame, divisions=None, offsets: Sequence[int] | None = None):
+    """A Dask DataFrame whose partitions are read from ``paths`` each time a task needs them
+    (with ``offsets``: partitions of the id-sorted table, read with their canonical positions)."""
+    import dask
+    import dask.dataframe as dd
+
+    if not paths:
+        return dd.from_pandas(meta, npartitions=1)
+    divs = tuple(divisions) if divisions is not None else (None,) * (len(paths) + 1)
+    parts = [dask.delayed(_load_frame, pure=True)(p) for p in paths] if offsets is None else \
+        [dask.delayed(_load_positioned, pure=True)(p, int(o)) for p, o in zip(paths, offsets)]
+    return dd.from_delayed(parts, meta=meta, divisions=divs, verify_meta=False)
+
+
+class _Strings:
+    """A column of strings stored as an Arrow array in a file, memory-mapped: ``s[pos]`` reads
+    the strings at ``pos`` only (an object array of ``str``)."""
+
+    dtype = np.dtype(object)
+
+    def __init__(self, path: str):
+        self.path = path
+
+    def __getitem__(self, pos) -> np.ndarray:
+        import pyarrow as pa
+
+        with pa.memory_map(self.path) as src:
+            col = pa.ipc.open_file(src).get_batch(0).column(0)
+            if isinstance(pos, slice):
+                return col.to_numpy(zero_copy_only=False)[pos]
+            return col.take(pa.array(np.asarray(pos, np.int64))).to_numpy(zero_copy_only=False)
+
+
+def _save_array(a: np.ndarray, path: str) -> str:
+    """Write one array: strings as Arrow (memory-mapped on reading), numbers as ``.npy``, other
+    objects pickled (read whole); the kind written."""
+    a = np.asarray(a)
+    if a.dtype == object:
+        if a.size and pd.api.types.infer_dtype(a, skipna=False) == "string":
+            import pyarrow as pa
+
+            arr = pa.array(a, type=pa.large_string())
+            with pa.OSFile(path + ".arrow", "wb") as sink, \
+                    pa.ipc.new_file(sink, pa.schema([("v", pa.large_string())])) as w:
+                w.write_batch(pa.record_batch([arr], names=["v"]))
+            return "arrow"
+        pd.to_pickle(a, path + ".pkl", compression=None)
+        return "pkl"
+    np.save(path + ".npy", a, allow_pickle=False)
+    return "npy"
+
+
+def _open_array(path: str, kind: str, mmap: bool):
+    if kind == "arrow":
+        s = _Strings(path + ".arrow")
+        return s if mmap else s[slice(None)]
+    if kind == "pkl":
+        return pd.read_pickle(path + ".pkl", compression=None)
+    if mmap:
+        try:
+            return np.load(path + ".npy", mmap_mode="r")
+        except ValueError:  # an empty array cannot be mapped
+            pass
+    return np.load(path + ".npy")
+
+
+@dataclass
+class _EncFile:
+    """An encoded partition (:class:`_Enc`) written under ``path``: ``take`` reads only the
+    records it is asked for (the arrays are memory-mapped), ``load`` reads it whole."""
+
+    path: str
+    n: int
+    meta: str = "meta.pkl"
+
+    @staticmethod
+    def save(enc: _Enc, path: str, prefix: str = "", kept: dict | None = None) -> "_EncFile":
+        """Write ``enc`` under ``path`` (file names starting with ``prefix``, its description in
+        ``{prefix}meta.pkl``); an array that is one of ``kept``'s (by identity: an array read from
+        the files already there) keeps its file."""
+        os.makedirs(path, exist_ok=True)
+        kept = kept or {}
+
+        def put(a, name):
+            if id(a) in kept:
+                return kept[id(a)]
+            return name, _save_array(a, os.path.join(path, name))
+
+        meta = {"idx": put(enc.idx, f"{prefix}idx"),
+                "cols": [(k, *put(v, f"{prefix}c{q}")) for q, (k, v) in enumerate(enc.cols.items())],
+                "csr": [(k, [put(a, f"{prefix}s{q}_{b}") for b, a in enumerate(arrays)])
+                        for q, (k, arrays) in enumerate(enc.csr.items())],
+                "raw": enc.raw, "n": int(len(enc.idx))}
+        pd.to_pickle(meta, os.path.join(path, f"{prefix}meta.pkl"), compression=None)
+        return _EncFile(path, meta["n"], f"{prefix}meta.pkl")
+
+    def _open(self, mmap: bool) -> tuple[_Enc, dict]:
+        """The encoding (arrays memory-mapped with ``mmap``) and, by array identity, the file
+        each array came from."""
+        meta = pd.read_pickle(os.path.join(self.path, self.meta), compression=None)
+        files: dict = {}
+
+        def get(name, kind):
+            a = _open_array(os.path.join(self.path, name), kind, mmap)
+            files[id(a)] = (name, kind)
+            return a
+
+        enc = _Enc(get(*meta["idx"]), {k: get(name, kind) for k, name, kind in meta["cols"]},
+                   {k: tuple(get(*f) for f in fs) for k, fs in meta["csr"]}, meta["raw"])
+        return enc, files
+
+    def take(self, want: np.ndarray) -> _Enc:
+        """The records whose positions are in ``want`` (sorted, unique), read from the files."""
+        e = self._open(mmap=True)[0].take(want)
+        return _Enc(np.asarray(e.idx), {k: np.asarray(v) for k, v in e.cols.items()},
+                    {k: tuple(np.asarray(a) for a in v) for k, v in e.csr.items()}, e.raw)
+
+    def load(self) -> _Enc:
+        return self._open(mmap=False)[0]
+
+    def weigh(self, fields, doc_freq: dict | None, tf_model) -> "_EncFile":
+        """:func:`_weigh` the partition beside its files: only the arrays it changes (the
+        whole-record weights, the TF frequencies) are written, under new names with a description
+        of their own (``wmeta.pkl``); the others keep their files. The unweighed description
+        stays, so a task run again (a lost worker's) weighs the same arrays again, not twice."""
+        enc, files = self._open(mmap=True)
+        for k in list(enc.cols):
+            if k.startswith("tfkey"):  # read whole: they become the TF frequencies
+                enc.cols[k] = np.asarray(enc.cols[k][slice(None)])
+        return _EncFile.save(_weigh(enc, fields, doc_freq, tf_model), self.path, prefix="w", kept=files)
+
+
+def _encode_file(part: pd.DataFrame, fields, only, tf_model, truth: str | None, path: str, doc: bool,
+                 view: tuple | None = None):
+    """:func:`_encode` one record partition and write it under ``path``: ``(handle, TF value
+    counts, shares, document counts (with ``doc``), bytes)``: the encoding itself leaves the
+    worker. With ``view = (view path, id column, compared columns, truth)``, ``part`` is the
+    records as read: their match view (:func:`_view`) is written to the view path and encoded."""
+    if view is not None:
+        part = _view(part, *view[1:])
+        _save_frame(part, view[0])
+    enc = _encode(part, fields, only, None, tf_model, truth)
+    return (_EncFile.save(enc, path), enc.tf_counts, enc.shares if enc.shares is not None else ({}, 0),
+            _doc_counts(enc) if doc else None, enc.nbytes())
 
 
 def _per_value(s: pd.Series, fn) -> np.ndarray:
@@ -1055,10 +1229,6 @@ def _pair_ids(part: pd.DataFrame) -> np.ndarray:
     return sorted_unique(np.concatenate([part.index.to_numpy(np.int64), part["j"].to_numpy(np.int64)]))
 
 
-def _take(enc: _Enc, want: np.ndarray) -> _Enc:
-    return enc.take(want)
-
-
 def _level_frame_meta(ctx: _Context) -> pd.DataFrame:
     out = {"i": np.zeros(0, np.int64), "j": np.zeros(0, np.int64)}
     for c in range(len(ctx.fields)):
@@ -1097,30 +1267,27 @@ def _level_frame(pairs: pd.DataFrame, ctx: _Context, *encs: _Enc) -> pd.DataFram
     return pd.DataFrame(out)
 
 
-def _random_level_rows(rp: np.ndarray, ctx: _Context, *encs: _Enc) -> np.ndarray:
-    """Levels of the random pairs ``rp`` (every row, repeats kept)."""
+def _random_level_rows(rp: np.ndarray, ctx: _Context, encs: Sequence[_EncFile], enc_divs) -> np.ndarray:
+    """Levels of the random pairs ``rp`` (every row, repeats kept), their records' encodings
+    read from ``encs`` (:func:`_gather`)."""
+    from trustlab._chunks import sorted_unique
+
     if not len(rp):
         return np.zeros((0, len(ctx.fields)), np.int8)
-    return _encoded_levels(_Enc.concat(encs), rp, ctx)[0]
+    return _encoded_levels(_Enc.concat(_gather(encs, enc_divs, sorted_unique(rp.ravel()))), rp, ctx)[0]
 
 
-def _takes(encs: list, enc_divs, want, lo: int = 0) -> list:
-    """Delayed slices of the encoded record partitions holding positions ``want`` (a delayed
-    or an array); partitions wholly below position ``lo`` are skipped."""
-    import dask
-
+def _gather(encs: Sequence[_EncFile], enc_divs, want: np.ndarray) -> list:
+    """The encodings of the records at positions ``want`` (sorted, unique), read from the files
+    of the record partitions that hold them (divisions ``enc_divs``), in the task that needs
+    them: no intermediate result, one task per partition of pairs."""
     out = []
     for k, e in enumerate(encs):
-        if enc_divs[k + 1] < lo:
-            continue
-        if isinstance(want, np.ndarray):  # known here: only the partitions holding some, each its share
-            a = np.searchsorted(want, enc_divs[k], side="left")
-            b = np.searchsorted(want, enc_divs[k + 1], side="right")
-            if a < b:
-                out.append(dask.delayed(_take)(e, want[a:b]))
-            continue
-        out.append(dask.delayed(_take)(e, want))
-    return out
+        a = np.searchsorted(want, enc_divs[k], side="left")
+        b = np.searchsorted(want, enc_divs[k + 1], side="right")
+        if a < b:
+            out.append(e.take(want[a:b]))
+    return out or [encs[0].take(want[:0])]
 
 
 # ----------------------------------------------------------------------------- the result
@@ -1150,6 +1317,10 @@ class DistributedResolution:
         Seconds per stage.
     cpu_seconds : dict
         CPU seconds per stage, of the driver process and the workers together.
+    memory_mb : dict
+        Per stage: with a distributed client, each worker's resident and Dask-managed memory
+        (``rss``, ``managed``: MB, sorted) at the stage's end, what the workers still hold; and
+        the work directory's size then (``work_dir``, MB).
     metrics : dict or None
         Pairwise precision / recall / F1 and cluster metrics against ``truth``.
     settings : dict
@@ -1179,6 +1350,7 @@ class DistributedResolution:
     field_report: Any = None
     components: dict = field(default_factory=dict)
     cpu_seconds: dict = field(default_factory=dict)
+    memory_mb: dict = field(default_factory=dict)
 
     def entities(self):
         """The output as a Dask DataFrame (``dask.dataframe.read_parquet``)."""
@@ -1192,21 +1364,73 @@ class DistributedResolution:
                 "fields": [f"{f.column}:{f.kind}" for f in self.fields], "rules": list(self.rules),
                 "blocking": dict(self.blocking), "components": dict(self.components),
                 "seconds": {k: round(v, 3) for k, v in self.seconds.items()},
-                "cpu_seconds": {k: round(v, 3) for k, v in self.cpu_seconds.items()}, "metrics": self.metrics,
+                "cpu_seconds": {k: round(v, 3) for k, v in self.cpu_seconds.items()},
+                "memory_mb": dict(self.memory_mb), "metrics": self.metrics,
                 "settings": dict(self.settings), "model_problems": list(getattr(self.model, "problems_", []))}
 
 
 # ----------------------------------------------------------------------------- the driver
 
 
+class _Work:
+    """The run's work directory: each stage's partitions as files (``path(stage, k)``),
+    removed stage by stage as soon as no later stage reads them, and all at the end. On a
+    cluster of several machines it must be a directory every worker can read and write (a
+    shared file system); on one machine, any local directory."""
+
+    def __init__(self, parent: str | os.PathLike | None):
+        if parent is not None:
+            os.makedirs(parent, exist_ok=True)
+        self.root = tempfile.mkdtemp(prefix="trustlab-work-", dir=None if parent is None else str(parent))
+        self._n = 0
+
+    def path(self, stage: str, k: int, suffix: str = ".pkl") -> str:
+        return os.path.join(self.root, stage, f"part-{k:05d}{suffix}")
+
+    def size(self) -> int:
+        """Bytes of the files now in the work directory."""
+        tot = 0
+        for d, _, files in os.walk(self.root):
+            for f in files:
+                try:
+                    tot += os.path.getsize(os.path.join(d, f))
+                except OSError:  # pragma: no cover - removed meanwhile
+                    pass
+        return tot
+
+    def fresh(self, stage: str) -> str:
+        """A new stage name (``stage1``, ``stage2``…): the blocking rules may be fitted twice."""
+        self._n += 1
+        return f"{stage}{self._n}"
+
+    def remove(self, stage: str | None = None) -> None:
+        import shutil
+
+        shutil.rmtree(self.root if stage is None else os.path.join(self.root, stage), ignore_errors=True)
+
+
 class _Run:
-    """Stage timing, persistence and Dask diagnostics of one run."""
+    """Stage timing, computing and Dask diagnostics of one run."""
 
     def __init__(self, client, progress: bool):
         self.client = client
         self.progress = progress and client is not None
         self.seconds: dict[str, float] = {}
         self.cpu_seconds: dict[str, float] = {}
+        self.memory_mb: dict[str, dict] = {}
+        self.work: _Work | None = None
+
+    def _memory(self) -> dict:
+        """Each worker's resident memory and Dask-managed memory (the data it holds: persisted
+        collections and task results), in MB, at the end of a stage."""
+        out = {} if self.work is None else {"work_dir": round(self.work.size() / 2**20, 1)}
+        if self.client is None:
+            return out
+        try:
+            got = self.client.run(_worker_memory)
+        except Exception:  # pragma: no cover - a worker lost between stages: no figure
+            return out
+        return {"rss": sorted(v[0] for v in got.values()), "managed": sorted(v[1] for v in got.values()), **out}
 
     def _cpu(self) -> float:
         """CPU seconds used so far by this process and the workers (a stage's CPU time is
@@ -1230,19 +1454,30 @@ class _Run:
         dt, dc = time.perf_counter() - t, self._cpu() - c
         self.seconds[name] = self.seconds.get(name, 0.0) + dt
         self.cpu_seconds[name] = self.cpu_seconds.get(name, 0.0) + dc
-        log.info("stage %s: %.1f s (%.1f CPU s)", name, dt, dc)
+        self.memory_mb[name] = mem = self._memory()
+        log.info("stage %s: %.1f s (%.1f CPU s); workers' memory at its end (MB): %s", name, dt, dc, mem)
 
-    def persist(self, coll):
+    def submit(self, objs: list):
+        """Start computing ``objs`` (on a cluster: now, in the background); :meth:`gather` the results."""
+        if self.client is not None:
+            futs = self.client.compute(list(objs))
+            if self.progress:
+                from distributed import progress
+
+                progress(futs)
+            return futs
+        return list(objs)
+
+    def gather(self, started) -> list:
+        if self.client is not None:
+            return self.client.gather(started)
         import dask
 
-        out = dask.persist(coll)[0]
-        if self.progress:
-            from distributed import progress
-
-            progress(out)
-        return out
+        return list(dask.compute(*started))
 
     def compute(self, *objs):
+        if self.progress:
+            return tuple(self.gather(self.submit(list(objs))))
         import dask
 
         return dask.compute(*objs)
@@ -1263,6 +1498,15 @@ def _identity(x):
 
 def _process_cpu() -> tuple[int, float]:
     return os.getpid(), time.process_time()
+
+
+def _worker_memory(dask_worker=None) -> tuple[float, float]:
+    """(resident MB, Dask-managed MB) of the worker this runs on."""
+    import psutil
+
+    rss = psutil.Process().memory_info().rss / 2**20
+    managed = float(getattr(getattr(dask_worker, "state", None), "nbytes", 0) or 0) / 2**20
+    return round(rss, 1), round(managed, 1)
 
 
 def check_distributed_options(*, labels=None, truth=None, scorer="auto", model="logistic", link_type=None,
@@ -1325,6 +1569,7 @@ def check_distributed_options(*, labels=None, truth=None, scorer="auto", model="
         "sample_size": [Interval(numbers.Integral, 2, None, closed="left")],
         "pairs_per_partition": [Interval(numbers.Integral, 1000, None, closed="left")],
         "npartitions": [Interval(numbers.Integral, 1, None, closed="left"), None],
+        "work_dir": [str, os.PathLike, None],
     }
 )
 def resolve_distributed(
@@ -1349,6 +1594,7 @@ def resolve_distributed(
     sample_size: int = SAMPLE_RECORDS,
     pairs_per_partition: int = PAIRS_PER_PARTITION,
     npartitions: int | None = None,
+    work_dir: str | os.PathLike | None = None,
 ) -> DistributedResolution:
     """Resolve a table that need not fit one machine, every stage on Dask.
 
@@ -1386,6 +1632,14 @@ def resolve_distributed(
         Candidate pairs per partition of the pair stream.
     npartitions : int, optional
         Repartition the input into this many partitions first.
+    work_dir : str or path, optional
+        Where the intermediates go (a new subdirectory, removed at the end; default: the
+        system's temporary directory): the records in canonical order, their encodings, the
+        block keys, the pair stream, its levels and scores, the solved components. No stage
+        keeps a collection in the workers' memory, so a worker holds its tasks' working set
+        (bounded by the partition sizes) whatever the table's size; the disk holds about the
+        records twice plus their encodings and pairs. On a cluster of several machines this
+        must be a directory every worker can read and write (a shared file system).
 
     Returns
     -------
@@ -1426,18 +1680,24 @@ def resolve_distributed(
     ctx_client = client.as_current() if client is not None else nullcontext()
     t0 = time.perf_counter()
     with ctx_client, dask.config.set({"dataframe.convert-string": False}):
-        res = _resolve(run, records, output=output, id_col=id_col, fields=fields, truth=truth, blocking=blocking,
-                       max_block_size=int(max_block_size), random_state=random_state, sample_size=int(sample_size),
-                       pairs_per_partition=int(pairs_per_partition), npartitions=npartitions,
-                       cfg=_SolveConfig(method, threshold, time_limit, int(M), opts, int(complete_components),
-                                        weights))
+        work = run.work = _Work(work_dir)
+        try:
+            res = _resolve(run, work, records, output=output, id_col=id_col, fields=fields, truth=truth,
+                           blocking=blocking, max_block_size=int(max_block_size), random_state=random_state,
+                           sample_size=int(sample_size), pairs_per_partition=int(pairs_per_partition),
+                           npartitions=npartitions,
+                           cfg=_SolveConfig(method, threshold, time_limit, int(M), opts, int(complete_components),
+                                            weights))
+        finally:
+            work.remove()
     run.seconds["total"] = time.perf_counter() - t0
     res.seconds = dict(run.seconds)
     res.cpu_seconds = dict(run.cpu_seconds)
+    res.memory_mb = dict(run.memory_mb)
     return res
 
 
-def _resolve(run: _Run, records, *, output, id_col, fields, truth, blocking, max_block_size, random_state,
+def _resolve(run: _Run, work: _Work, records, *, output, id_col, fields, truth, blocking, max_block_size, random_state,
              sample_size, pairs_per_partition, npartitions, cfg: _SolveConfig) -> DistributedResolution:
     import dask
     import dask.dataframe as dd
@@ -1464,8 +1724,8 @@ def _resolve(run: _Run, records, *, output, id_col, fields, truth, blocking, max
                              "Pass the right one with id_col=... (CLI: --id-col).")
         if truth is not None and truth not in ddf.columns:
             raise ValueError(f"truth column {truth!r} not found; the records have columns {list(ddf.columns)}")
-        ddf = run.persist(ddf)
-        n = int(run.compute(ddf.map_partitions(len).sum())[0])
+        # the input is read again by each use (it is not held in memory); counting reads only the ids
+        n = int(run.compute(ddf[id_col].map_partitions(len).sum())[0])
         if n == 0:
             raise ValueError("records is empty; at least one record is required")
     # ---------------------------------------------------------------- infer on a sample (input order)
@@ -1479,10 +1739,18 @@ def _resolve(run: _Run, records, *, output, id_col, fields, truth, blocking, max
             raise ValueError(f"id column {id_col!r} has missing values; every record needs an id")
     # ---------------------------------------------------------------- canonical order (by id)
     with run.stage("order"):
-        # the distributed sort starts here; on a cluster the workers sort while the driver infers
+        # the distributed sort starts here, into partitions of at most RECORDS_PER_PARTITION records
+        # written to the work directory; on a cluster the workers sort while the driver infers
         numeric = pd.api.types.is_numeric_dtype(ddf[id_col].dtype)
         keyed = ddf.assign(_key=ddf[id_col] if numeric else ddf[id_col].astype(str))
-        srt = run.persist(keyed.set_index("_key"))
+        # the partition bounds from the sample's ids (no pass of their own over the table)
+        skeys = sample[id_col].dropna()
+        srt = keyed.set_index("_key", divisions=_sort_divisions(skeys if numeric else skeys.astype(str),
+                                                                max(1, math.ceil(n / RECORDS_PER_PARTITION))))
+        sorted_meta = srt._meta
+        sorting = run.submit([dask.delayed(_save_sorted)(p, work.path("raw", k), id_col) for k, p in
+                              enumerate(srt.to_delayed())])
+        del srt, keyed
     with run.stage("infer"):
         sample = _placeholders_to_missing(sample, id_col)
         report = field_report(fields, sample, id_col=id_col, exclude=[truth] if truth else [])
@@ -1491,50 +1759,55 @@ def _resolve(run: _Run, records, *, output, id_col, fields, truth, blocking, max
         default_blocking = blocking is None
         rules = _rules(blocking, sample, flds, max_block_size, n)
     with run.stage("order"):
-        lengths = np.array(run.compute(*[dask.delayed(len)(p) for p in srt.to_delayed()]), np.int64)
+        got = run.gather(sorting)
+        lengths = np.array([g[0] for g in got], np.int64)
         offsets = np.r_[0, np.cumsum(lengths)]
-        meta = _with_position(srt._meta, 0)
-        divs = tuple(int(offsets[k]) for k in range(len(lengths)) if lengths[k] > 0) + (n - 1,)
-        pos = dd.from_delayed([dask.delayed(_with_position)(p, int(offsets[k]))
-                               for k, p in enumerate(srt.to_delayed()) if lengths[k] > 0], meta=meta, verify_meta=False)
-        raw = pos.set_index("_idx", sorted=True, divisions=list(divs))
-        raw = run.persist(raw)
-        del ddf, keyed, srt, pos  # the input and sorted copies: only ``raw`` stays in the workers' memory
-        _check_unique_ids(run, raw, id_col)
         keep_cols = columns + ([truth] if truth and truth not in columns else [])
         mcols = [c for c in columns if c != id_col]
-        mview = raw.map_partitions(_match_view, id_col, mcols, meta=raw._meta[[id_col] + mcols])
-        if truth and truth not in columns:
-            mview = mview.assign(**{truth: raw[truth]})
-        mview = run.persist(mview)
+        view_truth = truth if truth and truth not in columns else None
+        ks = [k for k in range(len(lengths)) if lengths[k] > 0]
+        _check_unique_ids([got[k][1] for k in ks], id_col)
+        # the sorted partitions are the records (as read): each read with its canonical positions
+        divs = [int(offsets[k]) for k in ks] + [n - 1]
+        raw_meta = _positioned_meta(sorted_meta)
+        raw = _spilled([work.path("raw", k) for k in ks], raw_meta, divs, offsets=[int(offsets[k]) for k in ks])
+        mview_meta = _view(raw_meta, id_col, mcols, view_truth)
+        # the match view: written by the encoding tasks (until then, made from the records when read)
+        mview = raw.map_partitions(_view, id_col, mcols, view_truth, meta=mview_meta)
     # ---------------------------------------------------------------- corpus statistics
     with run.stage("statistics"):  # the kinds without an encoder (the encoded ones' come with the encodings)
         corpus, _, _ = _statistics(run, mview, flds, n, skip=ENCODED_KINDS, tf=False)
         only = FSModel(flds).needed_features()
     # ---------------------------------------------------------------- encode every record once
     with run.stage("encode"):
-        encs = list(dask.persist(*[dask.delayed(_encode)(p, flds, only, None, FSModel(flds), truth)
-                                   for p in mview.to_delayed()]))
-        # the TF tables from the encoded values' counts, and the whole-record fields' document
-        # frequencies by token hash, summed over the partitions; then each partition's TF
-        # frequencies and word weights are set (no second pass over the strings)
+        # each record partition encoded on a worker and written to the work directory; the TF
+        # tables from the encoded values' counts (summed by a tree of tasks), and the whole-record
+        # fields' document frequencies by token hash, summed over the partitions; then each
+        # partition's TF frequencies and word weights are set (no second pass over the strings)
         tf_fields = [flds[c] for c in FSModel(flds)._tf_fields()]
-        tf_tables, tf_default = _tf_tables(_summed_counts(run, [dask.delayed(getattr)(e, "tf_counts") for e in encs],
-                                                          _counts_meta()), tf_fields, n) if tf_fields else ({}, {})
+        doc = any(f.kind in ("record", "codes") for f in flds)
+        view_paths = [work.path("mview", k) for k in range(raw.npartitions)]
+        E = [dask.delayed(_encode_file, nout=5)(p, flds, only, FSModel(flds), truth, work.path("enc", k, ""), doc,
+                                                (view_paths[k], id_col, mcols, view_truth))
+             for k, p in enumerate(raw.to_delayed())]
+        root = _count_tree([e[1] for e in E]) if tf_fields else None
+        tf_got, encs, shares, docs, enc_bytes = run.compute(root, [e[0] for e in E], [e[2] for e in E],
+                                                            [e[3] for e in E], [e[4] for e in E])
+        mview = _spilled(view_paths, mview_meta, divs)
+        tf_tables, tf_default = _tf_tables(_counts_series(tf_got, _counts_meta()), tf_fields, n) if tf_fields \
+            else ({}, {})
         tf_model = FSModel(flds)
         tf_model.tf_tables_, tf_model.tf_default_ = tf_tables, tf_default
-        doc_freq = None
-        if any(f.kind in ("record", "codes") for f in flds):
-            doc_freq = _sum_doc_counts(run.compute(*[dask.delayed(_doc_counts)(e) for e in encs]), n)
+        doc_freq = _sum_doc_counts(docs, n) if doc else None
+        del docs
         if doc_freq is not None or tf_fields:
             shared_df, shared_tf = run.share(doc_freq), run.share(tf_model)
-            encs = list(dask.persist(*[dask.delayed(_weigh)(e, flds, shared_df, shared_tf) for e in encs]))
-        enc_bytes = run.compute(*[dask.delayed(_Enc.nbytes)(e) for e in encs])
+            encs = list(run.compute(*[dask.delayed(_EncFile.weigh)(e, flds, shared_df, shared_tf) for e in encs]))
         ctx = _Context(flds, only, corpus, tf_model, keep_cols, truth, doc_freq)
     # ---------------------------------------------------------------- blocking, comparisons, model
     size = max_block_size
     tightened_from = None
-    fitted = _fit(run, mview, encs, rules, size, flds, ctx, tf_tables, tf_default, truth, n, rng,
+    fitted = _fit(run, work, mview, encs, shares, rules, size, flds, ctx, tf_tables, tf_default, truth, n, rng,
                   pairs_per_partition)
     if default_blocking and fitted["model"].drifted_:
         from trustlab.er.pipeline import MIN_TIGHT_BLOCK_SIZE
@@ -1543,11 +1816,15 @@ def _resolve(run: _Run, records, *, output, id_col, fields, truth, blocking, max
         while s // 2 >= MIN_TIGHT_BLOCK_SIZE:
             s //= 2
             r2 = _rules(None, sample, flds, s, n)
-            f2 = _fit(run, mview, encs, r2, s, flds, ctx, tf_tables, tf_default, truth, n, rng, pairs_per_partition)
+            f2 = _fit(run, work, mview, encs, shares, r2, s, flds, ctx, tf_tables, tf_default, truth, n, rng,
+                      pairs_per_partition)
             if not f2["model"].drifted_:
+                work.remove(fitted["dir"])
                 fitted, rules, tightened_from, size = f2, r2, max_block_size, s
                 break
+            work.remove(f2["dir"])
     del encs
+    work.remove("enc")
     model = fitted["model"]
     model.warn_if_degenerate(stacklevel=4)
     d = len(flds)
@@ -1556,11 +1833,15 @@ def _resolve(run: _Run, records, *, output, id_col, fields, truth, blocking, max
         shared_model = run.share(model)
         meta = pd.DataFrame({"i": np.zeros(0, np.int64), "j": np.zeros(0, np.int64), "prob": np.zeros(0),
                              "w": np.zeros(0)})
-        scored = run.persist(fitted["levels"].map_partitions(_score_frame, shared_model, d, cfg.weights, meta=meta))
-        del fitted["levels"]
+        # each partition of levels scored and written; its union-find map (the components'
+        # first step) comes back with it
+        spaths = [work.path("scored", k) for k in range(len(fitted["level_paths"]))]
+        parts = run.compute(*[dask.delayed(_score_file)(lp, shared_model, d, cfg.weights, spaths[k])
+                              for k, lp in enumerate(fitted["level_paths"])])
+        scored = _spilled(spaths, meta, fitted["divisions"])
+        work.remove(fitted["dir"])
     # ---------------------------------------------------------------- connected components
     with run.stage("components"):
-        parts = run.compute(*[dask.delayed(_local_roots)(p) for p in scored.to_delayed()])
         labels = _merge_roots(parts)
         nodes, comp = labels
         sizes = np.unique(comp, return_counts=True)[1] if comp.size else np.zeros(0, np.int64)
@@ -1573,7 +1854,8 @@ def _resolve(run: _Run, records, *, output, id_col, fields, truth, blocking, max
             cfg.time_limit = default_time_limit(int(sizes.max()))  # the local run's: from the largest component
         ctx = _Context(flds, only, corpus, model, columns, None, doc_freq)
         # (the compared columns travel with the records, not the truth: solving does not need it)
-        solved, group_stats, n_solved_entities = _solve(run, mview, scored, labels, ctx, cfg, id_col, columns)
+        solved, group_stats, n_solved_entities = _solve(run, work, mview, scored, labels, ctx, cfg, id_col, columns)
+        work.remove("scored")
     # ---------------------------------------------------------------- write
     with run.stage("write"):
         out = str(output) if output is not None else tempfile.mkdtemp(prefix="trustlab-resolve-")
@@ -1691,15 +1973,65 @@ def _scaled_rules(sample: pd.DataFrame, flds, max_block_size: int, n: int) -> li
     return out
 
 
-def _check_unique_ids(run: _Run, raw, id_col: str) -> None:
-    """Ids are sorted: a duplicate sits next to its twin, in a partition or across a boundary."""
-    import dask
+def _id_ends(p: pd.DataFrame, id_col: str) -> tuple:
+    """Duplicated ids within a sorted partition, and its first and last id."""
+    v = p[id_col]
+    return int(v.duplicated().sum()), v.iloc[0] if len(v) else None, v.iloc[-1] if len(v) else None
 
-    def ends(p):
-        v = p[id_col]
-        return (int(v.duplicated().sum()), v.iloc[0] if len(v) else None, v.iloc[-1] if len(v) else None)
 
-    got = run.compute(*[dask.delayed(ends)(p) for p in raw.to_delayed()])
+def _sort_divisions(keys: pd.Series, k: int) -> list:
+    """Bounds that sort a table into about ``k`` partitions of equal size, from a sample of its
+    sort keys (``keys``: numbers or strings): the sample's quantiles, the first bound below
+    every key (Dask puts a key below the first bound into the last partition)."""
+    v = np.sort(keys.to_numpy())
+    if v.dtype == object:
+        low = ""
+    elif np.issubdtype(v.dtype, np.integer):
+        low = np.iinfo(v.dtype).min
+    else:
+        low = -np.inf
+    if not v.size:
+        return [low, low]
+    inner = [v[int(q)] for q in np.arange(1, k) * v.size // k] if k > 1 else []
+    out = [low]
+    for x in inner + [v[-1]]:
+        if x > out[-1]:
+            out.append(x)
+    if len(out) == 1:
+        out.append(out[0])
+    return [x.item() if hasattr(x, "item") else x for x in out]
+
+
+def _positioned_meta(sorted_meta: pd.DataFrame) -> pd.DataFrame:
+    out = sorted_meta.reset_index(drop=True)
+    out.index = pd.Index(np.zeros(0, np.int64), name="_idx")
+    return out
+
+
+def _save_sorted(part: pd.DataFrame, path: str, id_col: str) -> tuple[int, tuple]:
+    """Write one partition of the id-sorted table (its sort key dropped): its length and
+    :func:`_id_ends`."""
+    part = part.reset_index(drop=True)
+    _save_frame(part, path)
+    return len(part), _id_ends(part, id_col)
+
+
+def _load_positioned(path: str, offset: int) -> pd.DataFrame:
+    """A partition of the id-sorted table with its canonical positions (the index ``_idx``)."""
+    part = _load_frame(path)
+    part.index = pd.Index(np.arange(len(part), dtype=np.int64) + int(offset), name="_idx")
+    return part
+
+
+def _view(part: pd.DataFrame, id_col: str, mcols: list[str], truth: str | None) -> pd.DataFrame:
+    """The match view (:func:`_match_view`), plus the truth column when it is not compared."""
+    view = _match_view(part, id_col, mcols)
+    return view.assign(**{truth: part[truth]}) if truth else view
+
+
+def _check_unique_ids(got: Sequence[tuple], id_col: str) -> None:
+    """Ids are sorted: a duplicate sits next to its twin, in a partition or across a boundary
+    (``got``: :func:`_id_ends` of each partition, in order)."""
     dup = sum(g[0] for g in got) + sum(1 for a, b in zip(got[:-1], got[1:]) if a[2] is not None and a[2] == b[1])
     if dup:
         raise ValueError(f"id column {id_col!r} has {dup} duplicate id(s); ids must be unique per record")
@@ -1742,12 +2074,22 @@ def _counts_meta() -> pd.DataFrame:
 def _summed_counts(run: _Run, parts: list, meta: pd.DataFrame) -> pd.Series:
     """The value counts of the partitions (delayed frames of ``f``, ``tok``, ``n``; None: no
     rows) summed by a tree of tasks: a Series of ``n`` by ``(f, tok)``."""
+    root = _count_tree(parts)
+    return _counts_series(run.compute(root)[0] if root is not None else None, meta)
+
+
+def _count_tree(parts: list):
+    """The delayed sum (:func:`_add_counts`) of the partitions' value counts, by a tree of tasks
+    (None: no partitions)."""
     import dask
 
     level = list(parts)
     while len(level) > 1:
         level = [dask.delayed(_add_counts)(*level[k:k + _TREE]) for k in range(0, len(level), _TREE)]
-    got = run.compute(level[0])[0] if level else None
+    return level[0] if level else None
+
+
+def _counts_series(got: pd.DataFrame | None, meta: pd.DataFrame) -> pd.Series:
     return (got if got is not None else meta).set_index(["f", "tok"])["n"]
 
 
@@ -1777,16 +2119,16 @@ def _add_counts(*frames: pd.DataFrame | None) -> pd.DataFrame | None:
     return pd.concat(frames, ignore_index=True).groupby(["f", "tok"], sort=False)["n"].sum().reset_index()
 
 
-def _fit(run: _Run, mview, encs, rules, size, flds, ctx: _Context, tf_tables, tf_default, truth, n, rng,
-         pairs_per_partition) -> dict:
-    """Blocking, comparisons and the model for one set of rules: the pairs' levels
-    (persisted), the fitted model and the blocking statistics. ``encs``: the encoded
-    record partitions (persisted, divisions those of ``mview``); ``ctx``: the shared
-    comparison context."""
+def _fit(run: _Run, work: "_Work", mview, encs, shares, rules, size, flds, ctx: _Context, tf_tables, tf_default,
+         truth, n, rng, pairs_per_partition) -> dict:
+    """Blocking, comparisons and the model for one set of rules: the pairs' levels (files in
+    the work directory), the fitted model and the blocking statistics.
+    ``encs``: the encoded record partitions (:class:`_EncFile`, in the order and divisions of
+    ``mview``); ``shares``: their whole-record share sums; ``ctx``: the shared comparison
+    context. Every intermediate (block keys, pairs, levels) goes to files under ``work``, none
+    stays in memory; the levels' files are ``level_paths`` (divisions ``divisions``)."""
     import dask
-    import dask.dataframe as dd
 
-    from trustlab._chunks import sorted_unique
     from trustlab._chunks import spans as _spans
     from trustlab.er.defaults import random_pairs
     from trustlab.er.rules import parse_rule
@@ -1794,33 +2136,37 @@ def _fit(run: _Run, mview, encs, rules, size, flds, ctx: _Context, tf_tables, tf
 
     d = len(flds)
     shared_ctx = run.share(ctx)
+    fit = work.fresh("fit")
     with run.stage("blocking"):
         # one shuffle of every rule's block keys (hashed): each block lands whole in one partition
         pmeta = pd.DataFrame({"i": np.zeros(0, np.int64), "j": np.zeros(0, np.int64)})
         kmeta = pd.DataFrame({"key": np.zeros(0, np.uint64), "rec": np.zeros(0, np.int64), "r": np.zeros(0, np.int16)})
         caps = [n if parse_rule(r).kind == "all" else min(size, parse_rule(r).cap or size) for r in rules]
-        keys = run.persist(mview.map_partitions(_key_rows, list(rules), meta=kmeta))
-        n_keys = int(run.compute(keys.map_partitions(len).sum())[0])
+        kpaths = [work.path(f"{fit}/keys", k) for k in range(mview.npartitions)]
+        n_keys = int(sum(run.compute(*[dask.delayed(_save_frame)(dask.delayed(_key_rows)(p, list(rules)), kpaths[k])
+                                       for k, p in enumerate(mview.to_delayed())])))
         nparts = max(1, math.ceil(n_keys / KEYS_PER_PARTITION))
-        pairs = run.persist(keys.shuffle(on="key", npartitions=nparts).map_partitions(_block_pairs, caps, meta=pmeta))
-        del keys
-        divs, n_raw = _pair_divisions(run, pairs, n, pairs_per_partition, mview.npartitions)
+        blocks = _spilled(kpaths, kmeta).shuffle(on="key", npartitions=nparts).map_partitions(_block_pairs, caps,
+                                                                                               meta=pmeta)
+        ppaths = [work.path(f"{fit}/blocks", k) for k in range(nparts)]
+        hists = run.compute(*[dask.delayed(_save_pairs)(p, ppaths[k], n) for k, p in enumerate(blocks.to_delayed())])
+        work.remove(f"{fit}/keys")
+        divs, n_raw = _pair_divisions(np.sum(hists, axis=0) if hists else np.zeros(_POSITION_BINS, np.int64), n,
+                                      pairs_per_partition, mview.npartitions)
         # the pair stream by ranges of first records: (i, j) only, no record columns travel
-        left = run.persist(pairs.set_index("i", divisions=divs))
-        del pairs
+        left = _spilled(ppaths, pmeta).set_index("i", divisions=divs)
     with run.stage("comparisons"):
-        # each partition of pairs gathers the encodings of the records it touches (by id
-        # range, from the record partitions that hold them) and compares them
-        gmeta = _level_frame_meta(ctx)
-        frames = []
-        for p, part in enumerate(left.to_delayed()):
-            ids = dask.delayed(_pair_ids)(part)
-            frames.append(dask.delayed(_level_frame)(part, shared_ctx,
-                                                     *_takes(encs, mview.divisions, ids, lo=int(divs[p]))))
-        levels = run.persist(dd.from_delayed(frames, meta=gmeta, divisions=list(divs), verify_meta=False))
-        del left, frames
-        counts = run.compute(*[dask.delayed(_level_counts)(p, d) for p in levels.to_delayed()])
-        part_sizes = run.compute(levels.map_partitions(len))[0]
+        # each partition of pairs gathers the encodings of the records it touches (by id range,
+        # from the record partitions' files: only their pages) and compares them; its levels are
+        # written to the work directory and its level counts come back
+        lpaths = [work.path(f"{fit}/levels", p) for p in range(left.npartitions)]
+        edivs = [int(x) for x in mview.divisions]
+        got = run.compute(*[dask.delayed(_level_file)(part, shared_ctx, d, lpaths[p], encs, edivs)
+                            for p, part in enumerate(left.to_delayed())])
+        work.remove(f"{fit}/blocks")
+        del left
+        counts = [g[0] for g in got]
+        part_sizes = np.array([g[1] for g in got], np.int64)
     with run.stage("model"):
         Gs = [c[0] for c in counts if len(c[0])]
         n_pairs = int(sum(c[1].sum() for c in counts))
@@ -1835,12 +2181,10 @@ def _fit(run: _Run, mview, encs, rules, size, flds, ctx: _Context, tf_tables, tf
         # (in pieces compared in parallel, each gathering the encodings of its own records)
         rp = random_pairs(n, rng)
         pieces = [rp[a:b] for a, b in _spans(len(rp), RANDOM_PAIRS_PER_TASK)]
-        Gr = np.concatenate(run.compute(*[
-            dask.delayed(_random_level_rows)(q, shared_ctx, *_takes(encs, mview.divisions, sorted_unique(q.ravel())))
-            for q in pieces])) if pieces else np.zeros((0, d), np.int8)
+        Gr = np.concatenate(run.compute(*[dask.delayed(_random_level_rows)(q, shared_ctx, encs, edivs)
+                                          for q in pieces])) if pieces else np.zeros((0, d), np.int8)
         # each field's share of the whole record's words, summed over the partitions
         # (counted when the records were encoded, from the words of their whole-record rows)
-        shares = run.compute(*[dask.delayed(_shares)(e) for e in encs])
         n_share = sum(k for _, k in shares)
         share = {c: sum(sm.get(c, 0.0) for sm, _ in shares) / n_share for c in {c for sm, _ in shares for c in sm}} \
             if n_share else {}
@@ -1849,13 +2193,32 @@ def _fit(run: _Run, mview, encs, rules, size, flds, ctx: _Context, tf_tables, tf
         pc = None
         if truth is not None:
             pc = _pair_completeness(run, mview, truth, sum(c[2] for c in counts))
-    return {"levels": levels, "model": model, "n_pairs": n_pairs, "pair_completeness": pc,
-            "npart": int(levels.npartitions), "max_part": int(np.max(part_sizes)) if len(part_sizes) else 0}
+    return {"level_paths": lpaths, "divisions": divs, "dir": fit, "model": model, "n_pairs": n_pairs,
+            "pair_completeness": pc, "npart": int(len(lpaths)),
+            "max_part": int(np.max(part_sizes)) if len(part_sizes) else 0}
 
 
-def _shares(enc: _Enc) -> tuple[dict, int]:
-    """:func:`~trustlab.er.scoring.record_share_sums` of an encoded partition."""
-    return enc.shares if enc.shares is not None else ({}, 0)
+def _save_pairs(part: pd.DataFrame, path: str, n: int) -> np.ndarray:
+    """Write one partition of block pairs; the histogram of its first records (:func:`_first_counts`)."""
+    _save_frame(part, path)
+    return _first_counts(part, n)
+
+
+def _level_file(pairs: pd.DataFrame, ctx: _Context, d: int, path: str, encs: Sequence[_EncFile], enc_divs) -> tuple:
+    """:func:`_level_frame` of one partition of pairs (the encodings of the records it touches
+    read from ``encs``: :func:`_gather`), written to ``path``: its :func:`_level_counts` and its
+    number of pairs come back."""
+    lv = _level_frame(pairs, ctx, *_gather(encs, enc_divs, _pair_ids(pairs)))
+    _save_frame(lv, path)
+    return _level_counts(lv, d), len(lv)
+
+
+def _score_file(path: str, model, d: int, weights: str, out: str) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_score_frame` of one partition of levels, written to ``out``; its positive pairs'
+    union-find map (:func:`_local_roots`) comes back."""
+    sc = _score_frame(_load_frame(path), model, d, weights)
+    _save_frame(sc, out)
+    return _local_roots(sc)
 
 
 #: bins of first-record positions counted to place the pair stream's partition bounds
@@ -1867,13 +2230,10 @@ def _first_counts(part: pd.DataFrame, n: int) -> np.ndarray:
     return np.bincount(b, minlength=_POSITION_BINS)[:_POSITION_BINS]
 
 
-def _pair_divisions(run: _Run, pairs, n: int, per_part: int, at_least: int) -> tuple[list[int], int]:
+def _pair_divisions(hist: np.ndarray, n: int, per_part: int, at_least: int) -> tuple[list[int], int]:
     """Bounds of first-record positions that split the pair stream into partitions of about
     ``per_part`` pairs (pairs ``i < j`` crowd the low positions, so equal ranges of
-    positions would not do), from a histogram of ``i``; and the number of pairs."""
-    import dask
-
-    hist = np.sum(run.compute(*[dask.delayed(_first_counts)(p, n) for p in pairs.to_delayed()]), axis=0)
+    positions would not do), from a histogram of ``i`` (:func:`_first_counts`); and the number of pairs."""
     total = int(hist.sum())
     k = max(at_least, math.ceil(total / per_part))
     cum = np.cumsum(hist)
@@ -1899,10 +2259,11 @@ def _merge_roots(parts) -> tuple[np.ndarray, np.ndarray]:
     return _min_roots(a, b)
 
 
-def _solve(run: _Run, mview, scored, labels, ctx: _Context, cfg: _SolveConfig, id_col: str, keep_cols):
+def _solve(run: _Run, work: "_Work", mview, scored, labels, ctx: _Context, cfg: _SolveConfig, id_col: str,
+           keep_cols):
     """Range-partition records and pairs by component and solve each partition's
-    components: (Dask DataFrame of ``_idx``, ``entity_id``; per-partition statistics;
-    the number of entities among these records)."""
+    components: (Dask DataFrame of ``_idx``, ``entity_id``, read from the work directory;
+    per-partition statistics; the number of entities among these records)."""
     import dask
     import dask.dataframe as dd
 
@@ -1922,13 +2283,18 @@ def _solve(run: _Run, mview, scored, labels, ctx: _Context, cfg: _SolveConfig, i
     emeta = _edges_by_component(scored._meta, (np.zeros(0, np.int64), np.zeros(0, np.int64)))
     edges = scored.map_partitions(_edges_by_component, shared, meta=emeta).set_index("comp", divisions=divs)
     ctx2 = run.share(_Context(ctx.fields, ctx.only, ctx.corpus, ctx.tf_model, ctx.columns, None, ctx.doc_freq))
-    out = [dask.delayed(_solve_groups, nout=2)(r, e, ctx2, cfg, id_col)
-           for r, e in zip(recs.to_delayed(), edges.to_delayed())]
-    # each partition solved once: its (frame, statistics) kept, then both read from it (a
-    # persisted frame alone would let the statistics solve every partition again)
-    out = run.persist(out)
-    solved = run.persist(dd.from_delayed([o[0] for o in out], meta=meta, verify_meta=False))
-    stats = list(run.compute(*[o[1] for o in out]))
-    del out
-    ents = int(run.compute(solved["entity_id"].nunique())[0])
-    return solved, stats, ents
+    # each partition solved once: its frame written to the work directory, its statistics and
+    # its entities' number (entities lie whole in one partition) come back
+    paths = [work.path("solved", k) for k in range(recs.npartitions)]
+    got = run.compute(*[dask.delayed(_solve_file)(r, e, ctx2, cfg, id_col, paths[k])
+                        for k, (r, e) in enumerate(zip(recs.to_delayed(), edges.to_delayed()))])
+    return _spilled(paths, meta), [g[0] for g in got], int(sum(g[1] for g in got))
+
+
+def _solve_file(recs: pd.DataFrame, edges: pd.DataFrame, ctx: _Context, cfg: _SolveConfig, id_col: str,
+                path: str) -> tuple[dict, int]:
+    """:func:`_solve_groups` of one partition, its frame written to ``path``: its statistics
+    and number of entities come back."""
+    frame, stats = _solve_groups(recs, edges, ctx, cfg, id_col)
+    _save_frame(frame, path)
+    return stats, int(frame["entity_id"].nunique())
