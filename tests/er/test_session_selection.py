@@ -96,3 +96,27 @@ def test_complete_session_pairs_against_brute_force():
                      and cand[a[i]] >= SESSION_BLOCK_COMPLETE * k[a[i]] * (k[a[i]] - 1) / 2 for i, j in P])
     np.testing.assert_array_equal(got, want)
     assert want.any() and (~want & (G[:, 0] == 0)).any()  # both kinds of value occur
+
+
+def test_complete_session_pairs_in_link_mode_counts_pairs_across_tables():
+    """Two tables (pairs only across them): a value held by one record of table A and five of
+    table B has five possible pairs, not fifteen; all five proposed is a complete block."""
+    rng = np.random.default_rng(4)
+    a = np.array(["x"] * 6 + list(rng.choice(["y", "z", "w"], 54)), dtype=object)
+    src = np.array([0] + [1] * 5 + list(rng.integers(0, 2, 54)))
+    df = pd.DataFrame({"a": a})
+    fields = [Field("a", "exact")]
+    allp = np.array([(i, j) for i in range(60) for j in range(i + 1, 60) if src[i] != src[j]])
+    P = allp[(rng.random(len(allp)) < 0.3) | ((a[allp[:, 0]] == "x") & (a[allp[:, 1]] == "x"))]
+    model = FSModel(fields)
+    G = model.levels(compare(df, P, fields, only=model.needed_features()))
+    got = model._complete_session_pairs(df, P, G, 0, sources=src)
+    cand = Counter(a[i] for i, j in P if a[i] == a[j])
+    possible = Counter()
+    for i, j in allp:
+        if a[i] == a[j]:
+            possible[a[i]] += 1
+    want = np.array([a[i] == a[j] and cand[a[i]] >= SESSION_BLOCK_COMPLETE * possible[a[i]] for i, j in P])
+    np.testing.assert_array_equal(got, want)
+    assert got[(a[P[:, 0]] == "x") & (a[P[:, 1]] == "x")].all()
+    assert not model._complete_session_pairs(df, P, G, 0)[(a[P[:, 0]] == "x") & (a[P[:, 1]] == "x")].any()

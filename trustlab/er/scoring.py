@@ -411,11 +411,16 @@ class FSModel:
 
     # ------------------------------------------------------------------ fitting
     def fit(self, df: pd.DataFrame, pairs: np.ndarray, fm: Any, random_pairs: np.ndarray, fm_random: Any, *,
-            rules: Sequence[str] | None = None, max_matches: float | None = None) -> "FSModel":
+            rules: Sequence[str] | None = None, max_matches: float | None = None,
+            sources: np.ndarray | None = None) -> "FSModel":
         """Fit u on random pairs, then m and λ by EM on the candidate ``pairs``.
 
         ``max_matches`` caps the expected number of matching pairs (two duplicate-free
         tables hold at most as many as the smaller one has records).
+
+        ``sources`` (link mode: the table of each record, pairs only across tables) tells
+        the sessions which record pairs could be candidates at all
+        (:meth:`_complete_session_pairs`).
 
         ``fm`` / ``fm_random`` are :class:`~trustlab.er.comparisons.FeatureMatrix` of the
         candidate and the random pairs (from :func:`~trustlab.er.comparisons.compare`).
@@ -447,7 +452,7 @@ class FSModel:
         n_all = n * (n - 1) / 2.0
         frac = min(1.0, npairs / max(1.0, n_all))
         if self.sessions:
-            return self._fit_by_sessions(G, u, n, n_all, df, pairs, max_matches)
+            return self._fit_by_sessions(G, u, n, n_all, df, pairs, max_matches, sources=sources)
         # key states: fields of the key rules a pair agrees on carry no evidence (level -1)
         kc = self.key_codes(df) if self.forcing_ else []
         h = self.key_states(df, pairs, kc)
@@ -637,7 +642,8 @@ class FSModel:
 
     def _fit_by_sessions(self, G: np.ndarray | None, u: np.ndarray, n: int, n_all: float, df: pd.DataFrame | None,
                          pairs: np.ndarray | None, max_matches: float | None = None,
-                         counts: tuple[np.ndarray, np.ndarray] | None = None) -> "FSModel":
+                         counts: tuple[np.ndarray, np.ndarray] | None = None,
+                         sources: np.ndarray | None = None) -> "FSModel":
         """m per field from EM *sessions*, λ as the match share of all record pairs.
 
         Splink's training scheme: within the pairs that agree exactly on one identifying
@@ -674,7 +680,7 @@ class FSModel:
             if G is not None and df is not None and pairs is not None:
                 # only the values whose pairs blocking proposed (mostly) in full: see
                 # _complete_session_pairs
-                Gs, inv_s = _distinct_rows_inverse(G[self._complete_session_pairs(df, pairs, G, c)])
+                Gs, inv_s = _distinct_rows_inverse(G[self._complete_session_pairs(df, pairs, G, c, sources)])
                 cs = np.bincount(inv_s, minlength=len(Gs)).astype(np.float64)
             else:
                 rows = Gu[:, c] == 0
@@ -731,7 +737,8 @@ class FSModel:
         self.problems_ = self._diagnose(post, int(npairs), n, weights=cnt)
         return self
 
-    def _complete_session_pairs(self, df: pd.DataFrame, pairs: np.ndarray, G: np.ndarray, c: int) -> np.ndarray:
+    def _complete_session_pairs(self, df: pd.DataFrame, pairs: np.ndarray, G: np.ndarray, c: int,
+                                sources: np.ndarray | None = None) -> np.ndarray:
         """The candidate pairs of field ``c``'s session: those that agree exactly on it in a
         value at least :data:`SESSION_BLOCK_COMPLETE` of whose record pairs are candidates.
 
@@ -743,7 +750,8 @@ class FSModel:
         fields, and EM takes that selection for its match class (RLdata10000: 7,000 pairs of
         purged surnames made the surname session's match share 7x the truth's). The value
         is the field's raw value (as the records hold it; both columns of a two-column
-        field); the exact level may normalise more, which only makes a block look more complete."""
+        field); the exact level may normalise more, which only makes a block look more complete.
+        With ``sources`` (link mode) a value's record pairs are those across its tables."""
         cols = self.fields[c].columns()
         if not cols or any(x not in df.columns for x in cols):
             return G[:, c] == 0
@@ -754,7 +762,13 @@ class FSModel:
         ex = np.flatnonzero(G[:, c] == 0)
         v = codes[pairs[ex, 0]]
         got = np.bincount(v[v >= 0], minlength=nv).astype(np.float64)
-        full = got >= SESSION_BLOCK_COMPLETE * k * (k - 1) / 2
+        possible = k * (k - 1) / 2
+        if sources is not None:  # only pairs across tables: minus the pairs inside each table
+            src = np.unique(np.asarray(sources), return_inverse=True)[1].ravel()
+            ok = codes >= 0
+            ks = np.bincount(codes[ok] * (int(src.max()) + 1) + src[ok], minlength=nv * (int(src.max()) + 1))
+            possible = k * k / 2 - (ks.reshape(nv, -1).astype(np.float64) ** 2).sum(1) / 2
+        full = got >= SESSION_BLOCK_COMPLETE * possible
         keep = np.zeros(len(G), bool)
         keep[ex[(v >= 0) & full[np.maximum(v, 0)]]] = True
         return keep
