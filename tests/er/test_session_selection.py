@@ -69,6 +69,9 @@ def test_session_ignores_pairs_of_a_purged_block():
         sess = {x["field"]: x for x in model.sessions_}
         # the surname session holds the pairs of the complete blocks only
         assert sess["surname"]["pairs"] == int((same & (s[P[:, 0]] != "mueller")).sum())
+        # no rule blocks on the year alone: its session is the other rules' selection, kept whole
+        y = df["year"].to_numpy()
+        assert sess["year"]["pairs"] == int((y[P[:, 0]] == y[P[:, 1]]).sum())
         # duplicates' first names agree exactly or differ by one letter: m(else) ~ 0 (0.2 before)
         assert model.m_[0, 3] < 0.05
         # the surname session's match share is the duplicates' share among its pairs

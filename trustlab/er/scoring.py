@@ -90,6 +90,10 @@ MIN_SESSION_PAIRS = 10
 #: of the record pairs sharing that value are candidates (a purged or unblocked value's
 #: candidates are selected by the other rules, FSModel._complete_session_pairs)
 SESSION_BLOCK_COMPLETE = 0.5
+#: ... when those values hold at least this share of the session's pairs; otherwise (a field
+#: no rule blocks on alone, a birth year) the other rules' selection *is* the session, and it
+#: is kept whole
+SESSION_COMPLETE_SHARE = 0.75
 #: at most this many key rules enter the prior (two bits each in an int64 code)
 MAX_KEY_RULES = 31
 
@@ -584,7 +588,10 @@ class FSModel:
         :meth:`fit` on the pairs (session EM), with memory that depends on the number of
         distinct level rows rather than of pairs; :mod:`trustlab.er.distributed` sums the
         counts over the workers' partitions of the pair stream; ``record_share`` is
-        :meth:`_fit_record_share`'s result on the whole table."""
+        :meth:`_fit_record_share`'s result on the whole table. The counts hold no record
+        values, so the sessions here use every pair that agrees on their field (the local fit
+        leaves out the values blocking proposed only in part, :meth:`_complete_session_pairs`):
+        the two differ where a session field's blocks were purged."""
         self.set_forcing(rules)
         self.key_coef_, self.tf_centre_, self.tf_scale_ = [], {}, {}
         self.record_share_ = {str(k): float(v) for k, v in (record_share or {}).items()}
@@ -656,6 +663,10 @@ class FSModel:
         candidates. λ is then the share of matches among *all* record pairs (the
         candidates' posterior mass over n(n-1)/2, the others counted as non-matches),
         consistent with u from random pairs, so blocking does not change the odds.
+
+        With the pairs and records at hand, a session leaves out the values of its field
+        whose pairs blocking proposed only in part (:meth:`_complete_session_pairs`) when the
+        rest holds at least :data:`SESSION_COMPLETE_SHARE` of its pairs.
         """
         if counts is None:
             Gu, inv = _distinct_rows_inverse(G)
@@ -677,14 +688,15 @@ class FSModel:
         hits = np.zeros(d)
         self.sessions_ = []
         for c in ident:
+            rows = Gu[:, c] == 0
+            Gs, cs = Gu[rows], cnt[rows]
             if G is not None and df is not None and pairs is not None:
-                # only the values whose pairs blocking proposed (mostly) in full: see
-                # _complete_session_pairs
-                Gs, inv_s = _distinct_rows_inverse(G[self._complete_session_pairs(df, pairs, G, c, sources)])
-                cs = np.bincount(inv_s, minlength=len(Gs)).astype(np.float64)
-            else:
-                rows = Gu[:, c] == 0
-                Gs, cs = Gu[rows], cnt[rows]
+                # only the values whose pairs blocking proposed (mostly) in full, when they hold
+                # most of the session (_complete_session_pairs)
+                keep = self._complete_session_pairs(df, pairs, G, c, sources)
+                if keep.sum() >= SESSION_COMPLETE_SHARE * cs.sum():
+                    Gs, inv_s = _distinct_rows_inverse(G[keep])
+                    cs = np.bincount(inv_s, minlength=len(Gs)).astype(np.float64)
             n_s = float(cs.sum())
             if n_s < MIN_SESSION_PAIRS:
                 continue
@@ -744,11 +756,12 @@ class FSModel:
 
         A session's EM needs the pairs that share the value, all of them: its non-matches
         then agree on the other fields as random pairs do. Where blocking purged the value's
-        block (a surname held by 700 records) or has no rule on the field alone (a birth
-        year), the pairs that share it are candidates only through the *other* rules (same
-        birth month and day, same first name), so every such non-match agrees on those
-        fields, and EM takes that selection for its match class (RLdata10000: 7,000 pairs of
-        purged surnames made the surname session's match share 7x the truth's). The value
+        block (a surname held by 700 records), the pairs that share it are candidates only
+        through the *other* rules (same birth month and day, same first name), so every such
+        non-match agrees on those fields, and EM takes that selection for its match class
+        (RLdata10000: 7,000 pairs of purged surnames made the surname session's match share
+        7x the truth's). A field no rule blocks on alone (a birth year) has few complete
+        values; :meth:`_fit_by_sessions` then keeps its session whole. The value
         is the field's raw value (as the records hold it; both columns of a two-column
         field); the exact level may normalise more, which only makes a block look more complete.
         With ``sources`` (link mode) a value's record pairs are those across its tables."""
