@@ -56,7 +56,7 @@ def _fit(df):
     only = FSModel(FIELDS).needed_features()
     R = random_pairs(len(df), np.random.default_rng(0))
     fm, fr = compare(df, P, FIELDS, only=only), compare(df, R, FIELDS, only=only)
-    return P, fm, FSModel(FIELDS).fit(df, P, fm, R, fr)
+    return P, fm, FSModel(FIELDS).fit(df, P, fm, R, fr, rules=RULES)
 
 
 def test_session_ignores_pairs_of_a_purged_block():

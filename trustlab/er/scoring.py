@@ -86,14 +86,10 @@ DERIVED_M_FLOOR = 0.01
 SESSION_U_PSEUDO = 10.0
 #: ... and at least this many candidate pairs agree on it exactly
 MIN_SESSION_PAIRS = 10
-#: a session keeps the pairs that share a value of its field only when at least this share
-#: of the record pairs sharing that value are candidates (a purged or unblocked value's
-#: candidates are selected by the other rules, FSModel._complete_session_pairs)
+#: the session of a field with a key rule of its own keeps the pairs that share a value only
+#: when at least this share of the record pairs sharing that value are candidates (a purged
+#: block's candidates are selected by the other rules, FSModel._complete_session_pairs)
 SESSION_BLOCK_COMPLETE = 0.5
-#: ... when those values hold at least this share of the session's pairs; otherwise (a field
-#: no rule blocks on alone, a birth year) the other rules' selection *is* the session, and it
-#: is kept whole
-SESSION_COMPLETE_SHARE = 0.75
 #: at most this many key rules enter the prior (two bits each in an int64 code)
 MAX_KEY_RULES = 31
 
@@ -664,9 +660,10 @@ class FSModel:
         candidates' posterior mass over n(n-1)/2, the others counted as non-matches),
         consistent with u from random pairs, so blocking does not change the odds.
 
-        With the pairs and records at hand, a session leaves out the values of its field
-        whose pairs blocking proposed only in part (:meth:`_complete_session_pairs`) when the
-        rest holds at least :data:`SESSION_COMPLETE_SHARE` of its pairs.
+        With the pairs and records at hand, the session of a field that a ``key:`` rule blocks
+        on alone leaves out the values whose pairs that rule proposed only in part (a purged
+        block, :meth:`_complete_session_pairs`); a field without such a rule keeps its whole
+        session (the other rules' selection is all of it).
         """
         if counts is None:
             Gu, inv = _distinct_rows_inverse(G)
@@ -690,13 +687,12 @@ class FSModel:
         for c in ident:
             rows = Gu[:, c] == 0
             Gs, cs = Gu[rows], cnt[rows]
-            if G is not None and df is not None and pairs is not None:
-                # only the values whose pairs blocking proposed (mostly) in full, when they hold
-                # most of the session (_complete_session_pairs)
-                keep = self._complete_session_pairs(df, pairs, G, c, sources)
-                if keep.sum() >= SESSION_COMPLETE_SHARE * cs.sum():
-                    Gs, inv_s = _distinct_rows_inverse(G[keep])
-                    cs = np.bincount(inv_s, minlength=len(Gs)).astype(np.float64)
+            if G is not None and df is not None and pairs is not None and [self.fields[c].column] in self.forcing_:
+                # a field with a key rule of its own: only the values whose pairs that rule
+                # proposed (mostly) in full (_complete_session_pairs); a field without one keeps
+                # its whole session (the other rules' selection is all of it)
+                Gs, inv_s = _distinct_rows_inverse(G[self._complete_session_pairs(df, pairs, G, c, sources)])
+                cs = np.bincount(inv_s, minlength=len(Gs)).astype(np.float64)
             n_s = float(cs.sum())
             if n_s < MIN_SESSION_PAIRS:
                 continue
@@ -760,8 +756,10 @@ class FSModel:
         through the *other* rules (same birth month and day, same first name), so every such
         non-match agrees on those fields, and EM takes that selection for its match class
         (RLdata10000: 7,000 pairs of purged surnames made the surname session's match share
-        7x the truth's). A field no rule blocks on alone (a birth year) has few complete
-        values; :meth:`_fit_by_sessions` then keeps its session whole. The value
+        7x the truth's). Used only for a field with a ``key:`` rule of its own
+        (:meth:`_fit_by_sessions`): without one (a birth year) every pair of the session is
+        the other rules' selection, and a value held by two records looks complete as soon as
+        its one pair was proposed. The value
         is the field's raw value (as the records hold it; both columns of a two-column
         field); the exact level may normalise more, which only makes a block look more complete.
         With ``sources`` (link mode) a value's record pairs are those across its tables."""
