@@ -417,7 +417,9 @@ def _fit_scorer(data: _Records, pairs, cmp: _Compared, cfg: _ScoringConfig, rng,
             # each table holds an entity at most once: at most min(table sizes) matching pairs
             sizes = np.bincount(data.link.codes)
             cap = float(sizes[sizes > 0].min()) if (sizes > 0).sum() >= 2 else None
-        return FSModel(flds).fit(df, pairs, fm, cmp.random, cmp.fm_random, rules=rules, max_matches=cap)
+        sources = data.link.codes if data.link is not None and data.link.link_type == "link_only" else None
+        return FSModel(flds).fit(df, pairs, fm, cmp.random, cmp.fm_random, rules=rules, max_matches=cap,
+                                 sources=sources)
     if not data.labelled:
         raise ValueError("scorer='supervised' needs labels=...; or use scorer='fellegi_sunter'")
     if data.pair_lab is not None:

@@ -86,6 +86,10 @@ DERIVED_M_FLOOR = 0.01
 SESSION_U_PSEUDO = 10.0
 #: ... and at least this many candidate pairs agree on it exactly
 MIN_SESSION_PAIRS = 10
+#: the session of a field with a key rule of its own keeps the pairs that share a value only
+#: when at least this share of the record pairs sharing that value are candidates (a purged
+#: block's candidates are selected by the other rules, FSModel._complete_session_pairs)
+SESSION_BLOCK_COMPLETE = 0.5
 #: at most this many key rules enter the prior (two bits each in an int64 code)
 MAX_KEY_RULES = 31
 #: the session EM runs on at most this many cells (distinct level rows x fields): beyond it
@@ -110,17 +114,17 @@ class DegenerateModelWarning(UserWarning):
     """
 
 
-def _em_rows(G: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
-    """The distinct level rows of ``G`` and their counts for the session EM, and how many
-    pairs they come from: every pair while the rows hold at most :data:`EM_MAX_CELLS`
-    cells, else a seeded uniform sample of the pairs, each kept with probability
+def _em_rows(G: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """The distinct level rows of ``G`` and their counts for the session EM, and the pairs
+    they come from (None: all; else a boolean mask of the sample): every pair while the
+    rows hold at most :data:`EM_MAX_CELLS` cells, else a seeded uniform sample of the pairs, each kept with probability
     ``(EM_MAX_CELLS / fields) / distinct rows``, lowered until at most ``EM_MAX_CELLS /
     fields`` distinct rows remain, whose counts are scaled to the number of pairs: an
     estimate, so the fit is approximate there (the counts of rare level rows are sampled)."""
     Gu, inv = _distinct_rows_inverse(G)
     cnt = np.bincount(inv, minlength=len(Gu)).astype(np.float64)
     if Gu.size <= EM_MAX_CELLS:
-        return Gu, cnt, len(G)
+        return Gu, cnt, None
     cap = max(1, EM_MAX_CELLS // G.shape[1])
     draw = np.random.default_rng(0).random(len(G))
     share = cap / len(Gu)
@@ -131,7 +135,7 @@ def _em_rows(G: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
             break
         share *= 0.9 * cap / len(Gs)
     k = int(keep.sum())
-    return Gs, np.bincount(inv, minlength=len(Gs)).astype(np.float64) * (len(G) / max(k, 1)), k
+    return Gs, np.bincount(inv, minlength=len(Gs)).astype(np.float64) * (len(G) / max(k, 1)), keep
 
 
 def _distinct_rows_inverse(G: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -436,11 +440,16 @@ class FSModel:
 
     # ------------------------------------------------------------------ fitting
     def fit(self, df: pd.DataFrame, pairs: np.ndarray, fm: Any, random_pairs: np.ndarray, fm_random: Any, *,
-            rules: Sequence[str] | None = None, max_matches: float | None = None) -> "FSModel":
+            rules: Sequence[str] | None = None, max_matches: float | None = None,
+            sources: np.ndarray | None = None) -> "FSModel":
         """Fit u on random pairs, then m and λ by EM on the candidate ``pairs``.
 
         ``max_matches`` caps the expected number of matching pairs (two duplicate-free
         tables hold at most as many as the smaller one has records).
+
+        ``sources`` (link mode: the table of each record, pairs only across tables) tells
+        the sessions which record pairs could be candidates at all
+        (:meth:`_complete_session_pairs`).
 
         ``fm`` / ``fm_random`` are :class:`~trustlab.er.comparisons.FeatureMatrix` of the
         candidate and the random pairs (from :func:`~trustlab.er.comparisons.compare`).
@@ -472,7 +481,7 @@ class FSModel:
         n_all = n * (n - 1) / 2.0
         frac = min(1.0, npairs / max(1.0, n_all))
         if self.sessions:
-            return self._fit_by_sessions(G, u, n, n_all, df, pairs, max_matches)
+            return self._fit_by_sessions(G, u, n, n_all, df, pairs, max_matches, sources=sources)
         # key states: fields of the key rules a pair agrees on carry no evidence (level -1)
         kc = self.key_codes(df) if self.forcing_ else []
         h = self.key_states(df, pairs, kc)
@@ -604,7 +613,10 @@ class FSModel:
         :meth:`fit` on the pairs (session EM), with memory that depends on the number of
         distinct level rows rather than of pairs; :mod:`trustlab.er.distributed` sums the
         counts over the workers' partitions of the pair stream; ``record_share`` is
-        :meth:`_fit_record_share`'s result on the whole table."""
+        :meth:`_fit_record_share`'s result on the whole table. The counts hold no record
+        values, so the sessions here use every pair that agrees on their field (the local fit
+        leaves out the values blocking proposed only in part, :meth:`_complete_session_pairs`):
+        the two differ where a session field's blocks were purged."""
         self.set_forcing(rules)
         self.key_coef_, self.tf_centre_, self.tf_scale_ = [], {}, {}
         self.record_share_ = {str(k): float(v) for k, v in (record_share or {}).items()}
@@ -662,7 +674,8 @@ class FSModel:
 
     def _fit_by_sessions(self, G: np.ndarray | None, u: np.ndarray, n: int, n_all: float, df: pd.DataFrame | None,
                          pairs: np.ndarray | None, max_matches: float | None = None,
-                         counts: tuple[np.ndarray, np.ndarray] | None = None) -> "FSModel":
+                         counts: tuple[np.ndarray, np.ndarray] | None = None,
+                         sources: np.ndarray | None = None) -> "FSModel":
         """m per field from EM *sessions*, λ as the match share of all record pairs.
 
         Splink's training scheme: within the pairs that agree exactly on one identifying
@@ -675,11 +688,18 @@ class FSModel:
         candidates. λ is then the share of matches among *all* record pairs (the
         candidates' posterior mass over n(n-1)/2, the others counted as non-matches),
         consistent with u from random pairs, so blocking does not change the odds.
+
+        With the pairs and records at hand, the session of a field that a ``key:`` rule blocks
+        on alone leaves out the values whose pairs that rule proposed only in part (a purged
+        block, :meth:`_complete_session_pairs`); a field without such a rule keeps its whole
+        session (the other rules' selection is all of it).
         """
         if counts is None:  # on a sample of the pairs where their distinct rows are too many (EM_MAX_CELLS)
-            Gu, cnt, self.em_pairs_ = _em_rows(G)
+            Gu, cnt, sample = _em_rows(G)
+            self.em_pairs_ = len(G) if sample is None else int(sample.sum())
         else:  # the distinct level rows and their counts, aggregated elsewhere (fit_from_counts)
             Gu, cnt = counts
+            sample = None
             self.em_pairs_ = int(round(float(cnt.sum())))
         d = Gu.shape[1]
         u_rand = u.copy()
@@ -697,15 +717,27 @@ class FSModel:
         self.sessions_ = []
         for c in ident:
             rows = Gu[:, c] == 0
-            n_s = float(cnt[rows].sum())
+            Gs, cs = Gu[rows], cnt[rows]
+            if G is not None and df is not None and pairs is not None and [self.fields[c].column] in self.forcing_:
+                # a field with a key rule of its own: only the values whose pairs that rule
+                # proposed (mostly) in full (_complete_session_pairs); a field without one keeps
+                # its whole session (the other rules' selection is all of it)
+                keep = self._complete_session_pairs(df, pairs, G, c, sources)
+                if sample is not None:  # the EM's sample of a wide table (EM_MAX_CELLS), counted as in _em_rows
+                    keep &= sample
+                Gs, inv_s = _distinct_rows_inverse(G[keep])
+                cs = np.bincount(inv_s, minlength=len(Gs)).astype(np.float64)
+                if sample is not None:
+                    cs *= len(G) / max(int(sample.sum()), 1)
+            n_s = float(cs.sum())
             if n_s < MIN_SESSION_PAIRS:
                 continue
             free = np.ones(d, bool)
             free[c] = False
-            free &= (Gu[rows] >= 0).any(0)
+            free &= (Gs >= 0).any(0)
             if not free.any():
                 continue
-            m_s, lam_s, _, _ = self._session_em(Gu[rows], cnt[rows], u, free, m_init, 0.3, fit_u=True,
+            m_s, lam_s, _, _ = self._session_em(Gs, cs, u, free, m_init, 0.3, fit_u=True,
                                                 u_pseudo=SESSION_U_PSEUDO, passive=derived)
             exp_matches = lam_s * n_s
             self.sessions_.append({"field": self.fields[c].column, "pairs": int(n_s), "lambda": lam_s})
@@ -748,6 +780,45 @@ class FSModel:
         self.n_seed_pairs_ = int(cnt[((Gu == 0) * rare[None, :]).sum(1) >= math.log(max(2.0, n_all))].sum())
         self.problems_ = self._diagnose(post, int(npairs), n, weights=cnt)
         return self
+
+    def _complete_session_pairs(self, df: pd.DataFrame, pairs: np.ndarray, G: np.ndarray, c: int,
+                                sources: np.ndarray | None = None) -> np.ndarray:
+        """The candidate pairs of field ``c``'s session: those that agree exactly on it in a
+        value at least :data:`SESSION_BLOCK_COMPLETE` of whose record pairs are candidates.
+
+        A session's EM needs the pairs that share the value, all of them: its non-matches
+        then agree on the other fields as random pairs do. Where blocking purged the value's
+        block (a surname held by 700 records), the pairs that share it are candidates only
+        through the *other* rules (same birth month and day, same first name), so every such
+        non-match agrees on those fields, and EM takes that selection for its match class
+        (RLdata10000: 7,000 pairs of purged surnames made the surname session's match share
+        7x the truth's). Used only for a field with a ``key:`` rule of its own
+        (:meth:`_fit_by_sessions`): without one (a birth year) every pair of the session is
+        the other rules' selection, and a value held by two records looks complete as soon as
+        its one pair was proposed. The value
+        is the field's raw value (as the records hold it; both columns of a two-column
+        field); the exact level may normalise more, which only makes a block look more complete.
+        With ``sources`` (link mode) a value's record pairs are those across its tables."""
+        cols = self.fields[c].columns()
+        if not cols or any(x not in df.columns for x in cols):
+            return G[:, c] == 0
+        # -1: a value missing
+        codes = df[cols].groupby(cols, sort=False, dropna=True).ngroup().fillna(-1).to_numpy(np.int64)
+        nv = int(codes.max()) + 1 if len(codes) else 0
+        k = np.bincount(codes[codes >= 0], minlength=nv).astype(np.float64)
+        ex = np.flatnonzero(G[:, c] == 0)
+        v = codes[pairs[ex, 0]]
+        got = np.bincount(v[v >= 0], minlength=nv).astype(np.float64)
+        possible = k * (k - 1) / 2
+        if sources is not None:  # only pairs across tables: minus the pairs inside each table
+            src = np.unique(np.asarray(sources), return_inverse=True)[1].ravel()
+            ok = codes >= 0
+            ks = np.bincount(codes[ok] * (int(src.max()) + 1) + src[ok], minlength=nv * (int(src.max()) + 1))
+            possible = k * k / 2 - (ks.reshape(nv, -1).astype(np.float64) ** 2).sum(1) / 2
+        full = got >= SESSION_BLOCK_COMPLETE * possible
+        keep = np.zeros(len(G), bool)
+        keep[ex[(v >= 0) & full[np.maximum(v, 0)]]] = True
+        return keep
 
     def _dependence(self, Gu: np.ndarray, Gr: np.ndarray, u: np.ndarray) -> np.ndarray:
         """log(observed / expected) count among the random pairs of each level pattern of
