@@ -83,15 +83,15 @@ def test_default_blocking_fits_its_byte_budget_instead_of_refusing(monkeypatch):
     (a warning says so), not a refusal; its rules stay within default_pair_budget."""
     monkeypatch.setattr(D, "memory_budget", lambda: 40 * 2**20)  # 40 MiB left
     df = _wide_people(3000)
-    with pytest.warns(UserWarning, match=r"default blocking plans for [\d,]+ candidate pairs instead of") as rec:
+    with pytest.warns(UserWarning, match=r"default blocking kept to [\d,]+ candidate pairs instead of") as rec:
         r = resolve(df, id_col="id")
-    assert any(w.filename == __file__ for w in rec if "default blocking plans" in str(w.message))
+    assert any(w.filename == __file__ for w in rec if "default blocking kept to" in str(w.message))
     nf = len(r.field_report.fields)
     rules = r.blocking.rules
     assert D.check_pair_budget(r.records, rules, 200, nf) <= D.default_pair_budget(nf)
     assert 0 < r.blocking.n_candidate_pairs <= D.default_pair_budget(nf)
     assert r.summary()["blocking"]["pair_budget"] == r.blocking.pair_budget == D.default_pair_budget(nf)
-    assert sum("default blocking plans" in str(w.message) for w in rec) == 1  # computed once per resolve
+    assert sum("default blocking kept to" in str(w.message) for w in rec) == 1  # computed once per resolve
 
 
 def test_every_pair_only_when_the_pairs_fit_the_budget(monkeypatch):

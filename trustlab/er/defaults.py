@@ -70,11 +70,29 @@ def default_rules(df: pd.DataFrame, fields: Sequence[Any], *, max_block_size: in
     """Every pair up to :data:`ALL_PAIRS_MAX` records, else
     :func:`~trustlab.er.blocking.adaptive_blocking_rules` within ``max_pairs`` (default
     :func:`default_pair_budget`; a table wide enough that even its :data:`ALL_PAIRS_MAX`
-    records' pairs do not fit it gets the adaptive rules too)."""
+    records' pairs do not fit it gets the adaptive rules too). Where the memory left lowered
+    the budget and that changed the rules, a warning says so."""
+    import sys
+    import warnings
+
+    budget = default_pair_budget(len(fields)) if max_pairs is None else int(max_pairs)
+    rules = _rules_within(df, fields, max_block_size, budget)
+    full = _full_pair_budget(len(fields))
+    if budget < full and rules != _rules_within(df, fields, max_block_size, full):
+        warnings.warn(
+            f"the default blocking kept to {budget:,} candidate pairs instead of {full:,}: "
+            f"{_size(full * _pair_bytes(len(fields)))} of pairs and comparisons ({len(fields)} compared fields) do "
+            f"not fit the memory this run may use ({_size(memory_budget())}), so it chose other rules ({rules}); "
+            "fewer pairs may miss some matches. Give it more memory, compare fewer columns (fields=..., CLI "
+            "--fields) or set the blocking yourself (blocking=..., CLI --blocking).",
+            UserWarning, stacklevel=_caller_level(sys._getframe(0)))
+    return rules
+
+
+def _rules_within(df: pd.DataFrame, fields: Sequence[Any], max_block_size: int, budget: int) -> list[str]:
     from trustlab.er.blocking import adaptive_blocking_rules
 
     n = len(df)
-    budget = default_pair_budget(len(fields)) if max_pairs is None else int(max_pairs)
     if n <= ALL_PAIRS_MAX and n * (n - 1) // 2 <= budget:
         return ["all"]
     return adaptive_blocking_rules(df, fields, max_block_size=max_block_size, max_pairs=budget)
@@ -88,39 +106,35 @@ MAX_CANDIDATE_BYTES = 4 * 2**30
 MEMORY_SHARE = 0.5
 
 
+def _pair_bytes(n_fields: int) -> int:
+    return PAIR_BYTES + PAIR_FIELD_BYTES * max(1, int(n_fields))
+
+
+def _full_pair_budget(n_fields: int) -> int:
+    from trustlab.er.blocking import MAX_CANDIDATE_PAIRS
+
+    return int(min(MAX_CANDIDATE_PAIRS, MAX_CANDIDATE_BYTES // _pair_bytes(n_fields)))
+
+
 def default_pair_budget(n_fields: int) -> int:
-    """How many candidate pairs (counted rule by rule) the default blocking may make for
-    ``n_fields`` compared fields: at most :data:`~trustlab.er.blocking.MAX_CANDIDATE_PAIRS`
-    and at most :data:`MAX_CANDIDATE_BYTES` of pairs and comparisons, so a wide table (tens
-    of compared columns) gets fewer pairs instead of a refusal. The budget is the same on
-    every machine that can hold it (the same rules, the same answer); only where
-    :func:`memory_budget` cannot hold it is it lowered to :data:`MEMORY_SHARE` of what can
-    be used, with a warning.
+    """How many candidate pairs (counted rule by rule) the default blocking, and completing
+    components after it, may make for ``n_fields`` compared fields: at most
+    :data:`~trustlab.er.blocking.MAX_CANDIDATE_PAIRS` and at most :data:`MAX_CANDIDATE_BYTES`
+    of pairs and comparisons, so a wide table (tens of compared columns) gets fewer pairs
+    instead of a refusal. The budget is the same on every machine that can hold it (the same
+    rules, the same answer); only where :func:`memory_budget` cannot hold it is it lowered
+    to :data:`MEMORY_SHARE` of what can be used (:func:`default_rules` warns when that changes
+    its rules).
 
     Examples
     --------
-    >>> default_pair_budget(8)    # 64 + 8 * 32 bytes a pair: the pair cap binds
-    10000000
+    >>> default_pair_budget(8) <= 10_000_000    # 64 + 8 * 32 bytes a pair: at most the pair cap
+    True
     >>> default_pair_budget(64) <= 4 * 2**30 // (64 + 64 * 32)
     True
     """
-    import sys
-    import warnings
-
-    from trustlab.er.blocking import MAX_CANDIDATE_PAIRS
-
-    per = PAIR_BYTES + PAIR_FIELD_BYTES * max(1, int(n_fields))
-    budget = min(MAX_CANDIDATE_PAIRS, MAX_CANDIDATE_BYTES // per)
-    can = int(memory_budget() * MEMORY_SHARE) // per
-    if can < budget:
-        warnings.warn(
-            f"the default blocking plans for {can:,} candidate pairs instead of {budget:,}: {_size(budget * per)} "
-            f"of pairs and comparisons ({n_fields} compared fields) do not fit the memory this run may use "
-            f"({_size(memory_budget())}); fewer pairs may miss some matches. Give it more memory, compare fewer "
-            "columns (fields=..., CLI --fields) or set the blocking yourself (blocking=..., CLI --blocking).",
-            UserWarning, stacklevel=_caller_level(sys._getframe(0)))
-        budget = max(can, 0)
-    return int(budget)
+    full = _full_pair_budget(n_fields)
+    return int(max(0, min(full, int(memory_budget() * MEMORY_SHARE) // _pair_bytes(n_fields))))
 
 
 #: field inference looks at tables of at most this many columns (it costs tens of
