@@ -248,7 +248,7 @@ def check_pair_budget(df: pd.DataFrame, rules: Sequence[str], max_block_size: in
             total += _sizes_under(cnt, min(max_block_size, cap or max_block_size), n)[0]
         else:
             total += len(val)
-    need = total * (PAIR_BYTES + PAIR_FIELD_BYTES * max(1, n_fields))
+    need = total * _pair_bytes(n_fields)
     budget = memory_budget()
     if total >= 2**31 or need > budget:
         raise ValueError(

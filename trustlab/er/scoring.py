@@ -116,13 +116,14 @@ class DegenerateModelWarning(UserWarning):
 
 def _em_rows(G: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """The distinct level rows of ``G`` and their counts for the session EM, and the pairs
-    they come from (None: all; else a boolean mask of the sample): every pair while the
-    rows hold at most :data:`EM_MAX_CELLS` cells, else a seeded uniform sample of the pairs, each kept with probability
-    ``(EM_MAX_CELLS / fields) / distinct rows``, lowered until at most ``EM_MAX_CELLS /
-    fields`` distinct rows remain, whose counts are scaled to the number of pairs: an
-    estimate, so the fit is approximate there (the counts of rare level rows are sampled)."""
-    Gu, inv = _distinct_rows_inverse(G)
-    cnt = np.bincount(inv, minlength=len(Gu)).astype(np.float64)
+    they come from (None: all; else a boolean mask of the sample).
+
+    Every pair while the rows hold at most :data:`EM_MAX_CELLS` cells; else a seeded uniform
+    sample of the pairs, each kept with probability ``(EM_MAX_CELLS / fields) / distinct
+    rows``, lowered until at most ``EM_MAX_CELLS / fields`` distinct rows remain, with counts
+    scaled to the number of pairs (:func:`_counted_rows`): an estimate, so the fit is
+    approximate there (the counts of rare level rows are sampled)."""
+    Gu, cnt = _counted_rows(G)
     if Gu.size <= EM_MAX_CELLS:
         return Gu, cnt, None
     cap = max(1, EM_MAX_CELLS // G.shape[1])
@@ -130,12 +131,22 @@ def _em_rows(G: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     share = cap / len(Gu)
     while True:  # rows that many pairs show survive any sample: lower the share until the rows fit
         keep = draw < share
-        Gs, inv = _distinct_rows_inverse(G[keep])
+        Gs, cs = _counted_rows(G, keep, keep)
         if len(Gs) <= cap:
-            break
+            return Gs, cs, keep
         share *= 0.9 * cap / len(Gs)
-    k = int(keep.sum())
-    return Gs, np.bincount(inv, minlength=len(Gs)).astype(np.float64) * (len(G) / max(k, 1)), keep
+
+
+def _counted_rows(G: np.ndarray, keep: np.ndarray | None = None,
+                  sample: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of ``G[keep]`` (every row when None) and how many pairs each
+    stands for: its count, scaled by ``len(G) / sample.sum()`` where the pairs are
+    ``sample``, a sample of them (:func:`_em_rows`)."""
+    Gu, inv = _distinct_rows_inverse(G if keep is None else G[keep])
+    cnt = np.bincount(inv, minlength=len(Gu)).astype(np.float64)
+    if sample is not None:
+        cnt *= len(G) / max(int(sample.sum()), 1)
+    return Gu, cnt
 
 
 def _distinct_rows_inverse(G: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -723,12 +734,9 @@ class FSModel:
                 # proposed (mostly) in full (_complete_session_pairs); a field without one keeps
                 # its whole session (the other rules' selection is all of it)
                 keep = self._complete_session_pairs(df, pairs, G, c, sources)
-                if sample is not None:  # the EM's sample of a wide table (EM_MAX_CELLS), counted as in _em_rows
+                if sample is not None:  # the EM's sample of a wide table (EM_MAX_CELLS), counted as there
                     keep &= sample
-                Gs, inv_s = _distinct_rows_inverse(G[keep])
-                cs = np.bincount(inv_s, minlength=len(Gs)).astype(np.float64)
-                if sample is not None:
-                    cs *= len(G) / max(int(sample.sum()), 1)
+                Gs, cs = _counted_rows(G, keep, sample)
             n_s = float(cs.sum())
             if n_s < MIN_SESSION_PAIRS:
                 continue
