@@ -116,6 +116,7 @@ def test_gpu_kernel(benchmark, family):
 # level from other |P1| sizes (24, 96) and the adjacency rows in shared memory: both lost
 # (bench/results/gpu.md).
 VARIANTS = {
+    "lean": {"lean": True},
     "one_level": {"split2_min": None},
     "stop35": {"split2_min": None, "warp_ops": "shared"},
 }

@@ -436,14 +436,22 @@ def use_shuffles(warp_ops: str) -> bool:
 
 
 @functools.lru_cache(maxsize=None)
-def _get_warp_kernel(shfl: bool):
+def _get_warp_kernel(shfl: bool, lean: bool = False):
     """One warp (a 32-thread block) per work item, thread ``t`` owning bitset word ``t``
     (universes of up to 1,024 vertices). The current level's ``P``, ``X``, ``R`` and
     candidate words live in registers; every thread takes every control decision
     itself from the same warp-wide reductions (:func:`_warp_ops`: shuffles on a device),
     and a level is written to the per-block global stack only when the search
     descends from it (one coalesced store per word). The pivot is the candidate of
-    ``P ∪ X`` with most neighbours in ``P`` (ties: the lowest position)."""
+    ``P ∪ X`` with most neighbours in ``P`` (ties: the lowest position).
+
+    ``lean`` builds a variant that computes the pivot only at nodes that branch (``P``
+    non-empty and the size bound met; the default build scans ``P ∪ X`` at every node,
+    leaves included) and writes a clique's members from one split point per item (how
+    many universe vertices precede ``v``) instead of re-reading every member's id to
+    place ``v``. Both builds give the same output (tested in the simulator, both warp-op
+    builds). The lean build has not run on a device yet: the default stays the build
+    measured on the H200 until ``bench/gpu_device_run.sh`` compares them."""
     _bind_cuda()
 
     @cuda.jit(device=True)
@@ -511,37 +519,92 @@ def _get_warp_kernel(shfl: bool):
             nel = 0
             d = 0
             done = False
+            rv = 0
+            if lean and write:  # universe positions below rv hold vertices < v (lists ascend)
+                rvc = 0
+                for r in range(t, k, 32):
+                    if sub_idx[lo + r] < v:
+                        rvc += 1
+                rv = wsum(rvc, buf, ph, t)
+                ph ^= 1
             cuda.syncthreads()  # adjacency complete
             entering = True
             while True:
                 if entering:
                     entering = False
-                    sP[t] = p
-                    sX[t] = x
-                    cuda.syncthreads()
-                    best = -1
-                    bu = 0
-                    for u in range(t, k, 32):
-                        if ((sP[u >> 5] | sX[u >> 5]) >> (u & 31)) & 1:
-                            cc = 0
-                            for w in range(W):
-                                cc += cuda.popc(sP[w] & adj[u * ws + w])
-                            if cc > best:
-                                best = cc
-                                bu = u
-                    cntp = wsum(cuda.popc(p), buf, ph, t)
-                    ph ^= 1
-                    anyx = wor(x, buf, ph, t)
-                    ph ^= 1
-                    key = wmax(best * 2048 + (2047 - bu), buf, ph, t)  # most neighbours, then lowest u
-                    ph ^= 1
-                    piv = 2047 - (key & 2047)
+                    if lean:
+                        cntp = wsum(cuda.popc(p), buf, ph, t)
+                        ph ^= 1
+                        anyx = wor(x, buf, ph, t)
+                        ph ^= 1
+                        piv = 0
+                        if cntp != 0 and d + 1 + cntp >= min_size:  # warp-uniform: the node branches
+                            sP[t] = p
+                            sX[t] = x
+                            cuda.syncthreads()
+                            best = -1
+                            bu = 0
+                            for u in range(t, k, 32):
+                                if ((sP[u >> 5] | sX[u >> 5]) >> (u & 31)) & 1:
+                                    cc = 0
+                                    for w in range(W):
+                                        cc += cuda.popc(sP[w] & adj[u * ws + w])
+                                    if cc > best:
+                                        best = cc
+                                        bu = u
+                            key = wmax(best * 2048 + (2047 - bu), buf, ph, t)  # most neighbours, then lowest u
+                            ph ^= 1
+                            piv = 2047 - (key & 2047)
+                            cuda.syncthreads()  # sP / sX are rewritten by the next node
+                    else:
+                        sP[t] = p
+                        sX[t] = x
+                        cuda.syncthreads()
+                        best = -1
+                        bu = 0
+                        for u in range(t, k, 32):
+                            if ((sP[u >> 5] | sX[u >> 5]) >> (u & 31)) & 1:
+                                cc = 0
+                                for w in range(W):
+                                    cc += cuda.popc(sP[w] & adj[u * ws + w])
+                                if cc > best:
+                                    best = cc
+                                    bu = u
+                        cntp = wsum(cuda.popc(p), buf, ph, t)
+                        ph ^= 1
+                        anyx = wor(x, buf, ph, t)
+                        ph ^= 1
+                        key = wmax(best * 2048 + (2047 - bu), buf, ph, t)  # most neighbours, then lowest u
+                        ph ^= 1
+                        piv = 2047 - (key & 2047)
                     c = 0
                     if mode == 3 and d == 1:
                         done = True  # the level-1 node is all pass 3 looks at
                     if cntp == 0:
                         if anyx == 0 and d + 1 >= min_size and mode != 3:
-                            if write:  # every thread writes the members of its own word
+                            if write and lean:  # members of word t: v goes after the rv lowest positions
+                                r0 = t * 32
+                                if rv >= r0 + 32:
+                                    below = cuda.popc(rr)
+                                elif rv <= r0:
+                                    below = 0
+                                else:
+                                    below = cuda.popc(rr & ((numba.int64(1) << (rv - r0)) - 1))
+                                pos = ebase[it] + nel + wprefix(cuda.popc(rr), buf, ph, t)
+                                ph ^= 1
+                                pv = wsum(below, buf, ph, t)
+                                ph ^= 1
+                                word = rr
+                                while word != 0:
+                                    low = word & (-word)
+                                    word ^= low
+                                    r = r0 + cuda.popc(low - 1)
+                                    out_indices[pos + 1 if r >= rv else pos] = sub_idx[lo + r]
+                                    pos += 1
+                                if t == 0:
+                                    out_indices[ebase[it] + nel + pv] = v
+                                    out_indptr[cbase[it] + ncl + 1] = ebase[it] + nel + d + 1
+                            elif write:  # every thread writes the members of its own word
                                 below = 0
                                 word = rr
                                 while word != 0:
@@ -656,7 +719,8 @@ class OutputTooLarge(Exception):
 
 
 def _enumerate_v2(cuda, indptr, indices, n, min_size, max_universe, max_blocks, workspace_bytes, split_min,
-                  info, thread_max=64, thread_block=128, output_ok=None, split2_min=None, warp_ops="auto"):
+                  info, thread_max=64, thread_block=128, output_ok=None, split2_min=None, warp_ops="auto",
+                  lean=True):
     """The ``v2`` pipeline, CSR in, CSR out (see :func:`enumerate_maximal_cliques_cuda`).
 
     Sub-problems in the degree order, their universes built on the device; universes of
@@ -718,7 +782,7 @@ def _enumerate_v2(cuda, indptr, indices, n, min_size, max_universe, max_blocks, 
         cap_blocks = max(1, min(int(max_blocks), workspace_bytes // max(per_block, 1)))
         adj_ws = cuda.device_array((cap_blocks, kmax * W), np.uint32)
         stk_ws = cuda.device_array((cap_blocks, depth, 4, W), np.int64)
-        kern_w = _get_warp_kernel(use_shuffles(warp_ops))
+        kern_w = _get_warp_kernel(use_shuffles(warp_ops), bool(lean))
 
         def launch_w(items, mode, cnt, ecnt, cbase=dummy64, ebase=dummy64, oip=dummy64, oix=dummy32):
             d_items = [cuda.to_device(np.ascontiguousarray(a)) for a in items]  # (item_s, item_b, item_b2)
@@ -795,17 +859,27 @@ def _enumerate_v2(cuda, indptr, indices, n, min_size, max_universe, max_blocks, 
     d_oip = cuda.device_array(ncl + 1, np.int64)  # every entry but the first is written by a kernel
     d_oip[:1].copy_to_device(np.zeros(1, np.int64))
     d_oix = cuda.device_array(max(nel, 1), np.int32)
+    ev = _events(cuda)
     if ncl:
         d_cb = cuda.to_device(cbase)
         d_eb = cuda.to_device(ebase)
+        if ev[0] is not None:
+            ev[0].record()
         if m:
             launch_w(items, 2, d_cnt, d_ecnt, d_cb, d_eb, d_oip, d_oix)
         launch_t(2, d_cb, d_eb, d_oip, d_oix)
+        if ev[1] is not None:
+            ev[1].record()
     # one host output: the device's cliques copied straight into its head (no concatenation
-    # copy), then the host fallback's and the singletons
+    # copy), then the host fallback's and the singletons. The launches above return at
+    # once, so the host touches every page of the new output while the write pass runs:
+    # the copy below then lands in memory that is already mapped (fresh pages fault).
     rest = parts + [_singletons(indptr, n, min_size)]
     out_ip = np.empty(ncl + 1 + sum(ip_.shape[0] - 1 for ip_, _ in rest), np.int64)
     out_ix = np.empty(nel + sum(ix_.shape[0] for _, ix_ in rest), np.int32)
+    out_ip[::512] = 0
+    out_ix[::1024] = 0
+    info["seconds_host_output"] = time.perf_counter() - t1
     d_oip.copy_to_host(ary=out_ip[:ncl + 1])
     if nel:
         d_oix[:nel].copy_to_host(ary=out_ix[:nel])
@@ -816,14 +890,27 @@ def _enumerate_v2(cuda, indptr, indices, n, min_size, max_universe, max_blocks, 
         c0 += ip_.shape[0] - 1
         e0 += ix_.shape[0]
     info["seconds_write_pass"] = time.perf_counter() - t1
+    if ncl and ev[0] is not None:
+        try:
+            info["seconds_write_kernels"] = cuda.event_elapsed_time(ev[0], ev[1]) / 1e3
+        except Exception:  # pragma: no cover - the simulator's events
+            pass
     return out_ip, out_ix
+
+
+def _events(cuda):
+    """Two timing events (``(None, None)`` where the runtime has none, e.g. the simulator)."""
+    try:
+        return cuda.event(timing=True), cuda.event(timing=True)
+    except Exception:  # pragma: no cover
+        return None, None
 
 
 def enumerate_maximal_cliques_cuda(indptr: np.ndarray, indices: np.ndarray, n: int,
                                    min_size: int = 1, *, max_universe: int = 1024,
                                    max_blocks: int | None = None, workspace_bytes: int = 1 << 30,
                                    split_min: int = 64, split2_min: int | None = 48, thread_max: int = 64,
-                                   warp_ops: str = "auto", output_ok=None,
+                                   warp_ops: str = "auto", output_ok=None, lean: bool = False,
                                    return_info: bool = False) -> Any:
     """All maximal cliques of a CSR graph on a CUDA GPU (numba.cuda).
 
@@ -865,6 +952,10 @@ def enumerate_maximal_cliques_cuda(indptr: np.ndarray, indices: np.ndarray, n: i
         How the warp kernel's threads combine their partial results: warp shuffles and
         ballots (``"shfl"``), or a shared buffer and a barrier (``"shared"``, the only
         choice in the simulator). ``"auto"``: shuffles on a device.
+    lean : bool, default False
+        The warp kernel's lean build: pivots only at branching nodes and members placed
+        from one split point per item (the same output; not yet measured on a device, so
+        not the default).
     output_ok : callable, optional
         ``output_ok(n_cliques, n_members)`` is called after the count pass (with upper
         bounds); if it returns False, :class:`OutputTooLarge` is raised before any output
@@ -931,6 +1022,7 @@ def enumerate_maximal_cliques_cuda(indptr: np.ndarray, indices: np.ndarray, n: i
     t0 = time.perf_counter()
     out = _enumerate_v2(cuda, indptr, indices, n, min_size, int(max_universe), max_blocks, int(workspace_bytes),
                         int(split_min), info, thread_max=int(thread_max), output_ok=output_ok,
-                        split2_min=None if split2_min is None else int(split2_min), warp_ops=warp_ops)
+                        split2_min=None if split2_min is None else int(split2_min), warp_ops=warp_ops,
+                        lean=bool(lean))
     info["seconds_total"] = time.perf_counter() - t0
     return (*out, info) if return_info else out

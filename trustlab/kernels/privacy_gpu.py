@@ -16,6 +16,11 @@ Layout of one release (device arrays throughout; host input is copied in first):
    normals of its pair, adds ``s_i z_ij`` in float64 and rounds once to the output dtype,
    in place; non-finite results are counted.
 
+A one-kernel form of steps 2-3 (:func:`_fused_kernel`, one warp per row, each normal drawn
+once and kept in registers, ``m <= 1,024``) draws the same numbers; it is tested in the
+simulator and waits for a device run to be timed against the two kernels before it can
+become the default (``_noise_into(fused=True)``).
+
 Every random number is a pure function of (secret key, *global* row index, column pair
 or Gamma iteration, stream): Philox4x32-10 (Salmon et al., SC 2011) as a counter-based
 generator, uniforms of 53 bits from two 32-bit words, normals by Box–Muller. So a fixed
@@ -133,7 +138,7 @@ def _make_device_fns(jit):
         return scale * gamma(g, float(m), k0, k1) / math.sqrt(ss)
 
     row_scale = jit(row_scale)
-    return normal_pair, row_scale
+    return normal_pair, row_scale, gamma
 
 
 cuda = None  # numba.cuda, bound on first use (the simulator swaps this module global)
@@ -148,7 +153,7 @@ def _kernels():
     from numba import cuda as _cuda
 
     cuda = _cuda
-    normal_pair, row_scale = _make_device_fns(cuda.jit(device=True))
+    normal_pair, row_scale, _ = _make_device_fns(cuda.jit(device=True))
 
     @cuda.jit
     def row_scale_kernel(n, m, scale, k0, k1, row_offset, s):  # pragma: no cover - compiled
@@ -183,16 +188,122 @@ def _kernels():
     return cuda, row_scale_kernel, add_noise_kernel
 
 
-def _noise_into(P, out, scale, key, row_offset, threads=256):
-    """Steps 2-3 on device arrays (``P`` may be ``out``); returns the non-finite count."""
+FUSED_MAX_PAIRS = 16  # column pairs per lane held in registers: the fused kernel serves m <= 1,024
+FUSED_THREADS = 128  # 4 warps per block, each warp 32 rows
+
+
+@functools.lru_cache(maxsize=None)
+def _fused_kernel(shfl: bool):
+    """Steps 2-3 in one kernel: each warp takes 32 rows; lane ``l`` first draws row ``l``'s
+    Gamma(m) radius, then for each row in turn the warp draws its normals (lane ``l`` the
+    column pairs ``l, l + 32, …``, kept in registers), sums their squares across the warp
+    (shuffles on a device; a shared buffer and a barrier in the simulator, ``shfl=False``)
+    and writes ``P + s_i z_i``. Every normal is drawn once (the two-kernel path draws each
+    twice: once for the norm, once to add it); the numbers are the same Philox counters,
+    so the release equals the reference up to the order of the norm's sum."""
+    _kernels()  # binds the module global ``cuda`` (the kernels below must use the global)
+    normal_pair, _, gamma = _make_device_fns(cuda.jit(device=True))
+    maxp = FUSED_MAX_PAIRS
+    nthr = FUSED_THREADS
+
+    if shfl:
+        @cuda.jit(device=True)
+        def wsum(v, sbuf, tid):  # pragma: no cover - compiled
+            # xor butterfly: every lane ends with the same bits (x + y == y + x)
+            v += cuda.shfl_xor_sync(0xFFFFFFFF, v, 16)
+            v += cuda.shfl_xor_sync(0xFFFFFFFF, v, 8)
+            v += cuda.shfl_xor_sync(0xFFFFFFFF, v, 4)
+            v += cuda.shfl_xor_sync(0xFFFFFFFF, v, 2)
+            v += cuda.shfl_xor_sync(0xFFFFFFFF, v, 1)
+            return v
+    else:
+        @cuda.jit(device=True)
+        def wsum(v, sbuf, tid):  # pragma: no cover - compiled
+            sbuf[tid] = v
+            cuda.syncthreads()
+            tot = 0.0
+            base = (tid >> 5) << 5
+            for j in range(32):
+                tot += sbuf[base + j]
+            cuda.syncthreads()
+            return tot
+
+    @cuda.jit
+    def fused_kernel(P, scale, k0, k1, row_offset, out, bad):  # pragma: no cover - compiled
+        tid = cuda.threadIdx.x
+        lane = tid & 31
+        w = tid >> 5
+        n = out.shape[0]
+        m = out.shape[1]
+        npair = (m + 1) // 2
+        nj = (npair + 31) // 32
+        sbuf = cuda.shared.array(nthr, dtype=numba.float64)
+        sg = cuda.shared.array(nthr, dtype=numba.float64)
+        z = cuda.local.array(2 * maxp, dtype=numba.float64)
+        row0 = (cuda.blockIdx.x * (cuda.blockDim.x >> 5) + w) * 32
+        if row0 + lane < n:
+            sg[tid] = gamma(row_offset + row0 + lane, float(m), k0, k1)
+        cuda.syncthreads()
+        nb = 0
+        for rr in range(32):  # every warp loops 32 times (the shared build's barriers)
+            i = row0 + rr
+            ss = 0.0
+            if i < n:
+                g = row_offset + i
+                for j in range(nj):
+                    a = lane + 32 * j
+                    if a < npair:
+                        z0, z1 = normal_pair(g, a, 0, k0, k1)
+                        z[2 * j] = z0
+                        z[2 * j + 1] = z1
+                        ss += z0 * z0
+                        if 2 * a + 1 < m:
+                            ss += z1 * z1
+            tot = wsum(ss, sbuf, tid)
+            if i < n:
+                si = scale * sg[(w << 5) + rr] / math.sqrt(tot)
+                for j in range(nj):
+                    a = lane + 32 * j
+                    if a < npair:
+                        c = 2 * a
+                        out[i, c] = P[i, c] + si * z[2 * j]
+                        if not math.isfinite(out[i, c]):
+                            nb += 1
+                        if c + 1 < m:
+                            out[i, c + 1] = P[i, c + 1] + si * z[2 * j + 1]
+                            if not math.isfinite(out[i, c + 1]):
+                                nb += 1
+        if nb:
+            cuda.atomic.add(bad, 0, nb)
+
+    return fused_kernel
+
+
+def _use_shuffles() -> bool:
+    from trustlab._backend import cuda_simulator_enabled
+
+    return not cuda_simulator_enabled()
+
+
+def _noise_into(P, out, scale, key, row_offset, threads=256, fused=False):
+    """Steps 2-3 on device arrays (``P`` may be ``out``); returns the non-finite count.
+    ``fused=True`` runs :func:`_fused_kernel` where ``m <= 1,024`` (the same numbers; tested
+    in the simulator, not yet timed on a device, so the measured two-kernel path stays the
+    default until ``bench/gpu_device_check.py`` compares them)."""
     cp = get_cupy()
     cuda, k_scale, k_add = _kernels()
     n, m = out.shape
     if n == 0:
         return 0
     k0, k1 = key
-    s = cp.empty(n, dtype=cp.float64)
     bad = cp.zeros(1, dtype=cp.int64)
+    if fused and m <= 2 * 32 * FUSED_MAX_PAIRS:
+        k_f = _fused_kernel(_use_shuffles())
+        rows_per_block = 32 * (FUSED_THREADS // 32)
+        k_f[(n + rows_per_block - 1) // rows_per_block, FUSED_THREADS](
+            P, np.float64(scale), np.int64(k0), np.int64(k1), np.int64(row_offset), out, bad)
+        return int(bad.get()[0])
+    s = cp.empty(n, dtype=cp.float64)
     k_scale[(n + threads - 1) // threads, threads](np.int64(n), np.int64(m), np.float64(scale), np.int64(k0),
                                                    np.int64(k1), np.int64(row_offset), s)
     total = n * ((m + 1) // 2)

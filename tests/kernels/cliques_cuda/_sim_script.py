@@ -4,7 +4,7 @@ Invoked by test_cliques_cuda.py in a subprocess (``python -m tests.kernels.cliqu
 from the repository root), because the simulator must be switched
 on before numba.cuda is first imported in a process. Reads a JSON list of cases
 ``{"n", "edges", "min_size", "max_universe", "split_min", "split2_min", "thread_max", "big_degree",
-"warp_ops", "max_blocks"}``
+"warp_ops", "max_blocks", "lean"}``
 on stdin and writes, for each, the cliques (lists of positions) and the diagnostics dict.
 """
 import json
@@ -61,7 +61,7 @@ for case in json.load(sys.stdin):
         ip, ix, case["n"], case["min_size"], max_universe=case["max_universe"],
         split_min=case.get("split_min", 64), split2_min=case.get("split2_min", 48),
         max_blocks=case.get("max_blocks", 2), return_info=True,
-        thread_max=case.get("thread_max", 64), warp_ops=case.get("warp_ops", "auto"))
+        thread_max=case.get("thread_max", 64), warp_ops=case.get("warp_ops", "auto"), lean=case.get("lean", False))
     assert cp.dtype == np.int64 and ci.dtype == np.int32 and cp[0] == 0 and cp[-1] == len(ci)
     out.append({"cliques": [ci[cp[k]:cp[k + 1]].tolist() for k in range(len(cp) - 1)],
                 "info": {k: v for k, v in info.items() if not k.startswith("seconds")}})

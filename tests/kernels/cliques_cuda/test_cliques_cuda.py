@@ -267,14 +267,19 @@ def test_second_level_split_in_simulator_equals_networkx():
 def test_warp_kernel_device_build_in_simulator_equals_networkx():
     """The warp kernel as a device runs it (``warp_ops="shfl"``: shuffles and ballots,
     which the simulator lacks and the test's shim emulates on the block barrier), split
-    at two levels, on two small graphs side by side."""
+    at two levels, on two small graphs side by side; the default and the lean build."""
     edges = gnp_edges(9, 0.5, 11) + [[u + 9, v + 9] for u, v in gnp_edges(7, 0.7, 113)]
     case = {"n": 16, "edges": edges, "min_size": 1, "max_universe": 1024, "thread_max": 0, "split_min": 1,
             "split2_min": 1, "warp_ops": "shfl", "max_blocks": 64}
-    (res,) = _run_sim([case])
-    assert all(c == sorted(c) for c in res["cliques"])
-    assert sorted(res["cliques"]) == nx_cliques(16, edges)
-    assert res["info"]["n_split2"] > 0
+    # the lean build (pivot only where the search branches, members placed from one split
+    # point per item), also with min_size 3 (it prunes before the pivot)
+    lean = dict(case, lean=True)
+    lean3 = dict(case, lean=True, min_size=3)
+    results = _run_sim([case, lean, lean3])
+    for c, res in zip((case, lean, lean3), results):
+        assert all(q == sorted(q) for q in res["cliques"])
+        assert sorted(res["cliques"]) == nx_cliques(16, edges, c["min_size"])
+    assert results[0]["info"]["n_split2"] > 0
 
 
 # ----------------------------------------------------------------- real GPU (skipped)

@@ -74,6 +74,21 @@ def test_noise_kernels_in_simulator_equal_the_reference():
         {"n": 2, "m": 3, "scale": 1e308, "key": key, "row_offset": 0, "dtype": "float32", "threads": 8,
          "P": [[1e38, 0, 0], [0, 0, 0]]},
     ]
+    # the fused kernel (one warp per row, 128 rows per block), both builds: rows past the
+    # first block, m over one column pair per lane (m = 67: 34 pairs), odd m, m = 1
+    fused = [
+        {"n": 5, "m": 4, "scale": 0.5, "key": key, "row_offset": 0, "dtype": "float64", "threads": 0,
+         "fused": "shared"},
+        {"n": 130, "m": 3, "scale": 2.0, "key": key, "row_offset": 2**33 + 5, "dtype": "float64", "threads": 0,
+         "fused": "shared"},
+        {"n": 3, "m": 67, "scale": 1.0, "key": key, "row_offset": 9, "dtype": "float64", "threads": 0,
+         "fused": "shfl"},
+        {"n": 4, "m": 1, "scale": 1.0, "key": key, "row_offset": 9, "dtype": "float32", "threads": 0,
+         "fused": "shfl"},
+        {"n": 2, "m": 3, "scale": 1e308, "key": key, "row_offset": 0, "dtype": "float32", "threads": 0,
+         "P": [[1e38, 0, 0], [0, 0, 0]], "fused": "shared"},
+    ]
+    cases = cases + fused
     env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
     proc = subprocess.run([sys.executable, "-m", "tests.kernels.privacy_cuda._sim_noise"], input=json.dumps(cases),
                           capture_output=True, text=True, env=env, timeout=240, cwd=ROOT)
@@ -82,14 +97,14 @@ def test_noise_kernels_in_simulator_equal_the_reference():
         pytest.skip(last[5:])
     assert proc.returncode == 0, proc.stderr[-3000:]
     res = json.loads(proc.stdout)
-    for c, r in zip(cases[:3], res[:3]):
+    for c, r in zip(cases[:3] + cases[4:8], res[:3] + res[4:8]):
         want = G.noise_reference(c["n"], c["m"], c["scale"], tuple(c["key"]), c["row_offset"])
         got = np.asarray(r["noise"])
         if c["dtype"] == "float32":
             want = want.astype(np.float32).astype(np.float64)
         np.testing.assert_allclose(got, want, rtol=1e-12 if c["dtype"] == "float64" else 1e-6, atol=0)
         assert r["bad"] == 0
-    assert res[3]["bad"] >= 3  # an overflowing float32 release is counted, not hidden
+    assert res[3]["bad"] >= 3 and res[8]["bad"] >= 3  # an overflowing float32 release is counted, not hidden
 
 
 def test_wide_mulhilo_equals_the_halves():
