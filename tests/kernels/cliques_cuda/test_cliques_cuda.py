@@ -192,6 +192,9 @@ def _sim_cases():
     cases.append({"n": off, "edges": edges, "min_size": 1, "max_universe": 1024, "thread_max": 0,
                   "split_min": 4, "big_degree": 2})
     cases.append({"n": off, "edges": edges, "min_size": 3, "max_universe": 1024, "big_degree": 3})
+    # the lean warp build with the simulator's shared-memory reductions, split at the root
+    cases.append({"n": off, "edges": edges, "min_size": 1, "max_universe": 1024, "thread_max": 0,
+                  "split_min": 1, "lean": True})
     # degenerate inputs: empty graph, edgeless graph, one edge
     cases.append({"n": 0, "edges": [], "min_size": 1, "max_universe": 1024})
     cases.append({"n": 4, "edges": [], "min_size": 1, "max_universe": 1024})
@@ -272,11 +275,10 @@ def test_warp_kernel_device_build_in_simulator_equals_networkx():
     case = {"n": 16, "edges": edges, "min_size": 1, "max_universe": 1024, "thread_max": 0, "split_min": 1,
             "split2_min": 1, "warp_ops": "shfl", "max_blocks": 64}
     # the lean build (pivot only where the search branches, members placed from one split
-    # point per item), also with min_size 3 (it prunes before the pivot)
-    lean = dict(case, lean=True)
+    # point per item), with min_size 3 so that it also prunes before the pivot
     lean3 = dict(case, lean=True, min_size=3)
-    results = _run_sim([case, lean, lean3])
-    for c, res in zip((case, lean, lean3), results):
+    results = _run_sim([case, lean3])
+    for c, res in zip((case, lean3), results):
         assert all(q == sorted(q) for q in res["cliques"])
         assert sorted(res["cliques"]) == nx_cliques(16, edges, c["min_size"])
     assert results[0]["info"]["n_split2"] > 0
