@@ -447,9 +447,9 @@ def _get_warp_kernel(shfl: bool, lean: bool = False):
 
     ``lean`` builds a variant that computes the pivot only at nodes that branch (``P``
     non-empty and the size bound met; the default build scans ``P ∪ X`` at every node,
-    leaves included) and writes a clique's members from one split point per item (how
-    many universe vertices precede ``v``) instead of re-reading every member's id to
-    place ``v``. Both builds give the same output (tested in the simulator, both warp-op
+    leaves included) and counts a clique's members below ``v`` (where ``v`` goes among
+    them) from one split point per item (how many universe vertices precede ``v``)
+    instead of a loop that reads every member's id once more. Both builds give the same output (tested in the simulator, both warp-op
     builds). The lean build has not run on a device yet: the default stays the build
     measured on the H200 until ``bench/gpu_device_run.sh`` compares them."""
     _bind_cuda()
@@ -461,6 +461,22 @@ def _get_warp_kernel(shfl: bool, lean: bool = False):
     fill_row = cuda.jit(device=True)(make_bitset_steps(popc)[0])
     later = cuda.jit(device=True)(_later)
     wsum, wor, wmax, wprefix, first_set = _warp_ops(shfl)
+
+    @cuda.jit(device=True)
+    def pivot_scan(sP, sX, adj, ws, W, k, t):  # pragma: no cover - compiled
+        """Thread ``t``'s share of the pivot search: its candidate of ``P ∪ X`` with most
+        neighbours in ``P`` (``(-1, 0)`` when it has none)."""
+        best = -1
+        bu = 0
+        for u in range(t, k, 32):
+            if ((sP[u >> 5] | sX[u >> 5]) >> (u & 31)) & 1:
+                cc = 0
+                for w in range(W):
+                    cc += cuda.popc(sP[w] & adj[u * ws + w])
+                if cc > best:
+                    best = cc
+                    bu = u
+        return best, bu
 
     @cuda.jit
     def _bk_warp(indptr, indices, sub_v, ksz, sub_idx, item_s, item_b, item_b2, adj_ws, ws, stk_ws,
@@ -542,16 +558,7 @@ def _get_warp_kernel(shfl: bool, lean: bool = False):
                             sP[t] = p
                             sX[t] = x
                             cuda.syncthreads()
-                            best = -1
-                            bu = 0
-                            for u in range(t, k, 32):
-                                if ((sP[u >> 5] | sX[u >> 5]) >> (u & 31)) & 1:
-                                    cc = 0
-                                    for w in range(W):
-                                        cc += cuda.popc(sP[w] & adj[u * ws + w])
-                                    if cc > best:
-                                        best = cc
-                                        bu = u
+                            best, bu = pivot_scan(sP, sX, adj, ws, W, k, t)
                             key = wmax(best * 2048 + (2047 - bu), buf, ph, t)  # most neighbours, then lowest u
                             ph ^= 1
                             piv = 2047 - (key & 2047)
@@ -560,16 +567,7 @@ def _get_warp_kernel(shfl: bool, lean: bool = False):
                         sP[t] = p
                         sX[t] = x
                         cuda.syncthreads()
-                        best = -1
-                        bu = 0
-                        for u in range(t, k, 32):
-                            if ((sP[u >> 5] | sX[u >> 5]) >> (u & 31)) & 1:
-                                cc = 0
-                                for w in range(W):
-                                    cc += cuda.popc(sP[w] & adj[u * ws + w])
-                                if cc > best:
-                                    best = cc
-                                    bu = u
+                        best, bu = pivot_scan(sP, sX, adj, ws, W, k, t)
                         cntp = wsum(cuda.popc(p), buf, ph, t)
                         ph ^= 1
                         anyx = wor(x, buf, ph, t)
@@ -582,36 +580,23 @@ def _get_warp_kernel(shfl: bool, lean: bool = False):
                         done = True  # the level-1 node is all pass 3 looks at
                     if cntp == 0:
                         if anyx == 0 and d + 1 >= min_size and mode != 3:
-                            if write and lean:  # members of word t: v goes after the rv lowest positions
-                                r0 = t * 32
-                                if rv >= r0 + 32:
-                                    below = cuda.popc(rr)
-                                elif rv <= r0:
-                                    below = 0
+                            if write:  # every thread writes the members of its own word
+                                if lean:  # members below v: positions under the item's split point rv
+                                    r0 = t * 32
+                                    if rv >= r0 + 32:
+                                        below = cuda.popc(rr)
+                                    elif rv <= r0:
+                                        below = 0
+                                    else:
+                                        below = cuda.popc(rr & ((numba.int64(1) << (rv - r0)) - 1))
                                 else:
-                                    below = cuda.popc(rr & ((numba.int64(1) << (rv - r0)) - 1))
-                                pos = ebase[it] + nel + wprefix(cuda.popc(rr), buf, ph, t)
-                                ph ^= 1
-                                pv = wsum(below, buf, ph, t)
-                                ph ^= 1
-                                word = rr
-                                while word != 0:
-                                    low = word & (-word)
-                                    word ^= low
-                                    r = r0 + cuda.popc(low - 1)
-                                    out_indices[pos + 1 if r >= rv else pos] = sub_idx[lo + r]
-                                    pos += 1
-                                if t == 0:
-                                    out_indices[ebase[it] + nel + pv] = v
-                                    out_indptr[cbase[it] + ncl + 1] = ebase[it] + nel + d + 1
-                            elif write:  # every thread writes the members of its own word
-                                below = 0
-                                word = rr
-                                while word != 0:
-                                    low = word & (-word)
-                                    word ^= low
-                                    if sub_idx[lo + t * 32 + cuda.popc(low - 1)] < v:
-                                        below += 1
+                                    below = 0
+                                    word = rr
+                                    while word != 0:
+                                        low = word & (-word)
+                                        word ^= low
+                                        if sub_idx[lo + t * 32 + cuda.popc(low - 1)] < v:
+                                            below += 1
                                 pos = ebase[it] + nel + wprefix(cuda.popc(rr), buf, ph, t)
                                 ph ^= 1
                                 pv = wsum(below, buf, ph, t)
@@ -953,9 +938,9 @@ def enumerate_maximal_cliques_cuda(indptr: np.ndarray, indices: np.ndarray, n: i
         ballots (``"shfl"``), or a shared buffer and a barrier (``"shared"``, the only
         choice in the simulator). ``"auto"``: shuffles on a device.
     lean : bool, default False
-        The warp kernel's lean build: pivots only at branching nodes and members placed
-        from one split point per item (the same output; not yet measured on a device, so
-        not the default).
+        The warp kernel's lean build: pivots only at branching nodes, and ``v``'s place
+        among a clique's members from one split point per item (the same output; not yet
+        measured on a device, so not the default).
     output_ok : callable, optional
         ``output_ok(n_cliques, n_members)`` is called after the count pass (with upper
         bounds); if it returns False, :class:`OutputTooLarge` is raised before any output
