@@ -127,7 +127,8 @@ def _old_classify(c: Any, s: pd.Series, n: int, id_col: str | None) -> F.FieldCh
         return FieldChoice(name, "field", "exact", f"a few categories ({nun} distinct values)")
     if any(k in lname for k in _NAMEISH) and mean_tok <= 4:
         return FieldChoice(name, "field", "name", "name says a name/place; short text")
-    if mean_len < 12 and nun < max(50, 0.2 * len(v)):
+    top50 = sv.value_counts().iloc[:50].sum() / len(sv)  # changed in stop 39: a closed vocabulary only
+    if mean_len < 12 and (nun < 50 or (nun < 0.2 * len(v) and top50 >= 0.9)):
         return FieldChoice(name, "field", "exact", f"short categories ({nun} distinct values)")
     if mean_tok <= 2.5 and sample.str.fullmatch(r"[^\d]+").mean() > 0.9:
         return FieldChoice(name, "field", "name", "short alphabetic text")

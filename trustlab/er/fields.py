@@ -181,14 +181,15 @@ def _classify(c: Any, s: pd.Series, n: int, id_col: str | None) -> FieldChoice:
     v = _clean(s)
     if len(v) == 0 or (n > 1 and len(v) < max(2, 0.05 * n)):
         return FieldChoice(name, "empty", None, f"only {len(v)} of {n} values present")
-    nun = int(v.astype(str).nunique())
+    sv = v.astype(str)
+    counts = sv.value_counts()  # (the hints read how the values spread: ColumnProfile.top_share)
+    nun = len(counts)
     if nun <= 1 and n > 1:  # (a single record has one value per column and still has fields)
         return FieldChoice(name, "constant", None, "a single distinct value")
-    sv = v.astype(str)
     sample = sv.sample(min(len(sv), 500), random_state=0) if len(sv) > 500 else sv
     if nun <= SOURCE_MAX_VALUES and nun <= 0.05 * len(v) and sample.str.fullmatch(_SOURCE_VALUE).mean() >= 0.9:
         return FieldChoice(name, "source", None, f"values name a few sources ({nun} file names / site URLs)")
-    p = ColumnProfile(name, sample, len(v), nun)
+    p = ColumnProfile(name, sample, len(v), nun, counts)
     uniq_share = p.uniq_share
     idname = bool(_ID_NAMES.search(lname))
     fieldname = any(k in lname for k in ("zip", "post", "phone", "tel", "fax", "mail", "date", "dob", "birth",

@@ -115,6 +115,9 @@ class ColumnProfile:
         Present values in the column.
     nun : int
         Distinct present values.
+    counts : pandas.Series of int, optional
+        How often each distinct present value occurs in the whole column (``value_counts``);
+        None: :attr:`top_share` is read from the sample instead.
 
     Examples
     --------
@@ -123,12 +126,13 @@ class ColumnProfile:
     (True, 1.0, 0.0)
     """
 
-    def __init__(self, name: str, sample: pd.Series, n_values: int, nun: int):
+    def __init__(self, name: str, sample: pd.Series, n_values: int, nun: int, counts: pd.Series | None = None):
         self.name = name
         self.lname = name.strip().lower()
         self.sample = sample
         self.n_values = n_values
         self.nun = nun
+        self.counts = counts
 
     def name_has(self, *parts: str) -> bool:
         """Whether the lower-cased name contains one of ``parts``."""
@@ -156,6 +160,26 @@ class ColumnProfile:
         """Every number of the sample is a whole number."""
         x = self.numbers.dropna()
         return bool(np.all(np.isclose(x, np.round(x))))
+
+    @cached_property
+    def top_share(self) -> float:
+        """Share of the present values that are one of the :data:`VOCABULARY` most frequent
+        distinct values (of the whole column when ``counts`` was given, else of the sample).
+
+        A closed vocabulary (states, cuisines, genres, months) is nearly covered by its
+        commonest values however many rows the table has; an open one (first names,
+        surnames, brands) keeps a long tail of rarer values, typos among them, that the
+        commonest ones leave out.
+
+        Examples
+        --------
+        >>> p = ColumnProfile("x", pd.Series(["a", "a", "b", "c"]), 4, 3)
+        >>> p.top_share
+        1.0
+        """
+        c = self.counts if self.counts is not None else self.sample.value_counts()
+        total = float(c.sum())
+        return float(np.sort(np.asarray(c))[::-1][:VOCABULARY].sum() / total) if total else 1.0
 
     @cached_property
     def mean_len(self) -> float:
@@ -210,6 +234,24 @@ class Hint:
 _MODEL_CODE = r"(?=[^\d]*\d)[A-Za-z0-9][A-Za-z0-9\-\./_#]*"
 
 
+#: a column of fewer distinct values than this is a vocabulary, and one whose this many commonest
+#: values hold :data:`CLOSED_SHARE` of its values is a closed one (see :func:`_short_categories`)
+VOCABULARY = 50
+CLOSED_SHARE = 0.9
+
+
+def _short_categories(p: ColumnProfile) -> bool:
+    """Short values from a closed vocabulary (compared exactly): fewer than :data:`VOCABULARY`
+    distinct values; or fewer than a fifth of the values distinct *and* the
+    :data:`VOCABULARY` commonest holding at least :data:`CLOSED_SHARE` of them. The distinct
+    count alone grows with the table: 539 first names in 10,000 rows passed for categories,
+    while their 50 commonest hold 61 % of the rows (an open vocabulary with a long tail; the
+    cuisines, states, genres and months of the real files hold 93 % to 100 %)."""
+    if p.mean_len >= 12:
+        return False
+    return p.nun < VOCABULARY or (p.nun < 0.2 * p.n_values and p.top_share >= CLOSED_SHARE)
+
+
 def _years(p: ColumnProfile) -> bool:
     return "year" in p.lname or (p.numbers.dropna().between(1800, 2100).mean() > 0.95 and p.mean_len <= 4.5)
 
@@ -233,8 +275,7 @@ _HINTS: dict[str, tuple[Hint, ...]] = {
               Hint(62, lambda p: p.num_share > 0.95 and p.integral, "small integers / codes: compared exactly"),
               Hint(90, lambda p: p.mean_len < 12 and p.nun <= 10 and not p.name_has(*_PERSON),
                    "a few categories ({p.nun} distinct values)"),
-              Hint(110, lambda p: p.mean_len < 12 and p.nun < max(50, 0.2 * p.n_values),
-                   "short categories ({p.nun} distinct values)")),
+              Hint(110, _short_categories, "short categories ({p.nun} distinct values)")),
     "code": (Hint(61, lambda p: p.num_share > 0.95 and p.integral
                   and (p.sample.str.len().max() >= 6 or p.uniq_share > 0.5),
                   "numeric code (ids, numbers): edit distance on the digits"),),
