@@ -997,9 +997,8 @@ def _encode(part: pd.DataFrame, fields, only, doc_freq: dict | None, tf_model, t
         tab = tf_model.tf_tables_.get(f.column)
         if tab is not None:
             dflt = tf_model.tf_default_[f.column]
-            cols[f"tf{k}"] = _per_value(df[f.column], lambda v, f=f, tab=tab, dflt=dflt: pd.Series(
-                tf_keys(pd.DataFrame({f.column: v}), f)).map(tab).astype(float).fillna(dflt).to_numpy(np.float64),
-                memo)
+            cols[f"tf{k}"] = _per_value(df[f.column], lambda v, f=f, tab=tab, dflt=dflt: _tf_lookup(
+                tf_keys(pd.DataFrame({f.column: v}), f), tab, dflt), memo)
         else:
             key = _tf_keys(df, f, memo)
             cols[f"tfkey{k}"] = key
@@ -1062,8 +1061,7 @@ def _weigh(enc: _Enc, fields, doc_freq: dict | None, tf_model=None) -> _Enc:
         n_all, hs, ks = doc_freq[c]
         dfreq = np.zeros(h.size)
         if hs.size:
-            k = np.minimum(np.searchsorted(hs, h), hs.size - 1)
-            dfreq = np.where(hs[k] == h, ks[k], 0).astype(np.float64)
+            dfreq = _frequencies(hs, ks, h)
         if f.kind == "record":
             w = (1.0 + np.log(np.maximum(cnt, 1.0))) * (np.log(n_all / np.maximum(dfreq, 1)) + 1e-6)
             rowid = np.repeat(np.arange(ptr.size - 1), np.diff(ptr))
@@ -1083,8 +1081,8 @@ def _weigh(enc: _Enc, fields, doc_freq: dict | None, tf_model=None) -> _Enc:
             tab = tf_model.tf_tables_.get(f.column)
             if key is not None and tab is not None:
                 dflt = tf_model.tf_default_[f.column]
-                cols[f"tf{k}"] = _per_value(pd.Series(key, dtype=object), lambda v, tab=tab, dflt=dflt: v.map(tab)
-                                            .astype(float).fillna(dflt).to_numpy(np.float64))
+                cols[f"tf{k}"] = _per_value(pd.Series(key, dtype=object),
+                                            lambda v, tab=tab, dflt=dflt: _tf_lookup(v, tab, dflt))
     return _Enc(enc.idx, cols, csr, enc.raw, enc.shares)
 
 
@@ -1099,6 +1097,25 @@ def _row_keys(ptr: np.ndarray, tok: np.ndarray) -> tuple[np.ndarray, np.ndarray,
     ids = pd.factorize(tok)[0].astype(np.int64)
     key = (np.asarray(tok, np.uint64) ^ np.uint64(1 << 63)).view(np.int64)
     return ids, key, _rows_sorted(np.asarray(ptr, np.int64), ids)
+
+
+def _frequencies(hs: np.ndarray, ks: np.ndarray, h: np.ndarray) -> np.ndarray:
+    """The count ``ks`` of each token hash of ``h`` in the table ``(hs sorted, ks)`` (0 when
+    absent), as float; looked up in sorted order (a binary search that moves forward, about
+    twice as fast as in the rows' order on a table of millions)."""
+    o = np.argsort(h, kind="stable")
+    k = np.empty(h.size, np.int64)
+    k[o] = np.minimum(np.searchsorted(hs, h[o]), hs.size - 1)
+    return np.where(hs[k] == h, ks[k], 0).astype(np.float64)
+
+
+def _tf_lookup(keys, tab: dict, dflt: float) -> np.ndarray:
+    """``Series(keys).map(tab).astype(float).fillna(dflt)`` as an array, by dict look-ups (no
+    Series of the whole table per call): the TF frequency of each key, ``dflt`` for a key the
+    table lacks."""
+    keys = np.asarray(keys, dtype=object)
+    got = np.fromiter((tab.get(x, np.nan) for x in keys), np.float64, keys.size)
+    return np.where(np.isnan(got), dflt, got)
 
 
 def _sparse_dot(rows: tuple, wa: np.ndarray, wb: np.ndarray, i: np.ndarray, j: np.ndarray) -> np.ndarray:
