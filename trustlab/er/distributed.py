@@ -235,6 +235,7 @@ def _key_rows(part: pd.DataFrame, rules: Sequence[str]) -> pd.DataFrame:
     df = part.reset_index(drop=True)
     idx = part.index.to_numpy(np.int64)
     keys, recs, rs = [], [], []
+    memo: dict = {}  # each column's distinct values, found once for all its rules
 
     def members(frame, rule):
         kind, v = membership_values(frame, rule)
@@ -252,7 +253,7 @@ def _key_rows(part: pd.DataFrame, rules: Sequence[str]) -> pd.DataFrame:
         elif len(cols := parse_rule(rule, df.columns).columns) == 1:
             # a one-column rule's keys are those of the record's value: each distinct value's once
             c = cols[0]
-            rec, h = _value_tokens(df[c], lambda v, c=c, rule=rule: members(pd.DataFrame({c: v}), rule))
+            rec, h = _value_tokens(df[c], lambda v, c=c, rule=rule: members(pd.DataFrame({c: v}), rule), memo)
         else:
             rec, h = members(df, rule)
         keys.append(pd.util.hash_array(h ^ np.uint64((r + 1) * 0x9E3779B97F4A7C15 % 2**64)).astype(np.uint64))
@@ -849,7 +850,10 @@ def _value_codes(vals: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     from trustlab.er.kinds import _CODE_SPLIT, code_tokens
 
     char = "[^" + _CODE_SPLIT[1:-2] + "]"  # a character of a word (its separators: ``_CODE_SPLIT``)
-    words = vals.fillna("").astype(str).str.lower().str.findall(f"{char}*\\d{char}*").explode().dropna()
+    low = vals.fillna("").astype(str).str.lower()
+    low = low[low.str.contains(r"\d", regex=True).to_numpy(bool)]  # the others have no such word (nor any
+    # backtracking search for one, quadratic in a word's length)
+    words = low.str.findall(f"{char}*\\d{char}*").explode().dropna()
     words = words[words.str.len() >= 4]  # as code_tokens: shorter words give no code
     if not len(words):
         return np.zeros(0, np.int64), np.zeros(0, np.uint64)
