@@ -75,10 +75,11 @@ def _lengths(x: Sequence) -> np.ndarray:
 
 
 def text_spans(a: Sequence, b: Sequence, chars: int | None = None,
-               size: int | None = None) -> Iterator[tuple[int, int]]:
+               size: int | None = None, lengths: tuple | None = None) -> Iterator[tuple[int, int]]:
     """Pieces of the pairs ``(a[k], b[k])`` holding at most ``chars`` characters (both
     strings; default :data:`CHARS`) and ``size`` pairs (default :data:`ITEMS`); a single
-    longer pair is a piece on its own.
+    longer pair is a piece on its own. ``lengths``: the strings' lengths ``(of a, of b)``
+    when known (as counted here: an item that is not a string counts as one).
 
     Examples
     --------
@@ -89,7 +90,9 @@ def text_spans(a: Sequence, b: Sequence, chars: int | None = None,
     n = len(a)
     chars = CHARS if chars is None else chars
     for s, e in spans(n, size):
-        yield from work_spans(_lengths(a[s:e]) + _lengths(b[s:e]), chars, size, offset=s)
+        cost = _lengths(a[s:e]) + _lengths(b[s:e]) if lengths is None else \
+            np.asarray(lengths[0][s:e], np.int64) + np.asarray(lengths[1][s:e], np.int64)
+        yield from work_spans(cost, chars, size, offset=s)
 
 
 #: bytes copied per piece by :func:`vstack` and :func:`column_stack` (~10-30 ms)

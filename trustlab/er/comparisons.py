@@ -78,6 +78,60 @@ def _rowwise_dot(Aw, A, i: np.ndarray, j: np.ndarray) -> np.ndarray:
     out = np.empty(len(i))
     if len(i) == 0:
         return out
+    if Aw.dtype != np.float64 or A.dtype != np.float64 or Aw.shape != A.shape:
+        return _rowwise_dot_scipy(Aw, A, i, j)
+    ap, aj = Aw.indptr.astype(np.int64), Aw.indices.astype(np.int64)
+    bp, bj = A.indptr.astype(np.int64), A.indices.astype(np.int64)
+    if not (_rows_sorted(ap, aj).all() and _rows_sorted(bp, bj).all() and np.isfinite(Aw.data).all()
+            and np.isfinite(A.data).all()):
+        return _rowwise_dot_scipy(Aw, A, i, j)
+    # canonical matrices of finite values: the kernel merges the rows of each pair and sums
+    # their products as SciPy's product of the gathered rows does (the same bits)
+    return merged_row_sums(ap, aj, np.ascontiguousarray(Aw.data), bp, bj, np.ascontiguousarray(A.data), i, j)
+
+
+def merged_row_sums(ap: np.ndarray, ak: np.ndarray, ax: np.ndarray, bp: np.ndarray, bk: np.ndarray,
+                    bx: np.ndarray, i: np.ndarray, j: np.ndarray, canonical: np.ndarray | None = None) -> np.ndarray:
+    """Per pair ``k``: the dot product of row ``i[k]`` of A ``(ap, ak, ax)`` and row ``j[k]`` of
+    B (CSR-like, rows sorted by strictly increasing int64 keys ``ak``/``bk``, finite values),
+    equal bit for bit to :func:`_rowwise_dot_scipy` of the CSR matrices these rows come from:
+    with ``canonical`` None the keys are their column indices; otherwise the keys stand for
+    indices that may be in another order, and ``canonical`` (per row of A, which B's rows
+    follow) says whether a row's indices increase: a piece of pairs whose rows all do is summed
+    by increasing key, any other in the reverse (SciPy's two methods for the element-wise
+    product). Pieces as :func:`_rowwise_dot`'s.
+
+    Examples
+    --------
+    >>> ptr, key = np.array([0, 2, 4]), np.array([1, 5, 1, 7])
+    >>> merged_row_sums(ptr, key, np.array([0.5, 2.0, 3.0, 1.0]), ptr, key, np.ones(4),
+    ...                 np.array([0]), np.array([1])).tolist()
+    [0.5]
+    """
+    out = np.empty(len(i))
+    if len(i) == 0:
+        return out
+    i64, j64 = np.ascontiguousarray(i, np.int64), np.ascontiguousarray(j, np.int64)
+    rowlen = np.diff(bp)
+    for a, b in work_spans(rowlen[i64] + rowlen[j64] + 1, _JACCARD_CHUNK):
+        desc = canonical is not None and not (canonical[i64[a:b]].all() and canonical[j64[a:b]].all())
+        K.merge_row_sums(ap, ak, ax, bp, bk, bx, i64[a:b], j64[a:b], desc, out[a:b])
+    return out
+
+
+def _rows_sorted(indptr: np.ndarray, indices: np.ndarray) -> np.ndarray:
+    """Per row of a CSR matrix: whether its indices strictly increase."""
+    out = np.empty(indptr.size - 1, bool)
+    K.rows_sorted(indptr, indices, out)
+    return out
+
+
+def _rowwise_dot_scipy(Aw, A, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+    """:func:`_rowwise_dot` with SciPy's products of the gathered rows (the reference the
+    kernel reproduces, and the path for other dtypes)."""
+    out = np.empty(len(i))
+    if len(i) == 0:
+        return out
     rowlen = np.diff(A.indptr)
     for a, b in work_spans(rowlen[i] + rowlen[j] + 1, _JACCARD_CHUNK):
         out[a:b] = np.asarray(Aw[i[a:b]].multiply(A[j[a:b]]).sum(1)).ravel()
@@ -323,25 +377,33 @@ def _cosine_in_common(A, S, H, bits: np.ndarray, i: np.ndarray,
     k = int(home.max()) + 1
     N = np.zeros((A.shape[0], k))
     np.add.at(N, (rows, home), A.data ** 2)
-    # each entry's position (+1) in A's rows: one product of rows finds the shared words of a
-    # pair, and their weights, columns and idf are read at those positions
-    Q = A.copy()
-    Q.data = np.arange(1, A.nnz + 1, dtype=np.float64)
-    one = A.sign()
+    # the positions in A of the words a pair shares (their weights, columns and idf are read
+    # there): by a merge of the two rows (the kernel) when the rows are sorted and distinct and
+    # every weight nonzero (the positions, in the order, SciPy's products of the gathered rows
+    # give), otherwise by those products (each entry's position + 1 times the other's sign)
     rowlen = np.diff(A.indptr)
+    ptr, idx = A.indptr.astype(np.int64), A.indices.astype(np.int64)
+    merge = bool(_rows_sorted(ptr, idx).all() and np.all(A.data != 0) and np.isfinite(A.data).all())
+    if not merge:
+        Q = A.copy()
+        Q.data = np.arange(1, A.nnz + 1, dtype=np.float64)
+        one = A.sign()
     for a, b in work_spans(rowlen[i] + rowlen[j] + 1, _JACCARD_CHUNK):
         ia, jb = i[a:b], j[a:b]
         common = bits[ia] & bits[jb]
         mask = ((common[:, None] >> np.arange(k)[None, :]) & 1).astype(np.float64)
         ni = np.sqrt((N[ia] * mask).sum(1))
         nj = np.sqrt((N[jb] * mask).sum(1))
-        # element-wise products of rows: the intersection of their words, in the same order
-        pi = Q[ia].multiply(one[jb]).tocsr()
-        pj = one[ia].multiply(Q[jb]).tocsr()
-        pi.sort_indices()
-        pj.sort_indices()
-        qi, qj = pi.data.astype(np.int64) - 1, pj.data.astype(np.int64) - 1
-        r = np.repeat(np.arange(b - a), np.diff(pi.indptr))
+        if merge:
+            qi, qj, r = _row_matches(ptr, idx, np.ascontiguousarray(ia, np.int64), np.ascontiguousarray(jb, np.int64))
+        else:
+            # element-wise products of rows: the intersection of their words, in the same order
+            pi = Q[ia].multiply(one[jb]).tocsr()
+            pj = one[ia].multiply(Q[jb]).tocsr()
+            pi.sort_indices()
+            pj.sort_indices()
+            qi, qj = pi.data.astype(np.int64) - 1, pj.data.astype(np.int64) - 1
+            r = np.repeat(np.arange(b - a), np.diff(pi.indptr))
         ci, cj = home[qi], home[qj]
         keep = (((common[r] >> ci) & 1) & ((common[r] >> cj) & 1)).astype(np.float64)
         dot = np.bincount(r, weights=A.data[qi] * A.data[qj] * keep, minlength=b - a)
@@ -354,6 +416,21 @@ def _cosine_in_common(A, S, H, bits: np.ndarray, i: np.ndarray,
         cover[a:b] = np.sqrt(ni * nj)
         rare[a:b] = best.sum(1) >= 1.0
     return out, cover, rare
+
+
+def _row_matches(ptr: np.ndarray, idx: np.ndarray, i: np.ndarray, j: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The indices rows ``i[k]`` and ``j[k]`` of a CSR matrix (rows sorted, distinct) share:
+    their positions in row ``i[k]`` and in row ``j[k]`` and the pair ``k`` of each, pair by
+    pair, in increasing index."""
+    cnt = np.empty(len(i), np.int64)
+    K.count_row_matches(ptr, idx, i, j, cnt)
+    start = np.zeros(len(i), np.int64)
+    np.cumsum(cnt[:-1], out=start[1:])
+    tot = int(cnt.sum())
+    qi, qj = np.empty(tot, np.int64), np.empty(tot, np.int64)
+    K.fill_row_matches(ptr, idx, i, j, start, qi, qj)
+    return qi, qj, np.repeat(np.arange(len(i)), cnt)
 
 
 #: a code shared by at most this many records is a rare code (an identifier), above it a common one
@@ -387,10 +464,10 @@ def _code_levels(text: pd.Series, i: np.ndarray, j: np.ndarray, corpus: tuple | 
 
 
 def _distinct(a, b, codes):
-    """``(a', b', inverse)``: the distinct value pairs of ``a``/``b`` (from their value
-    ``codes``) and each pair's row among them, or None when deduplicating does not pay
-    (1000 pairs or fewer, or under 20% repeats). Computed once per piece of pairs and
-    shared by the field's scorers."""
+    """``(a', b', inverse, first)``: the distinct value pairs of ``a``/``b`` (from their value
+    ``codes``), each pair's row among them and the first row of each, or None when
+    deduplicating does not pay (1000 pairs or fewer, or under 20% repeats). Computed once
+    per piece of pairs and shared by the field's scorers."""
     if codes is None or len(a) <= 1000:
         return None
     ca, cb = codes
@@ -400,7 +477,7 @@ def _distinct(a, b, codes):
         return None
     first = np.empty(uniq.size, np.int64)
     first[inv[::-1]] = np.arange(len(a) - 1, -1, -1)  # first row of each distinct pair
-    return a[first], b[first], inv
+    return a[first], b[first], inv, first
 
 
 _DEDUP = 1_048_576
@@ -408,36 +485,43 @@ _DEDUP = 1_048_576
 they are scored: the unit of :func:`_similarities`."""
 
 
-def _cpdist(a, b, scorer) -> np.ndarray:
+def _cpdist(a, b, scorer, pieces=None) -> np.ndarray:
     """``process.cpdist(a, b, scorer)`` (float32) in pieces of bounded characters
-    (:func:`trustlab._chunks.text_spans`), so that a signal waits for one piece, not for
-    every pair; element-wise, so the result does not depend on the pieces."""
+    (:func:`trustlab._chunks.text_spans`, or the ``pieces`` given), so that a signal waits
+    for one piece, not for every pair; element-wise, so the result does not depend on the
+    pieces."""
     out = np.empty(len(a), np.float32)
-    for s, e in text_spans(a, b):
+    for s, e in (text_spans(a, b) if pieces is None else pieces):
         out[s:e] = process.cpdist(a[s:e], b[s:e], scorer=scorer, workers=-1, dtype=np.float32)
     return out
 
 
-def _similarities(a, b, scorers, codes=None) -> list[np.ndarray]:
+def _similarities(a, b, scorers, codes=None, lengths=None) -> list[np.ndarray]:
     """Element-wise similarity of ``a`` and ``b`` by each ``(scorer, scale)`` of ``scorers``
     (divided by its scale). With ``codes`` (value codes of a and b) each distinct value
-    pair of a piece of :data:`_DEDUP` pairs is scored once (:func:`_distinct`)."""
+    pair of a piece of :data:`_DEDUP` pairs is scored once (:func:`_distinct`). The pieces
+    of bounded characters are cut once for all scorers, from ``lengths`` (the strings'
+    lengths, as :func:`trustlab._chunks.text_spans` counts them) when given."""
     outs = [np.empty(len(a)) for _ in scorers]
     for s, e in spans(len(a), _DEDUP):
         pa, pb = a[s:e], b[s:e]
         dist = None if codes is None else _distinct(pa, pb, (codes[0][s:e], codes[1][s:e]))
+        ln = None if lengths is None else (lengths[0][s:e], lengths[1][s:e])
+        if dist is not None:
+            pa, pb, inv, first = dist
+            ln = None if ln is None else (ln[0][first], ln[1][first])
+        pieces = list(text_spans(pa, pb, lengths=ln))
         for out, (scorer, scale) in zip(outs, scorers):
             if dist is None:
-                out[s:e] = _cpdist(pa, pb, scorer).astype(np.float64) / scale
+                out[s:e] = _cpdist(pa, pb, scorer, pieces).astype(np.float64) / scale
             else:
-                da, db, inv = dist
-                out[s:e] = _cpdist(da, db, scorer).astype(np.float64)[inv] / scale
+                out[s:e] = _cpdist(pa, pb, scorer, pieces).astype(np.float64)[inv] / scale
     return outs
 
 
-def _cp(a, b, scorer, scale=1.0, codes=None):
+def _cp(a, b, scorer, scale=1.0, codes=None, lengths=None):
     """Element-wise similarity (:func:`_similarities` with one scorer)."""
-    return _similarities(a, b, [(scorer, scale)], codes)[0]
+    return _similarities(a, b, [(scorer, scale)], codes, lengths)[0]
 
 
 #: one kind's features: ``(df, field, i, j, fields, want) -> (columns, feature names, index of

@@ -273,3 +273,165 @@ def small_component_labels(nodes: np.ndarray, starts: np.ndarray, woff: np.ndarr
 
 def _bell(m: int) -> int:
     return (1, 1, 2, 5, 15, 52, 203, 877, 4140, 21147, 115975)[m] if m <= 10 else 10**9
+
+
+# ------------------------------------------------------------- sparse rows of pairs
+# The per-pair products of sparse rows that ``trustlab.er.comparisons`` used to form with
+# SciPy (``A[i].multiply(B[j]).sum(1)``, ``Q[i].multiply(one[j])``): the same values in the
+# same order, so the same floating-point sums, without the gathered matrices.
+
+
+@_lazy("void(int64[:], int64[:], boolean[:])")
+def _rows_sorted(indptr, indices, out):  # pragma: no cover - compiled
+    """Per row: its indices strictly increase (SciPy's canonical format, row by row)."""
+    for r in range(indptr.shape[0] - 1):
+        ok = indptr[r] <= indptr[r + 1]
+        for q in range(indptr[r] + 1, indptr[r + 1]):
+            if indices[q - 1] >= indices[q]:
+                ok = False
+                break
+        out[r] = ok
+
+
+@_lazy("void(int64[:], int64[:], float64[:], int64[:], int64[:], float64[:], int64[:], int64[:], boolean, "
+       "float64[:])")
+def _merge_row_sums(ap, ak, ax, bp, bk, bx, left, right, descending, out):  # pragma: no cover - compiled
+    """Per pair ``k``: the products of the entries rows ``left[k]`` of A and ``right[k]`` of B
+    share (rows sorted by strictly increasing keys ``ak``/``bk``), the nonzero ones, in
+    increasing key order (decreasing with ``descending``), summed as ``np.add.reduceat``
+    sums a row: the first plus NumPy's pairwise sum of the others (below 8 values one by one
+    from -0.0; up to 128, 8 accumulators combined in pairs, then the rest one by one; above,
+    the two halves, the first a multiple of 8, summed apart: a recursion unrolled here on a
+    stack). With finite values these are SciPy's ``A[left].multiply(B[right]).sum(1)``, bit
+    for bit: its element-wise product of two canonical matrices emits the shared entries by
+    increasing index, its general method (rows not sorted by index, each index once) in the
+    reverse of A's stored order."""
+    width = 1
+    for k in range(left.shape[0]):
+        width = max(width, min(ap[left[k] + 1] - ap[left[k]], bp[right[k] + 1] - bp[right[k]]))
+    buf = np.empty(width)
+    fs = np.empty(64, np.int64)  # the pairwise sum's frames: start, length, phase, left half's sum
+    fn = np.empty(64, np.int64)
+    fp = np.zeros(64, np.int64)
+    fl = np.zeros(64)
+    for k in range(left.shape[0]):
+        m = 0
+        if descending:
+            p, ps = ap[left[k] + 1] - 1, ap[left[k]]
+            q, qs = bp[right[k] + 1] - 1, bp[right[k]]
+            while p >= ps and q >= qs:
+                if ak[p] == bk[q]:
+                    v = ax[p] * bx[q]
+                    if v != 0:
+                        buf[m] = v
+                        m += 1
+                    p -= 1
+                    q -= 1
+                elif ak[p] > bk[q]:
+                    p -= 1
+                else:
+                    q -= 1
+        else:
+            p, pe = ap[left[k]], ap[left[k] + 1]
+            q, qe = bp[right[k]], bp[right[k] + 1]
+            while p < pe and q < qe:
+                if ak[p] == bk[q]:
+                    v = ax[p] * bx[q]
+                    if v != 0:
+                        buf[m] = v
+                        m += 1
+                    p += 1
+                    q += 1
+                elif ak[p] < bk[q]:
+                    p += 1
+                else:
+                    q += 1
+        if m == 0:
+            out[k] = 0.0
+            continue
+        top = 0
+        fs[0], fn[0], fp[0] = 1, m - 1, 0
+        got = 0.0
+        while top >= 0:
+            s0, n0 = fs[top], fn[top]
+            if n0 <= 128:  # a block
+                if n0 < 8:
+                    res = -0.0
+                    for t in range(s0, s0 + n0):
+                        res += buf[t]
+                else:
+                    r0, r1, r2, r3 = buf[s0], buf[s0 + 1], buf[s0 + 2], buf[s0 + 3]
+                    r4, r5, r6, r7 = buf[s0 + 4], buf[s0 + 5], buf[s0 + 6], buf[s0 + 7]
+                    t = 8
+                    while t < n0 - n0 % 8:
+                        r0 += buf[s0 + t]
+                        r1 += buf[s0 + t + 1]
+                        r2 += buf[s0 + t + 2]
+                        r3 += buf[s0 + t + 3]
+                        r4 += buf[s0 + t + 4]
+                        r5 += buf[s0 + t + 5]
+                        r6 += buf[s0 + t + 6]
+                        r7 += buf[s0 + t + 7]
+                        t += 8
+                    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+                    while t < n0:
+                        res += buf[s0 + t]
+                        t += 1
+                got = res
+                top -= 1
+                continue
+            n2 = n0 // 2
+            n2 -= n2 % 8
+            if fp[top] == 0:  # the left half first
+                fp[top] = 1
+                top += 1
+                fs[top], fn[top], fp[top] = s0, n2, 0
+            elif fp[top] == 1:  # then the right half
+                fl[top] = got
+                fp[top] = 2
+                top += 1
+                fs[top], fn[top], fp[top] = s0 + n2, n0 - n2, 0
+            else:
+                got = fl[top] + got
+                top -= 1
+        out[k] = buf[0] + got
+
+
+@_lazy("void(int64[:], int64[:], int64[:], int64[:], int64[:])")
+def _count_row_matches(indptr, indices, left, right, out):  # pragma: no cover - compiled
+    """Per pair: the indices rows ``left[k]`` and ``right[k]`` share (rows sorted, distinct)."""
+    for k in range(left.shape[0]):
+        p, pe = indptr[left[k]], indptr[left[k] + 1]
+        q, qe = indptr[right[k]], indptr[right[k] + 1]
+        n = 0
+        while p < pe and q < qe:
+            if indices[p] == indices[q]:
+                n += 1
+                p += 1
+                q += 1
+            elif indices[p] < indices[q]:
+                p += 1
+            else:
+                q += 1
+        out[k] = n
+
+
+@_lazy("void(int64[:], int64[:], int64[:], int64[:], int64[:], int64[:], int64[:])")
+def _fill_row_matches(indptr, indices, left, right, start, qi, qj):  # pragma: no cover - compiled
+    """The positions, in ``indices``, of the shared indices of each pair (ascending index),
+    written from ``start[k]`` (:func:`count_row_matches`' counts, summed)."""
+    for k in range(left.shape[0]):
+        p, pe = indptr[left[k]], indptr[left[k] + 1]
+        q, qe = indptr[right[k]], indptr[right[k] + 1]
+        n = start[k]
+        while p < pe and q < qe:
+            if indices[p] == indices[q]:
+                qi[n] = p
+                qj[n] = q
+                n += 1
+                p += 1
+                q += 1
+            elif indices[p] < indices[q]:
+                p += 1
+            else:
+                q += 1
