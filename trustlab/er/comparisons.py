@@ -424,12 +424,13 @@ def _row_matches(ptr: np.ndarray, idx: np.ndarray, i: np.ndarray, j: np.ndarray
     their positions in row ``i[k]`` and in row ``j[k]`` and the pair ``k`` of each, pair by
     pair, in increasing index."""
     cnt = np.empty(len(i), np.int64)
-    K.count_row_matches(ptr, idx, i, j, cnt)
+    none = np.empty(0, np.int64)
+    K.row_matches(ptr, idx, i, j, cnt, none, none, False)
     start = np.zeros(len(i), np.int64)
     np.cumsum(cnt[:-1], out=start[1:])
     tot = int(cnt.sum())
     qi, qj = np.empty(tot, np.int64), np.empty(tot, np.int64)
-    K.fill_row_matches(ptr, idx, i, j, start, qi, qj)
+    K.row_matches(ptr, idx, i, j, start, qi, qj, True)
     return qi, qj, np.repeat(np.arange(len(i)), cnt)
 
 

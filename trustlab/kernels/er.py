@@ -397,15 +397,20 @@ def _merge_row_sums(ap, ak, ax, bp, bk, bx, left, right, descending, out):  # pr
         out[k] = buf[0] + got
 
 
-@_lazy("void(int64[:], int64[:], int64[:], int64[:], int64[:])")
-def _count_row_matches(indptr, indices, left, right, out):  # pragma: no cover - compiled
-    """Per pair: the indices rows ``left[k]`` and ``right[k]`` share (rows sorted, distinct)."""
+@_lazy("void(int64[:], int64[:], int64[:], int64[:], int64[:], int64[:], int64[:], boolean)")
+def _row_matches(indptr, indices, left, right, start, qi, qj, write):  # pragma: no cover - compiled
+    """Per pair ``k``, the indices rows ``left[k]`` and ``right[k]`` share (rows sorted,
+    distinct): without ``write``, their count into ``start[k]``; with it, their positions in
+    ``indices`` (ascending index) into ``qi`` / ``qj`` from ``start[k]`` (the counts, summed)."""
     for k in range(left.shape[0]):
         p, pe = indptr[left[k]], indptr[left[k] + 1]
         q, qe = indptr[right[k]], indptr[right[k] + 1]
-        n = 0
+        n = start[k] if write else 0
         while p < pe and q < qe:
             if indices[p] == indices[q]:
+                if write:
+                    qi[n] = p
+                    qj[n] = q
                 n += 1
                 p += 1
                 q += 1
@@ -413,25 +418,5 @@ def _count_row_matches(indptr, indices, left, right, out):  # pragma: no cover -
                 p += 1
             else:
                 q += 1
-        out[k] = n
-
-
-@_lazy("void(int64[:], int64[:], int64[:], int64[:], int64[:], int64[:], int64[:])")
-def _fill_row_matches(indptr, indices, left, right, start, qi, qj):  # pragma: no cover - compiled
-    """The positions, in ``indices``, of the shared indices of each pair (ascending index),
-    written from ``start[k]`` (:func:`count_row_matches`' counts, summed)."""
-    for k in range(left.shape[0]):
-        p, pe = indptr[left[k]], indptr[left[k] + 1]
-        q, qe = indptr[right[k]], indptr[right[k] + 1]
-        n = start[k]
-        while p < pe and q < qe:
-            if indices[p] == indices[q]:
-                qi[n] = p
-                qj[n] = q
-                n += 1
-                p += 1
-                q += 1
-            elif indices[p] < indices[q]:
-                p += 1
-            else:
-                q += 1
+        if not write:
+            start[k] = n
