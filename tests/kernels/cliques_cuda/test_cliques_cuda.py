@@ -22,6 +22,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests import background
 from tests.reference import edges_to_csr
 from trustlab._backend import GPUUnavailableError, cuda_simulator_enabled
 from trustlab.kernels import cliques_cuda as cc
@@ -207,11 +208,17 @@ def _sim_cases():
     return cases
 
 
-def _run_sim(cases):
+def _sim_run(cases) -> background.Run:
     env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
     env.pop("TRUSTLAB_BACKEND", None)
-    proc = subprocess.run([sys.executable, "-m", "tests.kernels.cliques_cuda._sim_script"], input=json.dumps(cases),
-                          capture_output=True, text=True, env=env, timeout=240, cwd=HERE.parents[2])
+    return background.Run([sys.executable, "-m", "tests.kernels.cliques_cuda._sim_script"], json.dumps(cases), env,
+                          str(HERE.parents[2]), timeout=400)
+
+
+def _run_sim(key: str, cases):
+    """The simulator's results for ``cases``: started in the background when collection
+    ended (tests/background.py), or run now."""
+    proc = background.result(key, _sim_run(cases))
     last = (proc.stderr.strip().splitlines() or [""])[-1]
     if proc.returncode == 1 and last.startswith("SKIP "):  # no numba.cuda simulator here
         pytest.skip(last[5:])
@@ -219,10 +226,43 @@ def _run_sim(cases):
     return json.loads(proc.stdout)
 
 
+def _two_graphs():
+    return gnp_edges(9, 0.5, 11) + [[u + 9, v + 9] for u, v in gnp_edges(7, 0.7, 113)]
+
+
+def _split2_cases():
+    edges = _two_graphs()
+    K = [[u, v] for u in range(36) for v in range(u + 1, 36) if (u, v) != (0, 1)]
+    base = {"n": 16, "edges": edges, "max_universe": 1024, "thread_max": 0, "split_min": 1}
+    cases = [dict(base, min_size=ms, split2_min=sm, max_blocks=64) for ms in (1, 3) for sm in (1, None)]
+    cases.append(dict(base, min_size=1, split2_min=1))  # 2 resident warps: many root items each
+    cases.append({"n": 36, "edges": K, "min_size": 1, "max_universe": 1024, "thread_max": 0, "split_min": 1,
+                  "split2_min": 1, "max_blocks": 64})
+    return cases
+
+
+def _shfl_cases():
+    case = {"n": 16, "edges": _two_graphs(), "min_size": 1, "max_universe": 1024, "thread_max": 0, "split_min": 1,
+            "split2_min": 1, "warp_ops": "shfl", "max_blocks": 64}
+    # the lean build (pivot only where the search branches, members placed from one split
+    # point per item), with min_size 3 so that it also prunes before the pivot
+    return [case, dict(case, lean=True, min_size=3)]
+
+
+_SIM = {"test_cuda_kernel_in_simulator_equals_networkx": _sim_cases,
+        "test_second_level_split_in_simulator_equals_networkx": _split2_cases,
+        "test_warp_kernel_device_build_in_simulator_equals_networkx": _shfl_cases}
+
+
+def background_runs(selected) -> dict:
+    """The simulator runs of the selected tests, for tests/conftest.py to start early."""
+    return {name: _sim_run(make()) for name, make in _SIM.items() if name in selected}
+
+
 @pytest.mark.slow
 def test_cuda_kernel_in_simulator_equals_networkx():
     cases = _sim_cases()
-    results = _run_sim(cases)
+    results = _run_sim("test_cuda_kernel_in_simulator_equals_networkx", cases)
     assert len(results) == len(cases)
     assert results[-2]["count"] == len(nx_cliques(10, cases[-2]["edges"]))
     assert "max_cliques=3" in results[-1]["error"] and "count pass" in results[-1]["error"]
@@ -249,14 +289,8 @@ def test_second_level_split_in_simulator_equals_networkx():
     small graphs side by side and on K_36 minus an edge (2-word universes); the second level
     runs only while there are fewer than 4 root items per resident warp (``max_blocks``).
     Its own subprocess: the simulator pays a barrier per search step."""
-    edges = gnp_edges(9, 0.5, 11) + [[u + 9, v + 9] for u, v in gnp_edges(7, 0.7, 113)]
-    K = [[u, v] for u in range(36) for v in range(u + 1, 36) if (u, v) != (0, 1)]
-    base = {"n": 16, "edges": edges, "max_universe": 1024, "thread_max": 0, "split_min": 1}
-    cases = [dict(base, min_size=ms, split2_min=sm, max_blocks=64) for ms in (1, 3) for sm in (1, None)]
-    cases.append(dict(base, min_size=1, split2_min=1))  # 2 resident warps: many root items each
-    cases.append({"n": 36, "edges": K, "min_size": 1, "max_universe": 1024, "thread_max": 0, "split_min": 1,
-                  "split2_min": 1, "max_blocks": 64})
-    results = _run_sim(cases)
+    cases = _split2_cases()
+    results = _run_sim("test_second_level_split_in_simulator_equals_networkx", cases)
     for case, res in zip(cases, results):
         assert all(c == sorted(c) for c in res["cliques"])
         assert sorted(res["cliques"]) == nx_cliques(case["n"], case["edges"], case["min_size"]), case
@@ -271,13 +305,9 @@ def test_warp_kernel_device_build_in_simulator_equals_networkx():
     """The warp kernel as a device runs it (``warp_ops="shfl"``: shuffles and ballots,
     which the simulator lacks and the test's shim emulates on the block barrier), split
     at two levels, on two small graphs side by side; the default and the lean build."""
-    edges = gnp_edges(9, 0.5, 11) + [[u + 9, v + 9] for u, v in gnp_edges(7, 0.7, 113)]
-    case = {"n": 16, "edges": edges, "min_size": 1, "max_universe": 1024, "thread_max": 0, "split_min": 1,
-            "split2_min": 1, "warp_ops": "shfl", "max_blocks": 64}
-    # the lean build (pivot only where the search branches, members placed from one split
-    # point per item), with min_size 3 so that it also prunes before the pivot
-    lean3 = dict(case, lean=True, min_size=3)
-    results = _run_sim([case, lean3])
+    case, lean3 = _shfl_cases()
+    edges = case["edges"]
+    results = _run_sim("test_warp_kernel_device_build_in_simulator_equals_networkx", [case, lean3])
     for c, res in zip((case, lean3), results):
         assert all(q == sorted(q) for q in res["cliques"])
         assert sorted(res["cliques"]) == nx_cliques(16, edges, c["min_size"])

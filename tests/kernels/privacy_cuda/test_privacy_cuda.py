@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -18,6 +17,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from tests import background
 from trustlab.kernels import privacy_gpu as G
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -64,8 +64,7 @@ def test_reference_rows_do_not_depend_on_the_chunking():
     assert np.abs(np.corrcoef(whole.ravel(), other.ravel())[0, 1]) < 0.2
 
 
-@pytest.mark.slow
-def test_noise_kernels_in_simulator_equal_the_reference():
+def _noise_cases():
     key = G.philox_key(21, 22)
     cases = [
         {"n": 5, "m": 4, "scale": 0.5, "key": key, "row_offset": 0, "dtype": "float64", "threads": 4},
@@ -88,10 +87,25 @@ def test_noise_kernels_in_simulator_equal_the_reference():
         {"n": 2, "m": 3, "scale": 1e308, "key": key, "row_offset": 0, "dtype": "float32", "threads": 0,
          "P": [[1e38, 0, 0], [0, 0, 0]], "fused": "shared"},
     ]
-    cases = cases + fused
+    return cases + fused
+
+
+def _noise_run(cases) -> background.Run:
     env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
-    proc = subprocess.run([sys.executable, "-m", "tests.kernels.privacy_cuda._sim_noise"], input=json.dumps(cases),
-                          capture_output=True, text=True, env=env, timeout=240, cwd=ROOT)
+    return background.Run([sys.executable, "-m", "tests.kernels.privacy_cuda._sim_noise"], json.dumps(cases), env,
+                          str(ROOT), timeout=400)
+
+
+def background_runs(selected) -> dict:
+    """The simulator run of the selected test, for tests/conftest.py to start early."""
+    name = "test_noise_kernels_in_simulator_equal_the_reference"
+    return {name: _noise_run(_noise_cases())} if name in selected else {}
+
+
+@pytest.mark.slow
+def test_noise_kernels_in_simulator_equal_the_reference():
+    cases = _noise_cases()
+    proc = background.result("test_noise_kernels_in_simulator_equal_the_reference", _noise_run(cases))
     last = (proc.stderr.strip().splitlines() or [""])[-1]
     if proc.returncode == 1 and last.startswith("SKIP "):
         pytest.skip(last[5:])
