@@ -49,7 +49,7 @@ from trustlab.er.defaults import (
 )
 from trustlab.er.kinds import needed_features
 from trustlab.er.linking import one_to_one_sources, prepare_link
-from trustlab.er.one_to_one import cluster_one_to_one
+from trustlab.er.one_to_one import cluster_one_to_one, one_to_one_log_odds
 from trustlab.er.records import placeholders_to_missing, validate_records
 from trustlab.er.resolution import Resolution, evaluate
 from trustlab.er.rules import canonical_rules
@@ -495,6 +495,26 @@ def _tighten_blocking(data: _Records, scored: _Scored, stats: BlockingStats, max
     return first
 
 
+def _compete(data: _Records, sc: _Scored, cfg: _ScoringConfig) -> None:
+    """Two or more duplicate-free tables (``link_only``) scored by Fellegi-Sunter: each pair's
+    probability with its records' other candidates competing for them
+    (:func:`~trustlab.er.one_to_one.one_to_one_log_odds`). The pair model scores a pair on its
+    own; a record with several plausible candidates in the other table (near-identical product
+    offers) matches at most one of them, so none is as likely as it looks alone, unless the
+    others are claimed by better partners. The per-field weights (``field_weights``) stay the
+    pair model's; the probabilities and the clustering weights take the competition in."""
+    if sc.supervised or sc.fw is None or data.link is None or data.link.link_type != "link_only" or not len(sc.pairs):
+        return
+    lam = float(sc.model.lambda_)
+    base = np.empty(len(sc.fw))
+    for a, b in spans(len(sc.fw)):  # row sums in pieces (each row's sum is its own): a signal waits for one
+        base[a:b] = sc.fw[a:b].sum(1)
+    base += np.log(lam / (1 - lam))
+    lo, _ = one_to_one_log_odds(sc.pairs, base, data.link.codes)
+    sc.prob = 1.0 / (1.0 + np.exp(-np.clip(lo, -50, 50)))
+    sc.w = to_weights(sc.prob, cfg.weights)
+
+
 def _estimate_completeness(data: _Records, sc: _Scored, stats: BlockingStats, max_block_size: int) -> None:
     """Pair completeness of the default blocking rules, estimated without the truth
     from how the rules overlap on the pairs Fellegi-Sunter calls matches."""
@@ -837,6 +857,7 @@ def resolve(
             scored.model.warn_if_degenerate(stacklevel=4)  # the caller of resolve
         if default_blocking:
             _estimate_completeness(data, scored, stats, max_block_size)
+        _compete(data, scored, scoring)  # link_only: a record's candidates compete (one-to-one)
         with stage("clustering"):
             cr = clustering.cluster(data.n, scored, sources=data.sources)
         with stage("evaluation"):
