@@ -1,5 +1,5 @@
 """Link mode (``link_only``, duplicate-free tables): a record's candidates compete for it
-(:func:`trustlab.er.one_to_one.one_to_one_log_odds`, applied by ``resolve``)."""
+(:func:`trustlab.er.scoring.one_to_one_log_odds`, applied by ``resolve``)."""
 import itertools
 
 import numpy as np
@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from trustlab.er import generate_records, resolve
-from trustlab.er.one_to_one import one_to_one_log_odds
+from trustlab.er.scoring import one_to_one_log_odds
 
 FIELDS = {"given_name": "name", "surname": "name", "date_of_birth": "date", "soc_sec_id": "string",
           "address_1": "address"}

@@ -49,11 +49,11 @@ from trustlab.er.defaults import (
 )
 from trustlab.er.kinds import needed_features
 from trustlab.er.linking import one_to_one_sources, prepare_link
-from trustlab.er.one_to_one import cluster_one_to_one, one_to_one_log_odds
+from trustlab.er.one_to_one import cluster_one_to_one
 from trustlab.er.records import placeholders_to_missing, validate_records
 from trustlab.er.resolution import Resolution, evaluate
 from trustlab.er.rules import canonical_rules
-from trustlab.er.scoring import FSModel, SupervisedScorer, _component_completion, to_weights
+from trustlab.er.scoring import FSModel, SupervisedScorer, _component_completion, one_to_one_log_odds, to_weights
 from trustlab.er.settings import ResolveSettings
 
 __all__ = ["resolve", "Resolution", "evaluate"]
@@ -498,7 +498,7 @@ def _tighten_blocking(data: _Records, scored: _Scored, stats: BlockingStats, max
 def _compete(data: _Records, sc: _Scored, cfg: _ScoringConfig) -> None:
     """Two or more duplicate-free tables (``link_only``) scored by Fellegi-Sunter: each pair's
     probability with its records' other candidates competing for them
-    (:func:`~trustlab.er.one_to_one.one_to_one_log_odds`). The pair model scores a pair on its
+    (:func:`~trustlab.er.scoring.one_to_one_log_odds`). The pair model scores a pair on its
     own; a record with several plausible candidates in the other table (near-identical product
     offers) matches at most one of them, so none is as likely as it looks alone, unless the
     others are claimed by better partners. The per-field weights (``field_weights``) stay the
