@@ -502,7 +502,10 @@ def _compete(data: _Records, sc: _Scored, cfg: _ScoringConfig) -> None:
     own; a record with several plausible candidates in the other table (near-identical product
     offers) matches at most one of them, so none is as likely as it looks alone, unless the
     others are claimed by better partners. The per-field weights (``field_weights``) stay the
-    pair model's; the probabilities and the clustering weights take the competition in."""
+    pair model's; the probabilities and the clustering weights take the competition in. Pairs
+    at log-odds -30 or below (most of the candidates) are left out: competition only lowers
+    log-odds, their clustering weight is already the floor (:func:`to_weights` clips at -12), and
+    their odds (< 1e-13 each) would not move anyone else's."""
     if sc.supervised or sc.fw is None or data.link is None or data.link.link_type != "link_only" or not len(sc.pairs):
         return
     lam = float(sc.model.lambda_)
@@ -510,7 +513,10 @@ def _compete(data: _Records, sc: _Scored, cfg: _ScoringConfig) -> None:
     for a, b in spans(len(sc.fw)):  # row sums in pieces (each row's sum is its own): a signal waits for one
         base[a:b] = sc.fw[a:b].sum(1)
     base += np.log(lam / (1 - lam))
-    lo, _ = one_to_one_log_odds(sc.pairs, base, data.link.codes)
+    live = np.flatnonzero(base > -30.0)
+    lo = base.copy()
+    if len(live):
+        lo[live], _ = one_to_one_log_odds(sc.pairs[live], base[live], data.link.codes)
     sc.prob = 1.0 / (1.0 + np.exp(-np.clip(lo, -50, 50)))
     sc.w = to_weights(sc.prob, cfg.weights)
 
