@@ -53,7 +53,7 @@ from trustlab.er.one_to_one import cluster_one_to_one
 from trustlab.er.records import placeholders_to_missing, validate_records
 from trustlab.er.resolution import Resolution, evaluate
 from trustlab.er.rules import canonical_rules
-from trustlab.er.scoring import FSModel, SupervisedScorer, _component_completion, to_weights
+from trustlab.er.scoring import FSModel, SupervisedScorer, _component_completion, one_to_one_log_odds, to_weights
 from trustlab.er.settings import ResolveSettings
 
 __all__ = ["resolve", "Resolution", "evaluate"]
@@ -495,6 +495,32 @@ def _tighten_blocking(data: _Records, scored: _Scored, stats: BlockingStats, max
     return first
 
 
+def _compete(data: _Records, sc: _Scored, cfg: _ScoringConfig) -> None:
+    """Two or more duplicate-free tables (``link_only``) scored by Fellegi-Sunter: each pair's
+    probability with its records' other candidates competing for them
+    (:func:`~trustlab.er.scoring.one_to_one_log_odds`). The pair model scores a pair on its
+    own; a record with several plausible candidates in the other table (near-identical product
+    offers) matches at most one of them, so none is as likely as it looks alone, unless the
+    others are claimed by better partners. The per-field weights (``field_weights``) stay the
+    pair model's; the probabilities and the clustering weights take the competition in. Pairs
+    at log-odds -30 or below (most of the candidates) are left out: competition only lowers
+    log-odds, their clustering weight is already the floor (:func:`to_weights` clips at -12), and
+    their odds (< 1e-13 each) would not move anyone else's."""
+    if sc.supervised or sc.fw is None or data.link is None or data.link.link_type != "link_only" or not len(sc.pairs):
+        return
+    lam = float(sc.model.lambda_)
+    base = np.empty(len(sc.fw))
+    for a, b in spans(len(sc.fw)):  # row sums in pieces (each row's sum is its own): a signal waits for one
+        base[a:b] = sc.fw[a:b].sum(1)
+    base += np.log(lam / (1 - lam))
+    live = np.flatnonzero(base > -30.0)
+    lo = base.copy()
+    if len(live):
+        lo[live], _ = one_to_one_log_odds(sc.pairs[live], base[live], data.link.codes)
+    sc.prob = 1.0 / (1.0 + np.exp(-np.clip(lo, -50, 50)))
+    sc.w = to_weights(sc.prob, cfg.weights)
+
+
 def _estimate_completeness(data: _Records, sc: _Scored, stats: BlockingStats, max_block_size: int) -> None:
     """Pair completeness of the default blocking rules, estimated without the truth
     from how the rules overlap on the pairs Fellegi-Sunter calls matches."""
@@ -837,6 +863,7 @@ def resolve(
             scored.model.warn_if_degenerate(stacklevel=4)  # the caller of resolve
         if default_blocking:
             _estimate_completeness(data, scored, stats, max_block_size)
+        _compete(data, scored, scoring)  # link_only: a record's candidates compete (one-to-one)
         with stage("clustering"):
             cr = clustering.cluster(data.n, scored, sources=data.sources)
         with stage("evaluation"):
