@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from tests.er.test_one_to_one import _duplicate_free_tables
 from trustlab.er import generate_records, resolve
 from trustlab.er.scoring import one_to_one_log_odds
 
@@ -95,25 +96,13 @@ def test_errors():
         one_to_one_log_odds([[0, 1]], [np.nan], ["A", "B"])
 
 
-def _tables(seed=0, n=200):
-    """Two duplicate-free tables: the first record of every entity in A, its second copy in B."""
-    df = generate_records(n, dup_rate=0.5, max_corruptions=2, random_state=seed)
-    rank = df.groupby("entity").cumcount()
-    a = df[rank == 0].reset_index(drop=True)
-    b = df[rank == 1].reset_index(drop=True)
-    for t in (a, b):
-        t["id"] = np.arange(len(t))
-        t.drop(columns="rec_id", inplace=True)
-    return a, b
-
-
 def _base_log_odds(r):
     lam = r.model.lambda_
     return np.log(lam / (1 - lam)) + r.field_weights.sum(1)
 
 
 def test_resolve_link_only_probabilities_are_the_competing_ones():
-    a, b = _tables(0)
+    a, b = _duplicate_free_tables(0)
     r = resolve({"A": a, "B": b}, link_type="link_only", fields=FIELDS, truth="entity")
     base = _base_log_odds(r)
     want, _ = one_to_one_log_odds(r.pairs, base, r.source)
@@ -128,7 +117,7 @@ def test_resolve_link_only_record_with_two_equal_candidates_stays_alone():
     # B holds a look-alike of a linked record (another entity with the same values): the A
     # record has two equally good candidates and cannot tell which is its match. Scored pair
     # by pair, one of them was linked (the tie broken by the record order); competing, neither is
-    a, b = _tables(0)
+    a, b = _duplicate_free_tables(0)
     r0 = resolve({"A": a, "B": b}, link_type="link_only", fields=FIELDS)
     fr = r0.to_frame()
     ent = dict(zip(zip(fr["source_dataset"], fr["id"]), fr["entity_id"]))
