@@ -15,6 +15,13 @@ each in its own subprocess so that peak memory is per run:
 
     .venv/bin/python bench/er_scale.py --n 1000000 [--splink] [--equivalence] [--md bench/results/er_scale.md]
 
+With ``--chunk C`` (e.g. ``--n 10000000 --chunk 1000000 [--gen-jobs 2]``) the N records are
+generated as ``ceil(N / C)`` independent pieces ``generate_records(C, random_state=k)``, each
+written as parquet files and dropped before the next (memory: one piece's, ~1 GB at 1M; the
+CSV only with ``--csv``); ids are offset so that they are unique, piece 0 is the unchunked
+generation of C records, and no entity spans two pieces (see :func:`generate` for what else
+differs from one big generation).
+
 Prints one JSON line per run.
 """
 from __future__ import annotations
