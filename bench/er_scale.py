@@ -15,6 +15,13 @@ each in its own subprocess so that peak memory is per run:
 
     .venv/bin/python bench/er_scale.py --n 1000000 [--splink] [--equivalence] [--md bench/results/er_scale.md]
 
+With ``--chunk C`` (e.g. ``--n 10000000 --chunk 1000000 [--gen-jobs 2]``) the N records are
+generated as ``ceil(N / C)`` independent pieces ``generate_records(C, random_state=k)``, each
+written as parquet files and dropped before the next (memory: one piece's, ~1 GB at 1M; the
+CSV only with ``--csv``); ids are offset so that they are unique, piece 0 is the unchunked
+generation of C records, and no entity spans two pieces (see :func:`generate` for what else
+differs from one big generation).
+
 Prints one JSON line per run.
 """
 from __future__ import annotations
@@ -60,22 +67,100 @@ def _pairwise(pred, truth) -> dict:
     return {k: round(float(v), 4) for k, v in pairwise(np.asarray(pred), np.asarray(truth)).items()}
 
 
-def generate(n: int, work: Path) -> dict:
+def generate(n: int, work: Path, chunk: int | None = None, csv: bool = True, jobs: int = 1) -> dict:
+    """Write N generated records under ``work``: ``parquet/`` (with the true ``entity``
+    column), ``truth.npy`` (the entity of each record, in the parquet files' order) and,
+    with ``csv``, ``records.csv`` (without the entity column).
+
+    Without ``chunk``: one ``generate_records(n, random_state=0)`` (the rows of stop 36–39).
+    With ``chunk``: ``ceil(n / chunk)`` independent pieces ``generate_records(size_k,
+    random_state=k)`` (k = 0, 1, …; every piece ``chunk`` records but perhaps the last),
+    each generated, written and dropped before the next, so memory is one piece's (about
+    1 GB at 1M records) whatever N. Record ids are ``rec-{k * chunk + i}`` and entity ids
+    ``k * chunk + e``: unique across pieces, and piece 0 is exactly the unchunked
+    generation of ``chunk`` records (so the chunked 1M equals the unchunked 1M, file for
+    file, and the first ``m`` pieces of a larger set are the chunked ``m * chunk`` set).
+
+    What differs from one big ``generate_records(n)``: (1) **no entity spans two pieces**
+    (duplicates copy an original of their own piece); (2) the name vocabularies are drawn
+    per piece: their sizes are the same as one big generation's once ``chunk`` >= 800,000
+    (given names 20,000, surnames 200,000, streets 50,000, suburbs 10,000 are the caps,
+    reached at 400k / 800k / 500k / 500k records), but each piece draws its own words, so
+    over all pieces there are more distinct names (the two-syllable words, ~47,000, recur
+    in every piece; most three-syllable ones do not) and fewer records share a name than
+    in one big generation: fewer candidate pairs per record under name-keyed blocking;
+    (3) suburb to postcode is a per-piece mapping (the postcode comes from the suburb's
+    index). Per piece the duplicate rate (0.4), the corruption kinds and rates, and the
+    ranges of dates of birth, street numbers and social security ids (shared by all
+    pieces, so chance collisions across pieces remain) are those of one generation.
+    """
     from trustlab.er import generate_records
 
-    if (work / "truth.npy").exists() and (work / "records.csv").exists() and (work / "parquet").is_dir():
-        return {"run": "generate", "records": n, "seconds": 0.0, "reused": str(work)}  # same seed: same data
-    t0 = time.perf_counter()
-    df = generate_records(n, random_state=0)
     pq = work / "parquet"
+    if chunk is None:
+        if (work / "truth.npy").exists() and (work / "records.csv").exists() and pq.is_dir():
+            return {"run": "generate", "records": n, "seconds": 0.0, "reused": str(work)}  # same seed: same data
+        t0 = time.perf_counter()
+        df = generate_records(n, random_state=0)
+        pq.mkdir(parents=True, exist_ok=True)
+        k = max(2, n // 125_000)
+        for i, part in enumerate(np.array_split(np.arange(n), k)):
+            df.iloc[part].to_parquet(pq / f"part-{i:03d}.parquet", index=False)
+        truth = df.pop("entity").astype(str).to_numpy()
+        df.to_csv(work / "records.csv", index=False)
+        np.save(work / "truth.npy", truth.astype(object), allow_pickle=True)
+        return {"run": "generate", "records": n, "seconds": round(time.perf_counter() - t0, 1), "files": k,
+                "peak_mb": round(_peak_mb(), 1)}
+    if chunk < 1:
+        raise ValueError(f"chunk must be a positive number of records; got {chunk}")
+    t0, c0 = time.perf_counter(), _cpu_s()
+    pieces = [(k, min(chunk, n - k * chunk)) for k in range(-(-n // chunk))]
+    (work / "pieces").mkdir(parents=True, exist_ok=True)
     pq.mkdir(parents=True, exist_ok=True)
-    k = max(2, n // 125_000)
-    for i, part in enumerate(np.array_split(np.arange(n), k)):
-        df.iloc[part].to_parquet(pq / f"part-{i:03d}.parquet", index=False)
-    truth = df.pop("entity").astype(str).to_numpy()
-    df.to_csv(work / "records.csv", index=False)
-    np.save(work / "truth.npy", truth.astype(object), allow_pickle=True)
-    return {"run": "generate", "records": n, "seconds": round(time.perf_counter() - t0, 1), "files": k}
+    todo = [(k, m) for k, m in pieces if not (work / "pieces" / f"done-{k:04d}").exists()]
+    args = [(str(work), k, m, chunk, csv) for k, m in todo]
+    if jobs > 1 and len(args) > 1:
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(jobs) as ex:  # one piece per process at a time: memory is jobs pieces'
+            piece_rows = list(ex.map(_piece, args))
+    else:
+        piece_rows = [_piece(a) for a in args]
+    truth = np.concatenate([np.load(work / "pieces" / f"truth-{k:04d}.npy", allow_pickle=True) for k, _ in pieces])
+    np.save(work / "truth.npy", truth, allow_pickle=True)
+    if csv:
+        with open(work / "records.csv", "wb") as f:
+            for k, _ in pieces:
+                with open(work / "pieces" / f"records-{k:04d}.csv", "rb") as g:
+                    if k:
+                        g.readline()  # the header once
+                    f.write(g.read())
+    return {"run": "generate", "records": n, "chunk": chunk, "pieces": len(pieces), "generated_now": len(todo),
+            "seconds": round(time.perf_counter() - t0, 1), "cpu_seconds": round(_cpu_s() - c0, 1),
+            "files": len(list(pq.glob("*.parquet"))), "peak_mb": round(_peak_mb(), 1),
+            "piece_peak_mb": max([r["peak_mb"] for r in piece_rows], default=None)}
+
+
+def _piece(a) -> dict:
+    """Generate, write and drop piece ``k`` of a chunked generation (see :func:`generate`)."""
+    from trustlab.er import generate_records
+
+    work, k, m, chunk, csv = a
+    work = Path(work)
+    df = generate_records(m, random_state=k)
+    off = k * chunk
+    if off:
+        df["rec_id"] = [f"rec-{off + i}" for i in range(m)]
+        df["entity"] = df["entity"].to_numpy() + off
+    files = max(2, m // 125_000)  # as the unchunked generation: 8 files a million records
+    for i, part in enumerate(np.array_split(np.arange(m), files)):
+        df.iloc[part].to_parquet(work / "parquet" / f"part-{k:04d}-{i:03d}.parquet", index=False)
+    truth = df.pop("entity").astype(str).to_numpy().astype(object)
+    np.save(work / "pieces" / f"truth-{k:04d}.npy", truth, allow_pickle=True)
+    if csv:
+        df.to_csv(work / "pieces" / f"records-{k:04d}.csv", index=False)
+    (work / "pieces" / f"done-{k:04d}").write_text("")
+    return {"piece": k, "records": m, "peak_mb": round(_peak_mb(), 1)}
 
 
 def distributed_run(work: Path, workers: int, memory_limit: str) -> dict:
@@ -213,13 +298,17 @@ def main(argv=None) -> int:
     ap.add_argument("--work", default=None, help="directory for the generated data (default: a temporary one)")
     ap.add_argument("--timeout", type=float, default=3600)
     ap.add_argument("--md", default=None)
+    ap.add_argument("--chunk", type=int, default=None,
+                    help="generate N records as independent pieces of this many (bounded memory; see generate())")
+    ap.add_argument("--csv", action="store_true", help="with --chunk: also write records.csv (for local / splink)")
+    ap.add_argument("--gen-jobs", type=int, default=1, help="with --chunk: pieces generated in parallel processes")
     ap.add_argument("--one", nargs=3, metavar=("RUN", "WORK", "N"), help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     if a.one:
         run, work, n = a.one
         work = Path(work)
         if run == "generate":
-            row = generate(int(n), work)
+            row = generate(int(n), work, chunk=a.chunk, csv=a.csv or a.chunk is None, jobs=a.gen_jobs)
         elif run == "distributed":
             row = distributed_run(work, a.workers, a.memory_limit)
         else:
@@ -235,7 +324,8 @@ def main(argv=None) -> int:
         runs = ["generate", "distributed"] + (["local"] if a.equivalence else []) + (["splink"] if a.splink else [])
         for run in runs:
             cmd = [sys.executable, __file__, "--one", run, str(work), str(n), "--workers", str(a.workers),
-                   "--memory-limit", a.memory_limit]
+                   "--memory-limit", a.memory_limit, "--gen-jobs", str(a.gen_jobs)]
+            cmd += (["--chunk", str(a.chunk)] if a.chunk else []) + (["--csv"] if a.csv else [])
             try:
                 p = subprocess.run(cmd, capture_output=True, text=True, timeout=a.timeout)
                 got = [json.loads(line[4:]) for line in p.stdout.splitlines() if line.startswith("ROW ")]
