@@ -60,6 +60,27 @@ def test_generated_records_same_entities_as_local(client, tmp_path):
     assert res.metrics["f1"] == pytest.approx(local.metrics["f1"])
     assert res.metrics["pair_completeness"] == pytest.approx(local.blocking.pair_completeness)
     assert res.n_entities == local.metrics["n_entities"]
+    # every metric of the report, summed on the workers, as the local evaluation gives it
+    from trustlab.metrics.clustering import clustering_report
+
+    for key in clustering_report([0], [0]):
+        assert res.metrics[key] == pytest.approx(local.metrics[key], rel=1e-9, abs=1e-12), key
+
+
+def test_evaluation_does_not_gather_the_labels(client, monkeypatch):
+    """The metrics against the truth are counted on the workers: the driver never holds
+    every record's entity and true label (``evaluate`` on the driver is not called)."""
+    import trustlab.er.resolution as R
+
+    def gathered(*a, **k):
+        raise AssertionError("the driver evaluated every record's labels")
+
+    monkeypatch.setattr(R, "evaluate", gathered)
+    df = generate_records(300, random_state=5)
+    res = trustlab.resolve(dd.from_pandas(df, npartitions=2), id_col="rec_id", truth="entity", client=client)
+    out = pd.read_parquet(res.output)
+    want = trustlab.metrics.clustering.clustering_report(out["entity_id"].astype(str), out["entity"].astype(str))
+    assert res.metrics == pytest.approx({**want, "pair_completeness": res.metrics["pair_completeness"]})
 
 
 def test_bundled_table_same_entities_as_local(client):

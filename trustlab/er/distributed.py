@@ -1931,10 +1931,7 @@ def _resolve(run: _Run, work: _Work, records, *, output, id_col, fields, truth, 
     n_entities = int(n - len(nodes) + n_solved_entities)
     with run.stage("evaluation"):
         if truth is not None:
-            from trustlab.er.resolution import evaluate
-
-            got = dd.read_parquet(out, columns=["entity_id", truth]).compute()
-            metrics = evaluate(got["entity_id"].astype(str).to_numpy(), got[truth].astype(str).to_numpy())
+            metrics = _metrics_on_workers(out, truth)
             metrics["pair_completeness"] = fitted["pair_completeness"]
     status: dict[str, int] = {}
     for s in group_stats:
@@ -2079,6 +2076,54 @@ def _load_positioned(path: str, offset: int) -> pd.DataFrame:
     part = _load_frame(path)
     part.index = pd.Index(np.arange(len(part), dtype=np.int64) + int(offset), name="_idx")
     return part
+
+
+def _labels(part: pd.DataFrame, truth: str) -> pd.DataFrame:
+    return pd.DataFrame({"p": part["entity_id"].astype(str).to_numpy(dtype=object),
+                         "t": part[truth].astype(str).to_numpy(dtype=object)})
+
+
+def _part_cell_sums(cells: pd.DataFrame) -> pd.DataFrame:
+    from trustlab.metrics.clustering import CELL_SUMS, _cell_sums
+
+    return pd.DataFrame([_cell_sums(cells["n"], cells["a"], cells["b"])], columns=list(CELL_SUMS))
+
+
+def _part_size_sums(sizes: pd.Series) -> pd.DataFrame:
+    from trustlab.metrics.clustering import SIZE_SUMS, _size_sums
+
+    return pd.DataFrame([_size_sums(sizes)], columns=list(SIZE_SUMS))
+
+
+def _metrics_on_workers(out: str, truth: str) -> dict:
+    """:func:`~trustlab.er.resolution.evaluate` of the written entities against ``truth``
+    (labels compared as text, as ``evaluate`` does), counted where the records lie: the
+    contingency table's cells and the cluster sizes are Dask group-bys, each partition of
+    them is reduced to a few sums on its worker, and the driver adds those up
+    (:func:`trustlab.metrics.clustering._report_from_sums`). No record's label reaches the
+    driver, so its memory does not grow with the records; the metrics equal ``evaluate``'s
+    up to summation order (about 1e-12)."""
+    import dask
+    import dask.dataframe as dd
+
+    from trustlab.metrics.clustering import CELL_SUMS, SIZE_SUMS, _report_from_sums
+
+    raw = dd.read_parquet(out, columns=["entity_id", truth])
+    lab = raw.map_partitions(_labels, truth, meta=pd.DataFrame({"p": pd.Series(dtype=object),
+                                                                 "t": pd.Series(dtype=object)}))
+    k = max(1, lab.npartitions)
+    cells = lab.groupby(["p", "t"]).size(split_out=k).rename("n").reset_index()
+    a = cells.groupby("p")["n"].sum(split_out=k).rename("a")
+    b = cells.groupby("t")["n"].sum(split_out=k).rename("b")
+    cells = cells.merge(a.to_frame(), left_on="p", right_index=True).merge(b.to_frame(), left_on="t",
+                                                                           right_index=True)
+    cmeta = pd.DataFrame({c: pd.Series(dtype=np.float64) for c in CELL_SUMS})
+    smeta = pd.DataFrame({c: pd.Series(dtype=np.float64) for c in SIZE_SUMS})
+    cs, as_, bs = dask.compute(cells.map_partitions(_part_cell_sums, meta=cmeta).sum(),
+                               a.map_partitions(_part_size_sums, meta=smeta).sum(),
+                               b.map_partitions(_part_size_sums, meta=smeta).sum())
+    return _report_from_sums(cs[list(CELL_SUMS)].to_numpy(), as_[list(SIZE_SUMS)].to_numpy(),
+                             bs[list(SIZE_SUMS)].to_numpy())
 
 
 def _view(part: pd.DataFrame, id_col: str, mcols: list[str], truth: str | None) -> pd.DataFrame:

@@ -323,3 +323,64 @@ def clustering_report(pred: Sequence, truth: Sequence) -> dict[str, float]:
         "cluster_count_error": cluster_count_error(pc, tc),
         "cluster_size_error": cluster_size_error(pc, tc),
     }
+
+
+# ------------------------------------------------------------------ the report from summed counts
+#: What :func:`_cell_sums` returns, per cell (n records, in a predicted cluster of a, a true one of b).
+CELL_SUMS = ("n", "n_pairs", "n2_over_a", "n2_over_b", "n_log_n", "n_log_a", "n_log_b", "n_abs_a_minus_b")
+#: What :func:`_size_sums` returns, per cluster of x records (predicted or true).
+SIZE_SUMS = ("clusters", "pairs", "x_log_x")
+
+
+def _cell_sums(n: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The sums over contingency cells that :func:`_report_from_sums` needs (:data:`CELL_SUMS`).
+
+    ``n``: the cells' record counts; ``a`` / ``b``: the sizes of each cell's predicted / true
+    cluster. Sums of any split of the cells add up, so each part of a table can be summed where it lies."""
+    n, a, b = (np.asarray(x, dtype=np.float64) for x in (n, a, b))
+    return np.array([n.sum(), np.sum(n * (n - 1.0) / 2.0), np.sum(n * n / a), np.sum(n * n / b),
+                     np.sum(n * np.log(n)), np.sum(n * np.log(a)), np.sum(n * np.log(b)), np.sum(n * np.abs(a - b))])
+
+
+def _size_sums(x: np.ndarray) -> np.ndarray:
+    """The sums over clusters of ``x`` records each that :func:`_report_from_sums` needs (:data:`SIZE_SUMS`)."""
+    x = np.asarray(x, dtype=np.float64)
+    return np.array([float(x.size), np.sum(x * (x - 1.0) / 2.0), np.sum(x * np.log(x))])
+
+
+def _report_from_sums(cells: np.ndarray, pred: np.ndarray, true: np.ndarray) -> dict[str, float]:
+    """:func:`clustering_report` from sums over the contingency table's cells and the clusters.
+
+    For labels too many to hold in one process (``trustlab.er.distributed`` sums each part of
+    the table where it lies): ``cells`` = :func:`_cell_sums` over all non-empty cells, ``pred``
+    / ``true`` = :func:`_size_sums` over the predicted / true clusters. Every metric of the
+    report is a function of these sums; the result equals :func:`clustering_report` up to
+    floating-point summation order (about 1e-12)."""
+    n, tp, bp_sum, br_sum, nlogn, nloga, nlogb, size_err = (float(v) for v in cells)
+    n_p, pp, alog = (float(v) for v in pred)
+    n_t, tpairs, blog = (float(v) for v in true)
+    p = tp / pp if pp > 0 else 1.0
+    r = tp / tpairs if tpairs > 0 else 1.0
+    f = 2 * p * r / (p + r) if p + r > 0 else 0.0
+    bp, br = bp_sum / n, br_sum / n
+    bf = 2 * bp * br / (bp + br) if bp + br > 0 else 0.0
+    h_t = max(np.log(n) - blog / n, 0.0) if n_t > 1 else 0.0
+    h_p = max(np.log(n) - alog / n, 0.0) if n_p > 1 else 0.0
+    mi = max(np.log(n) + (nlogn - nloga - nlogb) / n, 0.0)
+    hom = 1.0 if h_t == 0 else mi / h_t
+    com = 1.0 if h_p == 0 else mi / h_p
+    v = 0.0 if hom + com == 0 else 2 * hom * com / (hom + com)
+    total = n * (n - 1) / 2.0
+    expected = pp * tpairs / total if total else 0.0
+    max_index = (pp + tpairs) / 2.0
+    ari = 1.0 if total == 0 or max_index == expected else (tp - expected) / (max_index - expected)
+    fmi = 0.0 if pp == 0 or tpairs == 0 else float(np.sqrt(tp / pp) * np.sqrt(tp / tpairs))
+    return {
+        "precision": float(p), "recall": float(r), "f1": float(f),
+        "bcubed_precision": float(bp), "bcubed_recall": float(br), "bcubed_f1": float(bf),
+        "homogeneity": float(hom), "completeness": float(com), "v_measure": float(v),
+        "ari": float(ari), "fmi": fmi,
+        "n_entities": int(n_p), "n_true_entities": int(n_t),
+        "cluster_count_error": float((n_p - n_t) / n_t),
+        "cluster_size_error": float(size_err / n),
+    }
