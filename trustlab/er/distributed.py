@@ -79,8 +79,9 @@ records plus their encodings and pairs.
 
 Not distributed: field and rule inference (a bounded sample on the driver), the EM itself
 (on aggregated counts), the merge of the component maps (driver memory grows with the
-number of records that have a positive pair), and evaluation against the truth (two
-columns collected). Not supported here: supervised scoring (``labels``), several tables
+number of records that have a positive pair). Evaluation against the truth is counted on
+the workers (contingency cells and cluster sizes reduced to sums; no label reaches the
+driver). Not supported here: supervised scoring (``labels``), several tables
 (``link_type``, ``one_to_one``), saved models, incremental resolution and
 sorted-neighbourhood blocking rules (``sorted:``); each is refused with a message.
 """
@@ -1380,7 +1381,8 @@ class DistributedResolution:
         (``rss``, ``managed``: MB, sorted) at the stage's end, what the workers still hold; and
         the work directory's size then (``work_dir``, MB).
     metrics : dict or None
-        Pairwise precision / recall / F1 and cluster metrics against ``truth``.
+        Pairwise precision / recall / F1 and cluster metrics against ``truth`` (those of
+        :func:`~trustlab.er.resolution.evaluate`, counted on the workers).
     settings : dict
         The options of the run.
 
