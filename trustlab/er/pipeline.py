@@ -508,11 +508,7 @@ def _compete(data: _Records, sc: _Scored, cfg: _ScoringConfig) -> None:
     their odds (< 1e-13 each) would not move anyone else's."""
     if sc.supervised or sc.fw is None or data.link is None or data.link.link_type != "link_only" or not len(sc.pairs):
         return
-    lam = float(sc.model.lambda_)
-    base = np.empty(len(sc.fw))
-    for a, b in spans(len(sc.fw)):  # row sums in pieces (each row's sum is its own): a signal waits for one
-        base[a:b] = sc.fw[a:b].sum(1)
-    base += np.log(lam / (1 - lam))
+    base = sc.model.log_odds_from_field_weights(sc.fw)
     live = np.flatnonzero(base > -30.0)
     lo = base.copy()
     if len(live):

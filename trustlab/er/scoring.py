@@ -1013,13 +1013,16 @@ class FSModel:
                     Wp[adj, c] = np.log(self.m_[c, 0]) - np.log(np.maximum(t[adj] * scale, 1e-12))
         return self._record_beyond_fields(W)
 
-    def proba_from_field_weights(self, W: np.ndarray) -> np.ndarray:
-        """Match probability from :meth:`field_weights` (saves recomputing them)."""
+    def log_odds_from_field_weights(self, W: np.ndarray) -> np.ndarray:
+        """Posterior match log-odds (natural log) from :meth:`field_weights` (saves recomputing them)."""
         rows = np.empty(len(W))
         for a, b in _chunks.spans(len(W)):  # row sums in pieces (each row's sum is its own): a signal waits for one
             rows[a:b] = W[a:b].sum(1)
-        lw = math.log(self.lambda_ / (1 - self.lambda_)) + rows
-        return 1.0 / (1.0 + np.exp(-np.clip(lw, -50, 50)))
+        return math.log(self.lambda_ / (1 - self.lambda_)) + rows
+
+    def proba_from_field_weights(self, W: np.ndarray) -> np.ndarray:
+        """Match probability from :meth:`field_weights` (saves recomputing them)."""
+        return 1.0 / (1.0 + np.exp(-np.clip(self.log_odds_from_field_weights(W), -50, 50)))
 
     def match_weight(self, df: pd.DataFrame, pairs: np.ndarray, fm: Any) -> np.ndarray:
         """Posterior log-odds of a match (natural log) per pair."""
