@@ -45,6 +45,7 @@ Everything fitted is JSON-serialisable through ``to_dict`` / ``from_dict``.
 from __future__ import annotations
 
 import math
+import os
 import numbers
 import warnings
 from typing import Any, Sequence
@@ -761,8 +762,16 @@ class FSModel:
                 # describe them
                 self.sessions_[-1]["ignored"] = "more matches than the tables can hold"
                 continue
-            sums[free] += m_s[free]
-            hits[free] += 1
+            _a = float(os.environ.get("EXP_MPRIOR", "0"))
+            _mode = os.environ.get("EXP_MPRIOR_MODE", "plain")
+            if _a > 0:
+                m_s = (exp_matches * m_s + _a * u_rand) / (exp_matches + _a)
+            if _mode == "weighted":
+                sums[free] += exp_matches * m_s[free]
+                hits[free] += exp_matches
+            else:
+                sums[free] += m_s[free]
+                hits[free] += 1
         # plain EM over all candidates for the fields no session could estimate
         lam0 = float(np.clip(n / max(npairs, 1.0), 1e-6, 0.5))
         m_all, _, _, _ = self._session_em(Gu, cnt, u, np.ones(d, bool), m_init, lam0)

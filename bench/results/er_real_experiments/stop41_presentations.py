@@ -62,7 +62,7 @@ def present(variant: str, df: pd.DataFrame, side: str) -> pd.DataFrame:
 
 
 def tfidf_baseline(paths, keys, truth) -> dict:
-    """Best F1 of TF-IDF char 3-grams of the whole record + greedy one-to-one over thresholds 0.2..0.85 (truth-chosen)."""
+    """Best F1 of TF-IDF char 3-grams of the whole record + greedy one-to-one, thresholds 0.2..0.85 (truth-chosen)."""
     from sklearn.feature_extraction.text import TfidfVectorizer
     A, B = (pd.read_csv(p, dtype=str, keep_default_na=False) for p in paths)
     ta, tb = (d.drop(columns=["id"]).agg(" ".join, axis=1) for d in (A, B))
