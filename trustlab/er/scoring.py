@@ -89,14 +89,6 @@ DERIVED_M_FLOOR = 0.01
 SESSION_U_PSEUDO = 10.0
 #: ... and at least this many candidate pairs agree on it exactly
 MIN_SESSION_PAIRS = 10
-#: pseudo-matches, distributed as a field's random-pair u (a weight of 0 at every level), that
-#: join a session's expected matches in its m estimate of each free field: a session of a few
-#: dozen matches says little of the levels none of them shows, and m at the 1e-3 floor there was
-#: a veto of several nats against every true pair at that level (walmart_amazon without model
-#: numbers, title and price: the ~24 matches of the identical-title session all had close
-#: prices, while 63 % of the true pairs' prices differ by more than 10 %; stop 41, title + price
-#: F1 0.333 -> 0.421). Hundreds of session matches make it negligible.
-SESSION_M_PSEUDO = 5.0
 #: the session of a field with a key rule of its own keeps the pairs that share a value only
 #: when at least this share of the record pairs sharing that value are candidates (a purged
 #: block's candidates are selected by the other rules, FSModel._complete_session_pairs)
@@ -707,9 +699,7 @@ class FSModel:
         so no single field defines the match class: pairs that share an address but not
         a name are non-matches in the address session, and the name's m says so. A field
         that is never free (the only identifying one) keeps the m of a plain EM over all
-        candidates. A session's m of a free field counts :data:`SESSION_M_PSEUDO`
-        pseudo-matches at the random-pair u beside its expected matches, so a level that a
-        session of a few matches never shows is no veto. λ is then the share of matches among *all* record pairs (the
+        candidates. λ is then the share of matches among *all* record pairs (the
         candidates' posterior mass over n(n-1)/2, the others counted as non-matches),
         consistent with u from random pairs, so blocking does not change the odds.
 
@@ -771,9 +761,6 @@ class FSModel:
                 # describe them
                 self.sessions_[-1]["ignored"] = "more matches than the tables can hold"
                 continue
-            # a few matches say little of the levels they do not show: SESSION_M_PSEUDO
-            # pseudo-matches at the random-pair u (no evidence either way) join them
-            m_s = (exp_matches * m_s + SESSION_M_PSEUDO * u_rand) / (exp_matches + SESSION_M_PSEUDO)
             sums[free] += m_s[free]
             hits[free] += 1
         # plain EM over all candidates for the fields no session could estimate
