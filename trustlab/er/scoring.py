@@ -45,6 +45,7 @@ Everything fitted is JSON-serialisable through ``to_dict`` / ``from_dict``.
 from __future__ import annotations
 
 import math
+import os
 import numbers
 import warnings
 from typing import Any, Sequence
@@ -725,7 +726,10 @@ class FSModel:
         # similarity would decide a session's match class alone, so the fields' m would come
         # out with no disagreement at all
         derived = np.array([KINDS[f.kind].derived for f in self.fields], bool)
-        ident = np.flatnonzero((u[:, 0] < SESSION_U) & ~derived)
+        opens = ~derived
+        if os.environ.get("EXP_CODES_SESSION"):
+            opens = opens | np.array([f.kind == "codes" for f in self.fields], bool)
+        ident = np.flatnonzero((u[:, 0] < SESSION_U) & opens)
         sums = np.zeros((d, _L))
         hits = np.zeros(d)
         self.sessions_ = []
