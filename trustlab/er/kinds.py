@@ -341,6 +341,13 @@ class FieldKind:
         Inference hint of a two-column kind: the lower-cased names of its first and of its
         second column; inference compares a field named like the first and one named like the
         second as one field of this kind (``lat`` + ``lon``).
+    session : bool
+        Whether the pairs that agree exactly on the field (and rarely do between random
+        records) open an EM session of their own (:meth:`trustlab.er.scoring.FSModel._fit_by_sessions`),
+        as an identifying field does. Every kind of one or two columns does; of the whole-record
+        kinds, ``codes`` does (a shared rare model number identifies a product, and duplicates
+        that share one still differ in their titles and prices, which the session learns) and
+        ``record`` does not (agreeing on the whole record is agreeing on every field).
 
     Examples
     --------
@@ -365,6 +372,7 @@ class FieldKind:
     text: bool = True
     hints: tuple[Hint, ...] = ()
     column_names: tuple[tuple[str, ...], ...] = ()
+    session: bool = True
 
     @property
     def levels(self) -> tuple[str, str, float | None, float | None, bool]:
@@ -401,7 +409,7 @@ KINDS: dict[str, FieldKind] = {k.name: dataclasses.replace(k, hints=_HINTS.get(k
     # model / part numbers: one character apart is another product (WRT54GL, WRV54G), so
     # only the same code after dropping punctuation agrees (TH-50PZ850U = TH50PZ850U)
     FieldKind("model", "exact", "exact", None, None, normalise=_alnum, key_rule=True, default_rule="key"),
-    FieldKind("record", "cosine", "cosine", 0.75, 0.5, arity=0, text=False),
+    FieldKind("record", "cosine", "cosine", 0.75, 0.5, arity=0, text=False, session=False),
     FieldKind("codes", "codes", "codes", 0.5, 0.25, arity=0, text=False),
 )}
 
