@@ -351,7 +351,13 @@ def missing_is_no_disagreement(cos: np.ndarray, A, S, H, bits: np.ndarray, i: np
     """
     for M in (A, S, H):  # the same words in the same order (in place: the values do not change)
         M.sort_indices()
-    c, r, rare = _cosine_in_common(A, S, H, bits, i, j)
+    return _no_disagreement(cos, *_cosine_in_common(A, S, H, bits, i, j), bits, i, j)
+
+
+def _no_disagreement(cos: np.ndarray, c: np.ndarray, r: np.ndarray, rare: np.ndarray, bits: np.ndarray,
+                     i: np.ndarray, j: np.ndarray) -> np.ndarray:
+    """:func:`missing_is_no_disagreement` from the whole-record cosine ``cos`` and
+    :func:`_cosine_in_common`'s ``(c, r, rare)`` of the pairs ``i``–``j``."""
     far = KINDS["record"].levels[3]
     out = np.fmax(cos, np.where(rare, c * r, np.nan))
     out[(cos < far) & (c >= far) & (out < far)] = np.nan
@@ -497,12 +503,14 @@ def _cpdist(a, b, scorer, pieces=None) -> np.ndarray:
     return out
 
 
-def _similarities(a, b, scorers, codes=None, lengths=None) -> list[np.ndarray]:
+def _similarities(a, b, scorers, codes=None, lengths=None, strings=None) -> list[np.ndarray]:
     """Element-wise similarity of ``a`` and ``b`` by each ``(scorer, scale)`` of ``scorers``
     (divided by its scale). With ``codes`` (value codes of a and b) each distinct value
     pair of a piece of :data:`_DEDUP` pairs is scored once (:func:`_distinct`). The pieces
     of bounded characters are cut once for all scorers, from ``lengths`` (the strings'
-    lengths, as :func:`trustlab._chunks.text_spans` counts them) when given."""
+    lengths, as :func:`trustlab._chunks.text_spans` counts them) when given. With
+    ``strings`` (an object array), ``a`` and ``b`` are positions in it, and only the strings
+    of the distinct value pairs are gathered (the same values: the scorers are element-wise)."""
     outs = [np.empty(len(a)) for _ in scorers]
     for s, e in spans(len(a), _DEDUP):
         pa, pb = a[s:e], b[s:e]
@@ -511,6 +519,8 @@ def _similarities(a, b, scorers, codes=None, lengths=None) -> list[np.ndarray]:
         if dist is not None:
             pa, pb, inv, first = dist
             ln = None if ln is None else (ln[0][first], ln[1][first])
+        if strings is not None:
+            pa, pb = strings[pa], strings[pb]
         pieces = list(text_spans(pa, pb, lengths=ln))
         for out, (scorer, scale) in zip(outs, scorers):
             if dist is None:

@@ -1159,42 +1159,122 @@ def _value_codes_of(cols: dict, c: str) -> np.ndarray:
     return pd.factorize(v if v is not None else cols[f"{c}:s"])[0]
 
 
+def _pair_similarities(cols: dict, c: str, i: np.ndarray, j: np.ndarray, scorers, miss: np.ndarray,
+                       vc: np.ndarray | None = None) -> list[np.ndarray]:
+    """The similarities of field ``c``'s normalised strings in pairs ``i``–``j`` by each
+    ``(scorer, scale)`` of ``scorers`` (:func:`~trustlab.er.comparisons._similarities` of the
+    gathered strings), NaN where ``miss`` (either value missing, as the callers mark them).
+    Neither those pairs nor the pairs of two equal values (equal value codes ``vc``) are
+    scored: an equal pair is 1.0, the value every scorer used here gives a value and itself
+    (Jaro–Winkler, Indel and Levenshtein similarities always; the token-set and token-sort
+    ratios when the string has a word, as every normalised string that is not missing has:
+    ``_clean_words`` keeps words joined by single spaces, and an empty one is missing). The
+    strings of the others are gathered once per distinct pair of values."""
+    from trustlab.er.comparisons import _similarities
+
+    if vc is None:
+        vc = _value_codes_of(cols, c)
+    ci, cj = vc[i], vc[j]
+    todo = np.flatnonzero(~(miss | (ci == cj)))
+    outs = [np.ones(len(i)) for _ in scorers]
+    if todo.size:
+        it, jt = i[todo], j[todo]
+        got = _similarities(it, jt, scorers, (ci[todo], cj[todo]), _pair_lengths(cols, c, it, jt),
+                            strings=cols[f"{c}:s"])
+        for out, g in zip(outs, got):
+            out[todo] = g
+    for out in outs:
+        out[miss] = np.nan
+    return outs
+
+
+def _record_cosine(ptr: np.ndarray, ids: np.ndarray, key: np.ndarray, canonical: np.ndarray, w: np.ndarray,
+                   share: np.ndarray, home: np.ndarray, bits: np.ndarray, i: np.ndarray,
+                   j: np.ndarray) -> np.ndarray | None:
+    """The whole-record feature (``cosine``) of pairs ``i``–``j`` of an encoding's weighed
+    rows ``(ptr, w, share, home)`` (``ids``, ``key``, ``canonical``: :func:`_row_keys`;
+    ``bits``: the columns each record fills), bit for bit what :func:`_encoded_features`
+    computes from two :func:`_sparse_dot` and
+    :func:`~trustlab.er.comparisons.missing_is_no_disagreement`, with one merge of each
+    pair's rows (:func:`trustlab.kernels.er.record_pair_sums`) instead of three and no
+    sorted copies of the rows; None where that path does not apply (no pairs or no words,
+    a weight that is zero or not finite: the callers then take the general one)."""
+    from trustlab._chunks import work_spans
+    from trustlab.er.comparisons import _JACCARD_CHUNK, _no_disagreement
+    from trustlab.kernels import er as K
+
+    if not len(i) or not key.size or not (np.isfinite(w).all() and np.isfinite(share).all() and np.all(w != 0)):
+        return None
+    p64 = np.ascontiguousarray(ptr, np.int64)
+    w, share = np.ascontiguousarray(w, np.float64), np.ascontiguousarray(share, np.float64)
+    home = np.ascontiguousarray(home, np.int64)
+    i64, j64 = np.ascontiguousarray(i, np.int64), np.ascontiguousarray(j, np.int64)
+    rowlen = np.diff(p64)
+    n_rows = rowlen.size
+    # each record's squared norm per column (a word in its first column), summed as
+    # _cosine_in_common sums it: np.add.at over the rows' words by increasing ids
+    rowid = np.repeat(np.arange(n_rows), rowlen)
+    o = np.lexsort((ids, rowid))
+    k = int(home.max()) + 1
+    N = np.zeros((n_rows, k))
+    np.add.at(N, (rowid[o], home[o]), w[o] ** 2)
+    dot_w, dot_s = np.empty(len(i)), np.empty(len(i))
+    c_in, cover, rare = np.full(len(i), np.nan), np.full(len(i), np.nan), np.zeros(len(i), bool)
+    cols = np.arange(k)
+    for a, b in work_spans(rowlen[i64] + rowlen[j64] + 1, _JACCARD_CHUNK):
+        ia, jb = i64[a:b], j64[a:b]
+        desc = not (canonical[ia].all() and canonical[jb].all())
+        common = np.ascontiguousarray(bits[ia] & bits[jb], np.int64)
+        best = np.zeros((b - a, k))
+        dot = np.empty(b - a)
+        K.record_pair_sums(p64, key, ids, w, share, home, common, ia, jb, desc, dot_w[a:b], dot_s[a:b], dot, best)
+        mask = ((common[:, None] >> cols[None, :]) & 1).astype(np.float64)
+        ni = np.sqrt((N[ia] * mask).sum(1))
+        nj = np.sqrt((N[jb] * mask).sum(1))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            cos = np.clip(dot / (ni * nj), 0.0, 1.0)
+        cos[(ni == 0) | (nj == 0)] = np.nan
+        c_in[a:b] = cos
+        cover[a:b] = np.sqrt(ni * nj)
+        rare[a:b] = best.sum(1) >= 1.0
+    out = np.clip(dot_w, 0.0, 1.0)
+    out[dot_s < 1.0] = 0.0
+    out = _no_disagreement(out, c_in, cover, rare, bits, i, j)
+    empty = rowlen == 0
+    out[empty[i] | empty[j]] = np.nan
+    return out
+
+
 def _encoded_features(enc: _Enc, f, i: np.ndarray, j: np.ndarray, want) -> tuple[list, list, int]:
     """The features of field ``f`` for pairs ``i``–``j`` of ``enc``, as
     :data:`trustlab.er.comparisons.FEATURES` computes them from the raw records (only the
     features in ``want``, or all of them when None)."""
     from rapidfuzz import distance, fuzz
 
-    from trustlab.er.comparisons import _cp, _similarities
     from trustlab.kernels import er as K
 
     c, kind = f.column, f.kind
     cols = enc.cols
     if kind in _TEXT_KINDS:
-        arr, miss = cols[f"{c}:s"], cols[f"{c}:m"]
-        vc = _value_codes_of(cols, c)
+        miss = cols[f"{c}:m"]
         scorers = {"jaro_winkler": (distance.JaroWinkler.normalized_similarity, 1.0),
                    "token_set": (fuzz.token_set_ratio, 100.0),
                    "indel": (distance.Indel.normalized_similarity, 1.0)}
         if kind == "address":
             scorers["token_sort"] = (fuzz.token_sort_ratio, 100.0)
         got = [k for k in scorers if want is None or k in want]
-        out = _similarities(arr[i], arr[j], [scorers[k] for k in got], (vc[i], vc[j]), _pair_lengths(cols, c, i, j))
-        m = miss[i] | miss[j]
-        for v in out:
-            v[m] = np.nan
+        out = _pair_similarities(cols, c, i, j, [scorers[k] for k in got], miss[i] | miss[j])
         main = "jaro_winkler" if kind == "name" else "token_set"
         return out, got, (got.index(main) if main in got else 0)
     if kind in _NORM_KINDS or kind == "phone":
-        arr, miss = cols[f"{c}:s"], cols[f"{c}:m"]
+        miss = cols[f"{c}:m"]
         vc = _value_codes_of(cols, c)
         ex = (vc[i] == vc[j]).astype(np.float64)
         name, scorer = {"email": ("jaro_winkler", distance.JaroWinkler.normalized_similarity)}.get(
             kind, ("levenshtein", distance.Levenshtein.normalized_similarity))
-        sim = _cp(arr[i], arr[j], scorer, codes=(vc[i], vc[j]), lengths=_pair_lengths(cols, c, i, j))
         m = miss[i] | miss[j]
+        sim = _pair_similarities(cols, c, i, j, [(scorer, 1.0)], m, vc)[0]
         ex[m] = np.nan
-        sim[m] = np.nan
         return [ex, sim], ["exact", name], 1
     if kind in ("exact", "model"):
         h, miss = cols[f"{c}:h"], cols[f"{c}:m"]
@@ -1217,11 +1297,9 @@ def _encoded_features(enc: _Enc, f, i: np.ndarray, j: np.ndarray, want) -> tuple
             exact[np.isnan(diff)] = np.nan
             out += [exact, np.exp(-diff / 365.0)]
             names += ["exact", "year_sim"]
-        arr, miss = cols[f"{c}:s"], cols[f"{c}:m"]
-        vc = _value_codes_of(cols, c)
-        lev = _cp(arr[i], arr[j], distance.Levenshtein.normalized_similarity, codes=(vc[i], vc[j]),
-                  lengths=_pair_lengths(cols, c, i, j))
-        lev[miss[i] | miss[j]] = np.nan
+        miss = cols[f"{c}:m"]
+        lev = _pair_similarities(cols, c, i, j, [(distance.Levenshtein.normalized_similarity, 1.0)],
+                                 miss[i] | miss[j])[0]
         return out + [lev], names + ["levenshtein"], len(names)
     if kind == "latlon":
         lat, lon, bad = cols[f"{c}:lat"], cols[f"{c}:lon"], cols[f"{c}:m"]
@@ -1234,6 +1312,9 @@ def _encoded_features(enc: _Enc, f, i: np.ndarray, j: np.ndarray, want) -> tuple
     if kind == "record":
         ptr, tok, w, share, home = enc.csr[c]
         ids, key, canonical = _row_keys(ptr, tok)
+        fused = _record_cosine(ptr, ids, key, canonical, w, share, home, cols[f"{c}:bits"], i, j)
+        if fused is not None:
+            return [fused], ["cosine"], 0
         rows = (ptr, ids, key, canonical)
         out = np.clip(_sparse_dot(rows, w, w, i, j), 0.0, 1.0)
         out[_sparse_dot(rows, share, np.ones_like(share), i, j) < 1.0] = 0.0
