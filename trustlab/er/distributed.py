@@ -1213,11 +1213,9 @@ def _record_cosine(ptr: np.ndarray, ids: np.ndarray, key: np.ndarray, canonical:
     n_rows = rowlen.size
     # each record's squared norm per column (a word in its first column), summed as
     # _cosine_in_common sums it: np.add.at over the rows' words by increasing ids
-    rowid = np.repeat(np.arange(n_rows), rowlen)
-    o = np.lexsort((ids, rowid))
     k = int(home.max()) + 1
     N = np.zeros((n_rows, k))
-    np.add.at(N, (rowid[o], home[o]), w[o] ** 2)
+    K.row_column_norms(p64, np.ascontiguousarray(ids, np.int64), w, home, N)
     dot_w, dot_s = np.empty(len(i)), np.empty(len(i))
     c_in, cover, rare = np.full(len(i), np.nan), np.full(len(i), np.nan), np.zeros(len(i), bool)
     cols = np.arange(k)

@@ -528,3 +528,26 @@ def _record_pair_sums(ptr, key, ids, w, share, home, common, left, right, descen
                 if share[p] > best[k, home[p]]:
                     best[k, home[p]] = share[p]
         dot_c[k] = tot
+
+
+@_lazy("void(int64[:], int64[:], float64[:], int64[:], float64[:, :])")
+def _row_column_norms(ptr, ids, w, home, out):  # pragma: no cover - compiled
+    """``out[r, c] += w * w`` over the words of row ``r`` whose home column is ``c``, one by
+    one by increasing ``ids`` (``np.add.at`` over the rows' words sorted by ``ids``: the same
+    sums, bit for bit)."""
+    width = 1
+    for r in range(ptr.shape[0] - 1):
+        width = max(width, ptr[r + 1] - ptr[r])
+    pos = np.empty(width, np.int64)
+    for r in range(ptr.shape[0] - 1):
+        s, m = ptr[r], ptr[r + 1] - ptr[r]
+        for a in range(m):  # insertion sort by ids: rows of a few words
+            p = s + a
+            b = a - 1
+            while b >= 0 and ids[pos[b]] > ids[p]:
+                pos[b + 1] = pos[b]
+                b -= 1
+            pos[b + 1] = p
+        for a in range(m):
+            p = pos[a]
+            out[r, home[p]] += w[p] * w[p]
