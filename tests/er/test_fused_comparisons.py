@@ -145,3 +145,80 @@ def test_record_feature_of_encodings_equals_the_general_path(monkeypatch):
     ref = D._encoded_features(enc, f, i, j, None)[0][0]
     assert np.array_equal(got, ref, equal_nan=True)
     assert (got > 0.9).sum() > 100 and (got < 0.5).sum() > 100
+
+
+# ----------------------------------------------------------------------------- the encodings' string passes
+_HOSTILE = ["Ann O'Neil", "  MÜLLER-Lüdenscheidt ", "SW1A 1AA", "sw1a1aa", "", " ", "\t", "N/A", " null ", "-",
+            "?", "(null)", "x_y", "İstanbul", "ǅemal", "straße 12b", "12 ab-345/6", "a1b2c3d4", "١٢٣٤٥ x",
+            "unit 7,  42 main st.", "po box 90210", "rec#0042-ZZ", "ϴ ΣΑΣ", "tab\there", "new\nline",
+            "emoji 😀 99999", "…", "A.B.C.", "1995.", "1995,", "00123", "ab1", "abc12345def"]
+
+
+def _hostile_series(with_missing: bool, other: bool = False) -> pd.Series:
+    vals = list(_HOSTILE)
+    if with_missing:
+        vals += [None, np.nan, pd.NA]
+    if other:
+        vals += [12.5, 7]
+    rng = np.random.default_rng(0)
+    return pd.Series([vals[k] for k in rng.integers(0, len(vals), 400)] + vals, dtype=object)
+
+
+@pytest.mark.parametrize("with_missing", [False, True])
+@pytest.mark.parametrize("other", [False, True])  # numbers among the strings: the pandas chain
+def test_string_passes_equal_the_pandas_chains(with_missing, other):
+    from trustlab.er.comparisons import _text
+    from trustlab.er.kinds import _RECORD_TOKEN, tf_keys
+    from trustlab.er.records import placeholders_to_missing
+
+    s = _hostile_series(with_missing, other)
+    got, ref = D._clean_text(s), _text(s)
+    assert got[0].tolist() == ref[0].tolist() and np.array_equal(got[1], ref[1])
+    r, h = D._record_tokens(s)
+    rr, hh = D._hashed(s.fillna("").astype(str).str.lower().str.findall(_RECORD_TOKEN).explode())
+    assert np.array_equal(r, rr) and np.array_equal(h, hh) and r.size > 100
+    ref_ph = placeholders_to_missing(s.to_frame("v"), None)["v"].to_numpy(dtype=object)
+    assert np.array_equal(pd.isna(D._placeholder_values(s)), pd.isna(ref_ph))
+    kept = ~pd.isna(ref_ph)
+    assert D._placeholder_values(s)[kept].tolist() == ref_ph[kept].tolist()
+    for kind in ("name", "exact", "postcode", "code", "string", "address"):
+        f = Field("v", kind)
+        assert D._tf_key_values(s, f).tolist() == tf_keys(pd.DataFrame({"v": s}), f).tolist(), kind
+
+
+@pytest.mark.parametrize("other", [False, True])
+def test_value_codes_pass_equals_the_pandas_chain(other, monkeypatch):
+    s = _hostile_series(True, other).reset_index(drop=True)
+    got = D._value_codes(s)
+    monkeypatch.setattr(D, "_str_values", lambda v: None)  # the pandas chain
+    ref = D._value_codes(s)
+    assert np.array_equal(got[0], ref[0]) and np.array_equal(got[1], ref[1]) and got[0].size > 10
+
+
+def test_encodings_of_generated_records_equal_the_pandas_chains(monkeypatch):
+    """Every array of the encodings (and the match view) is the one the pandas chains give."""
+    from trustlab.er.records import placeholders_to_missing
+
+    df = generate_records(400, random_state=8).reset_index(drop=True)
+    df.loc[::37, "surname"] = "N/A"
+    df.loc[::41, "suburb"] = None
+    mcols = [c for c in df.columns if c not in ("rec_id", "entity")]
+    tf = FSModel(_FIELDS)
+
+    def run():
+        view = D._view(df, "rec_id", mcols, "entity")
+        return view, D._encode(view, _FIELDS, tf.needed_features(), None, tf, "entity")
+
+    view, enc = run()
+    monkeypatch.setattr(D, "_str_values", lambda v: None)
+    monkeypatch.setattr(D, "_placeholder_values", lambda u: placeholders_to_missing(u.to_frame("v"), None)["v"]
+                        .to_numpy(dtype=object))
+    view0, enc0 = run()
+    assert view.equals(view0)
+    assert enc.cols.keys() == enc0.cols.keys() and enc.csr.keys() == enc0.csr.keys()
+    for k in enc.cols:
+        a, b = enc.cols[k], enc0.cols[k]
+        assert a.dtype == b.dtype and (a.tolist() == b.tolist() if a.dtype == object else np.array_equal(a, b)), k
+    for k in enc.csr:
+        assert all(np.array_equal(a, b) for a, b in zip(enc.csr[k], enc0.csr[k])), k
+    assert enc.shares == enc0.shares

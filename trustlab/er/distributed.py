@@ -90,6 +90,7 @@ from __future__ import annotations
 import math
 import numbers
 import os
+import re
 import tempfile
 import time
 from contextlib import contextmanager, nullcontext
@@ -209,19 +210,75 @@ def _match_view(part: pd.DataFrame, id_col: str, cols: list[str]) -> pd.DataFram
 def _placeholders_to_missing(df: pd.DataFrame, id_col: str | None) -> pd.DataFrame:
     """:func:`~trustlab.er.records.placeholders_to_missing`, each distinct value of a column
     looked at once (:func:`_per_value`)."""
-    from trustlab.er.records import placeholders_to_missing
-
     out = None
     for c in df.columns:
         col = df[c]
         if c == id_col or not (col.dtype == object or isinstance(col.dtype, pd.StringDtype)):
             continue
-        v = _per_value(col, lambda u: placeholders_to_missing(u.to_frame("v"), None)["v"].to_numpy(dtype=object))
+        v = _per_value(col, _placeholder_values)
         hit = pd.isna(v) & col.notna().to_numpy()
         if hit.any():
             out = df.copy() if out is None else out
             out[c] = col.mask(hit, np.nan)
     return df if out is None else out
+
+
+def _placeholder_values(u: pd.Series) -> np.ndarray:
+    """The values of ``u`` (object or string dtype), those that only say "no value" NaN:
+    :func:`~trustlab.er.records.placeholders_to_missing` of one column, in one pass (a
+    string stripped and lower-cased is looked up in
+    :data:`~trustlab.er.records.MISSING_PLACEHOLDERS`; nothing else is one)."""
+    from trustlab.er.records import MISSING_PLACEHOLDERS
+
+    arr = u.to_numpy(dtype=object)
+    hit = np.fromiter((isinstance(x, str) and x.strip().lower() in MISSING_PLACEHOLDERS for x in arr), bool, arr.size)
+    if not hit.any():
+        return arr
+    out = arr.copy()
+    out[hit] = np.nan
+    return out
+
+
+# ----------------------------------------------------------------------------- string passes
+# The encodings' normalisations as one Python pass over the distinct values (pandas' ``str``
+# methods make a pass, with its missing-value checks, per method): the same strings, for
+# values that are strings or missing (``fillna("").astype(str)`` then the methods); any other
+# value takes the pandas chain itself.
+
+_CLEAN_RUN = re.compile(r"[^\w ]+")  # comparisons._clean_words' and kinds._words' pattern
+_DIGIT = re.compile(r"\d")
+_WORD_RUN = re.compile(r"[^\w]+")  # kinds._word_chars'
+_ALNUM_RUN = re.compile(r"[^0-9a-z]+")  # kinds._alnum's
+
+
+def _str_values(vals: pd.Series) -> list | None:
+    """``vals.fillna("").astype(str)`` as a list, or None when a value is neither a string
+    nor missing (whose ``astype(str)`` is left to pandas)."""
+    arr = vals.to_numpy(dtype=object)
+    miss = pd.isna(arr)
+    out = []
+    for x, m in zip(arr.tolist(), miss.tolist()):
+        if m:
+            out.append("")
+        elif isinstance(x, str):
+            out.append(x)
+        else:
+            return None
+    return out
+
+
+def _clean_text(vals: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`~trustlab.er.comparisons._text` (words lower-cased, punctuation runs to spaces,
+    single spaces; missing) in one pass."""
+    from trustlab.er.comparisons import _text
+
+    strs = _str_values(vals)
+    if strs is None:
+        return _text(vals)
+    sub = _CLEAN_RUN.sub
+    arr = np.empty(len(strs), dtype=object)
+    arr[:] = [" ".join(sub(" ", x.lower()).split()) for x in strs]
+    return arr, arr == ""
 
 
 def _key_rows(part: pd.DataFrame, rules: Sequence[str]) -> pd.DataFrame:
@@ -837,10 +894,22 @@ def _hashed(tok: pd.Series) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _record_tokens(vals: pd.Series) -> tuple[np.ndarray, np.ndarray]:
-    """The words of the whole-record comparison in each value (``record_text``'s words)."""
+    """The words of the whole-record comparison in each value (``record_text``'s words):
+    ``(position of the value, token hash)``, in one pass over the values (pandas'
+    ``str.findall`` when a value is neither a string nor missing)."""
+    from itertools import chain
+
     from trustlab.er.kinds import _RECORD_TOKEN
 
-    return _hashed(vals.fillna("").astype(str).str.lower().str.findall(_RECORD_TOKEN).explode())
+    strs = _str_values(vals)
+    if strs is None:
+        return _hashed(vals.fillna("").astype(str).str.lower().str.findall(_RECORD_TOKEN).explode())
+    find = re.compile(_RECORD_TOKEN).findall
+    toks = [find(x.lower()) for x in strs]
+    lens = np.fromiter(map(len, toks), np.int64, len(toks))
+    flat = np.empty(int(lens.sum()), dtype=object)
+    flat[:] = list(chain.from_iterable(toks))
+    return np.repeat(np.asarray(vals.index, np.int64), lens), _hash(flat)
 
 
 def _value_codes(vals: pd.Series) -> tuple[np.ndarray, np.ndarray]:
@@ -851,10 +920,22 @@ def _value_codes(vals: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     from trustlab.er.kinds import _CODE_SPLIT, code_tokens
 
     char = "[^" + _CODE_SPLIT[1:-2] + "]"  # a character of a word (its separators: ``_CODE_SPLIT``)
-    low = vals.fillna("").astype(str).str.lower()
-    low = low[low.str.contains(r"\d", regex=True).to_numpy(bool)]  # the others have no such word (nor any
-    # backtracking search for one, quadratic in a word's length)
-    words = low.str.findall(f"{char}*\\d{char}*").explode().dropna()
+    strs = _str_values(vals)
+    if strs is None:
+        low = vals.fillna("").astype(str).str.lower()
+        low = low[low.str.contains(r"\d", regex=True).to_numpy(bool)]  # the others have no such word (nor
+        # any backtracking search for one, quadratic in a word's length)
+        words = low.str.findall(f"{char}*\\d{char}*").explode().dropna()
+    else:  # the same words in one pass: values with a digit, lower-cased, their words with a digit
+        find, at, got = re.compile(f"{char}*\\d{char}*").findall, [], []
+        index = np.asarray(vals.index)
+        for p, x in enumerate(strs):
+            x = x.lower()
+            if _DIGIT.search(x):
+                w = find(x)
+                at += [index[p]] * len(w)
+                got += w
+        words = pd.Series(got, index=pd.Index(at, dtype=index.dtype), dtype=object)
     words = words[words.str.len() >= 4]  # as code_tokens: shorter words give no code
     if not len(words):
         return np.zeros(0, np.int64), np.zeros(0, np.uint64)
@@ -886,9 +967,27 @@ def _sparse_rows(rec: np.ndarray, h: np.ndarray, n: int) -> tuple[np.ndarray, np
 
 def _tf_keys(df: pd.DataFrame, f, cache: dict | None = None) -> np.ndarray:
     """:func:`~trustlab.er.kinds.tf_keys`, once per distinct value."""
-    from trustlab.er.kinds import tf_keys
+    return _per_value(df[f.column], lambda v: _tf_key_values(v, f), cache)
 
-    return _per_value(df[f.column], lambda v: tf_keys(pd.DataFrame({f.column: v}), f), cache)
+
+def _tf_key_values(vals: pd.Series, f) -> np.ndarray:
+    """``tf_keys`` of the values ``vals`` of field ``f``: in one pass for the normalisations of
+    :mod:`trustlab.er.kinds` written here (``_words``, ``_word_chars``, ``_alnum``, ``_lower``:
+    the same strings), otherwise (or for a value neither a string nor missing) by
+    :func:`~trustlab.er.kinds.tf_keys` itself."""
+    from trustlab.er import kinds
+
+    norm = kinds.KINDS[f.kind].normalise or kinds._lower
+    one = {kinds._words: lambda x: " ".join(_CLEAN_RUN.sub(" ", x.lower()).split()),
+           kinds._word_chars: lambda x: " ".join(_WORD_RUN.sub(" ", x.lower()).split()),
+           kinds._alnum: lambda x: _ALNUM_RUN.sub("", x.strip().lower()),
+           kinds._lower: lambda x: x.strip().lower()}.get(norm)
+    strs = None if one is None else _str_values(vals)
+    if strs is None:
+        return kinds.tf_keys(pd.DataFrame({f.column: vals}), f)
+    out = np.empty(len(strs), dtype=object)
+    out[:] = [one(x) for x in strs]
+    return out
 
 
 def _encode(part: pd.DataFrame, fields, only, doc_freq: dict | None, tf_model, truth: str | None) -> _Enc:
@@ -902,8 +1001,8 @@ def _encode(part: pd.DataFrame, fields, only, doc_freq: dict | None, tf_model, t
     A TF field whose table ``tf_model`` lacks keeps its normalised values (``tfkey{k}``) and
     their counts (``tf_counts``) until :func:`_weigh` sets the frequencies: the tables are
     summed from the encodings, with no pass of their own over the records."""
-    from trustlab.er.comparisons import MAX_PARTS, _no_space, _part_bits, _text
-    from trustlab.er.kinds import KINDS, record_fields, tf_keys
+    from trustlab.er.comparisons import MAX_PARTS, _no_space, _part_bits
+    from trustlab.er.kinds import KINDS, record_fields
 
     df = part.reset_index(drop=True)
     n = len(df)
@@ -916,7 +1015,7 @@ def _encode(part: pd.DataFrame, fields, only, doc_freq: dict | None, tf_model, t
         c, kind = f.column, f.kind
         want = None if only is None else only.get(c)
         if kind in _TEXT_KINDS:
-            cols[f"{c}:s"], cols[f"{c}:m"] = _text_arrays(df[c], _text, memo)
+            cols[f"{c}:s"], cols[f"{c}:m"] = _text_arrays(df[c], _clean_text, memo)
         elif kind in _NORM_KINDS:
             norm = _no_space if kind == "email" else KINDS[kind].normalise
             v = _per_value(df[c], lambda x: norm(x.fillna("").astype(str)).to_numpy(dtype=object), memo)
@@ -943,7 +1042,7 @@ def _encode(part: pd.DataFrame, fields, only, doc_freq: dict | None, tf_model, t
                     return (t - pd.Timestamp("1970-01-01", tz="UTC")).dt.days.to_numpy(np.float64)
 
                 cols[f"{c}:x"] = _per_value(df[c], days, memo).astype(np.float64)
-            cols[f"{c}:s"], cols[f"{c}:m"] = _text_arrays(df[c], _text, memo)
+            cols[f"{c}:s"], cols[f"{c}:m"] = _text_arrays(df[c], _clean_text, memo)
         elif kind == "latlon":
             la, lo = f.columns()
             lat = pd.to_numeric(df[la], errors="coerce").to_numpy(np.float64)
@@ -1003,7 +1102,7 @@ def _encode(part: pd.DataFrame, fields, only, doc_freq: dict | None, tf_model, t
         if tab is not None:
             dflt = tf_model.tf_default_[f.column]
             cols[f"tf{k}"] = _per_value(df[f.column], lambda v, f=f, tab=tab, dflt=dflt: _tf_lookup(
-                tf_keys(pd.DataFrame({f.column: v}), f), tab, dflt), memo)
+                _tf_key_values(v, f), tab, dflt), memo)
         else:
             key = _tf_keys(df, f, memo)
             cols[f"tfkey{k}"] = key
