@@ -222,3 +222,17 @@ def test_encodings_of_generated_records_equal_the_pandas_chains(monkeypatch):
     for k in enc.csr:
         assert all(np.array_equal(a, b) for a, b in zip(enc.csr[k], enc0.csr[k])), k
     assert enc.shares == enc0.shares
+
+
+@pytest.mark.parametrize("other", [False, True])
+@pytest.mark.parametrize("dtype", [object, "string"])
+def test_key_normalisation_pass_equals_the_pandas_chain(other, dtype):
+    from trustlab.er import rules
+
+    s = _hostile_series(True, other and dtype is object).astype(dtype)
+    s.index = s.index + 7
+    s.name = "col"
+    ref = s.fillna("").astype(str).str.lower().str.replace(r"[^0-9a-z ]+", " ", regex=True).str.strip()
+    got = rules._norm(s)
+    assert got.tolist() == ref.tolist() and got.index.equals(ref.index) and got.name == ref.name
+    assert got.dtype == ref.dtype
