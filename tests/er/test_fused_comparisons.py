@@ -61,9 +61,9 @@ def test_pair_similarities_equal_every_pair_scored(monkeypatch):
     scored = []
     real = C._cpdist
 
-    def spy(a, b, scorer, pieces=None):
+    def spy(a, b, scorer, pieces=None, cutoff=None):
         scored.append((np.asarray(a, dtype=object), np.asarray(b, dtype=object)))
-        return real(a, b, scorer, pieces)
+        return real(a, b, scorer, pieces, cutoff)
 
     monkeypatch.setattr(C, "_cpdist", spy)
     n_equal = 0
@@ -236,3 +236,23 @@ def test_key_normalisation_pass_equals_the_pandas_chain(other, dtype):
     got = rules._norm(s)
     assert got.tolist() == ref.tolist() and got.index.equals(ref.index) and got.name == ref.name
     assert got.dtype == ref.dtype
+
+
+def test_string_scores_cut_at_the_level_floors_give_the_same_levels():
+    """With the levels' floors rapidfuzz returns 0 for scores under them: the features change
+    (some scores are 0 now), the comparison levels do not."""
+    df, enc, i, j = _encoded(seed=9)
+    tf = FSModel(_FIELDS)
+    ctx = D._Context(_FIELDS, tf.needed_features(), {}, tf, list(df.columns))
+
+    def matrix(cut: bool):
+        return D._feature_matrix(ctx, len(i), lambda f: D._encoded_features(
+            enc, f, i, j, ctx.only.get(f.column), D._level_floors(tf, f) if cut else None))
+
+    full, cut = matrix(False), matrix(True)
+    assert full.names == cut.names
+    assert np.array_equal(tf.levels(full), tf.levels(cut))
+    changed = (full.X != cut.X) & ~np.isnan(full.X)
+    assert changed.sum() > 1000 and (cut.X[changed] == 0).all()
+    G = tf.levels(full)
+    assert {0, 1, 2, 3} <= set(np.unique(G).tolist())  # every level occurs

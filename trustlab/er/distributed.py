@@ -1342,10 +1342,36 @@ def _record_cosine(ptr: np.ndarray, ids: np.ndarray, key: np.ndarray, canonical:
     return out
 
 
-def _encoded_features(enc: _Enc, f, i: np.ndarray, j: np.ndarray, want) -> tuple[list, list, int]:
+def _level_floors(model, f) -> dict:
+    """Per feature of field ``f`` that ``model``'s comparison levels are cut from
+    (``model.spec``: exact feature, level feature, thresholds), the smallest value they tell
+    apart from 0: 1 - 1e-9 for the exact feature (level 0), the lower threshold for the
+    level feature (levels 1 and 2; none without a second threshold)."""
+    ex, sim, t1, t2, _ = model.spec(f)
+    exact = 1.0 - 1e-9
+    out = {ex: exact}
+    low = exact if t2 is None else min(t for t in (t1, t2, exact) if t is not None)
+    out[sim] = min(out.get(sim, exact), low)
+    return out
+
+
+def _cutoff(floors: dict | None, name: str, scale: float) -> tuple:
+    """The scorer's ``score_cutoff`` for a feature whose values below ``floors[name]`` only
+    matter as "below" (``()`` without floors): just under the floor (1e-6 in the feature's
+    units), so a score it sets to 0 was below the floor even after the float32 rounding of
+    the scores, and the levels are those of the scores themselves."""
+    if floors is None or name not in floors:
+        return ()
+    return ((floors[name] - 1e-6) * scale,)
+
+
+def _encoded_features(enc: _Enc, f, i: np.ndarray, j: np.ndarray, want,
+                      floors: dict | None = None) -> tuple[list, list, int]:
     """The features of field ``f`` for pairs ``i``–``j`` of ``enc``, as
     :data:`trustlab.er.comparisons.FEATURES` computes them from the raw records (only the
-    features in ``want``, or all of them when None)."""
+    features in ``want``, or all of them when None). With ``floors`` (:func:`_level_floors`:
+    for the levels only), a string similarity below its floor may be 0 instead (rapidfuzz
+    stops early): the comparison levels do not change."""
     from rapidfuzz import distance, fuzz
 
     from trustlab.kernels import er as K
@@ -1360,7 +1386,8 @@ def _encoded_features(enc: _Enc, f, i: np.ndarray, j: np.ndarray, want) -> tuple
         if kind == "address":
             scorers["token_sort"] = (fuzz.token_sort_ratio, 100.0)
         got = [k for k in scorers if want is None or k in want]
-        out = _pair_similarities(cols, c, i, j, [scorers[k] for k in got], miss[i] | miss[j])
+        out = _pair_similarities(cols, c, i, j, [scorers[k] + _cutoff(floors, k, scorers[k][1]) for k in got],
+                                 miss[i] | miss[j])
         main = "jaro_winkler" if kind == "name" else "token_set"
         return out, got, (got.index(main) if main in got else 0)
     if kind in _NORM_KINDS or kind == "phone":
@@ -1370,7 +1397,7 @@ def _encoded_features(enc: _Enc, f, i: np.ndarray, j: np.ndarray, want) -> tuple
         name, scorer = {"email": ("jaro_winkler", distance.JaroWinkler.normalized_similarity)}.get(
             kind, ("levenshtein", distance.Levenshtein.normalized_similarity))
         m = miss[i] | miss[j]
-        sim = _pair_similarities(cols, c, i, j, [(scorer, 1.0)], m, vc)[0]
+        sim = _pair_similarities(cols, c, i, j, [(scorer, 1.0, *_cutoff(floors, name, 1.0))], m, vc)[0]
         ex[m] = np.nan
         return [ex, sim], ["exact", name], 1
     if kind in ("exact", "model"):
@@ -1395,8 +1422,8 @@ def _encoded_features(enc: _Enc, f, i: np.ndarray, j: np.ndarray, want) -> tuple
             out += [exact, np.exp(-diff / 365.0)]
             names += ["exact", "year_sim"]
         miss = cols[f"{c}:m"]
-        lev = _pair_similarities(cols, c, i, j, [(distance.Levenshtein.normalized_similarity, 1.0)],
-                                 miss[i] | miss[j])[0]
+        lev = _pair_similarities(cols, c, i, j, [(distance.Levenshtein.normalized_similarity, 1.0,
+                                                  *_cutoff(floors, "levenshtein", 1.0))], miss[i] | miss[j])[0]
         return out + [lev], names + ["levenshtein"], len(names)
     if kind == "latlon":
         lat, lon, bad = cols[f"{c}:lat"], cols[f"{c}:lon"], cols[f"{c}:m"]
@@ -1446,8 +1473,9 @@ def _encoded_levels(enc: _Enc, pairs: np.ndarray, ctx: _Context) -> tuple[np.nda
     i, j = loc[:, 0], loc[:, 1]
 
     def features(f):
-        if f.kind in ENCODED_KINDS:
-            return _encoded_features(enc, f, i, j, None if ctx.only is None else ctx.only.get(f.column))
+        if f.kind in ENCODED_KINDS:  # for the levels only: string scores under the levels' floors may be 0
+            return _encoded_features(enc, f, i, j, None if ctx.only is None else ctx.only.get(f.column),
+                                     _level_floors(ctx.tf_model, f))
         return _raw_features(enc.raw, f, i, j, ctx)
 
     fm = _feature_matrix(ctx, len(pairs), features)
