@@ -928,14 +928,14 @@ def _value_codes(vals: pd.Series) -> tuple[np.ndarray, np.ndarray]:
         words = low.str.findall(f"{char}*\\d{char}*").explode().dropna()
     else:  # the same words in one pass: values with a digit, lower-cased, their words with a digit
         find, at, got = re.compile(f"{char}*\\d{char}*").findall, [], []
-        index = np.asarray(vals.index)
         for p, x in enumerate(strs):
             x = x.lower()
             if _DIGIT.search(x):
                 w = find(x)
-                at += [index[p]] * len(w)
+                at += [p] * len(w)
                 got += w
-        words = pd.Series(got, index=pd.Index(at, dtype=index.dtype), dtype=object)
+        index = np.asarray(vals.index)
+        words = pd.Series(got, index=pd.Index(index[np.asarray(at, np.int64)], dtype=index.dtype), dtype=object)
     words = words[words.str.len() >= 4]  # as code_tokens: shorter words give no code
     if not len(words):
         return np.zeros(0, np.int64), np.zeros(0, np.uint64)
