@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit, prange
+from numba.extending import register_jitable
 
 from trustlab._lazy import lazy_attributes
 
@@ -349,8 +350,9 @@ def _reduceat_sum_py(buf, m, fs, fn, fp, fl):  # pragma: no cover - compiled
     return buf[0] + got
 
 
-# compiled into the kernels that call it (on their first use; nothing compiles at import)
-_reduceat_sum = njit(cache=True)(_reduceat_sum_py)
+# compiled into the kernels that call it, on their first use (a plain function here: importing
+# this module makes no dispatcher)
+_reduceat_sum = register_jitable(_reduceat_sum_py)
 
 
 @_lazy("void(int64[:], int64[:], float64[:], int64[:], int64[:], float64[:], int64[:], int64[:], boolean, "
