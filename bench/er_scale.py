@@ -205,7 +205,8 @@ def distributed_run(work: Path, workers: int, memory_limit: str) -> dict:
                                                          "rules": res.rules}))
     m = res.metrics
     return {"run": "distributed", "workers": workers, "memory_limit": memory_limit, "records": res.n_records,
-            "seconds": round(sec, 1), "cpu_seconds": round(wcpu + csec, 1),
+            "seconds": round(sec, 1), "cpu_seconds": round(wcpu + csec, 1), "driver_cpu_seconds": round(csec, 1),
+            "worker_cpu_seconds": round(wcpu, 1),
             "load": [round(load0, 1), round(os.getloadavg()[0], 1)], "encoded_mb": res.blocking.get("encoded_mb"),
             "stage_seconds": {k: round(v, 1) for k, v in res.seconds.items()},
             "stage_cpu_seconds": {k: round(v, 1) for k, v in res.cpu_seconds.items()},

@@ -337,23 +337,21 @@ def test_each_record_is_normalised_once(monkeypatch):
     not again in every partition of pairs that touches the record."""
     import dask
 
-    from trustlab.er import comparisons
-
     seen = []
-    orig = comparisons._text
+    orig = D._clean_text  # the encoding's pass of comparisons._text
 
     def counting(s):
         seen.append(len(s))
         return orig(s)
 
-    monkeypatch.setattr(comparisons, "_text", counting)
+    monkeypatch.setattr(D, "_clean_text", counting)
     df = generate_records(1500, random_state=5)
     kw = {"id_col": "rec_id", "fields": {"given_name": "name", "surname": "name", "date_of_birth": "date"},
           "blocking": ["token:given_name", "token:surname", "qgram:surname:3"], "complete_components": 0}
     with dask.config.set(scheduler="synchronous"):
         res = D.resolve_distributed(dd.from_pandas(df, npartitions=3), pairs_per_partition=1000, **kw)
     assert res.blocking["pair_partitions"] >= 5
-    # three fields normalised by _text, each record at most once (each distinct value of a
+    # three fields normalised by _clean_text, each record at most once (each distinct value of a
     # record partition once), every distinct value at least once
     distinct = sum(df[c].nunique() for c in kw["fields"])
     assert distinct <= sum(seen) <= 3 * len(df)

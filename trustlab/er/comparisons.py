@@ -351,7 +351,13 @@ def missing_is_no_disagreement(cos: np.ndarray, A, S, H, bits: np.ndarray, i: np
     """
     for M in (A, S, H):  # the same words in the same order (in place: the values do not change)
         M.sort_indices()
-    c, r, rare = _cosine_in_common(A, S, H, bits, i, j)
+    return _no_disagreement(cos, *_cosine_in_common(A, S, H, bits, i, j), bits, i, j)
+
+
+def _no_disagreement(cos: np.ndarray, c: np.ndarray, r: np.ndarray, rare: np.ndarray, bits: np.ndarray,
+                     i: np.ndarray, j: np.ndarray) -> np.ndarray:
+    """:func:`missing_is_no_disagreement` from the whole-record cosine ``cos`` and
+    :func:`_cosine_in_common`'s ``(c, r, rare)`` of the pairs ``i``–``j``."""
     far = KINDS["record"].levels[3]
     out = np.fmax(cos, np.where(rare, c * r, np.nan))
     out[(cos < far) & (c >= far) & (out < far)] = np.nan
@@ -486,23 +492,27 @@ _DEDUP = 1_048_576
 they are scored: the unit of :func:`_similarities`."""
 
 
-def _cpdist(a, b, scorer, pieces=None) -> np.ndarray:
+def _cpdist(a, b, scorer, pieces=None, cutoff=None) -> np.ndarray:
     """``process.cpdist(a, b, scorer)`` (float32) in pieces of bounded characters
     (:func:`trustlab._chunks.text_spans`, or the ``pieces`` given), so that a signal waits
     for one piece, not for every pair; element-wise, so the result does not depend on the
-    pieces."""
+    pieces. With ``cutoff`` (rapidfuzz's ``score_cutoff``, in the scorer's units) a score
+    below it is 0 (the others are the scores without it)."""
     out = np.empty(len(a), np.float32)
     for s, e in (text_spans(a, b) if pieces is None else pieces):
-        out[s:e] = process.cpdist(a[s:e], b[s:e], scorer=scorer, workers=-1, dtype=np.float32)
+        out[s:e] = process.cpdist(a[s:e], b[s:e], scorer=scorer, workers=-1, dtype=np.float32, score_cutoff=cutoff)
     return out
 
 
-def _similarities(a, b, scorers, codes=None, lengths=None) -> list[np.ndarray]:
+def _similarities(a, b, scorers, codes=None, lengths=None, strings=None) -> list[np.ndarray]:
     """Element-wise similarity of ``a`` and ``b`` by each ``(scorer, scale)`` of ``scorers``
-    (divided by its scale). With ``codes`` (value codes of a and b) each distinct value
-    pair of a piece of :data:`_DEDUP` pairs is scored once (:func:`_distinct`). The pieces
-    of bounded characters are cut once for all scorers, from ``lengths`` (the strings'
-    lengths, as :func:`trustlab._chunks.text_spans` counts them) when given."""
+    (divided by its scale; ``(scorer, scale, cutoff)``: with :func:`_cpdist`'s cutoff).
+    With ``codes`` (value codes of a and b) each distinct value pair of a piece of
+    :data:`_DEDUP` pairs is scored once (:func:`_distinct`). The pieces of bounded
+    characters are cut once for all scorers, from ``lengths`` (the strings' lengths, as
+    :func:`trustlab._chunks.text_spans` counts them) when given. With ``strings`` (an object
+    array), ``a`` and ``b`` are positions in it, and only the strings of the distinct value
+    pairs are gathered (the same values: the scorers are element-wise)."""
     outs = [np.empty(len(a)) for _ in scorers]
     for s, e in spans(len(a), _DEDUP):
         pa, pb = a[s:e], b[s:e]
@@ -511,12 +521,12 @@ def _similarities(a, b, scorers, codes=None, lengths=None) -> list[np.ndarray]:
         if dist is not None:
             pa, pb, inv, first = dist
             ln = None if ln is None else (ln[0][first], ln[1][first])
+        if strings is not None:
+            pa, pb = strings[pa], strings[pb]
         pieces = list(text_spans(pa, pb, lengths=ln))
-        for out, (scorer, scale) in zip(outs, scorers):
-            if dist is None:
-                out[s:e] = _cpdist(pa, pb, scorer, pieces).astype(np.float64) / scale
-            else:
-                out[s:e] = _cpdist(pa, pb, scorer, pieces).astype(np.float64)[inv] / scale
+        for out, (scorer, scale, *cut) in zip(outs, scorers):
+            got = _cpdist(pa, pb, scorer, pieces, cut[0] if cut else None).astype(np.float64)
+            out[s:e] = (got if dist is None else got[inv]) / scale
     return outs
 
 

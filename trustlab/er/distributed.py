@@ -90,6 +90,7 @@ from __future__ import annotations
 import math
 import numbers
 import os
+import re
 import tempfile
 import time
 from contextlib import contextmanager, nullcontext
@@ -209,19 +210,75 @@ def _match_view(part: pd.DataFrame, id_col: str, cols: list[str]) -> pd.DataFram
 def _placeholders_to_missing(df: pd.DataFrame, id_col: str | None) -> pd.DataFrame:
     """:func:`~trustlab.er.records.placeholders_to_missing`, each distinct value of a column
     looked at once (:func:`_per_value`)."""
-    from trustlab.er.records import placeholders_to_missing
-
     out = None
     for c in df.columns:
         col = df[c]
         if c == id_col or not (col.dtype == object or isinstance(col.dtype, pd.StringDtype)):
             continue
-        v = _per_value(col, lambda u: placeholders_to_missing(u.to_frame("v"), None)["v"].to_numpy(dtype=object))
+        v = _per_value(col, _placeholder_values)
         hit = pd.isna(v) & col.notna().to_numpy()
         if hit.any():
             out = df.copy() if out is None else out
             out[c] = col.mask(hit, np.nan)
     return df if out is None else out
+
+
+def _placeholder_values(u: pd.Series) -> np.ndarray:
+    """The values of ``u`` (object or string dtype), those that only say "no value" NaN:
+    :func:`~trustlab.er.records.placeholders_to_missing` of one column, in one pass (a
+    string stripped and lower-cased is looked up in
+    :data:`~trustlab.er.records.MISSING_PLACEHOLDERS`; nothing else is one)."""
+    from trustlab.er.records import MISSING_PLACEHOLDERS
+
+    arr = u.to_numpy(dtype=object)
+    hit = np.fromiter((isinstance(x, str) and x.strip().lower() in MISSING_PLACEHOLDERS for x in arr), bool, arr.size)
+    if not hit.any():
+        return arr
+    out = arr.copy()
+    out[hit] = np.nan
+    return out
+
+
+# ----------------------------------------------------------------------------- string passes
+# The encodings' normalisations as one Python pass over the distinct values (pandas' ``str``
+# methods make a pass, with its missing-value checks, per method): the same strings, for
+# values that are strings or missing (``fillna("").astype(str)`` then the methods); any other
+# value takes the pandas chain itself.
+
+_CLEAN_RUN = re.compile(r"[^\w ]+")  # comparisons._clean_words' and kinds._words' pattern
+_DIGIT = re.compile(r"\d")
+_WORD_RUN = re.compile(r"[^\w]+")  # kinds._word_chars'
+_ALNUM_RUN = re.compile(r"[^0-9a-z]+")  # kinds._alnum's
+
+
+def _str_values(vals: pd.Series) -> list | None:
+    """``vals.fillna("").astype(str)`` as a list, or None when a value is neither a string
+    nor missing (whose ``astype(str)`` is left to pandas)."""
+    arr = vals.to_numpy(dtype=object)
+    miss = pd.isna(arr)
+    out = []
+    for x, m in zip(arr.tolist(), miss.tolist()):
+        if m:
+            out.append("")
+        elif isinstance(x, str):
+            out.append(x)
+        else:
+            return None
+    return out
+
+
+def _clean_text(vals: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`~trustlab.er.comparisons._text` (words lower-cased, punctuation runs to spaces,
+    single spaces; missing) in one pass."""
+    from trustlab.er.comparisons import _text
+
+    strs = _str_values(vals)
+    if strs is None:
+        return _text(vals)
+    sub = _CLEAN_RUN.sub
+    arr = np.empty(len(strs), dtype=object)
+    arr[:] = [" ".join(sub(" ", x.lower()).split()) for x in strs]
+    return arr, arr == ""
 
 
 def _key_rows(part: pd.DataFrame, rules: Sequence[str]) -> pd.DataFrame:
@@ -837,10 +894,22 @@ def _hashed(tok: pd.Series) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _record_tokens(vals: pd.Series) -> tuple[np.ndarray, np.ndarray]:
-    """The words of the whole-record comparison in each value (``record_text``'s words)."""
+    """The words of the whole-record comparison in each value (``record_text``'s words):
+    ``(position of the value, token hash)``, in one pass over the values (pandas'
+    ``str.findall`` when a value is neither a string nor missing)."""
+    from itertools import chain
+
     from trustlab.er.kinds import _RECORD_TOKEN
 
-    return _hashed(vals.fillna("").astype(str).str.lower().str.findall(_RECORD_TOKEN).explode())
+    strs = _str_values(vals)
+    if strs is None:
+        return _hashed(vals.fillna("").astype(str).str.lower().str.findall(_RECORD_TOKEN).explode())
+    find = re.compile(_RECORD_TOKEN).findall
+    toks = [find(x.lower()) for x in strs]
+    lens = np.fromiter(map(len, toks), np.int64, len(toks))
+    flat = np.empty(int(lens.sum()), dtype=object)
+    flat[:] = list(chain.from_iterable(toks))
+    return np.repeat(np.asarray(vals.index, np.int64), lens), _hash(flat)
 
 
 def _value_codes(vals: pd.Series) -> tuple[np.ndarray, np.ndarray]:
@@ -851,10 +920,22 @@ def _value_codes(vals: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     from trustlab.er.kinds import _CODE_SPLIT, code_tokens
 
     char = "[^" + _CODE_SPLIT[1:-2] + "]"  # a character of a word (its separators: ``_CODE_SPLIT``)
-    low = vals.fillna("").astype(str).str.lower()
-    low = low[low.str.contains(r"\d", regex=True).to_numpy(bool)]  # the others have no such word (nor any
-    # backtracking search for one, quadratic in a word's length)
-    words = low.str.findall(f"{char}*\\d{char}*").explode().dropna()
+    strs = _str_values(vals)
+    if strs is None:
+        low = vals.fillna("").astype(str).str.lower()
+        low = low[low.str.contains(r"\d", regex=True).to_numpy(bool)]  # the others have no such word (nor
+        # any backtracking search for one, quadratic in a word's length)
+        words = low.str.findall(f"{char}*\\d{char}*").explode().dropna()
+    else:  # the same words in one pass: values with a digit, lower-cased, their words with a digit
+        find, at, got = re.compile(f"{char}*\\d{char}*").findall, [], []
+        for p, x in enumerate(strs):
+            x = x.lower()
+            if _DIGIT.search(x):
+                w = find(x)
+                at += [p] * len(w)
+                got += w
+        index = np.asarray(vals.index)
+        words = pd.Series(got, index=pd.Index(index[np.asarray(at, np.int64)], dtype=index.dtype), dtype=object)
     words = words[words.str.len() >= 4]  # as code_tokens: shorter words give no code
     if not len(words):
         return np.zeros(0, np.int64), np.zeros(0, np.uint64)
@@ -886,9 +967,27 @@ def _sparse_rows(rec: np.ndarray, h: np.ndarray, n: int) -> tuple[np.ndarray, np
 
 def _tf_keys(df: pd.DataFrame, f, cache: dict | None = None) -> np.ndarray:
     """:func:`~trustlab.er.kinds.tf_keys`, once per distinct value."""
-    from trustlab.er.kinds import tf_keys
+    return _per_value(df[f.column], lambda v: _tf_key_values(v, f), cache)
 
-    return _per_value(df[f.column], lambda v: tf_keys(pd.DataFrame({f.column: v}), f), cache)
+
+def _tf_key_values(vals: pd.Series, f) -> np.ndarray:
+    """``tf_keys`` of the values ``vals`` of field ``f``: in one pass for the normalisations of
+    :mod:`trustlab.er.kinds` written here (``_words``, ``_word_chars``, ``_alnum``, ``_lower``:
+    the same strings), otherwise (or for a value neither a string nor missing) by
+    :func:`~trustlab.er.kinds.tf_keys` itself."""
+    from trustlab.er import kinds
+
+    norm = kinds.KINDS[f.kind].normalise or kinds._lower
+    one = {kinds._words: lambda x: " ".join(_CLEAN_RUN.sub(" ", x.lower()).split()),
+           kinds._word_chars: lambda x: " ".join(_WORD_RUN.sub(" ", x.lower()).split()),
+           kinds._alnum: lambda x: _ALNUM_RUN.sub("", x.strip().lower()),
+           kinds._lower: lambda x: x.strip().lower()}.get(norm)
+    strs = None if one is None else _str_values(vals)
+    if strs is None:
+        return kinds.tf_keys(pd.DataFrame({f.column: vals}), f)
+    out = np.empty(len(strs), dtype=object)
+    out[:] = [one(x) for x in strs]
+    return out
 
 
 def _encode(part: pd.DataFrame, fields, only, doc_freq: dict | None, tf_model, truth: str | None) -> _Enc:
@@ -902,8 +1001,8 @@ def _encode(part: pd.DataFrame, fields, only, doc_freq: dict | None, tf_model, t
     A TF field whose table ``tf_model`` lacks keeps its normalised values (``tfkey{k}``) and
     their counts (``tf_counts``) until :func:`_weigh` sets the frequencies: the tables are
     summed from the encodings, with no pass of their own over the records."""
-    from trustlab.er.comparisons import MAX_PARTS, _no_space, _part_bits, _text
-    from trustlab.er.kinds import KINDS, record_fields, tf_keys
+    from trustlab.er.comparisons import MAX_PARTS, _no_space, _part_bits
+    from trustlab.er.kinds import KINDS, record_fields
 
     df = part.reset_index(drop=True)
     n = len(df)
@@ -916,7 +1015,7 @@ def _encode(part: pd.DataFrame, fields, only, doc_freq: dict | None, tf_model, t
         c, kind = f.column, f.kind
         want = None if only is None else only.get(c)
         if kind in _TEXT_KINDS:
-            cols[f"{c}:s"], cols[f"{c}:m"] = _text_arrays(df[c], _text, memo)
+            cols[f"{c}:s"], cols[f"{c}:m"] = _text_arrays(df[c], _clean_text, memo)
         elif kind in _NORM_KINDS:
             norm = _no_space if kind == "email" else KINDS[kind].normalise
             v = _per_value(df[c], lambda x: norm(x.fillna("").astype(str)).to_numpy(dtype=object), memo)
@@ -943,7 +1042,7 @@ def _encode(part: pd.DataFrame, fields, only, doc_freq: dict | None, tf_model, t
                     return (t - pd.Timestamp("1970-01-01", tz="UTC")).dt.days.to_numpy(np.float64)
 
                 cols[f"{c}:x"] = _per_value(df[c], days, memo).astype(np.float64)
-            cols[f"{c}:s"], cols[f"{c}:m"] = _text_arrays(df[c], _text, memo)
+            cols[f"{c}:s"], cols[f"{c}:m"] = _text_arrays(df[c], _clean_text, memo)
         elif kind == "latlon":
             la, lo = f.columns()
             lat = pd.to_numeric(df[la], errors="coerce").to_numpy(np.float64)
@@ -1003,7 +1102,7 @@ def _encode(part: pd.DataFrame, fields, only, doc_freq: dict | None, tf_model, t
         if tab is not None:
             dflt = tf_model.tf_default_[f.column]
             cols[f"tf{k}"] = _per_value(df[f.column], lambda v, f=f, tab=tab, dflt=dflt: _tf_lookup(
-                tf_keys(pd.DataFrame({f.column: v}), f), tab, dflt), memo)
+                _tf_key_values(v, f), tab, dflt), memo)
         else:
             key = _tf_keys(df, f, memo)
             cols[f"tfkey{k}"] = key
@@ -1159,42 +1258,147 @@ def _value_codes_of(cols: dict, c: str) -> np.ndarray:
     return pd.factorize(v if v is not None else cols[f"{c}:s"])[0]
 
 
-def _encoded_features(enc: _Enc, f, i: np.ndarray, j: np.ndarray, want) -> tuple[list, list, int]:
+def _pair_similarities(cols: dict, c: str, i: np.ndarray, j: np.ndarray, scorers, miss: np.ndarray,
+                       vc: np.ndarray | None = None) -> list[np.ndarray]:
+    """The similarities of field ``c``'s normalised strings in pairs ``i``–``j`` by each
+    ``(scorer, scale)`` of ``scorers`` (:func:`~trustlab.er.comparisons._similarities` of the
+    gathered strings), NaN where ``miss`` (either value missing, as the callers mark them).
+    Neither those pairs nor the pairs of two equal values (equal value codes ``vc``) are
+    scored: an equal pair is 1.0, the value every scorer used here gives a value and itself
+    (Jaro–Winkler, Indel and Levenshtein similarities always; the token-set and token-sort
+    ratios when the string has a word, as every normalised string that is not missing has:
+    ``_clean_words`` keeps words joined by single spaces, and an empty one is missing). The
+    strings of the others are gathered once per distinct pair of values."""
+    from trustlab.er.comparisons import _similarities
+
+    if vc is None:
+        vc = _value_codes_of(cols, c)
+    ci, cj = vc[i], vc[j]
+    todo = np.flatnonzero(~(miss | (ci == cj)))
+    outs = [np.ones(len(i)) for _ in scorers]
+    if todo.size:
+        it, jt = i[todo], j[todo]
+        got = _similarities(it, jt, scorers, (ci[todo], cj[todo]), _pair_lengths(cols, c, it, jt),
+                            strings=cols[f"{c}:s"])
+        for out, g in zip(outs, got):
+            out[todo] = g
+    for out in outs:
+        out[miss] = np.nan
+    return outs
+
+
+def _record_cosine(ptr: np.ndarray, ids: np.ndarray, key: np.ndarray, canonical: np.ndarray, w: np.ndarray,
+                   share: np.ndarray, home: np.ndarray, bits: np.ndarray, i: np.ndarray,
+                   j: np.ndarray) -> np.ndarray | None:
+    """The whole-record feature (``cosine``) of pairs ``i``–``j`` of an encoding's weighed
+    rows ``(ptr, w, share, home)`` (``ids``, ``key``, ``canonical``: :func:`_row_keys`;
+    ``bits``: the columns each record fills), bit for bit what :func:`_encoded_features`
+    computes from two :func:`_sparse_dot` and
+    :func:`~trustlab.er.comparisons.missing_is_no_disagreement`, with one merge of each
+    pair's rows (:func:`trustlab.kernels.er.record_pair_sums`) instead of three and no
+    sorted copies of the rows; None where that path does not apply (no pairs or no words,
+    a weight that is zero or not finite: the callers then take the general one)."""
+    from trustlab._chunks import work_spans
+    from trustlab.er.comparisons import _JACCARD_CHUNK, _no_disagreement
+    from trustlab.kernels import er as K
+
+    if not len(i) or not key.size or not (np.isfinite(w).all() and np.isfinite(share).all() and np.all(w != 0)):
+        return None
+    p64 = np.ascontiguousarray(ptr, np.int64)
+    w, share = np.ascontiguousarray(w, np.float64), np.ascontiguousarray(share, np.float64)
+    home = np.ascontiguousarray(home, np.int64)
+    i64, j64 = np.ascontiguousarray(i, np.int64), np.ascontiguousarray(j, np.int64)
+    rowlen = np.diff(p64)
+    n_rows = rowlen.size
+    # each record's squared norm per column (a word in its first column), summed as
+    # _cosine_in_common sums it: np.add.at over the rows' words by increasing ids
+    k = int(home.max()) + 1
+    N = np.zeros((n_rows, k))
+    K.row_column_norms(p64, np.ascontiguousarray(ids, np.int64), w, home, N)
+    dot_w, dot_s = np.empty(len(i)), np.empty(len(i))
+    c_in, cover, rare = np.full(len(i), np.nan), np.full(len(i), np.nan), np.zeros(len(i), bool)
+    cols = np.arange(k)
+    for a, b in work_spans(rowlen[i64] + rowlen[j64] + 1, _JACCARD_CHUNK):
+        ia, jb = i64[a:b], j64[a:b]
+        desc = not (canonical[ia].all() and canonical[jb].all())
+        common = np.ascontiguousarray(bits[ia] & bits[jb], np.int64)
+        best = np.zeros((b - a, k))
+        dot = np.empty(b - a)
+        K.record_pair_sums(p64, key, ids, w, share, home, common, ia, jb, desc, dot_w[a:b], dot_s[a:b], dot, best)
+        mask = ((common[:, None] >> cols[None, :]) & 1).astype(np.float64)
+        ni = np.sqrt((N[ia] * mask).sum(1))
+        nj = np.sqrt((N[jb] * mask).sum(1))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            cos = np.clip(dot / (ni * nj), 0.0, 1.0)
+        cos[(ni == 0) | (nj == 0)] = np.nan
+        c_in[a:b] = cos
+        cover[a:b] = np.sqrt(ni * nj)
+        rare[a:b] = best.sum(1) >= 1.0
+    out = np.clip(dot_w, 0.0, 1.0)
+    out[dot_s < 1.0] = 0.0
+    out = _no_disagreement(out, c_in, cover, rare, bits, i, j)
+    empty = rowlen == 0
+    out[empty[i] | empty[j]] = np.nan
+    return out
+
+
+def _level_floors(model, f) -> dict:
+    """Per feature of field ``f`` that ``model``'s comparison levels are cut from
+    (``model.spec``: exact feature, level feature, thresholds), the smallest value they tell
+    apart from 0: 1 - 1e-9 for the exact feature (level 0), the lower threshold for the
+    level feature (levels 1 and 2; none without a second threshold)."""
+    ex, sim, t1, t2, _ = model.spec(f)
+    exact = 1.0 - 1e-9
+    out = {ex: exact}
+    low = exact if t2 is None else min(t for t in (t1, t2, exact) if t is not None)
+    out[sim] = min(out.get(sim, exact), low)
+    return out
+
+
+def _cutoff(floors: dict | None, name: str, scale: float) -> tuple:
+    """The scorer's ``score_cutoff`` for a feature whose values below ``floors[name]`` only
+    matter as "below" (``()`` without floors): just under the floor (1e-6 in the feature's
+    units), so a score it sets to 0 was below the floor even after the float32 rounding of
+    the scores, and the levels are those of the scores themselves."""
+    if floors is None or name not in floors:
+        return ()
+    return ((floors[name] - 1e-6) * scale,)
+
+
+def _encoded_features(enc: _Enc, f, i: np.ndarray, j: np.ndarray, want,
+                      floors: dict | None = None) -> tuple[list, list, int]:
     """The features of field ``f`` for pairs ``i``–``j`` of ``enc``, as
     :data:`trustlab.er.comparisons.FEATURES` computes them from the raw records (only the
-    features in ``want``, or all of them when None)."""
+    features in ``want``, or all of them when None). With ``floors`` (:func:`_level_floors`:
+    for the levels only), a string similarity below its floor may be 0 instead (rapidfuzz
+    stops early): the comparison levels do not change."""
     from rapidfuzz import distance, fuzz
 
-    from trustlab.er.comparisons import _cp, _similarities
     from trustlab.kernels import er as K
 
     c, kind = f.column, f.kind
     cols = enc.cols
     if kind in _TEXT_KINDS:
-        arr, miss = cols[f"{c}:s"], cols[f"{c}:m"]
-        vc = _value_codes_of(cols, c)
+        miss = cols[f"{c}:m"]
         scorers = {"jaro_winkler": (distance.JaroWinkler.normalized_similarity, 1.0),
                    "token_set": (fuzz.token_set_ratio, 100.0),
                    "indel": (distance.Indel.normalized_similarity, 1.0)}
         if kind == "address":
             scorers["token_sort"] = (fuzz.token_sort_ratio, 100.0)
         got = [k for k in scorers if want is None or k in want]
-        out = _similarities(arr[i], arr[j], [scorers[k] for k in got], (vc[i], vc[j]), _pair_lengths(cols, c, i, j))
-        m = miss[i] | miss[j]
-        for v in out:
-            v[m] = np.nan
+        out = _pair_similarities(cols, c, i, j, [scorers[k] + _cutoff(floors, k, scorers[k][1]) for k in got],
+                                 miss[i] | miss[j])
         main = "jaro_winkler" if kind == "name" else "token_set"
         return out, got, (got.index(main) if main in got else 0)
     if kind in _NORM_KINDS or kind == "phone":
-        arr, miss = cols[f"{c}:s"], cols[f"{c}:m"]
+        miss = cols[f"{c}:m"]
         vc = _value_codes_of(cols, c)
         ex = (vc[i] == vc[j]).astype(np.float64)
         name, scorer = {"email": ("jaro_winkler", distance.JaroWinkler.normalized_similarity)}.get(
             kind, ("levenshtein", distance.Levenshtein.normalized_similarity))
-        sim = _cp(arr[i], arr[j], scorer, codes=(vc[i], vc[j]), lengths=_pair_lengths(cols, c, i, j))
         m = miss[i] | miss[j]
+        sim = _pair_similarities(cols, c, i, j, [(scorer, 1.0, *_cutoff(floors, name, 1.0))], m, vc)[0]
         ex[m] = np.nan
-        sim[m] = np.nan
         return [ex, sim], ["exact", name], 1
     if kind in ("exact", "model"):
         h, miss = cols[f"{c}:h"], cols[f"{c}:m"]
@@ -1217,11 +1421,9 @@ def _encoded_features(enc: _Enc, f, i: np.ndarray, j: np.ndarray, want) -> tuple
             exact[np.isnan(diff)] = np.nan
             out += [exact, np.exp(-diff / 365.0)]
             names += ["exact", "year_sim"]
-        arr, miss = cols[f"{c}:s"], cols[f"{c}:m"]
-        vc = _value_codes_of(cols, c)
-        lev = _cp(arr[i], arr[j], distance.Levenshtein.normalized_similarity, codes=(vc[i], vc[j]),
-                  lengths=_pair_lengths(cols, c, i, j))
-        lev[miss[i] | miss[j]] = np.nan
+        miss = cols[f"{c}:m"]
+        lev = _pair_similarities(cols, c, i, j, [(distance.Levenshtein.normalized_similarity, 1.0,
+                                                  *_cutoff(floors, "levenshtein", 1.0))], miss[i] | miss[j])[0]
         return out + [lev], names + ["levenshtein"], len(names)
     if kind == "latlon":
         lat, lon, bad = cols[f"{c}:lat"], cols[f"{c}:lon"], cols[f"{c}:m"]
@@ -1234,6 +1436,9 @@ def _encoded_features(enc: _Enc, f, i: np.ndarray, j: np.ndarray, want) -> tuple
     if kind == "record":
         ptr, tok, w, share, home = enc.csr[c]
         ids, key, canonical = _row_keys(ptr, tok)
+        fused = _record_cosine(ptr, ids, key, canonical, w, share, home, cols[f"{c}:bits"], i, j)
+        if fused is not None:
+            return [fused], ["cosine"], 0
         rows = (ptr, ids, key, canonical)
         out = np.clip(_sparse_dot(rows, w, w, i, j), 0.0, 1.0)
         out[_sparse_dot(rows, share, np.ones_like(share), i, j) < 1.0] = 0.0
@@ -1268,8 +1473,9 @@ def _encoded_levels(enc: _Enc, pairs: np.ndarray, ctx: _Context) -> tuple[np.nda
     i, j = loc[:, 0], loc[:, 1]
 
     def features(f):
-        if f.kind in ENCODED_KINDS:
-            return _encoded_features(enc, f, i, j, None if ctx.only is None else ctx.only.get(f.column))
+        if f.kind in ENCODED_KINDS:  # for the levels only: string scores under the levels' floors may be 0
+            return _encoded_features(enc, f, i, j, None if ctx.only is None else ctx.only.get(f.column),
+                                     _level_floors(ctx.tf_model, f))
         return _raw_features(enc.raw, f, i, j, ctx)
 
     fm = _feature_matrix(ctx, len(pairs), features)

@@ -291,9 +291,22 @@ def _int_option(rule: Rule, spec, default: int | None, what: str) -> int | None:
 _NORM_ROWS = 1 << 15
 
 
+_NOT_KEY = re.compile(r"[^0-9a-z ]+")
+
+
 def _norm(s: pd.Series) -> pd.Series:
+    """A key column's values lower-cased, runs of characters other than ``0-9a-z`` and spaces
+    to one space, stripped (missing: ``""``): one Python pass when every value is a string or
+    missing, the pandas chain (``fillna("").astype(str).str.lower()...``) otherwise."""
     if len(s) > _NORM_ROWS:  # in pieces of records: a signal waits for one piece
         return pd.concat([_norm(s.iloc[a:b]) for a, b in spans(len(s), _NORM_ROWS)])
+    arr = s.to_numpy(dtype=object)
+    miss = pd.isna(arr).tolist()
+    vals = arr.tolist()
+    if all(m or isinstance(x, str) for x, m in zip(vals, miss)):
+        sub = _NOT_KEY.sub
+        return pd.Series(["" if m else sub(" ", x.lower()).strip() for x, m in zip(vals, miss)], index=s.index,
+                         dtype=object, name=s.name)
     return s.fillna("").astype(str).str.lower().str.replace(r"[^0-9a-z ]+", " ", regex=True).str.strip()
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit, prange
+from numba.extending import register_jitable
 
 from trustlab._lazy import lazy_attributes
 
@@ -293,19 +294,77 @@ def _rows_sorted(indptr, indices, out):  # pragma: no cover - compiled
         out[r] = ok
 
 
+def _reduceat_sum_py(buf, m, fs, fn, fp, fl):  # pragma: no cover - compiled
+    """``buf[:m]`` summed as ``np.add.reduceat`` sums a row: the first value plus NumPy's
+    pairwise sum of the others (below 8 values one by one from -0.0; up to 128, 8
+    accumulators combined in pairs, then the rest one by one; above, the two halves, the
+    first a multiple of 8, summed apart: a recursion unrolled here on a stack of frames
+    ``fs`` / ``fn`` / ``fp`` / ``fl``, 64 long); 0.0 when ``m`` is 0."""
+    if m == 0:
+        return 0.0
+    top = 0
+    fs[0], fn[0], fp[0] = 1, m - 1, 0
+    got = 0.0
+    while top >= 0:
+        s0, n0 = fs[top], fn[top]
+        if n0 <= 128:  # a block
+            if n0 < 8:
+                res = -0.0
+                for t in range(s0, s0 + n0):
+                    res += buf[t]
+            else:
+                r0, r1, r2, r3 = buf[s0], buf[s0 + 1], buf[s0 + 2], buf[s0 + 3]
+                r4, r5, r6, r7 = buf[s0 + 4], buf[s0 + 5], buf[s0 + 6], buf[s0 + 7]
+                t = 8
+                while t < n0 - n0 % 8:
+                    r0 += buf[s0 + t]
+                    r1 += buf[s0 + t + 1]
+                    r2 += buf[s0 + t + 2]
+                    r3 += buf[s0 + t + 3]
+                    r4 += buf[s0 + t + 4]
+                    r5 += buf[s0 + t + 5]
+                    r6 += buf[s0 + t + 6]
+                    r7 += buf[s0 + t + 7]
+                    t += 8
+                res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+                while t < n0:
+                    res += buf[s0 + t]
+                    t += 1
+            got = res
+            top -= 1
+            continue
+        n2 = n0 // 2
+        n2 -= n2 % 8
+        if fp[top] == 0:  # the left half first
+            fp[top] = 1
+            top += 1
+            fs[top], fn[top], fp[top] = s0, n2, 0
+        elif fp[top] == 1:  # then the right half
+            fl[top] = got
+            fp[top] = 2
+            top += 1
+            fs[top], fn[top], fp[top] = s0 + n2, n0 - n2, 0
+        else:
+            got = fl[top] + got
+            top -= 1
+    return buf[0] + got
+
+
+# compiled into the kernels that call it, on their first use (a plain function here: importing
+# this module makes no dispatcher)
+_reduceat_sum = register_jitable(_reduceat_sum_py)
+
+
 @_lazy("void(int64[:], int64[:], float64[:], int64[:], int64[:], float64[:], int64[:], int64[:], boolean, "
        "float64[:])")
 def _merge_row_sums(ap, ak, ax, bp, bk, bx, left, right, descending, out):  # pragma: no cover - compiled
     """Per pair ``k``: the products of the entries rows ``left[k]`` of A and ``right[k]`` of B
     share (rows sorted by strictly increasing keys ``ak``/``bk``), the nonzero ones, in
     increasing key order (decreasing with ``descending``), summed as ``np.add.reduceat``
-    sums a row: the first plus NumPy's pairwise sum of the others (below 8 values one by one
-    from -0.0; up to 128, 8 accumulators combined in pairs, then the rest one by one; above,
-    the two halves, the first a multiple of 8, summed apart: a recursion unrolled here on a
-    stack). With finite values these are SciPy's ``A[left].multiply(B[right]).sum(1)``, bit
-    for bit: its element-wise product of two canonical matrices emits the shared entries by
-    increasing index, its general method (rows not sorted by index, each index once) in the
-    reverse of A's stored order."""
+    sums a row (:func:`_reduceat_sum_py`). With finite values these are SciPy's
+    ``A[left].multiply(B[right]).sum(1)``, bit for bit: its element-wise product of two
+    canonical matrices emits the shared entries by increasing index, its general method
+    (rows not sorted by index, each index once) in the reverse of A's stored order."""
     width = 1
     for k in range(left.shape[0]):
         width = max(width, min(ap[left[k] + 1] - ap[left[k]], bp[right[k] + 1] - bp[right[k]]))
@@ -346,55 +405,7 @@ def _merge_row_sums(ap, ak, ax, bp, bk, bx, left, right, descending, out):  # pr
                     p += 1
                 else:
                     q += 1
-        if m == 0:
-            out[k] = 0.0
-            continue
-        top = 0
-        fs[0], fn[0], fp[0] = 1, m - 1, 0
-        got = 0.0
-        while top >= 0:
-            s0, n0 = fs[top], fn[top]
-            if n0 <= 128:  # a block
-                if n0 < 8:
-                    res = -0.0
-                    for t in range(s0, s0 + n0):
-                        res += buf[t]
-                else:
-                    r0, r1, r2, r3 = buf[s0], buf[s0 + 1], buf[s0 + 2], buf[s0 + 3]
-                    r4, r5, r6, r7 = buf[s0 + 4], buf[s0 + 5], buf[s0 + 6], buf[s0 + 7]
-                    t = 8
-                    while t < n0 - n0 % 8:
-                        r0 += buf[s0 + t]
-                        r1 += buf[s0 + t + 1]
-                        r2 += buf[s0 + t + 2]
-                        r3 += buf[s0 + t + 3]
-                        r4 += buf[s0 + t + 4]
-                        r5 += buf[s0 + t + 5]
-                        r6 += buf[s0 + t + 6]
-                        r7 += buf[s0 + t + 7]
-                        t += 8
-                    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
-                    while t < n0:
-                        res += buf[s0 + t]
-                        t += 1
-                got = res
-                top -= 1
-                continue
-            n2 = n0 // 2
-            n2 -= n2 % 8
-            if fp[top] == 0:  # the left half first
-                fp[top] = 1
-                top += 1
-                fs[top], fn[top], fp[top] = s0, n2, 0
-            elif fp[top] == 1:  # then the right half
-                fl[top] = got
-                fp[top] = 2
-                top += 1
-                fs[top], fn[top], fp[top] = s0 + n2, n0 - n2, 0
-            else:
-                got = fl[top] + got
-                top -= 1
-        out[k] = buf[0] + got
+        out[k] = _reduceat_sum(buf, m, fs, fn, fp, fl)
 
 
 @_lazy("void(int64[:], int64[:], int64[:], int64[:], int64[:], int64[:], int64[:], boolean)")
@@ -420,3 +431,125 @@ def _row_matches(indptr, indices, left, right, start, qi, qj, write):  # pragma:
                 q += 1
         if not write:
             start[k] = n
+
+
+@_lazy("void(int64[:], int64[:], int64[:], float64[:], float64[:], int64[:], int64[:], int64[:], int64[:], "
+       "boolean, float64[:], float64[:], float64[:], float64[:, :])")
+def _record_pair_sums(ptr, key, ids, w, share, home, common, left, right, descending, dot_w, dot_s, dot_c,
+                      best):  # pragma: no cover - compiled
+    """The whole-record comparison's sums over the words rows ``left[k]`` and ``right[k]`` of
+    one encoding share (rows sorted by strictly increasing ``key``; ``ids``: each word's
+    column number, the same for the same key), in one merge of the two rows:
+
+    * ``dot_w[k]``: the products ``w * w``, ``dot_s[k]``: the products ``share * 1.0``,
+      each as :func:`_merge_row_sums` sums them (the nonzero ones, by increasing key,
+      decreasing with ``descending``);
+    * ``dot_c[k]``: the products ``w * w`` of the words whose home columns (``home``, of
+      each record's word) are both bits of ``common[k]``, summed one by one from 0.0 by
+      increasing ``ids`` (a merge of the rows sorted by ``ids``, summed as ``np.bincount``);
+    * ``best[k, c]``: the largest ``share`` of such a word of the left record whose home
+      column is ``c`` (left as it is, 0, where there is none).
+    """
+    width = 1
+    for k in range(left.shape[0]):
+        width = max(width, min(ptr[left[k] + 1] - ptr[left[k]], ptr[right[k] + 1] - ptr[right[k]]))
+    bw = np.empty(width)
+    bs = np.empty(width)
+    mp = np.empty(width, np.int64)
+    mq = np.empty(width, np.int64)
+    fs = np.empty(64, np.int64)
+    fn = np.empty(64, np.int64)
+    fp = np.zeros(64, np.int64)
+    fl = np.zeros(64)
+    for k in range(left.shape[0]):
+        mw = 0
+        ms = 0
+        m = 0
+        if descending:
+            p, ps = ptr[left[k] + 1] - 1, ptr[left[k]]
+            q, qs = ptr[right[k] + 1] - 1, ptr[right[k]]
+            while p >= ps and q >= qs:
+                if key[p] == key[q]:
+                    v = w[p] * w[q]
+                    if v != 0:
+                        bw[mw] = v
+                        mw += 1
+                    v = share[p] * 1.0
+                    if v != 0:
+                        bs[ms] = v
+                        ms += 1
+                    mp[m] = p
+                    mq[m] = q
+                    m += 1
+                    p -= 1
+                    q -= 1
+                elif key[p] > key[q]:
+                    p -= 1
+                else:
+                    q -= 1
+        else:
+            p, pe = ptr[left[k]], ptr[left[k] + 1]
+            q, qe = ptr[right[k]], ptr[right[k] + 1]
+            while p < pe and q < qe:
+                if key[p] == key[q]:
+                    v = w[p] * w[q]
+                    if v != 0:
+                        bw[mw] = v
+                        mw += 1
+                    v = share[p] * 1.0
+                    if v != 0:
+                        bs[ms] = v
+                        ms += 1
+                    mp[m] = p
+                    mq[m] = q
+                    m += 1
+                    p += 1
+                    q += 1
+                elif key[p] < key[q]:
+                    p += 1
+                else:
+                    q += 1
+        dot_w[k] = _reduceat_sum(bw, mw, fs, fn, fp, fl)
+        dot_s[k] = _reduceat_sum(bs, ms, fs, fn, fp, fl)
+        # the shared words by increasing ids (insertion sort: a few per pair)
+        for a in range(1, m):
+            pa, qa = mp[a], mq[a]
+            b = a - 1
+            while b >= 0 and ids[mp[b]] > ids[pa]:
+                mp[b + 1] = mp[b]
+                mq[b + 1] = mq[b]
+                b -= 1
+            mp[b + 1] = pa
+            mq[b + 1] = qa
+        c = common[k]
+        tot = 0.0
+        for a in range(m):
+            p, q = mp[a], mq[a]
+            if ((c >> home[p]) & 1) and ((c >> home[q]) & 1):
+                tot += w[p] * w[q]
+                if share[p] > best[k, home[p]]:
+                    best[k, home[p]] = share[p]
+        dot_c[k] = tot
+
+
+@_lazy("void(int64[:], int64[:], float64[:], int64[:], float64[:, :])")
+def _row_column_norms(ptr, ids, w, home, out):  # pragma: no cover - compiled
+    """``out[r, c] += w * w`` over the words of row ``r`` whose home column is ``c``, one by
+    one by increasing ``ids`` (``np.add.at`` over the rows' words sorted by ``ids``: the same
+    sums, bit for bit)."""
+    width = 1
+    for r in range(ptr.shape[0] - 1):
+        width = max(width, ptr[r + 1] - ptr[r])
+    pos = np.empty(width, np.int64)
+    for r in range(ptr.shape[0] - 1):
+        s, m = ptr[r], ptr[r + 1] - ptr[r]
+        for a in range(m):  # insertion sort by ids: rows of a few words
+            p = s + a
+            b = a - 1
+            while b >= 0 and ids[pos[b]] > ids[p]:
+                pos[b + 1] = pos[b]
+                b -= 1
+            pos[b + 1] = p
+        for a in range(m):
+            p = pos[a]
+            out[r, home[p]] += w[p] * w[p]

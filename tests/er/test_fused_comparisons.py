@@ -1,0 +1,258 @@
+"""The distributed comparisons' fast paths (issue 31's CPU time) against the code they
+replace: the same features, bit for bit.
+
+* ``_pair_similarities``: the string similarities of a field with the pairs of two equal
+  values and the pairs with a missing value left unscored (1.0 and NaN), against every pair
+  scored by rapidfuzz;
+* ``_record_cosine``: the whole-record feature from one merge of each pair's rows
+  (``kernels.er.record_pair_sums``), against the two SciPy-order dot products and
+  ``missing_is_no_disagreement`` of the general path.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from rapidfuzz import distance, fuzz, process
+from scipy import sparse
+
+from trustlab.er import comparisons as C
+from trustlab.er import distributed as D
+from trustlab.er import generate_records
+from trustlab.er.kinds import Field
+from trustlab.er.scoring import FSModel
+
+_FIELDS = [Field("given_name", "name"), Field("surname", "name"), Field("address_1", "address"),
+           Field("suburb", "string"), Field("postcode", "postcode"), Field("soc_sec_id", "code"),
+           Field("date_of_birth", "date"), Field("*", "record"), Field("#", "codes")]
+
+
+def _encoded(n: int = 500, seed: int = 4):
+    """Generated records (duplicates: equal values; missing cells), encoded and weighed as
+    the distributed run does, and pairs: random ones, blocked ones (same surname or
+    postcode: many equal values) and each record with itself."""
+    df = generate_records(n, random_state=seed).drop(columns="entity").reset_index(drop=True)
+    tf = FSModel(_FIELDS)
+    enc = D._encode(df, _FIELDS, None, None, tf, None)
+    enc = D._weigh(enc, _FIELDS, D._sum_doc_counts([D._doc_counts(enc)], len(df)))
+    rng = np.random.default_rng(seed)
+    pairs = [rng.integers(0, n, size=(3000, 2))]
+    for col in ("surname", "postcode"):
+        codes = pd.factorize(df[col])[0]
+        for g in np.unique(codes[codes >= 0]):
+            m = np.flatnonzero(codes == g)
+            pairs.append(np.array([(a, b) for a in m for b in m if a < b], np.int64).reshape(-1, 2))
+    pairs.append(np.stack([np.arange(n), np.arange(n)], axis=1))
+    P = np.unique(np.concatenate(pairs), axis=0)
+    return df, enc, P[:, 0].copy(), P[:, 1].copy()
+
+
+_SCORERS = {"jaro_winkler": (distance.JaroWinkler.normalized_similarity, 1.0),
+            "token_set": (fuzz.token_set_ratio, 100.0), "indel": (distance.Indel.normalized_similarity, 1.0),
+            "token_sort": (fuzz.token_sort_ratio, 100.0),
+            "levenshtein": (distance.Levenshtein.normalized_similarity, 1.0)}
+
+
+def test_pair_similarities_equal_every_pair_scored(monkeypatch):
+    """Every string feature of every pair equals rapidfuzz's score of the two normalised
+    strings (NaN where either is missing), though no pair of equal values and no pair with a
+    missing value reaches a scorer."""
+    df, enc, i, j = _encoded()
+    scored = []
+    real = C._cpdist
+
+    def spy(a, b, scorer, pieces=None, cutoff=None):
+        scored.append((np.asarray(a, dtype=object), np.asarray(b, dtype=object)))
+        return real(a, b, scorer, pieces, cutoff)
+
+    monkeypatch.setattr(C, "_cpdist", spy)
+    n_equal = 0
+    for f in _FIELDS:
+        if f.kind in ("record", "codes"):
+            continue
+        fc, names, _ = D._encoded_features(enc, f, i, j, None)
+        arr, miss = enc.cols[f"{f.column}:s"], enc.cols[f"{f.column}:m"]
+        m = miss[i] | miss[j]
+        n_equal += int(((arr[i] == arr[j]) & ~m).sum())
+        for col, name in zip(fc, names):
+            if name not in _SCORERS:  # exact, year_sim: not string scorers
+                continue
+            scorer, scale = _SCORERS[name]
+            ref = process.cpdist(arr[i], arr[j], scorer=scorer, dtype=np.float32).astype(np.float64) / scale
+            ref[m] = np.nan
+            assert np.array_equal(col, ref, equal_nan=True), (f.column, name)
+    assert n_equal > 1000  # the shortcut was taken, on many pairs
+    assert scored and all(not (a == b).any() for a, b in scored)  # no equal pair was scored
+    assert all(not (a == "").any() and not (b == "").any() for a, b in scored)  # nor a missing one
+
+
+def _rows(rng, m: int, longest: int):
+    """Rows of distinct token hashes, sorted (an encoding's whole-record rows)."""
+    vocab = np.unique(rng.integers(0, 2**64, 3 * longest + 40, dtype=np.uint64))
+    lens = rng.integers(0, longest + 1, m)
+    tok = [np.sort(rng.choice(vocab, size=min(int(k), vocab.size), replace=False)) for k in lens]
+    ptr = np.r_[0, np.cumsum([t.size for t in tok])].astype(np.int64)
+    return ptr, np.concatenate(tok) if m else np.zeros(0, np.uint64)
+
+
+def _general_record_cosine(ptr, tok, w, share, home, bits, i, j):
+    """The whole-record feature as the general path computes it (two dot products and the
+    columns in common from SciPy matrices)."""
+    ids, key, canonical = D._row_keys(ptr, tok)
+    rows = (ptr, ids, key, canonical)
+    out = np.clip(D._sparse_dot(rows, w, w, i, j), 0.0, 1.0)
+    out[D._sparse_dot(rows, share, np.ones_like(share), i, j) < 1.0] = 0.0
+    shape = (ptr.size - 1, int(ids.max()) + 1)
+    A, S, H = (sparse.csr_matrix((v, ids, ptr), shape=shape) for v in (w, share, home + 1.0))
+    out = C.missing_is_no_disagreement(out, A, S, H, bits, i, j)
+    empty = np.diff(ptr) == 0
+    out[empty[i] | empty[j]] = np.nan
+    return out
+
+
+@pytest.mark.parametrize("longest", [12, 300])  # rows past NumPy's 8- and 128-value sum blocks
+def test_record_cosine_equals_the_general_path(longest, monkeypatch):
+    rng = np.random.default_rng(longest)
+    for trial in range(10):
+        m = int(rng.integers(2, 70))
+        ptr, tok = _rows(rng, m, longest if trial % 3 else 1)  # rows of 0-1 tokens: canonical pieces
+        if not tok.size:
+            continue
+        w = rng.random(tok.size) * 10.0 ** rng.uniform(-2, 1, tok.size)
+        share = rng.random(tok.size) * 1.5
+        home = rng.integers(0, 7, tok.size).astype(np.int64)
+        bits = rng.integers(0, 2**7, m).astype(np.int64)
+        i, j = rng.integers(0, m, 800), rng.integers(0, m, 800)
+        monkeypatch.setattr(C, "_JACCARD_CHUNK", int(rng.integers(20, 4000)))  # several pieces
+        ids, key, canonical = D._row_keys(ptr, tok)
+        got = D._record_cosine(ptr, ids, key, canonical, w, share, home, bits, i, j)
+        ref = _general_record_cosine(ptr, tok, w, share, home, bits, i, j)
+        assert np.array_equal(got, ref, equal_nan=True)
+        assert (~np.isnan(got)).any()
+
+
+def test_record_feature_of_encodings_equals_the_general_path(monkeypatch):
+    """On encoded generated records: the fused path is taken and gives the general path's
+    feature, bit for bit."""
+    df, enc, i, j = _encoded(seed=6)
+    f = _FIELDS[-2]
+    calls = []
+    real = D._record_cosine
+    monkeypatch.setattr(D, "_record_cosine", lambda *a: calls.append(1) or real(*a))
+    got = D._encoded_features(enc, f, i, j, None)[0][0]
+    assert calls
+    monkeypatch.setattr(D, "_record_cosine", lambda *a: None)  # the general path
+    ref = D._encoded_features(enc, f, i, j, None)[0][0]
+    assert np.array_equal(got, ref, equal_nan=True)
+    assert (got > 0.9).sum() > 100 and (got < 0.5).sum() > 100
+
+
+# ----------------------------------------------------------------------------- the encodings' string passes
+_HOSTILE = ["Ann O'Neil", "  MÜLLER-Lüdenscheidt ", "SW1A 1AA", "sw1a1aa", "", " ", "\t", "N/A", " null ", "-",
+            "?", "(null)", "x_y", "İstanbul", "ǅemal", "straße 12b", "12 ab-345/6", "a1b2c3d4", "١٢٣٤٥ x",
+            "unit 7,  42 main st.", "po box 90210", "rec#0042-ZZ", "ϴ ΣΑΣ", "tab\there", "new\nline",
+            "emoji 😀 99999", "…", "A.B.C.", "1995.", "1995,", "00123", "ab1", "abc12345def"]
+
+
+def _hostile_series(with_missing: bool, other: bool = False) -> pd.Series:
+    vals = list(_HOSTILE)
+    if with_missing:
+        vals += [None, np.nan, pd.NA]
+    if other:
+        vals += [12.5, 7]
+    rng = np.random.default_rng(0)
+    return pd.Series([vals[k] for k in rng.integers(0, len(vals), 400)] + vals, dtype=object)
+
+
+@pytest.mark.parametrize("with_missing", [False, True])
+@pytest.mark.parametrize("other", [False, True])  # numbers among the strings: the pandas chain
+def test_string_passes_equal_the_pandas_chains(with_missing, other):
+    from trustlab.er.comparisons import _text
+    from trustlab.er.kinds import _RECORD_TOKEN, tf_keys
+    from trustlab.er.records import placeholders_to_missing
+
+    s = _hostile_series(with_missing, other)
+    got, ref = D._clean_text(s), _text(s)
+    assert got[0].tolist() == ref[0].tolist() and np.array_equal(got[1], ref[1])
+    r, h = D._record_tokens(s)
+    rr, hh = D._hashed(s.fillna("").astype(str).str.lower().str.findall(_RECORD_TOKEN).explode())
+    assert np.array_equal(r, rr) and np.array_equal(h, hh) and r.size > 100
+    ref_ph = placeholders_to_missing(s.to_frame("v"), None)["v"].to_numpy(dtype=object)
+    assert np.array_equal(pd.isna(D._placeholder_values(s)), pd.isna(ref_ph))
+    kept = ~pd.isna(ref_ph)
+    assert D._placeholder_values(s)[kept].tolist() == ref_ph[kept].tolist()
+    for kind in ("name", "exact", "postcode", "code", "string", "address"):
+        f = Field("v", kind)
+        assert D._tf_key_values(s, f).tolist() == tf_keys(pd.DataFrame({"v": s}), f).tolist(), kind
+
+
+@pytest.mark.parametrize("other", [False, True])
+def test_value_codes_pass_equals_the_pandas_chain(other, monkeypatch):
+    s = _hostile_series(True, other).reset_index(drop=True)
+    got = D._value_codes(s)
+    monkeypatch.setattr(D, "_str_values", lambda v: None)  # the pandas chain
+    ref = D._value_codes(s)
+    assert np.array_equal(got[0], ref[0]) and np.array_equal(got[1], ref[1]) and got[0].size > 10
+
+
+def test_encodings_of_generated_records_equal_the_pandas_chains(monkeypatch):
+    """Every array of the encodings (and the match view) is the one the pandas chains give."""
+    from trustlab.er.records import placeholders_to_missing
+
+    df = generate_records(400, random_state=8).reset_index(drop=True)
+    df.loc[::37, "surname"] = "N/A"
+    df.loc[::41, "suburb"] = None
+    mcols = [c for c in df.columns if c not in ("rec_id", "entity")]
+    tf = FSModel(_FIELDS)
+
+    def run():
+        view = D._view(df, "rec_id", mcols, "entity")
+        return view, D._encode(view, _FIELDS, tf.needed_features(), None, tf, "entity")
+
+    view, enc = run()
+    monkeypatch.setattr(D, "_str_values", lambda v: None)
+    monkeypatch.setattr(D, "_placeholder_values", lambda u: placeholders_to_missing(u.to_frame("v"), None)["v"]
+                        .to_numpy(dtype=object))
+    view0, enc0 = run()
+    assert view.equals(view0)
+    assert enc.cols.keys() == enc0.cols.keys() and enc.csr.keys() == enc0.csr.keys()
+    for k in enc.cols:
+        a, b = enc.cols[k], enc0.cols[k]
+        assert a.dtype == b.dtype and (a.tolist() == b.tolist() if a.dtype == object else np.array_equal(a, b)), k
+    for k in enc.csr:
+        assert all(np.array_equal(a, b) for a, b in zip(enc.csr[k], enc0.csr[k])), k
+    assert enc.shares == enc0.shares
+
+
+@pytest.mark.parametrize("other", [False, True])
+@pytest.mark.parametrize("dtype", [object, "string"])
+def test_key_normalisation_pass_equals_the_pandas_chain(other, dtype):
+    from trustlab.er import rules
+
+    s = _hostile_series(True, other and dtype is object).astype(dtype)
+    s.index = s.index + 7
+    s.name = "col"
+    ref = s.fillna("").astype(str).str.lower().str.replace(r"[^0-9a-z ]+", " ", regex=True).str.strip()
+    got = rules._norm(s)
+    assert got.tolist() == ref.tolist() and got.index.equals(ref.index) and got.name == ref.name
+    assert got.dtype == ref.dtype
+
+
+def test_string_scores_cut_at_the_level_floors_give_the_same_levels():
+    """With the levels' floors rapidfuzz returns 0 for scores under them: the features change
+    (some scores are 0 now), the comparison levels do not."""
+    df, enc, i, j = _encoded(seed=9)
+    tf = FSModel(_FIELDS)
+    ctx = D._Context(_FIELDS, tf.needed_features(), {}, tf, list(df.columns))
+
+    def matrix(cut: bool):
+        return D._feature_matrix(ctx, len(i), lambda f: D._encoded_features(
+            enc, f, i, j, ctx.only.get(f.column), D._level_floors(tf, f) if cut else None))
+
+    full, cut = matrix(False), matrix(True)
+    assert full.names == cut.names
+    assert np.array_equal(tf.levels(full), tf.levels(cut))
+    changed = (full.X != cut.X) & ~np.isnan(full.X)
+    assert changed.sum() > 1000 and (cut.X[changed] == 0).all()
+    G = tf.levels(full)
+    assert {0, 1, 2, 3} <= set(np.unique(G).tolist())  # every level occurs
