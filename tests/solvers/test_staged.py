@@ -112,3 +112,42 @@ def test_seconds_to_finish_estimate():
     assert not s.finished and s.seconds > 0 and s.seconds_to_finish() > 0
     s.run()
     assert s.finished and s.seconds_to_finish() == 0.0
+
+
+def test_a_compilation_while_the_search_finishes_does_not_eat_branch_and_prices_time(monkeypatch):
+    # On a cold compile cache the paused search may compile its kernels when branch and
+    # price asks it to finish (its Python twins out of steps): those seconds must move the
+    # deadline handed back to the exact solver, as every other compilation does. Simulated
+    # here by declaring 100 s of compilation in the resumed run (no real waiting).
+    import time
+
+    import trustlab.solvers.cpp as cpp
+    from trustlab.kernels._jit import exclude_seconds
+    from trustlab.solvers import heuristic
+
+    seen = {"finishing": False, "compiled": 0}
+    real_run = heuristic._Search.run
+
+    def run(self, *a, **kw):
+        if seen["finishing"]:  # the resumed run inside finish_warm
+            exclude_seconds(100.0)
+            seen["compiled"] += 1
+        return real_run(self, *a, **kw)
+
+    def exact(W, A, *, warm_labels, warm_obj, deadline, finish_warm=None, **kw):
+        seen["finishing"] = True
+        lab, val, end = finish_warm()
+        seen["finishing"] = False
+        seen["left"] = end - time.perf_counter()
+        return {"labels": np.asarray(lab), "objective": float(val), "bound": np.inf, "status": "time_limit"}
+
+    monkeypatch.setattr(heuristic._Search, "run", run)
+    monkeypatch.setattr(cpp, "solve_cpp", exact)
+    n = 24
+    W = make_instance("random", n, random_state=5)
+    A = ~np.eye(n, dtype=bool)
+    kw = dict(M=10, workers=None, mip_solver="scip", integral=False, max_cliques=10, heuristic_iters=100_000,
+              heuristic_patience=None, max_model_bytes=2**30)
+    api._solve_component(W, A, "cpp", api._ComponentOptions(**kw), time_limit=5.0, seed=9)
+    assert seen["compiled"] == 1  # the paused search was finished for branch and price
+    assert seen["left"] > 50.0  # the 100 s of compilation were added to the exact solver's deadline

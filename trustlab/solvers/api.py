@@ -352,6 +352,9 @@ def _solve_scaled_component(W, A, method, opts: _ComponentOptions, *, time_limit
                 t1 = time.perf_counter()
                 search.run(deadline=end)
                 info["heuristic_seconds"] += time.perf_counter() - t1
+                # read again: the search may have compiled its kernels (its exact Python twins
+                # ran out of steps on a cold cache), and branch and price must not pay for that
+                end = None if deadline is None else deadline + (compile_seconds() - compiled0)
                 return (*search.result(), end)
         r = solve_cpp(W, A, warm_labels=lab, warm_obj=val, deadline=exact_deadline, integral=opts.integral,
                       mip_solver=opts.mip_solver, workers=opts.workers, threads=opts.threads, finish_warm=finish)
