@@ -10,6 +10,8 @@ Presentations (stop 39/40's first):
 * ``codein``: the model number moved into the title (``title - MODELNO`` as Abt writes its names, when the title
   does not already hold it), ``modelno`` removed, the other columns kept;
 * ``codetitle``: ``codein``'s title only;
+* ``codeabtdesc`` (stop 41, lead): ``codeabt`` plus a ``description`` column on both sides made of the record's
+  brand, dimensions and shipping weight joined as text (a free-text column beside the name, as Abt/Buy have);
 * ``codeabt``: Abt/Buy's shape: one table (walmart, the smaller, like Abt) ``name`` + ``price``; the other (amazon,
   like Buy) ``name`` + ``manufacturer`` (the brand) + ``price``; both names hold the model number as ``codein``.
 
@@ -58,6 +60,14 @@ def present(variant: str, df: pd.DataFrame, side: str) -> pd.DataFrame:
     if variant == "codeabt":
         df = df.rename(columns={"title": "name", "brand": "manufacturer"})
         return df[["id", "name", "price"]] if side == "walmart" else df[["id", "name", "manufacturer", "price"]]
+    if variant == "codeabtdesc":
+        # codeabt plus a free-text ``description`` on both sides (as Abt and Buy have): the record's other real
+        # columns (brand, dimensions, shipping weight) joined as one text, empty where all three are
+        blob = df[["brand", "dimensions", "shipweight"]].fillna("").astype(str).agg(" ".join, axis=1).str.strip()
+        df = df.rename(columns={"title": "name", "brand": "manufacturer"})
+        df["description"] = blob
+        return (df[["id", "name", "description", "price"]] if side == "walmart"
+                else df[["id", "name", "description", "manufacturer", "price"]])
     raise SystemExit(f"unknown variant {variant!r}")
 
 
