@@ -45,6 +45,16 @@ def test_staged_cpp_is_exact_on_small_components(seed):
     assert r.status == "optimal"
 
 
+def _random_component():
+    """A 24-node random instance whose search is paused (not finished) by the staged ``cpp``, and its options."""
+    n = 24
+    W = make_instance("random", n, random_state=5)
+    A = ~np.eye(n, dtype=bool)
+    opts = api._ComponentOptions(M=10, workers=None, mip_solver="scip", integral=False, max_cliques=10,
+                                 heuristic_iters=100_000, heuristic_patience=None, max_model_bytes=2**30)
+    return W, A, opts
+
+
 def test_unproven_component_resumes_the_full_heuristic(monkeypatch):
     # an exact solver that proves nothing: the component must end with exactly the
     # heuristic's own answer (the search resumed to its stopping rule)
@@ -54,12 +64,8 @@ def test_unproven_component_resumes_the_full_heuristic(monkeypatch):
         return {"labels": np.arange(W.shape[0]), "objective": 0.0, "bound": np.inf, "status": "time_limit"}
 
     monkeypatch.setattr(cpp, "solve_cpp", no_proof)
-    n = 24
-    W = make_instance("random", n, random_state=5)
-    A = ~np.eye(n, dtype=bool)
-    kw = dict(M=10, workers=None, mip_solver="scip", integral=False, max_cliques=10, heuristic_iters=100_000,
-              heuristic_patience=None, max_model_bytes=2**30)
-    out = api._solve_component(W, A, "cpp", api._ComponentOptions(**kw), time_limit=None, seed=9)
+    W, A, opts = _random_component()
+    out = api._solve_component(W, A, "cpp", opts, time_limit=None, seed=9)
     lab, val = solve_heuristic(W, A, rng=np.random.default_rng(9))
     assert out["heuristic_objective"] == val
     assert out["objective"] == pytest.approx(val) and out["status"] == "time_limit"
@@ -143,11 +149,7 @@ def test_a_compilation_while_the_search_finishes_does_not_eat_branch_and_prices_
 
     monkeypatch.setattr(heuristic._Search, "run", run)
     monkeypatch.setattr(cpp, "solve_cpp", exact)
-    n = 24
-    W = make_instance("random", n, random_state=5)
-    A = ~np.eye(n, dtype=bool)
-    kw = dict(M=10, workers=None, mip_solver="scip", integral=False, max_cliques=10, heuristic_iters=100_000,
-              heuristic_patience=None, max_model_bytes=2**30)
-    api._solve_component(W, A, "cpp", api._ComponentOptions(**kw), time_limit=5.0, seed=9)
+    W, A, opts = _random_component()
+    api._solve_component(W, A, "cpp", opts, time_limit=5.0, seed=9)
     assert seen["compiled"] == 1  # the paused search was finished for branch and price
     assert seen["left"] > 50.0  # the 100 s of compilation were added to the exact solver's deadline
