@@ -415,13 +415,20 @@ def _cosine_in_common(A, S, H, bits: np.ndarray, i: np.ndarray,
         dot = np.bincount(r, weights=A.data[qi] * A.data[qj] * keep, minlength=b - a)
         best = np.zeros((b - a, k))
         np.maximum.at(best, (r, ci), S.data[qi] * keep)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            cos = np.clip(dot / (ni * nj), 0.0, 1.0)
-        cos[(ni == 0) | (nj == 0)] = np.nan
-        out[a:b] = cos
-        cover[a:b] = np.sqrt(ni * nj)
-        rare[a:b] = best.sum(1) >= 1.0
+        out[a:b], cover[a:b], rare[a:b] = _in_common_parts(dot, ni, nj, best)
     return out, cover, rare
+
+
+def _in_common_parts(dot: np.ndarray, ni: np.ndarray, nj: np.ndarray,
+                     best: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_cosine_in_common`'s three results for a piece of pairs, from the dot product over
+    the columns both records fill, the records' norms over them and each column's largest shared
+    idf share (``best``): the cosine (NaN where a norm is 0), the geometric mean of the norms,
+    and whether the shared words' information reaches 1."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        cos = np.clip(dot / (ni * nj), 0.0, 1.0)
+    cos[(ni == 0) | (nj == 0)] = np.nan
+    return cos, np.sqrt(ni * nj), best.sum(1) >= 1.0
 
 
 def _row_matches(ptr: np.ndarray, idx: np.ndarray, i: np.ndarray, j: np.ndarray

@@ -1299,7 +1299,7 @@ def _record_cosine(ptr: np.ndarray, ids: np.ndarray, key: np.ndarray, canonical:
     sorted copies of the rows; None where that path does not apply (no pairs or no words,
     a weight that is zero or not finite: the callers then take the general one)."""
     from trustlab._chunks import work_spans
-    from trustlab.er.comparisons import _JACCARD_CHUNK, _no_disagreement
+    from trustlab.er.comparisons import _JACCARD_CHUNK, _in_common_parts, _no_disagreement
     from trustlab.kernels import er as K
 
     if not len(i) or not key.size or not (np.isfinite(w).all() and np.isfinite(share).all() and np.all(w != 0)):
@@ -1328,12 +1328,7 @@ def _record_cosine(ptr: np.ndarray, ids: np.ndarray, key: np.ndarray, canonical:
         mask = ((common[:, None] >> cols[None, :]) & 1).astype(np.float64)
         ni = np.sqrt((N[ia] * mask).sum(1))
         nj = np.sqrt((N[jb] * mask).sum(1))
-        with np.errstate(invalid="ignore", divide="ignore"):
-            cos = np.clip(dot / (ni * nj), 0.0, 1.0)
-        cos[(ni == 0) | (nj == 0)] = np.nan
-        c_in[a:b] = cos
-        cover[a:b] = np.sqrt(ni * nj)
-        rare[a:b] = best.sum(1) >= 1.0
+        c_in[a:b], cover[a:b], rare[a:b] = _in_common_parts(dot, ni, nj, best)
     out = np.clip(dot_w, 0.0, 1.0)
     out[dot_s < 1.0] = 0.0
     out = _no_disagreement(out, c_in, cover, rare, bits, i, j)

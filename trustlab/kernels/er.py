@@ -355,6 +355,30 @@ def _reduceat_sum_py(buf, m, fs, fn, fp, fl):  # pragma: no cover - compiled
 _reduceat_sum = register_jitable(_reduceat_sum_py)
 
 
+@register_jitable
+def _shared_positions(ap, ak, bp, bk, row_a, row_b, descending, mp, mq):  # pragma: no cover - compiled
+    """The positions ``mp`` (in A) and ``mq`` (in B) of the keys rows ``row_a`` of A and
+    ``row_b`` of B share (rows sorted by strictly increasing keys ``ak``/``bk``), by
+    increasing key (decreasing with ``descending``); returns their number."""
+    if descending:
+        p, p_end, q, q_end, step = ap[row_a + 1] - 1, ap[row_a] - 1, bp[row_b + 1] - 1, bp[row_b] - 1, -1
+    else:
+        p, p_end, q, q_end, step = ap[row_a], ap[row_a + 1], bp[row_b], bp[row_b + 1], 1
+    m = 0
+    while p != p_end and q != q_end:
+        if ak[p] == bk[q]:
+            mp[m] = p
+            mq[m] = q
+            m += 1
+            p += step
+            q += step
+        elif (ak[p] > bk[q]) == descending:  # p's key is the one still to be met: move on
+            p += step
+        else:
+            q += step
+    return m
+
+
 @_lazy("void(int64[:], int64[:], float64[:], int64[:], int64[:], float64[:], int64[:], int64[:], boolean, "
        "float64[:])")
 def _merge_row_sums(ap, ak, ax, bp, bk, bx, left, right, descending, out):  # pragma: no cover - compiled
@@ -369,42 +393,20 @@ def _merge_row_sums(ap, ak, ax, bp, bk, bx, left, right, descending, out):  # pr
     for k in range(left.shape[0]):
         width = max(width, min(ap[left[k] + 1] - ap[left[k]], bp[right[k] + 1] - bp[right[k]]))
     buf = np.empty(width)
+    mp = np.empty(width, np.int64)
+    mq = np.empty(width, np.int64)
     fs = np.empty(64, np.int64)  # the pairwise sum's frames: start, length, phase, left half's sum
     fn = np.empty(64, np.int64)
     fp = np.zeros(64, np.int64)
     fl = np.zeros(64)
     for k in range(left.shape[0]):
+        n = _shared_positions(ap, ak, bp, bk, left[k], right[k], descending, mp, mq)
         m = 0
-        if descending:
-            p, ps = ap[left[k] + 1] - 1, ap[left[k]]
-            q, qs = bp[right[k] + 1] - 1, bp[right[k]]
-            while p >= ps and q >= qs:
-                if ak[p] == bk[q]:
-                    v = ax[p] * bx[q]
-                    if v != 0:
-                        buf[m] = v
-                        m += 1
-                    p -= 1
-                    q -= 1
-                elif ak[p] > bk[q]:
-                    p -= 1
-                else:
-                    q -= 1
-        else:
-            p, pe = ap[left[k]], ap[left[k] + 1]
-            q, qe = bp[right[k]], bp[right[k] + 1]
-            while p < pe and q < qe:
-                if ak[p] == bk[q]:
-                    v = ax[p] * bx[q]
-                    if v != 0:
-                        buf[m] = v
-                        m += 1
-                    p += 1
-                    q += 1
-                elif ak[p] < bk[q]:
-                    p += 1
-                else:
-                    q += 1
+        for a in range(n):
+            v = ax[mp[a]] * bx[mq[a]]
+            if v != 0:
+                buf[m] = v
+                m += 1
         out[k] = _reduceat_sum(buf, m, fs, fn, fp, fl)
 
 
@@ -462,53 +464,18 @@ def _record_pair_sums(ptr, key, ids, w, share, home, common, left, right, descen
     fp = np.zeros(64, np.int64)
     fl = np.zeros(64)
     for k in range(left.shape[0]):
+        m = _shared_positions(ptr, key, ptr, key, left[k], right[k], descending, mp, mq)
         mw = 0
         ms = 0
-        m = 0
-        if descending:
-            p, ps = ptr[left[k] + 1] - 1, ptr[left[k]]
-            q, qs = ptr[right[k] + 1] - 1, ptr[right[k]]
-            while p >= ps and q >= qs:
-                if key[p] == key[q]:
-                    v = w[p] * w[q]
-                    if v != 0:
-                        bw[mw] = v
-                        mw += 1
-                    v = share[p] * 1.0
-                    if v != 0:
-                        bs[ms] = v
-                        ms += 1
-                    mp[m] = p
-                    mq[m] = q
-                    m += 1
-                    p -= 1
-                    q -= 1
-                elif key[p] > key[q]:
-                    p -= 1
-                else:
-                    q -= 1
-        else:
-            p, pe = ptr[left[k]], ptr[left[k] + 1]
-            q, qe = ptr[right[k]], ptr[right[k] + 1]
-            while p < pe and q < qe:
-                if key[p] == key[q]:
-                    v = w[p] * w[q]
-                    if v != 0:
-                        bw[mw] = v
-                        mw += 1
-                    v = share[p] * 1.0
-                    if v != 0:
-                        bs[ms] = v
-                        ms += 1
-                    mp[m] = p
-                    mq[m] = q
-                    m += 1
-                    p += 1
-                    q += 1
-                elif key[p] < key[q]:
-                    p += 1
-                else:
-                    q += 1
+        for a in range(m):
+            v = w[mp[a]] * w[mq[a]]
+            if v != 0:
+                bw[mw] = v
+                mw += 1
+            v = share[mp[a]] * 1.0
+            if v != 0:
+                bs[ms] = v
+                ms += 1
         dot_w[k] = _reduceat_sum(bw, mw, fs, fn, fp, fl)
         dot_s[k] = _reduceat_sum(bs, ms, fs, fn, fp, fl)
         # the shared words by increasing ids (insertion sort: a few per pair)
