@@ -102,6 +102,7 @@ import pandas as pd
 
 from trustlab._chunks import _lengths
 from trustlab._validation import Interval, check_random_state, validate_params
+from trustlab.er.rules import string_values as _str_values
 
 __all__ = ["resolve_distributed", "DistributedResolution", "is_distributed_input", "check_distributed_options",
            "SAMPLE_RECORDS", "PAIRS_PER_PARTITION"]
@@ -249,22 +250,6 @@ _CLEAN_RUN = re.compile(r"[^\w ]+")  # comparisons._clean_words' and kinds._word
 _DIGIT = re.compile(r"\d")
 _WORD_RUN = re.compile(r"[^\w]+")  # kinds._word_chars'
 _ALNUM_RUN = re.compile(r"[^0-9a-z]+")  # kinds._alnum's
-
-
-def _str_values(vals: pd.Series) -> list | None:
-    """``vals.fillna("").astype(str)`` as a list, or None when a value is neither a string
-    nor missing (whose ``astype(str)`` is left to pandas)."""
-    arr = vals.to_numpy(dtype=object)
-    miss = pd.isna(arr)
-    out = []
-    for x, m in zip(arr.tolist(), miss.tolist()):
-        if m:
-            out.append("")
-        elif isinstance(x, str):
-            out.append(x)
-        else:
-            return None
-    return out
 
 
 def _clean_text(vals: pd.Series) -> tuple[np.ndarray, np.ndarray]:

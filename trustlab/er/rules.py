@@ -294,19 +294,33 @@ _NORM_ROWS = 1 << 15
 _NOT_KEY = re.compile(r"[^0-9a-z ]+")
 
 
+def string_values(vals: pd.Series) -> list | None:
+    """``vals.fillna("").astype(str)`` as a list, or None when a value is neither a string
+    nor missing (whose ``astype(str)`` is left to pandas)."""
+    arr = vals.to_numpy(dtype=object)
+    miss = pd.isna(arr)
+    out = []
+    for x, m in zip(arr.tolist(), miss.tolist()):
+        if m:
+            out.append("")
+        elif isinstance(x, str):
+            out.append(x)
+        else:
+            return None
+    return out
+
+
 def _norm(s: pd.Series) -> pd.Series:
     """A key column's values lower-cased, runs of characters other than ``0-9a-z`` and spaces
     to one space, stripped (missing: ``""``): one Python pass when every value is a string or
-    missing, the pandas chain (``fillna("").astype(str).str.lower()...``) otherwise."""
+    missing (:func:`string_values`), the pandas chain (``fillna("").astype(str).str.lower()...``)
+    otherwise."""
     if len(s) > _NORM_ROWS:  # in pieces of records: a signal waits for one piece
         return pd.concat([_norm(s.iloc[a:b]) for a, b in spans(len(s), _NORM_ROWS)])
-    arr = s.to_numpy(dtype=object)
-    miss = pd.isna(arr).tolist()
-    vals = arr.tolist()
-    if all(m or isinstance(x, str) for x, m in zip(vals, miss)):
+    vals = string_values(s)
+    if vals is not None:
         sub = _NOT_KEY.sub
-        return pd.Series(["" if m else sub(" ", x.lower()).strip() for x, m in zip(vals, miss)], index=s.index,
-                         dtype=object, name=s.name)
+        return pd.Series([sub(" ", x.lower()).strip() for x in vals], index=s.index, dtype=object, name=s.name)
     return s.fillna("").astype(str).str.lower().str.replace(r"[^0-9a-z ]+", " ", regex=True).str.strip()
 
 
