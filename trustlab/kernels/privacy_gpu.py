@@ -16,10 +16,11 @@ Layout of one release (device arrays throughout; host input is copied in first):
    normals of its pair, adds ``s_i z_ij`` in float64 and rounds once to the output dtype,
    in place; non-finite results are counted.
 
-A one-kernel form of steps 2-3 (:func:`_fused_kernel`, one warp per row, each normal drawn
-once and kept in registers, ``m <= 1,024``) draws the same numbers; it is tested in the
-simulator and waits for a device run to be timed against the two kernels before it can
-become the default (``_noise_into(fused=True)``).
+Where ``m <= 1,024``, steps 2-3 run as one kernel (:func:`_fused_kernel`, one warp per row,
+each normal drawn once and kept in registers): the same numbers, the release equal to the
+two kernels' up to the order of the norm's sum. Timed on an H200 (stop 42,
+``bench/results/gpu.md``): 4M x 300 noise 5.83 -> 4.94 ms at m = 100, 16.9 -> 10.8 ms for
+M1 (m = 300); the two-kernel path serves larger ``m`` (and ``fused=False``).
 
 Every random number is a pure function of (secret key, *global* row index, column pair
 or Gamma iteration, stream): Philox4x32-10 (Salmon et al., SC 2011) as a counter-based
@@ -203,7 +204,7 @@ def _fused_kernel(shfl: bool):
     so the release equals the reference up to the order of the norm's sum."""
     _kernels()  # binds the module global ``cuda`` (the kernels below must use the global)
     normal_pair, _, gamma = _make_device_fns(cuda.jit(device=True))
-    maxp = FUSED_MAX_PAIRS
+    zlen = 2 * FUSED_MAX_PAIRS  # a local array's size must be a compile-time constant
     nthr = FUSED_THREADS
 
     if shfl:
@@ -239,7 +240,7 @@ def _fused_kernel(shfl: bool):
         nj = (npair + 31) // 32
         sbuf = cuda.shared.array(nthr, dtype=numba.float64)
         sg = cuda.shared.array(nthr, dtype=numba.float64)
-        z = cuda.local.array(2 * maxp, dtype=numba.float64)
+        z = cuda.local.array(zlen, dtype=numba.float64)
         row0 = (cuda.blockIdx.x * (cuda.blockDim.x >> 5) + w) * 32
         if row0 + lane < n:
             sg[tid] = gamma(row_offset + row0 + lane, float(m), k0, k1)
@@ -285,11 +286,11 @@ def _use_shuffles() -> bool:
     return not cuda_simulator_enabled()
 
 
-def _noise_into(P, out, scale, key, row_offset, threads=256, fused=False):
+def _noise_into(P, out, scale, key, row_offset, threads=256, fused=True):
     """Steps 2-3 on device arrays (``P`` may be ``out``); returns the non-finite count.
-    ``fused=True`` runs :func:`_fused_kernel` where ``m <= 1,024`` (the same numbers; tested
-    in the simulator, not yet timed on a device, so the measured two-kernel path stays the
-    default until ``bench/gpu_device_check.py`` compares them)."""
+    ``fused=True`` (the default) runs :func:`_fused_kernel` where ``m <= 1,024`` (the same
+    numbers; faster on an H200 at every ``m`` timed, see the module docstring);
+    ``fused=False`` or a larger ``m`` runs the two-kernel path."""
     cp = get_cupy()
     cuda, k_scale, k_add = _kernels()
     n, m = out.shape
