@@ -363,7 +363,9 @@ def _warp_ops(shfl: bool):
 
         def wmax(v, buf, ph, t):  # pragma: no cover - compiled
             for off in (16, 8, 4, 2, 1):
-                v = max(v, cuda.shfl_xor_sync(_FULL, v, off))
+                y = cuda.shfl_xor_sync(_FULL, v, off)
+                if y > v:  # not max(): numba 0.68's own CUDA target cannot compile max(int, int)
+                    v = y
             return v
 
         def wprefix(v, buf, ph, t):  # pragma: no cover - compiled
@@ -403,7 +405,9 @@ def _warp_ops(shfl: bool):
             cuda.syncthreads()
             s = buf[ph, 0]
             for j in range(1, 32):
-                s = max(s, buf[ph, j])
+                y = buf[ph, j]
+                if y > s:
+                    s = y
             return s
 
         def wprefix(v, buf, ph, t):  # pragma: no cover - compiled
@@ -449,9 +453,10 @@ def _get_warp_kernel(shfl: bool, lean: bool = False):
     non-empty and the size bound met; the default build scans ``P ∪ X`` at every node,
     leaves included) and counts a clique's members below ``v`` (where ``v`` goes among
     them) from one split point per item (how many universe vertices precede ``v``)
-    instead of a loop that reads every member's id once more. Both builds give the same output (tested in the simulator, both warp-op
-    builds). The lean build has not run on a device yet: the default stays the build
-    measured on the H200 until ``bench/gpu_device_run.sh`` compares them."""
+    instead of a loop that reads every member's id once more. Both builds give the same
+    output (tested in the simulator, both warp-op builds). The lean build was slower or
+    equal on three of four dense families on the H200 (stop 42, ``bench/results/gpu.md``),
+    so it stays opt-in."""
     _bind_cuda()
 
     @cuda.jit(device=True)
