@@ -52,21 +52,27 @@ def test_cuda_kernel_compiles_for_sm_90(compiled, case):
     assert compiled[case] == "ok", f"{case} does not compile for a device:\n{compiled[case]}"
 
 
+def _is_device(call) -> bool:
+    return isinstance(call, ast.Call) and any(
+        k.arg == "device" and isinstance(k.value, ast.Constant) and k.value.value for k in call.keywords)
+
+
 def _kernels_defined() -> set:
-    """Names of the functions under trustlab/ decorated ``@cuda.jit`` (kernels, not
-    ``device=True`` functions)."""
+    """Names of the functions under trustlab/ made kernels by numba.cuda: decorated
+    ``@cuda.jit`` / ``@cuda.jit(...)``, or passed to ``cuda.jit(f)``, without ``device=True``."""
     names = set()
     for path in (ROOT / "trustlab").rglob("*.py"):
         text = path.read_text(encoding="utf-8")
         if "cuda.jit" not in text:
             continue
         for node in ast.walk(ast.parse(text)):
+            if (isinstance(node, ast.Call) and ast.unparse(node.func).endswith("cuda.jit") and node.args
+                    and isinstance(node.args[0], ast.Name) and not _is_device(node)):
+                names.add(node.args[0].id)
             if isinstance(node, ast.FunctionDef):
                 for dec in node.decorator_list:
                     target = dec.func if isinstance(dec, ast.Call) else dec
-                    device = isinstance(dec, ast.Call) and any(
-                        k.arg == "device" and isinstance(k.value, ast.Constant) and k.value.value for k in dec.keywords)
-                    if ast.unparse(target).endswith("cuda.jit") and not device:
+                    if ast.unparse(target).endswith("cuda.jit") and not _is_device(dec):
                         names.add(node.name)
     return names
 
