@@ -19,10 +19,13 @@ RGG(20k, r=0.02), the inputs of ``bench/bench_cliques_gpu.py``), it
 
 Why: at stop 42 (H200) the public API's benchmark row read 101.0 ms on G(300, 0.5) against
 the kernel row's 71.4 ms. The wrapper itself adds ~0.03 ms (timed with an instant stand-in
-kernel: it hands back the kernel's arrays, tested), so the gap is the kernel call's own
-time varying, and the kernel's own breakdown in that run (``return_info``) spent 50.5 ms
-mapping the 264 MB host output's fresh pages (one thread) while the write kernels took
-24.3 ms, then ~11 ms copying. The opt-in builds attack that step.
+kernel: it hands back the kernel's arrays, tested), so the gap is not in the wrapper but in
+the kernel call's own host-side cost under a different memory state (the API rows ran
+after the CPU rows; every family's API row was slower, by 0.1-30 ms, growing with the
+output). The kernel's breakdown in that run (``return_info``) spent 50.5 ms mapping the
+264 MB host output's fresh pages (one thread) while the write kernels took 24.3 ms, then
+~11 ms copying. The opt-in builds attack that step; here every build runs interleaved,
+in the same memory state.
 
 Writes ``gpu_api_overhead.log`` and ``gpu_api_overhead.json`` to ``$OUT`` (default
 ``bench/results/gpu_raw``).
