@@ -953,17 +953,18 @@ def _parallel(fn, items):
     """``fn`` over ``items`` on a lazily created pool of min(16, CPUs) threads (NumPy's
     strided assignment and the driver's copies release the GIL)."""
     global _POOL
+    import os
+
     if len(items) <= 1:
         for it in items:
             fn(it)
         return
-    if _POOL is None:
-        import os
+    if _POOL is None or _POOL[0] != os.getpid():  # a forked child gets its own pool (the parent's threads are gone)
         from concurrent.futures import ThreadPoolExecutor
 
-        _POOL = ThreadPoolExecutor(max_workers=max(1, min(16, os.cpu_count() or 1)),
-                                   thread_name_prefix="trustlab-cliques-output")
-    for f in [_POOL.submit(fn, it) for it in items]:
+        _POOL = (os.getpid(), ThreadPoolExecutor(max_workers=max(1, min(16, os.cpu_count() or 1)),
+                                                 thread_name_prefix="trustlab-cliques-output"))
+    for f in [_POOL[1].submit(fn, it) for it in items]:
         f.result()
 
 
