@@ -363,7 +363,9 @@ def _warp_ops(shfl: bool):
 
         def wmax(v, buf, ph, t):  # pragma: no cover - compiled
             for off in (16, 8, 4, 2, 1):
-                v = max(v, cuda.shfl_xor_sync(_FULL, v, off))
+                y = cuda.shfl_xor_sync(_FULL, v, off)
+                if y > v:  # not max(): numba 0.68's own CUDA target cannot compile max(int, int)
+                    v = y
             return v
 
         def wprefix(v, buf, ph, t):  # pragma: no cover - compiled
@@ -403,7 +405,9 @@ def _warp_ops(shfl: bool):
             cuda.syncthreads()
             s = buf[ph, 0]
             for j in range(1, 32):
-                s = max(s, buf[ph, j])
+                y = buf[ph, j]
+                if y > s:
+                    s = y
             return s
 
         def wprefix(v, buf, ph, t):  # pragma: no cover - compiled
@@ -449,9 +453,10 @@ def _get_warp_kernel(shfl: bool, lean: bool = False):
     non-empty and the size bound met; the default build scans ``P ∪ X`` at every node,
     leaves included) and counts a clique's members below ``v`` (where ``v`` goes among
     them) from one split point per item (how many universe vertices precede ``v``)
-    instead of a loop that reads every member's id once more. Both builds give the same output (tested in the simulator, both warp-op
-    builds). The lean build has not run on a device yet: the default stays the build
-    measured on the H200 until ``bench/gpu_device_run.sh`` compares them."""
+    instead of a loop that reads every member's id once more. Both builds give the same
+    output (tested in the simulator, both warp-op builds). The lean build was slower or
+    equal on three of four dense families on the H200 (stop 42, ``bench/results/gpu.md``),
+    so it stays opt-in."""
     _bind_cuda()
 
     @cuda.jit(device=True)
@@ -705,7 +710,7 @@ class OutputTooLarge(Exception):
 
 def _enumerate_v2(cuda, indptr, indices, n, min_size, max_universe, max_blocks, workspace_bytes, split_min,
                   info, thread_max=64, thread_block=128, output_ok=None, split2_min=None, warp_ops="auto",
-                  lean=True):
+                  lean=True, host_output="touch"):
     """The ``v2`` pipeline, CSR in, CSR out (see :func:`enumerate_maximal_cliques_cuda`).
 
     Sub-problems in the degree order, their universes built on the device; universes of
@@ -857,17 +862,27 @@ def _enumerate_v2(cuda, indptr, indices, n, min_size, max_universe, max_blocks, 
             ev[1].record()
     # one host output: the device's cliques copied straight into its head (no concatenation
     # copy), then the host fallback's and the singletons. The launches above return at
-    # once, so the host touches every page of the new output while the write pass runs:
-    # the copy below then lands in memory that is already mapped (fresh pages fault).
+    # once, so the host prepares the output while the write pass runs (host_output: see
+    # _HOST_OUTPUTS); the copy below then lands in memory that is already mapped (fresh
+    # pages fault) or page-locked.
     rest = parts + [_singletons(indptr, n, min_size)]
-    out_ip = np.empty(ncl + 1 + sum(ip_.shape[0] - 1 for ip_, _ in rest), np.int64)
-    out_ix = np.empty(nel + sum(ix_.shape[0] for _, ix_ in rest), np.int32)
-    out_ip[::512] = 0
-    out_ix[::1024] = 0
+    n_ip = ncl + 1 + sum(ip_.shape[0] - 1 for ip_, _ in rest)
+    n_ix = nel + sum(ix_.shape[0] for _, ix_ in rest)
+    out_ip, out_ix, how = _host_arrays(cuda, host_output, n_ip, n_ix)
+    info["host_output"] = how
+    pairs = [(d_oip, out_ip[:ncl + 1])] + ([(d_oix[:nel], out_ix[:nel])] if nel else [])
+    if host_output == "touch":
+        _touch(out_ip)
+        _touch(out_ix)
+    elif host_output == "threads":
+        _parallel(_touch, [c for a in (out_ip, out_ix) for c in _chunks(a)])
     info["seconds_host_output"] = time.perf_counter() - t1
-    d_oip.copy_to_host(ary=out_ip[:ncl + 1])
-    if nel:
-        d_oix[:nel].copy_to_host(ary=out_ix[:nel])
+    if host_output == "threads_copy":  # each thread touches its chunk's pages, then copies the chunk into them
+        _parallel(functools.partial(_touch_copy, cuda), [(d_a[lo:hi], h_a[lo:hi]) for d_a, h_a in pairs
+                                for lo, hi in _chunk_bounds(h_a.shape[0], h_a.itemsize)])
+    else:
+        for d_a, h_a in pairs:
+            d_a.copy_to_host(ary=h_a)
     c0, e0 = ncl, nel
     for ip_, ix_ in rest:
         out_ip[c0 + 1:c0 + ip_.shape[0]] = ip_[1:] + e0
@@ -883,6 +898,76 @@ def _enumerate_v2(cuda, indptr, indices, n, min_size, max_universe, max_blocks, 
     return out_ip, out_ix
 
 
+# How the host output is prepared while the write kernels run (``host_output``):
+#   "touch": np.empty, one write per page by the calling thread (the measured default:
+#            fresh pages fault, and the device-to-host copy would otherwise take the faults);
+#   "threads": np.empty, pages touched by a pool of threads (min(16, CPUs)) in chunks;
+#   "threads_copy": as "threads", each thread then copies its own chunk from the device;
+#   "pinned": page-locked arrays from CuPy's pinned-memory pool (cupyx.empty_pinned; blocks
+#            are reused by later calls once a result is freed, and stay page-locked in the pool),
+#            numba's cuda.pinned_array without CuPy; no touching, a direct DMA copy.
+_HOST_OUTPUTS = ("touch", "threads", "threads_copy", "pinned")
+_CHUNK_BYTES = 8 << 20  # a thread's share of the output at a time
+_POOL: Any = None
+
+
+def _host_arrays(cuda, mode, n_ip, n_ix):
+    """Uninitialised host arrays (int64 offsets, int32 members) for ``mode``, and how they
+    were allocated."""
+    if mode == "pinned":
+        try:
+            from trustlab._backend import get_cupy
+
+            get_cupy()
+            import cupyx
+
+            return cupyx.empty_pinned(n_ip, np.int64), cupyx.empty_pinned(n_ix, np.int32), "pinned (CuPy pool)"
+        except Exception:  # no CuPy (or the simulator): numba's page-locked arrays, not pooled
+            return cuda.pinned_array(n_ip, np.int64), cuda.pinned_array(n_ix, np.int32), "pinned (numba)"
+    return np.empty(n_ip, np.int64), np.empty(n_ix, np.int32), "pageable"
+
+
+def _touch(a):
+    """One write per 4 KiB page of ``a`` (maps fresh pages before a copy lands in them)."""
+    if a.size:
+        a[::max(1, 4096 // a.itemsize)] = 0
+
+
+def _chunk_bounds(size, itemsize):
+    step = max(1, _CHUNK_BYTES // itemsize)
+    return [(lo, min(size, lo + step)) for lo in range(0, size, step)]
+
+
+def _chunks(a):
+    return [a[lo:hi] for lo, hi in _chunk_bounds(a.shape[0], a.itemsize)]
+
+
+def _touch_copy(cuda, pair):
+    d_a, h_a = pair
+    _touch(h_a)
+    cuda.synchronize()  # the write kernels are done (whatever stream this thread's copy would take)
+    d_a.copy_to_host(ary=h_a)  # ctypes releases the GIL: the threads' copies overlap
+
+
+def _parallel(fn, items):
+    """``fn`` over ``items`` on a lazily created pool of min(16, CPUs) threads (NumPy's
+    strided assignment and the driver's copies release the GIL)."""
+    global _POOL
+    import os
+
+    if len(items) <= 1:
+        for it in items:
+            fn(it)
+        return
+    if _POOL is None or _POOL[0] != os.getpid():  # a forked child gets its own pool (the parent's threads are gone)
+        from concurrent.futures import ThreadPoolExecutor
+
+        _POOL = (os.getpid(), ThreadPoolExecutor(max_workers=max(1, min(16, os.cpu_count() or 1)),
+                                                 thread_name_prefix="trustlab-cliques-output"))
+    for f in [_POOL[1].submit(fn, it) for it in items]:
+        f.result()
+
+
 def _events(cuda):
     """Two timing events (``(None, None)`` where the runtime has none, e.g. the simulator)."""
     try:
@@ -896,7 +981,7 @@ def enumerate_maximal_cliques_cuda(indptr: np.ndarray, indices: np.ndarray, n: i
                                    max_blocks: int | None = None, workspace_bytes: int = 1 << 30,
                                    split_min: int = 64, split2_min: int | None = 48, thread_max: int = 64,
                                    warp_ops: str = "auto", output_ok=None, lean: bool = False,
-                                   return_info: bool = False) -> Any:
+                                   host_output: str = "touch", return_info: bool = False) -> Any:
     """All maximal cliques of a CSR graph on a CUDA GPU (numba.cuda).
 
     See the module docstring for the design (ELS sub-problems in the degree order built
@@ -941,6 +1026,16 @@ def enumerate_maximal_cliques_cuda(indptr: np.ndarray, indices: np.ndarray, n: i
         The warp kernel's lean build: pivots only at branching nodes, and ``v``'s place
         among a clique's members from one split point per item (the same output; not yet
         measured on a device, so not the default).
+    host_output : {"touch", "threads", "threads_copy", "pinned"}, default "touch"
+        How the host output is made ready while the write kernels run (the same cliques
+        every way): ``"touch"`` (the build measured on the H200) maps the fresh pages
+        of two ``np.empty`` arrays from this thread; ``"threads"`` does so from a pool of
+        up to 16 threads; ``"threads_copy"`` also has each thread copy its own chunk
+        from the device; ``"pinned"`` returns page-locked arrays from CuPy's pinned pool
+        (``cupyx.empty_pinned``: no page faults and a direct DMA copy, and a later call
+        reuses the blocks of freed results, which stay page-locked in the pool; numba's
+        ``cuda.pinned_array`` without CuPy). Not yet timed on a device
+        (``bench/gpu_api_overhead.sh`` compares them), so opt-in.
     output_ok : callable, optional
         ``output_ok(n_cliques, n_members)`` is called after the count pass (with upper
         bounds); if it returns False, :class:`OutputTooLarge` is raised before any output
@@ -983,6 +1078,8 @@ def enumerate_maximal_cliques_cuda(indptr: np.ndarray, indices: np.ndarray, n: i
         raise ValueError(f"warp_ops must be 'auto', 'shfl' or 'shared', got {warp_ops!r}.")
     if int(thread_max) not in (0, 32, 64):
         raise ValueError(f"thread_max must be 0, 32 or 64, got {thread_max!r}.")
+    if host_output not in _HOST_OUTPUTS:
+        raise ValueError(f"host_output must be one of {', '.join(map(repr, _HOST_OUTPUTS))}, got {host_output!r}.")
     indptr, indices, n = _as_csr(indptr, indices, n)
     why = gpu_unavailable_reason("numba-cuda")
     if why is not None:
@@ -1008,6 +1105,6 @@ def enumerate_maximal_cliques_cuda(indptr: np.ndarray, indices: np.ndarray, n: i
     out = _enumerate_v2(cuda, indptr, indices, n, min_size, int(max_universe), max_blocks, int(workspace_bytes),
                         int(split_min), info, thread_max=int(thread_max), output_ok=output_ok,
                         split2_min=None if split2_min is None else int(split2_min), warp_ops=warp_ops,
-                        lean=bool(lean))
+                        lean=bool(lean), host_output=host_output)
     info["seconds_total"] = time.perf_counter() - t0
     return (*out, info) if return_info else out

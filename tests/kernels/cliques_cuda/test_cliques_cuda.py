@@ -249,7 +249,24 @@ def _shfl_cases():
     return [case, dict(case, lean=True, min_size=3)]
 
 
+def _host_output_cases():
+    """Each way of preparing the host output (``host_output``), the threaded ones cut into
+    chunks of 64 bytes (many per array): through the kernel, with isolated vertices and the
+    host fallback (the host's parts written after the device's copy), and through the
+    public API (``trustlab.cliques._GPU_HOST_OUTPUT``). Thread kernels only: no barriers,
+    so the simulator is quick."""
+    edges = _two_graphs() + [[16, 17], [17, 18], [16, 18], [18, 19], [19, 21]]  # 16 + 6 vertices, 20 isolated
+    cases = []
+    for how in ("touch", "threads", "threads_copy", "pinned"):
+        base = {"n": 22, "edges": edges, "max_universe": 1024, "host_output": how, "chunk_bytes": 64}
+        cases.append(dict(base, min_size=1))
+        cases.append(dict(base, min_size=2, max_universe=4))  # sub-problems over 4 vertices on the host
+        cases.append(dict(base, min_size=1, api=True))
+    return cases
+
+
 _SIM = {"test_cuda_kernel_in_simulator_equals_networkx": _sim_cases,
+        "test_host_outputs_in_simulator_equal_networkx": _host_output_cases,
         "test_second_level_split_in_simulator_equals_networkx": _split2_cases,
         "test_warp_kernel_device_build_in_simulator_equals_networkx": _shfl_cases}
 
@@ -314,6 +331,73 @@ def test_warp_kernel_device_build_in_simulator_equals_networkx():
     assert results[0]["info"]["n_split2"] > 0
 
 
+@pytest.mark.slow
+def test_host_outputs_in_simulator_equal_networkx():
+    """``host_output="threads"`` / ``"threads_copy"`` / ``"pinned"`` (opt-in ways to get the
+    output ready on the host) give the default's cliques, in the same order, and
+    networkx's set; the threaded ones really ran in chunks."""
+    cases = _host_output_cases()
+    results = _run_sim("test_host_outputs_in_simulator_equal_networkx", cases)
+    assert len(results) == len(cases) == 12
+    for case, res in zip(cases, results):
+        got = res["cliques"]
+        assert all(c == sorted(c) for c in got)
+        assert sorted(got) == nx_cliques(case["n"], case["edges"], case["min_size"]), case
+    for i in range(3, 12):  # the same list, in the same order, as the default build's
+        assert results[i]["cliques"] == results[i % 3]["cliques"], cases[i]
+    assert results[1]["info"]["n_host_fallback"] > 0
+    assert [results[i]["info"]["host_output"] for i in (0, 3, 6)] == ["pageable"] * 3
+    assert results[9]["info"]["host_output"].startswith("pinned")
+    assert results[2]["info"]["backend"] == results[11]["info"]["backend"] == "gpu"
+
+
+def test_public_api_hands_back_the_kernels_arrays(monkeypatch):
+    """``maximal_cliques(backend="gpu")`` adds no host-side pass over the output: the
+    result holds the very arrays the kernel returned (4.4 M cliques on G(300, 0.5) would
+    cost a copy), and the kernel gets ``trustlab.cliques._GPU_HOST_OUTPUT``."""
+    import trustlab.cliques as TC
+
+    seen = {}
+    ip = np.array([0, 2, 3], np.int64)
+    ix = np.array([0, 1, 2], np.int32)
+
+    def kernel(indptr, indices, n, min_size=1, **kw):
+        seen.update(kw)
+        return ip, ix
+
+    monkeypatch.setattr(cc, "enumerate_maximal_cliques_cuda", kernel)
+    monkeypatch.setattr(TC, "resolve_backend", lambda *a, **k: "gpu")
+    monkeypatch.setattr(TC, "_GPU_HOST_OUTPUT", "pinned")
+    res = TC.maximal_cliques([[0, 1]], backend="gpu")
+    assert res.indptr is ip and res.indices is ix and res.backend == "gpu"
+    assert seen["host_output"] == "pinned"
+
+
+def test_host_output_is_validated():
+    ip, ix = to_csr(3, [[0, 1]])
+    with pytest.raises(ValueError, match="host_output must be one of 'touch', 'threads'.*got 'mapped'"):
+        cc.enumerate_maximal_cliques_cuda(ip, ix, 3, host_output="mapped")
+
+
+def test_threaded_host_output_helpers_cover_every_element():
+    """The chunks the threads touch and copy tile each array exactly (no gap, no overlap)."""
+    for size, itemsize, chunk in ((0, 4, 64), (1, 8, 64), (17, 4, 64), (100, 8, 64), (10**6, 4, 8 << 20)):
+        old = cc._CHUNK_BYTES
+        cc._CHUNK_BYTES = chunk
+        try:
+            b = cc._chunk_bounds(size, itemsize)
+        finally:
+            cc._CHUNK_BYTES = old
+        assert [lo for lo, _ in b] == [0, *(hi for _, hi in b[:-1])][:len(b)] and (b[-1][1] if b else 0) == size
+        assert all(0 < hi - lo <= max(1, chunk // itemsize) for lo, hi in b)
+    seen = []
+    cc._parallel(seen.append, list(range(40)))
+    assert sorted(seen) == list(range(40))
+    a = np.ones(5000, np.int32)
+    cc._touch(a)
+    assert (a[::1024] == 0).all() and a.sum() == 5000 - 5
+
+
 # ----------------------------------------------------------------- real GPU (skipped)
 @pytest.mark.gpu
 @pytest.mark.skipif(not _real_gpu(), reason="needs a real CUDA device")
@@ -325,6 +409,18 @@ def test_real_gpu_equals_networkx(n, p, seed):
     assert sorted(csr_cliques(cp, ci)) == nx_cliques(n, edges)
     cp2, ci2 = cc.enumerate_maximal_cliques_cuda(ip, ix, n, max_universe=16, min_size=3)
     assert sorted(csr_cliques(cp2, ci2)) == nx_cliques(n, edges, 3)
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not _real_gpu(), reason="needs a real CUDA device")
+def test_real_gpu_host_outputs_agree():
+    n, edges = 150, gnp_edges(150, 0.5, 4)
+    ip, ix = to_csr(n, edges)
+    want = cc.enumerate_maximal_cliques_cuda(ip, ix, n)
+    assert sorted(csr_cliques(*want)) == nx_cliques(n, edges)
+    for how in ("threads", "threads_copy", "pinned"):
+        cp, ci = cc.enumerate_maximal_cliques_cuda(ip, ix, n, host_output=how)
+        assert np.array_equal(cp, want[0]) and np.array_equal(ci, want[1]), how
 
 
 @pytest.mark.skipif(_real_gpu(), reason="a CUDA device is present")
