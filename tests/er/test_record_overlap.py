@@ -155,3 +155,17 @@ def test_encoded_shared_parts_equal_the_local_comparison(fused, monkeypatch):
     np.testing.assert_allclose(X, whole.X[:, [whole.names.index(x) for x in k]], rtol=1e-9, atol=1e-12,
                                equal_nan=True)
     assert (X[:, 1:] > 0).sum() > 100
+
+
+def test_a_saved_model_scores_the_pairs_as_the_run_did(tmp_path):
+    """A model saved from a run scores the run's pairs (``ERModel.score``, which incremental
+    resolution uses) with the run's probabilities: it compares the record with its shared parts."""
+    import trustlab
+    from trustlab.er.model import load_model, save_model
+
+    df = _people(300, seed=7)
+    df["rid"] = [f"p{k}" for k in range(len(df))]
+    fields = ",".join(f"{f.column}:{f.kind}" for f in FIELDS)
+    r = trustlab.resolve(df, id_col="rid", fields=fields)
+    prob, _ = load_model(save_model(r, tmp_path / "m.json")).score(df, r.pairs)
+    np.testing.assert_allclose(prob, r.prob, rtol=1e-9, atol=1e-12)
