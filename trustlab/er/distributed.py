@@ -404,12 +404,8 @@ def _score_frame(part: pd.DataFrame, model, d: int, weights: str) -> pd.DataFram
     for c in range(d):  # as FSModel.tf_values: only the fields the fitted model has a table for
         if f"t{c}" in part and model.fields[c].column in model.tf_tables_:
             T[:, c] = part[f"t{c}"].to_numpy(np.float64)
-    R = None
-    if any(f"r{c}" in part for c in range(d)):  # the record comparison's shared parts (_level_frame)
-        R = np.zeros(G.shape)
-        for c in range(d):
-            if f"r{c}" in part:
-                R[:, c] = part[f"r{c}"].to_numpy(np.float64)
+    # the record comparison's shared parts (_level_frame), per field
+    R = {c: part[f"r{c}"].to_numpy(np.float64) for c in range(d) if f"r{c}" in part} or None
     prob = model.proba_from_field_weights(model.level_weights(G, T, R)) if len(part) else np.zeros(0)
     return pd.DataFrame({"i": part["i"].to_numpy(np.int64), "j": part["j"].to_numpy(np.int64), "prob": prob,
                          "w": to_weights(prob, weights) if len(prob) else np.zeros(0)})
@@ -1545,7 +1541,7 @@ def _level_frame(pairs: pd.DataFrame, ctx: _Context, *encs: _Enc) -> pd.DataFram
     for c in ctx.tf_model._tf_fields():  # term frequencies of the TF fields only (the others are NaN)
         out[f"t{c}"] = T[:, c]
     for c in _shared_fields(ctx):  # the record comparison's shared parts (scoring)
-        out[f"r{c}"] = R[:, c] if R is not None else np.zeros(len(P))
+        out[f"r{c}"] = R[c] if R is not None and c in R else np.zeros(len(P))
     if ctx.truth is not None:
         h, ok = enc.cols["truth:h"], enc.cols["truth:ok"]
         out["same"] = (h[loc[:, 0]] == h[loc[:, 1]]) & ok[loc[:, 0]] & ok[loc[:, 1]]

@@ -972,27 +972,22 @@ class FSModel:
                 Wp[:, key] += extra[:, None] / key.sum()
         return W
 
-    def shared_parts(self, fm: Any) -> np.ndarray | None:
-        """Per pair and field, the part of the whole-record cosine that the words both records
-        hold in that field's column make (the record comparison's ``shared:<column>``
-        features, :func:`trustlab.er.comparisons.shared_parts`; 0 for the other fields), or
-        None when the feature matrix has none (a supervised one, or one compared without
-        ``only=needed_features()``)."""
+    def shared_parts(self, fm: Any) -> dict[int, np.ndarray] | None:
+        """Per field (its index) whose column the whole record's text holds, the part of each
+        pair's record cosine that the words both records hold in that column make (the record
+        comparison's ``shared:<column>`` features, :func:`trustlab.er.comparisons.shared_parts`;
+        columns of ``fm.X``, not copies), or None when the feature matrix has none (a supervised
+        one, or one compared without ``only=needed_features()``)."""
         rec = [f.column for f in self.fields if f.kind == "record"]
         if not rec:
             return None
         col = {f.column: c for c, f in enumerate(self.fields)}
         prefix = f"{rec[0]}:shared:"
-        at = [(k, col[nm[len(prefix):]]) for k, nm in enumerate(fm.names)
-              if nm.startswith(prefix) and nm[len(prefix):] in col]
-        if not at:
-            return None
-        R = np.zeros((fm.X.shape[0], len(self.fields)))
-        for k, c in at:
-            R[:, c] = fm.X[:, k]
-        return R
+        R = {col[nm[len(prefix):]]: fm.X[:, k] for k, nm in enumerate(fm.names)
+             if nm.startswith(prefix) and nm[len(prefix):] in col}
+        return R or None
 
-    def _record_beyond_fields(self, W: np.ndarray, R: np.ndarray | None = None) -> np.ndarray:
+    def _record_beyond_fields(self, W: np.ndarray, R: dict[int, np.ndarray] | None = None) -> np.ndarray:
         """The whole-record comparison without what the fields have said already.
 
         Its words are the fields' words, so part of its evidence is the fields' evidence seen
@@ -1017,7 +1012,7 @@ class FSModel:
         if not rec or not self.record_share_:
             return W
         share = np.array([self.record_share_.get(f.column, 0.0) for f in self.fields])
-        own = np.flatnonzero(R.any(0)) if R is not None else np.zeros(0, np.int64)
+        own = sorted(R) if R else []
         for a, b in _chunks.spans(len(W)):  # in pieces of rows: a signal waits for one piece
             Wp = W[a:b]
             # column by column (not Wp @ share, whose BLAS kernel and so its last bits depend on
@@ -1027,7 +1022,7 @@ class FSModel:
                 S += Wp[:, c] * share[c]
             P = np.zeros(b - a)
             for c in own:  # the agreeing fields, by the part of this pair's cosine their words make
-                P += R[a:b, c] * np.maximum(Wp[:, c], 0.0)
+                P += R[c][a:b] * np.maximum(Wp[:, c], 0.0)
             for c in rec:
                 r = Wp[:, c]
                 Sc = np.where(r > 0, np.maximum(S, P), S)
@@ -1035,7 +1030,7 @@ class FSModel:
                 Wp[:, c] = np.where(same, np.sign(r) * np.maximum(np.abs(r) - np.abs(Sc), 0.0), r)
         return W
 
-    def level_weights(self, G: np.ndarray, T: np.ndarray, R: np.ndarray | None = None) -> np.ndarray:
+    def level_weights(self, G: np.ndarray, T: np.ndarray, R: dict[int, np.ndarray] | None = None) -> np.ndarray:
         """:meth:`field_weights` from the pairs' levels (:meth:`levels`) and term
         frequencies (:meth:`tf_values`), before any key-rule prior (a model fitted by
         sessions has none); the whole record counted beyond the fields
