@@ -1003,7 +1003,7 @@ class FSModel:
         the agreeing fields' weights in proportion to those parts: two people with the same
         rare first and last names agree on the name fields, and their whole records agree
         through the same two names, not a third time (RLdata500: such pairs with every birth-date
-        part different got +7.2 nats from the record, of which the table's shares, 1/7 per
+        part different got about +7 nats from the record, of which the table's shares, 1/7 per
         field, took off 0.7).
         The larger of the two overlaps is taken off: where a field that agrees holds few of
         the pair's shared words (a long product title called close by its own comparison),
