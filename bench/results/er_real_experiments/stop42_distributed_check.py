@@ -1,10 +1,22 @@
-import sys, warnings
+"""Stop 42 (people42): the distributed path against the local one on real files: each file with an id column
+added, resolved locally and on a Dask frame of 3 partitions (synchronous scheduler); F1 of both and whether they
+give the same partition of the records.
+
+    PYTHONPATH=. python bench/results/er_real_experiments/stop42_distributed_check.py rldata500 restaurant
+"""
+import sys
+import warnings
+from pathlib import Path
+
+import dask
+import dask.dataframe as dd
+import numpy as np
+import pandas as pd
+
+import trustlab
 
 sys.path.insert(0, "bench")
-from pathlib import Path
-import numpy as np, pandas as pd, dask, dask.dataframe as dd
-from er_real import load, pairwise
-import trustlab
+from er_real import load, pairwise  # noqa: E402
 
 for name in sys.argv[1:]:
     inputs, keys, truth = load(name, Path("/work/shared/data"))
