@@ -256,3 +256,35 @@ def test_string_scores_cut_at_the_level_floors_give_the_same_levels():
     assert changed.sum() > 1000 and (cut.X[changed] == 0).all()
     G = tf.levels(full)
     assert {0, 1, 2, 3} <= set(np.unique(G).tolist())  # every level occurs
+
+
+@pytest.mark.parametrize("longest", [12, 300])
+def test_record_shared_parts_fused_equal_the_general_path(longest, monkeypatch):
+    """The whole-record comparison's shared parts per column (``slots``) from the fused merge
+    (``kernels.er.record_pair_sums``) equal ``comparisons.shared_parts`` on the general path's
+    sorted rows, bit for bit, and the feature itself is unchanged by asking for them."""
+    rng = np.random.default_rng(longest + 1)
+    checked = 0
+    for trial in range(8):
+        m = int(rng.integers(2, 70))
+        ptr, tok = _rows(rng, m, longest if trial % 3 else 1)
+        if not tok.size:
+            continue
+        w = rng.random(tok.size) * 10.0 ** rng.uniform(-2, 1, tok.size)
+        share = rng.random(tok.size) * 1.5
+        home = rng.integers(0, 7, tok.size).astype(np.int64)
+        bits = rng.integers(0, 2**7, m).astype(np.int64)
+        i, j = rng.integers(0, m, 800), rng.integers(0, m, 800)
+        monkeypatch.setattr(C, "_JACCARD_CHUNK", int(rng.integers(20, 4000)))
+        ids, key, canonical = D._row_keys(ptr, tok)
+        out, got = D._record_cosine(ptr, ids, key, canonical, w, share, home, bits, i, j, 5)
+        assert np.array_equal(out, D._record_cosine(ptr, ids, key, canonical, w, share, home, bits, i, j),
+                              equal_nan=True)
+        shape = (ptr.size - 1, int(ids.max()) + 1)
+        A, H = (sparse.csr_matrix((v, ids, ptr), shape=shape) for v in (w, home + 1.0))
+        A.sort_indices()
+        H.sort_indices()
+        ref = C.shared_parts(A, H, i, j, 5)
+        assert np.array_equal(got, ref)
+        checked += int((got > 0).sum())
+    assert checked > 100

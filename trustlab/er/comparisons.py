@@ -22,7 +22,7 @@ from rapidfuzz import distance, fuzz, process
 
 from trustlab._chunks import column_stack, factorize, series_pieces, spans, take, text_spans, work_spans
 from trustlab._validation import validate_params
-from trustlab.er.kinds import _RECORD_TOKEN, KINDS, Field, code_tokens, record_parts, record_text
+from trustlab.er.kinds import _RECORD_TOKEN, KINDS, Field, code_tokens, record_fields, record_parts, record_text
 from trustlab.kernels import er as K
 
 __all__ = ["compare", "FeatureMatrix", "FEATURES"]
@@ -242,7 +242,7 @@ def _home_matrix(A, rec: np.ndarray, ids: np.ndarray, col: np.ndarray):
 
 
 def _tfidf_cosine(text: pd.Series, i: np.ndarray, j: np.ndarray, corpus: tuple | None = None,
-                  parts: Sequence[pd.Series] | None = None) -> np.ndarray:
+                  parts: Sequence[pd.Series] | None = None, shared: bool = False):
     """Cosine similarity of two records' TF-IDF vectors over word tokens (letters and
     digits apart, lower case; sublinear term frequency ``1 + log tf``, idf
     ``log(n / df)``). Shared rare words (a name, a model number) count, words every
@@ -251,7 +251,9 @@ def _tfidf_cosine(text: pd.Series, i: np.ndarray, j: np.ndarray, corpus: tuple |
 
     With ``parts`` (the columns whose words make up ``text``,
     :func:`~trustlab.er.kinds.record_parts`), a column that only one record of a pair fills
-    is no disagreement (:func:`missing_is_no_disagreement`)."""
+    is no disagreement (:func:`missing_is_no_disagreement`); with ``shared`` too, it returns
+    ``(similarity, shared_parts(...))``: per pair and column the part of the cosine that the
+    words both records hold in that column make (:func:`shared_parts`)."""
     from scipy import sparse
 
     n = len(text)
@@ -262,8 +264,10 @@ def _tfidf_cosine(text: pd.Series, i: np.ndarray, j: np.ndarray, corpus: tuple |
         ex = tok.explode().dropna()
         rec = ex.index.to_numpy(np.int64) if isinstance(text.index, pd.RangeIndex) else \
             np.repeat(np.arange(n), tok.str.len().to_numpy())
+    k = record_slots(len(parts)) if parts is not None else 0
     if len(ex) == 0 or len(i) == 0:
-        return np.full(len(i), np.nan)
+        out = np.full(len(i), np.nan)
+        return (out, np.zeros((len(i), k))) if shared and parts is not None else out
     ids, uniq = factorize(ex)  # in pieces (~0.6 s as one call on 200,000 records' 2M words)
     ids = ids.astype(np.int64)
     A = sparse.csr_matrix((np.ones(len(ids)), (rec, ids)), shape=(n, int(ids.max()) + 1))
@@ -280,11 +284,63 @@ def _tfidf_cosine(text: pd.Series, i: np.ndarray, j: np.ndarray, corpus: tuple |
     gate = shared_information(n_docs)
     out = np.clip(_rowwise_dot(A, A, i, j), 0.0, 1.0)
     out[_rowwise_dot(S, S.sign(), i, j) < gate] = 0.0
+    D = None
     if parts is not None:
         S.data /= gate  # the gate of the columns in common is then 1
-        out = missing_is_no_disagreement(out, A, S, _home_matrix(A, rec, ids, col), bits, i, j)
+        H = _home_matrix(A, rec, ids, col)
+        out = missing_is_no_disagreement(out, A, S, H, bits, i, j)
+        if shared:
+            D = shared_parts(A, H, i, j, k)
     empty = rowlen == 0
     out[empty[i] | empty[j]] = np.nan
+    return out if D is None else (out, D)
+
+
+def record_slots(n_columns: int) -> int:
+    """The number of columns of a record's text whose shared words :func:`shared_parts` tells
+    apart: every column up to :data:`MAX_PARTS` (later columns share the last bit and are
+    left out)."""
+    return min(int(n_columns), MAX_PARTS)
+
+
+def record_slot_names(fields: Sequence[Field]) -> list[str]:
+    """The columns of :func:`shared_parts`'s slots, in order: the record text's columns
+    (:func:`~trustlab.er.kinds.record_parts`) by name, as the whole-record comparisons number
+    them, the first :data:`MAX_PARTS`."""
+    names = [c for f in record_fields(fields) for c in f.columns()]
+    order = sorted(range(len(names)), key=lambda q: (str(names[q]), q))
+    return [str(names[q]) for q in order][:record_slots(len(names))]
+
+
+def shared_parts(A, H, i: np.ndarray, j: np.ndarray, k: int) -> np.ndarray:
+    """Per pair ``i``–``j`` and column ``c < k``: the part of the whole-record cosine (rows of
+    ``A``, unit length, sorted and distinct indices) that the words both records hold in
+    column ``c`` make (``H``: the same sparsity, 1 + the column a record's word comes from; a
+    word the two records hold in different columns counts in none), summed one by one by
+    increasing word index (``np.add.at``; :func:`trustlab.kernels.er.record_pair_sums` sums
+    them the same way). A pair that agrees on every column has its cosine spread over its
+    columns; the scoring reads how much of a pair's agreement lies in the words of fields
+    that are compared on their own (:meth:`trustlab.er.scoring.FSModel.level_weights`).
+
+    Examples
+    --------
+    >>> from scipy import sparse
+    >>> A = sparse.csr_matrix(np.array([[0.6, 0.8, 0.0], [0.6, 0.0, 0.8]]))
+    >>> H = sparse.csr_matrix(np.array([[1.0, 2.0, 0.0], [1.0, 0.0, 2.0]]))
+    >>> shared_parts(A, H, np.array([0]), np.array([1]), 2).round(2).tolist()  # word 0 in column 0
+    [[0.36, 0.0]]
+    """
+    out = np.zeros((len(i), k))
+    if len(i) == 0 or A.nnz == 0 or k == 0:
+        return out
+    ptr, idx = A.indptr.astype(np.int64), A.indices.astype(np.int64)
+    home = H.data.astype(np.int64) - 1
+    rowlen = np.diff(ptr)
+    i64, j64 = np.ascontiguousarray(i, np.int64), np.ascontiguousarray(j, np.int64)
+    for a, b in work_spans(rowlen[i64] + rowlen[j64] + 1, _JACCARD_CHUNK):
+        qi, qj, r = _row_matches(ptr, idx, i64[a:b], j64[a:b])
+        same = (home[qi] == home[qj]) & (home[qi] < k)
+        np.add.at(out, (a + r[same], home[qi][same]), A.data[qi][same] * A.data[qj][same])
     return out
 
 
@@ -632,8 +688,20 @@ def _exact_and_similar(normalise: Callable[[pd.Series], pd.Series], name: str, s
 def _record_features(df, f, i, j, fields, want):
     """TF-IDF cosine of the whole records' words (:func:`~trustlab.er.kinds.record_text`),
     a column only one record fills no disagreement (:func:`_tfidf_cosine`)."""
-    text = record_text(df, fields).reset_index(drop=True)
-    return [_tfidf_cosine(text, i, j, parts=record_parts(df.reset_index(drop=True), fields))], ["cosine"], 0
+    return record_features(record_text(df, fields).reset_index(drop=True), i, j, None,
+                           record_parts(df.reset_index(drop=True), fields), fields, want)
+
+
+def record_features(text: pd.Series, i: np.ndarray, j: np.ndarray, corpus: tuple | None,
+                    parts: Sequence[pd.Series], fields: Sequence[Field], want) -> tuple[list, list, int]:
+    """The whole-record comparison's features: ``cosine`` (:func:`_tfidf_cosine`) and, when
+    ``want`` names ``shared``, one ``shared:<column>`` per column of the record's text
+    (:func:`shared_parts`, :func:`record_slot_names`)."""
+    if want is None or "shared" not in want:
+        return [_tfidf_cosine(text, i, j, corpus, parts=parts)], ["cosine"], 0
+    out, D = _tfidf_cosine(text, i, j, corpus, parts=parts, shared=True)
+    return [out] + [D[:, c] for c in range(D.shape[1])], ["cosine"] + [f"shared:{c}" for c in
+                                                                        record_slot_names(fields)], 0
 
 
 def _codes_features(df, f, i, j, fields, want):

@@ -341,13 +341,13 @@ def _raw_features(df: pd.DataFrame, f, i: np.ndarray, j: np.ndarray, ctx: _Conte
     """The features of field ``f`` from the raw records ``df``, as
     :func:`~trustlab.er.comparisons.compare` computes them, with the document frequencies of the
     whole table (``ctx.corpus``) for the IDF-weighted features."""
-    from trustlab.er.comparisons import FEATURES, _code_levels, _idf_jaccard, _tfidf_cosine, _tokens_features
+    from trustlab.er.comparisons import FEATURES, _code_levels, _idf_jaccard, _tokens_features, record_features
     from trustlab.er.kinds import record_parts, record_text
 
     want = None if ctx.only is None else ctx.only.get(f.column)
     if f.kind == "record":
-        return [_tfidf_cosine(record_text(df, ctx.fields).reset_index(drop=True), i, j, ctx.corpus["record"],
-                              parts=record_parts(df.reset_index(drop=True), ctx.fields))], ["cosine"], 0
+        return record_features(record_text(df, ctx.fields).reset_index(drop=True), i, j, ctx.corpus["record"],
+                               record_parts(df.reset_index(drop=True), ctx.fields), ctx.fields, want)
     if f.kind == "codes":
         return [_code_levels(record_text(df, ctx.fields).reset_index(drop=True), i, j,
                              ctx.corpus["codes"])], ["codes"], 0
@@ -404,7 +404,9 @@ def _score_frame(part: pd.DataFrame, model, d: int, weights: str) -> pd.DataFram
     for c in range(d):  # as FSModel.tf_values: only the fields the fitted model has a table for
         if f"t{c}" in part and model.fields[c].column in model.tf_tables_:
             T[:, c] = part[f"t{c}"].to_numpy(np.float64)
-    prob = model.proba_from_field_weights(model.level_weights(G, T)) if len(part) else np.zeros(0)
+    # the record comparison's shared parts (_level_frame), per field
+    R = {c: part[f"r{c}"].to_numpy(np.float64) for c in range(d) if f"r{c}" in part} or None
+    prob = model.proba_from_field_weights(model.level_weights(G, T, R)) if len(part) else np.zeros(0)
     return pd.DataFrame({"i": part["i"].to_numpy(np.int64), "j": part["j"].to_numpy(np.int64), "prob": prob,
                          "w": to_weights(prob, weights) if len(prob) else np.zeros(0)})
 
@@ -502,8 +504,9 @@ def _solve_groups(recs: pd.DataFrame, edges: pd.DataFrame, ctx: _Context, cfg: _
 
             touched = sorted_unique(extra.ravel())
             sub = recs[ctx.columns].iloc[touched].set_axis(touched)
-            G, T, _ = _encoded_levels(_encode(sub, ctx.fields, ctx.only, ctx.doc_freq, ctx.tf_model, None), extra, ctx)
-            px = ctx.tf_model.proba_from_field_weights(ctx.tf_model.level_weights(G, T))
+            G, T, _, R = _encoded_levels(_encode(sub, ctx.fields, ctx.only, ctx.doc_freq, ctx.tf_model, None), extra,
+                                         ctx)
+            px = ctx.tf_model.proba_from_field_weights(ctx.tf_model.level_weights(G, T, R))
             P = np.concatenate([P, extra])
             prob = np.concatenate([prob, px])
             w = np.concatenate([w, to_weights(px, cfg.weights)])
@@ -1274,7 +1277,7 @@ def _pair_similarities(cols: dict, c: str, i: np.ndarray, j: np.ndarray, scorers
 
 def _record_cosine(ptr: np.ndarray, ids: np.ndarray, key: np.ndarray, canonical: np.ndarray, w: np.ndarray,
                    share: np.ndarray, home: np.ndarray, bits: np.ndarray, i: np.ndarray,
-                   j: np.ndarray) -> np.ndarray | None:
+                   j: np.ndarray, slots: int = 0):
     """The whole-record feature (``cosine``) of pairs ``i``–``j`` of an encoding's weighed
     rows ``(ptr, w, share, home)`` (``ids``, ``key``, ``canonical``: :func:`_row_keys`;
     ``bits``: the columns each record fills), bit for bit what :func:`_encoded_features`
@@ -1282,7 +1285,9 @@ def _record_cosine(ptr: np.ndarray, ids: np.ndarray, key: np.ndarray, canonical:
     :func:`~trustlab.er.comparisons.missing_is_no_disagreement`, with one merge of each
     pair's rows (:func:`trustlab.kernels.er.record_pair_sums`) instead of three and no
     sorted copies of the rows; None where that path does not apply (no pairs or no words,
-    a weight that is zero or not finite: the callers then take the general one)."""
+    a weight that is zero or not finite: the callers then take the general one). With
+    ``slots``, ``(feature, shared parts)``: the parts of :func:`~trustlab.er.comparisons.shared_parts`
+    of the first ``slots`` columns, from the same merge."""
     from trustlab._chunks import work_spans
     from trustlab.er.comparisons import _JACCARD_CHUNK, _in_common_parts, _no_disagreement
     from trustlab.kernels import er as K
@@ -1302,6 +1307,7 @@ def _record_cosine(ptr: np.ndarray, ids: np.ndarray, key: np.ndarray, canonical:
     K.row_column_norms(p64, np.ascontiguousarray(ids, np.int64), w, home, N)
     dot_w, dot_s = np.empty(len(i)), np.empty(len(i))
     c_in, cover, rare = np.full(len(i), np.nan), np.full(len(i), np.nan), np.zeros(len(i), bool)
+    same = np.zeros((len(i), slots))
     cols = np.arange(k)
     for a, b in work_spans(rowlen[i64] + rowlen[j64] + 1, _JACCARD_CHUNK):
         ia, jb = i64[a:b], j64[a:b]
@@ -1309,7 +1315,8 @@ def _record_cosine(ptr: np.ndarray, ids: np.ndarray, key: np.ndarray, canonical:
         common = np.ascontiguousarray(bits[ia] & bits[jb], np.int64)
         best = np.zeros((b - a, k))
         dot = np.empty(b - a)
-        K.record_pair_sums(p64, key, ids, w, share, home, common, ia, jb, desc, dot_w[a:b], dot_s[a:b], dot, best)
+        K.record_pair_sums(p64, key, ids, w, share, home, common, ia, jb, desc, dot_w[a:b], dot_s[a:b], dot, best,
+                           same[a:b])
         mask = ((common[:, None] >> cols[None, :]) & 1).astype(np.float64)
         ni = np.sqrt((N[ia] * mask).sum(1))
         nj = np.sqrt((N[jb] * mask).sum(1))
@@ -1319,7 +1326,7 @@ def _record_cosine(ptr: np.ndarray, ids: np.ndarray, key: np.ndarray, canonical:
     out = _no_disagreement(out, c_in, cover, rare, bits, i, j)
     empty = rowlen == 0
     out[empty[i] | empty[j]] = np.nan
-    return out
+    return (out, same) if slots else out
 
 
 def _level_floors(model, f) -> dict:
@@ -1346,12 +1353,13 @@ def _cutoff(floors: dict | None, name: str, scale: float) -> tuple:
 
 
 def _encoded_features(enc: _Enc, f, i: np.ndarray, j: np.ndarray, want,
-                      floors: dict | None = None) -> tuple[list, list, int]:
+                      floors: dict | None = None, fields=None) -> tuple[list, list, int]:
     """The features of field ``f`` for pairs ``i``–``j`` of ``enc``, as
     :data:`trustlab.er.comparisons.FEATURES` computes them from the raw records (only the
     features in ``want``, or all of them when None). With ``floors`` (:func:`_level_floors`:
     for the levels only), a string similarity below its floor may be 0 instead (rapidfuzz
-    stops early): the comparison levels do not change."""
+    stops early): the comparison levels do not change. The whole-record comparison's
+    ``shared:<column>`` parts need the compared ``fields`` (their columns)."""
     from rapidfuzz import distance, fuzz
 
     from trustlab.kernels import er as K
@@ -1414,25 +1422,36 @@ def _encoded_features(enc: _Enc, f, i: np.ndarray, j: np.ndarray, want,
         sim[bad[i] | bad[j]] = np.nan
         return [sim], ["geo_sim"], 0
     if kind == "record":
+        from trustlab.er.comparisons import record_slot_names
+
         ptr, tok, w, share, home = enc.csr[c]
         ids, key, canonical = _row_keys(ptr, tok)
-        fused = _record_cosine(ptr, ids, key, canonical, w, share, home, cols[f"{c}:bits"], i, j)
+        names = record_slot_names(fields) if fields is not None and want is not None and "shared" in want else []
+        slots = len(names)
+
+        def with_parts(out, D):
+            return [out] + [D[:, s] for s in range(slots)], ["cosine"] + [f"shared:{x}" for x in names], 0
+
+        fused = _record_cosine(ptr, ids, key, canonical, w, share, home, cols[f"{c}:bits"], i, j, slots)
         if fused is not None:
-            return [fused], ["cosine"], 0
+            return with_parts(*fused) if slots else ([fused], ["cosine"], 0)
         rows = (ptr, ids, key, canonical)
         out = np.clip(_sparse_dot(rows, w, w, i, j), 0.0, 1.0)
         out[_sparse_dot(rows, share, np.ones_like(share), i, j) < 1.0] = 0.0
+        D = np.zeros((len(i), slots))
         if tok.size and len(i):  # a column only one record fills is no disagreement (as compare)
             from scipy import sparse
 
-            from trustlab.er.comparisons import missing_is_no_disagreement
+            from trustlab.er.comparisons import missing_is_no_disagreement, shared_parts
 
             shape = (ptr.size - 1, int(ids.max()) + 1)
             A, S, H = (sparse.csr_matrix((v, ids, ptr), shape=shape) for v in (w, share, home + 1.0))
-            out = missing_is_no_disagreement(out, A, S, H, cols[f"{c}:bits"], i, j)
+            out = missing_is_no_disagreement(out, A, S, H, cols[f"{c}:bits"], i, j)  # sorts A and H
+            if slots:
+                D = shared_parts(A, H, i, j, slots)
         empty = np.diff(ptr) == 0
         out[empty[i] | empty[j]] = np.nan
-        return [out], ["cosine"], 0
+        return with_parts(out, D) if slots else ([out], ["cosine"], 0)
     if kind == "codes":
         ptr, tok, w = enc.csr[c]
         ids, key, canonical = _row_keys(ptr, tok)
@@ -1445,9 +1464,10 @@ def _encoded_features(enc: _Enc, f, i: np.ndarray, j: np.ndarray, want,
 
 
 
-def _encoded_levels(enc: _Enc, pairs: np.ndarray, ctx: _Context) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Levels (n_pairs, n_fields), term frequencies of the left records and the local rows
-    ``(i, j)`` of ``pairs`` (canonical positions) in ``enc``."""
+def _encoded_levels(enc: _Enc, pairs: np.ndarray, ctx: _Context) -> tuple[np.ndarray, np.ndarray, np.ndarray, Any]:
+    """Levels (n_pairs, n_fields), term frequencies of the left records, the local rows
+    ``(i, j)`` of ``pairs`` (canonical positions) in ``enc`` and the whole-record comparison's
+    shared parts per field (:meth:`~trustlab.er.scoring.FSModel.shared_parts`, None without)."""
     loc = np.stack([np.searchsorted(enc.idx, pairs[:, 0]), np.searchsorted(enc.idx, pairs[:, 1])], axis=1)
     loc = loc.astype(np.int64)
     i, j = loc[:, 0], loc[:, 1]
@@ -1455,7 +1475,7 @@ def _encoded_levels(enc: _Enc, pairs: np.ndarray, ctx: _Context) -> tuple[np.nda
     def features(f):
         if f.kind in ENCODED_KINDS:  # for the levels only: string scores under the levels' floors may be 0
             return _encoded_features(enc, f, i, j, None if ctx.only is None else ctx.only.get(f.column),
-                                     _level_floors(ctx.tf_model, f))
+                                     _level_floors(ctx.tf_model, f), ctx.fields)
         return _raw_features(enc.raw, f, i, j, ctx)
 
     fm = _feature_matrix(ctx, len(pairs), features)
@@ -1464,7 +1484,19 @@ def _encoded_levels(enc: _Enc, pairs: np.ndarray, ctx: _Context) -> tuple[np.nda
     for c in ctx.tf_model._tf_fields():
         if f"tf{c}" in enc.cols:
             T[:, c] = enc.cols[f"tf{c}"][i]
-    return G, T, loc
+    return G, T, loc, ctx.tf_model.shared_parts(fm)
+
+
+def _shared_fields(ctx: _Context) -> list[int]:
+    """The fields whose shared parts of the whole-record comparison a level frame holds
+    (``r<c>``): the record text's columns when the model asks for them (``ctx.only``)."""
+    from trustlab.er.comparisons import record_slot_names
+
+    rec = [f for f in ctx.fields if f.kind == "record"]
+    if not rec or ctx.only is None or "shared" not in ctx.only.get(rec[0].column, ()):
+        return []
+    names = set(record_slot_names(ctx.fields))
+    return [c for c, f in enumerate(ctx.fields) if f.column in names]
 
 
 def _pair_ids(part: pd.DataFrame) -> np.ndarray:
@@ -1480,6 +1512,8 @@ def _level_frame_meta(ctx: _Context) -> pd.DataFrame:
         out[f"g{c}"] = np.zeros(0, np.int8)
     for c in ctx.tf_model._tf_fields():
         out[f"t{c}"] = np.zeros(0)
+    for c in _shared_fields(ctx):
+        out[f"r{c}"] = np.zeros(0)
     if ctx.truth is not None:
         out["same"] = np.zeros(0, bool)
     return pd.DataFrame(out)
@@ -1500,12 +1534,14 @@ def _level_frame(pairs: pd.DataFrame, ctx: _Context, *encs: _Enc) -> pd.DataFram
     code = sorted_unique(i * n + j)  # distinct pairs, sorted
     P = np.stack([code // n, code % n], axis=1)
     enc = _Enc.concat(encs)
-    G, T, loc = _encoded_levels(enc, P, ctx)
+    G, T, loc, R = _encoded_levels(enc, P, ctx)
     out = {"i": P[:, 0], "j": P[:, 1]}
     for c in range(G.shape[1]):
         out[f"g{c}"] = G[:, c].astype(np.int8)
     for c in ctx.tf_model._tf_fields():  # term frequencies of the TF fields only (the others are NaN)
         out[f"t{c}"] = T[:, c]
+    for c in _shared_fields(ctx):  # the record comparison's shared parts (scoring)
+        out[f"r{c}"] = R[c] if R is not None and c in R else np.zeros(len(P))
     if ctx.truth is not None:
         h, ok = enc.cols["truth:h"], enc.cols["truth:ok"]
         out["same"] = (h[loc[:, 0]] == h[loc[:, 1]]) & ok[loc[:, 0]] & ok[loc[:, 1]]

@@ -584,8 +584,10 @@ def tf_keys(df: pd.DataFrame, f: Field) -> np.ndarray:
 
 def needed_features(fields: Sequence[Field]) -> dict:
     """column -> the feature names the comparison levels of ``fields`` are cut from (the
-    exact feature and the level feature of each kind): what the Fellegi-Sunter model
-    needs of :func:`trustlab.er.comparisons.compare` (its ``only=``).
+    exact feature and the level feature of each kind), and ``shared`` for the whole-record
+    comparison (the part of its cosine each column's shared words make, which the scoring
+    takes off as already counted by the fields): what the Fellegi-Sunter model needs of
+    :func:`trustlab.er.comparisons.compare` (its ``only=``).
 
     Examples
     --------
@@ -595,5 +597,5 @@ def needed_features(fields: Sequence[Field]) -> dict:
     out: dict = {}
     for f in fields:
         ex, sim = KINDS[f.kind].levels[:2]
-        out.setdefault(f.column, set()).update({ex, sim})
+        out.setdefault(f.column, set()).update({ex, sim} | ({"shared"} if f.kind == "record" else set()))
     return out

@@ -327,7 +327,10 @@ class ERModel:
         """(match probabilities, FeatureMatrix) of ``pairs`` (row positions of ``df``)."""
         from trustlab.er.comparisons import compare
 
-        fm = compare(df, pairs, self.fields)
+        # an unsupervised model counts the whole record beyond the fields by each pair's shared
+        # parts (FSModel.shared_parts), as the resolve that fitted it did: the record's features with them
+        only = None if self.supervised else {f.column: {"cosine", "shared"} for f in self.fields if f.kind == "record"}
+        fm = compare(df, pairs, self.fields, only=only or None)
         if len(pairs) == 0:
             return np.zeros(0), fm
         if self.supervised:

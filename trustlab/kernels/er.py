@@ -436,9 +436,9 @@ def _row_matches(indptr, indices, left, right, start, qi, qj, write):  # pragma:
 
 
 @_lazy("void(int64[:], int64[:], int64[:], float64[:], float64[:], int64[:], int64[:], int64[:], int64[:], "
-       "boolean, float64[:], float64[:], float64[:], float64[:, :])")
+       "boolean, float64[:], float64[:], float64[:], float64[:, :], float64[:, :])")
 def _record_pair_sums(ptr, key, ids, w, share, home, common, left, right, descending, dot_w, dot_s, dot_c,
-                      best):  # pragma: no cover - compiled
+                      best, same):  # pragma: no cover - compiled
     """The whole-record comparison's sums over the words rows ``left[k]`` and ``right[k]`` of
     one encoding share (rows sorted by strictly increasing ``key``; ``ids``: each word's
     column number, the same for the same key), in one merge of the two rows:
@@ -450,7 +450,11 @@ def _record_pair_sums(ptr, key, ids, w, share, home, common, left, right, descen
       each record's word) are both bits of ``common[k]``, summed one by one from 0.0 by
       increasing ``ids`` (a merge of the rows sorted by ``ids``, summed as ``np.bincount``);
     * ``best[k, c]``: the largest ``share`` of such a word of the left record whose home
-      column is ``c`` (left as it is, 0, where there is none).
+      column is ``c`` (left as it is, 0, where there is none);
+    * ``same[k, c]`` (``c`` below its number of columns; none when it has none): the products
+      ``w * w`` of the words whose home column is ``c`` in both records, added one by one to
+      ``same`` (0 to start with) by increasing ``ids`` (as ``np.add.at`` adds them in
+      :func:`trustlab.er.comparisons.shared_parts`).
     """
     width = 1
     for k in range(left.shape[0]):
@@ -490,12 +494,15 @@ def _record_pair_sums(ptr, key, ids, w, share, home, common, left, right, descen
             mq[b + 1] = qa
         c = common[k]
         tot = 0.0
+        slots = same.shape[1]
         for a in range(m):
             p, q = mp[a], mq[a]
             if ((c >> home[p]) & 1) and ((c >> home[q]) & 1):
                 tot += w[p] * w[q]
                 if share[p] > best[k, home[p]]:
                     best[k, home[p]] = share[p]
+            if home[p] == home[q] and home[p] < slots:
+                same[k, home[p]] += w[p] * w[q]
         dot_c[k] = tot
 
 
