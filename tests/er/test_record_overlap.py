@@ -169,3 +169,24 @@ def test_a_saved_model_scores_the_pairs_as_the_run_did(tmp_path):
     r = trustlab.resolve(df, id_col="rid", fields=fields)
     prob, _ = load_model(save_model(r, tmp_path / "m.json")).score(df, r.pairs)
     np.testing.assert_allclose(prob, r.prob, rtol=1e-9, atol=1e-12)
+
+
+def test_the_pair_budget_counts_the_records_shared_parts():
+    """The default pair budget is planned for the features a pair really carries: with a
+    whole-record comparison, its shared parts (one feature per record column) count too,
+    so a table with a record field gets fewer pairs than the same fields without one."""
+    import pandas as pd
+
+    from trustlab.er import resolve
+    from trustlab.er.comparisons import pair_width
+    from trustlab.er.defaults import default_pair_budget
+    from trustlab.er.kinds import Field
+
+    cols = [f"c{q}" for q in range(12)]
+    plain = [Field(c, "name") for c in cols]
+    assert pair_width(plain) == 12
+    assert pair_width(plain + [Field("*", "record")]) == 13 + 6
+    assert default_pair_budget(pair_width(plain + [Field("*", "record")])) < default_pair_budget(13)
+    df = pd.DataFrame({c: [f"{c} ann", f"{c} anne", f"{c} bob", f"{c} bobby"] for c in cols})
+    res = resolve(df, fields={**{c: "name" for c in cols}, "*": "record"})
+    assert res.blocking.pair_budget == default_pair_budget(19) < default_pair_budget(13)

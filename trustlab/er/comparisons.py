@@ -312,6 +312,26 @@ def record_slot_names(fields: Sequence[Field]) -> list[str]:
     return [str(names[q]) for q in order][:record_slots(len(names))]
 
 
+def pair_width(fields: Sequence[Field]) -> int:
+    """How many compared fields a candidate pair costs in memory, as the pair budget counts
+    them (:func:`trustlab.er.defaults.default_pair_budget`, ``check_pair_budget``): one per
+    field, plus half a field for each of the whole-record comparison's shared parts
+    (:func:`record_slot_names`: one float64 feature per record column, held twice while the
+    feature matrix is built, against a field's ``PAIR_FIELD_BYTES`` of 32).
+
+    Examples
+    --------
+    >>> from trustlab.er.kinds import Field
+    >>> pair_width([Field("name", "name"), Field("city", "name")])  # no whole-record comparison
+    2
+    >>> pair_width([Field("name", "name"), Field("city", "name"), Field("*", "record")])
+    4
+    """
+    if not any(f.kind == "record" for f in fields):
+        return len(fields)
+    return len(fields) + (len(record_slot_names(fields)) + 1) // 2
+
+
 def shared_parts(A, H, i: np.ndarray, j: np.ndarray, k: int) -> np.ndarray:
     """Per pair ``i``–``j`` and column ``c < k``: the part of the whole-record cosine (rows of
     ``A``, unit length, sorted and distinct indices) that the words both records hold in

@@ -32,7 +32,7 @@ import pandas as pd
 from trustlab._validation import Interval, validate_params
 from trustlab.er.blocking import BlockingStats, block, reduction_ratio
 from trustlab.er.cluster import cluster_pairs
-from trustlab.er.comparisons import FeatureMatrix
+from trustlab.er.comparisons import FeatureMatrix, pair_width
 from trustlab.er.defaults import MIN_CLUSTERING_SECONDS, check_pair_budget
 from trustlab.er.linking import _as_frame
 from trustlab.er.model import load_model
@@ -215,7 +215,7 @@ def resolve_incremental(
         P = P[P[:, 0] != P[:, 1]]
         P = np.unique(P, axis=0)
     else:
-        check_pair_budget(df, rules, int(st.get("max_block_size", 200)), len(mdl.fields))  # before any pair
+        check_pair_budget(df, rules, int(st.get("max_block_size", 200)), pair_width(mdl.fields))  # before any pair
         P = block(df, rules, max_block_size=int(st.get("max_block_size", 200)))
         P = P[(P[:, 0] >= n_old) | (P[:, 1] >= n_old)]
     prob, fm = mdl.score(df, P)

@@ -37,7 +37,7 @@ from trustlab.er.blocking import (
     rule_hits,
 )
 from trustlab.er.cluster import ClusterResult, cluster_pairs
-from trustlab.er.comparisons import FeatureMatrix, compare
+from trustlab.er.comparisons import FeatureMatrix, compare, pair_width
 from trustlab.er.defaults import (
     MIN_CLUSTERING_SECONDS,
     canonical_order,
@@ -351,11 +351,12 @@ def _block(data: _Records, blocking, max_block_size: int, fitted) -> tuple[np.nd
     defaulted = blocking is None and fitted is None
     if blocking is None and fitted is not None:
         blocking = fitted.rules_for(df)
-    budget = default_pair_budget(len(data.fields.fields))  # once per blocking: rules and completion share it
+    width = pair_width(data.fields.fields)  # compared features a pair carries, as the budget counts them
+    budget = default_pair_budget(width)  # once per blocking: rules and completion share it
     rules = blocking if blocking is not None else default_rules(df, data.fields.fields, max_block_size=max_block_size,
                                                                 max_pairs=budget)
     rules = canonical_rules(rules, df.columns)  # strings that read back the same, whatever the column names
-    check_pair_budget(df, rules, max_block_size, len(data.fields.fields))  # refuse up front, before any pair
+    check_pair_budget(df, rules, max_block_size, width)  # refuse up front, before any pair
     pairs = block(df, rules, max_block_size=max_block_size)
     if data.link is not None:
         pairs = keep_links(pairs, data.link.codes, data.link.link_type)
@@ -459,7 +460,7 @@ def _score(data: _Records, pairs, cmp: _Compared, cfg: _ScoringConfig, rng, fitt
         # within the default blocking's pair budget (a file of a few huge entities would
         # otherwise add up to complete_components**2 / 2 pairs per component, unbounded)
         room = (stats.pair_budget if stats.pair_budget is not None
-                else default_pair_budget(len(data.fields.fields))) - len(pairs)
+                else default_pair_budget(pair_width(data.fields.fields))) - len(pairs)
         extra = _component_completion(n, pairs, sc.w, int(cfg.complete_components), sources=sources,
                                       max_pairs=room)
         if len(extra):  # compared and scored in turn: the loop goes back through this module
