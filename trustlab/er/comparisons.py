@@ -327,7 +327,7 @@ def pair_width(fields: Sequence[Field]) -> int:
     >>> pair_width([Field("name", "name"), Field("city", "name"), Field("*", "record")])
     4
     """
-    if not any(f.kind == "record" for f in fields):
+    if not any(getattr(f, "kind", None) == "record" for f in fields):
         return len(fields)
     return len(fields) + (len(record_slot_names(fields)) + 1) // 2
 

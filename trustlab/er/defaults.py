@@ -75,13 +75,16 @@ def default_rules(df: pd.DataFrame, fields: Sequence[Any], *, max_block_size: in
     import sys
     import warnings
 
-    budget = default_pair_budget(len(fields)) if max_pairs is None else int(max_pairs)
+    from trustlab.er.comparisons import pair_width
+
+    width = pair_width(fields)  # the fields, and the whole record's shared parts
+    budget = default_pair_budget(width) if max_pairs is None else int(max_pairs)
     rules = _rules_within(df, fields, max_block_size, budget)
-    full = _full_pair_budget(len(fields))
+    full = _full_pair_budget(width)
     if budget < full and rules != _rules_within(df, fields, max_block_size, full):
         warnings.warn(
             f"the default blocking kept to {budget:,} candidate pairs instead of {full:,}: "
-            f"{_size(full * _pair_bytes(len(fields)))} of pairs and comparisons ({len(fields)} compared fields) do "
+            f"{_size(full * _pair_bytes(width))} of pairs and comparisons ({len(fields)} compared fields) do "
             f"not fit the memory this run may use ({_size(memory_budget())}), so it chose other rules ({rules}); "
             "fewer pairs may miss some matches. Give it more memory, compare fewer columns (fields=..., CLI "
             "--fields) or set the blocking yourself (blocking=..., CLI --blocking).",
