@@ -86,7 +86,7 @@ def test_default_blocking_fits_its_byte_budget_instead_of_refusing(monkeypatch):
     with pytest.warns(UserWarning, match=r"default blocking kept to [\d,]+ candidate pairs instead of") as rec:
         r = resolve(df, id_col="id")
     assert any(w.filename == __file__ for w in rec if "default blocking kept to" in str(w.message))
-    from trustlab.er.comparisons import pair_width
+    from trustlab.er.kinds import pair_width
 
     nf = pair_width(r.field_report.fields)  # the fields and the whole record's shared parts
     rules = r.blocking.rules

@@ -178,9 +178,8 @@ def test_the_pair_budget_counts_the_records_shared_parts():
     import pandas as pd
 
     from trustlab.er import resolve
-    from trustlab.er.comparisons import pair_width
     from trustlab.er.defaults import default_pair_budget
-    from trustlab.er.kinds import Field
+    from trustlab.er.kinds import Field, pair_width
 
     cols = [f"c{q}" for q in range(12)]
     plain = [Field(c, "name") for c in cols]

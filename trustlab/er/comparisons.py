@@ -22,7 +22,16 @@ from rapidfuzz import distance, fuzz, process
 
 from trustlab._chunks import column_stack, factorize, series_pieces, spans, take, text_spans, work_spans
 from trustlab._validation import validate_params
-from trustlab.er.kinds import _RECORD_TOKEN, KINDS, Field, code_tokens, record_fields, record_parts, record_text
+from trustlab.er.kinds import (
+    _RECORD_TOKEN,
+    KINDS,
+    MAX_PARTS,
+    Field,
+    code_tokens,
+    record_fields,
+    record_parts,
+    record_text,
+)
 from trustlab.kernels import er as K
 
 __all__ = ["compare", "FeatureMatrix", "FEATURES"]
@@ -187,9 +196,8 @@ def shared_information(n_docs: float) -> float:
     return float(np.log(max(n_docs, 1.0)))
 
 
-#: at most this many columns of a record's text are told apart by the whole-record
-#: comparisons (bits of an int64); later columns share the last bit
-MAX_PARTS = 62
+# MAX_PARTS (kinds): at most this many columns of a record's text are told apart by the
+# whole-record comparisons (bits of an int64); later columns share the last bit
 
 
 def _tokens_of(text: pd.Series) -> pd.Series:
@@ -310,26 +318,6 @@ def record_slot_names(fields: Sequence[Field]) -> list[str]:
     names = [c for f in record_fields(fields) for c in f.columns()]
     order = sorted(range(len(names)), key=lambda q: (str(names[q]), q))
     return [str(names[q]) for q in order][:record_slots(len(names))]
-
-
-def pair_width(fields: Sequence[Field]) -> int:
-    """How many compared fields a candidate pair costs in memory, as the pair budget counts
-    them (:func:`trustlab.er.defaults.default_pair_budget`, ``check_pair_budget``): one per
-    field, plus half a field for each of the whole-record comparison's shared parts
-    (:func:`record_slot_names`: one float64 feature per record column, held twice while the
-    feature matrix is built, against a field's ``PAIR_FIELD_BYTES`` of 32).
-
-    Examples
-    --------
-    >>> from trustlab.er.kinds import Field
-    >>> pair_width([Field("name", "name"), Field("city", "name")])  # no whole-record comparison
-    2
-    >>> pair_width([Field("name", "name"), Field("city", "name"), Field("*", "record")])
-    4
-    """
-    if not any(getattr(f, "kind", None) == "record" for f in fields):
-        return len(fields)
-    return len(fields) + (len(record_slot_names(fields)) + 1) // 2
 
 
 def shared_parts(A, H, i: np.ndarray, j: np.ndarray, k: int) -> np.ndarray:

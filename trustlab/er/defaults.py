@@ -75,7 +75,7 @@ def default_rules(df: pd.DataFrame, fields: Sequence[Any], *, max_block_size: in
     import sys
     import warnings
 
-    from trustlab.er.comparisons import pair_width
+    from trustlab.er.kinds import pair_width
 
     width = pair_width(fields)  # the fields, and the whole record's shared parts
     budget = default_pair_budget(width) if max_pairs is None else int(max_pairs)

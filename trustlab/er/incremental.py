@@ -32,8 +32,9 @@ import pandas as pd
 from trustlab._validation import Interval, validate_params
 from trustlab.er.blocking import BlockingStats, block, reduction_ratio
 from trustlab.er.cluster import cluster_pairs
-from trustlab.er.comparisons import FeatureMatrix, pair_width
+from trustlab.er.comparisons import FeatureMatrix
 from trustlab.er.defaults import MIN_CLUSTERING_SECONDS, check_pair_budget
+from trustlab.er.kinds import pair_width
 from trustlab.er.linking import _as_frame
 from trustlab.er.model import load_model
 from trustlab.er.records import placeholders_to_missing

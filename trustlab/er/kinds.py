@@ -506,6 +506,31 @@ def record_fields(fields: Sequence[Field]) -> list[Field]:
     return [f for f in fields if (k := KINDS.get(f.kind)) is None or (k.arity == 1 and k.text)]
 
 
+#: at most this many columns of a record's text are told apart by the whole-record
+#: comparisons (bits of an int64); later columns share the last bit
+MAX_PARTS = 62
+
+
+def pair_width(fields: Sequence[Field]) -> int:
+    """How many compared fields a candidate pair costs in memory, as the pair budget counts
+    them (:func:`trustlab.er.defaults.default_pair_budget`, ``check_pair_budget``): one per
+    field, plus half a field for each of the whole-record comparison's shared parts (one
+    float64 feature per column of the record's text, at most :data:`MAX_PARTS`, held twice
+    while the feature matrix is built, against a field's ``PAIR_FIELD_BYTES`` of 32).
+
+    Examples
+    --------
+    >>> pair_width([Field("name", "name"), Field("city", "name")])  # no whole-record comparison
+    2
+    >>> pair_width([Field("name", "name"), Field("city", "name"), Field("*", "record")])
+    4
+    """
+    if not any(getattr(f, "kind", None) == "record" for f in fields):
+        return len(fields)
+    n_cols = sum(len(f.columns()) for f in record_fields(fields))
+    return len(fields) + (min(n_cols, MAX_PARTS) + 1) // 2
+
+
 def record_text(df: pd.DataFrame, fields: Sequence[Field]) -> pd.Series:
     """The words of every compared text field of a record, in one string (the input of the
     whole-record comparison, ``kind="record"``, and of the codes one). Numbers and coordinates

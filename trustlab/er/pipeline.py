@@ -37,7 +37,7 @@ from trustlab.er.blocking import (
     rule_hits,
 )
 from trustlab.er.cluster import ClusterResult, cluster_pairs
-from trustlab.er.comparisons import FeatureMatrix, compare, pair_width
+from trustlab.er.comparisons import FeatureMatrix, compare
 from trustlab.er.defaults import (
     MIN_CLUSTERING_SECONDS,
     canonical_order,
@@ -47,7 +47,7 @@ from trustlab.er.defaults import (
     field_report,
     random_pairs,
 )
-from trustlab.er.kinds import needed_features
+from trustlab.er.kinds import needed_features, pair_width
 from trustlab.er.linking import one_to_one_sources, prepare_link
 from trustlab.er.one_to_one import cluster_one_to_one
 from trustlab.er.records import placeholders_to_missing, validate_records
