@@ -110,20 +110,31 @@ def _general_record_cosine(ptr, tok, w, share, home, bits, i, j):
     return out
 
 
+def _record_case(rng, longest, monkeypatch):
+    """Random rows (``longest`` 1: rows of 0-1 tokens, canonical pieces), token weights,
+    shares, home columns, part bits and 800 pairs; the comparison's chunk size set so that
+    the pairs take several pieces. None when the rows hold no token."""
+    m = int(rng.integers(2, 70))
+    ptr, tok = _rows(rng, m, longest)
+    if not tok.size:
+        return None
+    w = rng.random(tok.size) * 10.0 ** rng.uniform(-2, 1, tok.size)
+    share = rng.random(tok.size) * 1.5
+    home = rng.integers(0, 7, tok.size).astype(np.int64)
+    bits = rng.integers(0, 2**7, m).astype(np.int64)
+    i, j = rng.integers(0, m, 800), rng.integers(0, m, 800)
+    monkeypatch.setattr(C, "_JACCARD_CHUNK", int(rng.integers(20, 4000)))
+    return ptr, tok, w, share, home, bits, i, j
+
+
 @pytest.mark.parametrize("longest", [12, 300])  # rows past NumPy's 8- and 128-value sum blocks
 def test_record_cosine_equals_the_general_path(longest, monkeypatch):
     rng = np.random.default_rng(longest)
     for trial in range(10):
-        m = int(rng.integers(2, 70))
-        ptr, tok = _rows(rng, m, longest if trial % 3 else 1)  # rows of 0-1 tokens: canonical pieces
-        if not tok.size:
+        case = _record_case(rng, longest if trial % 3 else 1, monkeypatch)
+        if case is None:
             continue
-        w = rng.random(tok.size) * 10.0 ** rng.uniform(-2, 1, tok.size)
-        share = rng.random(tok.size) * 1.5
-        home = rng.integers(0, 7, tok.size).astype(np.int64)
-        bits = rng.integers(0, 2**7, m).astype(np.int64)
-        i, j = rng.integers(0, m, 800), rng.integers(0, m, 800)
-        monkeypatch.setattr(C, "_JACCARD_CHUNK", int(rng.integers(20, 4000)))  # several pieces
+        ptr, tok, w, share, home, bits, i, j = case
         ids, key, canonical = D._row_keys(ptr, tok)
         got = D._record_cosine(ptr, ids, key, canonical, w, share, home, bits, i, j)
         ref = _general_record_cosine(ptr, tok, w, share, home, bits, i, j)
@@ -266,16 +277,10 @@ def test_record_shared_parts_fused_equal_the_general_path(longest, monkeypatch):
     rng = np.random.default_rng(longest + 1)
     checked = 0
     for trial in range(8):
-        m = int(rng.integers(2, 70))
-        ptr, tok = _rows(rng, m, longest if trial % 3 else 1)
-        if not tok.size:
+        case = _record_case(rng, longest if trial % 3 else 1, monkeypatch)
+        if case is None:
             continue
-        w = rng.random(tok.size) * 10.0 ** rng.uniform(-2, 1, tok.size)
-        share = rng.random(tok.size) * 1.5
-        home = rng.integers(0, 7, tok.size).astype(np.int64)
-        bits = rng.integers(0, 2**7, m).astype(np.int64)
-        i, j = rng.integers(0, m, 800), rng.integers(0, m, 800)
-        monkeypatch.setattr(C, "_JACCARD_CHUNK", int(rng.integers(20, 4000)))
+        ptr, tok, w, share, home, bits, i, j = case
         ids, key, canonical = D._row_keys(ptr, tok)
         out, got = D._record_cosine(ptr, ids, key, canonical, w, share, home, bits, i, j, 5)
         assert np.array_equal(out, D._record_cosine(ptr, ids, key, canonical, w, share, home, bits, i, j),
