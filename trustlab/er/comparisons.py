@@ -28,8 +28,9 @@ from trustlab.er.kinds import (
     MAX_PARTS,
     Field,
     code_tokens,
-    record_fields,
     record_parts,
+    record_slot_names,
+    record_slots,
     record_text,
 )
 from trustlab.kernels import er as K
@@ -302,22 +303,6 @@ def _tfidf_cosine(text: pd.Series, i: np.ndarray, j: np.ndarray, corpus: tuple |
     empty = rowlen == 0
     out[empty[i] | empty[j]] = np.nan
     return out if D is None else (out, D)
-
-
-def record_slots(n_columns: int) -> int:
-    """The number of columns of a record's text whose shared words :func:`shared_parts` tells
-    apart: every column up to :data:`MAX_PARTS` (later columns share the last bit and are
-    left out)."""
-    return min(int(n_columns), MAX_PARTS)
-
-
-def record_slot_names(fields: Sequence[Field]) -> list[str]:
-    """The columns of :func:`shared_parts`'s slots, in order: the record text's columns
-    (:func:`~trustlab.er.kinds.record_parts`) by name, as the whole-record comparisons number
-    them, the first :data:`MAX_PARTS`."""
-    names = [c for f in record_fields(fields) for c in f.columns()]
-    order = sorted(range(len(names)), key=lambda q: (str(names[q]), q))
-    return [str(names[q]) for q in order][:record_slots(len(names))]
 
 
 def shared_parts(A, H, i: np.ndarray, j: np.ndarray, k: int) -> np.ndarray:

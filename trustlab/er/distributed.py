@@ -1422,7 +1422,7 @@ def _encoded_features(enc: _Enc, f, i: np.ndarray, j: np.ndarray, want,
         sim[bad[i] | bad[j]] = np.nan
         return [sim], ["geo_sim"], 0
     if kind == "record":
-        from trustlab.er.comparisons import record_slot_names
+        from trustlab.er.kinds import record_slot_names
 
         ptr, tok, w, share, home = enc.csr[c]
         ids, key, canonical = _row_keys(ptr, tok)
@@ -1490,7 +1490,7 @@ def _encoded_levels(enc: _Enc, pairs: np.ndarray, ctx: _Context) -> tuple[np.nda
 def _shared_fields(ctx: _Context) -> list[int]:
     """The fields whose shared parts of the whole-record comparison a level frame holds
     (``r<c>``): the record text's columns when the model asks for them (``ctx.only``)."""
-    from trustlab.er.comparisons import record_slot_names
+    from trustlab.er.kinds import record_slot_names
 
     rec = [f for f in ctx.fields if f.kind == "record"]
     if not rec or ctx.only is None or "shared" not in ctx.only.get(rec[0].column, ()):

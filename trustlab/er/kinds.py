@@ -511,6 +511,22 @@ def record_fields(fields: Sequence[Field]) -> list[Field]:
 MAX_PARTS = 62
 
 
+def record_slots(n_columns: int) -> int:
+    """The number of columns of a record's text whose shared words
+    :func:`~trustlab.er.comparisons.shared_parts` tells apart: every column up to
+    :data:`MAX_PARTS` (later columns share the last bit and are left out)."""
+    return min(int(n_columns), MAX_PARTS)
+
+
+def record_slot_names(fields: Sequence[Field]) -> list[str]:
+    """The columns of :func:`~trustlab.er.comparisons.shared_parts`'s slots, in order: the
+    record text's columns (:func:`record_parts`) by name, as the whole-record comparisons
+    number them, the first :data:`MAX_PARTS`."""
+    names = [c for f in record_fields(fields) for c in f.columns()]
+    order = sorted(range(len(names)), key=lambda q: (str(names[q]), q))
+    return [str(names[q]) for q in order][:record_slots(len(names))]
+
+
 def pair_width(fields: Sequence[Field]) -> int:
     """How many compared fields a candidate pair costs in memory, as the pair budget counts
     them (:func:`trustlab.er.defaults.default_pair_budget`, ``check_pair_budget``): one per
@@ -527,8 +543,7 @@ def pair_width(fields: Sequence[Field]) -> int:
     """
     if not any(getattr(f, "kind", None) == "record" for f in fields):
         return len(fields)
-    n_cols = sum(len(f.columns()) for f in record_fields(fields))
-    return len(fields) + (min(n_cols, MAX_PARTS) + 1) // 2
+    return len(fields) + (len(record_slot_names(fields)) + 1) // 2
 
 
 def record_text(df: pd.DataFrame, fields: Sequence[Field]) -> pd.Series:

@@ -326,10 +326,11 @@ class ERModel:
     def score(self, df: pd.DataFrame, pairs: np.ndarray):
         """(match probabilities, FeatureMatrix) of ``pairs`` (row positions of ``df``)."""
         from trustlab.er.comparisons import compare
+        from trustlab.er.kinds import needed_features
 
         # an unsupervised model counts the whole record beyond the fields by each pair's shared
         # parts (FSModel.shared_parts), as the resolve that fitted it did: the record's features with them
-        only = None if self.supervised else {f.column: {"cosine", "shared"} for f in self.fields if f.kind == "record"}
+        only = None if self.supervised else needed_features([f for f in self.fields if f.kind == "record"])
         fm = compare(df, pairs, self.fields, only=only or None)
         if len(pairs) == 0:
             return np.zeros(0), fm
