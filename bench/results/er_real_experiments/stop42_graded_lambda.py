@@ -3,21 +3,11 @@ PYTHONPATH=. python bench/results/er_real_experiments/stop42_graded_lambda.py VA
 
 import os
 import sys
-import warnings
-from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
-sys.path.insert(0, "bench")
-import er_diagnose as D
-import er_real as E
-
-import trustlab
-from trustlab.er.cluster import cluster_pairs
-from trustlab.er.scoring import one_to_one_log_odds, to_weights
-
-inputs, keys, truth = E.load("walmart_amazon", Path("/work/shared/data"))
+sys.path.insert(0, "bench/results/er_real_experiments")
+from stop42_common import decide, presentation  # noqa: E402
 
 
 def lamfix(Ws, l0):
@@ -33,16 +23,9 @@ def lamfix(Ws, l0):
 
 
 for variant in sys.argv[1].split(","):
-    paths = [Path("/tmp/p42") / variant / p.name for p in inputs]
     os.environ.pop("EXP_INTERP", None)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        res = trustlab.resolve([str(p) for p in paths], link_type="link_only")
-    t = D._truth_per_row(res, paths, keys, truth)
-    P = res.pairs
-    srcc = pd.factorize(res.source)[0]
-    model = res.model
-    fm = res.features
+    x = presentation(variant)
+    res, model, fm = x.res, x.model, x.fm
     G = model.levels(fm)
     T = np.full(G.shape, np.nan)
     os.environ["EXP_INTERP"] = sys.argv[2]
@@ -54,12 +37,7 @@ for variant in sys.argv[1].split(","):
     a = lamfix(res.field_weights.sum(1), lam)
     b = lamfix(fw.sum(1), lam)
     for name, shift in (("graded", 0.0), ("graded+lam refit", b - a)):
-        lo = model.log_odds_from_field_weights(fw) + shift
-        live = np.flatnonzero(lo > -30)
-        l2 = lo.copy()
-        l2[live], _ = one_to_one_log_odds(P[live], lo[live], srcc)
-        pr = 1 / (1 + np.exp(-np.clip(l2, -50, 50)))
-        r = E.pairwise(np.asarray(cluster_pairs(len(t), P, to_weights(pr), method="xer", time_limit=60).labels), t)
+        r = decide(x, model.log_odds_from_field_weights(fw) + shift)
         print(
             f"{variant:10s} {name:18s} shift {shift:+.3f} F1 {r['f1']:.4f} (P {r['precision']:.3f} R {r['recall']:.3f})",  # noqa: E501
             flush=True,

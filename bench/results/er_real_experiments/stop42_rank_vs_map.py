@@ -6,35 +6,20 @@ plug-in threshold. Standalone (no patch). Run from the repository root:
 PYTHONPATH=. python bench/results/er_real_experiments/stop42_rank_vs_map.py VARIANT"""
 
 import sys
-import warnings
 from collections import Counter
-from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
-sys.path.insert(0, "bench")
 sys.path.insert(0, "bench/results/er_real_experiments")
-import er_diagnose as D
-import er_real as E
+from stop42_common import E, presentation  # noqa: E402
 
-import trustlab
-from trustlab.er.cluster import cluster_pairs
-from trustlab.er.scoring import _feature_index, one_to_one_log_odds, to_weights
+from trustlab.er.cluster import cluster_pairs  # noqa: E402
+from trustlab.er.scoring import _feature_index, one_to_one_log_odds, to_weights  # noqa: E402
 
 variant = sys.argv[1]
-inputs, keys, truth = E.load("walmart_amazon", Path("/work/shared/data"))
-paths = [Path("/tmp/p42") / variant / p.name for p in inputs]
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore")
-    res = trustlab.resolve([str(p) for p in paths], link_type="link_only")
-t = D._truth_per_row(res, paths, keys, truth)
-P = res.pairs
-same = t[P[:, 0]] == t[P[:, 1]]
+x = presentation(variant)
+res, t, P, same, srcc, model, fm = x.res, x.t, x.P, x.same, x.srcc, x.model, x.fm
 ntrue = sum(c * (c - 1) // 2 for c in Counter(t.tolist()).values())
-srcc = pd.factorize(res.source)[0]
-model = res.model
-fm = res.features
 
 
 def greedy(score, name, thr0=True):

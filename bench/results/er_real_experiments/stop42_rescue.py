@@ -3,26 +3,15 @@
 PYTHONPATH=. python bench/results/er_real_experiments/stop42_rescue.py VARIANTS"""
 
 import sys
-import warnings
-from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, "bench")
-import er_diagnose as D
-import er_real as E
+sys.path.insert(0, "bench/results/er_real_experiments")
+from stop42_common import E, presentation  # noqa: E402
 
-import trustlab
-
-inputs, keys, truth = E.load("walmart_amazon", Path("/work/shared/data"))
 for variant in sys.argv[1].split(","):
-    paths = [Path("/tmp/p42") / variant / p.name for p in inputs]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        res = trustlab.resolve([str(p) for p in paths], link_type="link_only")
-    t = D._truth_per_row(res, paths, keys, truth)
-    P = res.pairs
-    same = t[P[:, 0]] == t[P[:, 1]]
+    x = presentation(variant)
+    res, t, P, same = x.res, x.t, x.P, x.same
     n = len(t)
     lo = np.log(np.clip(res.prob, 1e-300, 1)) - np.log1p(-np.clip(res.prob, 0, 1 - 1e-16))
     pm = res.prob

@@ -2,32 +2,15 @@
 Standalone. PYTHONPATH=. python bench/results/er_real_experiments/stop42_truth_m.py VARIANT"""
 
 import sys
-import warnings
-from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
-sys.path.insert(0, "bench")
-import er_diagnose as D
-import er_real as E
+sys.path.insert(0, "bench/results/er_real_experiments")
+from stop42_common import decide, presentation  # noqa: E402
 
-import trustlab
-from trustlab.er.cluster import cluster_pairs
-from trustlab.er.scoring import one_to_one_log_odds, to_weights
-
-inputs, keys, truth = E.load("walmart_amazon", Path("/work/shared/data"))
 variant = sys.argv[1]
-paths = [Path("/tmp/p42") / variant / p.name for p in inputs]
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore")
-    res = trustlab.resolve([str(p) for p in paths], link_type="link_only")
-t = D._truth_per_row(res, paths, keys, truth)
-P = res.pairs
-srcc = pd.factorize(res.source)[0]
-same = t[P[:, 0]] == t[P[:, 1]]
-model = res.model
-fm = res.features
+x = presentation(variant)
+res, same, model, fm = x.res, x.same, x.model, x.fm
 G = model.levels(fm)
 T = np.full(G.shape, np.nan)
 W0 = model.level_weights(G, T)
@@ -35,12 +18,7 @@ W0 = model.level_weights(G, T)
 
 def run(name):
     fw = res.field_weights + (model.level_weights(G, T) - W0)
-    lo = model.log_odds_from_field_weights(fw)
-    live = np.flatnonzero(lo > -30)
-    l2 = lo.copy()
-    l2[live], _ = one_to_one_log_odds(P[live], lo[live], srcc)
-    pr = 1 / (1 + np.exp(-np.clip(l2, -50, 50)))
-    r = E.pairwise(np.asarray(cluster_pairs(len(t), P, to_weights(pr), method="xer", time_limit=60).labels), t)
+    r = decide(x, model.log_odds_from_field_weights(fw))
     print(f"{variant:10s} {name:40s} F1 {r['f1']:.4f} (P {r['precision']:.3f} R {r['recall']:.3f})", flush=True)
 
 
