@@ -1,6 +1,6 @@
 """Stop 43 diagnostic: share of the true pairs that share a word, and a word held by at most the token
-blocking cap of records (lower-cased alphanumeric words, not trustlab's own tokens; the caps are the ones the
-default rules used on each file); how many capped words belong mostly to one entity."""
+blocking cap of records (lower-cased alphanumeric words, not trustlab's own tokens; caps: 50 and 100, the
+ones the default rules used on AIR-UMass and NBER; 200 on affiliations, the default before its rules were tightened); how many capped words belong mostly to one entity."""
 import sys, re, itertools
 ROOT = __import__("pathlib").Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT / "bench")); sys.path.insert(0, str(ROOT))
