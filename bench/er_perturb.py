@@ -18,10 +18,11 @@ Variants (each applied to every input table of a file; the id column and the tru
 * ``upper``     every value upper-cased;
 * ``sparse``    30 % of the non-id cells emptied (seeded), as in sparse real rows;
 * ``tabbed``    tab-separated with a UTF-8 byte-order mark;
-* ``reversed``  (not run by default) every other column renamed ``rNNN/<its name>`` so that the
-  names sort in the reverse order (the same new name for the same column in every table; the last
-  part of the name, which kind hints and column pairing read, unchanged): nothing may follow
-  the alphabetical order of the names.
+* ``recased``   (not run by default) every other column's name in upper case if it is among the
+  later half of the names by sort order (over every table of the file), in lower case otherwise,
+  so that the names sort in another order (the later half first); kind hints and column pairing
+  read names in lower case, so they see the same names: nothing may follow the alphabetical
+  order of the names.
 
 Usage::
 
@@ -50,7 +51,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-VARIANTS = ("base", "opaque", "shuffled", "semicolon", "upper", "sparse", "tabbed", "reversed")
+VARIANTS = ("base", "opaque", "shuffled", "semicolon", "upper", "sparse", "tabbed", "recased")
 DEFAULT_VARIANTS = VARIANTS[:-1]
 ID_COLS = ("id", "Entity Id", "rec_id", "Id", "person_id", "unique_id")
 
@@ -71,16 +72,17 @@ def _sniff_read(path: Path) -> pd.DataFrame:
     return pd.read_csv(path, sep=sep, dtype=str, keep_default_na=False, encoding="utf-8-sig")
 
 
-def reversed_names(names) -> dict:
-    """``reversed``'s new name of each column name of ``names`` (the union over a file's tables):
-    ``rNNN/<name>``, NNN decreasing with the name's rank in ``sorted(map(str, names))``."""
+def recased_names(names) -> dict:
+    """``recased``'s new name of each column name of ``names`` (the union over a file's tables):
+    upper case for the later half of ``sorted(map(str, names))``, lower case for the others."""
     order = sorted({str(c) for c in names})
-    return {c: f"r{len(order) - k:03d}/{c}" for k, c in enumerate(order)}
+    half = len(order) // 2
+    return {c: c.upper() if k >= half else c.lower() for k, c in enumerate(order)}
 
 
 def perturb(df: pd.DataFrame, variant: str, seed: int, names: dict | None = None) -> tuple[pd.DataFrame, dict]:
     """The table as the variant presents it, and the keyword arguments for ``to_csv``
-    (``names``: ``reversed``'s new names, :func:`reversed_names`)."""
+    (``names``: ``recased``'s new names, :func:`recased_names`)."""
     rng = np.random.default_rng(seed)
     idc = _id_col(df)
     others = [c for c in df.columns if c != idc]
@@ -107,7 +109,7 @@ def perturb(df: pd.DataFrame, variant: str, seed: int, names: dict | None = None
             out.loc[drop, c] = ""
     elif variant == "tabbed":
         kw.update(sep="\t", encoding="utf-8-sig")
-    elif variant == "reversed":
+    elif variant == "recased":
         out = out.rename(columns={c: names[str(c)] for c in others})
     elif variant != "base":
         raise ValueError(f"unknown variant {variant!r}; valid: {list(VARIANTS)}")
@@ -122,7 +124,7 @@ def run_one(name: str, variant: str, data: Path, seed: int, system: str = "trust
     tmp.mkdir(exist_ok=True)
     paths = []
     frames = [_sniff_read(Path(p)) for p in inputs]
-    names = reversed_names([c for df in frames for c in df.columns if c != _id_col(df)])
+    names = recased_names([c for df in frames for c in df.columns if c != _id_col(df)])
     for k, p in enumerate(inputs):
         df = frames[k]
         df2, kw = perturb(df, variant, seed + k, names)
