@@ -113,7 +113,8 @@ def test_renamed_columns_give_the_same_entities():
 
     df = _products()
     a = trustlab.resolve(df, id_col="pid", fields=FIELDS)
-    b = trustlab.resolve(df.rename(columns=RENAME), id_col="pid", fields={RENAME.get(c, c): k for c, k in FIELDS.items()})
+    b = trustlab.resolve(df.rename(columns=RENAME), id_col="pid",
+                         fields={RENAME.get(c, c): k for c, k in FIELDS.items()})
     assert np.array_equal(a.pairs, b.pairs)
     assert np.array_equal(a.prob, b.prob)
     assert np.array_equal(np.asarray(a.ids), np.asarray(b.ids))

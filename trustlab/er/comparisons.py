@@ -265,10 +265,16 @@ def _content_ids(ids: np.ndarray, uniq: np.ndarray) -> tuple[np.ndarray, np.ndar
     the words and not on the order of the columns or of the records that hold them."""
     if not len(uniq):
         return ids, uniq
-    order = np.argsort(pd.util.hash_array(np.asarray(uniq, dtype=object)), kind="stable")
+    from trustlab import _chunks
+
+    u = np.asarray(uniq, dtype=object)
+    h = np.empty(len(u), np.uint64)
+    for a, b in spans(len(u), _chunks.ITEMS):  # in pieces: a signal waits for one
+        h[a:b] = pd.util.hash_array(u[a:b], categorize=False)
+    order = np.argsort(h, kind="stable")
     rank = np.empty(len(order), np.int64)
     rank[order] = np.arange(len(order))
-    return rank[ids], np.asarray(uniq, dtype=object)[order]
+    return rank[ids], u[order]
 
 
 def column_split(masks: np.ndarray, k: int | None = None) -> tuple[np.ndarray, np.ndarray]:
