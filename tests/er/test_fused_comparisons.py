@@ -95,7 +95,7 @@ def _rows(rng, m: int, longest: int):
     return ptr, np.concatenate(tok) if m else np.zeros(0, np.uint64)
 
 
-def _general_record_cosine(ptr, tok, w, share, home, bits, i, j):
+def _general_record_cosine(ptr, tok, w, share, mask, bits, i, j):
     """The whole-record feature as the general path computes it (two dot products and the
     columns in common from SciPy matrices)."""
     ids, key, canonical = D._row_keys(ptr, tok)
@@ -103,7 +103,7 @@ def _general_record_cosine(ptr, tok, w, share, home, bits, i, j):
     out = np.clip(D._sparse_dot(rows, w, w, i, j), 0.0, 1.0)
     out[D._sparse_dot(rows, share, np.ones_like(share), i, j) < 1.0] = 0.0
     shape = (ptr.size - 1, int(ids.max()) + 1)
-    A, S, H = (sparse.csr_matrix((v, ids, ptr), shape=shape) for v in (w, share, home + 1.0))
+    A, S, H = (sparse.csr_matrix((v, ids, ptr), shape=shape) for v in (w, share, mask))
     out = C.missing_is_no_disagreement(out, A, S, H, bits, i, j)
     empty = np.diff(ptr) == 0
     out[empty[i] | empty[j]] = np.nan
@@ -112,7 +112,8 @@ def _general_record_cosine(ptr, tok, w, share, home, bits, i, j):
 
 def _record_case(rng, longest, monkeypatch):
     """Random rows (``longest`` 1: rows of 0-1 tokens, canonical pieces), token weights,
-    shares, home columns, part bits and 800 pairs; the comparison's chunk size set so that
+    shares, column masks (a third of the words in two or three columns), part bits and 800
+    pairs; the comparison's chunk size set so that
     the pairs take several pieces. None when the rows hold no token."""
     m = int(rng.integers(2, 70))
     ptr, tok = _rows(rng, m, longest)
@@ -120,11 +121,16 @@ def _record_case(rng, longest, monkeypatch):
         return None
     w = rng.random(tok.size) * 10.0 ** rng.uniform(-2, 1, tok.size)
     share = rng.random(tok.size) * 1.5
-    home = rng.integers(0, 7, tok.size).astype(np.int64)
+    mask = np.left_shift(1, rng.integers(0, 7, tok.size)).astype(np.int64)
+    more_rng = np.random.default_rng(tok.size)  # the other columns (the draws of ``rng`` as before)
+    more = more_rng.random(tok.size) < 0.33
+    mask[more] |= np.left_shift(1, more_rng.integers(0, 7, int(more.sum())))
+    more &= more_rng.random(tok.size) < 0.5
+    mask[more] |= np.left_shift(1, more_rng.integers(0, 7, int(more.sum())))
     bits = rng.integers(0, 2**7, m).astype(np.int64)
     i, j = rng.integers(0, m, 800), rng.integers(0, m, 800)
     monkeypatch.setattr(C, "_JACCARD_CHUNK", int(rng.integers(20, 4000)))
-    return ptr, tok, w, share, home, bits, i, j
+    return ptr, tok, w, share, mask, bits, i, j
 
 
 @pytest.mark.parametrize("longest", [12, 300])  # rows past NumPy's 8- and 128-value sum blocks
@@ -134,10 +140,10 @@ def test_record_cosine_equals_the_general_path(longest, monkeypatch):
         case = _record_case(rng, longest if trial % 3 else 1, monkeypatch)
         if case is None:
             continue
-        ptr, tok, w, share, home, bits, i, j = case
+        ptr, tok, w, share, mask, bits, i, j = case
         ids, key, canonical = D._row_keys(ptr, tok)
-        got = D._record_cosine(ptr, ids, key, canonical, w, share, home, bits, i, j)
-        ref = _general_record_cosine(ptr, tok, w, share, home, bits, i, j)
+        got = D._record_cosine(ptr, ids, key, canonical, w, share, mask, bits, i, j)
+        ref = _general_record_cosine(ptr, tok, w, share, mask, bits, i, j)
         assert np.array_equal(got, ref, equal_nan=True)
         assert (~np.isnan(got)).any()
 
@@ -280,13 +286,13 @@ def test_record_shared_parts_fused_equal_the_general_path(longest, monkeypatch):
         case = _record_case(rng, longest if trial % 3 else 1, monkeypatch)
         if case is None:
             continue
-        ptr, tok, w, share, home, bits, i, j = case
+        ptr, tok, w, share, mask, bits, i, j = case
         ids, key, canonical = D._row_keys(ptr, tok)
-        out, got = D._record_cosine(ptr, ids, key, canonical, w, share, home, bits, i, j, 5)
-        assert np.array_equal(out, D._record_cosine(ptr, ids, key, canonical, w, share, home, bits, i, j),
+        out, got = D._record_cosine(ptr, ids, key, canonical, w, share, mask, bits, i, j, 5)
+        assert np.array_equal(out, D._record_cosine(ptr, ids, key, canonical, w, share, mask, bits, i, j),
                               equal_nan=True)
         shape = (ptr.size - 1, int(ids.max()) + 1)
-        A, H = (sparse.csr_matrix((v, ids, ptr), shape=shape) for v in (w, home + 1.0))
+        A, H = (sparse.csr_matrix((v, ids, ptr), shape=shape) for v in (w, mask))
         A.sort_indices()
         H.sort_indices()
         ref = C.shared_parts(A, H, i, j, 5)

@@ -46,7 +46,9 @@ def _people(n: int = 400, seed: int = 3) -> pd.DataFrame:
 
 def _tfidf_parts(df: pd.DataFrame, cols: list[str], P: np.ndarray) -> np.ndarray:
     """Per pair and column: the sum of the products of the unit TF-IDF weights (sublinear tf,
-    idf log(n / df) + 1e-6) of the words both records hold in that column, from scratch."""
+    idf log(n / df) + 1e-6) of the words both records hold in that column, from scratch; a
+    word a record holds in several columns split equally among them (``1 / sqrt(|Ma| |Mb|)``
+    of the product in each column both hold it in)."""
     words = [[re.findall(r"[^\W\d_]+|\d+", str(df.iloc[r][c]).lower()) for c in cols] for r in range(len(df))]
     n = len(df)
     dfreq: dict = {}
@@ -57,10 +59,10 @@ def _tfidf_parts(df: pd.DataFrame, cols: list[str], P: np.ndarray) -> np.ndarray
     for rec in words:
         tf: dict = {}
         home: dict = {}
-        for c, ws in sorted(enumerate(rec), key=lambda t: cols[t[0]]):
+        for c, ws in enumerate(rec):
             for w in ws:
                 tf[w] = tf.get(w, 0) + 1
-                home.setdefault(w, c)
+                home.setdefault(w, set()).add(c)
         v = {w: (1 + math.log(k)) * (math.log(n / dfreq[w]) + 1e-6) for w, k in tf.items()}
         norm = math.sqrt(sum(x * x for x in v.values()))
         vecs.append({w: x / norm for w, x in v.items()})
@@ -68,32 +70,45 @@ def _tfidf_parts(df: pd.DataFrame, cols: list[str], P: np.ndarray) -> np.ndarray
     out = np.zeros((len(P), len(cols)))
     for k, (a, b) in enumerate(P):
         for w in vecs[a].keys() & vecs[b].keys():
-            if homes[a][w] == homes[b][w]:
-                out[k, homes[a][w]] += vecs[a][w] * vecs[b][w]
+            for c in homes[a][w] & homes[b][w]:
+                out[k, c] += vecs[a][w] * vecs[b][w] / math.sqrt(len(homes[a][w]) * len(homes[b][w]))
     return out
 
 
 def test_shared_parts_equal_brute_force():
-    """Per pair and column, the products of the words two rows share in the same column (a word
-    in different columns counts in none), against a loop over the words."""
+    """Per pair and column, the products of the words two rows share, each split equally among
+    the columns a row holds it in (a word in different columns counts in none), against a loop
+    over the words and columns."""
     from scipy import sparse
 
-    from trustlab.er.comparisons import shared_parts
+    from trustlab.er.comparisons import popcount, shared_parts
 
     rng = np.random.default_rng(0)
     n, vocab, k = 30, 25, 4
     dense = np.where(rng.random((n, vocab)) < 0.3, rng.random((n, vocab)) + 0.1, 0.0)
-    home = np.where(dense > 0, rng.integers(1, k + 2, (n, vocab)), 0).astype(float)  # column k+1: not a slot
-    A, H = sparse.csr_matrix(dense), sparse.csr_matrix(home)
+    # one to three columns per word, column k: not a slot
+    mask = np.zeros((n, vocab), np.int64)
+    for _ in range(3):
+        mask |= np.where(rng.random((n, vocab)) < 0.6, np.left_shift(1, rng.integers(0, k + 1, (n, vocab))), 0)
+    mask[(dense > 0) & (mask == 0)] = 1
+    mask[dense == 0] = 0
+    A, H = sparse.csr_matrix(dense), sparse.csr_matrix(mask)
     i, j = rng.integers(0, n, 300), rng.integers(0, n, 300)
     got = shared_parts(A, H, i, j, k)
     want = np.zeros((len(i), k))
     for p, (a, b) in enumerate(zip(i, j)):
         for w in range(vocab):
-            if dense[a, w] and dense[b, w] and home[a, w] == home[b, w] and home[a, w] <= k:
-                want[p, int(home[a, w]) - 1] += dense[a, w] * dense[b, w]
+            if not (dense[a, w] and dense[b, w]):
+                continue
+            ca = {c for c in range(k + 1) if mask[a, w] >> c & 1}
+            cb = {c for c in range(k + 1) if mask[b, w] >> c & 1}
+            for c in ca & cb:
+                if c < k:
+                    want[p, c] += dense[a, w] * dense[b, w] / math.sqrt(len(ca) * len(cb))
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=0)
     assert (got > 0).sum() > 50
+    multi = popcount(mask[i].ravel()).reshape(mask[i].shape) > 1
+    assert (multi & (dense[i] > 0) & (dense[j] > 0)).sum() > 20  # the split is exercised
 
 
 def test_the_record_is_counted_beyond_the_agreeing_fields_by_its_own_parts():

@@ -221,9 +221,13 @@ def _part_bits(counts: Sequence[np.ndarray]) -> np.ndarray:
 def _exploded(parts: Sequence[pd.Series], tokens) -> tuple[np.ndarray, pd.Series, np.ndarray, np.ndarray]:
     """``(record, token, column, bits)``: every token of every column (``tokens(series)`` gives
     each record's list), with the column it comes from and each record's :func:`_part_bits`.
-    The columns are numbered in the order of their names, so that neither the column a word
-    repeated in two columns counts in nor the order of the tokens depends on the order of the
-    columns in the file."""
+    The columns are numbered in the order of their names (the slots of :func:`shared_parts`,
+    :func:`~trustlab.er.kinds.record_slot_names`); that numbering only names the slots: a word
+    a record holds in several columns counts in all of them (:func:`_column_masks`) and every
+    sum over columns is taken in an order of its values, so no result depends on the names
+    or on the order of the columns (the tokens' ids are numbered by content,
+    :func:`_content_ids`). The one exception: past :data:`MAX_PARTS` columns, the columns that
+    share the last slot are the last by name."""
     recs, toks, cols, counts = [], [], [], []
     order = sorted(range(len(parts)), key=lambda q: (str(parts[q].name), q))
     for k, p in enumerate([parts[q] for q in order]):
@@ -238,16 +242,82 @@ def _exploded(parts: Sequence[pd.Series], tokens) -> tuple[np.ndarray, pd.Series
             np.concatenate(cols) if cols else np.zeros(0, np.int64), _part_bits(counts))
 
 
-def _home_matrix(A, rec: np.ndarray, ids: np.ndarray, col: np.ndarray):
-    """A matrix of ``A``'s sparsity (canonical CSR) whose entries are 1 + the first column a
-    record's token comes from."""
+def _column_masks(A, rec: np.ndarray, ids: np.ndarray, col: np.ndarray):
+    """A matrix of ``A``'s sparsity (canonical CSR, int64 entries) whose entries are the bit
+    mask of the columns a record's token comes from (bit ``c``: column ``c``; a word a record
+    holds in several columns has several bits, :func:`column_split`)."""
     from scipy import sparse
 
-    o = np.lexsort((col, ids, rec))
-    first = np.r_[True, (rec[o][1:] != rec[o][:-1]) | (ids[o][1:] != ids[o][:-1])] if len(o) else np.zeros(0, bool)
-    H = sparse.csr_matrix((col[o][first] + 1.0, (rec[o][first], ids[o][first])), shape=A.shape)
+    o = np.lexsort((ids, rec))
+    if not len(o):
+        return sparse.csr_matrix(A.shape, dtype=np.int64)
+    start = np.flatnonzero(np.r_[True, (rec[o][1:] != rec[o][:-1]) | (ids[o][1:] != ids[o][:-1])])
+    mask = np.bitwise_or.reduceat(np.left_shift(np.int64(1), col[o].astype(np.int64)), start)
+    H = sparse.csr_matrix((mask.astype(np.int64), (rec[o][start], ids[o][start])), shape=A.shape)
     H.sort_indices()
     return H
+
+
+def _content_ids(ids: np.ndarray, uniq: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(ids, uniq)`` of a factorization renumbered in the order of the tokens' 64-bit hashes
+    (``pd.util.hash_array``; ties, a hash collision, in order of first appearance): the matrix
+    columns, and so the order in which the comparisons sum a pair's shared words, depend on
+    the words and not on the order of the columns or of the records that hold them."""
+    if not len(uniq):
+        return ids, uniq
+    from trustlab import _chunks
+
+    u = np.asarray(uniq, dtype=object)
+    h = np.empty(len(u), np.uint64)
+    for a, b in spans(len(u), _chunks.ITEMS):  # in pieces: a signal waits for one
+        h[a:b] = pd.util.hash_array(u[a:b], categorize=False)
+    order = np.argsort(h, kind="stable")
+    rank = np.empty(len(order), np.int64)
+    rank[order] = np.arange(len(order))
+    return rank[ids], u[order]
+
+
+def column_split(masks: np.ndarray, k: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The columns of each bit mask of ``masks`` (int64, bit ``c``: column ``c``; only the
+    first ``k`` columns with ``k``): ``(entry, column)``, by entry then increasing column.
+
+    A word a record holds in several columns of its text is split equally among them (each
+    holds ``1 / popcount(mask)`` of its squared weight): no column is its "home", so nothing
+    depends on the names or the order of the columns. Heuristic: a word repeated in two
+    columns (a brand in the brand and title columns) is one word of the record's vector, not
+    two, and where it belongs is not known.
+
+    Examples
+    --------
+    >>> e, c = column_split(np.array([0b101, 0b10], np.int64))
+    >>> e.tolist(), c.tolist()
+    ([0, 0, 1], [0, 2, 1])
+    """
+    x = np.array(masks, np.int64).ravel()
+    if k is not None:
+        x &= (np.int64(1) << np.int64(min(int(k), 63))) - 1 if k < 63 else np.int64(-1)
+    es, cs, rs = [], [], []
+    live = np.flatnonzero(x)
+    r = 0
+    while live.size:  # the lowest bit left of each mask, one round per bit (a few rounds)
+        low = x[live] & -x[live]
+        es.append(live)
+        cs.append(np.frexp(low.astype(np.float64))[1].astype(np.int64) - 1)  # exact for powers of two
+        rs.append(np.full(live.size, r, np.int64))
+        x[live] ^= low
+        live = live[x[live] != 0]
+        r += 1
+    if not es:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    e, c, rr = np.concatenate(es), np.concatenate(cs), np.concatenate(rs)
+    o = np.lexsort((rr, e))
+    return e[o], c[o]
+
+
+def _column_sums(X: np.ndarray) -> np.ndarray:
+    """Row sums of ``X`` (pairs x columns) taken in increasing order of the values: the same
+    bits whatever the order of the columns (the slots are numbered by the columns' names)."""
+    return np.sort(X, axis=1).sum(1)
 
 
 def _tfidf_cosine(text: pd.Series, i: np.ndarray, j: np.ndarray, corpus: tuple | None = None,
@@ -278,7 +348,7 @@ def _tfidf_cosine(text: pd.Series, i: np.ndarray, j: np.ndarray, corpus: tuple |
         out = np.full(len(i), np.nan)
         return (out, np.zeros((len(i), k))) if shared and parts is not None else out
     ids, uniq = factorize(ex)  # in pieces (~0.6 s as one call on 200,000 records' 2M words)
-    ids = ids.astype(np.int64)
+    ids, uniq = _content_ids(ids.astype(np.int64), uniq)
     A = sparse.csr_matrix((np.ones(len(ids)), (rec, ids)), shape=(n, int(ids.max()) + 1))
     A.sum_duplicates()
     dfreq, n_docs = _global_counts(uniq, corpus, np.bincount(A.indices, minlength=A.shape[1]), n)
@@ -296,7 +366,7 @@ def _tfidf_cosine(text: pd.Series, i: np.ndarray, j: np.ndarray, corpus: tuple |
     D = None
     if parts is not None:
         S.data /= gate  # the gate of the columns in common is then 1
-        H = _home_matrix(A, rec, ids, col)
+        H = _column_masks(A, rec, ids, col)
         out = missing_is_no_disagreement(out, A, S, H, bits, i, j)
         if shared:
             D = shared_parts(A, H, i, j, k)
@@ -305,35 +375,56 @@ def _tfidf_cosine(text: pd.Series, i: np.ndarray, j: np.ndarray, corpus: tuple |
     return out if D is None else (out, D)
 
 
+def popcount(x: np.ndarray) -> np.ndarray:
+    """The number of set bits of each int64 of ``x`` (non-negative), as int64."""
+    x = np.ascontiguousarray(x, np.int64)
+    if hasattr(np, "bitwise_count"):  # NumPy >= 2.0
+        return np.bitwise_count(x).astype(np.int64)
+    return np.unpackbits(x.view(np.uint8)).reshape(x.size, 64).sum(1).astype(np.int64)
+
+
 def shared_parts(A, H, i: np.ndarray, j: np.ndarray, k: int) -> np.ndarray:
     """Per pair ``i``–``j`` and column ``c < k``: the part of the whole-record cosine (rows of
     ``A``, unit length, sorted and distinct indices) that the words both records hold in
-    column ``c`` make (``H``: the same sparsity, 1 + the column a record's word comes from; a
-    word the two records hold in different columns counts in none), summed one by one by
-    increasing word index (``np.add.at``; :func:`trustlab.kernels.er.record_pair_sums` sums
-    them the same way). A pair that agrees on every column has its cosine spread over its
-    columns; the scoring reads how much of a pair's agreement lies in the words of fields
-    that are compared on their own (:meth:`trustlab.er.scoring.FSModel.level_weights`).
+    column ``c`` make (``H``: the same sparsity, int64, the bit mask of the columns a record's
+    word comes from, :func:`_column_masks`).
+
+    A word is split equally among the columns a record holds it in (:func:`column_split`):
+    a word with weights ``a`` and ``b`` in the two records, held in the columns ``Ma`` and
+    ``Mb``, adds ``a * b / sqrt(|Ma| * |Mb|)`` to each column of ``Ma & Mb`` (so ``a * b`` to
+    its one column when both records hold it in that one column only, and nothing when they
+    hold it in different columns). Heuristic: no column is a word's "home", so the parts do
+    not depend on the names or the order of the columns. The products are added one by one
+    by increasing word index, then column (``np.add.at``;
+    :func:`trustlab.kernels.er.record_pair_sums` adds them the same way). A pair that agrees
+    on every column has its cosine spread over its columns; the scoring reads how much of a
+    pair's agreement lies in the words of fields that are compared on their own
+    (:meth:`trustlab.er.scoring.FSModel.level_weights`).
 
     Examples
     --------
     >>> from scipy import sparse
     >>> A = sparse.csr_matrix(np.array([[0.6, 0.8, 0.0], [0.6, 0.0, 0.8]]))
-    >>> H = sparse.csr_matrix(np.array([[1.0, 2.0, 0.0], [1.0, 0.0, 2.0]]))
+    >>> H = sparse.csr_matrix(np.array([[1, 2, 0], [1, 0, 2]], np.int64))  # bit masks
     >>> shared_parts(A, H, np.array([0]), np.array([1]), 2).round(2).tolist()  # word 0 in column 0
     [[0.36, 0.0]]
+    >>> H = sparse.csr_matrix(np.array([[3, 2, 0], [1, 0, 2]], np.int64))  # word 0 in both columns of row 0
+    >>> shared_parts(A, H, np.array([0]), np.array([1]), 2).round(4).tolist()  # 0.36 / sqrt(2)
+    [[0.2546, 0.0]]
     """
     out = np.zeros((len(i), k))
     if len(i) == 0 or A.nnz == 0 or k == 0:
         return out
     ptr, idx = A.indptr.astype(np.int64), A.indices.astype(np.int64)
-    home = H.data.astype(np.int64) - 1
+    mask = np.asarray(H.data, np.int64)
     rowlen = np.diff(ptr)
     i64, j64 = np.ascontiguousarray(i, np.int64), np.ascontiguousarray(j, np.int64)
     for a, b in work_spans(rowlen[i64] + rowlen[j64] + 1, _JACCARD_CHUNK):
         qi, qj, r = _row_matches(ptr, idx, i64[a:b], j64[a:b])
-        same = (home[qi] == home[qj]) & (home[qi] < k)
-        np.add.at(out, (a + r[same], home[qi][same]), A.data[qi][same] * A.data[qj][same])
+        mi, mj = mask[qi], mask[qj]
+        v = A.data[qi] * A.data[qj] / np.sqrt((popcount(mi) * popcount(mj)).astype(np.float64))
+        e, c = column_split(mi & mj, k)
+        np.add.at(out, (a + r[e], c), v[e])
     return out
 
 
@@ -372,7 +463,8 @@ def missing_is_no_disagreement(cos: np.ndarray, A, S, H, bits: np.ndarray, i: np
     S : scipy.sparse.csr_matrix
         The same sparsity: each word's idf over :func:`shared_information`.
     H : scipy.sparse.csr_matrix
-        The same sparsity: 1 + the column a record's word comes from.
+        The same sparsity, int64: the bit mask of the columns a record's word comes from (a
+        word held in several columns is split equally among them, :func:`column_split`).
     bits : numpy.ndarray of int64
         Per record, one bit per column it fills.
     i, j : numpy.ndarray
@@ -418,20 +510,31 @@ def _cosine_in_common(A, S, H, bits: np.ndarray, i: np.ndarray,
                       j: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per pair, the cosine of the records' rows ``A`` over the columns both fill (NaN where
     they fill none), the geometric mean of the share of each record's (unit) vector those
-    columns hold (a word counted in the first of its columns by name: exact unless a record
-    repeats a word in two columns), and whether the information of the words they share
-    there (:func:`missing_is_no_disagreement`) reaches 1."""
+    columns hold, and whether the information of the words they share there
+    (:func:`missing_is_no_disagreement`) reaches 1.
+
+    A word a record holds in several columns (``H``: their bit mask) is split equally among
+    them (:func:`column_split`; heuristic): its squared weight counts ``1 / |M|`` in each
+    column of ``M``, so a record's vector over the columns in common weighs each word by
+    ``sqrt(f)``, ``f = |M & common| / |M|``, and a shared word adds ``a * b * sqrt(fa * fb)``
+    to the dot product; its idf share (``S``) counts ``1 / |M|`` in each common column of the
+    left record where both records hold it in a column in common. Nothing depends on the
+    names or the order of the columns (the sums over columns are taken in an order of their
+    values, :func:`_column_sums`)."""
     out = np.full(len(i), np.nan)
     cover = np.full(len(i), np.nan)
     rare = np.zeros(len(i), bool)
     if len(i) == 0 or A.nnz == 0:
         return out, cover, rare
-    # each record's squared norm per column (a word in its first column)
+    # each record's squared norm per column (a word split equally among its columns), added
+    # one by one by increasing index, then column
     rows = np.repeat(np.arange(A.shape[0]), np.diff(A.indptr))
-    home = H.data.astype(np.int64) - 1
-    k = int(home.max()) + 1
+    mask = np.asarray(H.data, np.int64)
+    cnt = popcount(mask)
+    k = int(mask.max()).bit_length()
     N = np.zeros((A.shape[0], k))
-    np.add.at(N, (rows, home), A.data ** 2)
+    e, c = column_split(mask)
+    np.add.at(N, (rows[e], c), (A.data ** 2 / cnt)[e])
     # the positions in A of the words a pair shares (their weights, columns and idf are read
     # there): by a merge of the two rows (the kernel) when the rows are sorted and distinct and
     # every weight nonzero (the positions, in the order, SciPy's products of the gathered rows
@@ -446,9 +549,9 @@ def _cosine_in_common(A, S, H, bits: np.ndarray, i: np.ndarray,
     for a, b in work_spans(rowlen[i] + rowlen[j] + 1, _JACCARD_CHUNK):
         ia, jb = i[a:b], j[a:b]
         common = bits[ia] & bits[jb]
-        mask = ((common[:, None] >> np.arange(k)[None, :]) & 1).astype(np.float64)
-        ni = np.sqrt((N[ia] * mask).sum(1))
-        nj = np.sqrt((N[jb] * mask).sum(1))
+        cols = ((common[:, None] >> np.arange(k)[None, :]) & 1).astype(np.float64)
+        ni = np.sqrt(_column_sums(N[ia] * cols))
+        nj = np.sqrt(_column_sums(N[jb] * cols))
         if merge:
             qi, qj, r = _row_matches(ptr, idx, np.ascontiguousarray(ia, np.int64), np.ascontiguousarray(jb, np.int64))
         else:
@@ -459,11 +562,14 @@ def _cosine_in_common(A, S, H, bits: np.ndarray, i: np.ndarray,
             pj.sort_indices()
             qi, qj = pi.data.astype(np.int64) - 1, pj.data.astype(np.int64) - 1
             r = np.repeat(np.arange(b - a), np.diff(pi.indptr))
-        ci, cj = home[qi], home[qj]
-        keep = (((common[r] >> ci) & 1) & ((common[r] >> cj) & 1)).astype(np.float64)
+        mi, mj = mask[qi], mask[qj]
+        fi = popcount(mi & common[r]).astype(np.float64) / cnt[qi]
+        fj = popcount(mj & common[r]).astype(np.float64) / cnt[qj]
+        keep = np.sqrt(fi * fj)
         dot = np.bincount(r, weights=A.data[qi] * A.data[qj] * keep, minlength=b - a)
         best = np.zeros((b - a, k))
-        np.maximum.at(best, (r, ci), S.data[qi] * keep)
+        e, c = column_split(np.where(keep > 0, mi & common[r], 0))
+        np.maximum.at(best, (r[e], c), (S.data[qi] / cnt[qi])[e])
         out[a:b], cover[a:b], rare[a:b] = _in_common_parts(dot, ni, nj, best)
     return out, cover, rare
 
@@ -477,7 +583,7 @@ def _in_common_parts(dot: np.ndarray, ni: np.ndarray, nj: np.ndarray,
     with np.errstate(invalid="ignore", divide="ignore"):
         cos = np.clip(dot / (ni * nj), 0.0, 1.0)
     cos[(ni == 0) | (nj == 0)] = np.nan
-    return cos, np.sqrt(ni * nj), best.sum(1) >= 1.0
+    return cos, np.sqrt(ni * nj), _column_sums(best) >= 1.0
 
 
 def _row_matches(ptr: np.ndarray, idx: np.ndarray, i: np.ndarray, j: np.ndarray

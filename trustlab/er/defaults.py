@@ -196,12 +196,26 @@ def field_report(fields: Any, df: pd.DataFrame, *, id_col: str, exclude: Sequenc
 
 
 def canonical_order(df: pd.DataFrame, id_col: str) -> np.ndarray:
-    """A row order that does not depend on the input order of the rows or of the columns:
-    by record id, or by a hash of the record's content (its columns taken by name) when the
-    id is the row number."""
+    """A row order that does not depend on the input order of the rows or of the columns, nor
+    on the columns' names: by record id, or by a hash of the record's content when the id is
+    the row number. The content's columns are taken in the order of a hash of their values
+    (a sum over the rows of each value's hash, so not of the row order; ties, two columns of
+    the same values, in the input's order), then each row hashed.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"_row": [0, 1, 2], "a": ["x", "y", "z"], "b": ["1", "2", "2"]})
+    >>> o = canonical_order(df, "_row")
+    >>> same = df.rename(columns={"a": "zz", "b": "aa"})[["_row", "aa", "zz"]].iloc[[2, 0, 1]]
+    >>> same.iloc[canonical_order(same.reset_index(drop=True), "_row")]["_row"].tolist() == o.tolist()
+    True
+    """
     if id_col == "_row":
         content = df.drop(columns=["_row"])
-        content = content[sorted(content.columns, key=str)]
+        key = [int(pd.util.hash_pandas_object(content.iloc[:, q], index=False).to_numpy().sum(dtype=np.uint64))
+               for q in range(content.shape[1])]
+        content = content.iloc[:, sorted(range(content.shape[1]), key=lambda q: key[q])]
+        content.columns = range(content.shape[1])
         h = pd.util.hash_pandas_object(content, index=False).to_numpy()
         return np.argsort(h, kind="stable")
     ids = df[id_col]

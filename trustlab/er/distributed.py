@@ -982,8 +982,10 @@ def _encode(part: pd.DataFrame, fields, only, doc_freq: dict | None, tf_model, t
     """Normalise the records of one partition once (each distinct value of a column once):
     the arrays :func:`_encoded_features` compares. The whole-record rows hold raw counts until
     :func:`_weigh` (here when ``doc_freq``, the whole table's document frequencies of
-    :func:`_sum_doc_counts`, is given), and, per word, the first column it comes from (columns
-    numbered by name, as :func:`~trustlab.er.comparisons._exploded` numbers them); ``{c}:bits``
+    :func:`_sum_doc_counts`, is given), and, per word, the bit mask of the columns it comes from
+    (columns numbered by name, as :func:`~trustlab.er.comparisons._exploded` numbers them; a
+    word in several columns is split equally among them,
+    :func:`~trustlab.er.comparisons.column_split`); ``{c}:bits``
     holds the columns each record fills. With a whole-record field, ``shares`` holds the
     partition's :func:`~trustlab.er.scoring.record_share_sums`, counted from the same words.
     A TF field whose table ``tf_model`` lacks keeps its normalised values (``tfkey{k}``) and
@@ -1063,12 +1065,15 @@ def _encode(part: pd.DataFrame, fields, only, doc_freq: dict | None, tf_model, t
             h = np.concatenate(hs) if hs else np.zeros(0, np.uint64)
             ptr, hh, cnt = _sparse_rows(rec, h, n)
             if kind == "record":
-                # each distinct word's first column (by name), in _sparse_rows' order (record, hash)
+                # each distinct word's columns (a bit mask, columns numbered by name), in
+                # _sparse_rows' order (record, hash)
                 k = np.concatenate(ks) if ks else np.zeros(0, np.int64)
-                o = np.lexsort((k, h, rec))
-                first = np.r_[True, (rec[o][1:] != rec[o][:-1]) | (h[o][1:] != h[o][:-1])] if o.size \
-                    else np.zeros(0, bool)
-                csr[c] = (ptr, hh, cnt, k[o][first])
+                o = np.lexsort((h, rec))
+                start = np.flatnonzero(np.r_[True, (rec[o][1:] != rec[o][:-1]) | (h[o][1:] != h[o][:-1])]) \
+                    if o.size else np.zeros(0, np.int64)
+                mask = np.bitwise_or.reduceat(np.left_shift(np.int64(1), k[o]), start).astype(np.int64) \
+                    if o.size else np.zeros(0, np.int64)
+                csr[c] = (ptr, hh, cnt, mask)
                 cols[f"{c}:bits"] = _part_bits(per_col) if names else np.zeros(n, np.int64)
             else:
                 csr[c] = (ptr, hh, np.ones_like(cnt))
@@ -1149,7 +1154,7 @@ def _weigh(enc: _Enc, fields, doc_freq: dict | None, tf_model=None) -> _Enc:
         c = f.column
         if doc_freq is None or f.kind not in ("record", "codes") or c not in csr:
             continue
-        ptr, h, cnt, *home = csr[c]
+        ptr, h, cnt, *mask = csr[c]
         n_all, hs, ks = doc_freq[c]
         dfreq = np.zeros(h.size)
         if hs.size:
@@ -1162,7 +1167,7 @@ def _weigh(enc: _Enc, fields, doc_freq: dict | None, tf_model=None) -> _Enc:
             # beside the weights, each word's idf over the table's shared_information: a pair's
             # shared words count when theirs sum to 1
             idf = np.log(n_all / np.maximum(dfreq, 1)) + 1e-6
-            csr[c] += (idf / max(shared_information(n_all), 1e-300), *home)
+            csr[c] += (idf / max(shared_information(n_all), 1e-300), *mask)
         else:
             csr[c] = (ptr, h, np.where(dfreq <= RARE_CODE_DF, 1.0, 1e-3))
     cols = dict(enc.cols)
@@ -1276,11 +1281,12 @@ def _pair_similarities(cols: dict, c: str, i: np.ndarray, j: np.ndarray, scorers
 
 
 def _record_cosine(ptr: np.ndarray, ids: np.ndarray, key: np.ndarray, canonical: np.ndarray, w: np.ndarray,
-                   share: np.ndarray, home: np.ndarray, bits: np.ndarray, i: np.ndarray,
+                   share: np.ndarray, mask: np.ndarray, bits: np.ndarray, i: np.ndarray,
                    j: np.ndarray, slots: int = 0):
     """The whole-record feature (``cosine``) of pairs ``i``–``j`` of an encoding's weighed
-    rows ``(ptr, w, share, home)`` (``ids``, ``key``, ``canonical``: :func:`_row_keys`;
-    ``bits``: the columns each record fills), bit for bit what :func:`_encoded_features`
+    rows ``(ptr, w, share, mask)`` (``ids``, ``key``, ``canonical``: :func:`_row_keys`;
+    ``mask``: the bit mask of the columns each record's word comes from; ``bits``: the
+    columns each record fills), bit for bit what :func:`_encoded_features`
     computes from two :func:`_sparse_dot` and
     :func:`~trustlab.er.comparisons.missing_is_no_disagreement`, with one merge of each
     pair's rows (:func:`trustlab.kernels.er.record_pair_sums`) instead of three and no
@@ -1289,22 +1295,22 @@ def _record_cosine(ptr: np.ndarray, ids: np.ndarray, key: np.ndarray, canonical:
     ``slots``, ``(feature, shared parts)``: the parts of :func:`~trustlab.er.comparisons.shared_parts`
     of the first ``slots`` columns, from the same merge."""
     from trustlab._chunks import work_spans
-    from trustlab.er.comparisons import _JACCARD_CHUNK, _in_common_parts, _no_disagreement
+    from trustlab.er.comparisons import _JACCARD_CHUNK, _column_sums, _in_common_parts, _no_disagreement
     from trustlab.kernels import er as K
 
     if not len(i) or not key.size or not (np.isfinite(w).all() and np.isfinite(share).all() and np.all(w != 0)):
         return None
     p64 = np.ascontiguousarray(ptr, np.int64)
     w, share = np.ascontiguousarray(w, np.float64), np.ascontiguousarray(share, np.float64)
-    home = np.ascontiguousarray(home, np.int64)
+    mask = np.ascontiguousarray(mask, np.int64)
     i64, j64 = np.ascontiguousarray(i, np.int64), np.ascontiguousarray(j, np.int64)
     rowlen = np.diff(p64)
     n_rows = rowlen.size
-    # each record's squared norm per column (a word in its first column), summed as
-    # _cosine_in_common sums it: np.add.at over the rows' words by increasing ids
-    k = int(home.max()) + 1
+    # each record's squared norm per column (a word split equally among its columns), summed
+    # as _cosine_in_common sums it: np.add.at over the rows' words by increasing ids, then column
+    k = int(mask.max()).bit_length()
     N = np.zeros((n_rows, k))
-    K.row_column_norms(p64, np.ascontiguousarray(ids, np.int64), w, home, N)
+    K.row_column_norms(p64, np.ascontiguousarray(ids, np.int64), w, mask, N)
     dot_w, dot_s = np.empty(len(i)), np.empty(len(i))
     c_in, cover, rare = np.full(len(i), np.nan), np.full(len(i), np.nan), np.zeros(len(i), bool)
     same = np.zeros((len(i), slots))
@@ -1315,11 +1321,11 @@ def _record_cosine(ptr: np.ndarray, ids: np.ndarray, key: np.ndarray, canonical:
         common = np.ascontiguousarray(bits[ia] & bits[jb], np.int64)
         best = np.zeros((b - a, k))
         dot = np.empty(b - a)
-        K.record_pair_sums(p64, key, ids, w, share, home, common, ia, jb, desc, dot_w[a:b], dot_s[a:b], dot, best,
+        K.record_pair_sums(p64, key, ids, w, share, mask, common, ia, jb, desc, dot_w[a:b], dot_s[a:b], dot, best,
                            same[a:b])
-        mask = ((common[:, None] >> cols[None, :]) & 1).astype(np.float64)
-        ni = np.sqrt((N[ia] * mask).sum(1))
-        nj = np.sqrt((N[jb] * mask).sum(1))
+        on = ((common[:, None] >> cols[None, :]) & 1).astype(np.float64)
+        ni = np.sqrt(_column_sums(N[ia] * on))
+        nj = np.sqrt(_column_sums(N[jb] * on))
         c_in[a:b], cover[a:b], rare[a:b] = _in_common_parts(dot, ni, nj, best)
     out = np.clip(dot_w, 0.0, 1.0)
     out[dot_s < 1.0] = 0.0
@@ -1424,7 +1430,7 @@ def _encoded_features(enc: _Enc, f, i: np.ndarray, j: np.ndarray, want,
     if kind == "record":
         from trustlab.er.kinds import record_slot_names
 
-        ptr, tok, w, share, home = enc.csr[c]
+        ptr, tok, w, share, mask = enc.csr[c]
         ids, key, canonical = _row_keys(ptr, tok)
         names = record_slot_names(fields) if fields is not None and want is not None and "shared" in want else []
         slots = len(names)
@@ -1432,7 +1438,7 @@ def _encoded_features(enc: _Enc, f, i: np.ndarray, j: np.ndarray, want,
         def with_parts(out, D):
             return [out] + [D[:, s] for s in range(slots)], ["cosine"] + [f"shared:{x}" for x in names], 0
 
-        fused = _record_cosine(ptr, ids, key, canonical, w, share, home, cols[f"{c}:bits"], i, j, slots)
+        fused = _record_cosine(ptr, ids, key, canonical, w, share, mask, cols[f"{c}:bits"], i, j, slots)
         if fused is not None:
             return with_parts(*fused) if slots else ([fused], ["cosine"], 0)
         rows = (ptr, ids, key, canonical)
@@ -1445,7 +1451,7 @@ def _encoded_features(enc: _Enc, f, i: np.ndarray, j: np.ndarray, want,
             from trustlab.er.comparisons import missing_is_no_disagreement, shared_parts
 
             shape = (ptr.size - 1, int(ids.max()) + 1)
-            A, S, H = (sparse.csr_matrix((v, ids, ptr), shape=shape) for v in (w, share, home + 1.0))
+            A, S, H = (sparse.csr_matrix((v, ids, ptr), shape=shape) for v in (w, share, mask))
             out = missing_is_no_disagreement(out, A, S, H, cols[f"{c}:bits"], i, j)  # sorts A and H
             if slots:
                 D = shared_parts(A, H, i, j, slots)

@@ -435,26 +435,38 @@ def _row_matches(indptr, indices, left, right, start, qi, qj, write):  # pragma:
             start[k] = n
 
 
+@register_jitable
+def _popcount(x):  # pragma: no cover - compiled
+    """The number of set bits of a non-negative int64."""
+    n = 0
+    while x:
+        x &= x - 1
+        n += 1
+    return n
+
+
 @_lazy("void(int64[:], int64[:], int64[:], float64[:], float64[:], int64[:], int64[:], int64[:], int64[:], "
        "boolean, float64[:], float64[:], float64[:], float64[:, :], float64[:, :])")
-def _record_pair_sums(ptr, key, ids, w, share, home, common, left, right, descending, dot_w, dot_s, dot_c,
+def _record_pair_sums(ptr, key, ids, w, share, mask, common, left, right, descending, dot_w, dot_s, dot_c,
                       best, same):  # pragma: no cover - compiled
     """The whole-record comparison's sums over the words rows ``left[k]`` and ``right[k]`` of
     one encoding share (rows sorted by strictly increasing ``key``; ``ids``: each word's
-    column number, the same for the same key), in one merge of the two rows:
+    column number, the same for the same key), in one merge of the two rows; ``mask``: per
+    word of a record, the bit mask of the columns it comes from (a word split equally among
+    them, as :func:`trustlab.er.comparisons.column_split` splits it):
 
     * ``dot_w[k]``: the products ``w * w``, ``dot_s[k]``: the products ``share * 1.0``,
       each as :func:`_merge_row_sums` sums them (the nonzero ones, by increasing key,
       decreasing with ``descending``);
-    * ``dot_c[k]``: the products ``w * w`` of the words whose home columns (``home``, of
-      each record's word) are both bits of ``common[k]``, summed one by one from 0.0 by
+    * ``dot_c[k]``: the products ``w * w * sqrt(fl * fr)`` (``f``: the share of a record's
+      columns of the word that are bits of ``common[k]``), summed one by one from 0.0 by
       increasing ``ids`` (a merge of the rows sorted by ``ids``, summed as ``np.bincount``);
-    * ``best[k, c]``: the largest ``share`` of such a word of the left record whose home
-      column is ``c`` (left as it is, 0, where there is none);
+    * ``best[k, c]``: the largest ``share / |mask|`` of such a word (both ``f`` above 0) of the
+      left record in each of its columns ``c`` in common (left as it is, 0, where there is none);
     * ``same[k, c]`` (``c`` below its number of columns; none when it has none): the products
-      ``w * w`` of the words whose home column is ``c`` in both records, added one by one to
-      ``same`` (0 to start with) by increasing ``ids`` (as ``np.add.at`` adds them in
-      :func:`trustlab.er.comparisons.shared_parts`).
+      ``w * w / sqrt(|ml| * |mr|)`` of the words whose masks share column ``c``, added one by
+      one to ``same`` (0 to start with) by increasing ``ids``, then column (as ``np.add.at``
+      adds them in :func:`trustlab.er.comparisons.shared_parts`).
     """
     width = 1
     for k in range(left.shape[0]):
@@ -497,20 +509,38 @@ def _record_pair_sums(ptr, key, ids, w, share, home, common, left, right, descen
         slots = same.shape[1]
         for a in range(m):
             p, q = mp[a], mq[a]
-            if ((c >> home[p]) & 1) and ((c >> home[q]) & 1):
-                tot += w[p] * w[q]
-                if share[p] > best[k, home[p]]:
-                    best[k, home[p]] = share[p]
-            if home[p] == home[q] and home[p] < slots:
-                same[k, home[p]] += w[p] * w[q]
+            mi, mj = mask[p], mask[q]
+            ci, cj = _popcount(mi), _popcount(mj)
+            fi = float(_popcount(mi & c)) / float(ci)
+            fj = float(_popcount(mj & c)) / float(cj)
+            keep = np.sqrt(fi * fj)
+            tot += w[p] * w[q] * keep
+            if keep > 0:
+                sp = share[p] / float(ci)
+                mm = mi & c
+                col = 0
+                while mm:
+                    if (mm & 1) and sp > best[k, col]:
+                        best[k, col] = sp
+                    mm >>= 1
+                    col += 1
+            mm = mi & mj
+            if mm:
+                v = w[p] * w[q] / np.sqrt(float(ci * cj))
+                col = 0
+                while mm and col < slots:
+                    if mm & 1:
+                        same[k, col] += v
+                    mm >>= 1
+                    col += 1
         dot_c[k] = tot
 
 
 @_lazy("void(int64[:], int64[:], float64[:], int64[:], float64[:, :])")
-def _row_column_norms(ptr, ids, w, home, out):  # pragma: no cover - compiled
-    """``out[r, c] += w * w`` over the words of row ``r`` whose home column is ``c``, one by
-    one by increasing ``ids`` (``np.add.at`` over the rows' words sorted by ``ids``: the same
-    sums, bit for bit)."""
+def _row_column_norms(ptr, ids, w, mask, out):  # pragma: no cover - compiled
+    """``out[r, c] += w * w / |mask|`` over the words of row ``r`` whose column mask has bit
+    ``c``, one by one by increasing ``ids``, then column (``np.add.at`` over the rows' words
+    sorted by ``ids``: the same sums, bit for bit)."""
     width = 1
     for r in range(ptr.shape[0] - 1):
         width = max(width, ptr[r + 1] - ptr[r])
@@ -526,4 +556,11 @@ def _row_column_norms(ptr, ids, w, home, out):  # pragma: no cover - compiled
             pos[b + 1] = p
         for a in range(m):
             p = pos[a]
-            out[r, home[p]] += w[p] * w[p]
+            mm = mask[p]
+            v = w[p] * w[p] / float(_popcount(mm))
+            col = 0
+            while mm:
+                if mm & 1:
+                    out[r, col] += v
+                mm >>= 1
+                col += 1
