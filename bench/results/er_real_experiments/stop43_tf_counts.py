@@ -2,8 +2,8 @@
 term frequency of an entity's own name, and what would other TF variants do?
 
 Usage: ``python stop43_tf_counts.py inventors_ens [rldata10000 ...]`` (dedupe files of one CSV). Prints F1 for
-  as is | TF off per TF field | no tf_scale | ORACLE: TF counted once per true entity (the upper bound of any
-  count that is not inflated by one entity's duplicates) | tf_scale from the table's exact random-pair agreement
+  as is | TF off per TF field | no tf_scale | ORACLE: TF counted once per true entity (the count the
+  duplicates hypothesis asks for) | tf_scale from the table's exact random-pair agreement
   rate instead of the random sample | exact TF weight floored at the field's weaker levels' largest weight.
 """
 import math, sys, warnings
