@@ -204,6 +204,26 @@ def run(args) -> int:
         raise CLIError(str(exc)) from None
 
 
+def _budget_line(b: dict) -> str:
+    """The pair budget (and the memory it plans for) beside the pairs made and this process's
+    peak resident memory: what the run said it would use and what it used."""
+    import resource
+    import sys as _sys
+
+    used = int(b.get("n_candidate_pairs") or 0) + int(b.get("n_completed_pairs") or 0)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * (1 if _sys.platform == "darwin" else 1024)
+    line = f"budget: {used:,} pairs compared (candidates and completed components)"
+    if b.get("pair_budget") is not None:
+        line += f" of at most {int(b['pair_budget']):,}"
+        if b.get("budget_bytes"):
+            line += f" (planned: {_gib(int(b['budget_bytes']))} for pairs and comparisons)"
+    return line + f"; peak memory of this process {_gib(peak)}"
+
+
+def _gib(nbytes: int) -> str:
+    return f"{nbytes / 2**30:.2f} GiB" if nbytes >= 2**30 else f"{nbytes / 2**20:.0f} MiB"
+
+
 def _run(args) -> int:
     from trustlab.commands import resolve_distributed
     from trustlab.er import resolve
@@ -352,6 +372,7 @@ def _run(args) -> int:
             + (f", pair completeness {b['pair_completeness']:.4f}" if b.get("pair_completeness") is not None else "")
             + "\n"
         )
+        w(_budget_line(b) + "\n")
         w(f"components: {out['component_status']}; proven optimal {out.get('n_components_proven', 0)} of "
           f"{out.get('n_components_multi', 0)} multi-record components (max gap {out.get('max_gap', 0.0):.3g})\n")
         if out.get("one_to_one"):
