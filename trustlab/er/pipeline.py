@@ -39,7 +39,9 @@ from trustlab.er.blocking import (
 from trustlab.er.cluster import ClusterResult, cluster_pairs
 from trustlab.er.comparisons import FeatureMatrix, compare, prepared_records
 from trustlab.er.defaults import (
+    DEFAULT_CALL_SECONDS,
     MIN_CLUSTERING_SECONDS,
+    MIN_DEFAULT_CLUSTERING_SECONDS,
     canonical_order,
     check_pair_budget,
     default_pair_budget,
@@ -111,6 +113,14 @@ class _ClusteringConfig:
             return self.time_limit
         return max(self.time_limit - (time.perf_counter() - self.started), MIN_CLUSTERING_SECONDS)
 
+    def default_cap(self) -> float | None:
+        """With no ``time_limit``: the most the partition solves may take on top of their
+        size-scaled default, what is left of :data:`DEFAULT_CALL_SECONDS` since the call began
+        (at least :data:`MIN_DEFAULT_CLUSTERING_SECONDS`); None with a ``time_limit``."""
+        if self.time_limit is not None or self.started is None:
+            return None
+        return max(DEFAULT_CALL_SECONDS - (time.perf_counter() - self.started), MIN_DEFAULT_CLUSTERING_SECONDS)
+
     def cluster(self, n: int, sc: "_Scored", method: str | None = None, sources: Any = None) -> ClusterResult:
         """:func:`cluster_pairs` with ``method`` (default: the main one); a baseline
         gets the threshold only when it is ``xer``. The main method with ``one_to_one``
@@ -123,7 +133,8 @@ class _ClusteringConfig:
                                       time_limit=self.time_left(), M=self.M, solver_options=dict(self.solver_options))
         kw: dict[str, Any] = {}
         if method == "xer":
-            kw = {"time_limit": self.time_left(), "M": self.M, "solver_options": dict(self.solver_options)}
+            kw = {"time_limit": self.time_left(), "M": self.M, "solver_options": dict(self.solver_options),
+                  "max_default_time": self.default_cap()}
         elif method == "hierarchical":
             kw = {"prob": sc.prob}
         threshold = self.threshold if main or method == "xer" else None
@@ -708,9 +719,11 @@ def resolve(
         Wall-clock seconds for the whole call (CLI ``--time-limit``): reading, blocking
         and scoring run first (they are not interrupted) and the clustering's partition
         solves get what is left, shared by their components (at least 0.05 s: then the
-        heuristic's partition, status ``"time_limit"``). Default None: no overall limit;
-        the partition solves get :func:`~trustlab.er.defaults.default_time_limit` of the
-        largest component.
+        heuristic's partition, status ``"time_limit"``). Default None: the partition solves
+        get :func:`~trustlab.er.defaults.default_time_limit` of the largest component, but
+        no more than what is left of
+        :data:`~trustlab.er.defaults.DEFAULT_CALL_SECONDS` (240 s) since the call began
+        (at least 10 s).
     M, solver_options
         Passed to :func:`trustlab.solvers.partition` (``solver_options`` is a dict of
         extra keywords, e.g. ``{"method": "qsp"}`` is spelled ``solver_method`` there).
