@@ -64,7 +64,7 @@ def test_compare_with_kept_records_equals_fresh_stacked_features(only):
     ref = [_stacked(df, P, _FIELDS, want) for P in batches]
     with C.prepared_records() as kept:
         inside = [C.compare(df, P, _FIELDS, only=want) for P in batches]
-        assert kept  # the work was kept
+        assert len(kept) > 1  # the work was kept (besides the bytes left)
     alone = [C.compare(df, P, _FIELDS, only=want) for P in batches]
     for r, a, b in zip(ref, inside, alone):
         assert r.shape == a.X.shape == b.X.shape
@@ -132,3 +132,18 @@ def test_resolve_equals_the_path_without_kept_work_or_growth(monkeypatch):
     assert np.array_equal(new.field_weights, old.field_weights, equal_nan=True)
     assert np.array_equal(new.prob, old.prob) and np.array_equal(new.pairs, old.pairs)
     assert np.array_equal(np.asarray(new.entity), np.asarray(old.entity))
+
+
+@pytest.mark.parametrize("max_bytes", [0, 200_000])
+def test_kept_work_stays_within_its_bound(max_bytes):
+    """The kept work never goes beyond ``max_bytes`` (estimated); what does not fit is redone
+    by each call, with the same features."""
+    df = _records(600, 3)
+    batches = [_pairs(len(df), 2000, s) for s in (1, 2)]
+    with C.prepared_records(max_bytes=max_bytes) as kept:
+        got = [C.compare(df, P, _FIELDS).X for P in batches]
+        values = [v for k, v in kept.items() if k != C._BUDGET]
+        assert sum(C._nbytes(v[1]) for v in values) <= max_bytes
+        assert bool(values) == (max_bytes > 0)  # some pieces fit 200 kB, none fits 0
+    for P, x in zip(batches, got):
+        assert np.array_equal(x, _stacked(df, P, _FIELDS, None), equal_nan=True)

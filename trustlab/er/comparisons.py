@@ -41,10 +41,31 @@ __all__ = ["compare", "FeatureMatrix", "FEATURES", "prepared_records"]
 
 #: per-record work of :func:`compare` kept for the next call on the same records (None: none kept)
 _PREPARED: contextvars.ContextVar = contextvars.ContextVar("trustlab_er_prepared", default=None)
+#: the most memory :func:`prepared_records` keeps between calls by default (estimated,
+#: :func:`_nbytes`); work beyond it is redone by each call, as without the block
+MAX_KEPT_BYTES = 256 * 2**20
+
+
+def _nbytes(v: Any) -> int:
+    """Estimated bytes of a kept value: arrays (object arrays with their objects, counted
+    once per element), sparse matrices, Series, and tuples / dataclasses of them."""
+    import sys
+
+    if isinstance(v, pd.Series):
+        v = v.to_numpy()
+    if isinstance(v, np.ndarray):
+        return int(v.nbytes) + (sum(map(sys.getsizeof, v.ravel())) if v.dtype == object else 0)
+    if hasattr(v, "indptr") and hasattr(v, "data"):  # a SciPy sparse matrix
+        return int(v.data.nbytes + v.indices.nbytes + v.indptr.nbytes)
+    if isinstance(v, (tuple, list)):
+        return sum(_nbytes(x) for x in v)
+    if hasattr(v, "__dataclass_fields__"):
+        return sum(_nbytes(getattr(v, k)) for k in v.__dataclass_fields__)
+    return 0
 
 
 @contextmanager
-def prepared_records() -> Iterator[dict]:
+def prepared_records(max_bytes: int | None = None) -> Iterator[dict]:
     """Within the block, :func:`compare` keeps the work it does per record (each column's
     normalised values and their codes, the token matrices of the whole-record, codes and token
     comparisons) and reuses it when it is called again on the same DataFrame object with the
@@ -52,9 +73,13 @@ def prepared_records() -> Iterator[dict]:
     compares its candidate pairs, the random pairs Fellegi-Sunter estimates u from and the
     pairs that complete components: three calls on one table). What is kept is what each
     call computes first, so the features are the same as without the block. The DataFrame
-    must not change inside the block (the work is found by the object, not its content); the
-    memory of the kept work (a few arrays per record and column) is freed when the block
-    ends.
+    must not change inside the block (the work is found by the object, not its content).
+
+    The kept work is held until the block ends, beside whatever runs between the calls, so
+    it is bounded: at most ``max_bytes`` (default :data:`MAX_KEPT_BYTES`, estimated by
+    :func:`_nbytes`), kept in the order it is made; work that would go beyond it is redone
+    by each call that needs it (the same features). A table of many records keeps its small
+    pieces only (a million records' TF-IDF rows take ~0.8 GB).
 
     Examples
     --------
@@ -66,11 +91,17 @@ def prepared_records() -> Iterator[dict]:
     >>> bool((a == b[:1]).all())
     True
     """
-    token = _PREPARED.set({})
+    memo: dict = {}
+    token = _PREPARED.set(memo)
+    memo[_BUDGET] = [MAX_KEPT_BYTES if max_bytes is None else int(max_bytes)]  # bytes left to keep
     try:
-        yield _PREPARED.get()
+        yield memo
     finally:
         _PREPARED.reset(token)
+        memo.clear()
+
+
+_BUDGET = ("bytes left",)
 
 
 def _prepared(df: pd.DataFrame, key: tuple, make: Callable[[], Any]) -> Any:
@@ -86,7 +117,11 @@ def _prepared(df: pd.DataFrame, key: tuple, make: Callable[[], Any]) -> Any:
     if hit is not None and hit[0] is df:
         return hit[1]
     value = make()
-    memo[k] = (df, value)
+    size = _nbytes(value)
+    left = memo[_BUDGET]
+    if size <= left[0]:
+        memo[k] = (df, value)
+        left[0] -= size
     return value
 
 

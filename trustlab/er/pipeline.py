@@ -46,8 +46,8 @@ from trustlab.er.defaults import (
     check_pair_budget,
     default_pair_budget,
     default_rules,
-    pair_bytes,
     field_report,
+    pair_bytes,
     random_pairs,
 )
 from trustlab.er.kinds import needed_features, pair_width
