@@ -46,15 +46,14 @@ _PREPARED: contextvars.ContextVar = contextvars.ContextVar("trustlab_er_prepared
 MAX_KEPT_BYTES = 256 * 2**20
 
 
-def _nbytes(v: Any) -> int:
-    """Estimated bytes of a kept value: arrays (object arrays with their objects, counted
-    once per element), sparse matrices, Series, and tuples / dataclasses of them."""
-    import sys
-
+def _nbytes(v: Any) -> float:
+    """Estimated bytes of a kept value: arrays, sparse matrices, Series, and tuples /
+    dataclasses of them; infinite for an array of Python objects (strings), which is never
+    kept: one object per value, scattered over the heap, costs more to hold than to remake."""
     if isinstance(v, pd.Series):
         v = v.to_numpy()
     if isinstance(v, np.ndarray):
-        return int(v.nbytes) + (sum(map(sys.getsizeof, v.ravel())) if v.dtype == object else 0)
+        return float("inf") if v.dtype == object else int(v.nbytes)
     if hasattr(v, "indptr") and hasattr(v, "data"):  # a SciPy sparse matrix
         return int(v.data.nbytes + v.indices.nbytes + v.indptr.nbytes)
     if isinstance(v, (tuple, list)):
@@ -76,10 +75,11 @@ def prepared_records(max_bytes: int | None = None) -> Iterator[dict]:
     must not change inside the block (the work is found by the object, not its content).
 
     The kept work is held until the block ends, beside whatever runs between the calls, so
-    it is bounded: at most ``max_bytes`` (default :data:`MAX_KEPT_BYTES`, estimated by
-    :func:`_nbytes`), kept in the order it is made; work that would go beyond it is redone
-    by each call that needs it (the same features). A table of many records keeps its small
-    pieces only (a million records' TF-IDF rows take ~0.8 GB).
+    it is bounded: numeric arrays and sparse matrices only (normalised strings are remade by
+    each call) and at most ``max_bytes`` of them (default :data:`MAX_KEPT_BYTES`, estimated
+    by :func:`_nbytes`), kept in the order they are made; work that would go beyond it is
+    redone by each call that needs it (the same features). A table of many records keeps its
+    small pieces only (a million records' TF-IDF rows take ~0.8 GB).
 
     Examples
     --------
@@ -860,20 +860,19 @@ def _fields_key(fields: Sequence[Field]) -> tuple:
 
 
 def _record_text(df: pd.DataFrame, fields: Sequence[Field]) -> pd.Series:
-    """:func:`~trustlab.er.kinds.record_text` of ``df`` (on a fresh index), kept inside
-    :func:`prepared_records`."""
-    return _prepared(df, ("record_text", _fields_key(fields)),
-                     lambda: record_text(df, fields).reset_index(drop=True))
+    """:func:`~trustlab.er.kinds.record_text` of ``df`` (on a fresh index)."""
+    return record_text(df, fields).reset_index(drop=True)
 
 
 def _record_features(df, f, i, j, fields, want):
     """TF-IDF cosine of the whole records' words (:func:`~trustlab.er.kinds.record_text`),
     a column only one record fills no disagreement (:func:`_tfidf_cosine`)."""
-    text = _record_text(df, fields)
     parts = record_parts(df.reset_index(drop=True), fields)
-    records = _prepared(df, ("tfidf", _fields_key(fields)), lambda: _tfidf_records(text, None, parts)) \
-        if len(i) else None
-    return record_features(text, i, j, None, parts, fields, want, records=records)
+    if not len(i):  # (the text is not read)
+        return record_features(pd.Series([], dtype=object), i, j, None, parts, fields, want)
+    records = _prepared(df, ("tfidf", _fields_key(fields)),
+                        lambda: _tfidf_records(_record_text(df, fields), None, parts))
+    return record_features(pd.Series([], dtype=object), i, j, None, parts, fields, want, records=records)
 
 
 def record_features(text: pd.Series, i: np.ndarray, j: np.ndarray, corpus: tuple | None,
@@ -894,9 +893,8 @@ def _codes_features(df, f, i, j, fields, want):
     """Shared rare / shared common / different / no codes in the whole records (:func:`_code_levels`)."""
     if not len(i):
         return [np.full(0, np.nan)], ["codes"], 0
-    text = _record_text(df, fields)
-    records = _prepared(df, ("codes", _fields_key(fields)), lambda: _code_records(text))
-    return [_code_levels(text, i, j, records=records)], ["codes"], 0
+    records = _prepared(df, ("codes", _fields_key(fields)), lambda: _code_records(_record_text(df, fields)))
+    return [_code_levels(pd.Series([], dtype=object), i, j, records=records)], ["codes"], 0
 
 
 def _exact_features(df, f, i, j, fields, want):
