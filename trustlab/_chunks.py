@@ -16,7 +16,7 @@ from typing import Iterator, Sequence
 import numpy as np
 
 __all__ = ["ITEMS", "CHARS", "BYTES", "SORT", "spans", "work_spans", "text_spans", "vstack", "column_stack",
-           "extend_rows",
+           "fill_columns", "extend_rows",
            "argsort", "sort", "unique", "take", "sorted_unique", "setdiff_sorted", "factorize", "series_pieces",
            "ROWS"]
 
@@ -142,6 +142,22 @@ def column_stack(cols: Sequence[np.ndarray], n: int) -> np.ndarray:
         for c, v in enumerate(cols):
             out[a:b, c] = v[a:b]
     return out
+
+
+def fill_columns(out: np.ndarray, start: int, cols: Sequence[np.ndarray]) -> None:
+    """``out[:, start + c] = cols[c]`` for 1-d arrays of length ``len(out)``, copied in
+    pieces of rows of at most :data:`BYTES` (as :func:`column_stack` fills its matrix).
+
+    Examples
+    --------
+    >>> out = np.zeros((2, 3))
+    >>> fill_columns(out, 1, [np.arange(2.0), np.ones(2)])
+    >>> out.tolist()
+    [[0.0, 0.0, 1.0], [0.0, 1.0, 1.0]]
+    """
+    for a, b in spans(len(out), _rows_per_piece(out[:1].nbytes or 1)):
+        for c, v in enumerate(cols):
+            out[a:b, start + c] = v[a:b]
 
 
 def extend_rows(obj: object, name: str, more: np.ndarray) -> None:

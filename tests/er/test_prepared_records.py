@@ -1,8 +1,8 @@
 """Issue 27 (pv43): the comparisons' per-record work kept between calls
-(:func:`~trustlab.er.comparisons.prepared_records`) and the completed pairs appended in place
-(:func:`trustlab._chunks.extend_rows`) give the same features, weights and entities as the
-path they replace: each kind's features stacked from fresh per-record work, and ``vstack``
-copies.
+(:func:`~trustlab.er.comparisons.prepared_records`), the feature matrix filled field by field
+and the completed pairs appended in place (:func:`trustlab._chunks.extend_rows`) give the
+same features, weights and entities as the path they replace: each kind's features stacked
+from fresh per-record work, and ``vstack`` copies.
 """
 from __future__ import annotations
 

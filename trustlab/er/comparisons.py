@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 from rapidfuzz import distance, fuzz, process
 
-from trustlab._chunks import column_stack, factorize, series_pieces, spans, take, text_spans, work_spans
+from trustlab._chunks import factorize, fill_columns, series_pieces, spans, take, text_spans, work_spans
 from trustlab._validation import validate_params
 from trustlab.er.kinds import (
     _RECORD_TOKEN,
@@ -1009,23 +1009,38 @@ def compare(df: pd.DataFrame, pairs: np.ndarray, fields: Sequence[Field], *, onl
     >>> fm.names[:2], bool(fm.X[0, 0] > 0.9)
     (['name:jaro_winkler', 'name:token_set'], True)
     """
-    i, j = pairs[:, 0], pairs[:, 1]
-    cols: list[np.ndarray] = []
+    pairs = np.asarray(pairs)
+    if _PREPARED.get() is None:  # the per-record work of the layout pass below is kept for the pairs
+        with prepared_records():
+            return compare(df, pairs, fields, only=only)
+    for f in fields:
+        if f.kind not in FEATURES:  # pragma: no cover - normalize_fields rejects unknown kinds
+            raise ValueError(f"unknown field kind {f.kind!r}")
+    # the layout first (names, main features, dtype: every kind's features of no pair), so
+    # that each field's columns are written into the matrix as they come and freed, instead
+    # of all of them being held beside the matrix they are stacked into
+    none = np.zeros(0, pairs.dtype if pairs.dtype.kind in "iu" else np.int64)
+    layout = [FEATURES[f.kind](df, f, none, none, fields, None if only is None else only.get(f.column))
+              for f in fields]
     names: list[str] = []
     field_of: list[str] = []
     primary: list[int] = []
-    for f in fields:
-        features = FEATURES.get(f.kind)
-        if features is None:  # pragma: no cover - normalize_fields rejects unknown kinds
-            raise ValueError(f"unknown field kind {f.kind!r}")
-        fc, fn, main = features(df, f, i, j, fields, None if only is None else only.get(f.column))
-        primary.append(len(cols) + main)
-        cols += fc
+    for f, (fc, fn, main) in zip(fields, layout):
+        primary.append(len(names) + main)
         names += [f"{f.column}:{k}" for k in fn]
         field_of += [f.column] * len(fc)
-    # stacked at the end, not filled into a matrix allocated first: a row-major matrix is
-    # resident from its first column on, beside the heavier fields' per-record work
-    X = column_stack(cols, len(pairs))  # in pieces: a signal waits for one
+    dtypes = [c.dtype for fc, _, _ in layout for c in fc]
+    X = np.empty((len(pairs), len(names)), np.result_type(*dtypes) if dtypes else np.float64)
+    if len(pairs):
+        i, j = pairs[:, 0], pairs[:, 1]
+        at = 0
+        for f, (_, fn0, _) in zip(fields, layout):
+            fc, fn, _ = FEATURES[f.kind](df, f, i, j, fields, None if only is None else only.get(f.column))
+            if list(fn) != list(fn0):  # pragma: no cover - a kind's feature names do not depend on the pairs
+                raise RuntimeError(f"the features of {f.column!r} changed with the pairs: {fn0} -> {fn}")
+            fill_columns(X, at, fc)  # in pieces: a signal waits for one
+            at += len(fc)
+            del fc
     return FeatureMatrix(
         X=X, names=names, field_of=field_of, primary=primary, fields=list(fields)
     )
