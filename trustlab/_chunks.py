@@ -16,6 +16,7 @@ from typing import Iterator, Sequence
 import numpy as np
 
 __all__ = ["ITEMS", "CHARS", "BYTES", "SORT", "spans", "work_spans", "text_spans", "vstack", "column_stack",
+           "fill_columns", "extend_rows",
            "argsort", "sort", "unique", "take", "sorted_unique", "setdiff_sorted", "factorize", "series_pieces",
            "ROWS"]
 
@@ -141,6 +142,58 @@ def column_stack(cols: Sequence[np.ndarray], n: int) -> np.ndarray:
         for c, v in enumerate(cols):
             out[a:b, c] = v[a:b]
     return out
+
+
+def fill_columns(out: np.ndarray, start: int, cols: Sequence[np.ndarray]) -> None:
+    """``out[:, start + c] = cols[c]`` for 1-d arrays of length ``len(out)``, copied in
+    pieces of rows of at most :data:`BYTES` (as :func:`column_stack` fills its matrix).
+
+    Examples
+    --------
+    >>> out = np.zeros((2, 3))
+    >>> fill_columns(out, 1, [np.arange(2.0), np.ones(2)])
+    >>> out.tolist()
+    [[0.0, 0.0, 1.0], [0.0, 1.0, 1.0]]
+    """
+    for a, b in spans(len(out), _rows_per_piece(out[:1].nbytes or 1)):
+        for c, v in enumerate(cols):
+            out[a:b, start + c] = v[a:b]
+
+
+def extend_rows(obj: object, name: str, more: np.ndarray) -> None:
+    """``obj.name = vstack([obj.name, more])`` (1-d arrays concatenated), the same array, but
+    grown in place when ``obj.name`` is the only reference to an array that owns its
+    C-contiguous data of the result's dtype: ``ndarray.resize`` reallocates it (large blocks
+    are moved by the operating system, not copied), so the old and the new array are not held
+    at once. Otherwise (another reference, a view, another dtype) a copy, as :func:`vstack`.
+
+    Examples
+    --------
+    >>> class Box: pass
+    >>> b = Box(); b.x = np.ones((2, 2))
+    >>> extend_rows(b, "x", np.zeros((1, 2)))
+    >>> b.x.tolist()
+    [[1.0, 1.0], [1.0, 1.0], [0.0, 0.0]]
+    """
+    a = getattr(obj, name)
+    more = np.asarray(more)
+    if not (isinstance(a, np.ndarray) and a.flags.owndata and a.flags.c_contiguous and a.ndim == more.ndim
+            and a.ndim >= 1 and a.shape[1:] == more.shape[1:] and np.result_type(a, more) == a.dtype):
+        setattr(obj, name, vstack([a, more]))
+        return
+    n = len(a)
+    setattr(obj, name, None)  # ``a`` is then the only reference, if nothing else holds the array
+    try:
+        a.resize((n + len(more),) + a.shape[1:], refcheck=True)
+    except ValueError:  # held elsewhere (or by a view): copied
+        setattr(obj, name, vstack([a, more]))
+        return
+    except BaseException:
+        setattr(obj, name, a)
+        raise
+    for s, e in spans(len(more), _rows_per_piece(more[:1].nbytes or 1)):
+        a[n + s:n + e] = more[s:e]
+    setattr(obj, name, a)
 
 
 #: items per sorted piece of :func:`argsort` / :func:`sort` (a stable argsort of 2^20 int64

@@ -78,3 +78,21 @@ def test_incremental_resolution_counts_the_whole_call_too(spy, monkeypatch):
     new = pd.DataFrame({"id": range(100, 108), "name": ["ada lovelace"] * 8, "city": ["london"] * 8})
     resolve(new, model=r0, existing=r0.to_frame(records=True), time_limit=1000)
     assert spy and all(pipeline.MIN_CLUSTERING_SECONDS <= t < 1000 for t in spy)
+
+
+def test_no_limit_keeps_within_the_default_plan_for_the_call(spy, monkeypatch):
+    """Issue 27: with no time_limit, a late start (reading, blocking and scoring took most of
+    DEFAULT_CALL_SECONDS) lowers the partition's size-scaled default to what is left, never
+    below MIN_DEFAULT_CLUSTERING_SECONDS; the clock is the call's, so a quick start keeps the
+    default (test_no_limit_keeps_the_size_scaled_default)."""
+    from trustlab.er import defaults
+
+    monkeypatch.setattr(defaults, "MIN_DEFAULT_CLUSTERING_SECONDS", 3.0)
+    monkeypatch.setattr(pipeline, "MIN_DEFAULT_CLUSTERING_SECONDS", 3.0)
+    _clock(monkeypatch, 100.0)  # every reading of the clock: 100 s later
+    resolve(_records(), **KW)
+    assert spy == [3.0]
+    spy.clear()
+    monkeypatch.setattr(pipeline, "DEFAULT_CALL_SECONDS", 1e9)
+    resolve(_records(), **KW)
+    assert spy == [defaults.default_time_limit(8)]

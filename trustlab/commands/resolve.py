@@ -56,8 +56,8 @@ def register(subparsers) -> None:
     p.add_argument("--time-limit", type=constrained(_API, "time_limit"), default=None, metavar="S",
                    help="wall-clock seconds for the whole call: blocking and scoring run first (they are not "
                    "interrupted) and the clustering gets what is left, shared by its components "
-                   "(> 0; default: no overall limit, the clustering gets 10 s + 1 s per 20 records of the "
-                   "largest component, at most 120 s)")
+                   "(> 0; default: the clustering gets 10 s + 1 s per 20 records of the largest component, "
+                   "at most 120 s, and at most what is left of 240 s since the call began, at least 10 s)")
     p.add_argument("--train-fraction", type=constrained(_API, "train_fraction"), default=0.5,
                    help="share of labelled pairs used for training (default 0.5)")
     p.add_argument("--seed", type=seed_type(), default=0,
@@ -202,6 +202,26 @@ def run(args) -> int:
         return _run(args)
     except ImportError as exc:  # optional dependency missing: say how to install it
         raise CLIError(str(exc)) from None
+
+
+def _budget_line(b: dict) -> str:
+    """The pair budget (and the memory it plans for) beside the pairs made and this process's
+    peak resident memory: what the run said it would use and what it used."""
+    import resource
+    import sys as _sys
+
+    used = int(b.get("n_candidate_pairs") or 0) + int(b.get("n_completed_pairs") or 0)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * (1 if _sys.platform == "darwin" else 1024)
+    line = f"budget: {used:,} pairs compared (candidates and completed components)"
+    if b.get("pair_budget") is not None:
+        line += f" of at most {int(b['pair_budget']):,}"
+        if b.get("budget_bytes"):
+            line += f" (planned: {_gib(int(b['budget_bytes']))} for pairs and comparisons)"
+    return line + f"; peak memory of this process {_gib(peak)}"
+
+
+def _gib(nbytes: int) -> str:
+    return f"{nbytes / 2**30:.2f} GiB" if nbytes >= 2**30 else f"{nbytes / 2**20:.0f} MiB"
 
 
 def _run(args) -> int:
@@ -352,6 +372,7 @@ def _run(args) -> int:
             + (f", pair completeness {b['pair_completeness']:.4f}" if b.get("pair_completeness") is not None else "")
             + "\n"
         )
+        w(_budget_line(b) + "\n")
         w(f"components: {out['component_status']}; proven optimal {out.get('n_components_proven', 0)} of "
           f"{out.get('n_components_multi', 0)} multi-record components (max gap {out.get('max_gap', 0.0):.3g})\n")
         if out.get("one_to_one"):

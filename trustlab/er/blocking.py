@@ -229,6 +229,10 @@ class BlockingStats:
     #: the candidate-pair budget of the default blocking and of completing components
     #: (:func:`trustlab.er.defaults.default_pair_budget`), stated whatever the rules' origin
     pair_budget: int | None = None
+    #: the memory the pair budget plans for: ``pair_budget`` pairs at the estimated bytes a
+    #: pair and its comparisons take (:func:`trustlab.er.defaults.default_pair_budget`; an
+    #: estimate of the pairs' share, not of the whole run)
+    budget_bytes: int | None = None
 
     def to_dict(self):
         return dict(self.__dict__)

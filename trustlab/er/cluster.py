@@ -162,7 +162,7 @@ def _enumerate_mid(n, pairs, weights, comp, sizes, mid):
 
 @CLUSTER_METHODS.register("xer")
 def _cluster_xer(n, pairs, weights, *, threshold=-np.inf, time_limit=None, M=10, solver_method="auto",
-                 solver_options=None, **_):
+                 solver_options=None, max_default_time=None, **_):
     keep = weights >= threshold
     pairs = pairs[keep]
     weights = weights[keep].copy()
@@ -200,10 +200,12 @@ def _cluster_xer(n, pairs, weights, *, threshold=-np.inf, time_limit=None, M=10,
         )
         partition = _get_partition()
         kw = {"method": solver_method, "M": M, "random_state": 0, **(solver_options or {})}
-        if time_limit is None:  # safe default: a budget scaled by the problem size
-            from trustlab.er.defaults import default_time_limit
+        if time_limit is None:  # safe default: a budget scaled by the problem size (and at most
+            from trustlab.er.defaults import default_time_limit  # what the caller's plan has left)
 
             time_limit = default_time_limit(int(sizes[sizes > ENUM_MAX].max()))
+            if max_default_time is not None:
+                time_limit = min(time_limit, float(max_default_time))
         kw["time_limit"] = time_limit
         res = partition(W, **kw)
         sub = np.asarray(res.labels, dtype=np.int64)

@@ -13,14 +13,16 @@ Fellegi–Sunter model, or a supervised model on labelled pairs).
 """
 from __future__ import annotations
 
+import contextvars
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 import pandas as pd
 from rapidfuzz import distance, fuzz, process
 
-from trustlab._chunks import column_stack, factorize, series_pieces, spans, take, text_spans, work_spans
+from trustlab._chunks import factorize, fill_columns, series_pieces, spans, take, text_spans, work_spans
 from trustlab._validation import validate_params
 from trustlab.er.kinds import (
     _RECORD_TOKEN,
@@ -35,7 +37,92 @@ from trustlab.er.kinds import (
 )
 from trustlab.kernels import er as K
 
-__all__ = ["compare", "FeatureMatrix", "FEATURES"]
+__all__ = ["compare", "FeatureMatrix", "FEATURES", "prepared_records"]
+
+#: per-record work of :func:`compare` kept for the next call on the same records (None: none kept)
+_PREPARED: contextvars.ContextVar = contextvars.ContextVar("trustlab_er_prepared", default=None)
+#: the most memory :func:`prepared_records` keeps between calls by default (estimated,
+#: :func:`_nbytes`); work beyond it is redone by each call, as without the block
+MAX_KEPT_BYTES = 256 * 2**20
+
+
+def _nbytes(v: Any) -> float:
+    """Estimated bytes of a kept value: arrays, sparse matrices, Series, and tuples /
+    dataclasses of them; infinite for an array of Python objects (strings), which is never
+    kept: one object per value, scattered over the heap, costs more to hold than to remake."""
+    if isinstance(v, pd.Series):
+        v = v.to_numpy()
+    if isinstance(v, np.ndarray):
+        return float("inf") if v.dtype == object else int(v.nbytes)
+    if hasattr(v, "indptr") and hasattr(v, "data"):  # a SciPy sparse matrix
+        return int(v.data.nbytes + v.indices.nbytes + v.indptr.nbytes)
+    if isinstance(v, (tuple, list)):
+        return sum(_nbytes(x) for x in v)
+    if hasattr(v, "__dataclass_fields__"):
+        return sum(_nbytes(getattr(v, k)) for k in v.__dataclass_fields__)
+    return 0
+
+
+@contextmanager
+def prepared_records(max_bytes: int | None = None) -> Iterator[dict]:
+    """Within the block, :func:`compare` keeps the work it does per record (each column's
+    normalised values and their codes, the token matrices of the whole-record, codes and token
+    comparisons) and reuses it when it is called again on the same DataFrame object with the
+    same fields, instead of redoing it for every batch of pairs (:func:`trustlab.er.resolve`
+    compares its candidate pairs, the random pairs Fellegi-Sunter estimates u from and the
+    pairs that complete components: three calls on one table). What is kept is what each
+    call computes first, so the features are the same as without the block. The DataFrame
+    must not change inside the block (the work is found by the object, not its content).
+
+    The kept work is held until the block ends, beside whatever runs between the calls, so
+    it is bounded: numeric arrays and sparse matrices only (normalised strings are remade by
+    each call) and at most ``max_bytes`` of them (default :data:`MAX_KEPT_BYTES`, estimated
+    by :func:`_nbytes`), kept in the order they are made; work that would go beyond it is
+    redone by each call that needs it (the same features). A table of many records keeps its
+    small pieces only (a million records' TF-IDF rows take ~0.8 GB).
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"name": ["ann lee", "anne lee", "bob ray"]})
+    >>> P = np.array([[0, 1], [1, 2]])
+    >>> with prepared_records():
+    ...     a = compare(df, P[:1], [Field("name", "name")]).X
+    ...     b = compare(df, P, [Field("name", "name")]).X
+    >>> bool((a == b[:1]).all())
+    True
+    """
+    memo: dict = {}
+    token = _PREPARED.set(memo)
+    memo[_BUDGET] = [MAX_KEPT_BYTES if max_bytes is None else int(max_bytes)]  # bytes left to keep
+    try:
+        yield memo
+    finally:
+        _PREPARED.reset(token)
+        memo.clear()
+
+
+_BUDGET = ("bytes left",)
+
+
+def _prepared(df: pd.DataFrame, key: tuple, make: Callable[[], Any]) -> Any:
+    """``make()``, the per-record work ``key`` of ``df``: kept inside :func:`prepared_records`
+    (and found again for the same DataFrame object, which the entry holds so that its id is
+    not reused), computed afresh outside it. What ``make`` returns is shared by the later
+    calls: they must not change it."""
+    memo = _PREPARED.get()
+    if memo is None:
+        return make()
+    k = (id(df),) + tuple(key)
+    hit = memo.get(k)
+    if hit is not None and hit[0] is df:
+        return hit[1]
+    value = make()
+    size = _nbytes(value)
+    left = memo[_BUDGET]
+    if size <= left[0]:
+        memo[k] = (df, value)
+        left[0] -= size
+    return value
 
 
 @dataclass
@@ -159,18 +246,38 @@ def _global_counts(uniques, corpus: tuple | None, local: np.ndarray, n: int) -> 
     return pd.Series(np.asarray(uniques, dtype=object)).map(freq).fillna(0).to_numpy(np.float64), int(n_all)
 
 
-def _idf_jaccard(s: pd.Series, i: np.ndarray, j: np.ndarray, corpus: tuple | None = None) -> np.ndarray:
+def _idf_jaccard(s: pd.Series, i: np.ndarray, j: np.ndarray, corpus: tuple | None = None,
+                 records: tuple | None = None) -> np.ndarray:
     """Jaccard similarity of two records' word tokens, each token weighted by its inverse
     document frequency ``log(n / records holding it)``: sharing a rare token (a model
     number) counts, sharing words every record has does not. Letters and digits are
-    separate tokens (``AB-1234`` and ``ab1234`` agree). NaN when a value is missing."""
+    separate tokens (``AB-1234`` and ``ab1234`` agree). NaN when a value is missing.
+    ``records``: :func:`_idf_records` of ``s`` and ``corpus``, when already made."""
+    if len(i) == 0:
+        return np.full(len(i), np.nan)
+    rec = _idf_records(s, corpus) if records is None else records
+    if rec is None:
+        return np.full(len(i), np.nan)
+    A, Aw, tot, empty = rec
+    inter = _rowwise_dot(Aw, A, i, j)
+    union = tot[i] + tot[j] - inter
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = np.where(union > 0, inter / union, 1.0)
+    out[empty[i] | empty[j]] = np.nan
+    return out
+
+
+def _idf_records(s: pd.Series, corpus: tuple | None = None) -> tuple | None:
+    """:func:`_idf_jaccard`'s work per record: ``(A, Aw, tot, empty)``, the records' token
+    sets (CSR of ones), weighted by idf, their summed idf and whether a record has no token;
+    None when no record has one."""
     from scipy import sparse
 
     tok = series_pieces(s, lambda p: p.fillna("").astype(str).str.lower().str.findall(r"[^\W\d_]+|\d+"))
     ex = tok.explode().dropna()
     n = len(s)
-    if len(ex) == 0 or len(i) == 0:
-        return np.full(len(i), np.nan)
+    if len(ex) == 0:
+        return None
     rec = ex.index.to_numpy(np.int64)
     ids, uniq = factorize(ex)
     ids = ids.astype(np.int64)
@@ -180,13 +287,8 @@ def _idf_jaccard(s: pd.Series, i: np.ndarray, j: np.ndarray, corpus: tuple | Non
     idf = np.log(n_docs / np.maximum(dfreq, 1))
     Aw = A.multiply(idf[None, :]).tocsr()
     tot = np.asarray(Aw.sum(1)).ravel()
-    inter = _rowwise_dot(Aw, A, i, j)
-    union = tot[i] + tot[j] - inter
-    with np.errstate(invalid="ignore", divide="ignore"):
-        out = np.where(union > 0, inter / union, 1.0)
     empty = np.asarray(A.sum(1)).ravel() == 0
-    out[empty[i] | empty[j]] = np.nan
-    return out
+    return A, Aw, tot, empty
 
 
 def shared_information(n_docs: float) -> float:
@@ -321,7 +423,8 @@ def _column_sums(X: np.ndarray) -> np.ndarray:
 
 
 def _tfidf_cosine(text: pd.Series, i: np.ndarray, j: np.ndarray, corpus: tuple | None = None,
-                  parts: Sequence[pd.Series] | None = None, shared: bool = False):
+                  parts: Sequence[pd.Series] | None = None, shared: bool = False,
+                  records: "_TfidfRecords | None" = None):
     """Cosine similarity of two records' TF-IDF vectors over word tokens (letters and
     digits apart, lower case; sublinear term frequency ``1 + log tf``, idf
     ``log(n / df)``). Shared rare words (a name, a model number) count, words every
@@ -332,7 +435,49 @@ def _tfidf_cosine(text: pd.Series, i: np.ndarray, j: np.ndarray, corpus: tuple |
     :func:`~trustlab.er.kinds.record_parts`), a column that only one record of a pair fills
     is no disagreement (:func:`missing_is_no_disagreement`); with ``shared`` too, it returns
     ``(similarity, shared_parts(...))``: per pair and column the part of the cosine that the
-    words both records hold in that column make (:func:`shared_parts`)."""
+    words both records hold in that column make (:func:`shared_parts`).
+
+    ``records``: :func:`_tfidf_records` of ``text``, ``corpus`` and ``parts``, when already
+    made (the same result)."""
+    k = record_slots(len(parts)) if parts is not None else 0
+    if len(i) == 0:
+        out = np.full(len(i), np.nan)
+        return (out, np.zeros((len(i), k))) if shared and parts is not None else out
+    r = _tfidf_records(text, corpus, parts) if records is None else records
+    if r.A is None:
+        out = np.full(len(i), np.nan)
+        return (out, np.zeros((len(i), k))) if shared and parts is not None else out
+    out = np.clip(_rowwise_dot(r.A, r.A, i, j), 0.0, 1.0)
+    out[_rowwise_dot(r.S, r.sign, i, j) < r.gate] = 0.0
+    D = None
+    if parts is not None:
+        out = missing_is_no_disagreement(out, r.A, r.Sg, r.H, r.bits, i, j, common=r.common)
+        if shared:
+            D = shared_parts(r.A, r.H, i, j, k)
+    out[r.empty[i] | r.empty[j]] = np.nan
+    return out if D is None else (out, D)
+
+
+@dataclass
+class _TfidfRecords:
+    """:func:`_tfidf_cosine`'s work per record (:func:`_tfidf_records`); ``A`` None when no
+    record has a word."""
+
+    A: Any = None  # TF-IDF rows, unit length (CSR)
+    S: Any = None  # the same sparsity: each word's idf
+    sign: Any = None  # the same sparsity: ones
+    Sg: Any = None  # S over the gate (shared_information), with parts
+    H: Any = None  # int64 bit masks of the columns a record's word comes from (_column_masks), with parts
+    bits: Any = None  # per record, one bit per column it fills, with parts
+    empty: Any = None  # per record: no word
+    gate: float = 0.0
+    common: Any = None  # _in_common_records(A, H), with parts
+
+
+def _tfidf_records(text: pd.Series, corpus: tuple | None = None,
+                   parts: Sequence[pd.Series] | None = None) -> _TfidfRecords:
+    """The records' TF-IDF rows and what :func:`_tfidf_cosine` reads of them besides, made
+    once per table (:func:`prepared_records` keeps them between calls)."""
     from scipy import sparse
 
     n = len(text)
@@ -343,10 +488,9 @@ def _tfidf_cosine(text: pd.Series, i: np.ndarray, j: np.ndarray, corpus: tuple |
         ex = tok.explode().dropna()
         rec = ex.index.to_numpy(np.int64) if isinstance(text.index, pd.RangeIndex) else \
             np.repeat(np.arange(n), tok.str.len().to_numpy())
-    k = record_slots(len(parts)) if parts is not None else 0
-    if len(ex) == 0 or len(i) == 0:
-        out = np.full(len(i), np.nan)
-        return (out, np.zeros((len(i), k))) if shared and parts is not None else out
+        bits = None
+    if len(ex) == 0:
+        return _TfidfRecords()
     ids, uniq = factorize(ex)  # in pieces (~0.6 s as one call on 200,000 records' 2M words)
     ids, uniq = _content_ids(ids.astype(np.int64), uniq)
     A = sparse.csr_matrix((np.ones(len(ids)), (rec, ids)), shape=(n, int(ids.max()) + 1))
@@ -359,20 +503,16 @@ def _tfidf_cosine(text: pd.Series, i: np.ndarray, j: np.ndarray, corpus: tuple |
     norm = np.sqrt(np.asarray(A.multiply(A).sum(1)).ravel())
     A = sparse.diags(np.where(norm > 0, 1.0 / np.maximum(norm, 1e-300), 0.0)) @ A
     A = A.tocsr()
-    rowlen = np.diff(A.indptr)
-    gate = shared_information(n_docs)
-    out = np.clip(_rowwise_dot(A, A, i, j), 0.0, 1.0)
-    out[_rowwise_dot(S, S.sign(), i, j) < gate] = 0.0
-    D = None
+    r = _TfidfRecords(A=A, S=S, sign=S.sign(), bits=bits, empty=np.diff(A.indptr) == 0,
+                      gate=shared_information(n_docs))
     if parts is not None:
-        S.data /= gate  # the gate of the columns in common is then 1
-        H = _column_masks(A, rec, ids, col)
-        out = missing_is_no_disagreement(out, A, S, H, bits, i, j)
-        if shared:
-            D = shared_parts(A, H, i, j, k)
-    empty = rowlen == 0
-    out[empty[i] | empty[j]] = np.nan
-    return out if D is None else (out, D)
+        r.Sg = S.copy()
+        r.Sg.data /= r.gate  # the gate of the columns in common is then 1
+        r.H = _column_masks(A, rec, ids, col)
+        for M in (r.A, r.Sg, r.H):  # the same words in the same order (the values do not change)
+            M.sort_indices()
+        r.common = _in_common_records(r.A, r.H)
+    return r
 
 
 def popcount(x: np.ndarray) -> np.ndarray:
@@ -429,7 +569,7 @@ def shared_parts(A, H, i: np.ndarray, j: np.ndarray, k: int) -> np.ndarray:
 
 
 def missing_is_no_disagreement(cos: np.ndarray, A, S, H, bits: np.ndarray, i: np.ndarray,
-                               j: np.ndarray) -> np.ndarray:
+                               j: np.ndarray, *, common: tuple | None = None) -> np.ndarray:
     """The whole-record similarity of pairs ``i``–``j`` when a column that only one record
     fills is no evidence either way.
 
@@ -469,6 +609,8 @@ def missing_is_no_disagreement(cos: np.ndarray, A, S, H, bits: np.ndarray, i: np
         Per record, one bit per column it fills.
     i, j : numpy.ndarray
         The pairs' records.
+    common : tuple, optional
+        :func:`_in_common_records` of ``A`` and ``H`` (sorted), when already made.
 
     Returns
     -------
@@ -492,7 +634,7 @@ def missing_is_no_disagreement(cos: np.ndarray, A, S, H, bits: np.ndarray, i: np
     """
     for M in (A, S, H):  # the same words in the same order (in place: the values do not change)
         M.sort_indices()
-    return _no_disagreement(cos, *_cosine_in_common(A, S, H, bits, i, j), bits, i, j)
+    return _no_disagreement(cos, *_cosine_in_common(A, S, H, bits, i, j, common=common), bits, i, j)
 
 
 def _no_disagreement(cos: np.ndarray, c: np.ndarray, r: np.ndarray, rare: np.ndarray, bits: np.ndarray,
@@ -506,8 +648,8 @@ def _no_disagreement(cos: np.ndarray, c: np.ndarray, r: np.ndarray, rare: np.nda
     return out
 
 
-def _cosine_in_common(A, S, H, bits: np.ndarray, i: np.ndarray,
-                      j: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _cosine_in_common(A, S, H, bits: np.ndarray, i: np.ndarray, j: np.ndarray, *,
+                      common: tuple | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per pair, the cosine of the records' rows ``A`` over the columns both fill (NaN where
     they fill none), the geometric mean of the share of each record's (unit) vector those
     columns hold, and whether the information of the words they share there
@@ -520,32 +662,14 @@ def _cosine_in_common(A, S, H, bits: np.ndarray, i: np.ndarray,
     to the dot product; its idf share (``S``) counts ``1 / |M|`` in each common column of the
     left record where both records hold it in a column in common. Nothing depends on the
     names or the order of the columns (the sums over columns are taken in an order of their
-    values, :func:`_column_sums`)."""
+    values, :func:`_column_sums`). ``common``: :func:`_in_common_records` of ``A`` and ``H``,
+    when already made."""
     out = np.full(len(i), np.nan)
     cover = np.full(len(i), np.nan)
     rare = np.zeros(len(i), bool)
     if len(i) == 0 or A.nnz == 0:
         return out, cover, rare
-    # each record's squared norm per column (a word split equally among its columns), added
-    # one by one by increasing index, then column
-    rows = np.repeat(np.arange(A.shape[0]), np.diff(A.indptr))
-    mask = np.asarray(H.data, np.int64)
-    cnt = popcount(mask)
-    k = int(mask.max()).bit_length()
-    N = np.zeros((A.shape[0], k))
-    e, c = column_split(mask)
-    np.add.at(N, (rows[e], c), (A.data ** 2 / cnt)[e])
-    # the positions in A of the words a pair shares (their weights, columns and idf are read
-    # there): by a merge of the two rows (the kernel) when the rows are sorted and distinct and
-    # every weight nonzero (the positions, in the order, SciPy's products of the gathered rows
-    # give), otherwise by those products (each entry's position + 1 times the other's sign)
-    rowlen = np.diff(A.indptr)
-    ptr, idx = A.indptr.astype(np.int64), A.indices.astype(np.int64)
-    merge = bool(_rows_sorted(ptr, idx).all() and np.all(A.data != 0) and np.isfinite(A.data).all())
-    if not merge:
-        Q = A.copy()
-        Q.data = np.arange(1, A.nnz + 1, dtype=np.float64)
-        one = A.sign()
+    mask, cnt, k, N, rowlen, ptr, idx, merge, Q, one = _in_common_records(A, H) if common is None else common
     for a, b in work_spans(rowlen[i] + rowlen[j] + 1, _JACCARD_CHUNK):
         ia, jb = i[a:b], j[a:b]
         common = bits[ia] & bits[jb]
@@ -572,6 +696,34 @@ def _cosine_in_common(A, S, H, bits: np.ndarray, i: np.ndarray,
         np.maximum.at(best, (r[e], c), (S.data[qi] / cnt[qi])[e])
         out[a:b], cover[a:b], rare[a:b] = _in_common_parts(dot, ni, nj, best)
     return out, cover, rare
+
+
+def _in_common_records(A, H) -> tuple:
+    """:func:`_cosine_in_common`'s work per record of the rows ``A`` and their columns ``H``
+    (the same sparsity, indices sorted; ``H`` int64 bit masks of the columns, :func:`_column_masks`):
+    ``(mask, cnt, k, N, rowlen, ptr, idx, merge, Q, one)``."""
+    # each record's squared norm per column (a word split equally among its columns), added
+    # one by one by increasing index, then column
+    rows = np.repeat(np.arange(A.shape[0]), np.diff(A.indptr))
+    mask = np.asarray(H.data, np.int64)
+    cnt = popcount(mask)
+    k = int(mask.max()).bit_length()
+    N = np.zeros((A.shape[0], k))
+    e, c = column_split(mask)
+    np.add.at(N, (rows[e], c), (A.data ** 2 / cnt)[e])
+    # the positions in A of the words a pair shares (their weights, columns and idf are read
+    # there): by a merge of the two rows (the kernel) when the rows are sorted and distinct and
+    # every weight nonzero (the positions, in the order, SciPy's products of the gathered rows
+    # give), otherwise by those products (each entry's position + 1 times the other's sign)
+    rowlen = np.diff(A.indptr)
+    ptr, idx = A.indptr.astype(np.int64), A.indices.astype(np.int64)
+    merge = bool(_rows_sorted(ptr, idx).all() and np.all(A.data != 0) and np.isfinite(A.data).all())
+    Q = one = None
+    if not merge:
+        Q = A.copy()
+        Q.data = np.arange(1, A.nnz + 1, dtype=np.float64)
+        one = A.sign()
+    return mask, cnt, k, N, rowlen, ptr, idx, merge, Q, one
 
 
 def _in_common_parts(dot: np.ndarray, ni: np.ndarray, nj: np.ndarray,
@@ -606,16 +758,34 @@ def _row_matches(ptr: np.ndarray, idx: np.ndarray, i: np.ndarray, j: np.ndarray
 RARE_CODE_DF = 5
 
 
-def _code_levels(text: pd.Series, i: np.ndarray, j: np.ndarray, corpus: tuple | None = None) -> np.ndarray:
+def _code_levels(text: pd.Series, i: np.ndarray, j: np.ndarray, corpus: tuple | None = None,
+                 records: tuple | None = None) -> np.ndarray:
     """Per pair: 1.0 when the records share a rare code (one at most :data:`RARE_CODE_DF`
     records hold), 0.5 when they share only common codes, 0.0 when both have codes and
-    share none (another model number: a neighbouring product), NaN when either has none."""
+    share none (another model number: a neighbouring product), NaN when either has none.
+    ``records``: :func:`_code_records` of ``text`` and ``corpus``, when already made."""
+    if len(i) == 0:
+        return np.full(len(i), np.nan)
+    rec = _code_records(text, corpus) if records is None else records
+    if rec is None:
+        return np.full(len(i), np.nan)
+    Cw, C, rowlen = rec
+    out = _rowwise_dot(Cw, C, i, j)
+    lv = np.where(out >= 1.0 - 1e-9, 1.0, np.where(out > 0, 0.5, 0.0))
+    lv[(rowlen[i] == 0) | (rowlen[j] == 0)] = np.nan
+    return lv
+
+
+def _code_records(text: pd.Series, corpus: tuple | None = None) -> tuple | None:
+    """:func:`_code_levels`'s work per record: ``(Cw, C, rowlen)``, the records' codes (CSR
+    of ones), weighted 1 when rare and 1e-3 when common, and their number per record; None
+    when no record has a code."""
     from scipy import sparse
 
     n = len(text)
     codes = code_tokens(text.reset_index(drop=True))
-    if len(codes) == 0 or len(i) == 0:
-        return np.full(len(i), np.nan)
+    if len(codes) == 0:
+        return None
     rec = codes.index.to_numpy(np.int64)
     ids, uniq = factorize(codes)
     ids = ids.astype(np.int64)
@@ -625,11 +795,7 @@ def _code_levels(text: pd.Series, i: np.ndarray, j: np.ndarray, corpus: tuple | 
     C.data[:] = 1.0
     dfreq, _ = _global_counts(uniq, corpus, np.bincount(C.indices, minlength=C.shape[1]), n)
     Cw = C.multiply(np.where(dfreq <= RARE_CODE_DF, 1.0, 1e-3)[None, :]).tocsr()
-    rowlen = np.diff(C.indptr)
-    out = _rowwise_dot(Cw, C, i, j)
-    lv = np.where(out >= 1.0 - 1e-9, 1.0, np.where(out > 0, 0.5, 0.0))
-    lv[(rowlen[i] == 0) | (rowlen[j] == 0)] = np.nan
-    return lv
+    return Cw, C, np.diff(C.indptr)
 
 
 def _distinct(a, b, codes):
@@ -708,10 +874,9 @@ def _text_features(main: str, token_sort: bool = False) -> _Features:
     ``token_sort``) of the normalised words; ``main`` is the primary feature."""
 
     def features(df, f, i, j, fields, want):
-        arr, miss = _text(df[f.column])
+        arr, miss, vc = _prepared(df, ("text", f.column), lambda: _text_codes(df[f.column]))
         a, b = take(arr, i), take(arr, j)  # object gathers in pieces: a signal waits for one
         m = miss[i] | miss[j]
-        vc = factorize(arr)[0]
         cc = (vc[i], vc[j])
         scorers = {
             "jaro_winkler": (distance.JaroWinkler.normalized_similarity, 1.0),
@@ -729,9 +894,15 @@ def _text_features(main: str, token_sort: bool = False) -> _Features:
     return features
 
 
+def _text_codes(s: pd.Series) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_text` of a column and the codes of its distinct values."""
+    arr, miss = _text(s)
+    return arr, miss, factorize(arr)[0]
+
+
 def _tokens_features(df, f, i, j, fields, want):
     """Jaccard and overlap of the word-token sets (and the IDF-weighted Jaccard when wanted)."""
-    indptr, indices = _token_sets(df[f.column])
+    indptr, indices = _prepared(df, ("token_sets", f.column), lambda: _token_sets(df[f.column]))
     jac = np.empty(len(i))
     ovl = np.empty(len(i))
     i64, j64 = np.ascontiguousarray(i, np.int64), np.ascontiguousarray(j, np.int64)
@@ -740,19 +911,24 @@ def _tokens_features(df, f, i, j, fields, want):
         K.token_overlap(indptr, indices, i64[s:e], j64[s:e], jac[s:e], ovl[s:e])
     cols, names = [jac, ovl], ["jaccard", "overlap"]
     if want is not None and "idf_jaccard" in want:
-        cols.append(_idf_jaccard(df[f.column], i, j))
+        cols.append(_idf_jaccard(df[f.column], i, j, records=_prepared(df, ("idf", f.column),
+                                                                       lambda: _idf_records(df[f.column]))))
         names.append("idf_jaccard")
     return cols, names, 1
 
 
+def _phone_digits(s: pd.Series) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The last 10 digits of each phone number, whether it has fewer than 5, and their codes."""
+    d = series_pieces(s, lambda p: p.fillna("").astype(str).str.replace(r"\D+", "", regex=True).str[-10:])
+    arr = d.to_numpy(dtype=object)
+    return arr, (d.str.len() < 5).to_numpy(), factorize(arr)[0]
+
+
 def _phone_features(df, f, i, j, fields, want):
     """Exact agreement and Levenshtein similarity of the last 10 digits (fewer than 5: missing)."""
-    d = series_pieces(df[f.column], lambda p: p.fillna("").astype(str).str.replace(r"\D+", "", regex=True).str[-10:])
-    arr = d.to_numpy(dtype=object)
-    miss = (d.str.len() < 5).to_numpy()
+    arr, miss, vc = _prepared(df, ("phone", f.column), lambda: _phone_digits(df[f.column]))
     a, b = take(arr, i), take(arr, j)  # object gathers in pieces: a signal waits for one
     m = miss[i] | miss[j]
-    vc = factorize(arr)[0]
     ex = (vc[i] == vc[j]).astype(np.float64)  # = (a == b), on integer codes: no long object loop
     lev = _cp(a, b, distance.Levenshtein.normalized_similarity, codes=(vc[i], vc[j]))
     ex[m] = np.nan
@@ -768,13 +944,15 @@ def _no_space(s: pd.Series) -> pd.Series:
 def _exact_and_similar(normalise: Callable[[pd.Series], pd.Series], name: str, scorer) -> _Features:
     """Exact agreement of the normalised values and one string similarity (``name``) of them."""
 
-    def features(df, f, i, j, fields, want):
-        v = series_pieces(df[f.column], lambda p: normalise(p.fillna("").astype(str)))
+    def normalised(s: pd.Series) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        v = series_pieces(s, lambda p: normalise(p.fillna("").astype(str)))
         arr = v.to_numpy(dtype=object)
-        miss = (v == "").to_numpy()
+        return arr, (v == "").to_numpy(), factorize(arr)[0]
+
+    def features(df, f, i, j, fields, want):
+        arr, miss, vc = _prepared(df, (f.kind, name, f.column), lambda: normalised(df[f.column]))
         a, b = take(arr, i), take(arr, j)  # object gathers in pieces: a signal waits for one
         m = miss[i] | miss[j]
-        vc = factorize(arr)[0]
         ex = (vc[i] == vc[j]).astype(np.float64)  # = (a == b), on integer codes: no long object loop
         sim = _cp(a, b, scorer, codes=(vc[i], vc[j]))
         ex[m] = np.nan
@@ -784,40 +962,62 @@ def _exact_and_similar(normalise: Callable[[pd.Series], pd.Series], name: str, s
     return features
 
 
+def _fields_key(fields: Sequence[Field]) -> tuple:
+    return tuple((str(f.column), str(f.kind)) for f in fields)
+
+
+def _record_text(df: pd.DataFrame, fields: Sequence[Field]) -> pd.Series:
+    """:func:`~trustlab.er.kinds.record_text` of ``df`` (on a fresh index)."""
+    return record_text(df, fields).reset_index(drop=True)
+
+
 def _record_features(df, f, i, j, fields, want):
     """TF-IDF cosine of the whole records' words (:func:`~trustlab.er.kinds.record_text`),
     a column only one record fills no disagreement (:func:`_tfidf_cosine`)."""
-    return record_features(record_text(df, fields).reset_index(drop=True), i, j, None,
-                           record_parts(df.reset_index(drop=True), fields), fields, want)
+    parts = record_parts(df.reset_index(drop=True), fields)
+    if not len(i):  # (the text is not read)
+        return record_features(pd.Series([], dtype=object), i, j, None, parts, fields, want)
+    records = _prepared(df, ("tfidf", _fields_key(fields)),
+                        lambda: _tfidf_records(_record_text(df, fields), None, parts))
+    return record_features(pd.Series([], dtype=object), i, j, None, parts, fields, want, records=records)
 
 
 def record_features(text: pd.Series, i: np.ndarray, j: np.ndarray, corpus: tuple | None,
-                    parts: Sequence[pd.Series], fields: Sequence[Field], want) -> tuple[list, list, int]:
+                    parts: Sequence[pd.Series], fields: Sequence[Field], want,
+                    records: _TfidfRecords | None = None) -> tuple[list, list, int]:
     """The whole-record comparison's features: ``cosine`` (:func:`_tfidf_cosine`) and, when
     ``want`` names ``shared``, one ``shared:<column>`` per column of the record's text
-    (:func:`shared_parts`, :func:`record_slot_names`)."""
+    (:func:`shared_parts`, :func:`record_slot_names`). ``records``: :func:`_tfidf_records` of
+    ``text``, ``corpus`` and ``parts``, when already made."""
     if want is None or "shared" not in want:
-        return [_tfidf_cosine(text, i, j, corpus, parts=parts)], ["cosine"], 0
-    out, D = _tfidf_cosine(text, i, j, corpus, parts=parts, shared=True)
+        return [_tfidf_cosine(text, i, j, corpus, parts=parts, records=records)], ["cosine"], 0
+    out, D = _tfidf_cosine(text, i, j, corpus, parts=parts, shared=True, records=records)
     return [out] + [D[:, c] for c in range(D.shape[1])], ["cosine"] + [f"shared:{c}" for c in
                                                                         record_slot_names(fields)], 0
 
 
 def _codes_features(df, f, i, j, fields, want):
     """Shared rare / shared common / different / no codes in the whole records (:func:`_code_levels`)."""
-    return [_code_levels(record_text(df, fields).reset_index(drop=True), i, j)], ["codes"], 0
+    if not len(i):
+        return [np.full(0, np.nan)], ["codes"], 0
+    records = _prepared(df, ("codes", _fields_key(fields)), lambda: _code_records(_record_text(df, fields)))
+    return [_code_levels(pd.Series([], dtype=object), i, j, records=records)], ["codes"], 0
 
 
 def _exact_features(df, f, i, j, fields, want):
     """Agreement of the normalised values (punctuation and case are not part of a category
     or year: ``"1995."`` == ``"1995,"``)."""
-    v = df[f.column]
-    norm = series_pieces(v, lambda p: KINDS[f.kind].normalise(p.astype(str)))
-    miss = (v.isna() | (norm.fillna("") == "")).to_numpy()
-    codes = factorize(norm.fillna(""))[0]
+    miss, codes = _prepared(df, ("exact", f.kind, f.column), lambda: _exact_codes(df[f.column], f.kind))
     ex = (codes[i] == codes[j]).astype(np.float64)
     ex[miss[i] | miss[j]] = np.nan
     return [ex], ["exact"], 0
+
+
+def _exact_codes(v: pd.Series, kind: str) -> tuple[np.ndarray, np.ndarray]:
+    """Whether each value is missing, and the codes of the normalised values of ``kind``."""
+    norm = series_pieces(v, lambda p: KINDS[kind].normalise(p.astype(str)))
+    miss = (v.isna() | (norm.fillna("") == "")).to_numpy()
+    return miss, factorize(norm.fillna(""))[0]
 
 
 def _numeric_features(df, f, i, j, fields, want):
@@ -834,19 +1034,23 @@ def _date_features(df, f, i, j, fields, want):
     # utc=True: values with (mixed) time-zone offsets and tz-aware columns parse too
     # (as instants; naive values count as UTC) instead of leaving an object column
     # (each value parsed on its own with format="mixed": in pieces of records, the same instants)
-    t = series_pieces(df[f.column], lambda p: pd.to_datetime(p, errors="coerce", format="mixed", utc=True))
-    days = (t - pd.Timestamp("1970-01-01", tz="UTC")).dt.days.to_numpy(np.float64)
+    days = _prepared(df, ("days", f.column), lambda: _days(df[f.column]))
     a, b = days[i], days[j]
     diff = np.abs(a - b)
     cols = [(diff == 0).astype(np.float64), np.exp(-diff / 365.0)]
     cols[-2][np.isnan(diff)] = np.nan
     # typo-level string similarity too (swapped day/month)
-    arr, miss = _text(df[f.column])
-    vc = factorize(arr)[0]
+    arr, miss, vc = _prepared(df, ("text", f.column), lambda: _text_codes(df[f.column]))
     lev = _cp(take(arr, i), take(arr, j), distance.Levenshtein.normalized_similarity, codes=(vc[i], vc[j]))
     lev[miss[i] | miss[j]] = np.nan
     cols.append(lev)
     return cols, ["exact", "year_sim", "levenshtein"], 2
+
+
+def _days(s: pd.Series) -> np.ndarray:
+    """Days since 1970-01-01 of each date (NaN where it does not parse)."""
+    t = series_pieces(s, lambda p: pd.to_datetime(p, errors="coerce", format="mixed", utc=True))
+    return (t - pd.Timestamp("1970-01-01", tz="UTC")).dt.days.to_numpy(np.float64)
 
 
 def _latlon_features(df, f, i, j, fields, want):
@@ -912,21 +1116,38 @@ def compare(df: pd.DataFrame, pairs: np.ndarray, fields: Sequence[Field], *, onl
     >>> fm.names[:2], bool(fm.X[0, 0] > 0.9)
     (['name:jaro_winkler', 'name:token_set'], True)
     """
-    i, j = pairs[:, 0], pairs[:, 1]
-    cols: list[np.ndarray] = []
+    pairs = np.asarray(pairs)
+    if _PREPARED.get() is None:  # the per-record work of the layout pass below is kept for the pairs
+        with prepared_records():
+            return compare(df, pairs, fields, only=only)
+    for f in fields:
+        if f.kind not in FEATURES:  # pragma: no cover - normalize_fields rejects unknown kinds
+            raise ValueError(f"unknown field kind {f.kind!r}")
+    # the layout first (names, main features, dtype: every kind's features of no pair), so
+    # that each field's columns are written into the matrix as they come and freed, instead
+    # of all of them being held beside the matrix they are stacked into
+    none = np.zeros(0, pairs.dtype if pairs.dtype.kind in "iu" else np.int64)
+    layout = [FEATURES[f.kind](df, f, none, none, fields, None if only is None else only.get(f.column))
+              for f in fields]
     names: list[str] = []
     field_of: list[str] = []
     primary: list[int] = []
-    for f in fields:
-        features = FEATURES.get(f.kind)
-        if features is None:  # pragma: no cover - normalize_fields rejects unknown kinds
-            raise ValueError(f"unknown field kind {f.kind!r}")
-        fc, fn, main = features(df, f, i, j, fields, None if only is None else only.get(f.column))
-        primary.append(len(cols) + main)
-        cols += fc
+    for f, (fc, fn, main) in zip(fields, layout):
+        primary.append(len(names) + main)
         names += [f"{f.column}:{k}" for k in fn]
         field_of += [f.column] * len(fc)
-    X = column_stack(cols, len(pairs))  # in pieces: a signal waits for one
+    dtypes = [c.dtype for fc, _, _ in layout for c in fc]
+    X = np.empty((len(pairs), len(names)), np.result_type(*dtypes) if dtypes else np.float64)
+    if len(pairs):
+        i, j = pairs[:, 0], pairs[:, 1]
+        at = 0
+        for f, (_, fn0, _) in zip(fields, layout):
+            fc, fn, _ = FEATURES[f.kind](df, f, i, j, fields, None if only is None else only.get(f.column))
+            if list(fn) != list(fn0):  # pragma: no cover - a kind's feature names do not depend on the pairs
+                raise RuntimeError(f"the features of {f.column!r} changed with the pairs: {fn0} -> {fn}")
+            fill_columns(X, at, fc)  # in pieces: a signal waits for one
+            at += len(fc)
+            del fc
     return FeatureMatrix(
         X=X, names=names, field_of=field_of, primary=primary, fields=list(fields)
     )

@@ -10,7 +10,7 @@ import pandas as pd
 from trustlab._validation.memory import memory_budget  # noqa: F401 (resolve's pair check reads it here)
 
 __all__ = ["check_time_limit", "default_time_limit", "default_rules", "field_report", "canonical_order",
-           "random_pairs", "default_pair_budget", "ALL_PAIRS_MAX"]
+           "random_pairs", "default_pair_budget", "pair_bytes", "ALL_PAIRS_MAX"]
 
 #: up to this many records every pair is compared (no blocking)
 ALL_PAIRS_MAX = 1500
@@ -50,6 +50,16 @@ def check_time_limit(time_limit: Any, *, func: str = "resolve") -> float | None:
 MIN_CLUSTERING_SECONDS = 0.05
 
 
+#: with no ``time_limit``, :func:`~trustlab.er.resolve` plans this many wall-clock seconds for
+#: the whole call: the partition solves get :func:`default_time_limit`, but no more than what
+#: reading, blocking and scoring left of it (and at least :data:`MIN_DEFAULT_CLUSTERING_SECONDS`),
+#: so that a slow machine does not add the clustering's full budget to a late start
+DEFAULT_CALL_SECONDS = 240.0
+#: the least the partition solves get under :data:`DEFAULT_CALL_SECONDS` (a time-limited
+#: component keeps the heuristic's partition and its bound)
+MIN_DEFAULT_CLUSTERING_SECONDS = 10.0
+
+
 def default_time_limit(n_nodes: int) -> float:
     """Seconds for the partition layer of :func:`~trustlab.er.resolve` (one partition
     call, shared by every component it solves) when the caller gives no time limit:
@@ -84,7 +94,7 @@ def default_rules(df: pd.DataFrame, fields: Sequence[Any], *, max_block_size: in
     if budget < full and rules != _rules_within(df, fields, max_block_size, full):
         warnings.warn(
             f"the default blocking kept to {budget:,} candidate pairs instead of {full:,}: "
-            f"{_size(full * _pair_bytes(width))} of pairs and comparisons ({len(fields)} compared fields) do "
+            f"{_size(full * pair_bytes(width))} of pairs and comparisons ({len(fields)} compared fields) do "
             f"not fit the memory this run may use ({_size(memory_budget())}), so it chose other rules ({rules}); "
             "fewer pairs may miss some matches. Give it more memory, compare fewer columns (fields=..., CLI "
             "--fields) or set the blocking yourself (blocking=..., CLI --blocking).",
@@ -109,14 +119,23 @@ MAX_CANDIDATE_BYTES = 4 * 2**30
 MEMORY_SHARE = 0.5
 
 
-def _pair_bytes(n_fields: int) -> int:
+def pair_bytes(n_fields: int) -> int:
+    """The estimated bytes of one candidate pair and its comparisons for ``n_fields``
+    compared fields (:data:`PAIR_BYTES` + :data:`PAIR_FIELD_BYTES` per field), as the pair
+    budget counts them.
+
+    Examples
+    --------
+    >>> pair_bytes(10)
+    384
+    """
     return PAIR_BYTES + PAIR_FIELD_BYTES * max(1, int(n_fields))
 
 
 def _full_pair_budget(n_fields: int) -> int:
     from trustlab.er.blocking import MAX_CANDIDATE_PAIRS
 
-    return int(min(MAX_CANDIDATE_PAIRS, MAX_CANDIDATE_BYTES // _pair_bytes(n_fields)))
+    return int(min(MAX_CANDIDATE_PAIRS, MAX_CANDIDATE_BYTES // pair_bytes(n_fields)))
 
 
 def default_pair_budget(n_fields: int) -> int:
@@ -137,7 +156,7 @@ def default_pair_budget(n_fields: int) -> int:
     True
     """
     full = _full_pair_budget(n_fields)
-    return int(max(0, min(full, int(memory_budget() * MEMORY_SHARE) // _pair_bytes(n_fields))))
+    return int(max(0, min(full, int(memory_budget() * MEMORY_SHARE) // pair_bytes(n_fields))))
 
 
 #: field inference looks at tables of at most this many columns (it costs tens of
@@ -265,7 +284,7 @@ def check_pair_budget(df: pd.DataFrame, rules: Sequence[str], max_block_size: in
             total += _sizes_under(cnt, min(max_block_size, cap or max_block_size), n)[0]
         else:
             total += len(val)
-    need = total * _pair_bytes(n_fields)
+    need = total * pair_bytes(n_fields)
     budget = memory_budget()
     if total >= 2**31 or need > budget:
         raise ValueError(

@@ -18,7 +18,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from trustlab._chunks import spans, vstack
+from trustlab._chunks import extend_rows, spans
 from trustlab._settings import UNSET
 from trustlab._validation import (
     InvalidParameterError,
@@ -37,14 +37,17 @@ from trustlab.er.blocking import (
     rule_hits,
 )
 from trustlab.er.cluster import ClusterResult, cluster_pairs
-from trustlab.er.comparisons import FeatureMatrix, compare
+from trustlab.er.comparisons import FeatureMatrix, compare, prepared_records
 from trustlab.er.defaults import (
+    DEFAULT_CALL_SECONDS,
     MIN_CLUSTERING_SECONDS,
+    MIN_DEFAULT_CLUSTERING_SECONDS,
     canonical_order,
     check_pair_budget,
     default_pair_budget,
     default_rules,
     field_report,
+    pair_bytes,
     random_pairs,
 )
 from trustlab.er.kinds import needed_features, pair_width
@@ -110,6 +113,14 @@ class _ClusteringConfig:
             return self.time_limit
         return max(self.time_limit - (time.perf_counter() - self.started), MIN_CLUSTERING_SECONDS)
 
+    def default_cap(self) -> float | None:
+        """With no ``time_limit``: the most the partition solves may take on top of their
+        size-scaled default, what is left of :data:`DEFAULT_CALL_SECONDS` since the call began
+        (at least :data:`MIN_DEFAULT_CLUSTERING_SECONDS`); None with a ``time_limit``."""
+        if self.time_limit is not None or self.started is None:
+            return None
+        return max(DEFAULT_CALL_SECONDS - (time.perf_counter() - self.started), MIN_DEFAULT_CLUSTERING_SECONDS)
+
     def cluster(self, n: int, sc: "_Scored", method: str | None = None, sources: Any = None) -> ClusterResult:
         """:func:`cluster_pairs` with ``method`` (default: the main one); a baseline
         gets the threshold only when it is ``xer``. The main method with ``one_to_one``
@@ -122,7 +133,8 @@ class _ClusteringConfig:
                                       time_limit=self.time_left(), M=self.M, solver_options=dict(self.solver_options))
         kw: dict[str, Any] = {}
         if method == "xer":
-            kw = {"time_limit": self.time_left(), "M": self.M, "solver_options": dict(self.solver_options)}
+            kw = {"time_limit": self.time_left(), "M": self.M, "solver_options": dict(self.solver_options),
+                  "max_default_time": self.default_cap()}
         elif method == "hierarchical":
             kw = {"prob": sc.prob}
         threshold = self.threshold if main or method == "xer" else None
@@ -361,7 +373,8 @@ def _block(data: _Records, blocking, max_block_size: int, fitted) -> tuple[np.nd
     if data.link is not None:
         pairs = keep_links(pairs, data.link.codes, data.link.link_type)
     stats = BlockingStats(n_records=n, n_candidate_pairs=int(len(pairs)),
-                          reduction_ratio=reduction_ratio(len(pairs), n), pair_budget=budget)
+                          reduction_ratio=reduction_ratio(len(pairs), n), pair_budget=budget,
+                          budget_bytes=budget * pair_bytes(width))
     stats.rules = list(rules)
     if data.truth is not None:
         stats.pair_completeness = pair_completeness(pairs, data.truth)
@@ -535,13 +548,16 @@ def _complete(data: _Records, sc: _Scored, cfg: _ScoringConfig, stats: BlockingS
     if sc.fw is not None:  # Fellegi-Sunter: the probabilities come from the field weights
         fwx = sc.model.field_weights(data.df, extra, fx)
         px = sc.model.proba_from_field_weights(fwx)
-        sc.fw = vstack([sc.fw, fwx])
+        extend_rows(sc, "fw", fwx)
+        del fwx
     else:
         px = sc.predict(data.df, extra, fx)
-    sc.pairs = vstack([sc.pairs, extra])
-    sc.prob = vstack([sc.prob, px])
-    sc.w = vstack([sc.w, to_weights(px, cfg.weights)])
-    sc.fm.X = vstack([sc.fm.X, fx.X])  # in pieces: a signal waits for one
+    # appended in place where nothing else holds the arrays (the features and field weights of
+    # every pair are not held twice), in pieces: a signal waits for one
+    extend_rows(sc, "pairs", extra)
+    extend_rows(sc, "prob", px)
+    extend_rows(sc, "w", to_weights(px, cfg.weights))
+    extend_rows(sc.fm, "X", fx.X)
     stats.n_completed_pairs = int(len(extra))
 
 
@@ -703,9 +719,11 @@ def resolve(
         Wall-clock seconds for the whole call (CLI ``--time-limit``): reading, blocking
         and scoring run first (they are not interrupted) and the clustering's partition
         solves get what is left, shared by their components (at least 0.05 s: then the
-        heuristic's partition, status ``"time_limit"``). Default None: no overall limit;
-        the partition solves get :func:`~trustlab.er.defaults.default_time_limit` of the
-        largest component.
+        heuristic's partition, status ``"time_limit"``). Default None: the partition solves
+        get :func:`~trustlab.er.defaults.default_time_limit` of the largest component, but
+        no more than what is left of
+        :data:`~trustlab.er.defaults.DEFAULT_CALL_SECONDS` (240 s) since the call began
+        (at least 10 s).
     M, solver_options
         Passed to :func:`trustlab.solvers.partition` (``solver_options`` is a dict of
         extra keywords, e.g. ``{"method": "qsp"}`` is spelled ``solver_method`` there).
@@ -845,19 +863,24 @@ def resolve(
         max_block_size = s.max_block_size
         with stage("blocking"):
             pairs, stats, default_blocking = _block(data, s.blocking, max_block_size, fitted)
-        with stage("features"):
-            compared = _features(data, pairs, scoring, fitted, rng)
-        supervised = compared.supervised
-        with stage("scoring"):
-            scored = _score(data, pairs, compared, scoring, rng, fitted, stats)
-            tighten = default_blocking and not supervised and scored.model.drifted_
-            if not tighten and not supervised and fitted is None:
+        # each comparison's work per record (tokens, TF-IDF rows, value codes) is done once for
+        # the candidate pairs, the random pairs, the completed components and a tightened
+        # blocking (the same features; freed before clustering)
+        with prepared_records():
+            with stage("features"):
+                compared = _features(data, pairs, scoring, fitted, rng)
+            supervised = compared.supervised
+            with stage("scoring"):
+                scored = _score(data, pairs, compared, scoring, rng, fitted, stats)
+                tighten = default_blocking and not supervised and scored.model.drifted_
+                if not tighten and not supervised and fitted is None:
+                    scored.model.warn_if_degenerate(stacklevel=4)  # the caller of resolve
+            if tighten:  # blocks, compares and scores again with smaller blocks (default blocking only)
+                t_retry = time.perf_counter()
+                scored, stats, max_block_size = _tighten_blocking(data, scored, stats, max_block_size, scoring,
+                                                                  rng)
+                stage.seconds["tightened_blocking"] = time.perf_counter() - t_retry
                 scored.model.warn_if_degenerate(stacklevel=4)  # the caller of resolve
-        if tighten:  # blocks, compares and scores again with smaller blocks (default blocking only)
-            t_retry = time.perf_counter()
-            scored, stats, max_block_size = _tighten_blocking(data, scored, stats, max_block_size, scoring, rng)
-            stage.seconds["tightened_blocking"] = time.perf_counter() - t_retry
-            scored.model.warn_if_degenerate(stacklevel=4)  # the caller of resolve
         if default_blocking:
             _estimate_completeness(data, scored, stats, max_block_size)
         _compete(data, scored, scoring)  # link_only: a record's candidates compete (one-to-one)
