@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from tests.er._encoded import encoded_case
 from trustlab.er import distributed as D
 from trustlab.er.comparisons import compare, popcount
 from trustlab.er.kinds import Field
@@ -129,14 +130,7 @@ def test_encodings_split_words_as_the_local_comparison(fused, monkeypatch):
     path, which are equal bit for bit)."""
     df = _products(160, seed=4)
     fl = _fields()
-    P = np.array([(a, b) for a in range(len(df)) for b in range(a + 1, len(df)) if (a + b) % 3 == 0], np.int64)
-    tf = FSModel(fl)
-    only = tf.needed_features()
-    whole = compare(df, P, fl, only=only)
-    parts = np.array_split(np.arange(len(df)), 3)
-    encs = [D._encode(df.iloc[p].set_axis(p), fl, only, None, tf, None) for p in parts]
-    doc_freq = D._sum_doc_counts([D._doc_counts(e) for e in encs], len(df))
-    enc = D._Enc.concat([D._weigh(e, fl, doc_freq) for e in encs])
+    P, only, whole, enc = encoded_case(df, fl)
     mask = enc.csr["*"][4]
     assert (popcount(mask) >= 2).sum() > 50
     got_fused = D._encoded_features(enc, fl[-1], P[:, 0], P[:, 1], only["*"], None, fl)
