@@ -96,3 +96,24 @@ def test_no_limit_keeps_within_the_default_plan_for_the_call(spy, monkeypatch):
     monkeypatch.setattr(pipeline, "DEFAULT_CALL_SECONDS", 1e9)
     resolve(_records(), **KW)
     assert spy == [defaults.default_time_limit(8)]
+
+
+def test_one_to_one_keeps_within_the_default_plan_too(spy):
+    """The one-to-one clustering's clique partitioning (three duplicate-free sources: not an
+    assignment) takes its size-scaled default, capped by ``max_default_time`` (what resolve
+    has left of its plan) and by nothing else when that is None."""
+    from trustlab.er.defaults import default_time_limit
+    from trustlab.er.one_to_one import cluster_one_to_one
+
+    n = 12  # one component of 12 records over 3 sources: every cross-source pair attracts
+    src = ["A", "B", "C"] * 4
+    P = [(a, b) for a in range(n) for b in range(a + 1, n) if src[a] != src[b]]
+    w = [0.4 if a // 3 == b // 3 else 0.05 for a, b in P]  # connected: one component
+    r = cluster_one_to_one(n, P, w, src, max_default_time=2.5)
+    assert spy == [2.5] and r.info["one_to_one"]["solver"] == "clique_partitioning"
+    spy.clear()
+    cluster_one_to_one(n, P, w, src)
+    assert spy == [default_time_limit(n)]
+    spy.clear()
+    cluster_one_to_one(n, P, w, src, time_limit=7.0, max_default_time=2.5)  # a given limit wins
+    assert len(spy) == 1 and spy[0] <= 7.0 and spy[0] > 2.5

@@ -119,6 +119,7 @@ def _assignment(n: int, P: np.ndarray, w: np.ndarray, codes: np.ndarray) -> Clus
         "time_limit": [Interval(numbers.Real, 0, None, closed="neither"), None],
         "M": [Interval(numbers.Integral, 1, None, closed="left")],
         "solver_options": ["mapping", None],
+        "max_default_time": [Interval(numbers.Real, 0, None, closed="neither"), None],
     }
 )
 def cluster_one_to_one(
@@ -133,6 +134,7 @@ def cluster_one_to_one(
     time_limit: float | None = None,
     M: int = 10,
     solver_options: dict | None = None,
+    max_default_time: float | None = None,
 ) -> ClusterResult:
     """Cluster ``n`` records from scored pairs so that no entity holds two records of
     a duplicate-free source; exact, with a certificate.
@@ -160,6 +162,10 @@ def cluster_one_to_one(
         refused where it would not be exact.
     time_limit, M, solver_options
         For clique partitioning (:func:`trustlab.er.cluster_pairs`, ``method="xer"``).
+    max_default_time : float, optional
+        With no ``time_limit``: the most the clique partitioning's size-scaled default
+        budget may be (:func:`~trustlab.er.resolve` passes what is left of its plan for the
+        whole call, :data:`~trustlab.er.defaults.DEFAULT_CALL_SECONDS`).
 
     Returns
     -------
@@ -212,6 +218,8 @@ def cluster_one_to_one(
         kw: dict[str, Any] = {"M": M, "solver_options": dict(solver_options or {})}
         if time_limit is not None:
             kw["time_limit"] = time_limit
+        else:
+            kw["max_default_time"] = max_default_time
         res = cluster_pairs(n, P, w, method="xer", **kw)
     res.info["one_to_one"] = {
         "solver": use, "sources": names, "duplicate_free": [s for s, f in zip(names, free) if f],

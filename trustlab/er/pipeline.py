@@ -130,7 +130,8 @@ class _ClusteringConfig:
         if main and self.one_to_one is not False:
             free = None if self.one_to_one is True else list(self.one_to_one)
             return cluster_one_to_one(n, sc.pairs, sc.w, sources, duplicate_free=free, threshold=self.threshold,
-                                      time_limit=self.time_left(), M=self.M, solver_options=dict(self.solver_options))
+                                      time_limit=self.time_left(), M=self.M, solver_options=dict(self.solver_options),
+                                      max_default_time=self.default_cap())
         kw: dict[str, Any] = {}
         if method == "xer":
             kw = {"time_limit": self.time_left(), "M": self.M, "solver_options": dict(self.solver_options),
