@@ -161,7 +161,7 @@ def fill_columns(out: np.ndarray, start: int, cols: Sequence[np.ndarray]) -> Non
 
 
 def extend_rows(obj: object, name: str, more: np.ndarray) -> None:
-    """``obj.name = vstack([obj.name, more])`` (1-d arrays concatenated), the same array, but
+    """``obj.name = vstack([obj.name, more])`` (rows appended), the same array, but
     grown in place when ``obj.name`` is the only reference to an array that owns its
     C-contiguous data of the result's dtype: ``ndarray.resize`` reallocates it (large blocks
     are moved by the operating system, not copied), so the old and the new array are not held

@@ -65,8 +65,8 @@ def _nbytes(v: Any) -> float:
 
 @contextmanager
 def prepared_records(max_bytes: int | None = None) -> Iterator[dict]:
-    """Within the block, :func:`compare` keeps the work it does per record (each column's
-    normalised values and their codes, the token matrices of the whole-record, codes and token
+    """Within the block, :func:`compare` keeps the numeric work it does per record (each
+    column's value codes, the token matrices of the whole-record, codes and token
     comparisons) and reuses it when it is called again on the same DataFrame object with the
     same fields, instead of redoing it for every batch of pairs (:func:`trustlab.er.resolve`
     compares its candidate pairs, the random pairs Fellegi-Sunter estimates u from and the
