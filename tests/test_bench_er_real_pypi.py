@@ -96,3 +96,24 @@ def test_affiliations_loader_removes_the_truth_and_keeps_the_rest(er_real, tmp_p
     assert got["affiliation"].tolist() == [", IBM Almaden, San Jose, USA", "IBM Almaden Research Center",
                                            "Microsoft Research"]
     assert truth.tolist() == ["7927", "7927", "6605"]
+
+
+def test_readme_table_is_worst_first_and_bolds_files_below_the_best_peer(er_real, tmp_path):
+    rows = [{"file": "patent", "system": "trustlab", "f1": 0.02}, {"file": "patent", "system": "splink", "f1": 0.26},
+            {"file": "restaurant", "system": "trustlab", "f1": 0.95},
+            {"file": "restaurant", "system": "recordlinkage", "f1": 0.4},
+            {"file": "febrl1", "system": "trustlab", "f1": 1.0}, {"file": "febrl4", "system": "trustlab", "f1": 0.999}]
+    table = er_real.readme_table(rows).splitlines()
+    assert table[2].startswith("| patent") and "| **0.020** | 0.260 |" in table[2]
+    assert table[3] == "| restaurant | 0.950 | 0.400 | – |"
+    assert table[4].startswith("| febrl 1–4 | 1.000 / 0.999 |")
+    readme = tmp_path / "README.md"
+    start, end = er_real.README_MARKERS
+    readme.write_text(f"intro\n{start}\nold table\n{end}\noutro\n")
+    er_real.write_readme_table(rows, readme)
+    text = readme.read_text()
+    assert "old table" not in text and text.startswith("intro\n") and text.endswith(f"{end}\noutro\n")
+    assert "| restaurant | 0.950 |" in text
+    readme.write_text("no markers")
+    with pytest.raises(SystemExit, match="markers"):
+        er_real.write_readme_table(rows, readme)
