@@ -136,10 +136,26 @@ def _read(path: Path, sep: str) -> pd.DataFrame:
 
 
 # ----------------------------------------------------------------------------- data sets
+_SCRATCH: list = []
+
+
+def _scratch() -> Path:
+    """This process's own folder for the files it writes (two runs at once once read each other's
+    half-written ``pv_inventors.csv`` from a shared folder); removed when the process ends."""
+    if not _SCRATCH:
+        import atexit
+        import shutil
+        import tempfile
+
+        d = Path(tempfile.mkdtemp(prefix="trustlab_er_real_"))
+        atexit.register(shutil.rmtree, d, True)
+        _SCRATCH.append(d)
+    return _SCRATCH[0]
+
+
 def load(name: str, data: Path):
     """(inputs, keys, truth): what a user passes, the record keys in result order, true labels."""
-    tmp = Path(os.environ.get("TMPDIR", "/tmp")) / "trustlab_er_real"
-    tmp.mkdir(exist_ok=True)
+    tmp = _scratch()
     if name in ("csv_example", "patent", "restaurant", "settlements"):
         from trustlab.datasets import load_er_dataset
 
