@@ -744,7 +744,10 @@ def resolve(
         After scoring, every pair inside a positive-weight component of up to this
         many records that blocking missed is scored too (0 disables). Blocking finds
         candidates; the clustering step then sees all the evidence inside each
-        component, so a true entity split by blocking can still be one clique.
+        component, so a true entity split by blocking can still be one clique. In a
+        larger component, the pairs of records whose positive neighbourhoods overlap
+        (:data:`~trustlab.er.scoring.NEIGHBOUR_OVERLAP`) are scored instead, in up to
+        :data:`COMPLETION_ROUNDS` rounds (heuristic); all within the default pair budget.
     compare_methods : sequence of str
         Baseline clustering methods to run on the same scores (metrics in
         ``Resolution.baselines`` when ``truth`` is given).
