@@ -473,13 +473,25 @@ def _score(data: _Records, pairs, cmp: _Compared, cfg: _ScoringConfig, rng, fitt
     if cfg.complete_components and len(pairs):
         # within the default blocking's pair budget (a file of a few huge entities would
         # otherwise add up to complete_components**2 / 2 pairs per component, unbounded)
-        room = (stats.pair_budget if stats.pair_budget is not None
-                else default_pair_budget(pair_width(data.fields.fields))) - len(pairs)
-        extra = _component_completion(n, pairs, sc.w, int(cfg.complete_components), sources=sources,
-                                      max_pairs=room)
-        if len(extra):  # compared and scored in turn: the loop goes back through this module
+        budget = (stats.pair_budget if stats.pair_budget is not None
+                  else default_pair_budget(pair_width(data.fields.fields)))
+        # rounds: the pairs compared in one round change the positive neighbourhoods (and
+        # may make a component small enough) for the next; the first round is the one before
+        for _ in range(COMPLETION_ROUNDS):
+            extra = _component_completion(n, sc.pairs, sc.w, int(cfg.complete_components), sources=sources,
+                                          max_pairs=budget - len(sc.pairs), neighbours=True)
+            if not len(extra):
+                break
+            # compared and scored in turn: the loop goes back through this module
             _complete(data, sc, cfg, stats, extra)
+        stats.n_completed_pairs = int(len(sc.pairs) - len(pairs))
     return sc
+
+
+#: rounds of completion (:func:`_score`): components completed whole, and inside larger ones the
+#: pairs of records whose positive neighbourhoods overlap, compared and scored, then again on
+#: the new scores (a round that finds nothing new ends them)
+COMPLETION_ROUNDS = 3
 
 
 #: the default blocking is tightened (max_block_size halved) down to this block size when
@@ -732,7 +744,10 @@ def resolve(
         After scoring, every pair inside a positive-weight component of up to this
         many records that blocking missed is scored too (0 disables). Blocking finds
         candidates; the clustering step then sees all the evidence inside each
-        component, so a true entity split by blocking can still be one clique.
+        component, so a true entity split by blocking can still be one clique. In a
+        larger component, the pairs of records whose positive neighbourhoods overlap
+        (:data:`~trustlab.er.scoring.NEIGHBOUR_OVERLAP`) are scored instead, in up to
+        :data:`COMPLETION_ROUNDS` rounds (heuristic); all within the default pair budget.
     compare_methods : sequence of str
         Baseline clustering methods to run on the same scores (metrics in
         ``Resolution.baselines`` when ``truth`` is given).

@@ -1450,12 +1450,18 @@ def one_to_one_log_odds(pairs: Any, log_odds: Any, sources: Any, *, damping: flo
 
 
 def _component_completion(n: int, pairs: np.ndarray, w: np.ndarray, limit: int,
-                          sources: np.ndarray | None = None, max_pairs: int | None = None) -> np.ndarray:
+                          sources: np.ndarray | None = None, max_pairs: int | None = None,
+                          neighbours: bool = False) -> np.ndarray:
     """All pairs inside positive components of 3..limit records that are not in ``pairs``;
     with ``sources`` (a table code per record, ``link_type="link_only"``) only the pairs of
     records from different tables. With ``max_pairs``, only the smallest components whose
     pairs (all of them, counted before those already in ``pairs`` are removed) add up to at
-    most ``max_pairs`` are completed, the smallest first (ties by their first record)."""
+    most ``max_pairs`` are completed, the smallest first (ties by their first record).
+
+    With ``neighbours``, also the pairs of the positive components of three or more records
+    that are not completed whole (larger than ``limit``, or beyond ``max_pairs``) whose two
+    records' positive neighbourhoods overlap (:func:`_neighbour_pairs`), within what is left of
+    ``max_pairs`` after the whole components (heuristic; see there)."""
     import scipy.sparse as sp
     from scipy.sparse.csgraph import connected_components
 
@@ -1475,8 +1481,20 @@ def _component_completion(n: int, pairs: np.ndarray, w: np.ndarray, limit: int,
         keep = np.zeros(k, bool)
         keep[cand[cost <= max(0, int(max_pairs))]] = True
         sel &= keep[comp]
+    hop = np.empty((0, 2), np.int64)
+    if neighbours:
+        # the components completed whole spend the budget first (counted as above)
+        cs = sizes[np.unique(comp[sel])].astype(np.int64)
+        left = None if max_pairs is None else max(0, int(max_pairs) - int((cs * (cs - 1) // 2).sum()))
+        big = (sizes[comp] > 2) & ~sel
+        pe = pairs[pos]
+        pe = pe[big[pe[:, 0]]]
+        if len(pe) and (left is None or left > 0):
+            hop = _neighbour_pairs(n, pe, pairs[:, 0] * n + pairs[:, 1], left)
+            if sources is not None and len(hop):
+                hop = hop[sources[hop[:, 0]] != sources[hop[:, 1]]]
     if not sel.any():
-        return np.empty((0, 2), np.int64)
+        return hop
     rec = np.flatnonzero(sel).astype(np.int64)
     key = comp[rec]
     o = np.argsort(key, kind="stable")
@@ -1492,4 +1510,71 @@ def _component_completion(n: int, pairs: np.ndarray, w: np.ndarray, limit: int,
     out = np.stack([code // n, code % n], axis=1)
     if sources is not None and len(out):
         out = out[sources[out[:, 0]] != sources[out[:, 1]]]
+    if len(hop):
+        out = np.unique(np.concatenate([out, hop]), axis=0)
     return out
+
+
+#: :func:`_component_completion` with ``neighbours``: inside a positive component too large to
+#: complete whole, two records are compared when their positive neighbourhoods overlap at least
+#: this much (shared neighbours over the union of both, a Jaccard index)
+NEIGHBOUR_OVERLAP = 0.2
+#: the neighbourhood products of :func:`_neighbour_pairs` are formed in pieces of at most about
+#: this many entries (rows of the adjacency matrix at a time), so their memory stays bounded
+NEIGHBOUR_PIECE = 1 << 22
+
+
+def _neighbour_pairs(n: int, edges: np.ndarray, have: np.ndarray, max_pairs: int | None,
+                     overlap: float = NEIGHBOUR_OVERLAP, piece: int = NEIGHBOUR_PIECE) -> np.ndarray:
+    """Pairs ``(i, j)``, ``i < j``, not among ``have`` (codes ``i * n + j``) whose neighbourhoods in
+    the graph of ``edges`` overlap: they share at least one neighbour and
+    ``|N(i) & N(j)| >= overlap * |N(i) | N(j)|``. With ``max_pairs``, the most overlapping first
+    (ties by the pair's code), at most ``max_pairs``; returned sorted by code.
+
+    Heuristic (a friends-of-friends rule): in a large entity whose block was purged, blocking
+    proposes only part of its pairs, and the clustering can put two records together only when
+    their pair was compared; two records that are both matched to the same records are worth
+    comparing. The product of the adjacency matrix with itself is formed ``piece`` entries at a
+    time (rows in pieces), and what is kept is trimmed to ``max_pairs`` after each piece, so the
+    memory is bounded by ``piece`` and ``max_pairs`` (the result does not depend on the pieces).
+    """
+    import scipy.sparse as sp
+
+    e = np.asarray(edges, np.int64).reshape(-1, 2)
+    A = sp.coo_matrix((np.ones(2 * len(e), np.float64), (np.r_[e[:, 0], e[:, 1]], np.r_[e[:, 1], e[:, 0]])),
+                      shape=(n, n)).tocsr()
+    A.sum_duplicates()
+    A.data[:] = 1.0
+    deg = np.diff(A.indptr).astype(np.float64)
+    have = np.unique(np.asarray(have, np.int64))
+    work = A @ deg  # entries of each row of A @ A, at most
+    codes, score = [np.empty(0, np.int64)], [np.empty(0, np.float64)]
+    kept = 0
+    r0 = 0
+    rows_with = np.flatnonzero(deg > 0)
+    while r0 < len(rows_with):
+        cum = np.cumsum(work[rows_with[r0:]])
+        r1 = r0 + max(1, int(np.searchsorted(cum, piece, side="right")))
+        idx = rows_with[r0:r1]
+        B = (A[idx] @ A).tocoo()
+        i, j, k = idx[B.row], B.col.astype(np.int64), B.data
+        ok = (i < j) & (k >= overlap * (deg[i] + deg[j] - k))
+        c = i[ok] * n + j[ok]
+        jac = k[ok] / (deg[i[ok]] + deg[j[ok]] - k[ok])
+        if len(have) and len(c):
+            at = np.minimum(np.searchsorted(have, c), len(have) - 1)
+            new = have[at] != c
+            c, jac = c[new], jac[new]
+        codes.append(c)
+        score.append(jac)
+        kept += len(c)
+        if max_pairs is not None and kept > 2 * max_pairs:
+            c, jac = np.concatenate(codes), np.concatenate(score)
+            o = np.lexsort((c, -jac))[:max_pairs]
+            codes, score, kept = [c[o]], [jac[o]], len(o)
+        r0 = r1
+    c, jac = np.concatenate(codes), np.concatenate(score)
+    if max_pairs is not None and len(c) > max_pairs:
+        c = c[np.lexsort((c, -jac))[:max_pairs]]
+    c = np.sort(c)
+    return np.stack([c // n, c % n], axis=1)

@@ -71,7 +71,8 @@ class ResolveSettings(SettingsBase):
         Probabilities to signed weights: ``p - 0.5`` or log-odds.
     complete_components : int, default 1000
         Score the pairs blocking missed inside positive components of up to this many
-        records (0 disables).
+        records, and in larger ones those of records whose positive neighbourhoods
+        overlap (0 disables).
     method : {"xer", "connected_components", "hierarchical"}, default "xer"
         *Clustering.* Clique partitioning (exact per component where it can prove it) or
         a baseline.
