@@ -121,3 +121,18 @@ def test_distributed_refuses_near_rules():
     df = pd.DataFrame({"name": ["a b", "a c"] * 10})
     with pytest.raises(ValueError, match="not distributed"):
         _rules(["token:name@5/2"], df, [Field("name", "string")], 200, len(df))
+
+
+def test_tightened_blocking_keeps_no_near_neighbours():
+    """After EM drifted to look-alikes, resolve re-derives the rules with smaller blocks and
+    without near neighbours (those are look-alikes too: with them a one-column table of
+    organisation names tightened from 0.47 to 0.27 F1)."""
+    from trustlab.er.defaults import default_rules
+
+    rows = [f"org{e % 40} holding{e % 40} w{e}" for e in range(3000)] + [f"common name{e}" for e in range(400)]
+    df = pd.DataFrame({"name": rows})
+    fields = [Field("name", "string")]
+    near = default_rules(df, fields, max_block_size=50)
+    plain = default_rules(df, fields, max_block_size=50, near_neighbours=0)
+    assert any(parse_rule(r).near == 3 for r in near)
+    assert all(parse_rule(r).near is None for r in plain)

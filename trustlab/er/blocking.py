@@ -78,6 +78,9 @@ def _pairs_from_membership(rec: np.ndarray, key: np.ndarray, max_block_size: int
 
 
 
+#: the near neighbours a default token rule keeps per record in the blocks it purges
+#: (:func:`adaptive_blocking_rules`)
+NEAR_NEIGHBOURS = 3
 #: the largest purged block in which a ``/K`` token rule keeps each record's near neighbours
 NEAR_MAX_BLOCK = 2000
 #: the similarities (record pairs inside the searched blocks, summed over blocks) a ``/K``
@@ -415,7 +418,7 @@ MAX_CANDIDATE_PAIRS = 10_000_000
         "fields": ["sequence"],
         "max_block_size": [Interval(numbers.Integral, 2, None, closed="left")],
         "pairs_per_record": [Interval(numbers.Integral, 1, None, closed="left")],
-        "near_neighbours": [Interval(numbers.Integral, 0, None, closed="left")],
+        "near_neighbours": [Interval(numbers.Integral, 0, None, closed="left"), None],
     }
 )
 def adaptive_blocking_rules(
@@ -425,7 +428,7 @@ def adaptive_blocking_rules(
     max_block_size: int = 200,
     pairs_per_record: int = 50,
     max_pairs: int | None = None,
-    near_neighbours: int = 3,
+    near_neighbours: int | None = None,
 ) -> list[str]:
     """Blocking rules chosen from the data: a union of several cheap rules.
 
@@ -462,7 +465,7 @@ def adaptive_blocking_rules(
         A token rule keeps, in each block it purges, each record's ``near_neighbours`` most
         similar records (``token:title@50/3``, see the module docstring) when those pairs
         (counted as ``near_neighbours`` per record of each searched block) fit the budget
-        too; 0: purged blocks give no pair.
+        too; 0: purged blocks give no pair; None: :data:`NEAR_NEIGHBOURS`.
 
     Examples
     --------
@@ -471,6 +474,8 @@ def adaptive_blocking_rules(
     ['key:surname', 'key:city', 'token:surname']
     """
     n = len(df)
+    if near_neighbours is None:
+        near_neighbours = NEAR_NEIGHBOURS
     budget = max(10_000, pairs_per_record * n)
     total = MAX_CANDIDATE_PAIRS if max_pairs is None else int(max_pairs)
     used = 0

@@ -76,7 +76,7 @@ def default_time_limit(n_nodes: int) -> float:
 
 
 def default_rules(df: pd.DataFrame, fields: Sequence[Any], *, max_block_size: int = 200,
-                  max_pairs: int | None = None, near_neighbours: int = 3) -> list[str]:
+                  max_pairs: int | None = None, near_neighbours: int | None = None) -> list[str]:
     """Every pair up to :data:`ALL_PAIRS_MAX` records, else
     :func:`~trustlab.er.blocking.adaptive_blocking_rules` within ``max_pairs`` (default
     :func:`default_pair_budget`; a table wide enough that even its :data:`ALL_PAIRS_MAX`
@@ -104,7 +104,7 @@ def default_rules(df: pd.DataFrame, fields: Sequence[Any], *, max_block_size: in
 
 
 def _rules_within(df: pd.DataFrame, fields: Sequence[Any], max_block_size: int, budget: int,
-                  near_neighbours: int = 3) -> list[str]:
+                  near_neighbours: int | None = None) -> list[str]:
     from trustlab.er.blocking import adaptive_blocking_rules
 
     n = len(df)

@@ -359,7 +359,7 @@ def _pair_labels(labels: pd.DataFrame, df: pd.DataFrame, id_col: str) -> tuple[n
 
 
 def _block(data: _Records, blocking, max_block_size: int, fitted,
-           near_neighbours: int = 3) -> tuple[np.ndarray, BlockingStats, bool]:
+           near_neighbours: int | None = None) -> tuple[np.ndarray, BlockingStats, bool]:
     """Stage 3: candidate pairs; also whether the rules were the defaults (whose token rules
     keep ``near_neighbours`` per record in the blocks they purge)."""
     df, n = data.df, data.n
