@@ -1,13 +1,12 @@
 """Token rules that keep each record's near neighbours in the blocks they purge (``@CAP/K``)."""
 import math
 import re
-from itertools import combinations
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from trustlab.er.blocking import _near_pairs, adaptive_blocking_rules, block
+from trustlab.er.blocking import adaptive_blocking_rules, block
 from trustlab.er.kinds import Field
 from trustlab.er.rules import Rule, parse_rule
 

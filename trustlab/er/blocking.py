@@ -118,8 +118,9 @@ def _near_pairs(rec: np.ndarray, key: np.ndarray, cap: int, near: int) -> np.nda
 
     if rec.size == 0 or near < 1:
         return np.empty((0, 2), np.int64)
-    mem = np.unique(np.stack([key.astype(np.int64), rec.astype(np.int64)], axis=1), axis=0)  # by key, then rec
-    key, rec = mem[:, 0], mem[:, 1]
+    width = int(rec.max()) + 1
+    code = np.unique(key.astype(np.int64) * width + rec.astype(np.int64))  # distinct, by key then record
+    key, rec = code // width, code % width
     cnt = np.bincount(key)
     blocks = _near_blocks(cnt, cap)
     if not blocks.size:

@@ -273,7 +273,7 @@ def check_pair_budget(df: pd.DataFrame, rules: Sequence[str], max_block_size: in
     3
     """
     from trustlab.er.blocking import _key_membership, _near_count, _sizes_under, _unique_counts
-    from trustlab.er.rules import parse_rule, _split_cap
+    from trustlab.er.rules import _split_cap, parse_rule
 
     n = len(df)
     total = 0

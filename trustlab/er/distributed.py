@@ -2211,8 +2211,9 @@ def _rules(blocking, sample: pd.DataFrame, flds, max_block_size: int, n: int) ->
             raise ValueError(f"blocking rule {r!r}: sorted-neighbourhood rules are not distributed; use key, token "
                              "or qgram rules (e.g. 'token:name', 'qgram:name:4')")
         if rule.near:
+            plain = str(Rule(rule.kind, rule.columns, rule.option, rule.cap))
             raise ValueError(f"blocking rule {r!r}: near neighbours in purged blocks ('/{rule.near}') are not "
-                             f"distributed; use the rule without them ({str(Rule(rule.kind, rule.columns, rule.option, rule.cap))!r})")
+                             f"distributed; use the rule without them ({plain!r})")
         if rule.kind == "all" and n > 20_000:
             raise ValueError(f"blocking rule 'all' on {n:,} records would compare every pair; use key, token or "
                              "qgram rules")

@@ -136,7 +136,8 @@ def _read_quoted(s: str, i: int) -> tuple[str, int]:
 
 def _bad_rule(spec: str, why: str) -> ValueError:
     return ValueError(
-        f"blocking rule {spec!r}: {why}. Rules read KIND:COLUMN[+COLUMN][:OPTION][@LIMIT], e.g. 'token:name', "
+        f"blocking rule {spec!r}: {why}. Rules read KIND:COLUMN[+COLUMN][:OPTION][@LIMIT[/NEAR]], e.g. "
+        "'token:name', 'token:name@50/3', "
         "'key:surname+zip', 'qgram:title:3', 'sorted:name:10', 'all'; quote a column name that holds : + @ "
         "in backquotes or double quotes, e.g. 'token:`http://x.org/ontology#name`'"
     )
