@@ -135,3 +135,22 @@ def test_tightened_blocking_keeps_no_near_neighbours():
     plain = default_rules(df, fields, max_block_size=50, near_neighbours=0)
     assert any(parse_rule(r).near == 3 for r in near)
     assert all(parse_rule(r).near is None for r in plain)
+
+
+@pytest.mark.parametrize("max_pairs", [30_000, 60_000, 120_000, 10**7])
+def test_near_neighbours_never_displace_a_rule(max_pairs):
+    """The rules are those chosen without near neighbours, some with ``/3`` added: the near
+    pairs come from what the rules left of the budget (first chosen rule by rule, a token
+    rule's near pairs pushed a later token rule out of a tight budget)."""
+    from trustlab.er import generate_records
+    from trustlab.er.defaults import check_pair_budget
+    from trustlab.er.fields import infer_fields_report
+
+    df = generate_records(6000, random_state=2)
+    fields = infer_fields_report(df.drop(columns=["entity"])).fields
+    plain = adaptive_blocking_rules(df, fields, max_pairs=max_pairs, near_neighbours=0)
+    near = adaptive_blocking_rules(df, fields, max_pairs=max_pairs, near_neighbours=3)
+    strip = [str(Rule(r.kind, r.columns, r.option, None if r.near and r.cap == 200 else r.cap))
+             for r in map(parse_rule, near)]
+    assert strip == plain
+    assert check_pair_budget(df, near, 200, 1) <= max(max_pairs, check_pair_budget(df, plain, 200, 1))

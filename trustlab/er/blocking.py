@@ -465,8 +465,10 @@ def adaptive_blocking_rules(
     near_neighbours : int
         A token rule keeps, in each block it purges, each record's ``near_neighbours`` most
         similar records (``token:title@50/3``, see the module docstring) when those pairs
-        (counted as ``near_neighbours`` per record of each searched block) fit the budget
-        too; 0: purged blocks give no pair; None: :data:`NEAR_NEIGHBOURS`.
+        (counted as ``near_neighbours`` per record of each searched block) fit the rule's
+        budget and what the other rules left of ``max_pairs`` (rules are chosen first, token
+        rules in order then get theirs); 0: purged blocks give no pair; None:
+        :data:`NEAR_NEIGHBOURS`.
 
     Examples
     --------
@@ -496,6 +498,7 @@ def adaptive_blocking_rules(
         if used + p <= total:
             rules.append(f"key:{quote_column(c)}")
             used += p
+    tokens = []  # (index in rules, rule, its block limit, its pairs, distinct records per block)
     for f in fields:
         k = KINDS.get(f.kind)
         option = None if k is None else k.token_rule
@@ -503,32 +506,22 @@ def adaptive_blocking_rules(
             spec = f"token:{quote_column(f.column)}" + option
             kind, val = _key_membership(df, spec)
             cnt = np.bincount(val[1]) if val[0].size else np.zeros(0, np.int64)
-            ucnt = _unique_counts(val[0], val[1])
             room = min(budget, total - used)
             p, _ = _sizes_under(cnt, mbs, n)
             if p <= room:
-                q = _near_count(ucnt, mbs, near_neighbours) if near_neighbours else 0
-                if q and p + q <= room:
-                    rules.append(f"{spec}@{mbs}/{near_neighbours}")
-                    used += p + q
-                else:
-                    rules.append(spec)
-                    used += p
+                tokens.append((len(rules), spec, mbs, p, val))
+                rules.append(spec)
+                used += p
                 continue
             # over budget: drop only the most common tokens (a smaller block limit for
-            # this rule; rare tokens such as model numbers keep their blocks), and keep each
-            # record's near neighbours in the dropped blocks where that fits too
+            # this rule; rare tokens such as model numbers keep their blocks)
             cap = mbs // 2
             while cap >= _MIN_TOKEN_CAP:
                 p = _sizes_under(cnt, cap, n)[0]
                 if p <= room:
-                    q = _near_count(ucnt, cap, near_neighbours) if near_neighbours else 0
-                    if q and p + q <= room:
-                        rules.append(f"{spec}@{cap}/{near_neighbours}")
-                        used += p + q
-                    else:
-                        rules.append(f"{spec}@{cap}")
-                        used += p
+                    tokens.append((len(rules), spec, cap, p, val))
+                    rules.append(f"{spec}@{cap}")
+                    used += p
                     break
                 cap //= 2
     for a in range(len(coarse)):
@@ -538,6 +531,13 @@ def adaptive_blocking_rules(
             if p <= min(budget, total - used) and purged < 0.3:
                 rules.append(spec)
                 used += p
+    # near neighbours in the blocks a token rule purges, from what the rules above left of
+    # the budget (they never displace a rule)
+    for at, spec, cap, p, val in tokens if near_neighbours else ():
+        q = _near_count(_unique_counts(val[0], val[1]), cap, near_neighbours)
+        if q and p + q <= budget and used + q <= total:
+            rules[at] = f"{spec}@{cap}/{near_neighbours}"
+            used += q
     if not rules:
         f0 = next((f for f in fields if len(f.columns()) == 1), fields[0])  # one column of its own (arity 1)
         rules = [f"sorted:{quote_column(f0.columns()[0])}:10"]
