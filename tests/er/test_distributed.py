@@ -26,6 +26,30 @@ def client():
     cluster.close()
 
 
+@pytest.fixture(autouse=True)
+def _local_rules_as_distributed(monkeypatch):
+    """The distributed path keeps no near neighbours in purged token blocks (its default
+    rules are chosen with ``near_neighbours=0``; a ``/K`` rule is refused), so the local runs
+    these tests compare it with choose their rules the same way."""
+    import trustlab.er.blocking as B
+
+    monkeypatch.setattr(B, "NEAR_NEIGHBOURS", 0)
+
+
+def test_distributed_default_rules_keep_no_near_neighbours():
+    from trustlab.er.blocking import NEAR_NEIGHBOURS, adaptive_blocking_rules
+    from trustlab.er.fields import infer_fields_report
+
+    df = generate_records(3000, random_state=1)
+    fields = infer_fields_report(df.drop(columns=["entity"])).fields
+    plain = adaptive_blocking_rules(df, fields, near_neighbours=0)
+    assert NEAR_NEIGHBOURS == 0 and adaptive_blocking_rules(df, fields) == plain
+    with_near = adaptive_blocking_rules(df, fields, near_neighbours=3)
+    # the local default differs only by the near neighbours of its token rules
+    assert [r.split("/")[0].replace("@200", "") for r in with_near] == [r.replace("@200", "") for r in plain]
+    assert D._rules(None, df, fields, 200, len(df)) == plain
+
+
 def _partition(ids, entity) -> set:
     """The entities as a set of frozensets of record ids."""
     s = pd.Series(np.asarray(ids, dtype=object))

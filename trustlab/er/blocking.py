@@ -24,7 +24,15 @@ Blocks larger than ``max_block_size`` are purged (block purging), which bounds t
 at the cost of pairs that share only very common keys. A rule may set a smaller limit
 of its own with an ``@S`` suffix: ``"token:title:alnum@50"`` purges that rule's blocks of
 more than 50 records (the adaptive rules use it to keep token blocking within budget
-by dropping only its most common tokens). Everything is vectorised:
+by dropping only its most common tokens). A token rule may keep near neighbours in the
+blocks it purges instead of none: ``"token:organization@50/3"`` pairs each record of a
+block of more than 50 records with the 3 records of that block most similar to it (cosine
+of the records' token sets weighted by inverse document frequency; meta-blocking in
+the manner of a k-nearest-neighbour join), so an entity whose many spellings make its own
+words common (an organisation written 150 ways) is still linked through those words,
+at most 3 pairs per record and purged block. Only blocks of at most :data:`NEAR_MAX_BLOCK`
+records are searched, smallest first, while the similarities computed stay within
+:data:`NEAR_MAX_WORK` (a heuristic bound on time and memory). Everything is vectorised:
 pandas for keys, a Numba kernel to emit the pairs of each block.
 """
 from __future__ import annotations
@@ -68,6 +76,76 @@ def _pairs_from_membership(rec: np.ndarray, key: np.ndarray, max_block_size: int
     return column_stack([left, right], total)  # = np.stack(axis=1), copied in pieces
 
 
+
+
+#: the near neighbours a default token rule keeps per record in the blocks it purges
+#: (:func:`adaptive_blocking_rules`)
+NEAR_NEIGHBOURS = 3
+#: the largest purged block in which a ``/K`` token rule keeps each record's near neighbours
+NEAR_MAX_BLOCK = 2000
+#: the similarities (record pairs inside the searched blocks, summed over blocks) a ``/K``
+#: rule may compute: blocks are searched smallest first until the next would exceed it
+NEAR_MAX_WORK = 200_000_000
+
+
+def _near_blocks(cnt: np.ndarray, cap: int) -> np.ndarray:
+    """The block codes a ``/K`` rule searches for neighbours: blocks of more than ``cap``
+    and at most :data:`NEAR_MAX_BLOCK` records, by increasing size (then code), while the
+    sum of their squared sizes stays within :data:`NEAR_MAX_WORK`."""
+    cand = np.flatnonzero((cnt > cap) & (cnt <= NEAR_MAX_BLOCK))
+    if not cand.size:
+        return cand
+    cand = cand[np.lexsort((cand, cnt[cand]))]
+    work = np.cumsum(cnt[cand].astype(np.float64) ** 2)
+    return cand[work <= NEAR_MAX_WORK]
+
+
+def _near_count(cnt: np.ndarray, cap: int, near: int) -> int:
+    """An upper bound on the pairs a ``/near`` rule adds in its purged blocks (``near``
+    per record of each searched block), from the block sizes alone."""
+    b = _near_blocks(cnt, cap)
+    return int(np.sum(np.minimum(cnt[b] - 1, near) * cnt[b])) if b.size else 0
+
+
+def _near_pairs(rec: np.ndarray, key: np.ndarray, cap: int, near: int) -> np.ndarray:
+    """Each record of a purged block (more than ``cap`` records; see :func:`_near_blocks`)
+    paired with the ``near`` other records of that block whose token sets are most similar
+    to its own: cosine of binary token vectors weighted by ``log((N + 1) / (df + 1)) + 1``
+    (``N`` records with a token, ``df`` those with this token), ties to the lower record
+    position. ``rec[i]`` holds token ``key[i]`` (int codes). Heuristic: a record's nearest
+    records inside one common word's block need not be its duplicates."""
+    import scipy.sparse as sp
+
+    if rec.size == 0 or near < 1:
+        return np.empty((0, 2), np.int64)
+    width = int(rec.max()) + 1
+    code = np.unique(key.astype(np.int64) * width + rec.astype(np.int64))  # distinct, by key then record
+    key, rec = code // width, code % width
+    cnt = np.bincount(key)
+    blocks = _near_blocks(cnt, cap)
+    if not blocks.size:
+        return np.empty((0, 2), np.int64)
+    rows, rinv = np.unique(rec, return_inverse=True)
+    idf = np.log((len(rows) + 1.0) / (cnt + 1.0)) + 1.0
+    X = sp.csr_matrix((idf[key], (rinv, key)), shape=(len(rows), len(cnt)))
+    norm = np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
+    X = sp.csr_matrix(sp.diags(1.0 / np.maximum(norm, 1e-300)) @ X)
+    start = np.searchsorted(key, blocks)
+    out = []
+    for b, a in zip(blocks, start):
+        m = rinv[a:a + cnt[b]]  # the block's records (rows of X), by increasing position
+        S = (X[m] @ X[m].T).toarray()
+        np.fill_diagonal(S, -np.inf)
+        k = min(near, len(m) - 1)
+        kth = -np.partition(-S, k - 1, axis=1)[:, k - 1]  # each row's k-th largest similarity
+        r, c = np.nonzero(S >= kth[:, None])  # at least k a row (more where the k-th ties)
+        o = np.lexsort((c, -S[r, c], r))  # by row, then similarity down, then position
+        r, c = r[o], c[o]
+        first = np.searchsorted(r, np.arange(len(m)))
+        keep = np.arange(len(r)) - first[r] < k
+        i, j = rows[m[r[keep]]], rows[m[c[keep]]]
+        out.append(np.stack([np.minimum(i, j), np.maximum(i, j)], axis=1))
+    return np.concatenate(out) if out else np.empty((0, 2), np.int64)
 
 
 def _key_membership(df: pd.DataFrame, spec: "str | Rule"):
@@ -194,7 +272,10 @@ def block(
             i, j = np.triu_indices(n, k=1)
             chunks.append(np.stack([i.astype(np.int64), j.astype(np.int64)], axis=1))
         elif kind == "members":
-            chunks.append(_pairs_from_membership(val[0], val[1], min(max_block_size, cap or max_block_size)))
+            size = min(max_block_size, cap or max_block_size)
+            chunks.append(_pairs_from_membership(val[0], val[1], size))
+            if rule.near:
+                chunks.append(_near_pairs(val[0], val[1], size, rule.near))
         else:
             chunks.append(val)
     if not chunks:
@@ -309,6 +390,14 @@ def _block_counts(df: pd.DataFrame, spec: str) -> np.ndarray | None:
     return np.bincount(val[1]) if val[0].size else np.zeros(0, np.int64)
 
 
+def _unique_counts(rec: np.ndarray, key: np.ndarray) -> np.ndarray:
+    """Distinct records per block (a record that holds a token twice counted once)."""
+    if not rec.size:
+        return np.zeros(0, np.int64)
+    u = np.unique(key.astype(np.int64) * (int(rec.max()) + 1) + rec.astype(np.int64))
+    return np.bincount(u // (int(rec.max()) + 1), minlength=int(key.max()) + 1)
+
+
 def _sizes_under(cnt: np.ndarray, cap: int, n: int) -> tuple[int, float]:
     kept = cnt[cnt <= cap]
     return int(np.sum(kept * (kept - 1) // 2)), float(cnt[cnt > cap].sum()) / max(1, n)
@@ -330,6 +419,7 @@ MAX_CANDIDATE_PAIRS = 10_000_000
         "fields": ["sequence"],
         "max_block_size": [Interval(numbers.Integral, 2, None, closed="left")],
         "pairs_per_record": [Interval(numbers.Integral, 1, None, closed="left")],
+        "near_neighbours": [Interval(numbers.Integral, 0, None, closed="left"), None],
     }
 )
 def adaptive_blocking_rules(
@@ -339,6 +429,7 @@ def adaptive_blocking_rules(
     max_block_size: int = 200,
     pairs_per_record: int = 50,
     max_pairs: int | None = None,
+    near_neighbours: int | None = None,
 ) -> list[str]:
     """Blocking rules chosen from the data: a union of several cheap rules.
 
@@ -371,6 +462,13 @@ def adaptive_blocking_rules(
         upper bound on the union), stay within it. So the candidate pairs, and with them the
         time and memory of comparing and scoring, stop growing with the table once it holds
         more than ``max_pairs / pairs_per_record`` records (200,000 by default).
+    near_neighbours : int
+        A token rule keeps, in each block it purges, each record's ``near_neighbours`` most
+        similar records (``token:title@50/3``, see the module docstring) when those pairs
+        (counted as ``near_neighbours`` per record of each searched block) fit the rule's
+        budget and what the other rules left of ``max_pairs`` (rules are chosen first, token
+        rules in order then get theirs); 0: purged blocks give no pair; None:
+        :data:`NEAR_NEIGHBOURS`.
 
     Examples
     --------
@@ -379,6 +477,8 @@ def adaptive_blocking_rules(
     ['key:surname', 'key:city', 'token:surname']
     """
     n = len(df)
+    if near_neighbours is None:
+        near_neighbours = NEAR_NEIGHBOURS
     budget = max(10_000, pairs_per_record * n)
     total = MAX_CANDIDATE_PAIRS if max_pairs is None else int(max_pairs)
     used = 0
@@ -398,15 +498,18 @@ def adaptive_blocking_rules(
         if used + p <= total:
             rules.append(f"key:{quote_column(c)}")
             used += p
+    tokens = []  # (index in rules, rule, its block limit, its pairs, distinct records per block)
     for f in fields:
         k = KINDS.get(f.kind)
         option = None if k is None else k.token_rule
         if option is not None:
             spec = f"token:{quote_column(f.column)}" + option
-            cnt = _block_counts(df, spec)
+            kind, val = _key_membership(df, spec)
+            cnt = np.bincount(val[1]) if val[0].size else np.zeros(0, np.int64)
             room = min(budget, total - used)
             p, _ = _sizes_under(cnt, mbs, n)
             if p <= room:
+                tokens.append((len(rules), spec, mbs, p, val))
                 rules.append(spec)
                 used += p
                 continue
@@ -416,6 +519,7 @@ def adaptive_blocking_rules(
             while cap >= _MIN_TOKEN_CAP:
                 p = _sizes_under(cnt, cap, n)[0]
                 if p <= room:
+                    tokens.append((len(rules), spec, cap, p, val))
                     rules.append(f"{spec}@{cap}")
                     used += p
                     break
@@ -427,6 +531,13 @@ def adaptive_blocking_rules(
             if p <= min(budget, total - used) and purged < 0.3:
                 rules.append(spec)
                 used += p
+    # near neighbours in the blocks a token rule purges, from what the rules above left of
+    # the budget (they never displace a rule)
+    for at, spec, cap, p, val in tokens if near_neighbours else ():
+        q = _near_count(_unique_counts(val[0], val[1]), cap, near_neighbours)
+        if q and p + q <= budget and used + q <= total:
+            rules[at] = f"{spec}@{cap}/{near_neighbours}"
+            used += q
     if not rules:
         f0 = next((f for f in fields if len(f.columns()) == 1), fields[0])  # one column of its own (arity 1)
         rules = [f"sorted:{quote_column(f0.columns()[0])}:10"]

@@ -76,11 +76,12 @@ def default_time_limit(n_nodes: int) -> float:
 
 
 def default_rules(df: pd.DataFrame, fields: Sequence[Any], *, max_block_size: int = 200,
-                  max_pairs: int | None = None) -> list[str]:
+                  max_pairs: int | None = None, near_neighbours: int | None = None) -> list[str]:
     """Every pair up to :data:`ALL_PAIRS_MAX` records, else
     :func:`~trustlab.er.blocking.adaptive_blocking_rules` within ``max_pairs`` (default
     :func:`default_pair_budget`; a table wide enough that even its :data:`ALL_PAIRS_MAX`
-    records' pairs do not fit it gets the adaptive rules too). Where the memory left lowered
+    records' pairs do not fit it gets the adaptive rules too), with ``near_neighbours`` kept
+    per record in the blocks its token rules purge. Where the memory left lowered
     the budget and that changed the rules, a warning says so."""
     import sys
     import warnings
@@ -89,9 +90,9 @@ def default_rules(df: pd.DataFrame, fields: Sequence[Any], *, max_block_size: in
 
     width = pair_width(fields)  # the fields, and the whole record's shared parts
     budget = default_pair_budget(width) if max_pairs is None else int(max_pairs)
-    rules = _rules_within(df, fields, max_block_size, budget)
+    rules = _rules_within(df, fields, max_block_size, budget, near_neighbours)
     full = _full_pair_budget(width)
-    if budget < full and rules != _rules_within(df, fields, max_block_size, full):
+    if budget < full and rules != _rules_within(df, fields, max_block_size, full, near_neighbours):
         warnings.warn(
             f"the default blocking kept to {budget:,} candidate pairs instead of {full:,}: "
             f"{_size(full * pair_bytes(width))} of pairs and comparisons ({len(fields)} compared fields) do "
@@ -102,13 +103,15 @@ def default_rules(df: pd.DataFrame, fields: Sequence[Any], *, max_block_size: in
     return rules
 
 
-def _rules_within(df: pd.DataFrame, fields: Sequence[Any], max_block_size: int, budget: int) -> list[str]:
+def _rules_within(df: pd.DataFrame, fields: Sequence[Any], max_block_size: int, budget: int,
+                  near_neighbours: int | None = None) -> list[str]:
     from trustlab.er.blocking import adaptive_blocking_rules
 
     n = len(df)
     if n <= ALL_PAIRS_MAX and n * (n - 1) // 2 <= budget:
         return ["all"]
-    return adaptive_blocking_rules(df, fields, max_block_size=max_block_size, max_pairs=budget)
+    return adaptive_blocking_rules(df, fields, max_block_size=max_block_size, max_pairs=budget,
+                                   near_neighbours=near_neighbours)
 
 
 #: the default blocking's memory budget for its candidate pairs and their comparisons
@@ -269,8 +272,8 @@ def check_pair_budget(df: pd.DataFrame, rules: Sequence[str], max_block_size: in
     >>> check_pair_budget(df, ["token:name"], 200, 1)
     3
     """
-    from trustlab.er.blocking import _key_membership, _sizes_under
-    from trustlab.er.rules import _split_cap
+    from trustlab.er.blocking import _key_membership, _near_count, _sizes_under, _unique_counts
+    from trustlab.er.rules import _split_cap, parse_rule
 
     n = len(df)
     total = 0
@@ -281,7 +284,11 @@ def check_pair_budget(df: pd.DataFrame, rules: Sequence[str], max_block_size: in
             total += n * (n - 1) // 2
         elif kind == "members":
             cnt = np.bincount(val[1]) if val[0].size else np.zeros(0, np.int64)
-            total += _sizes_under(cnt, min(max_block_size, cap or max_block_size), n)[0]
+            size = min(max_block_size, cap or max_block_size)
+            total += _sizes_under(cnt, size, n)[0]
+            near = parse_rule(spec, df.columns).near
+            if near:  # the near neighbours kept in the purged blocks (an upper bound)
+                total += _near_count(_unique_counts(val[0], val[1]), size, near)
         else:
             total += len(val)
     need = total * pair_bytes(n_fields)

@@ -2192,14 +2192,14 @@ def _rules(blocking, sample: pd.DataFrame, flds, max_block_size: int, n: int) ->
     the sample (the same rules when the sample is the whole table; see :func:`_scaled_rules`)."""
     from trustlab.er.blocking import adaptive_blocking_rules
     from trustlab.er.defaults import ALL_PAIRS_MAX
-    from trustlab.er.rules import canonical_rules, parse_rule
+    from trustlab.er.rules import Rule, canonical_rules, parse_rule
 
     if blocking is None:
         if n <= ALL_PAIRS_MAX:
             rules = ["all"]
         elif len(sample) >= n:
             rules = adaptive_blocking_rules(sample, flds, max_block_size=max_block_size,
-                                            max_pairs=_pair_budget(n))
+                                            max_pairs=_pair_budget(n), near_neighbours=0)
         else:
             rules = _scaled_rules(sample, flds, max_block_size, n)
     else:
@@ -2210,6 +2210,10 @@ def _rules(blocking, sample: pd.DataFrame, flds, max_block_size: int, n: int) ->
         if rule.kind == "sorted":
             raise ValueError(f"blocking rule {r!r}: sorted-neighbourhood rules are not distributed; use key, token "
                              "or qgram rules (e.g. 'token:name', 'qgram:name:4')")
+        if rule.near:
+            plain = str(Rule(rule.kind, rule.columns, rule.option, rule.cap))
+            raise ValueError(f"blocking rule {r!r}: near neighbours in purged blocks ('/{rule.near}') are not "
+                             f"distributed; use the rule without them ({plain!r})")
         if rule.kind == "all" and n > 20_000:
             raise ValueError(f"blocking rule 'all' on {n:,} records would compare every pair; use key, token or "
                              "qgram rules")
@@ -2248,7 +2252,7 @@ def _scaled_rules(sample: pd.DataFrame, flds, max_block_size: int, n: int) -> li
     f = s / n
     mbs = max(2, int(round(max_block_size * f)))
     rules = adaptive_blocking_rules(sample, flds, max_block_size=mbs, pairs_per_record=max(1, int(50 * f)),
-                                    max_pairs=max(1, int(_pair_budget(n) * f * f)))
+                                    max_pairs=max(1, int(_pair_budget(n) * f * f)), near_neighbours=0)
     out = []
     for r in rules:
         rule = parse_rule(r, sample.columns)

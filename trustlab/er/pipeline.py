@@ -358,8 +358,10 @@ def _pair_labels(labels: pd.DataFrame, df: pd.DataFrame, id_col: str) -> tuple[n
     return P, y.to_numpy().astype(int)
 
 
-def _block(data: _Records, blocking, max_block_size: int, fitted) -> tuple[np.ndarray, BlockingStats, bool]:
-    """Stage 3: candidate pairs; also whether the rules were the defaults."""
+def _block(data: _Records, blocking, max_block_size: int, fitted,
+           near_neighbours: int | None = None) -> tuple[np.ndarray, BlockingStats, bool]:
+    """Stage 3: candidate pairs; also whether the rules were the defaults (whose token rules
+    keep ``near_neighbours`` per record in the blocks they purge)."""
     df, n = data.df, data.n
     defaulted = blocking is None and fitted is None
     if blocking is None and fitted is not None:
@@ -367,7 +369,7 @@ def _block(data: _Records, blocking, max_block_size: int, fitted) -> tuple[np.nd
     width = pair_width(data.fields.fields)  # compared features a pair carries, as the budget counts them
     budget = default_pair_budget(width)  # once per blocking: rules and completion share it
     rules = blocking if blocking is not None else default_rules(df, data.fields.fields, max_block_size=max_block_size,
-                                                                max_pairs=budget)
+                                                                max_pairs=budget, near_neighbours=near_neighbours)
     rules = canonical_rules(rules, df.columns)  # strings that read back the same, whatever the column names
     check_pair_budget(df, rules, max_block_size, width)  # refuse up front, before any pair
     pairs = block(df, rules, max_block_size=max_block_size)
@@ -506,14 +508,15 @@ def _tighten_blocking(data: _Records, scored: _Scored, stats: BlockingStats, max
     Large blocks of a common value (a brand and a category, a frequent token) bring in
     pairs that agree on it by the tens of thousands; EM can then take "shares the common
     value" for its match class. Halving ``max_block_size`` (default rules, re-derived for
-    the smaller size) until the model no longer drifts, down to
+    the smaller size, without near neighbours in the purged blocks: those are look-alikes
+    too) until the model no longer drifts, down to
     :data:`MIN_TIGHT_BLOCK_SIZE`, keeps the pairs that small blocks propose, which are the
     duplicates. If every size drifts, the first fit is kept (and its warning stands)."""
     first = (scored, stats, max_block_size)
     size = max_block_size
     while size // 2 >= MIN_TIGHT_BLOCK_SIZE:
         size //= 2
-        pairs, st, _ = _block(data, None, size, None)
+        pairs, st, _ = _block(data, None, size, None, near_neighbours=0)
         cmp = _features(data, pairs, cfg, None, rng)
         sc = _score(data, pairs, cmp, cfg, rng, None, st)
         if not sc.model.drifted_:

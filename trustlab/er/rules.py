@@ -68,7 +68,9 @@ _SPECIAL = re.compile(r"[:+@`\"';,]|^\s|\s$|^$")
 class Rule:
     """One blocking rule as a structured object: ``kind`` (one of :data:`RULE_KINDS`),
     the ``columns`` it reads, its ``option`` (key prefix length, ``"alnum"`` for token,
-    q for qgram, window for sorted) and its own block size limit ``cap``.
+    q for qgram, window for sorted), its own block size limit ``cap`` and ``near``: in a
+    block over the limit each record keeps its ``near`` most similar records instead of
+    none (``"token:title@50/3"``; :mod:`trustlab.er.blocking`).
 
     ``str(rule)`` is the rule string, with column names quoted in backquotes where they
     hold ``: + @ ; ,`` quotes or surrounding spaces (a backquote inside is doubled), so
@@ -87,6 +89,7 @@ class Rule:
     columns: tuple = ()
     option: str | None = None
     cap: int | None = None
+    near: int | None = None
 
     def __str__(self) -> str:
         if self.kind == "all":
@@ -96,6 +99,8 @@ class Rule:
             s += f":{self.option}"
         if self.cap is not None:
             s += f"@{self.cap}"
+        if self.near is not None:
+            s += f"/{self.near}"
         return s
 
 
@@ -131,7 +136,8 @@ def _read_quoted(s: str, i: int) -> tuple[str, int]:
 
 def _bad_rule(spec: str, why: str) -> ValueError:
     return ValueError(
-        f"blocking rule {spec!r}: {why}. Rules read KIND:COLUMN[+COLUMN][:OPTION][@LIMIT], e.g. 'token:name', "
+        f"blocking rule {spec!r}: {why}. Rules read KIND:COLUMN[+COLUMN][:OPTION][@LIMIT[/NEAR]], e.g. "
+        "'token:name', 'token:name@50/3', "
         "'key:surname+zip', 'qgram:title:3', 'sorted:name:10', 'all'; quote a column name that holds : + @ "
         "in backquotes or double quotes, e.g. 'token:`http://x.org/ontology#name`'"
     )
@@ -153,7 +159,7 @@ def _strict_parse(spec: str) -> Rule:
         raise ValueError(f"blocking rule {spec!r} needs a column, e.g. 'token:name'")
     cols: list[str] = []
     i, n = 0, len(rest)
-    option = cap = None
+    option = cap = near = None
     while True:
         if i < n and rest[i] in "`\"":
             c, i = _read_quoted(rest, i)
@@ -174,14 +180,20 @@ def _strict_parse(spec: str) -> Rule:
         j = n if j < 0 else j
         option, i = rest[i + 1 : j].strip(), j
     if i < n and rest[i] == "@":
-        c = rest[i + 1 :].strip()
+        c, _, k = rest[i + 1 :].partition("/")
+        c = c.strip()
         if not c.isdigit() or int(c) < 2:
             raise ValueError(f"blocking rule {spec!r}: the block size limit after '@' must be an integer >= 2, "
                              f"e.g. 'token:title@50'")
-        cap, i = int(c), n
+        if _ and (not k.strip().isdigit() or int(k) < 1):
+            raise ValueError(f"blocking rule {spec!r}: the neighbours kept after '/' must be an integer >= 1, "
+                             f"e.g. 'token:title@50/3'")
+        cap, near, i = int(c), (int(k) if _ else None), n
     if i != n:
         raise _bad_rule(spec, f"unexpected {rest[i:]!r} after the column name(s)")
-    return Rule(kind, tuple(cols), option, cap)
+    if near is not None and kind != "token":
+        raise _bad_rule(spec, "only a token rule keeps near neighbours in its purged blocks ('/K')")
+    return Rule(kind, tuple(cols), option, cap, near)
 
 
 def _lenient_parse(spec: str, columns: Sequence[str]) -> Rule | None:
@@ -191,8 +203,11 @@ def _lenient_parse(spec: str, columns: Sequence[str]) -> Rule | None:
     kind, _, rest = s.partition(":")
     if kind.strip() not in RULE_KINDS or not rest:
         return None
-    m = re.search(r"@(\d+)$", rest)
+    m = re.search(r"@(\d+)(?:/(\d+))?$", rest)
     known = set(map(str, columns))
+    near = int(m.group(2)) if m and m.group(2) else None
+    if near is not None and (near < 1 or kind.strip() != "token"):
+        return None
     for body, cp in ((rest[: m.start()], int(m.group(1))), (rest, None)) if m else ((rest, None),):
         if cp is not None and cp < 2:
             continue  # not a valid limit: the strict reading's error stands
@@ -203,7 +218,7 @@ def _lenient_parse(spec: str, columns: Sequence[str]) -> Rule | None:
         for colpart, opt in splits:
             for cols in ([colpart], colpart.split("+")):
                 if all(c in known for c in cols):
-                    return Rule(kind.strip(), tuple(cols), opt, cp)
+                    return Rule(kind.strip(), tuple(cols), opt, cp, near if cp is not None else None)
     return None
 
 
@@ -270,7 +285,8 @@ def split_rules(text: str) -> list[str]:
 
 
 def _split_cap(spec: "str | Rule") -> tuple[str, int | None]:
-    """``"token:title@50"`` -> ``("token:title", 50)``; no suffix -> ``(spec, None)``."""
+    """``"token:title@50"`` -> ``("token:title", 50)``; no suffix -> ``(spec, None)``
+    (a ``/K`` of near neighbours is dropped with the limit)."""
     r = parse_rule(spec)
     return str(Rule(r.kind, r.columns, r.option)), r.cap
 
