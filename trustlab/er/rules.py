@@ -233,7 +233,9 @@ def parse_rule(spec: "str | Rule", columns: Sequence[str] | None = None) -> Rule
     Examples
     --------
     >>> parse_rule("key:surname+zip:3@50")
-    Rule(kind='key', columns=('surname', 'zip'), option='3', cap=50)
+    Rule(kind='key', columns=('surname', 'zip'), option='3', cap=50, near=None)
+    >>> parse_rule("token:title@50/3")
+    Rule(kind='token', columns=('title',), option=None, cap=50, near=3)
     >>> parse_rule('token:"a:b"').columns
     ('a:b',)
     >>> parse_rule("token:http://x.org/o#name:alnum", columns=["http://x.org/o#name"]).columns
