@@ -53,7 +53,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 VARIANTS = ("base", "opaque", "shuffled", "semicolon", "upper", "sparse", "tabbed", "recased")
 DEFAULT_VARIANTS = VARIANTS[:-1]
-ID_COLS = ("id", "Entity Id", "rec_id", "Id", "person_id", "unique_id")
+ID_COLS = ("id", "Entity Id", "rec_id", "Id", "person_id", "unique_id", "record_id", "mention_id")
 
 
 def _id_col(df: pd.DataFrame) -> str | None:
@@ -68,7 +68,10 @@ def _sniff_read(path: Path) -> pd.DataFrame:
 
     with open(path, encoding="utf-8-sig", newline="") as fh:
         head = fh.read(65536)
-    sep = csv.Sniffer().sniff(head, delimiters=",|;\t").delimiter
+    try:
+        sep = csv.Sniffer().sniff(head, delimiters=",|;\t").delimiter
+    except csv.Error:  # one column (no delimiter to find): as bench/er_real.py wrote it
+        sep = ","
     return pd.read_csv(path, sep=sep, dtype=str, keep_default_na=False, encoding="utf-8-sig")
 
 
