@@ -65,8 +65,9 @@ the pairs of records whose positive neighbourhoods overlap
 (:data:`trustlab.er.scoring.NEIGHBOUR_OVERLAP`). Neither acts on the generated records of
 ``bench/er_scale.py`` (no purged block's neighbours fit the budget there; components are small).
 Measured exception (stop 44, ``bench/results/er_scale.md``): at 200,000 generated records 14
-records are joined to an entity here and left apart by the local run (same pairwise F1); the
-cause is not yet isolated.
+records are joined to an entity here and left apart by the local run (same pairwise F1): the
+local completion of small components stays within what the default pair budget leaves (nothing
+at that size), while this path completes every small component of a partition.
 Block keys, exact values, whole-record tokens and the normalised strings' value codes (which
 value pairs are scored once; exact agreement of e-mails, postcodes, codes and phones) are
 compared by 64-bit hash: two distinct values that share a hash (probability about
