@@ -118,9 +118,7 @@ def _near_pairs(rec: np.ndarray, key: np.ndarray, cap: int, near: int) -> np.nda
 
     if rec.size == 0 or near < 1:
         return np.empty((0, 2), np.int64)
-    width = int(rec.max()) + 1
-    code = np.unique(key.astype(np.int64) * width + rec.astype(np.int64))  # distinct, by key then record
-    key, rec = code // width, code % width
+    key, rec = _distinct_members(rec, key)
     cnt = np.bincount(key)
     blocks = _near_blocks(cnt, cap)
     if not blocks.size:
@@ -390,12 +388,19 @@ def _block_counts(df: pd.DataFrame, spec: str) -> np.ndarray | None:
     return np.bincount(val[1]) if val[0].size else np.zeros(0, np.int64)
 
 
+def _distinct_members(rec: np.ndarray, key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct (key, record) memberships (a record that holds a token twice once), as
+    int64 ``(key, rec)`` sorted by key, then record."""
+    width = int(rec.max()) + 1
+    code = np.unique(key.astype(np.int64) * width + rec.astype(np.int64))
+    return code // width, code % width
+
+
 def _unique_counts(rec: np.ndarray, key: np.ndarray) -> np.ndarray:
     """Distinct records per block (a record that holds a token twice counted once)."""
     if not rec.size:
         return np.zeros(0, np.int64)
-    u = np.unique(key.astype(np.int64) * (int(rec.max()) + 1) + rec.astype(np.int64))
-    return np.bincount(u // (int(rec.max()) + 1), minlength=int(key.max()) + 1)
+    return np.bincount(_distinct_members(rec, key)[0], minlength=int(key.max()) + 1)
 
 
 def _sizes_under(cnt: np.ndarray, cap: int, n: int) -> tuple[int, float]:
@@ -498,7 +503,9 @@ def adaptive_blocking_rules(
         if used + p <= total:
             rules.append(f"key:{quote_column(c)}")
             used += p
-    tokens = []  # (index in rules, rule, its block limit, its pairs, distinct records per block)
+    # (index in rules, rule, its block limit, its pairs, distinct records per block): the
+    # counts only, not the memberships, are kept until the near neighbours are decided
+    tokens = []
     for f in fields:
         k = KINDS.get(f.kind)
         option = None if k is None else k.token_rule
@@ -509,7 +516,7 @@ def adaptive_blocking_rules(
             room = min(budget, total - used)
             p, _ = _sizes_under(cnt, mbs, n)
             if p <= room:
-                tokens.append((len(rules), spec, mbs, p, val))
+                tokens.append((len(rules), spec, mbs, p, _unique_counts(val[0], val[1]) if near_neighbours else None))
                 rules.append(spec)
                 used += p
                 continue
@@ -519,7 +526,7 @@ def adaptive_blocking_rules(
             while cap >= _MIN_TOKEN_CAP:
                 p = _sizes_under(cnt, cap, n)[0]
                 if p <= room:
-                    tokens.append((len(rules), spec, cap, p, val))
+                    tokens.append((len(rules), spec, cap, p, _unique_counts(val[0], val[1]) if near_neighbours else None))
                     rules.append(f"{spec}@{cap}")
                     used += p
                     break
@@ -533,8 +540,8 @@ def adaptive_blocking_rules(
                 used += p
     # near neighbours in the blocks a token rule purges, from what the rules above left of
     # the budget (they never displace a rule)
-    for at, spec, cap, p, val in tokens if near_neighbours else ():
-        q = _near_count(_unique_counts(val[0], val[1]), cap, near_neighbours)
+    for at, spec, cap, p, ucnt in tokens if near_neighbours else ():
+        q = _near_count(ucnt, cap, near_neighbours)
         if q and p + q <= budget and used + q <= total:
             rules[at] = f"{spec}@{cap}/{near_neighbours}"
             used += q
