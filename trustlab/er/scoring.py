@@ -725,6 +725,10 @@ class FSModel:
         on alone leaves out the values whose pairs that rule proposed only in part (a purged
         block, :meth:`_complete_session_pairs`); a field without such a rule keeps its whole
         session (the other rules' selection is all of it).
+
+        Where a session has a single voting field (a table of two identifying fields), its EM
+        is not identified, and a key agreement is weighed by its blocking stratum's own match
+        share and u instead (:meth:`_fit_strata`, a heuristic kept to that case).
         """
         if counts is None:  # on a sample of the pairs where their distinct rows are too many (EM_MAX_CELLS)
             Gu, cnt, sample = _em_rows(G)
@@ -849,7 +853,8 @@ class FSModel:
         at the pooled model's mean match probability in the stratum. Strata of fewer than
         :data:`MIN_SESSION_PAIRS` pairs, with no field left to vote, or agreeing on no key keep
         the pooled model. Sets ``strata_`` {agreed-key bits: (log-odds of a match, u_s)} and
-        ``tf_centre_``.
+        ``tf_centre_``. A local fit only: :meth:`fit_from_counts` (the distributed fit) has
+        level counts, not pairs, and keeps the pooled model.
 
         Heuristic, used only where a session had a single voting field (:meth:`_fit_by_sessions`):
         m is the pooled one, but a stratum is also defined by the keys its pairs do *not*
@@ -902,13 +907,16 @@ class FSModel:
             lam_s = float(np.clip(lam_s, 1e-9, 1 - 1e-9))
             strata[int(code)] = (math.log(lam_s / (1 - lam_s)), u_s)
         self.strata_ = strata
-        if strata:
-            T = self.tf_values(df, pairs)
+        if strata:  # each TF field's mean log frequency over the pairs that agree on its key
+            recs = np.arange(len(df))
+            Tr = self.tf_values(df, np.column_stack([recs, recs]))  # per record, not per pair
             F = self._forced(h)
             for c in self._tf_fields():
-                ok = F[:, c] & ~np.isnan(T[:, c])
-                if ok.any():
-                    self.tf_centre_[self.fields[c].column] = float(np.mean(np.log(np.maximum(T[ok, c], 1e-12))))
+                left = pairs[F[:, c], 0]
+                t = Tr[left, c]
+                t = t[~np.isnan(t)]
+                if len(t):
+                    self.tf_centre_[self.fields[c].column] = float(np.mean(np.log(np.maximum(t, 1e-12))))
 
     def _complete_session_pairs(self, df: pd.DataFrame, pairs: np.ndarray, G: np.ndarray, c: int,
                                 sources: np.ndarray | None = None) -> np.ndarray:
