@@ -56,8 +56,12 @@ not fit one machine can be resolved on a cluster:
 For the same seed and options this gives the entities of :func:`trustlab.resolve` (the
 tests compare them on generated records and on a bundled table), as long as the
 inference sample is the whole table; on a larger table the fields and rules come from the
-sample and may differ from what the local run would infer from all the records. Two
+sample and may differ from what the local run would infer from all the records. Three
 local-only additions are left out here, so where they act locally the entities can differ:
+the blocking strata of a model whose session EM had a single voting field (a table of two
+identifying fields, such as first and last name only: :meth:`FSModel._fit_strata
+<trustlab.er.scoring.FSModel._fit_strata>` needs the candidate pairs' key states; here the
+pooled model scores every pair),
 the near neighbours that the local default token rules keep in the blocks they purge
 (``token:COL@CAP/K``, :data:`trustlab.er.blocking.NEAR_NEIGHBOURS`; a user rule with ``/K``
 is refused here), and the completion of positive components too large to complete whole by

@@ -66,6 +66,10 @@ _FS_SCORER = {
         "tf_centre": {"type": "object", "additionalProperties": _NUM},
         "tf_scale": {"type": "object", "additionalProperties": {"type": "number", "exclusiveMinimum": 0}},
         "record_share": {"type": "object", "additionalProperties": {"type": "number", "minimum": 0, "maximum": 1}},
+        # blocking strata (FSModel._fit_strata): [agreed-key bits, log-odds of a match, u rows]
+        "strata": {"type": "array", "items": {"type": "array", "minItems": 3, "maxItems": 3, "maxDepth": 3,
+                                              "items": {"type": ["number", "array"], "items": {"type": "array",
+                                                                                              "items": _PROB}}}},
         "tol": {"type": "number", "exclusiveMinimum": 0},
     },
 }
@@ -245,6 +249,14 @@ def check_model_dict(d: Any) -> None:
                 if abs(math.fsum(row) - 1.0) > 1e-3:
                     raise ValueError(f"scorer.{key}[{i}] (field {cols[i]!r}) sums to {math.fsum(row):.6g}; the "
                                      "probabilities of the levels of a field must sum to 1")
+        for i, (bits, _, su) in enumerate(sc.get("strata", [])):
+            if not isinstance(bits, int) or isinstance(bits, bool) or not 0 < bits < 2 ** len(sc.get("forcing", [])):
+                raise ValueError(f"scorer.strata[{i}][0] must be the bits of the key rules a stratum agrees on "
+                                 f"(an integer in 1 .. 2**{len(sc.get('forcing', []))} - 1); got {bits!r}")
+            if len(su) != len(cols) or any(len(row) != len(LEVEL_NAMES) or abs(math.fsum(row) - 1.0) > 1e-3
+                                           for row in su):
+                raise ValueError(f"scorer.strata[{i}][2] must hold one u row per field ({len(cols)}), each a "
+                                 f"probability distribution over the levels {list(LEVEL_NAMES)}")
         for key in ("tf_tables", "tf_default", "tf_centre", "tf_scale", "record_share"):
             unknown = sorted(set(sc.get(key, {})) - set(cols))
             if unknown:

@@ -95,6 +95,12 @@ MIN_SESSION_PAIRS = 10
 SESSION_BLOCK_COMPLETE = 0.5
 #: at most this many key rules enter the prior (two bits each in an int64 code)
 MAX_KEY_RULES = 31
+#: pseudo-pairs that shrink a blocking stratum's u (its candidate non-matches) towards the
+#: random-pair u (:meth:`FSModel._fit_strata`)
+STRATUM_U_PSEUDO = 1000.0
+#: pseudo-pairs of the beta prior of a blocking stratum's match share, centred on the pooled
+#: model's mean match probability in the stratum (:meth:`FSModel._fit_strata`)
+STRATUM_LAMBDA_PSEUDO = 10.0
 #: the session EM runs on at most this many cells (distinct level rows x fields): beyond it
 #: (wide tables, tens of compared fields, where almost every pair has its own row) it runs
 #: on a seeded uniform sample of the candidate pairs, each counted 1 / (sampling share)
@@ -282,6 +288,10 @@ class FSModel:
     tf_centre_ : dict column -> float
         Mean log term frequency over the candidate pairs that agree on a key of this
         TF field (a rare value's deviation from it is kept as evidence).
+    strata_ : dict int -> (float, ndarray (n_fields, 4))
+        Blocking strata (:meth:`_fit_strata`): per set of ``key:`` rules agreed on (bit ``r``
+        for rule ``r`` of ``forcing_``), the log-odds of a match and the non-match
+        probabilities of its pairs; empty unless a session had a single voting field.
 
     Examples
     --------
@@ -322,6 +332,7 @@ class FSModel:
         self.tf_centre_: dict[str, float] = {}
         self.tf_scale_: dict[str, float] = {}
         self.record_share_: dict[str, float] = {}
+        self.strata_: dict[int, tuple[float, np.ndarray]] = {}
 
     # ------------------------------------------------------------------ levels
     def spec(self, f: Field) -> tuple[str, str, float | None, float | None, bool]:
@@ -482,6 +493,7 @@ class FSModel:
         n = len(df)
         self.set_forcing(rules)
         self.key_coef_, self.tf_centre_, self.tf_scale_, self.record_share_ = [], {}, {}, {}
+        self.strata_ = {}
         if n < MIN_RECORDS_EM:
             return self._fit_prior(n)
         self.fit_tf(df)
@@ -633,6 +645,7 @@ class FSModel:
         the two differ where a session field's blocks were purged."""
         self.set_forcing(rules)
         self.key_coef_, self.tf_centre_, self.tf_scale_ = [], {}, {}
+        self.strata_ = {}
         self.record_share_ = {str(k): float(v) for k, v in (record_share or {}).items()}
         if n < MIN_RECORDS_EM:
             return self._fit_prior(n)
@@ -653,13 +666,15 @@ class FSModel:
                     m0: np.ndarray, lam0: float, *, fit_m: bool = True, fit_u: bool = False,
                     u_pseudo: float = 0.0, lam_max: float = 1.0,
                     passive: np.ndarray | None = None,
-                    combine: bool = False) -> tuple[np.ndarray, float, np.ndarray, np.ndarray]:
+                    combine: bool = False,
+                    lam_prior: tuple[float, float] | None = None) -> tuple[np.ndarray, float, np.ndarray, np.ndarray]:
         """EM on distinct level rows ``Gu`` (weights ``cnt``) over the fields ``free``, with u
         fixed (``fit_u``: re-estimated on the rows' non-matches, shrunk towards the given u by
         ``u_pseudo`` pseudo-pairs); λ (at most ``lam_max``) is the match share of the rows;
         ``passive`` fields get their m estimated without voting on the posterior; ``combine``
-        scores rows as :meth:`field_weights` does (the record beyond the fields). Returns m,
-        λ, u and the posterior per row."""
+        scores rows as :meth:`field_weights` does (the record beyond the fields); ``lam_prior``
+        ``(a, pi)``: a beta prior on λ, ``a`` pseudo-pairs at the share ``pi``. Returns m, λ, u
+        and the posterior per row."""
         d = Gu.shape[1]
         m = m0.copy()
         u0, u = u, u.copy()
@@ -677,7 +692,9 @@ class FSModel:
                 Wr = self._record_beyond_fields(Wr)
             lw = math.log(lam / (1 - lam)) + Wr.sum(1)
             post = 1.0 / (1.0 + np.exp(-np.clip(lw, -50, 50)))
-            lam = float(np.clip((post * cnt).sum() / max(npairs, 1.0), 1e-12, min(1 - 1e-9, lam_max)))
+            a_p, pi = (0.0, 0.0) if lam_prior is None else lam_prior
+            lam = float(np.clip(((post * cnt).sum() + a_p * pi) / max(npairs + a_p, 1.0), 1e-12,
+                                min(1 - 1e-9, lam_max)))
             _m_step(post, cnt, onehot, np.flatnonzero(free), m if fit_m else None, u if fit_u else None,
                     u_pseudo, u0)
             ll = float(np.sum(cnt * np.logaddexp(0, lw)))
@@ -708,6 +725,10 @@ class FSModel:
         on alone leaves out the values whose pairs that rule proposed only in part (a purged
         block, :meth:`_complete_session_pairs`); a field without such a rule keeps its whole
         session (the other rules' selection is all of it).
+
+        Where a session has a single voting field (a table of two identifying fields), its EM
+        is not identified, and a key agreement is weighed by its blocking stratum's own match
+        share and u instead (:meth:`_fit_strata`, a heuristic kept to that case).
         """
         if counts is None:  # on a sample of the pairs where their distinct rows are too many (EM_MAX_CELLS)
             Gu, cnt, sample = _em_rows(G)
@@ -758,7 +779,8 @@ class FSModel:
             m_s, lam_s, _, _ = self._session_em(Gs, cs, u, free, m_init, 0.3, fit_u=True,
                                                 u_pseudo=SESSION_U_PSEUDO, passive=derived)
             exp_matches = lam_s * n_s
-            self.sessions_.append({"field": self.fields[c].column, "pairs": int(n_s), "lambda": lam_s})
+            self.sessions_.append({"field": self.fields[c].column, "pairs": int(n_s), "lambda": lam_s,
+                                   "voters": int((free & ~derived).sum())})
             if exp_matches < 1.0:
                 continue
             if max_matches is not None and exp_matches > max(max_matches, 1.0):
@@ -793,11 +815,108 @@ class FSModel:
         self._set_tf_scale(u_rand, u)
         self.m_, self.u_, self.lambda_ = m, u, lam
         self.n_iter_ = 1
-        self.forcing_, self.key_coef_, self.tf_centre_ = [], [], {}
+        self.key_coef_, self.tf_centre_, self.strata_ = [], {}, {}
+        # one voting field in a session (a table of two identifying fields, names only): its EM
+        # is not identified (with u fixed, a ridge of (λ, m) fits the session's counts; stop 44),
+        # so the m of the key fields, which the pooled weights of a key agreement rest on, are
+        # unreliable; blocking strata weigh a key agreement by the stratum's match share instead
+        if (G is not None and df is not None and pairs is not None and self.forcing_
+                and any(s.get("voters") == 1 for s in self.sessions_)):
+            self._fit_strata(G, sample, df, pairs, m, u_rand, lam, u)
+        if not self.strata_:
+            self.forcing_ = []
         rare = -np.log(u[:, 0])
         self.n_seed_pairs_ = int(cnt[((Gu == 0) * rare[None, :]).sum(1) >= math.log(max(2.0, n_all))].sum())
         self.problems_ = self._diagnose(post, int(npairs), n, weights=cnt)
         return self
+
+    def _agreed_keys(self, df: pd.DataFrame, pairs: np.ndarray) -> np.ndarray:
+        """Per pair, the bits of the key rules whose key both records share (:meth:`key_states`
+        without the bits of a missing key): the pair's blocking stratum."""
+        return self.key_states(df, pairs) & ((1 << len(self.forcing_)) - 1)
+
+    def _fit_strata(self, G: np.ndarray, sample: np.ndarray | None, df: pd.DataFrame, pairs: np.ndarray,
+                    m: np.ndarray, u_rand: np.ndarray, lam: float, u_pool: np.ndarray) -> None:
+        """The match share and u per blocking stratum (the set of ``key:`` rules whose key a
+        candidate pair shares), m fixed at the sessions' estimate.
+
+        The candidates are a union of blocks: pairs that share a last name (their first names
+        are as unrelated as random records') and pairs that share a first name or one of its
+        words (their first names agree by selection). One u over all candidates mixes them, so
+        a close first name says little even for a pair found by its last name, among whose
+        non-matches it is rare (inventors_ens: first-name u(close) 0.424 pooled, 0.007 among
+        random pairs). Within a stratum the agreed key fields say nothing of their own (level
+        missing); the stratum's match share carries them. A stratum's u is one M step on the
+        pooled model's non-match posteriors of its pairs (no feedback), shrunk towards the
+        random-pair u by :data:`STRATUM_U_PSEUDO` pseudo-pairs; its share λ_s is then fitted by
+        EM with m and u_s fixed, under a beta prior of :data:`STRATUM_LAMBDA_PSEUDO` pseudo-pairs
+        at the pooled model's mean match probability in the stratum. Strata of fewer than
+        :data:`MIN_SESSION_PAIRS` pairs, with no field left to vote, or agreeing on no key keep
+        the pooled model. Sets ``strata_`` {agreed-key bits: (log-odds of a match, u_s)} and
+        ``tf_centre_``. A local fit only: :meth:`fit_from_counts` (the distributed fit) has
+        level counts, not pairs, and keeps the pooled model.
+
+        Heuristic, used only where a session had a single voting field (:meth:`_fit_by_sessions`):
+        m is the pooled one, but a stratum is also defined by the keys its pairs do *not*
+        share, so its matches are selected (a household stratum's matches are those whose
+        names are mistyped); on files with several voters per session the pooled key-field
+        weights did better (stop 44: census_cis -0.008, pv_inventors -0.074 when applied
+        everywhere).
+        """
+        h = self._agreed_keys(df, pairs)
+        hv, hk = np.unique(h, return_inverse=True)
+        hk = hk.ravel()
+        # distinct (levels, stratum) rows of the pairs (of the EM's sample where it has one)
+        rows = np.column_stack([G, hk]) if sample is None else np.column_stack([G[sample], hk[sample]])
+        Gk, inv = _distinct_rows_inverse(rows)
+        n_k = np.bincount(inv, minlength=len(Gk)).astype(np.float64)
+        kk = Gk[:, -1].astype(np.int64)
+        Gk = Gk[:, :-1]
+        # the pooled model's match probability of each row (a stratum's prior share, and the
+        # non-match posteriors its u_s is counted on)
+        bf = np.log(m) - np.log(u_pool)
+        Wk = np.zeros(Gk.shape)
+        for c in range(Gk.shape[1]):
+            ok = Gk[:, c] >= 0
+            Wk[ok, c] = bf[c][Gk[ok, c]]
+        post_k = 1.0 / (1.0 + np.exp(-np.clip(math.log(lam / (1 - lam)) + self._record_beyond_fields(Wk).sum(1),
+                                              -50, 50)))
+        # the agreed key fields out (level missing): distinct (levels, stratum) rows again
+        Gf = np.where(self._forced(hv[kk]), -1, Gk)
+        Gs_all, inv = _distinct_rows_inverse(np.column_stack([Gf, kk]))
+        n_rows = np.bincount(inv, weights=n_k, minlength=len(Gs_all))
+        cnt = n_rows * (1.0 if sample is None else len(G) / max(int(sample.sum()), 1))
+        post_rows = np.bincount(inv, weights=n_k * post_k, minlength=len(Gs_all)) / np.maximum(n_rows, 1)
+        sk = Gs_all[:, -1].astype(np.int64)
+        Gs_all = np.ascontiguousarray(Gs_all[:, :-1]).astype(np.int8)
+        d = G.shape[1]
+        strata: dict[int, tuple[float, np.ndarray]] = {}
+        for s_i, code in enumerate(hv.tolist()):
+            sel = sk == s_i
+            cs = cnt[sel]
+            Gs = Gs_all[sel]
+            free = (Gs >= 0).any(0)
+            if code == 0 or cs.sum() < MIN_SESSION_PAIRS or not free.any():
+                continue  # no key agreed, too few pairs, or no field left to tell its matches
+            pi = float(np.sum(cs * post_rows[sel]) / cs.sum())
+            onehot = [np.stack([(Gs[:, c] == k) for k in range(_L)], axis=1).astype(np.float64) for c in range(d)]
+            u_s = u_rand.copy()
+            _m_step(post_rows[sel], cs, onehot, np.flatnonzero(free), None, u_s, STRATUM_U_PSEUDO, u_rand)
+            _, lam_s, _, _ = self._session_em(Gs, cs, u_s, np.ones(d, bool), m, min(max(pi, 1e-6), 1 - 1e-6),
+                                              fit_m=False, combine=True, lam_prior=(STRATUM_LAMBDA_PSEUDO, pi))
+            lam_s = float(np.clip(lam_s, 1e-9, 1 - 1e-9))
+            strata[int(code)] = (math.log(lam_s / (1 - lam_s)), u_s)
+        self.strata_ = strata
+        if strata:  # each TF field's mean log frequency over the pairs that agree on its key
+            recs = np.arange(len(df))
+            Tr = self.tf_values(df, np.column_stack([recs, recs]))  # per record, not per pair
+            F = self._forced(h)
+            for c in self._tf_fields():
+                left = pairs[F[:, c], 0]
+                t = Tr[left, c]
+                t = t[~np.isnan(t)]
+                if len(t):
+                    self.tf_centre_[self.fields[c].column] = float(np.mean(np.log(np.maximum(t, 1e-12))))
 
     def _complete_session_pairs(self, df: pd.DataFrame, pairs: np.ndarray, G: np.ndarray, c: int,
                                 sources: np.ndarray | None = None) -> np.ndarray:
@@ -950,6 +1069,8 @@ class FSModel:
         if self.m_ is None:
             raise RuntimeError("FSModel is not fitted; call fit(...) first")
         T = self.tf_values(df, pairs)
+        if self.strata_ and self.forcing_:
+            return self._strata_weights(df, pairs, self.levels(fm), T, self.shared_parts(fm))
         W = self.level_weights(self.levels(fm), T, self.shared_parts(fm))
         if self.forcing_ and self.key_coef_:
             # fields of the key rules a pair agrees on carry no evidence of their own; the
@@ -970,6 +1091,44 @@ class FSModel:
                     Wp[sel, c] = centre - np.log(np.maximum(Tp[sel, c], 1e-12))
                 extra = self._prior_logit(h) - math.log(self.lambda_ / (1 - self.lambda_))
                 Wp[:, key] += extra[:, None] / key.sum()
+        return W
+
+    def _strata_weights(self, df: pd.DataFrame, pairs: np.ndarray, G: np.ndarray, T: np.ndarray,
+                        R: dict[int, np.ndarray] | None) -> np.ndarray:
+        """:meth:`field_weights` of a model with blocking strata (:meth:`_fit_strata`): a pair
+        of a fitted stratum is weighed with the stratum's u, its agreed key fields at 0 but for
+        a rare value's TF deviation from the average key agreement (``tf_centre_``), and the
+        stratum's log-odds over the overall λ shared out over the key fields; other pairs as
+        :meth:`level_weights`."""
+        h = self._agreed_keys(df, pairs)
+        W = np.zeros(G.shape)
+        key = np.zeros(len(self.fields), bool)
+        cols = {f.column: c for c, f in enumerate(self.fields)}
+        for keys in self.forcing_:
+            key[[cols[k] for k in keys]] = True
+        base = math.log(self.lambda_ / (1 - self.lambda_))
+        codes = np.array(sorted(self.strata_), np.int64)
+        for a, b in _chunks.spans(len(pairs)):  # in pieces of rows: a signal waits for one piece
+            hp, Gp, Tp = h[a:b], G[a:b], T[a:b]
+            Rp = None if R is None else {c: v[a:b] for c, v in R.items()}
+            fitted = np.isin(hp, codes)
+            Wp = W[a:b]
+            if (~fitted).any():
+                Rq = None if Rp is None else {c: v[~fitted] for c, v in Rp.items()}
+                Wp[~fitted] = self.level_weights(Gp[~fitted], Tp[~fitted], Rq)
+            for code in np.unique(hp[fitted]).tolist():
+                sel = hp == code
+                logit_s, u_s = self.strata_[code]
+                F = self._forced(np.full(int(sel.sum()), code, np.int64))
+                Rq = None if Rp is None else {c: v[sel] for c, v in Rp.items()}
+                Ws = self.level_weights(np.where(F, np.int8(-1), Gp[sel]), Tp[sel], Rq, u=u_s)
+                Ts = Tp[sel]
+                for col, centre in self.tf_centre_.items():
+                    c = cols[col]
+                    ok = F[:, c] & ~np.isnan(Ts[:, c])
+                    Ws[ok, c] = centre - np.log(np.maximum(Ts[ok, c], 1e-12))
+                Ws[:, key] += (logit_s - base) / key.sum()
+                Wp[sel] = Ws
         return W
 
     def shared_parts(self, fm: Any) -> dict[int, np.ndarray] | None:
@@ -1030,13 +1189,15 @@ class FSModel:
                 Wp[:, c] = np.where(same, np.sign(r) * np.maximum(np.abs(r) - np.abs(Sc), 0.0), r)
         return W
 
-    def level_weights(self, G: np.ndarray, T: np.ndarray, R: dict[int, np.ndarray] | None = None) -> np.ndarray:
+    def level_weights(self, G: np.ndarray, T: np.ndarray, R: dict[int, np.ndarray] | None = None, *,
+                      u: np.ndarray | None = None) -> np.ndarray:
         """:meth:`field_weights` from the pairs' levels (:meth:`levels`) and term
-        frequencies (:meth:`tf_values`), before any key-rule prior (a model fitted by
-        sessions has none); the whole record counted beyond the fields
-        (:meth:`_record_beyond_fields`, with the pairs' :meth:`shared_parts` ``R`` when given)."""
+        frequencies (:meth:`tf_values`), before any key-rule prior or blocking stratum
+        (:meth:`_fit_strata`); the whole record counted beyond the fields
+        (:meth:`_record_beyond_fields`, with the pairs' :meth:`shared_parts` ``R`` when given).
+        ``u``: the non-match probabilities to use (a stratum's; default ``u_``)."""
         W = np.empty(G.shape)
-        bf = np.log(self.m_) - np.log(self.u_)
+        bf = np.log(self.m_) - np.log(self.u_ if u is None else u)
         for a, b in _chunks.spans(len(G)):  # in pieces of rows: a signal waits for one piece
             Wp = W[a:b]
             Wp[:] = 0.0
@@ -1095,6 +1256,7 @@ class FSModel:
             "tf_centre": dict(self.tf_centre_),
             "tf_scale": dict(self.tf_scale_),
             "record_share": dict(self.record_share_),
+            "strata": [[int(k), float(lo), np.asarray(us).tolist()] for k, (lo, us) in sorted(self.strata_.items())],
             "tol": self.tol,
         }
 
@@ -1119,6 +1281,7 @@ class FSModel:
         m.tf_centre_ = {str(k): float(v) for k, v in d.get("tf_centre", {}).items()}
         m.tf_scale_ = {str(k): float(v) for k, v in d.get("tf_scale", {}).items()}
         m.record_share_ = {str(k): float(v) for k, v in d.get("record_share", {}).items()}
+        m.strata_ = {int(k): (float(lo), np.asarray(us, np.float64)) for k, lo, us in d.get("strata", [])}
         return m
 
     def parameter_table(self) -> pd.DataFrame:
