@@ -594,3 +594,53 @@ def test_workers_hold_no_collection_between_stages(client, tmp_path, monkeypatch
     for stage in ("encode", "blocking", "comparisons", "model", "scoring", "clustering"):
         held = sum(res.memory_mb[stage]["managed"])
         assert held < 0.2 * data_mb, (stage, held, data_mb)
+
+
+@pytest.mark.parametrize("per_record", [1, 0.2])
+def test_completion_beyond_the_pair_budget_same_as_local(client, monkeypatch, per_record):
+    """The candidate pairs fill the (shrunk) pair budget: the small positive components are
+    still completed, by the same rule in both paths (``completion_pair_budget``: at least
+    ``COMPLETION_PAIRS_PER_RECORD`` pairs per record outside the budget), so the entities are
+    the local run's. With 0.2 per record (400 pairs for 2,000 records; 551 in all) only the
+    105 components of 3 records fit: both paths complete the same size class. The old code completed
+    nothing locally (the budget's remainder) and every small component on Dask: 48 entities
+    differed."""
+    import trustlab.er.defaults as Dd
+    import trustlab.er.scoring as S
+
+    monkeypatch.setattr(Dd, "MAX_CANDIDATE_BYTES", 1000 * 600)  # about 1,000 pairs; the rules make 3,667
+    monkeypatch.setattr(S, "COMPLETION_PAIRS_PER_RECORD", per_record)
+    df = generate_records(2000, random_state=1)
+    kw = {"id_col": "rec_id", "truth": "entity", "blocking": ["key:soc_sec_id", "key:surname"]}
+    local = trustlab.resolve(df, **kw)
+    assert local.blocking.n_candidate_pairs > local.blocking.pair_budget
+    res = trustlab.resolve(dd.from_pandas(df, npartitions=3), client=client, **kw)
+    completed = res.blocking["n_completed_pairs"]
+    assert completed == local.blocking.n_completed_pairs
+    assert (completed == 20) if per_record == 1 else (0 < completed < 20)
+    assert _output_partition(res) == _local_partition(local)
+
+
+def test_completion_size_limit_is_the_brute_force_choice():
+    """completion_size_limit: the largest s whose components of 3..s records (all their pairs)
+    fit, against trying every s; and _component_completion completes exactly those."""
+    from trustlab.er.scoring import _component_completion, completion_size_limit
+
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        sizes = rng.integers(1, 12, size=rng.integers(0, 15))
+        limit, budget = int(rng.integers(0, 14)), int(rng.integers(0, 120))
+        want = limit
+        cost = lambda s: sum(int(z) * (int(z) - 1) // 2 for z in sizes if 3 <= z <= s)  # noqa: E731
+        if cost(limit) > budget:
+            want = max(s for s in range(2, limit + 1) if cost(s) <= budget) if limit >= 2 else limit
+        got = completion_size_limit(sizes, limit, budget)
+        assert got == want, (sizes, limit, budget, got)
+        assert completion_size_limit(sizes, limit, None) == limit
+        # paths of each size: the completion adds the missing pairs of those of 3..got records
+        starts = np.r_[0, np.cumsum(sizes)].astype(np.int64)
+        pairs = np.array([(a, a + 1) for s0, z in zip(starts[:-1], sizes) for a in range(s0, s0 + z - 1)],
+                         np.int64).reshape(-1, 2)
+        extra = _component_completion(int(starts[-1]), pairs, np.ones(len(pairs)), limit, whole_pairs=budget)
+        done = sum(int(z) * (int(z) - 1) // 2 - (int(z) - 1) for z in sizes if 3 <= z <= min(got, limit))
+        assert len(extra) == done

@@ -1449,19 +1449,75 @@ def one_to_one_log_odds(pairs: Any, log_odds: Any, sources: Any, *, damping: flo
     return lo + lr + lc, {"iterations": it + 1, "max_change": change, "converged": bool(change < tol)}
 
 
+#: :func:`completion_pair_budget`: the completion of small positive components
+#: (``complete_components``) may always add this many pairs per record, outside the candidate
+#: pair budget (where the budget leaves more, it may use that instead)
+COMPLETION_PAIRS_PER_RECORD = 1
+
+
+def completion_pair_budget(n: int, pair_budget: int, n_candidates: int) -> int:
+    """How many pairs the completion of small positive components may add (all their pairs,
+    counted before those already compared are removed): what the pair budget leaves after the
+    ``n_candidates`` candidate pairs, and at least :data:`COMPLETION_PAIRS_PER_RECORD` per
+    record of the ``n``, so a table whose candidates fill the budget still has its small
+    components completed. The same rule in :func:`trustlab.resolve` and on Dask
+    (:mod:`trustlab.er.distributed`), so both complete the same components.
+
+    Examples
+    --------
+    >>> completion_pair_budget(1000, 10_000_000, 2_000_000)
+    8000000
+    >>> completion_pair_budget(200_000, 7_456_540, 7_690_114)  # the candidates fill the budget
+    200000
+    """
+    return int(max(0, int(pair_budget) - int(n_candidates), COMPLETION_PAIRS_PER_RECORD * int(n)))
+
+
+def completion_size_limit(sizes: np.ndarray, limit: int, max_pairs: int | None) -> int:
+    """The largest component size ``s <= limit`` whose positive components of 3 to ``s``
+    records have at most ``max_pairs`` pairs in all (``s (s - 1) / 2`` each, those already
+    compared included): the components completed whole are those of 3 to ``s`` records, whole
+    size classes smallest first, so the choice depends only on the component sizes (not on the
+    records' order). ``sizes`` holds each component's size (singletons and pairs may be in it);
+    below 3, nothing is completed.
+
+    Examples
+    --------
+    >>> completion_size_limit(np.array([3, 3, 4, 5]), 1000, None)
+    1000
+    >>> completion_size_limit(np.array([3, 3, 4, 5]), 1000, 12)   # 3 + 3 + 6; with the 5: 22
+    4
+    >>> completion_size_limit(np.array([3, 3, 4, 5]), 1000, 5)
+    2
+    """
+    limit = int(limit)
+    if max_pairs is None:
+        return limit
+    s = np.asarray(sizes, np.int64)
+    s = s[(s >= 3) & (s <= limit)]
+    if not s.size:
+        return limit
+    cls, cnt = np.unique(s, return_counts=True)
+    cost = np.cumsum(cnt * (cls * (cls - 1) // 2))
+    ok = cost <= max(0, int(max_pairs))
+    if ok.all():
+        return limit
+    return int(cls[np.flatnonzero(~ok)[0]] - 1)
+
+
 def _component_completion(n: int, pairs: np.ndarray, w: np.ndarray, limit: int,
                           sources: np.ndarray | None = None, max_pairs: int | None = None,
-                          neighbours: bool = False) -> np.ndarray:
+                          neighbours: bool = False, whole_pairs: int | None = None) -> np.ndarray:
     """All pairs inside positive components of 3..limit records that are not in ``pairs``;
     with ``sources`` (a table code per record, ``link_type="link_only"``) only the pairs of
-    records from different tables. With ``max_pairs``, only the smallest components whose
-    pairs (all of them, counted before those already in ``pairs`` are removed) add up to at
-    most ``max_pairs`` are completed, the smallest first (ties by their first record).
+    records from different tables. With ``whole_pairs``, only the components of 3 to
+    :func:`completion_size_limit` records (whole size classes, smallest first, whose pairs,
+    all of them, add up to at most ``whole_pairs``; :func:`completion_pair_budget`).
 
     With ``neighbours``, also the pairs of the positive components of three or more records
-    that are not completed whole (larger than ``limit``, or beyond ``max_pairs``) whose two
-    records' positive neighbourhoods overlap (:func:`_neighbour_pairs`), within what is left of
-    ``max_pairs`` after the whole components (heuristic; see there)."""
+    that are not completed whole (larger than ``limit``, or beyond ``whole_pairs``) whose two
+    records' positive neighbourhoods overlap (:func:`_neighbour_pairs`), at most ``max_pairs``
+    less the pairs of the components completed whole (heuristic; see there)."""
     import scipy.sparse as sp
     from scipy.sparse.csgraph import connected_components
 
@@ -1471,16 +1527,8 @@ def _component_completion(n: int, pairs: np.ndarray, w: np.ndarray, limit: int,
     g = sp.coo_matrix((np.ones(int(pos.sum()), np.int8), (pairs[pos, 0], pairs[pos, 1])), shape=(n, n))
     k, comp = connected_components(g, directed=False)
     sizes = np.bincount(comp, minlength=k)
+    limit = completion_size_limit(sizes, limit, whole_pairs)
     sel = (sizes[comp] >= 3) & (sizes[comp] <= limit)
-    if max_pairs is not None and sel.any():
-        first = np.full(k, n, np.int64)
-        np.minimum.at(first, comp, np.arange(n, dtype=np.int64))
-        cand = np.flatnonzero((sizes >= 3) & (sizes <= limit))
-        cand = cand[np.lexsort((first[cand], sizes[cand]))]
-        cost = np.cumsum(sizes[cand].astype(np.int64) * (sizes[cand] - 1) // 2)
-        keep = np.zeros(k, bool)
-        keep[cand[cost <= max(0, int(max_pairs))]] = True
-        sel &= keep[comp]
     hop = np.empty((0, 2), np.int64)
     if neighbours:
         # the components completed whole spend the budget first (counted as above)
