@@ -601,8 +601,9 @@ def test_completion_beyond_the_pair_budget_same_as_local(client, monkeypatch, pe
     """The candidate pairs fill the (shrunk) pair budget: the small positive components are
     still completed, by the same rule in both paths (``completion_pair_budget``: at least
     ``COMPLETION_PAIRS_PER_RECORD`` pairs per record outside the budget), so the entities are
-    the local run's. With 0.2 per record (400 pairs for 2,000 records; 551 in all) only the
-    105 components of 3 records fit: both paths complete the same size class. The old code completed
+    the local run's. With 0.2 per record (400 pairs for 2,000 records; 551 in all) the 105
+    components of 3 records and 14 of the 31 of 4 fit (ties by first record, in the canonical
+    order both paths share): both complete the same ones. The old code completed
     nothing locally (the budget's remainder) and every small component on Dask: 48 entities
     differed."""
     import trustlab.er.defaults as Dd
@@ -621,26 +622,39 @@ def test_completion_beyond_the_pair_budget_same_as_local(client, monkeypatch, pe
     assert _output_partition(res) == _local_partition(local)
 
 
-def test_completion_size_limit_is_the_brute_force_choice():
-    """completion_size_limit: the largest s whose components of 3..s records (all their pairs)
-    fit, against trying every s; and _component_completion completes exactly those."""
-    from trustlab.er.scoring import _component_completion, completion_size_limit
+def test_completion_cutoff_is_the_brute_force_choice():
+    """completion_cutoff: the smallest components first (ties by first record) while their
+    pairs fit, against adding them one by one; _component_completion completes exactly those,
+    with the budget and with the cutoff and the records' positions in a larger table (as a
+    distributed partition does)."""
+    from trustlab.er.scoring import _component_completion, completion_cutoff
 
     rng = np.random.default_rng(0)
     for _ in range(200):
         sizes = rng.integers(1, 12, size=rng.integers(0, 15))
         limit, budget = int(rng.integers(0, 14)), int(rng.integers(0, 120))
-        want = limit
-        cost = lambda s: sum(int(z) * (int(z) - 1) // 2 for z in sizes if 3 <= z <= s)  # noqa: E731
-        if cost(limit) > budget:
-            want = max(s for s in range(2, limit + 1) if cost(s) <= budget) if limit >= 2 else limit
-        got = completion_size_limit(sizes, limit, budget)
-        assert got == want, (sizes, limit, budget, got)
-        assert completion_size_limit(sizes, limit, None) == limit
-        # paths of each size: the completion adds the missing pairs of those of 3..got records
         starts = np.r_[0, np.cumsum(sizes)].astype(np.int64)
-        pairs = np.array([(a, a + 1) for s0, z in zip(starts[:-1], sizes) for a in range(s0, s0 + z - 1)],
+        firsts = starts[:-1]
+        chosen, spent = set(), 0  # brute force: in (size, first) order, while the pairs fit
+        for q in sorted(range(len(sizes)), key=lambda q: (sizes[q], firsts[q])):
+            z = int(sizes[q])
+            if 3 <= z <= limit:
+                if spent + z * (z - 1) // 2 > budget:
+                    break
+                spent += z * (z - 1) // 2
+                chosen.add(q)
+        cut = completion_cutoff(sizes, firsts, limit, budget)
+        got = {q for q in range(len(sizes)) if 3 <= sizes[q] <= limit and (sizes[q], firsts[q]) <= cut}
+        assert got == chosen, (sizes, limit, budget, cut)
+        # paths of each size: the completion adds the missing pairs of the chosen components
+        pairs = np.array([(a, a + 1) for s0, z in zip(firsts, sizes) for a in range(s0, s0 + z - 1)],
                          np.int64).reshape(-1, 2)
-        extra = _component_completion(int(starts[-1]), pairs, np.ones(len(pairs)), limit, whole_pairs=budget)
-        done = sum(int(z) * (int(z) - 1) // 2 - (int(z) - 1) for z in sizes if 3 <= z <= min(got, limit))
+        done = sum(int(sizes[q]) * (int(sizes[q]) - 1) // 2 - (int(sizes[q]) - 1) for q in chosen)
+        n = int(starts[-1])
+        extra = _component_completion(n, pairs, np.ones(len(pairs)), limit, whole_pairs=budget)
         assert len(extra) == done
+        # the same records at positions 3 * k + 1 of a larger table: the same cutoff, taken from it
+        pos = 3 * np.arange(n, dtype=np.int64) + 1
+        cut3 = completion_cutoff(sizes, pos[np.minimum(firsts, max(n - 1, 0))] if n else firsts, limit, budget)
+        extra3 = _component_completion(n, pairs, np.ones(len(pairs)), limit, cutoff=cut3, positions=pos)
+        assert np.array_equal(extra3, extra)

@@ -64,10 +64,11 @@ is refused here), and the completion of positive components too large to complet
 the pairs of records whose positive neighbourhoods overlap
 (:data:`trustlab.er.scoring.NEIGHBOUR_OVERLAP`). Neither acts on the generated records of
 ``bench/er_scale.py`` (no purged block's neighbours fit the budget there; components are small).
-The small positive components completed whole are chosen by one rule in both paths (whole
-size classes, smallest first, within :func:`~trustlab.er.scoring.completion_pair_budget`: what
-the default pair budget leaves after the candidate pairs, at least one pair per record), from
-every component's size on the driver. (Until stop 45 the local completion stayed within what
+The small positive components completed whole are chosen by one rule in both paths (the
+smallest first, ties by their first record, within
+:func:`~trustlab.er.scoring.completion_pair_budget`: what the default pair budget leaves after
+the candidate pairs, at least one pair per record), here from every component on the driver
+(:func:`~trustlab.er.scoring.completion_cutoff`). (Until stop 45 the local completion stayed within what
 the pair budget left, nothing at 200,000 generated records, while this path completed every
 small component, so 14 of 200,000 records differed; ``bench/results/er_scale.md``.)
 Block keys, exact values, whole-record tokens and the normalised strings' value codes (which
@@ -486,10 +487,10 @@ class _SolveConfig:
     solver_options: dict
     complete_components: int
     weights: str
-    #: the components of 3 to this many records are completed (set from every component's size
-    #: by :func:`trustlab.er.scoring.completion_size_limit` before the partitions are solved;
-    #: None: ``complete_components``)
-    completion_limit: int | None = None
+    #: the small components completed whole: those of 3 to ``complete_components`` records whose
+    #: ``(size, first record)`` is at most this key (chosen from every component by
+    #: :func:`trustlab.er.scoring.completion_cutoff` before the partitions are solved; None: all)
+    completion_cutoff: tuple[int, int] | None = None
 
 
 def _solve_groups(recs: pd.DataFrame, edges: pd.DataFrame, ctx: _Context, cfg: _SolveConfig,
@@ -513,8 +514,8 @@ def _solve_groups(recs: pd.DataFrame, edges: pd.DataFrame, ctx: _Context, cfg: _
     if cfg.complete_components and len(P):
         order = np.lexsort((P[:, 1], P[:, 0]))
         P, w, prob = P[order], w[order], prob[order]
-        limit = cfg.complete_components if cfg.completion_limit is None else cfg.completion_limit
-        extra = _component_completion(m, P, w, int(limit))
+        extra = _component_completion(m, P, w, int(cfg.complete_components), cutoff=cfg.completion_cutoff,
+                                      positions=nodes)
         if len(extra):
             # only the records of the completed pairs are encoded (a record's encoding does not
             # depend on the other records: the whole table's statistics are in ``ctx``)
@@ -2159,14 +2160,16 @@ def _resolve(run: _Run, work: _Work, records, *, output, id_col, fields, truth, 
         if cfg.method == "xer" and cfg.time_limit is None and sizes.size and sizes.max() > ENUM_MAX:
             cfg.time_limit = default_time_limit(int(sizes.max()))  # the local run's: from the largest component
         if cfg.complete_components:
-            # the local run's rule: whole size classes of components within completion_pair_budget,
-            # chosen here from every component's size (a partition sees only its own)
+            # the local run's rule (the smallest components first, within completion_pair_budget),
+            # chosen here from every component (a partition sees only its own); a component's
+            # label is its first record (canonical position, as the local run's)
             from trustlab.er.defaults import default_pair_budget
             from trustlab.er.kinds import pair_width
-            from trustlab.er.scoring import completion_pair_budget, completion_size_limit
+            from trustlab.er.scoring import completion_cutoff, completion_pair_budget
 
-            cfg.completion_limit = completion_size_limit(
-                sizes, cfg.complete_components,
+            firsts, sizes_ = np.unique(comp, return_counts=True) if comp.size else (np.zeros(0, np.int64),) * 2
+            cfg.completion_cutoff = completion_cutoff(
+                sizes_, firsts, cfg.complete_components,
                 completion_pair_budget(n, default_pair_budget(pair_width(flds)), fitted["n_pairs"]))
         ctx = _Context(flds, only, corpus, model, columns, None, doc_freq)
         # (the compared columns travel with the records, not the truth: solving does not need it)

@@ -765,8 +765,8 @@ def resolve(
         :data:`COMPLETION_ROUNDS` rounds (heuristic; within what the default pair budget
         leaves). The components completed whole add at most
         :func:`~trustlab.er.scoring.completion_pair_budget` pairs (what the pair budget
-        leaves after the candidates, and at least one per record), whole size classes,
-        smallest first; the distributed run (``client=``) completes the same ones.
+        leaves after the candidates, and at least one per record), the smallest first; the
+        distributed run (``client=``) completes the same ones.
     compare_methods : sequence of str
         Baseline clustering methods to run on the same scores (metrics in
         ``Resolution.baselines`` when ``truth`` is given).

@@ -1473,46 +1473,56 @@ def completion_pair_budget(n: int, pair_budget: int, n_candidates: int) -> int:
     return int(max(0, int(pair_budget) - int(n_candidates), COMPLETION_PAIRS_PER_RECORD * int(n)))
 
 
-def completion_size_limit(sizes: np.ndarray, limit: int, max_pairs: int | None) -> int:
-    """The largest component size ``s <= limit`` whose positive components of 3 to ``s``
-    records have at most ``max_pairs`` pairs in all (``s (s - 1) / 2`` each, those already
-    compared included): the components completed whole are those of 3 to ``s`` records, whole
-    size classes smallest first, so the choice depends only on the component sizes (not on the
-    records' order). ``sizes`` holds each component's size (singletons and pairs may be in it);
-    below 3, nothing is completed.
+def completion_cutoff(sizes: np.ndarray, firsts: np.ndarray, limit: int,
+                      max_pairs: int | None) -> tuple[int, int]:
+    """Which positive components are completed whole: those of 3 to ``limit`` records, the
+    smallest first (ties by their first record, ``firsts``: the smallest canonical position
+    of each), while their pairs (all ``s (s - 1) / 2`` of each, those already compared
+    included) add up to at most ``max_pairs``. The chosen ones are a prefix of that order,
+    returned as its last key ``(size, first)``: a component is completed when
+    ``3 <= size <= limit`` and ``(size, first) <= `` the key, so a part of the table that
+    holds some components whole decides for them alone (the distributed run's partitions).
+    ``(0, -1)``: none.
 
     Examples
     --------
-    >>> completion_size_limit(np.array([3, 3, 4, 5]), 1000, None)
-    1000
-    >>> completion_size_limit(np.array([3, 3, 4, 5]), 1000, 12)   # 3 + 3 + 6; with the 5: 22
-    4
-    >>> completion_size_limit(np.array([3, 3, 4, 5]), 1000, 5)
-    2
+    >>> completion_cutoff(np.array([3, 5, 3, 4]), np.array([7, 0, 2, 4]), 1000, None)
+    (1000, 9223372036854775807)
+    >>> completion_cutoff(np.array([3, 5, 3, 4]), np.array([7, 0, 2, 4]), 1000, 12)  # 3 + 3 + 6
+    (4, 4)
+    >>> completion_cutoff(np.array([3, 5, 3, 4]), np.array([7, 0, 2, 4]), 1000, 5)  # the first 3 only
+    (3, 2)
     """
-    limit = int(limit)
+    top = (int(limit), int(np.iinfo(np.int64).max))
     if max_pairs is None:
-        return limit
+        return top
     s = np.asarray(sizes, np.int64)
-    s = s[(s >= 3) & (s <= limit)]
+    f = np.asarray(firsts, np.int64)
+    ok = (s >= 3) & (s <= int(limit))
+    s, f = s[ok], f[ok]
     if not s.size:
-        return limit
-    cls, cnt = np.unique(s, return_counts=True)
-    cost = np.cumsum(cnt * (cls * (cls - 1) // 2))
-    ok = cost <= max(0, int(max_pairs))
-    if ok.all():
-        return limit
-    return int(cls[np.flatnonzero(~ok)[0]] - 1)
+        return top
+    o = np.lexsort((f, s))
+    cost = np.cumsum(s[o] * (s[o] - 1) // 2)
+    k = int(np.searchsorted(cost, max(0, int(max_pairs)), side="right"))
+    if k == s.size:
+        return top
+    return (0, -1) if k == 0 else (int(s[o[k - 1]]), int(f[o[k - 1]]))
 
 
 def _component_completion(n: int, pairs: np.ndarray, w: np.ndarray, limit: int,
                           sources: np.ndarray | None = None, max_pairs: int | None = None,
-                          neighbours: bool = False, whole_pairs: int | None = None) -> np.ndarray:
+                          neighbours: bool = False, whole_pairs: int | None = None,
+                          cutoff: tuple[int, int] | None = None, positions: np.ndarray | None = None) -> np.ndarray:
     """All pairs inside positive components of 3..limit records that are not in ``pairs``;
     with ``sources`` (a table code per record, ``link_type="link_only"``) only the pairs of
-    records from different tables. With ``whole_pairs``, only the components of 3 to
-    :func:`completion_size_limit` records (whole size classes, smallest first, whose pairs,
-    all of them, add up to at most ``whole_pairs``; :func:`completion_pair_budget`).
+    records from different tables. With ``whole_pairs``, only the smallest components whose
+    pairs (all of them, counted before those already in ``pairs`` are removed) add up to at
+    most ``whole_pairs`` (:func:`completion_cutoff`, :func:`completion_pair_budget`); or, with
+    ``cutoff``, those whose ``(size, first record)`` is at most ``cutoff`` (a key that
+    :func:`completion_cutoff` chose from every component of a table of which these records are
+    a part; ``positions``: each record's position in that table, increasing, default its
+    index here).
 
     With ``neighbours``, also the pairs of the positive components of three or more records
     that are not completed whole (larger than ``limit``, or beyond ``whole_pairs``) whose two
@@ -1527,8 +1537,16 @@ def _component_completion(n: int, pairs: np.ndarray, w: np.ndarray, limit: int,
     g = sp.coo_matrix((np.ones(int(pos.sum()), np.int8), (pairs[pos, 0], pairs[pos, 1])), shape=(n, n))
     k, comp = connected_components(g, directed=False)
     sizes = np.bincount(comp, minlength=k)
-    limit = completion_size_limit(sizes, limit, whole_pairs)
     sel = (sizes[comp] >= 3) & (sizes[comp] <= limit)
+    if (whole_pairs is not None or cutoff is not None) and sel.any():
+        first = np.full(k, n, np.int64)
+        np.minimum.at(first, comp, np.arange(n, dtype=np.int64))
+        if positions is not None:
+            first = np.asarray(positions, np.int64)[np.minimum(first, n - 1)]
+        if cutoff is None:
+            cutoff = completion_cutoff(sizes, first, limit, whole_pairs)
+        keep = (sizes < cutoff[0]) | ((sizes == cutoff[0]) & (first <= cutoff[1]))
+        sel &= keep[comp]
     hop = np.empty((0, 2), np.int64)
     if neighbours:
         # the components completed whole spend the budget first (counted as above)
