@@ -1527,7 +1527,8 @@ def _component_completion(n: int, pairs: np.ndarray, w: np.ndarray, limit: int,
     With ``neighbours``, also the pairs of the positive components of three or more records
     that are not completed whole (larger than ``limit``, or beyond ``whole_pairs``) whose two
     records' positive neighbourhoods overlap (:func:`_neighbour_pairs`), at most ``max_pairs``
-    less the pairs of the components completed whole (heuristic; see there)."""
+    less the pairs of the small components that ``max_pairs`` would hold whole, the smallest
+    first (heuristic; see there)."""
     import scipy.sparse as sp
     from scipy.sparse.csgraph import connected_components
 
@@ -1537,21 +1538,29 @@ def _component_completion(n: int, pairs: np.ndarray, w: np.ndarray, limit: int,
     g = sp.coo_matrix((np.ones(int(pos.sum()), np.int8), (pairs[pos, 0], pairs[pos, 1])), shape=(n, n))
     k, comp = connected_components(g, directed=False)
     sizes = np.bincount(comp, minlength=k)
-    sel = (sizes[comp] >= 3) & (sizes[comp] <= limit)
-    if (whole_pairs is not None or cutoff is not None) and sel.any():
-        first = np.full(k, n, np.int64)
-        np.minimum.at(first, comp, np.arange(n, dtype=np.int64))
-        if positions is not None:
-            first = np.asarray(positions, np.int64)[np.minimum(first, n - 1)]
-        if cutoff is None:
-            cutoff = completion_cutoff(sizes, first, limit, whole_pairs)
-        keep = (sizes < cutoff[0]) | ((sizes == cutoff[0]) & (first <= cutoff[1]))
-        sel &= keep[comp]
+    small = (sizes >= 3) & (sizes <= limit)
+    first = np.full(k, n, np.int64)
+    np.minimum.at(first, comp, np.arange(n, dtype=np.int64))
+    if positions is not None and n:
+        first = np.asarray(positions, np.int64)[np.minimum(first, n - 1)]
+
+    def chosen(cut):
+        return small & ((sizes < cut[0]) | ((sizes == cut[0]) & (first <= cut[1])))
+
+    if cutoff is None and whole_pairs is not None:
+        cutoff = completion_cutoff(sizes, first, limit, whole_pairs)
+    whole = small if cutoff is None else chosen(cutoff)
+    sel = whole[comp]
     hop = np.empty((0, 2), np.int64)
     if neighbours:
-        # the components completed whole spend the budget first (counted as above)
-        cs = sizes[np.unique(comp[sel])].astype(np.int64)
-        left = None if max_pairs is None else max(0, int(max_pairs) - int((cs * (cs - 1) // 2).sum()))
+        # the neighbour pairs within max_pairs less the pairs of the small components that
+        # max_pairs would hold whole (counted as completion_cutoff counts them; in the rounds
+        # after the first, those already completed count again, as they always did)
+        left = None
+        if max_pairs is not None:
+            held = chosen(completion_cutoff(sizes, first, limit, max_pairs))
+            cs = sizes[held].astype(np.int64)
+            left = max(0, int(max_pairs) - int((cs * (cs - 1) // 2).sum()))
         big = (sizes[comp] > 2) & ~sel
         pe = pairs[pos]
         pe = pe[big[pe[:, 0]]]
