@@ -374,8 +374,10 @@ def _raw_features(df: pd.DataFrame, f, i: np.ndarray, j: np.ndarray, ctx: _Conte
     return FEATURES[f.kind](df, f, i, j, ctx.fields, want)
 
 
-def _feature_matrix(ctx: _Context, n_pairs: int, features) -> Any:
-    """A FeatureMatrix from ``features(field) -> (columns, names, main)`` over ``ctx.fields``."""
+def _feature_matrix(ctx: _Context, n_pairs: int, features, order: str = "C") -> Any:
+    """A FeatureMatrix from ``features(field) -> (columns, names, main)`` over ``ctx.fields``;
+    ``order="F"``: ``X`` column by column in memory (the same values), for callers that only
+    read its columns (the levels: each a contiguous read instead of a strided one)."""
     from trustlab.er.comparisons import FeatureMatrix
 
     cols, names, field_of, primary = [], [], [], []
@@ -385,8 +387,13 @@ def _feature_matrix(ctx: _Context, n_pairs: int, features) -> Any:
         cols += fc
         names += [f"{f.column}:{k}" for k in fn]
         field_of += [f.column] * len(fc)
-    X = np.column_stack(cols) if cols else np.empty((n_pairs, 0))
-    return FeatureMatrix(X=np.ascontiguousarray(X), names=names, field_of=field_of, primary=primary,
+    if order == "F" and cols:
+        X = np.empty((n_pairs, len(cols)), np.result_type(*cols), order="F")
+        for k, col in enumerate(cols):
+            X[:, k] = col
+    else:
+        X = np.ascontiguousarray(np.column_stack(cols)) if cols else np.empty((n_pairs, 0))
+    return FeatureMatrix(X=X, names=names, field_of=field_of, primary=primary,
                          fields=list(ctx.fields))
 
 
@@ -1503,7 +1510,7 @@ def _encoded_levels(enc: _Enc, pairs: np.ndarray, ctx: _Context) -> tuple[np.nda
                                      _level_floors(ctx.tf_model, f), ctx.fields)
         return _raw_features(enc.raw, f, i, j, ctx)
 
-    fm = _feature_matrix(ctx, len(pairs), features)
+    fm = _feature_matrix(ctx, len(pairs), features, order="F")  # only its columns are read
     G = ctx.tf_model.levels(fm)
     T = np.full((len(pairs), len(ctx.fields)), np.nan)
     for c in ctx.tf_model._tf_fields():
@@ -2521,18 +2528,19 @@ def _fit(run: _Run, work: "_Work", mview, encs, shares, rules, size, flds, ctx: 
         work.remove(f"{fit}/keys")
         divs, n_raw = _pair_divisions(np.sum(hists, axis=0) if hists else np.zeros(_POSITION_BINS, np.int64), n,
                                       pairs_per_partition, mview.npartitions)
-        # the pair stream by ranges of first records: (i, j) only, no record columns travel
-        left = _spilled(ppaths, pmeta).set_index("i", divisions=divs)
     with run.stage("comparisons"):
-        # each partition of pairs gathers the encodings of the records it touches (by id range,
-        # from the record partitions' files: only their pages) and compares them; its levels are
-        # written to the work directory and its level counts come back
-        lpaths = [work.path(f"{fit}/levels", p) for p in range(left.npartitions)]
+        # the pair stream by ranges of first records (divisions ``divs``): each partition reads
+        # its range of every block partition's pairs (written sorted by first record: only
+        # those pages), gathers the encodings of the records it touches (by id range, from the
+        # record partitions' files: only their pages) and compares them; its levels are written
+        # to the work directory and its level counts come back
+        nlev = max(1, len(divs) - 1)
+        lpaths = [work.path(f"{fit}/levels", p) for p in range(nlev)]
         edivs = [int(x) for x in mview.divisions]
-        got = run.compute(*[dask.delayed(_level_file)(part, shared_ctx, d, lpaths[p], encs, edivs)
-                            for p, part in enumerate(left.to_delayed())])
+        got = run.compute(*[dask.delayed(_level_file)((ppaths, divs[p], divs[p + 1], p == nlev - 1), shared_ctx, d,
+                                                      lpaths[p], encs, edivs)
+                            for p in range(nlev)])
         work.remove(f"{fit}/blocks")
-        del left
         counts = [g[0] for g in got]
         part_sizes = np.array([g[1] for g in got], np.int64)
     with run.stage("model"):
@@ -2567,15 +2575,43 @@ def _fit(run: _Run, work: "_Work", mview, encs, shares, rules, size, flds, ctx: 
 
 
 def _save_pairs(part: pd.DataFrame, path: str, n: int) -> np.ndarray:
-    """Write one partition of block pairs; the histogram of its first records (:func:`_first_counts`)."""
-    _save_frame(part, path)
+    """Write one partition of block pairs sorted by first record (stable), as two arrays
+    (``path.i.npy``, ``path.j.npy``; nothing for none), so a range of first records is read by
+    bisection (:func:`_pair_range`); the histogram of its first records (:func:`_first_counts`)."""
+    i, j = part["i"].to_numpy(np.int64), part["j"].to_numpy(np.int64)
+    if len(i):
+        o = np.argsort(i, kind="stable")
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        np.save(path + ".i.npy", i[o])
+        np.save(path + ".j.npy", j[o])
     return _first_counts(part, n)
 
 
-def _level_file(pairs: pd.DataFrame, ctx: _Context, d: int, path: str, encs: Sequence[_EncFile], enc_divs) -> tuple:
-    """:func:`_level_frame` of one partition of pairs (the encodings of the records it touches
-    read from ``encs``: :func:`_gather`), written to ``path``: its :func:`_level_counts` and its
-    number of pairs come back."""
+def _pair_range(paths: Sequence[str], lo: int, hi: int, last: bool) -> pd.DataFrame:
+    """The block pairs (:func:`_save_pairs`' files ``paths``) whose first record ``i`` is in
+    ``[lo, hi)`` (``[lo, hi]`` when ``last``): one partition of the pair stream, as the shuffle
+    by ``i`` with these divisions gives it (index ``i``, column ``j``; in another row order,
+    which :func:`_level_frame` does not depend on)."""
+    I, J = [np.zeros(0, np.int64)], [np.zeros(0, np.int64)]
+    for p in paths:
+        if not os.path.exists(p + ".i.npy"):
+            continue
+        i = np.load(p + ".i.npy", mmap_mode="r")
+        a = int(np.searchsorted(i, lo, side="left"))
+        b = int(np.searchsorted(i, hi, side="right" if last else "left"))
+        if b > a:
+            I.append(np.array(i[a:b]))
+            J.append(np.array(np.load(p + ".j.npy", mmap_mode="r")[a:b]))
+    return pd.DataFrame({"j": np.concatenate(J)}, index=pd.Index(np.concatenate(I), name="i"))
+
+
+def _level_file(pairs, ctx: _Context, d: int, path: str, encs: Sequence[_EncFile], enc_divs) -> tuple:
+    """:func:`_level_frame` of one partition of pairs (a frame, or ``(paths, lo, hi, last)``
+    read by :func:`_pair_range`; the encodings of the records it touches read from ``encs``:
+    :func:`_gather`), written to ``path``: its :func:`_level_counts` and its number of pairs
+    come back."""
+    if isinstance(pairs, tuple):
+        pairs = _pair_range(*pairs)
     lv = _level_frame(pairs, ctx, *_gather(encs, enc_divs, _pair_ids(pairs)))
     _save_frame(lv, path)
     return _level_counts(lv, d), len(lv)
