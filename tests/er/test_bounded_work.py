@@ -127,7 +127,7 @@ def _paths(sizes):
 
 
 def test_component_completion_respects_its_pair_budget():
-    """Completing components adds every missing pair inside them; with max_pairs only the
+    """Completing components adds every missing pair inside them; with whole_pairs only the
     smallest components (all their pairs counted) that fit are completed — checked against a
     brute-force enumeration of the components' missing pairs."""
     from itertools import combinations
@@ -150,12 +150,14 @@ def test_component_completion_respects_its_pair_budget():
     assert got == missing(range(5))
     for budget, which in ((0, []), (3, [1]), (6, [1, 3]), (15, [1, 3]), (16, [1, 3, 2]), (60, [1, 3, 2]),
                           (61, [1, 3, 2, 0]), (10**6, range(5))):
-        got = {tuple(p) for p in _component_completion(n, P, w, 1000, max_pairs=budget).tolist()}
+        got = {tuple(p) for p in _component_completion(n, P, w, 1000, whole_pairs=budget).tolist()}
         assert got == missing(which), budget
 
 
 def test_resolve_completes_components_within_the_pair_budget(monkeypatch):
-    """resolve's completion step is bounded by the default pair budget left after blocking."""
+    """resolve's completion step is bounded: the neighbour-overlap pairs by the default pair
+    budget left after blocking, the components completed whole by that or one pair per record
+    (``completion_pair_budget``), whichever is more."""
     import trustlab.er.pipeline as PL
     from trustlab.er import scoring
 
@@ -163,14 +165,15 @@ def test_resolve_completes_components_within_the_pair_budget(monkeypatch):
     real = scoring._component_completion
 
     def spy(*a, **k):
-        seen.append(k.get("max_pairs"))
+        seen.append((k.get("max_pairs"), k.get("whole_pairs")))
         return real(*a, **k)
 
     monkeypatch.setattr(PL, "_component_completion", spy)
     monkeypatch.setattr(PL, "default_pair_budget", lambda nf: 123)
     df = _wide_people(400)
-    resolve(df, id_col="id", blocking="key:last")
-    assert seen and all(m is not None and m <= 123 for m in seen)
+    r = resolve(df, id_col="id", blocking="key:last")
+    assert seen and all(m is not None and m <= 123 for m, _ in seen)
+    assert all(wp == max(123 - r.blocking.n_candidate_pairs, 400) for _, wp in seen)
 
 
 def test_session_em_runs_on_a_bounded_sample_of_wide_level_rows(monkeypatch):

@@ -594,3 +594,67 @@ def test_workers_hold_no_collection_between_stages(client, tmp_path, monkeypatch
     for stage in ("encode", "blocking", "comparisons", "model", "scoring", "clustering"):
         held = sum(res.memory_mb[stage]["managed"])
         assert held < 0.2 * data_mb, (stage, held, data_mb)
+
+
+@pytest.mark.parametrize("per_record", [1, 0.2])
+def test_completion_beyond_the_pair_budget_same_as_local(client, monkeypatch, per_record):
+    """The candidate pairs fill the (shrunk) pair budget: the small positive components are
+    still completed, by the same rule in both paths (``completion_pair_budget``: at least
+    ``COMPLETION_PAIRS_PER_RECORD`` pairs per record outside the budget), so the entities are
+    the local run's. With 0.2 per record (400 pairs for 2,000 records; 551 in all) the 105
+    components of 3 records and 14 of the 31 of 4 fit (ties by first record, in the canonical
+    order both paths share): both complete the same ones. The old code completed
+    nothing locally (the budget's remainder) and every small component on Dask: 48 entities
+    differed."""
+    import trustlab.er.defaults as Dd
+    import trustlab.er.scoring as S
+
+    monkeypatch.setattr(Dd, "MAX_CANDIDATE_BYTES", 1000 * 600)  # about 1,000 pairs; the rules make 3,667
+    monkeypatch.setattr(S, "COMPLETION_PAIRS_PER_RECORD", per_record)
+    df = generate_records(2000, random_state=1)
+    kw = {"id_col": "rec_id", "truth": "entity", "blocking": ["key:soc_sec_id", "key:surname"]}
+    local = trustlab.resolve(df, **kw)
+    assert local.blocking.n_candidate_pairs > local.blocking.pair_budget
+    res = trustlab.resolve(dd.from_pandas(df, npartitions=3), client=client, **kw)
+    completed = res.blocking["n_completed_pairs"]
+    assert completed == local.blocking.n_completed_pairs
+    assert (completed == 20) if per_record == 1 else (0 < completed < 20)
+    assert _output_partition(res) == _local_partition(local)
+
+
+def test_completion_cutoff_is_the_brute_force_choice():
+    """completion_cutoff: the smallest components first (ties by first record) while their
+    pairs fit, against adding them one by one; _component_completion completes exactly those,
+    with the budget and with the cutoff and the records' positions in a larger table (as a
+    distributed partition does)."""
+    from trustlab.er.scoring import _component_completion, completion_cutoff
+
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        sizes = rng.integers(1, 12, size=rng.integers(0, 15))
+        limit, budget = int(rng.integers(0, 14)), int(rng.integers(0, 120))
+        starts = np.r_[0, np.cumsum(sizes)].astype(np.int64)
+        firsts = starts[:-1]
+        chosen, spent = set(), 0  # brute force: in (size, first) order, while the pairs fit
+        for q in sorted(range(len(sizes)), key=lambda q: (sizes[q], firsts[q])):
+            z = int(sizes[q])
+            if 3 <= z <= limit:
+                if spent + z * (z - 1) // 2 > budget:
+                    break
+                spent += z * (z - 1) // 2
+                chosen.add(q)
+        cut = completion_cutoff(sizes, firsts, limit, budget)
+        got = {q for q in range(len(sizes)) if 3 <= sizes[q] <= limit and (sizes[q], firsts[q]) <= cut}
+        assert got == chosen, (sizes, limit, budget, cut)
+        # paths of each size: the completion adds the missing pairs of the chosen components
+        pairs = np.array([(a, a + 1) for s0, z in zip(firsts, sizes) for a in range(s0, s0 + z - 1)],
+                         np.int64).reshape(-1, 2)
+        done = sum(int(sizes[q]) * (int(sizes[q]) - 1) // 2 - (int(sizes[q]) - 1) for q in chosen)
+        n = int(starts[-1])
+        extra = _component_completion(n, pairs, np.ones(len(pairs)), limit, whole_pairs=budget)
+        assert len(extra) == done
+        # the same records at positions 3 * k + 1 of a larger table: the same cutoff, taken from it
+        pos = 3 * np.arange(n, dtype=np.int64) + 1
+        cut3 = completion_cutoff(sizes, pos[np.minimum(firsts, max(n - 1, 0))] if n else firsts, limit, budget)
+        extra3 = _component_completion(n, pairs, np.ones(len(pairs)), limit, cutoff=cut3, positions=pos)
+        assert np.array_equal(extra3, extra)

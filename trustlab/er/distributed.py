@@ -68,10 +68,13 @@ is refused here), and the completion of positive components too large to complet
 the pairs of records whose positive neighbourhoods overlap
 (:data:`trustlab.er.scoring.NEIGHBOUR_OVERLAP`). Neither acts on the generated records of
 ``bench/er_scale.py`` (no purged block's neighbours fit the budget there; components are small).
-Measured exception (stop 44, ``bench/results/er_scale.md``): at 200,000 generated records 14
-records are joined to an entity here and left apart by the local run (same pairwise F1): the
-local completion of small components stays within what the default pair budget leaves (nothing
-at that size), while this path completes every small component of a partition.
+The small positive components completed whole are chosen by one rule in both paths (the
+smallest first, ties by their first record, within
+:func:`~trustlab.er.scoring.completion_pair_budget`: what the default pair budget leaves after
+the candidate pairs, at least one pair per record), here from every component on the driver
+(:func:`~trustlab.er.scoring.completion_cutoff`). (Until stop 45 the local completion stayed within what
+the pair budget left, nothing at 200,000 generated records, while this path completed every
+small component, so 14 of 200,000 records differed; ``bench/results/er_scale.md``.)
 Block keys, exact values, whole-record tokens and the normalised strings' value codes (which
 value pairs are scored once; exact agreement of e-mails, postcodes, codes and phones) are
 compared by 64-bit hash: two distinct values that share a hash (probability about
@@ -375,8 +378,10 @@ def _raw_features(df: pd.DataFrame, f, i: np.ndarray, j: np.ndarray, ctx: _Conte
     return FEATURES[f.kind](df, f, i, j, ctx.fields, want)
 
 
-def _feature_matrix(ctx: _Context, n_pairs: int, features) -> Any:
-    """A FeatureMatrix from ``features(field) -> (columns, names, main)`` over ``ctx.fields``."""
+def _feature_matrix(ctx: _Context, n_pairs: int, features, order: str = "C") -> Any:
+    """A FeatureMatrix from ``features(field) -> (columns, names, main)`` over ``ctx.fields``;
+    ``order="F"``: ``X`` column by column in memory (the same values), for callers that only
+    read its columns (the levels: each a contiguous read instead of a strided one)."""
     from trustlab.er.comparisons import FeatureMatrix
 
     cols, names, field_of, primary = [], [], [], []
@@ -386,8 +391,13 @@ def _feature_matrix(ctx: _Context, n_pairs: int, features) -> Any:
         cols += fc
         names += [f"{f.column}:{k}" for k in fn]
         field_of += [f.column] * len(fc)
-    X = np.column_stack(cols) if cols else np.empty((n_pairs, 0))
-    return FeatureMatrix(X=np.ascontiguousarray(X), names=names, field_of=field_of, primary=primary,
+    if order == "F" and cols:
+        X = np.empty((n_pairs, len(cols)), np.result_type(*cols), order="F")
+        for k, col in enumerate(cols):
+            X[:, k] = col
+    else:
+        X = np.ascontiguousarray(np.column_stack(cols)) if cols else np.empty((n_pairs, 0))
+    return FeatureMatrix(X=X, names=names, field_of=field_of, primary=primary,
                          fields=list(ctx.fields))
 
 
@@ -488,6 +498,10 @@ class _SolveConfig:
     solver_options: dict
     complete_components: int
     weights: str
+    #: the small components completed whole: those of 3 to ``complete_components`` records whose
+    #: ``(size, first record)`` is at most this key (chosen from every component by
+    #: :func:`trustlab.er.scoring.completion_cutoff` before the partitions are solved; None: all)
+    completion_cutoff: tuple[int, int] | None = None
 
 
 def _solve_groups(recs: pd.DataFrame, edges: pd.DataFrame, ctx: _Context, cfg: _SolveConfig,
@@ -511,7 +525,8 @@ def _solve_groups(recs: pd.DataFrame, edges: pd.DataFrame, ctx: _Context, cfg: _
     if cfg.complete_components and len(P):
         order = np.lexsort((P[:, 1], P[:, 0]))
         P, w, prob = P[order], w[order], prob[order]
-        extra = _component_completion(m, P, w, int(cfg.complete_components))
+        extra = _component_completion(m, P, w, int(cfg.complete_components), cutoff=cfg.completion_cutoff,
+                                      positions=nodes)
         if len(extra):
             # only the records of the completed pairs are encoded (a record's encoding does not
             # depend on the other records: the whole table's statistics are in ``ctx``)
@@ -1499,7 +1514,7 @@ def _encoded_levels(enc: _Enc, pairs: np.ndarray, ctx: _Context) -> tuple[np.nda
                                      _level_floors(ctx.tf_model, f), ctx.fields)
         return _raw_features(enc.raw, f, i, j, ctx)
 
-    fm = _feature_matrix(ctx, len(pairs), features)
+    fm = _feature_matrix(ctx, len(pairs), features, order="F")  # only its columns are read
     G = ctx.tf_model.levels(fm)
     T = np.full((len(pairs), len(ctx.fields)), np.nan)
     for c in ctx.tf_model._tf_fields():
@@ -2155,6 +2170,18 @@ def _resolve(run: _Run, work: _Work, records, *, output, id_col, fields, truth, 
 
         if cfg.method == "xer" and cfg.time_limit is None and sizes.size and sizes.max() > ENUM_MAX:
             cfg.time_limit = default_time_limit(int(sizes.max()))  # the local run's: from the largest component
+        if cfg.complete_components:
+            # the local run's rule (the smallest components first, within completion_pair_budget),
+            # chosen here from every component (a partition sees only its own); a component's
+            # label is its first record (canonical position, as the local run's)
+            from trustlab.er.defaults import default_pair_budget
+            from trustlab.er.kinds import pair_width
+            from trustlab.er.scoring import completion_cutoff, completion_pair_budget
+
+            firsts, sizes_ = np.unique(comp, return_counts=True) if comp.size else (np.zeros(0, np.int64),) * 2
+            cfg.completion_cutoff = completion_cutoff(
+                sizes_, firsts, cfg.complete_components,
+                completion_pair_budget(n, default_pair_budget(pair_width(flds)), fitted["n_pairs"]))
         ctx = _Context(flds, only, corpus, model, columns, None, doc_freq)
         # (the compared columns travel with the records, not the truth: solving does not need it)
         solved, group_stats, n_solved_entities = _solve(run, work, mview, scored, labels, ctx, cfg, id_col, columns)
@@ -2505,18 +2532,19 @@ def _fit(run: _Run, work: "_Work", mview, encs, shares, rules, size, flds, ctx: 
         work.remove(f"{fit}/keys")
         divs, n_raw = _pair_divisions(np.sum(hists, axis=0) if hists else np.zeros(_POSITION_BINS, np.int64), n,
                                       pairs_per_partition, mview.npartitions)
-        # the pair stream by ranges of first records: (i, j) only, no record columns travel
-        left = _spilled(ppaths, pmeta).set_index("i", divisions=divs)
     with run.stage("comparisons"):
-        # each partition of pairs gathers the encodings of the records it touches (by id range,
-        # from the record partitions' files: only their pages) and compares them; its levels are
-        # written to the work directory and its level counts come back
-        lpaths = [work.path(f"{fit}/levels", p) for p in range(left.npartitions)]
+        # the pair stream by ranges of first records (divisions ``divs``): each partition reads
+        # its range of every block partition's pairs (written sorted by first record: only
+        # those pages), gathers the encodings of the records it touches (by id range, from the
+        # record partitions' files: only their pages) and compares them; its levels are written
+        # to the work directory and its level counts come back
+        nlev = max(1, len(divs) - 1)
+        lpaths = [work.path(f"{fit}/levels", p) for p in range(nlev)]
         edivs = [int(x) for x in mview.divisions]
-        got = run.compute(*[dask.delayed(_level_file)(part, shared_ctx, d, lpaths[p], encs, edivs)
-                            for p, part in enumerate(left.to_delayed())])
+        got = run.compute(*[dask.delayed(_level_file)((ppaths, divs[p], divs[p + 1], p == nlev - 1), shared_ctx, d,
+                                                      lpaths[p], encs, edivs)
+                            for p in range(nlev)])
         work.remove(f"{fit}/blocks")
-        del left
         counts = [g[0] for g in got]
         part_sizes = np.array([g[1] for g in got], np.int64)
     with run.stage("model"):
@@ -2551,15 +2579,43 @@ def _fit(run: _Run, work: "_Work", mview, encs, shares, rules, size, flds, ctx: 
 
 
 def _save_pairs(part: pd.DataFrame, path: str, n: int) -> np.ndarray:
-    """Write one partition of block pairs; the histogram of its first records (:func:`_first_counts`)."""
-    _save_frame(part, path)
+    """Write one partition of block pairs sorted by first record (stable), as two arrays
+    (``path.i.npy``, ``path.j.npy``; nothing for none), so a range of first records is read by
+    bisection (:func:`_pair_range`); the histogram of its first records (:func:`_first_counts`)."""
+    i, j = part["i"].to_numpy(np.int64), part["j"].to_numpy(np.int64)
+    if len(i):
+        o = np.argsort(i, kind="stable")
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        np.save(path + ".i.npy", i[o])
+        np.save(path + ".j.npy", j[o])
     return _first_counts(part, n)
 
 
-def _level_file(pairs: pd.DataFrame, ctx: _Context, d: int, path: str, encs: Sequence[_EncFile], enc_divs) -> tuple:
-    """:func:`_level_frame` of one partition of pairs (the encodings of the records it touches
-    read from ``encs``: :func:`_gather`), written to ``path``: its :func:`_level_counts` and its
-    number of pairs come back."""
+def _pair_range(paths: Sequence[str], lo: int, hi: int, last: bool) -> pd.DataFrame:
+    """The block pairs (:func:`_save_pairs`' files ``paths``) whose first record ``i`` is in
+    ``[lo, hi)`` (``[lo, hi]`` when ``last``): one partition of the pair stream, as the shuffle
+    by ``i`` with these divisions gives it (index ``i``, column ``j``; in another row order,
+    which :func:`_level_frame` does not depend on)."""
+    I, J = [np.zeros(0, np.int64)], [np.zeros(0, np.int64)]
+    for p in paths:
+        if not os.path.exists(p + ".i.npy"):
+            continue
+        i = np.load(p + ".i.npy", mmap_mode="r")
+        a = int(np.searchsorted(i, lo, side="left"))
+        b = int(np.searchsorted(i, hi, side="right" if last else "left"))
+        if b > a:
+            I.append(np.array(i[a:b]))
+            J.append(np.array(np.load(p + ".j.npy", mmap_mode="r")[a:b]))
+    return pd.DataFrame({"j": np.concatenate(J)}, index=pd.Index(np.concatenate(I), name="i"))
+
+
+def _level_file(pairs, ctx: _Context, d: int, path: str, encs: Sequence[_EncFile], enc_divs) -> tuple:
+    """:func:`_level_frame` of one partition of pairs (a frame, or ``(paths, lo, hi, last)``
+    read by :func:`_pair_range`; the encodings of the records it touches read from ``encs``:
+    :func:`_gather`), written to ``path``: its :func:`_level_counts` and its number of pairs
+    come back."""
+    if isinstance(pairs, tuple):
+        pairs = _pair_range(*pairs)
     lv = _level_frame(pairs, ctx, *_gather(encs, enc_divs, _pair_ids(pairs)))
     _save_frame(lv, path)
     return _level_counts(lv, d), len(lv)

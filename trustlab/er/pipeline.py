@@ -56,7 +56,14 @@ from trustlab.er.one_to_one import cluster_one_to_one
 from trustlab.er.records import placeholders_to_missing, validate_records
 from trustlab.er.resolution import Resolution, evaluate
 from trustlab.er.rules import canonical_rules
-from trustlab.er.scoring import FSModel, SupervisedScorer, _component_completion, one_to_one_log_odds, to_weights
+from trustlab.er.scoring import (
+    FSModel,
+    SupervisedScorer,
+    _component_completion,
+    completion_pair_budget,
+    one_to_one_log_odds,
+    to_weights,
+)
 from trustlab.er.settings import ResolveSettings
 
 __all__ = ["resolve", "Resolution", "evaluate"]
@@ -473,15 +480,20 @@ def _score(data: _Records, pairs, cmp: _Compared, cfg: _ScoringConfig, rng, fitt
         sc.prob = mdl.proba_from_field_weights(sc.fw)
     sc.w = to_weights(sc.prob, cfg.weights)
     if cfg.complete_components and len(pairs):
-        # within the default blocking's pair budget (a file of a few huge entities would
-        # otherwise add up to complete_components**2 / 2 pairs per component, unbounded)
+        # bounded (a file of a few huge entities would otherwise add up to
+        # complete_components**2 / 2 pairs per component): the components completed whole
+        # within completion_pair_budget (what the pair budget leaves after the candidates, at
+        # least COMPLETION_PAIRS_PER_RECORD per record; the rule the distributed path applies
+        # too), the neighbour-overlap pairs within what the pair budget leaves
         budget = (stats.pair_budget if stats.pair_budget is not None
                   else default_pair_budget(pair_width(data.fields.fields)))
-        # rounds: the pairs compared in one round change the positive neighbourhoods (and
-        # may make a component small enough) for the next; the first round is the one before
+        whole = completion_pair_budget(n, budget, len(pairs))
+        # rounds: the pairs compared in one round change the positive neighbourhoods for the
+        # next (not the components: every pair added lies inside one); the first round is the
+        # one before
         for _ in range(COMPLETION_ROUNDS):
             extra = _component_completion(n, sc.pairs, sc.w, int(cfg.complete_components), sources=sources,
-                                          max_pairs=budget - len(sc.pairs), neighbours=True)
+                                          max_pairs=budget - len(sc.pairs), neighbours=True, whole_pairs=whole)
             if not len(extra):
                 break
             # compared and scored in turn: the loop goes back through this module
@@ -750,7 +762,11 @@ def resolve(
         component, so a true entity split by blocking can still be one clique. In a
         larger component, the pairs of records whose positive neighbourhoods overlap
         (:data:`~trustlab.er.scoring.NEIGHBOUR_OVERLAP`) are scored instead, in up to
-        :data:`COMPLETION_ROUNDS` rounds (heuristic); all within the default pair budget.
+        :data:`COMPLETION_ROUNDS` rounds (heuristic; within what the default pair budget
+        leaves). The components completed whole add at most
+        :func:`~trustlab.er.scoring.completion_pair_budget` pairs (what the pair budget
+        leaves after the candidates, and at least one per record), the smallest first; the
+        distributed run (``client=``) completes the same ones.
     compare_methods : sequence of str
         Baseline clustering methods to run on the same scores (metrics in
         ``Resolution.baselines`` when ``truth`` is given).

@@ -1612,19 +1612,86 @@ def one_to_one_log_odds(pairs: Any, log_odds: Any, sources: Any, *, damping: flo
     return lo + lr + lc, {"iterations": it + 1, "max_change": change, "converged": bool(change < tol)}
 
 
+#: :func:`completion_pair_budget`: the completion of small positive components
+#: (``complete_components``) may always add this many pairs per record, outside the candidate
+#: pair budget (where the budget leaves more, it may use that instead)
+COMPLETION_PAIRS_PER_RECORD = 1
+
+
+def completion_pair_budget(n: int, pair_budget: int, n_candidates: int) -> int:
+    """How many pairs the completion of small positive components may add (all their pairs,
+    counted before those already compared are removed): what the pair budget leaves after the
+    ``n_candidates`` candidate pairs, and at least :data:`COMPLETION_PAIRS_PER_RECORD` per
+    record of the ``n``, so a table whose candidates fill the budget still has its small
+    components completed. The same rule in :func:`trustlab.resolve` and on Dask
+    (:mod:`trustlab.er.distributed`), so both complete the same components.
+
+    Examples
+    --------
+    >>> completion_pair_budget(1000, 10_000_000, 2_000_000)
+    8000000
+    >>> completion_pair_budget(200_000, 7_456_540, 7_690_114)  # the candidates fill the budget
+    200000
+    """
+    return int(max(0, int(pair_budget) - int(n_candidates), COMPLETION_PAIRS_PER_RECORD * int(n)))
+
+
+def completion_cutoff(sizes: np.ndarray, firsts: np.ndarray, limit: int,
+                      max_pairs: int | None) -> tuple[int, int]:
+    """Which positive components are completed whole: those of 3 to ``limit`` records, the
+    smallest first (ties by their first record, ``firsts``: the smallest canonical position
+    of each), while their pairs (all ``s (s - 1) / 2`` of each, those already compared
+    included) add up to at most ``max_pairs``. The chosen ones are a prefix of that order,
+    returned as its last key ``(size, first)``: a component is completed when
+    ``3 <= size <= limit`` and ``(size, first) <= `` the key, so a part of the table that
+    holds some components whole decides for them alone (the distributed run's partitions).
+    ``(0, -1)``: none.
+
+    Examples
+    --------
+    >>> completion_cutoff(np.array([3, 5, 3, 4]), np.array([7, 0, 2, 4]), 1000, None)
+    (1000, 9223372036854775807)
+    >>> completion_cutoff(np.array([3, 5, 3, 4]), np.array([7, 0, 2, 4]), 1000, 12)  # 3 + 3 + 6
+    (4, 4)
+    >>> completion_cutoff(np.array([3, 5, 3, 4]), np.array([7, 0, 2, 4]), 1000, 5)  # the first 3 only
+    (3, 2)
+    """
+    top = (int(limit), int(np.iinfo(np.int64).max))
+    if max_pairs is None:
+        return top
+    s = np.asarray(sizes, np.int64)
+    f = np.asarray(firsts, np.int64)
+    ok = (s >= 3) & (s <= int(limit))
+    s, f = s[ok], f[ok]
+    if not s.size:
+        return top
+    o = np.lexsort((f, s))
+    cost = np.cumsum(s[o] * (s[o] - 1) // 2)
+    k = int(np.searchsorted(cost, max(0, int(max_pairs)), side="right"))
+    if k == s.size:
+        return top
+    return (0, -1) if k == 0 else (int(s[o[k - 1]]), int(f[o[k - 1]]))
+
+
 def _component_completion(n: int, pairs: np.ndarray, w: np.ndarray, limit: int,
                           sources: np.ndarray | None = None, max_pairs: int | None = None,
-                          neighbours: bool = False) -> np.ndarray:
+                          neighbours: bool = False, whole_pairs: int | None = None,
+                          cutoff: tuple[int, int] | None = None, positions: np.ndarray | None = None) -> np.ndarray:
     """All pairs inside positive components of 3..limit records that are not in ``pairs``;
     with ``sources`` (a table code per record, ``link_type="link_only"``) only the pairs of
-    records from different tables. With ``max_pairs``, only the smallest components whose
+    records from different tables. With ``whole_pairs``, only the smallest components whose
     pairs (all of them, counted before those already in ``pairs`` are removed) add up to at
-    most ``max_pairs`` are completed, the smallest first (ties by their first record).
+    most ``whole_pairs`` (:func:`completion_cutoff`, :func:`completion_pair_budget`); or, with
+    ``cutoff``, those whose ``(size, first record)`` is at most ``cutoff`` (a key that
+    :func:`completion_cutoff` chose from every component of a table of which these records are
+    a part; ``positions``: each record's position in that table, increasing, default its
+    index here).
 
     With ``neighbours``, also the pairs of the positive components of three or more records
-    that are not completed whole (larger than ``limit``, or beyond ``max_pairs``) whose two
-    records' positive neighbourhoods overlap (:func:`_neighbour_pairs`), within what is left of
-    ``max_pairs`` after the whole components (heuristic; see there)."""
+    that are not completed whole (larger than ``limit``, or beyond ``whole_pairs``) whose two
+    records' positive neighbourhoods overlap (:func:`_neighbour_pairs`), at most ``max_pairs``
+    less the pairs of the small components that ``max_pairs`` would hold whole, the smallest
+    first (heuristic; see there)."""
     import scipy.sparse as sp
     from scipy.sparse.csgraph import connected_components
 
@@ -1634,21 +1701,29 @@ def _component_completion(n: int, pairs: np.ndarray, w: np.ndarray, limit: int,
     g = sp.coo_matrix((np.ones(int(pos.sum()), np.int8), (pairs[pos, 0], pairs[pos, 1])), shape=(n, n))
     k, comp = connected_components(g, directed=False)
     sizes = np.bincount(comp, minlength=k)
-    sel = (sizes[comp] >= 3) & (sizes[comp] <= limit)
-    if max_pairs is not None and sel.any():
-        first = np.full(k, n, np.int64)
-        np.minimum.at(first, comp, np.arange(n, dtype=np.int64))
-        cand = np.flatnonzero((sizes >= 3) & (sizes <= limit))
-        cand = cand[np.lexsort((first[cand], sizes[cand]))]
-        cost = np.cumsum(sizes[cand].astype(np.int64) * (sizes[cand] - 1) // 2)
-        keep = np.zeros(k, bool)
-        keep[cand[cost <= max(0, int(max_pairs))]] = True
-        sel &= keep[comp]
+    small = (sizes >= 3) & (sizes <= limit)
+    first = np.full(k, n, np.int64)
+    np.minimum.at(first, comp, np.arange(n, dtype=np.int64))
+    if positions is not None and n:
+        first = np.asarray(positions, np.int64)[np.minimum(first, n - 1)]
+
+    def chosen(cut):
+        return small & ((sizes < cut[0]) | ((sizes == cut[0]) & (first <= cut[1])))
+
+    if cutoff is None and whole_pairs is not None:
+        cutoff = completion_cutoff(sizes, first, limit, whole_pairs)
+    whole = small if cutoff is None else chosen(cutoff)
+    sel = whole[comp]
     hop = np.empty((0, 2), np.int64)
     if neighbours:
-        # the components completed whole spend the budget first (counted as above)
-        cs = sizes[np.unique(comp[sel])].astype(np.int64)
-        left = None if max_pairs is None else max(0, int(max_pairs) - int((cs * (cs - 1) // 2).sum()))
+        # the neighbour pairs within max_pairs less the pairs of the small components that
+        # max_pairs would hold whole (counted as completion_cutoff counts them; in the rounds
+        # after the first, those already completed count again, as they always did)
+        left = None
+        if max_pairs is not None:
+            held = chosen(completion_cutoff(sizes, first, limit, max_pairs))
+            cs = sizes[held].astype(np.int64)
+            left = max(0, int(max_pairs) - int((cs * (cs - 1) // 2).sum()))
         big = (sizes[comp] > 2) & ~sel
         pe = pairs[pos]
         pe = pe[big[pe[:, 0]]]
