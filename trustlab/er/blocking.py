@@ -526,7 +526,8 @@ def adaptive_blocking_rules(
             while cap >= _MIN_TOKEN_CAP:
                 p = _sizes_under(cnt, cap, n)[0]
                 if p <= room:
-                    tokens.append((len(rules), spec, cap, p, _unique_counts(val[0], val[1]) if near_neighbours else None))
+                    counts = _unique_counts(val[0], val[1]) if near_neighbours else None
+                    tokens.append((len(rules), spec, cap, p, counts))
                     rules.append(f"{spec}@{cap}")
                     used += p
                     break
