@@ -1013,6 +1013,62 @@ def _exact_features(df, f, i, j, fields, want):
     return [ex], ["exact"], 0
 
 
+#: two different model numbers at least this similar (normalised Levenshtein) are neighbours
+NEIGHBOUR_CODE_SIM = 0.5
+
+
+def code_variant(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """How two normalised model numbers (letters and digits, lower case) relate, per pair:
+    1.0 the same code, 0.75 one contains the other (a suffix or prefix variant:
+    ``ea650`` / ``ea650green``), 0.5 *neighbours* (at least :data:`NEIGHBOUR_CODE_SIM`
+    similar, their runs of digits differ: ``wrt54gl`` / ``wrv54g`` is not one, ``nst360u2bk``
+    / ``nst285u2bk`` is), 0.0 otherwise (unrelated codes: often a part number beside a
+    model number of the same product). A heuristic: neighbours are usually another model of
+    one series (another size, capacity or generation), which the Fellegi-Sunter model may
+    learn as a level of its own.
+
+    Examples
+    --------
+    >>> code_variant(np.array(["ea650", "nst360u2bk", "abc123", "x1"], object),
+    ...              np.array(["ea650green", "nst285u2bk", "abc123", "zz9"], object)).tolist()
+    [0.75, 0.5, 1.0, 0.0]
+    """
+    import re
+
+    out = np.zeros(len(a))
+    if len(a) == 0:
+        return out
+    sim = np.asarray(process.cpdist(a, b, scorer=distance.Levenshtein.normalized_similarity, workers=1),
+                     np.float64)
+    digits = re.compile(r"\d+")
+    for k in np.flatnonzero(sim >= NEIGHBOUR_CODE_SIM):
+        x, y = a[k], b[k]
+        if x == y:
+            out[k] = 1.0
+        elif x in y or y in x:
+            out[k] = 0.75
+        elif digits.findall(x) != digits.findall(y):
+            out[k] = 0.5
+    return out
+
+
+def _model_features(df, f, i, j, fields, want):
+    """Exact agreement of the normalised model numbers and :func:`code_variant` of them."""
+    def normalised():
+        norm = series_pieces(df[f.column], lambda p: KINDS[f.kind].normalise(p.fillna("").astype(str)))
+        arr = norm.fillna("").to_numpy(dtype=object)
+        return arr, arr == "", factorize(arr)[0]
+
+    arr, miss, vc = _prepared(df, ("model", f.kind, f.column), normalised)
+    m = miss[i] | miss[j]
+    ex = (vc[i] == vc[j]).astype(np.float64)
+    var = np.full(len(i), np.nan)
+    k = np.flatnonzero(~m)
+    var[k] = code_variant(take(arr, i[k]), take(arr, j[k]))
+    ex[m] = np.nan
+    return [ex, var], ["exact", "variant"], 0
+
+
 def _exact_codes(v: pd.Series, kind: str) -> tuple[np.ndarray, np.ndarray]:
     """Whether each value is missing, and the codes of the normalised values of ``kind``."""
     norm = series_pieces(v, lambda p: KINDS[kind].normalise(p.astype(str)))
@@ -1079,7 +1135,7 @@ FEATURES: dict[str, _Features] = {
     "numeric": _numeric_features,
     "date": _date_features,
     "exact": _exact_features,
-    "model": _exact_features,
+    "model": _model_features,
     "latlon": _latlon_features,
     "tokens": _tokens_features,
     "email": _exact_and_similar(_no_space, "jaro_winkler", distance.JaroWinkler.normalized_similarity),

@@ -1034,6 +1034,9 @@ def _encode(part: pd.DataFrame, fields, only, doc_freq: dict | None, tf_model, t
             hm = _per_value(df[c], norm_hash, memo)
             cols[f"{c}:h"] = np.ascontiguousarray(hm[:, 0]).astype(np.uint64, copy=False)
             cols[f"{c}:m"] = hm[:, 1] == 1
+            if kind == "model":  # the normalised codes, for their variant level (code_variant)
+                cols[f"{c}:s"] = _per_value(df[c], lambda x: KINDS["model"].normalise(x.fillna("").astype(str))
+                                            .fillna("").to_numpy(dtype=object), memo)
         elif kind == "numeric":
             cols[f"{c}:x"] = pd.to_numeric(df[c], errors="coerce").to_numpy(np.float64)
         elif kind == "date":
@@ -1408,8 +1411,15 @@ def _encoded_features(enc: _Enc, f, i: np.ndarray, j: np.ndarray, want,
     if kind in ("exact", "model"):
         h, miss = cols[f"{c}:h"], cols[f"{c}:m"]
         ex = (h[i] == h[j]).astype(np.float64)
-        ex[miss[i] | miss[j]] = np.nan
-        return [ex], ["exact"], 0
+        m = miss[i] | miss[j]
+        ex[m] = np.nan
+        if kind == "exact":
+            return [ex], ["exact"], 0
+        from trustlab.er.comparisons import code_variant
+        s, var = cols[f"{c}:s"], np.full(len(i), np.nan)
+        k = np.flatnonzero(~m)
+        var[k] = code_variant(s[i[k]], s[j[k]])
+        return [ex, var], ["exact", "variant"], 0
     if kind == "numeric":
         x = cols[f"{c}:x"]
         a, b = x[i], x[j]
