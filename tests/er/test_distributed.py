@@ -325,6 +325,9 @@ def test_encoded_features_equal_compare_for_every_encoded_kind():
     got = D._feature_matrix(ctx, len(P), lambda f: D._encoded_features(enc, f, loc[:, 0], loc[:, 1], None))
     assert got.names == whole.names
     np.testing.assert_allclose(got.X, whole.X, rtol=1e-9, atol=1e-12, equal_nan=True)
+    # the neighbour levels of model numbers and codes are among them
+    assert (whole.X[:, whole.names.index("model:variant")] == 0.5).any()
+    assert (whole.X[:, whole.names.index("#:codes")] == 0.25).any()
     # the record shares counted while encoding are record_share_sums of the raw records
     from trustlab.er.scoring import record_share_sums
 

@@ -83,3 +83,32 @@ def test_em_sees_neighbours_as_else():
     bf = a.level_bayes_factors()
     # never above else: min(else, minus exact)
     assert bf[1, 2] == pytest.approx(min(bf[1, 3], -abs(bf[1, 0]))) and bf[1, 2] <= bf[1, 3] < 0 < bf[1, 0]
+
+
+def _neighbours_slow(lists, i, j):
+    return np.array([any(_variant_slow(x, y) == 0.5 for x in lists[a] for y in lists[b]) for a, b in zip(i, j)])
+
+
+def test_neighbour_codes_equals_slow_path():
+    from trustlab.er.comparisons import neighbour_codes
+
+    rng = np.random.default_rng(5)
+    pool = ["wrt54gl", "wrv54g", "nst360u2bk", "nst285u2bk", "hd6950", "hd6970", "ea650", "ea650green", "zz9x"]
+    lists = np.empty(60, dtype=object)
+    lists[:] = [tuple(sorted(set(rng.choice(pool, rng.integers(0, 4)).tolist()))) for _ in range(60)]
+    i, j = rng.integers(0, 60, 2000), rng.integers(0, 60, 2000)
+    got = neighbour_codes(lists, i, j)
+    np.testing.assert_array_equal(got, _neighbours_slow(lists, i, j))
+    assert got.any() and not got.all()
+
+
+def test_codes_comparison_neighbour_level():
+    """Records that share no code but hold neighbouring ones (letters and digits) are the
+    codes comparison's *far* level; neighbouring runs of digits (phone numbers, ids) are not."""
+    df = pd.DataFrame({"t": ["Linksys WRT54GL router", "Linksys WRT54GL", "Vantec NST-360U2-BK",
+                             "Vantec NST-285U2-BK", "call 5551234567", "call 5551234568", "no code here"]})
+    P = np.array([[0, 1], [2, 3], [0, 2], [4, 5], [0, 6]])
+    fl = [Field("t", "string"), Field("#", "codes")]
+    fm = compare(df, P, fl)
+    G = FSModel(fl).levels(fm)[:, 1]
+    assert G.tolist() == [0, 2, 3, 3, -1]

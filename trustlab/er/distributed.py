@@ -1002,8 +1002,8 @@ def _encode(part: pd.DataFrame, fields, only, doc_freq: dict | None, tf_model, t
     A TF field whose table ``tf_model`` lacks keeps its normalised values (``tfkey{k}``) and
     their counts (``tf_counts``) until :func:`_weigh` sets the frequencies: the tables are
     summed from the encodings, with no pass of their own over the records."""
-    from trustlab.er.comparisons import MAX_PARTS, _no_space, _part_bits
-    from trustlab.er.kinds import KINDS, record_fields
+    from trustlab.er.comparisons import MAX_PARTS, _no_space, _part_bits, code_lists
+    from trustlab.er.kinds import KINDS, code_tokens, record_fields, record_text
 
     df = part.reset_index(drop=True)
     n = len(df)
@@ -1091,6 +1091,8 @@ def _encode(part: pd.DataFrame, fields, only, doc_freq: dict | None, tf_model, t
                 cols[f"{c}:bits"] = _part_bits(per_col) if names else np.zeros(n, np.int64)
             else:
                 csr[c] = (ptr, hh, np.ones_like(cnt))
+                # each record's codes as strings, for the neighbour level (_code_levels)
+                cols[f"{c}:cl"] = code_lists(code_tokens(record_text(df, fields).reset_index(drop=True)), n)
             if kind == "record" and own and n:
                 # record_share_sums: each field's share of the record's words, summed
                 cnt_f = np.stack(per_field, axis=1)
@@ -1382,6 +1384,7 @@ def _encoded_features(enc: _Enc, f, i: np.ndarray, j: np.ndarray, want,
     ``shared:<column>`` parts need the compared ``fields`` (their columns)."""
     from rapidfuzz import distance, fuzz
 
+    from trustlab.er.comparisons import neighbour_codes
     from trustlab.kernels import er as K
 
     c, kind = f.column, f.kind
@@ -1486,6 +1489,8 @@ def _encoded_features(enc: _Enc, f, i: np.ndarray, j: np.ndarray, want,
         lv = np.where(out >= 1.0 - 1e-9, 1.0, np.where(out > 0, 0.5, 0.0))
         rowlen = np.diff(ptr)
         lv[(rowlen[i] == 0) | (rowlen[j] == 0)] = np.nan
+        k = np.flatnonzero(lv == 0.0)
+        lv[k[neighbour_codes(enc.cols[f"{c}:cl"], i[k], j[k])]] = 0.25
         return [lv], ["codes"], 0
     raise KeyError(kind)  # pragma: no cover - callers check ENCODED_KINDS
 

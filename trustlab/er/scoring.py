@@ -648,12 +648,13 @@ class FSModel:
 
     def _neighbour_fields(self) -> list[int]:
         """The fields whose *far* level is set, not fitted (:meth:`level_bayes_factors`)."""
-        return [c for c, f in enumerate(self.fields) if f.kind == "model"]
+        return [c for c, f in enumerate(self.fields) if f.kind in ("model", "codes")]
 
     def _em_levels(self, G: np.ndarray) -> np.ndarray:
-        """The levels EM sees: a ``model`` field's *far* level (neighbouring model numbers)
-        counted as *else*, so that EM neither fits it nor lets it vote (pairs with neighbouring
-        codes agree on the rest, and EM would call them matches)."""
+        """The levels EM sees: the *far* level of ``model`` and ``codes`` fields
+        (neighbouring model numbers) counted as *else*, so that EM neither fits it nor lets
+        it vote (pairs with neighbouring codes agree on the rest, and EM would call them
+        matches)."""
         cols = self._neighbour_fields()
         if not cols or not len(G):
             return G
@@ -1074,7 +1075,8 @@ class FSModel:
 
     def level_bayes_factors(self) -> np.ndarray:
         """``log(m / u)`` per field and level, except the *far* level of a ``model`` field
-        (neighbouring model numbers, :func:`~trustlab.er.comparisons.code_variant`), which
+        (neighbouring model numbers, :func:`~trustlab.er.comparisons.code_variant`) and of
+        the ``codes`` comparison (neighbouring codes, no shared one), which
         weighs minus the field's exact agreement (and never more than *else*): another model
         of the same series refutes a match as strongly as the same model number supports one. Heuristic: EM cannot
         learn that level (pairs with neighbouring codes agree on the rest, so it puts them
