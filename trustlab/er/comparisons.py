@@ -1041,8 +1041,7 @@ def code_variant(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     out = np.zeros(len(a))
     if len(a) == 0:
         return out
-    sim = np.asarray(process.cpdist(a, b, scorer=distance.Levenshtein.normalized_similarity, workers=1),
-                     np.float64)
+    sim = _cpdist(a, b, distance.Levenshtein.normalized_similarity)  # in pieces: a signal waits for one
     digits = re.compile(r"\d+")
     for k in np.flatnonzero(sim >= NEIGHBOUR_CODE_SIM):
         x, y = a[k], b[k]
@@ -1090,24 +1089,19 @@ def neighbour_codes(lists: np.ndarray, i: np.ndarray, j: np.ndarray) -> np.ndarr
     [True, False]
     """
     out = np.zeros(len(i), bool)
-    if len(i) == 0:
-        return out
-    la = np.fromiter((len(lists[r]) for r in i), np.int64, len(i))
-    lb = np.fromiter((len(lists[r]) for r in j), np.int64, len(j))
-    tot = la * lb
-    if tot.sum() == 0:
-        return out
-    pk = np.repeat(np.arange(len(i)), tot)
-    off = np.arange(int(tot.sum())) - np.repeat(np.cumsum(tot) - tot, tot)
-    qa, qb = off // np.repeat(lb, tot), off % np.repeat(lb, tot)
-    a = np.array([lists[i[p]][q] for p, q in zip(pk, qa)], dtype=object)
-    b = np.array([lists[j[p]][q] for p, q in zip(pk, qb)], dtype=object)
-    ka, ua = pd.factorize(a)
-    kb, ub = pd.factorize(b)
-    key, kk = pd.factorize(ka.astype(np.int64) * len(ub) + kb)
-    sa, sb = np.asarray(ua, object)[kk // len(ub)], np.asarray(ub, object)[kk % len(ub)]
-    v = code_variant(sa, sb)[key]
-    np.logical_or.at(out, pk, v == 0.5)
+    for s, e in spans(len(i), 1 << 14):  # in pieces of pairs: a signal waits for one piece
+        ii, jj = i[s:e], j[s:e]
+        la = np.fromiter((len(lists[r]) for r in ii), np.int64, len(ii))
+        lb = np.fromiter((len(lists[r]) for r in jj), np.int64, len(jj))
+        tot = la * lb
+        if tot.sum() == 0:
+            continue
+        pk = np.repeat(np.arange(len(ii)), tot)
+        off = np.arange(int(tot.sum())) - np.repeat(np.cumsum(tot) - tot, tot)
+        qa, qb = off // np.repeat(lb, tot), off % np.repeat(lb, tot)
+        a = np.array([lists[ii[p]][q] for p, q in zip(pk, qa)], dtype=object)
+        b = np.array([lists[jj[p]][q] for p, q in zip(pk, qb)], dtype=object)
+        np.logical_or.at(out[s:e], pk, code_variant(a, b) == 0.5)
     return out
 
 
