@@ -282,7 +282,7 @@ def _every_kind_table(n=240, seed=0):
         "email": pick(["A@x.org", "a@x.org ", "b@y.com", None, "c@z.net"]),
         "postcode": people["postcode"], "code": pick(["AB-12", "ab12", "XY9", None, "zz-77"]),
         "phone": pick(["+1 (555) 123-4567", "5551234567", "555-123-4568", "12", None]),
-        "state": people["state"], "model": pick(["TH-50PZ", "th50pz", "WRT54GL", None]),
+        "state": people["state"], "model": pick(["TH-50PZ", "th50pz", "WRT54GL", None, "TH-42PZ", "ea650", "EA650-GREEN", "WRT54G"]),
         "price": pick([10.0, 10.5, 99.0, np.nan, 0.0]), "dob": people["date_of_birth"],
         "lat": pick([51.5, 51.51, 48.85, np.nan, 0.0]), "lon": pick([-0.12, -0.13, 2.35, 1.0, 0.0]),
         "soc": people["soc_sec_id"],
@@ -325,6 +325,9 @@ def test_encoded_features_equal_compare_for_every_encoded_kind():
     got = D._feature_matrix(ctx, len(P), lambda f: D._encoded_features(enc, f, loc[:, 0], loc[:, 1], None))
     assert got.names == whole.names
     np.testing.assert_allclose(got.X, whole.X, rtol=1e-9, atol=1e-12, equal_nan=True)
+    # the neighbour levels of model numbers and codes are among them
+    assert (whole.X[:, whole.names.index("model:variant")] == 0.5).any()
+    assert (whole.X[:, whole.names.index("#:codes")] == 0.25).any()
     # the record shares counted while encoding are record_share_sums of the raw records
     from trustlab.er.scoring import record_share_sums
 

@@ -1021,8 +1021,8 @@ def _encode(part: pd.DataFrame, fields, only, doc_freq: dict | None, tf_model, t
     A TF field whose table ``tf_model`` lacks keeps its normalised values (``tfkey{k}``) and
     their counts (``tf_counts``) until :func:`_weigh` sets the frequencies: the tables are
     summed from the encodings, with no pass of their own over the records."""
-    from trustlab.er.comparisons import MAX_PARTS, _no_space, _part_bits
-    from trustlab.er.kinds import KINDS, record_fields
+    from trustlab.er.comparisons import MAX_PARTS, _no_space, _part_bits, code_lists
+    from trustlab.er.kinds import KINDS, code_tokens, record_fields, record_text
 
     df = part.reset_index(drop=True)
     n = len(df)
@@ -1053,6 +1053,9 @@ def _encode(part: pd.DataFrame, fields, only, doc_freq: dict | None, tf_model, t
             hm = _per_value(df[c], norm_hash, memo)
             cols[f"{c}:h"] = np.ascontiguousarray(hm[:, 0]).astype(np.uint64, copy=False)
             cols[f"{c}:m"] = hm[:, 1] == 1
+            if kind == "model":  # the normalised codes, for their variant level (code_variant)
+                cols[f"{c}:s"] = _per_value(df[c], lambda x: KINDS["model"].normalise(x.fillna("").astype(str))
+                                            .fillna("").to_numpy(dtype=object), memo)
         elif kind == "numeric":
             cols[f"{c}:x"] = pd.to_numeric(df[c], errors="coerce").to_numpy(np.float64)
         elif kind == "date":
@@ -1107,6 +1110,8 @@ def _encode(part: pd.DataFrame, fields, only, doc_freq: dict | None, tf_model, t
                 cols[f"{c}:bits"] = _part_bits(per_col) if names else np.zeros(n, np.int64)
             else:
                 csr[c] = (ptr, hh, np.ones_like(cnt))
+                # each record's codes as strings, for the neighbour level (_code_levels)
+                cols[f"{c}:cl"] = code_lists(code_tokens(record_text(df, fields).reset_index(drop=True)), n)
             if kind == "record" and own and n:
                 # record_share_sums: each field's share of the record's words, summed
                 cnt_f = np.stack(per_field, axis=1)
@@ -1398,6 +1403,7 @@ def _encoded_features(enc: _Enc, f, i: np.ndarray, j: np.ndarray, want,
     ``shared:<column>`` parts need the compared ``fields`` (their columns)."""
     from rapidfuzz import distance, fuzz
 
+    from trustlab.er.comparisons import neighbour_codes
     from trustlab.kernels import er as K
 
     c, kind = f.column, f.kind
@@ -1427,8 +1433,15 @@ def _encoded_features(enc: _Enc, f, i: np.ndarray, j: np.ndarray, want,
     if kind in ("exact", "model"):
         h, miss = cols[f"{c}:h"], cols[f"{c}:m"]
         ex = (h[i] == h[j]).astype(np.float64)
-        ex[miss[i] | miss[j]] = np.nan
-        return [ex], ["exact"], 0
+        m = miss[i] | miss[j]
+        ex[m] = np.nan
+        if kind == "exact":
+            return [ex], ["exact"], 0
+        from trustlab.er.comparisons import code_variant
+        s, var = cols[f"{c}:s"], np.full(len(i), np.nan)
+        k = np.flatnonzero(~m)
+        var[k] = code_variant(s[i[k]], s[j[k]])
+        return [ex, var], ["exact", "variant"], 0
     if kind == "numeric":
         x = cols[f"{c}:x"]
         a, b = x[i], x[j]
@@ -1495,6 +1508,8 @@ def _encoded_features(enc: _Enc, f, i: np.ndarray, j: np.ndarray, want,
         lv = np.where(out >= 1.0 - 1e-9, 1.0, np.where(out > 0, 0.5, 0.0))
         rowlen = np.diff(ptr)
         lv[(rowlen[i] == 0) | (rowlen[j] == 0)] = np.nan
+        k = np.flatnonzero(lv == 0.0)
+        lv[k[neighbour_codes(enc.cols[f"{c}:cl"], i[k], j[k])]] = 0.25
         return [lv], ["codes"], 0
     raise KeyError(kind)  # pragma: no cover - callers check ENCODED_KINDS
 

@@ -408,7 +408,7 @@ KINDS: dict[str, FieldKind] = {k.name: dataclasses.replace(k, hints=_HINTS.get(k
     FieldKind("code", "exact", "levenshtein", 0.80, 0.60, normalise=_alnum, key_rule=True),
     # model / part numbers: one character apart is another product (WRT54GL, WRV54G), so
     # only the same code after dropping punctuation agrees (TH-50PZ850U = TH50PZ850U)
-    FieldKind("model", "exact", "exact", None, None, normalise=_alnum, key_rule=True, default_rule="key"),
+    FieldKind("model", "exact", "variant", 0.75, 0.5, normalise=_alnum, key_rule=True, default_rule="key"),
     FieldKind("record", "cosine", "cosine", 0.75, 0.5, arity=0, text=False, session=False),
     FieldKind("codes", "codes", "codes", 0.5, 0.25, arity=0, text=False),
 )}

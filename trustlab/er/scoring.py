@@ -498,8 +498,8 @@ class FSModel:
             return self._fit_prior(n)
         self.fit_tf(df)
         self._fit_record_share(df)
-        G = self.levels(fm)
-        Gr = self.levels(fm_random)
+        G = self._em_levels(self.levels(fm))
+        Gr = self._em_levels(self.levels(fm_random))
         d = G.shape[1]
         u = self._random_u(Gr)
         u_rand = u.copy()
@@ -651,9 +651,31 @@ class FSModel:
             return self._fit_prior(n)
         self.tf_tables_ = {k: dict(v) for k, v in tf_tables.items()}
         self.tf_default_ = dict(tf_default)
-        u = self._random_u(random_levels)
+        u = self._random_u(self._em_levels(np.asarray(random_levels)))
+        rows, counts = np.asarray(level_rows), np.asarray(counts, np.float64)
+        if self._neighbour_fields():  # the folded rows, distinct again, their counts summed
+            rows, inv = _distinct_rows_inverse(self._em_levels(rows))
+            counts = np.bincount(inv.ravel(), weights=counts, minlength=len(rows))
         return self._fit_by_sessions(None, u, n, n * (n - 1) / 2.0, None, None, max_matches,
-                                     counts=(np.asarray(level_rows), np.asarray(counts, np.float64)))
+                                     counts=(rows, counts))
+
+    def _neighbour_fields(self) -> list[int]:
+        """The fields whose *far* level is set, not fitted (:meth:`level_bayes_factors`)."""
+        return [c for c, f in enumerate(self.fields) if f.kind in ("model", "codes")]
+
+    def _em_levels(self, G: np.ndarray) -> np.ndarray:
+        """The levels EM sees: the *far* level of ``model`` and ``codes`` fields
+        (neighbouring model numbers) counted as *else*, so that EM neither fits it nor lets
+        it vote (pairs with neighbouring codes agree on the rest, and EM would call them
+        matches)."""
+        cols = self._neighbour_fields()
+        if not cols or not len(G):
+            return G
+        G = G.copy()
+        for c in cols:
+            g = G[:, c]
+            g[g == 2] = 3
+        return G
 
     def _random_u(self, Gr: np.ndarray) -> np.ndarray:
         """u per field and level from the random pairs' levels (0.5 added to every count)."""
@@ -1197,7 +1219,7 @@ class FSModel:
         (:meth:`_record_beyond_fields`, with the pairs' :meth:`shared_parts` ``R`` when given).
         ``u``: the non-match probabilities to use (a stratum's; default ``u_``)."""
         W = np.empty(G.shape)
-        bf = np.log(self.m_) - np.log(self.u_ if u is None else u)
+        bf = self.level_bayes_factors(u)
         for a, b in _chunks.spans(len(G)):  # in pieces of rows: a signal waits for one piece
             Wp = W[a:b]
             Wp[:] = 0.0
@@ -1211,6 +1233,20 @@ class FSModel:
                     scale = self.tf_scale_.get(self.fields[c].column, 1.0)
                     Wp[adj, c] = np.log(self.m_[c, 0]) - np.log(np.maximum(t[adj] * scale, 1e-12))
         return self._record_beyond_fields(W, R)
+
+    def level_bayes_factors(self, u: np.ndarray | None = None) -> np.ndarray:
+        """``log(m / u)`` per field and level, except the *far* level of a ``model`` field
+        (neighbouring model numbers, :func:`~trustlab.er.comparisons.code_variant`) and of
+        the ``codes`` comparison (neighbouring codes, no shared one), which
+        weighs minus the field's exact agreement (and never more than *else*): another model
+        of the same series refutes a match as strongly as the same model number supports one. Heuristic: EM cannot
+        learn that level (pairs with neighbouring codes agree on the rest, so it puts them
+        in its match class): EM sees it as *else* (:meth:`_em_levels`) and its weight is set.
+        ``u``: the non-match probabilities to use (a blocking stratum's; default ``u_``)."""
+        bf = np.log(self.m_) - np.log(self.u_ if u is None else u)
+        for c in self._neighbour_fields():
+            bf[c, 2] = min(bf[c, 3], -abs(bf[c, 0]))
+        return bf
 
     def log_odds_from_field_weights(self, W: np.ndarray) -> np.ndarray:
         """Posterior match log-odds (natural log) from :meth:`field_weights` (saves recomputing them)."""
