@@ -1089,10 +1089,12 @@ def neighbour_codes(lists: np.ndarray, i: np.ndarray, j: np.ndarray) -> np.ndarr
     [True, False]
     """
     out = np.zeros(len(i), bool)
+    if len(i) == 0:
+        return out
+    n_codes = np.fromiter(map(len, lists), np.int64, len(lists))  # once per call, not per pair
     for s, e in spans(len(i), 1 << 14):  # in pieces of pairs: a signal waits for one piece
         ii, jj = i[s:e], j[s:e]
-        la = np.fromiter((len(lists[r]) for r in ii), np.int64, len(ii))
-        lb = np.fromiter((len(lists[r]) for r in jj), np.int64, len(jj))
+        la, lb = n_codes[ii], n_codes[jj]
         tot = la * lb
         if tot.sum() == 0:
             continue
