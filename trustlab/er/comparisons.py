@@ -54,6 +54,8 @@ def _nbytes(v: Any) -> float:
         v = v.to_numpy()
     if isinstance(v, np.ndarray):
         return float("inf") if v.dtype == object else int(v.nbytes)
+    if isinstance(v, _CodeLists):
+        return v.nbytes
     if hasattr(v, "indptr") and hasattr(v, "data"):  # a SciPy sparse matrix
         return int(v.data.nbytes + v.indices.nbytes + v.indptr.nbytes)
     if isinstance(v, (tuple, list)):
@@ -775,7 +777,7 @@ def _code_levels(text: pd.Series, i: np.ndarray, j: np.ndarray, corpus: tuple | 
     lv = np.where(out >= 1.0 - 1e-9, 1.0, np.where(out > 0, 0.5, 0.0))
     lv[(rowlen[i] == 0) | (rowlen[j] == 0)] = np.nan
     k = np.flatnonzero(lv == 0.0)
-    lv[k[neighbour_codes(lists, i[k], j[k])]] = 0.25
+    lv[k[neighbour_codes(lists.lists, i[k], j[k])]] = 0.25
     return lv
 
 
@@ -798,7 +800,20 @@ def _code_records(text: pd.Series, corpus: tuple | None = None) -> tuple | None:
     C.data[:] = 1.0
     dfreq, _ = _global_counts(uniq, corpus, np.bincount(C.indices, minlength=C.shape[1]), n)
     Cw = C.multiply(np.where(dfreq <= RARE_CODE_DF, 1.0, 1e-3)[None, :]).tocsr()
-    return Cw, C, np.diff(C.indptr), code_lists(codes, n)
+    return Cw, C, np.diff(C.indptr), _CodeLists(code_lists(codes, n))
+
+
+class _CodeLists:
+    """:func:`code_lists` with an estimate of the bytes it holds, so that
+    :func:`prepared_records` keeps it (an object array alone is never kept, :func:`_nbytes`;
+    without this, every :func:`compare` call re-read every record's codes). Most records
+    hold no letter-digit code: their entry is the shared empty tuple."""
+
+    __slots__ = ("lists", "nbytes")
+
+    def __init__(self, lists: np.ndarray):
+        self.lists = lists
+        self.nbytes = 8 * len(lists) + sum(64 + 8 * len(t) + sum(56 + len(c) for c in t) for t in lists if t)
 
 
 def _distinct(a, b, codes):
