@@ -95,8 +95,8 @@ MIN_SESSION_PAIRS = 10
 SESSION_BLOCK_COMPLETE = 0.5
 #: at most this many key rules enter the prior (two bits each in an int64 code)
 MAX_KEY_RULES = 31
-#: pseudo-pairs that shrink a blocking stratum's u (its candidate non-matches) towards the
-#: random-pair u (:meth:`FSModel._fit_strata`)
+#: pseudo-pairs that shrink a blocking stratum's u of a whole-record comparison (its candidate
+#: non-matches) towards the random-pair u (:meth:`FSModel._fit_strata`)
 STRATUM_U_PSEUDO = 1000.0
 #: pseudo-pairs of the beta prior of a blocking stratum's match share, centred on the pooled
 #: model's mean match probability in the stratum (:meth:`FSModel._fit_strata`)
@@ -844,7 +844,7 @@ class FSModel:
         # unreliable; blocking strata weigh a key agreement by the stratum's match share instead
         if (G is not None and df is not None and pairs is not None and self.forcing_
                 and any(s.get("voters") == 1 for s in self.sessions_)):
-            self._fit_strata(G, sample, df, pairs, m, u_rand, lam, u)
+            self._fit_strata(G, sample, df, pairs, u_rand, lam)
         if not self.strata_:
             self.forcing_ = []
         rare = -np.log(u[:, 0])
@@ -858,9 +858,10 @@ class FSModel:
         return self.key_states(df, pairs) & ((1 << len(self.forcing_)) - 1)
 
     def _fit_strata(self, G: np.ndarray, sample: np.ndarray | None, df: pd.DataFrame, pairs: np.ndarray,
-                    m: np.ndarray, u_rand: np.ndarray, lam: float, u_pool: np.ndarray) -> None:
+                    u_rand: np.ndarray, lam: float) -> None:
         """The match share and u per blocking stratum (the set of ``key:`` rules whose key a
-        candidate pair shares), m fixed at the sessions' estimate.
+        candidate pair shares), m fixed at the sessions' estimate (``m_``; ``u_`` and λ ``lam``
+        are the pooled model's, ``u_rand`` the random-pair u).
 
         The candidates are a union of blocks: pairs that share a last name (their first names
         are as unrelated as random records') and pairs that share a first name or one of its
@@ -868,22 +869,33 @@ class FSModel:
         a close first name says little even for a pair found by its last name, among whose
         non-matches it is rare (inventors_ens: first-name u(close) 0.424 pooled, 0.007 among
         random pairs). Within a stratum the agreed key fields say nothing of their own (level
-        missing); the stratum's match share carries them. A stratum's u is one M step on the
-        pooled model's non-match posteriors of its pairs (no feedback), shrunk towards the
-        random-pair u by :data:`STRATUM_U_PSEUDO` pseudo-pairs; its share λ_s is then fitted by
-        EM with m and u_s fixed, under a beta prior of :data:`STRATUM_LAMBDA_PSEUDO` pseudo-pairs
-        at the pooled model's mean match probability in the stratum. Strata of fewer than
-        :data:`MIN_SESSION_PAIRS` pairs, with no field left to vote, or agreeing on no key keep
-        the pooled model. Sets ``strata_`` {agreed-key bits: (log-odds of a match, u_s)} and
-        ``tf_centre_``. A local fit only: :meth:`fit_from_counts` (the distributed fit) has
-        level counts, not pairs, and keeps the pooled model.
+        missing); the stratum's match share carries them. A stratum's u is the random-pair u for
+        a field of its own (among the non-matches of a block on other fields it agrees as
+        between random records: the model's conditional independence), and for a whole-record
+        comparison, which holds the agreed key fields' words, one M step on the pooled model's
+        non-match posteriors of its pairs (no feedback), shrunk towards the random-pair u by
+        :data:`STRATUM_U_PSEUDO` pseudo-pairs. A stratum is also the keys its pairs do *not*
+        share: a pair that does not share a one-field key cannot agree exactly on that field
+        (nor on the whole record holding its words), so there m and u of those fields are
+        conditioned on the levels below *exact* (:meth:`_stratum_bayes_factors`; with the
+        global m, which puts most of a match's mass on *exact*, a stratum's close last names
+        were explained as non-matches: febrl3 given name and surname only, 0.636 -> 0.496 with
+        the unconditioned strata, 0.681 conditioned; stop 46). The share λ_s is then fitted by
+        EM with those m and u_s fixed, under a beta prior of :data:`STRATUM_LAMBDA_PSEUDO`
+        pseudo-pairs at the pooled model's mean match probability in the stratum. Strata of
+        fewer than :data:`MIN_SESSION_PAIRS` pairs, with no field left to vote, or agreeing on
+        no key keep the pooled model. Sets ``strata_`` {agreed-key bits: (log-odds of a match,
+        u_s)} and ``tf_centre_``. A local fit only: :meth:`fit_from_counts` (the distributed
+        fit) has level counts, not pairs, and keeps the pooled model.
 
         Heuristic, used only where a session had a single voting field (:meth:`_fit_by_sessions`):
-        m is the pooled one, but a stratum is also defined by the keys its pairs do *not*
-        share, so its matches are selected (a household stratum's matches are those whose
-        names are mistyped); on files with several voters per session the pooled key-field
-        weights did better (stop 44: census_cis -0.008, pv_inventors -0.074 when applied
-        everywhere).
+        m is the pooled one (conditioned as above), but a stratum's matches can be selected in
+        other ways (a household stratum's matches are those whose names are mistyped); on files
+        with several voters per session the pooled key-field weights did better (stop 44:
+        census_cis -0.008, pv_inventors -0.074 when applied everywhere). The random-pair u of a
+        field assumes its stratum's blocks were proposed whole; where blocking purged a large
+        block, the stratum's pairs are the other rules' selection and agree on that field more
+        often than random pairs.
         """
         h = self._agreed_keys(df, pairs)
         hv, hk = np.unique(h, return_inverse=True)
@@ -895,14 +907,10 @@ class FSModel:
         kk = Gk[:, -1].astype(np.int64)
         Gk = Gk[:, :-1]
         # the pooled model's match probability of each row (a stratum's prior share, and the
-        # non-match posteriors its u_s is counted on)
-        bf = np.log(m) - np.log(u_pool)
-        Wk = np.zeros(Gk.shape)
-        for c in range(Gk.shape[1]):
-            ok = Gk[:, c] >= 0
-            Wk[ok, c] = bf[c][Gk[ok, c]]
-        post_k = 1.0 / (1.0 + np.exp(-np.clip(math.log(lam / (1 - lam)) + self._record_beyond_fields(Wk).sum(1),
-                                              -50, 50)))
+        # non-match posteriors the u_s of its whole-record comparison is counted on); the EM's
+        # levels (no neighbouring-code level) and no TF, as the EM saw them
+        Wk = self.level_weights(Gk, np.full(Gk.shape, np.nan))
+        post_k = 1.0 / (1.0 + np.exp(-np.clip(math.log(lam / (1 - lam)) + Wk.sum(1), -50, 50)))
         # the agreed key fields out (level missing): distinct (levels, stratum) rows again
         Gf = np.where(self._forced(hv[kk]), -1, Gk)
         Gs_all, inv = _distinct_rows_inverse(np.column_stack([Gf, kk]))
@@ -912,6 +920,7 @@ class FSModel:
         sk = Gs_all[:, -1].astype(np.int64)
         Gs_all = np.ascontiguousarray(Gs_all[:, :-1]).astype(np.int8)
         d = G.shape[1]
+        derived = np.array([KINDS[f.kind].derived for f in self.fields], bool)
         strata: dict[int, tuple[float, np.ndarray]] = {}
         for s_i, code in enumerate(hv.tolist()):
             sel = sk == s_i
@@ -923,8 +932,14 @@ class FSModel:
             pi = float(np.sum(cs * post_rows[sel]) / cs.sum())
             onehot = [np.stack([(Gs[:, c] == k) for k in range(_L)], axis=1).astype(np.float64) for c in range(d)]
             u_s = u_rand.copy()
-            _m_step(post_rows[sel], cs, onehot, np.flatnonzero(free), None, u_s, STRATUM_U_PSEUDO, u_rand)
-            _, lam_s, _, _ = self._session_em(Gs, cs, u_s, np.ones(d, bool), m, min(max(pi, 1e-6), 1 - 1e-6),
+            _m_step(post_rows[sel], cs, onehot, np.flatnonzero(free & derived), None, u_s, STRATUM_U_PSEUDO, u_rand)
+            # m and u whose log ratio is the stratum's Bayes factors (the EM's levels: no
+            # neighbouring-code level, so level_bayes_factors' override does not enter)
+            ex = self._stratum_excluded(int(code))
+            m_c, u_c = self.m_.copy(), u_s.copy()
+            m_c[ex, 1:] /= np.maximum(1.0 - m_c[ex, :1], 1e-12)
+            u_c[ex, 1:] /= np.maximum(1.0 - u_c[ex, :1], 1e-12)
+            _, lam_s, _, _ = self._session_em(Gs, cs, u_c, np.ones(d, bool), m_c, min(max(pi, 1e-6), 1 - 1e-6),
                                               fit_m=False, combine=True, lam_prior=(STRATUM_LAMBDA_PSEUDO, pi))
             lam_s = float(np.clip(lam_s, 1e-9, 1 - 1e-9))
             strata[int(code)] = (math.log(lam_s / (1 - lam_s)), u_s)
@@ -939,6 +954,48 @@ class FSModel:
                 t = t[~np.isnan(t)]
                 if len(t):
                     self.tf_centre_[self.fields[c].column] = float(np.mean(np.log(np.maximum(t, 1e-12))))
+
+    def _stratum_excluded(self, code: int) -> np.ndarray:
+        """Boolean (n_fields,): the fields whose *exact* level the pairs of blocking stratum
+        ``code`` (the bits of the key rules agreed, :meth:`_agreed_keys`) cannot show: the field
+        of each one-field ``key:`` rule the stratum does not agree on, and the whole-record
+        comparison when one of those fields' words are in the record (``record_share_``).
+        Approximate: a key's normalisation and the exact level's may differ (such a pair keeps
+        the exact level's weight), and a pair whose fields hold each other's words could still
+        agree on the whole record."""
+        ex = np.zeros(len(self.fields), bool)
+        cols = {f.column: c for c, f in enumerate(self.fields)}
+        for r, keys in enumerate(self.forcing_):
+            if not (code >> r) & 1 and len(keys) == 1:
+                ex[cols[keys[0]]] = True
+        if any(self.record_share_.get(self.fields[c].column, 0.0) > 0 for c in np.flatnonzero(ex)):
+            ex |= np.array([f.kind == "record" for f in self.fields], bool)
+        return ex
+
+    def _stratum_bayes_factors(self, code: int, u_s: np.ndarray) -> np.ndarray:
+        """``log(m / u)`` per field and level in blocking stratum ``code`` with its u ``u_s``
+        (:meth:`level_bayes_factors`), the fields it excludes at *exact*
+        (:meth:`_stratum_excluded`) conditioned on the levels below: their close, far and else
+        levels weigh ``log(m / (1 - m_exact)) - log(u_s / (1 - u_s,exact))``.
+
+        Examples
+        --------
+        >>> m = FSModel([Field("first", "name"), Field("last", "name")])
+        >>> m.m_ = np.array([[0.6, 0.3, 0.05, 0.05], [0.5, 0.3, 0.1, 0.1]])
+        >>> m.u_ = np.array([[0.01, 0.02, 0.07, 0.9], [0.01, 0.01, 0.08, 0.9]])
+        >>> m.forcing_ = [["last"], ["first"]]
+        >>> bf = m._stratum_bayes_factors(0b10, m.u_)  # the first names agreed, the last names not
+        >>> bool(np.allclose(bf[0], np.log(m.m_[0] / m.u_[0])))
+        True
+        >>> bool(np.isclose(bf[1, 0], np.log(0.5 / 0.01)))  # exact keeps its weight; below it, log(0.99 / 0.5) more
+        True
+        >>> [round(float(x), 3) for x in bf[1, 1:] - np.log(m.m_[1, 1:] / m.u_[1, 1:])]
+        [0.683, 0.683, 0.683]
+        """
+        bf = self.level_bayes_factors(u_s)
+        for c in np.flatnonzero(self._stratum_excluded(code)):
+            bf[c, 1:] += math.log(max(1.0 - float(u_s[c, 0]), 1e-12)) - math.log(max(1.0 - float(self.m_[c, 0]), 1e-12))
+        return bf
 
     def _complete_session_pairs(self, df: pd.DataFrame, pairs: np.ndarray, G: np.ndarray, c: int,
                                 sources: np.ndarray | None = None) -> np.ndarray:
@@ -1118,7 +1175,8 @@ class FSModel:
     def _strata_weights(self, df: pd.DataFrame, pairs: np.ndarray, G: np.ndarray, T: np.ndarray,
                         R: dict[int, np.ndarray] | None) -> np.ndarray:
         """:meth:`field_weights` of a model with blocking strata (:meth:`_fit_strata`): a pair
-        of a fitted stratum is weighed with the stratum's u, its agreed key fields at 0 but for
+        of a fitted stratum is weighed with the stratum's u and the levels it excludes
+        (:meth:`_stratum_bayes_factors`), its agreed key fields at 0 but for
         a rare value's TF deviation from the average key agreement (``tf_centre_``), and the
         stratum's log-odds over the overall λ shared out over the key fields; other pairs as
         :meth:`level_weights`."""
@@ -1143,7 +1201,8 @@ class FSModel:
                 logit_s, u_s = self.strata_[code]
                 F = self._forced(np.full(int(sel.sum()), code, np.int64))
                 Rq = None if Rp is None else {c: v[sel] for c, v in Rp.items()}
-                Ws = self.level_weights(np.where(F, np.int8(-1), Gp[sel]), Tp[sel], Rq, u=u_s)
+                Ws = self.level_weights(np.where(F, np.int8(-1), Gp[sel]), Tp[sel], Rq,
+                                        bf=self._stratum_bayes_factors(code, u_s))
                 Ts = Tp[sel]
                 for col, centre in self.tf_centre_.items():
                     c = cols[col]
@@ -1212,14 +1271,15 @@ class FSModel:
         return W
 
     def level_weights(self, G: np.ndarray, T: np.ndarray, R: dict[int, np.ndarray] | None = None, *,
-                      u: np.ndarray | None = None) -> np.ndarray:
+                      u: np.ndarray | None = None, bf: np.ndarray | None = None) -> np.ndarray:
         """:meth:`field_weights` from the pairs' levels (:meth:`levels`) and term
         frequencies (:meth:`tf_values`), before any key-rule prior or blocking stratum
         (:meth:`_fit_strata`); the whole record counted beyond the fields
         (:meth:`_record_beyond_fields`, with the pairs' :meth:`shared_parts` ``R`` when given).
-        ``u``: the non-match probabilities to use (a stratum's; default ``u_``)."""
+        ``u``: the non-match probabilities to use (default ``u_``); ``bf``: the Bayes factors per
+        field and level to use instead (a blocking stratum's, :meth:`_stratum_bayes_factors`)."""
         W = np.empty(G.shape)
-        bf = self.level_bayes_factors(u)
+        bf = self.level_bayes_factors(u) if bf is None else bf
         for a, b in _chunks.spans(len(G)):  # in pieces of rows: a signal waits for one piece
             Wp = W[a:b]
             Wp[:] = 0.0
