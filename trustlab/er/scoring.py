@@ -880,7 +880,7 @@ class FSModel:
         conditioned on the levels below *exact* (:meth:`_stratum_bayes_factors`; with the
         global m, which puts most of a match's mass on *exact*, a stratum's close last names
         were explained as non-matches: febrl3 given name and surname only, 0.636 -> 0.496 with
-        the unconditioned strata, 0.681 conditioned; stop 46). The share λ_s is then fitted by
+        the unconditioned strata, 0.683 conditioned; stop 46). The share λ_s is then fitted by
         EM with those m and u_s fixed, under a beta prior of :data:`STRATUM_LAMBDA_PSEUDO`
         pseudo-pairs at the pooled model's mean match probability in the stratum. Strata of
         fewer than :data:`MIN_SESSION_PAIRS` pairs, with no field left to vote, or agreeing on
