@@ -935,7 +935,66 @@ def _value_codes(vals: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     those of its words, each distinct word's found once (a word's codes do not depend on
     the words around it). Only words with a digit can be codes; a word of digits only is one
     when it has at least 5 (``code_tokens``' rule), the others go through ``code_tokens``."""
-    from trustlab.er.kinds import _CODE_SPLIT, code_tokens
+    from trustlab.er.kinds import code_tokens
+
+    words = _digit_words(vals)
+    if not len(words):
+        return np.zeros(0, np.int64), np.zeros(0, np.uint64)
+    dec = words.str.isdecimal().to_numpy(bool)
+    at = words.index.to_numpy(np.int64)
+    num = words[dec]
+    num = num[num.str.len() >= 5]
+    rest = words[~dec]
+    r, h = _value_tokens(rest.reset_index(drop=True), lambda w: _hashed(code_tokens(w.reset_index(drop=True))))
+    return (np.concatenate([num.index.to_numpy(np.int64), at[~dec][r]]),
+            np.concatenate([_hash(num.to_numpy(dtype=object)), h]))
+
+
+def _value_letter_codes(vals: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """The codes of each value that hold something besides digits (those
+    :func:`~trustlab.er.comparisons.code_lists` keeps), as strings: ``(position of the value,
+    code)``. A word of digits only gives only a code of digits, so only the other words with a
+    digit (:func:`_digit_words`) go through ``code_tokens``, each distinct word once."""
+    from trustlab.er.kinds import code_tokens
+
+    words = _digit_words(vals)
+    rest = words[~words.str.isdecimal().to_numpy(bool)] if len(words) else words
+    if not len(rest):
+        return np.zeros(0, np.int64), np.zeros(0, dtype=object)
+    r, code = _value_tokens(rest.reset_index(drop=True), _letter_codes)
+    return rest.index.to_numpy(np.int64)[r], code
+
+
+def _letter_codes(w: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """``code_tokens`` of the words ``w`` without the codes of digits only: ``(position, code)``."""
+    from trustlab.er.kinds import code_tokens
+
+    ct = code_tokens(w.reset_index(drop=True))
+    ct = ct[~ct.str.fullmatch(r"\d+").fillna(True).to_numpy(bool)] if len(ct) else ct
+    return ct.index.to_numpy(np.int64), ct.to_numpy(dtype=object)
+
+
+def _record_code_lists(df: pd.DataFrame, fields, n: int, cache: dict | None = None) -> np.ndarray:
+    """:func:`~trustlab.er.comparisons.code_lists` of ``code_tokens(record_text(df, fields))``
+    (each record's distinct codes with a letter, sorted, at most ``NEIGHBOUR_CODES_MAX``),
+    from the codes of each column's distinct values: ``record_text`` joins the values with a
+    space, which splits codes, so a record's codes are those of its values."""
+    from trustlab.er.comparisons import code_lists
+    from trustlab.er.kinds import record_fields
+
+    recs, codes = [np.zeros(0, np.int64)], [np.zeros(0, dtype=object)]
+    for g in record_fields(fields):
+        for col in g.columns():
+            r, c = _value_tokens(df[col], _value_letter_codes, cache)
+            recs.append(r)
+            codes.append(np.asarray(c, dtype=object))
+    return code_lists(pd.Series(np.concatenate(codes), index=np.concatenate(recs), dtype=object), n)
+
+
+def _digit_words(vals: pd.Series) -> pd.Series:
+    """The words (``code_tokens``' split, lower case) of at least 4 characters with a digit in
+    ``vals``, indexed by their value's index: the only words that can give a code."""
+    from trustlab.er.kinds import _CODE_SPLIT
 
     char = "[^" + _CODE_SPLIT[1:-2] + "]"  # a character of a word (its separators: ``_CODE_SPLIT``)
     strs = _str_values(vals)
@@ -954,17 +1013,7 @@ def _value_codes(vals: pd.Series) -> tuple[np.ndarray, np.ndarray]:
                 got += w
         index = np.asarray(vals.index)
         words = pd.Series(got, index=pd.Index(index[np.asarray(at, np.int64)], dtype=index.dtype), dtype=object)
-    words = words[words.str.len() >= 4]  # as code_tokens: shorter words give no code
-    if not len(words):
-        return np.zeros(0, np.int64), np.zeros(0, np.uint64)
-    dec = words.str.isdecimal().to_numpy(bool)
-    at = words.index.to_numpy(np.int64)
-    num = words[dec]
-    num = num[num.str.len() >= 5]
-    rest = words[~dec]
-    r, h = _value_tokens(rest.reset_index(drop=True), lambda w: _hashed(code_tokens(w.reset_index(drop=True))))
-    return (np.concatenate([num.index.to_numpy(np.int64), at[~dec][r]]),
-            np.concatenate([_hash(num.to_numpy(dtype=object)), h]))
+    return words[words.str.len() >= 4]  # as code_tokens: shorter words give no code
 
 
 def _sparse_rows(rec: np.ndarray, h: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -1111,7 +1160,7 @@ def _encode(part: pd.DataFrame, fields, only, doc_freq: dict | None, tf_model, t
             else:
                 csr[c] = (ptr, hh, np.ones_like(cnt))
                 # each record's codes as strings, for the neighbour level (_code_levels)
-                cols[f"{c}:cl"] = code_lists(code_tokens(record_text(df, fields).reset_index(drop=True)), n)
+                cols[f"{c}:cl"] = _record_code_lists(df, fields, n, memo)
             if kind == "record" and own and n:
                 # record_share_sums: each field's share of the record's words, summed
                 cnt_f = np.stack(per_field, axis=1)
