@@ -2268,6 +2268,8 @@ def _resolve(run: _Run, work: _Work, records, *, output, id_col, fields, truth, 
     with run.stage("evaluation"):
         if truth is not None:
             metrics = _metrics_on_workers(out, truth)
+            # measured against the truth here, not while fitting: it is evaluation, not resolution
+            fitted["pair_completeness"] = _pair_completeness(run, mview, truth, fitted["truth_hits"])
             metrics["pair_completeness"] = fitted["pair_completeness"]
     status: dict[str, int] = {}
     for s in group_stats:
@@ -2634,11 +2636,9 @@ def _fit(run: _Run, work: "_Work", mview, encs, shares, rules, size, flds, ctx: 
             if n_share else {}
         model = FSModel(flds).fit_from_counts(Gu, cnt, Gr, n, tf_tables=tf_tables, tf_default=tf_default,
                                               rules=rules, record_share={k: v for k, v in share.items() if v > 0})
-        pc = None
-        if truth is not None:
-            pc = _pair_completeness(run, mview, truth, sum(c[2] for c in counts))
+    # the candidate pairs of one entity (with ``truth``): the pair completeness, measured at the evaluation
     return {"level_paths": lpaths, "divisions": divs, "dir": fit, "model": model, "n_pairs": n_pairs,
-            "pair_completeness": pc, "npart": int(len(lpaths)),
+            "pair_completeness": None, "truth_hits": int(sum(c[2] for c in counts)), "npart": int(len(lpaths)),
             "max_part": int(np.max(part_sizes)) if len(part_sizes) else 0}
 
 
