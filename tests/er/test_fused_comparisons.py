@@ -335,3 +335,30 @@ def test_record_shared_parts_fused_equal_the_general_path(longest, monkeypatch):
         assert np.array_equal(got, ref)
         checked += int((got > 0).sum())
     assert checked > 100
+
+
+@pytest.mark.parametrize("other", [False, True])
+def test_plain_block_keys_equal_membership_values(other, monkeypatch):
+    """The one-pass keys and tokens of one-column rules (``_plain_members``) are
+    ``membership_values``' (the same records, the same key strings in the same order), and
+    the block key rows of a partition are the same with and without them."""
+    from trustlab.er.blocking import membership_values
+
+    s = _hostile_series(True, other).reset_index(drop=True)
+    frame = pd.DataFrame({"v": s, "w": s.sample(frac=1.0, random_state=1).to_numpy()})
+    rules = ["key:v", "token:v", "token:v@7", "key:v:3", "token:v:alnum", "key:v+w", "qgram:v"]
+    done = 0
+    for rule in rules:
+        got = D._plain_members(frame, rule)
+        if got is None:
+            assert other or rule not in ("key:v", "token:v", "token:v@7"), rule
+            continue
+        ref = membership_values(frame, rule)[1]
+        assert np.array_equal(got[0], ref[0]) and got[1].tolist() == list(ref[1]), rule
+        assert got[0].size > 50, rule
+        done += 1
+    assert done == (0 if other else 3)
+    part = frame.set_index(pd.RangeIndex(100, 100 + len(frame)))
+    rows = D._key_rows(part, rules[:-1])
+    monkeypatch.setattr(D, "_plain_members", lambda *a: None)
+    assert rows.equals(D._key_rows(part, rules[:-1])) and len(rows) > 500

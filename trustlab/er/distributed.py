@@ -299,10 +299,12 @@ def _key_rows(part: pd.DataFrame, rules: Sequence[str]) -> pd.DataFrame:
     memo: dict = {}  # each column's distinct values, found once for all its rules
 
     def members(frame, rule):
-        kind, v = membership_values(frame, rule)
-        if kind != "members":  # pragma: no cover - refused before any work
-            raise ValueError(f"blocking rule {rule!r} cannot be distributed")
-        rec, val = v
+        got = _plain_members(frame, rule)
+        if got is None:
+            kind, got = membership_values(frame, rule)
+            if kind != "members":  # pragma: no cover - refused before any work
+                raise ValueError(f"blocking rule {rule!r} cannot be distributed")
+        rec, val = got
         try:
             return rec, _hash(val)
         except TypeError:  # pragma: no cover - keys are strings
@@ -323,6 +325,43 @@ def _key_rows(part: pd.DataFrame, rules: Sequence[str]) -> pd.DataFrame:
     if not keys:
         return pd.DataFrame({"key": np.zeros(0, np.uint64), "rec": np.zeros(0, np.int64), "r": np.zeros(0, np.int16)})
     return pd.DataFrame({"key": np.concatenate(keys), "rec": np.concatenate(recs), "r": np.concatenate(rs)})
+
+
+_KEY_DROP = re.compile(r"[^0-9a-z]+")  # what a key keeps: rules._norm's characters, without its spaces
+
+
+def _plain_members(frame: pd.DataFrame, rule: str) -> tuple[np.ndarray, np.ndarray] | None:
+    """:func:`~trustlab.er.blocking.membership_values`' ``(rec, key)`` of a one-column ``key``
+    or ``token`` rule without an option (no prefix, no ``alnum``), in one Python pass over the
+    values: the key is the value lower-cased with every character but ``0-9a-z`` removed
+    (``_norm`` then no spaces), a token each word of ``_norm``'s value longer than one
+    character; ``""`` (no key) for a missing value. None for another rule, or a column with a
+    value neither a string nor missing (pandas' chain then)."""
+    from trustlab.er.rules import _NOT_KEY, parse_rule
+
+    r = parse_rule(rule, frame.columns)
+    if r.kind not in ("key", "token") or r.option is not None or len(r.columns) != 1 or \
+            r.columns[0] not in frame.columns:
+        return None
+    strs = _str_values(frame[r.columns[0]])
+    if strs is None:
+        return None
+    if r.kind == "key":
+        drop = _KEY_DROP.sub
+        keys = [drop("", x.lower()) for x in strs]
+        rec = np.array([p for p, k in enumerate(keys) if k], np.int64)
+        out = np.empty(rec.size, dtype=object)
+        out[:] = [keys[p] for p in rec.tolist()]
+        return rec, out
+    sub, at, toks = _NOT_KEY.sub, [], []
+    for p, x in enumerate(strs):
+        for t in sub(" ", x.lower()).split():
+            if len(t) > 1:
+                at.append(p)
+                toks.append(t)
+    out = np.empty(len(toks), dtype=object)
+    out[:] = toks
+    return np.array(at, np.int64), out
 
 
 def _block_pairs(part: pd.DataFrame, caps: Sequence[int]) -> pd.DataFrame:
