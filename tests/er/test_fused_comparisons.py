@@ -212,6 +212,42 @@ def test_value_codes_pass_equals_the_pandas_chain(other, monkeypatch):
     assert np.array_equal(got[0], ref[0]) and np.array_equal(got[1], ref[1]) and got[0].size > 10
 
 
+_CODE_WORDS = ["TH-50PZ850U", "th50pz850u", "msmt2g/tq", "ab12/cd34", "5th", "4gb", "x1y2", "z3w4", "12345",
+               "a-1.b_2+c#3*d", "nst360u2bk", "NST285U2BK", "1q880623", "98765/ab12", "ΣΑΣ12", "İ2345", "12ab/",
+               "/ab12", "hd6950 xfx1gb", "(rt-ac68u)", "a1;b22;c333;d4444", "١٢٣٤٥ab", "ab12cd " * 3]
+
+
+@pytest.mark.parametrize("other", [False, True])
+def test_record_code_lists_from_values_equal_those_of_the_record_text(other, monkeypatch):
+    """Each record's code lists from its columns' distinct values (``_record_code_lists``,
+    the encodings' path) equal ``code_lists(code_tokens(record_text))`` (the records'
+    whole text): records with more than ``NEIGHBOUR_CODES_MAX`` codes, codes in several
+    columns, words of digits only, parts before a ``/``, missing and non-string values."""
+    from trustlab.er.comparisons import code_lists
+    from trustlab.er.kinds import code_tokens, record_text
+
+    rng = np.random.default_rng(3)
+    vals = _HOSTILE + _CODE_WORDS + [None, np.nan] + ([12.5, 7, 123456] if other else [])
+    n = 600
+
+    def col():
+        return pd.Series([" ".join(str(vals[k]) if isinstance(vals[k], str) else "" for k in
+                                   rng.integers(0, len(vals), rng.integers(1, 6)))
+                          if rng.random() < 0.6 else vals[rng.integers(0, len(vals))] for _ in range(n)],
+                         dtype=object)
+
+    df = pd.DataFrame({"title": col(), "maker": col(), "descr": col()})
+    df.loc[5, "title"] = " ".join(_CODE_WORDS)  # more codes than a list holds
+    flds = [Field("title", "name"), Field("maker", "string"), Field("descr", "address"), Field("*", "record"),
+            Field("#", "codes")]
+    ref = code_lists(code_tokens(record_text(df, flds).reset_index(drop=True)), n)
+    got = D._record_code_lists(df, flds, n, {})
+    assert got.tolist() == ref.tolist()
+    assert sum(len(x) > 0 for x in ref) > 100 and max(len(x) for x in ref) == C.NEIGHBOUR_CODES_MAX
+    monkeypatch.setattr(D, "_str_values", lambda v: None)  # the pandas chain of the words
+    assert D._record_code_lists(df, flds, n).tolist() == ref.tolist()
+
+
 def test_encodings_of_generated_records_equal_the_pandas_chains(monkeypatch):
     """Every array of the encodings (and the match view) is the one the pandas chains give."""
     from trustlab.er.records import placeholders_to_missing
@@ -299,3 +335,30 @@ def test_record_shared_parts_fused_equal_the_general_path(longest, monkeypatch):
         assert np.array_equal(got, ref)
         checked += int((got > 0).sum())
     assert checked > 100
+
+
+@pytest.mark.parametrize("other", [False, True])
+def test_plain_block_keys_equal_membership_values(other, monkeypatch):
+    """The one-pass keys and tokens of one-column rules (``_plain_members``) are
+    ``membership_values``' (the same records, the same key strings in the same order), and
+    the block key rows of a partition are the same with and without them."""
+    from trustlab.er.blocking import membership_values
+
+    s = _hostile_series(True, other).reset_index(drop=True)
+    frame = pd.DataFrame({"v": s, "w": s.sample(frac=1.0, random_state=1).to_numpy()})
+    rules = ["key:v", "token:v", "token:v@7", "key:v:3", "token:v:alnum", "key:v+w", "qgram:v"]
+    done = 0
+    for rule in rules:
+        got = D._plain_members(frame, rule)
+        if got is None:
+            assert other or rule not in ("key:v", "token:v", "token:v@7"), rule
+            continue
+        ref = membership_values(frame, rule)[1]
+        assert np.array_equal(got[0], ref[0]) and got[1].tolist() == list(ref[1]), rule
+        assert got[0].size > 50, rule
+        done += 1
+    assert done == (0 if other else 3)
+    part = frame.set_index(pd.RangeIndex(100, 100 + len(frame)))
+    rows = D._key_rows(part, rules[:-1])
+    monkeypatch.setattr(D, "_plain_members", lambda *a: None)
+    assert rows.equals(D._key_rows(part, rules[:-1])) and len(rows) > 500

@@ -299,10 +299,12 @@ def _key_rows(part: pd.DataFrame, rules: Sequence[str]) -> pd.DataFrame:
     memo: dict = {}  # each column's distinct values, found once for all its rules
 
     def members(frame, rule):
-        kind, v = membership_values(frame, rule)
-        if kind != "members":  # pragma: no cover - refused before any work
-            raise ValueError(f"blocking rule {rule!r} cannot be distributed")
-        rec, val = v
+        got = _plain_members(frame, rule)
+        if got is None:
+            kind, got = membership_values(frame, rule)
+            if kind != "members":  # pragma: no cover - refused before any work
+                raise ValueError(f"blocking rule {rule!r} cannot be distributed")
+        rec, val = got
         try:
             return rec, _hash(val)
         except TypeError:  # pragma: no cover - keys are strings
@@ -323,6 +325,43 @@ def _key_rows(part: pd.DataFrame, rules: Sequence[str]) -> pd.DataFrame:
     if not keys:
         return pd.DataFrame({"key": np.zeros(0, np.uint64), "rec": np.zeros(0, np.int64), "r": np.zeros(0, np.int16)})
     return pd.DataFrame({"key": np.concatenate(keys), "rec": np.concatenate(recs), "r": np.concatenate(rs)})
+
+
+_KEY_DROP = re.compile(r"[^0-9a-z]+")  # what a key keeps: rules._norm's characters, without its spaces
+
+
+def _plain_members(frame: pd.DataFrame, rule: str) -> tuple[np.ndarray, np.ndarray] | None:
+    """:func:`~trustlab.er.blocking.membership_values`' ``(rec, key)`` of a one-column ``key``
+    or ``token`` rule without an option (no prefix, no ``alnum``), in one Python pass over the
+    values: the key is the value lower-cased with every character but ``0-9a-z`` removed
+    (``_norm`` then no spaces), a token each word of ``_norm``'s value longer than one
+    character; ``""`` (no key) for a missing value. None for another rule, or a column with a
+    value neither a string nor missing (pandas' chain then)."""
+    from trustlab.er.rules import _NOT_KEY, parse_rule
+
+    r = parse_rule(rule, frame.columns)
+    if r.kind not in ("key", "token") or r.option is not None or len(r.columns) != 1 or \
+            r.columns[0] not in frame.columns:
+        return None
+    strs = _str_values(frame[r.columns[0]])
+    if strs is None:
+        return None
+    if r.kind == "key":
+        drop = _KEY_DROP.sub
+        keys = [drop("", x.lower()) for x in strs]
+        rec = np.array([p for p, k in enumerate(keys) if k], np.int64)
+        out = np.empty(rec.size, dtype=object)
+        out[:] = [keys[p] for p in rec.tolist()]
+        return rec, out
+    sub, at, toks = _NOT_KEY.sub, [], []
+    for p, x in enumerate(strs):
+        for t in sub(" ", x.lower()).split():
+            if len(t) > 1:
+                at.append(p)
+                toks.append(t)
+    out = np.empty(len(toks), dtype=object)
+    out[:] = toks
+    return np.array(at, np.int64), out
 
 
 def _block_pairs(part: pd.DataFrame, caps: Sequence[int]) -> pd.DataFrame:
@@ -935,7 +974,66 @@ def _value_codes(vals: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     those of its words, each distinct word's found once (a word's codes do not depend on
     the words around it). Only words with a digit can be codes; a word of digits only is one
     when it has at least 5 (``code_tokens``' rule), the others go through ``code_tokens``."""
-    from trustlab.er.kinds import _CODE_SPLIT, code_tokens
+    from trustlab.er.kinds import code_tokens
+
+    words = _digit_words(vals)
+    if not len(words):
+        return np.zeros(0, np.int64), np.zeros(0, np.uint64)
+    dec = words.str.isdecimal().to_numpy(bool)
+    at = words.index.to_numpy(np.int64)
+    num = words[dec]
+    num = num[num.str.len() >= 5]
+    rest = words[~dec]
+    r, h = _value_tokens(rest.reset_index(drop=True), lambda w: _hashed(code_tokens(w.reset_index(drop=True))))
+    return (np.concatenate([num.index.to_numpy(np.int64), at[~dec][r]]),
+            np.concatenate([_hash(num.to_numpy(dtype=object)), h]))
+
+
+def _value_letter_codes(vals: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """The codes of each value that hold something besides digits (those
+    :func:`~trustlab.er.comparisons.code_lists` keeps), as strings: ``(position of the value,
+    code)``. A word of digits only gives only a code of digits, so only the other words with a
+    digit (:func:`_digit_words`) go through ``code_tokens``, each distinct word once."""
+    from trustlab.er.kinds import code_tokens
+
+    words = _digit_words(vals)
+    rest = words[~words.str.isdecimal().to_numpy(bool)] if len(words) else words
+    if not len(rest):
+        return np.zeros(0, np.int64), np.zeros(0, dtype=object)
+    r, code = _value_tokens(rest.reset_index(drop=True), _letter_codes)
+    return rest.index.to_numpy(np.int64)[r], code
+
+
+def _letter_codes(w: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """``code_tokens`` of the words ``w`` without the codes of digits only: ``(position, code)``."""
+    from trustlab.er.kinds import code_tokens
+
+    ct = code_tokens(w.reset_index(drop=True))
+    ct = ct[~ct.str.fullmatch(r"\d+").fillna(True).to_numpy(bool)] if len(ct) else ct
+    return ct.index.to_numpy(np.int64), ct.to_numpy(dtype=object)
+
+
+def _record_code_lists(df: pd.DataFrame, fields, n: int, cache: dict | None = None) -> np.ndarray:
+    """:func:`~trustlab.er.comparisons.code_lists` of ``code_tokens(record_text(df, fields))``
+    (each record's distinct codes with a letter, sorted, at most ``NEIGHBOUR_CODES_MAX``),
+    from the codes of each column's distinct values: ``record_text`` joins the values with a
+    space, which splits codes, so a record's codes are those of its values."""
+    from trustlab.er.comparisons import code_lists
+    from trustlab.er.kinds import record_fields
+
+    recs, codes = [np.zeros(0, np.int64)], [np.zeros(0, dtype=object)]
+    for g in record_fields(fields):
+        for col in g.columns():
+            r, c = _value_tokens(df[col], _value_letter_codes, cache)
+            recs.append(r)
+            codes.append(np.asarray(c, dtype=object))
+    return code_lists(pd.Series(np.concatenate(codes), index=np.concatenate(recs), dtype=object), n)
+
+
+def _digit_words(vals: pd.Series) -> pd.Series:
+    """The words (``code_tokens``' split, lower case) of at least 4 characters with a digit in
+    ``vals``, indexed by their value's index: the only words that can give a code."""
+    from trustlab.er.kinds import _CODE_SPLIT
 
     char = "[^" + _CODE_SPLIT[1:-2] + "]"  # a character of a word (its separators: ``_CODE_SPLIT``)
     strs = _str_values(vals)
@@ -954,17 +1052,7 @@ def _value_codes(vals: pd.Series) -> tuple[np.ndarray, np.ndarray]:
                 got += w
         index = np.asarray(vals.index)
         words = pd.Series(got, index=pd.Index(index[np.asarray(at, np.int64)], dtype=index.dtype), dtype=object)
-    words = words[words.str.len() >= 4]  # as code_tokens: shorter words give no code
-    if not len(words):
-        return np.zeros(0, np.int64), np.zeros(0, np.uint64)
-    dec = words.str.isdecimal().to_numpy(bool)
-    at = words.index.to_numpy(np.int64)
-    num = words[dec]
-    num = num[num.str.len() >= 5]
-    rest = words[~dec]
-    r, h = _value_tokens(rest.reset_index(drop=True), lambda w: _hashed(code_tokens(w.reset_index(drop=True))))
-    return (np.concatenate([num.index.to_numpy(np.int64), at[~dec][r]]),
-            np.concatenate([_hash(num.to_numpy(dtype=object)), h]))
+    return words[words.str.len() >= 4]  # as code_tokens: shorter words give no code
 
 
 def _sparse_rows(rec: np.ndarray, h: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -1111,7 +1199,7 @@ def _encode(part: pd.DataFrame, fields, only, doc_freq: dict | None, tf_model, t
             else:
                 csr[c] = (ptr, hh, np.ones_like(cnt))
                 # each record's codes as strings, for the neighbour level (_code_levels)
-                cols[f"{c}:cl"] = code_lists(code_tokens(record_text(df, fields).reset_index(drop=True)), n)
+                cols[f"{c}:cl"] = _record_code_lists(df, fields, n, memo)
             if kind == "record" and own and n:
                 # record_share_sums: each field's share of the record's words, summed
                 cnt_f = np.stack(per_field, axis=1)
@@ -2219,6 +2307,8 @@ def _resolve(run: _Run, work: _Work, records, *, output, id_col, fields, truth, 
     with run.stage("evaluation"):
         if truth is not None:
             metrics = _metrics_on_workers(out, truth)
+            # measured against the truth here, not while fitting: it is evaluation, not resolution
+            fitted["pair_completeness"] = _pair_completeness(run, mview, truth, fitted["truth_hits"])
             metrics["pair_completeness"] = fitted["pair_completeness"]
     status: dict[str, int] = {}
     for s in group_stats:
@@ -2585,11 +2675,9 @@ def _fit(run: _Run, work: "_Work", mview, encs, shares, rules, size, flds, ctx: 
             if n_share else {}
         model = FSModel(flds).fit_from_counts(Gu, cnt, Gr, n, tf_tables=tf_tables, tf_default=tf_default,
                                               rules=rules, record_share={k: v for k, v in share.items() if v > 0})
-        pc = None
-        if truth is not None:
-            pc = _pair_completeness(run, mview, truth, sum(c[2] for c in counts))
+    # the candidate pairs of one entity (with ``truth``): the pair completeness, measured at the evaluation
     return {"level_paths": lpaths, "divisions": divs, "dir": fit, "model": model, "n_pairs": n_pairs,
-            "pair_completeness": pc, "npart": int(len(lpaths)),
+            "pair_completeness": None, "truth_hits": int(sum(c[2] for c in counts)), "npart": int(len(lpaths)),
             "max_part": int(np.max(part_sizes)) if len(part_sizes) else 0}
 
 
