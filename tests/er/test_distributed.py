@@ -430,7 +430,7 @@ def test_value_codes_equal_code_tokens():
     pieces = ["TH-50PZ850U", "msmt2g/tq", "ab12/cd", "12345", "1234", "５５５５５", "٣٣٣٣٣", "5th", "21st", "4gb",
               "x1y2",
               "a-b", "WRT54GL,", "(ka-9093)", "road", "99/99999", "1.5.7", "no.12345", "!", "ab1", "", "a/b/c1234"]
-    seps = [" ", ",", ";", "  ", "|", "'", "\t", "-", "/", "."]
+    seps = [" ", ",", ";", "  ", "|", "'", "\t", "-", "/", ".", "**", "*"]
     vals = ["".join(rng.choice(pieces) + rng.choice(seps) for _ in range(rng.integers(0, 5))) for _ in range(400)]
     s = pd.Series(vals + [None, np.nan, "TH-50PZ850U"], dtype=object)
     r, h = D._value_tokens(s, D._value_codes)

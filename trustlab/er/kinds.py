@@ -567,7 +567,10 @@ def record_parts(df: pd.DataFrame, fields: Sequence[Field]) -> list[pd.Series]:
     return [df[c].fillna("").astype(str) for f in record_fields(fields) for c in f.columns()]
 
 
-_CODE_SPLIT = r"[\s,;:()\[\]|\"'!?]+"
+#: what separates the words in which :func:`code_tokens` looks for codes: spaces, punctuation and
+#: ``*`` (list separators such as ``G06F**H04J**H04L``, technology classes of a patent: three codes,
+#: not one glued ``g06fh04jh04l``)
+_CODE_SPLIT = r"[\s,;:()\[\]|\"'!?*]+"
 
 
 def code_tokens(text: pd.Series) -> pd.Series:
