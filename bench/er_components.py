@@ -183,7 +183,8 @@ def one(name: str, data: Path, save_w: str | None = None) -> dict:
 
                 Path(save_w).mkdir(parents=True, exist_ok=True)
                 sp.save_npz(Path(save_w) / f"W{len(calls)}.npz", sp.coo_matrix(W))
-            calls.append({"time_limit": kw.get("time_limit"), "seconds": time.perf_counter() - t0,
+            calls.append({"time_limit": kw.get("time_limit"), "kw": {k: v for k, v in kw.items() if k != "time_limit"},
+                          "seconds": time.perf_counter() - t0,
                           "components": solver_components(W, res)})
             return res
 
@@ -204,7 +205,7 @@ def one(name: str, data: Path, save_w: str | None = None) -> dict:
         "file": name, "records": int(len(pred)), "f1": round(pairwise(pred, truth)["f1"], 4),
         "seconds": round(sec, 1), "peak_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
         "bands": band_counts(sizes, cr.status), "max_size": int(sizes.max()) if k else 0,
-        "partition_calls": [{"time_limit": c["time_limit"], "seconds": round(c["seconds"], 1),
+        "partition_calls": [{"time_limit": c["time_limit"], "kw": c["kw"], "seconds": round(c["seconds"], 1),
                              "n_components": len(c["components"])} for c in calls],
         "unproven": unproven, "unproven_consistent": n_unproven_cr == len(unproven),
     }
@@ -237,7 +238,20 @@ def write_md(rows, path) -> None:
             un += f", ... {len(r['unproven']) - 8} more"
         lines.append(f"| {r['file']} | {r['f1']:.4f} | {r['max_size']} | "
                      + " | ".join(_fmt_band(r["bands"][b]) for b in bands) + f" | {un or '-'} |")
+    tot = {b: {} for b in bands}
+    for r in rows:
+        for b in bands:
+            for st, v in r["bands"][b].items():
+                tot[b][st] = tot[b].get(st, 0) + v
+    lines.append("| all files | | | " + " | ".join(_fmt_band(tot[b]) for b in bands) + " | |")
+    lines.append("| proven, all files | | | " + " | ".join(_fmt_proven(tot[b]) for b in bands) + " | |")
     Path(path).write_text("\n".join(lines) + "\n")
+
+
+def _fmt_proven(d: dict) -> str:
+    n = sum(d.values())
+    p = sum(v for k, v in d.items() if k in PROVEN)
+    return f"{p}/{n} ({p / n:.0%})" if n else ""
 
 
 def main(argv=None) -> int:

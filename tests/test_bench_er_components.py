@@ -146,3 +146,15 @@ def test_packing_bound_is_a_bound(erc):
         assert lb >= 0 and P - lb >= opt - 1e-9, (seed, P, lb, opt)
         tight += P - lb <= opt + 1e-9
     assert tight < 40  # not trivially exact (a test that could not fail would say nothing)
+
+
+def test_md_totals(erc, tmp_path):
+    bands = {b: {} for b in ("2-10", "11-50", "51-200", "201-1000", ">1000")}
+    r1 = {"file": "x", "f1": 0.5, "max_size": 300, "unproven": [
+        {"size": 300, "status": "time_limit", "gap": 0.1, "seconds": 2.0}],
+        "bands": {**bands, "2-10": {"closed_form": 3}, "201-1000": {"time_limit": 1, "optimal": 1}}}
+    r2 = {"file": "y", "f1": 0.9, "max_size": 5, "unproven": [], "bands": {**bands, "2-10": {"optimal": 1}}}
+    erc.write_md([r2, r1], tmp_path / "t.md")
+    lines = (tmp_path / "t.md").read_text().splitlines()
+    assert lines[2].startswith("| x |") and "300 (TL, 10.00%, 2)" in lines[2]  # worst first
+    assert lines[-1] == "| proven, all files | | | 4/4 (100%) |  |  | 1/2 (50%) |  | |"
