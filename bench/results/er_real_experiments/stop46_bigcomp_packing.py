@@ -1,4 +1,9 @@
-"""Per unproven component of a file's saved W: trivial bound, packing bound, objective."""
+"""Per unproven component of a file's saved W: trivial bound, packing bound, objective.
+
+Usage: PYTHONPATH=.:bench python stop46_bigcomp_packing.py W_DIR JSONL FILE (W_DIR from
+bench/er_components.py --save-w). Caveat: components are matched to the JSONL's unproven ones by
+size only, so where several components share a size the first unproven record of that size is
+printed for each of them; the log counts only sizes that occur once."""
 import json, sys, time
 from pathlib import Path
 import numpy as np, scipy.sparse as sp
