@@ -42,6 +42,9 @@ def test_quantity_lists_reads_titles_only():
     ])]).tolist()
     assert got == [(("byte", 5e11),), (("mp", 14.2), ("inch", 3.0)), (("watt", 350.0),), (),
                    (), (("size2", (60.0, 80.0)),), (("pack", 24.0),), (), ()]
+    # a free text (a description, an abstract: over 40 words) names other sizes: not read
+    long = "this drive " + "holds your files safely and " * 8 + "ships with a 16GB card"
+    assert quantity_lists([pd.Series([long, "short title 16GB card here"])]).tolist() == [(), (("byte", 16e9),)]
     # several columns: each value read on its own, in the columns' order
     two = quantity_lists([pd.Series(["WD hard drive 1TB", "x"]), pd.Series(["big fast 16GB memory card", None])])
     assert two.tolist() == [(("byte", 1e12), ("byte", 16e9)), ()]

@@ -1045,7 +1045,7 @@ def _exact_features(df, f, i, j, fields, want):
 NEIGHBOUR_CODE_SIM = 0.5
 
 
-def code_variant(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def code_variant(a: np.ndarray, b: np.ndarray, letters: bool = False) -> np.ndarray:
     """How two normalised model numbers (letters and digits, lower case) relate, per pair:
     1.0 the same code, 0.75 one contains the other (a suffix or prefix variant:
     ``ea650`` / ``ea650green``), 0.5 *neighbours* (at least :data:`NEIGHBOUR_CODE_SIM`
@@ -1053,13 +1053,18 @@ def code_variant(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     / ``nst285u2bk`` is), 0.0 otherwise (unrelated codes: often a part number beside a
     model number of the same product). A heuristic: neighbours are usually another model of
     one series (another size, capacity or generation), which the Fellegi-Sunter model may
-    learn as a level of its own.
+    learn as a level of its own. With ``letters`` (the ``model`` kind's column of model
+    numbers), :func:`letter_variant` codes (``3n1ngr`` / ``3n1ngb``: another colour) are
+    neighbours too; not for codes found anywhere in a record, where such endings are as
+    often typing errors of one value (postcodes: census_cis −0.016 F1 with them).
 
     Examples
     --------
-    >>> code_variant(np.array(["ea650", "nst360u2bk", "abc123", "x1"], object),
-    ...              np.array(["ea650green", "nst285u2bk", "abc123", "zz9"], object)).tolist()
-    [0.75, 0.5, 1.0, 0.0]
+    >>> code_variant(np.array(["ea650", "nst360u2bk", "abc123", "x1", "3n1ngr"], object),
+    ...              np.array(["ea650green", "nst285u2bk", "abc123", "zz9", "3n1ngb"], object)).tolist()
+    [0.75, 0.5, 1.0, 0.0, 0.0]
+    >>> code_variant(np.array(["3n1ngr"], object), np.array(["3n1ngb"], object), letters=True).tolist()
+    [0.5]
     """
     import re
 
@@ -1074,9 +1079,38 @@ def code_variant(a: np.ndarray, b: np.ndarray) -> np.ndarray:
             out[k] = 1.0
         elif x in y or y in x:
             out[k] = 0.75
-        elif digits.findall(x) != digits.findall(y):
+        elif digits.findall(x) != digits.findall(y) or (letters and letter_variant(x, y)):
             out[k] = 0.5
     return out
+
+
+_LETTER_TAIL = re.compile(r"^(.*\d)([^\W\d_]+)$")
+
+
+def _subsequence(short: str, long: str) -> bool:
+    it = iter(long)
+    return all(c in it for c in short)
+
+
+def letter_variant(x: str, y: str) -> bool:
+    """Whether two normalised codes are one model in two variants: the same code up to its
+    last digit, then two different runs of letters, neither an abbreviation (a subsequence)
+    of the other: ``3n1ngr`` / ``3n1ngb``, ``cvem79pnk`` / ``cvem79red``, ``ce250a`` /
+    ``ce250x`` (a colour, a capacity or a region letter), but not ``exzs10bk`` /
+    ``exzs10black`` nor ``gp2a1en`` / ``gp2d1en`` (a letter inside the code). Heuristic:
+    such a letter is as often a packaging as a product difference in some catalogues.
+
+    Examples
+    --------
+    >>> [letter_variant(*p) for p in [("3n1ngr", "3n1ngb"), ("exzs10bk", "exzs10black"), ("wrt54gl", "wrv54g")]]
+    [True, False, False]
+    """
+    mx, my = _LETTER_TAIL.match(x), _LETTER_TAIL.match(y)
+    if mx is None or my is None or mx.group(1) != my.group(1):
+        return False
+    tx, ty = mx.group(2), my.group(2)
+    short, long = (tx, ty) if len(tx) <= len(ty) else (ty, tx)
+    return tx != ty and not _subsequence(short, long)
 
 
 #: the codes of a record :func:`neighbour_codes` looks at (the first ones in string order)
@@ -1161,6 +1195,9 @@ QUANTITY_MAX = 8
 #: a column value is read for quantities when it has at least this many words of letters
 #: (units aside): a product title, not a column of measurements
 QUANTITY_MIN_WORDS = 3
+#: and at most this many words: a title or a name, not a free text (a description, an
+#: abstract names other sizes: of parts, of compatible products, of what it measured)
+QUANTITY_MAX_WORDS = 40
 _QTY_WORD = r"\b[a-z]{2,}\b"
 _QTY_UNIT_WORD = r"\b(?:" + "|".join(sorted((re.escape(u) for u in QUANTITY_UNITS if len(u) >= 2), key=len,
                                              reverse=True)) + r")\b"
@@ -1173,9 +1210,10 @@ def quantity_lists(parts: Sequence[pd.Series]) -> np.ndarray:
     ``15.6-inch`` -> ``("inch", 15.6)``), and sizes ``A x B [x C]`` as ``("size2", (a, b))``
     with the numbers sorted. Units: :data:`QUANTITY_UNITS` (``w``, ``v`` and ``"`` only
     glued to the number). Only a value of at least :data:`QUANTITY_MIN_WORDS` words of
-    letters (units aside) is read: a title names the product's size; a column of
-    measurements (``7.6 x 4.8 x 1.4 inches``, a shipping box) is compared as its own field,
-    and its values differ between sources for one product. A heuristic reader of product
+    letters (units aside) and at most :data:`QUANTITY_MAX_WORDS` words is read: a title
+    names the product's size; a column of measurements (``7.6 x 4.8 x 1.4 inches``, a
+    shipping box) is compared as its own field, and its values differ between sources for
+    one product; a free text (a description, an abstract) names other sizes. A heuristic reader of product
     titles (capacities, screen sizes, wattages, pack counts); an object array of tuples, the
     shared empty tuple for a record without any.
 
@@ -1199,7 +1237,8 @@ def quantity_lists(parts: Sequence[pd.Series]) -> np.ndarray:
         if not has.any():
             continue
         words = low[has].str.count(_QTY_WORD).to_numpy() - low[has].str.count(_QTY_UNIT_WORD).to_numpy()
-        for r in np.flatnonzero(has)[words >= QUANTITY_MIN_WORDS]:
+        short = low[has].str.count(r"\S+").to_numpy() <= QUANTITY_MAX_WORDS
+        for r in np.flatnonzero(has)[(words >= QUANTITY_MIN_WORDS) & short]:
             s = low.iat[r]
             q = found.setdefault(int(r), [])
             for v, _, u, _, g in _QTY_UNIT.findall(s):
@@ -1276,7 +1315,7 @@ def _model_features(df, f, i, j, fields, want):
     ex = (vc[i] == vc[j]).astype(np.float64)
     var = np.full(len(i), np.nan)
     k = np.flatnonzero(~m)
-    var[k] = code_variant(take(arr, i[k]), take(arr, j[k]))
+    var[k] = code_variant(take(arr, i[k]), take(arr, j[k]), letters=True)
     ex[m] = np.nan
     return [ex, var], ["exact", "variant"], 0
 

@@ -1442,7 +1442,7 @@ def _encoded_features(enc: _Enc, f, i: np.ndarray, j: np.ndarray, want,
         from trustlab.er.comparisons import code_variant
         s, var = cols[f"{c}:s"], np.full(len(i), np.nan)
         k = np.flatnonzero(~m)
-        var[k] = code_variant(s[i[k]], s[j[k]])
+        var[k] = code_variant(s[i[k]], s[j[k]], letters=True)
         return [ex, var], ["exact", "variant"], 0
     if kind == "numeric":
         x = cols[f"{c}:x"]
