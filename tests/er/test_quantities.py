@@ -68,8 +68,11 @@ def test_quantity_conflict_equals_slow_path():
 
 
 def test_codes_comparison_quantity_level():
-    """A pair that shares no code and names two sizes is the codes comparison's far level;
-    a shared code keeps its level; the same size, or no size on one side, changes nothing."""
+    """A pair whose records hold codes, share none and name two sizes is the codes
+    comparison's far level; a shared code keeps its level, and so does a pair where one record
+    holds no code (missing: EM sees the far level as else, and a pair moved from missing to
+    else moved EM's fit: titles without model numbers -0.068 F1); the same size, or no size on
+    one side, changes nothing."""
     df = pd.DataFrame({"t": ["WD My Passport WDBACX5000 500GB portable drive",
                              "WD My Passport WDBACX5000 1TB portable drive",
                              "Kingston DataTraveler DT101 16GB flash drive",
@@ -81,20 +84,21 @@ def test_codes_comparison_quantity_level():
                              "Sony camera DSC-W570 16MP pink body",
                              "Sony camera DSC-W560 14MP blue body",
                              "Sandisk Cruzer SDCZ36 flash drive 8 GB",
-                             "Sandisk Cruzer usb flash drive 4 GB"]})
+                             "Sandisk Cruzer P4X7ZZ usb flash drive 4 GB"]})
     P = np.array([[0, 1], [2, 3], [2, 4], [2, 5], [6, 7], [8, 9], [10, 11]])
     fl = [Field("t", "string"), Field("#", "codes")]
     fm = compare(df, P, fl)
     G = FSModel(fl).levels(fm)[:, 1]
     # shared rare code, other sizes (kept exact); 16gb / 32gb (codes themselves, neighbours: far);
     # the same 16gb (a shared code: exact); no code nor size on one side (missing); two sizes and
-    # no codes (far: the new level); neighbouring codes (far); a code on one side only, 8 / 4 GB (far)
-    assert G.tolist() == [0, 2, 0, -1, 2, 2, 2]
+    # no codes (missing: EM saw it so, it stays so); neighbouring codes (far); codes on both sides, none
+    # shared, 8 / 4 GB (else before, far now)
+    assert G.tolist() == [0, 2, 0, -1, -1, 2, 2]
 
 
 def test_quantity_levels_only_where_no_code_is_shared():
     L = quantity_lists([pd.Series(["drive 500GB fast here", "drive 1TB fast here"])])
     lv = np.array([1.0, 0.5, 0.0, np.nan, 0.25])
     i, j = np.zeros(5, np.int64), np.ones(5, np.int64)
-    np.testing.assert_array_equal(quantity_levels(lv.copy(), L, i, j), [1.0, 0.5, 0.25, 0.25, 0.25])
+    np.testing.assert_array_equal(quantity_levels(lv.copy(), L, i, j), [1.0, 0.5, 0.25, np.nan, 0.25])
     np.testing.assert_array_equal(quantity_levels(lv.copy(), None, i, j), lv)
