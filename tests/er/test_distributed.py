@@ -278,7 +278,8 @@ def _every_kind_table(n=240, seed=0):
     pick = lambda vals: [vals[k] for k in rng.integers(0, len(vals), n)]  # noqa: E731
     df = pd.DataFrame({
         "given_name": people["given_name"], "surname": people["surname"], "address": people["address_1"],
-        "note": pick(["red car", "Red  car!", "blue van", None, "car red", "a b c"]),
+        "note": pick(["red car", "Red  car!", "blue van", None, "car red", "a b c", "red car 500GB drive",
+                      "red car 1TB drive", "blue van screen 60 x 80"]),
         "email": pick(["A@x.org", "a@x.org ", "b@y.com", None, "c@z.net"]),
         "postcode": people["postcode"], "code": pick(["AB-12", "ab12", "XY9", None, "zz-77"]),
         "phone": pick(["+1 (555) 123-4567", "5551234567", "555-123-4568", "12", None]),
@@ -328,6 +329,11 @@ def test_encoded_features_equal_compare_for_every_encoded_kind():
     # the neighbour levels of model numbers and codes are among them
     assert (whole.X[:, whole.names.index("model:variant")] == 0.5).any()
     assert (whole.X[:, whole.names.index("#:codes")] == 0.25).any()
+    # and the pairs that name two sizes (500GB / 1TB) without a shared code
+    from trustlab.er.comparisons import quantity_conflict, quantity_lists
+
+    q = quantity_conflict(quantity_lists([df["note"]]), P[:, 0], P[:, 1])
+    assert q.any() and (whole.X[q, whole.names.index("#:codes")] != 1.0).any()
     # the record shares counted while encoding are record_share_sums of the raw records
     from trustlab.er.scoring import record_share_sums
 

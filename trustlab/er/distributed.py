@@ -406,8 +406,8 @@ def _raw_features(df: pd.DataFrame, f, i: np.ndarray, j: np.ndarray, ctx: _Conte
         return record_features(record_text(df, ctx.fields).reset_index(drop=True), i, j, ctx.corpus["record"],
                                record_parts(df.reset_index(drop=True), ctx.fields), ctx.fields, want)
     if f.kind == "codes":
-        return [_code_levels(record_text(df, ctx.fields).reset_index(drop=True), i, j,
-                             ctx.corpus["codes"])], ["codes"], 0
+        return [_code_levels(record_text(df, ctx.fields).reset_index(drop=True), i, j, ctx.corpus["codes"],
+                             parts=record_parts(df.reset_index(drop=True), ctx.fields))], ["codes"], 0
     if f.kind == "tokens":
         fc, fn, main = _tokens_features(df, f, i, j, ctx.fields, set())
         if want is not None and "idf_jaccard" in want:
@@ -994,7 +994,6 @@ def _value_letter_codes(vals: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     :func:`~trustlab.er.comparisons.code_lists` keeps), as strings: ``(position of the value,
     code)``. A word of digits only gives only a code of digits, so only the other words with a
     digit (:func:`_digit_words`) go through ``code_tokens``, each distinct word once."""
-    from trustlab.er.kinds import code_tokens
 
     words = _digit_words(vals)
     rest = words[~words.str.isdecimal().to_numpy(bool)] if len(words) else words
@@ -1109,8 +1108,8 @@ def _encode(part: pd.DataFrame, fields, only, doc_freq: dict | None, tf_model, t
     A TF field whose table ``tf_model`` lacks keeps its normalised values (``tfkey{k}``) and
     their counts (``tf_counts``) until :func:`_weigh` sets the frequencies: the tables are
     summed from the encodings, with no pass of their own over the records."""
-    from trustlab.er.comparisons import MAX_PARTS, _no_space, _part_bits, code_lists
-    from trustlab.er.kinds import KINDS, code_tokens, record_fields, record_text
+    from trustlab.er.comparisons import MAX_PARTS, _no_space, _part_bits, quantity_lists
+    from trustlab.er.kinds import KINDS, record_fields, record_parts
 
     df = part.reset_index(drop=True)
     n = len(df)
@@ -1200,6 +1199,7 @@ def _encode(part: pd.DataFrame, fields, only, doc_freq: dict | None, tf_model, t
                 csr[c] = (ptr, hh, np.ones_like(cnt))
                 # each record's codes as strings, for the neighbour level (_code_levels)
                 cols[f"{c}:cl"] = _record_code_lists(df, fields, n, memo)
+                cols[f"{c}:ql"] = quantity_lists(record_parts(df, fields))  # their sizes, capacities
             if kind == "record" and own and n:
                 # record_share_sums: each field's share of the record's words, summed
                 cnt_f = np.stack(per_field, axis=1)
@@ -1491,7 +1491,7 @@ def _encoded_features(enc: _Enc, f, i: np.ndarray, j: np.ndarray, want,
     ``shared:<column>`` parts need the compared ``fields`` (their columns)."""
     from rapidfuzz import distance, fuzz
 
-    from trustlab.er.comparisons import neighbour_codes
+    from trustlab.er.comparisons import neighbour_codes, quantity_levels
     from trustlab.kernels import er as K
 
     c, kind = f.column, f.kind
@@ -1528,7 +1528,7 @@ def _encoded_features(enc: _Enc, f, i: np.ndarray, j: np.ndarray, want,
         from trustlab.er.comparisons import code_variant
         s, var = cols[f"{c}:s"], np.full(len(i), np.nan)
         k = np.flatnonzero(~m)
-        var[k] = code_variant(s[i[k]], s[j[k]])
+        var[k] = code_variant(s[i[k]], s[j[k]], letters=True)
         return [ex, var], ["exact", "variant"], 0
     if kind == "numeric":
         x = cols[f"{c}:x"]
@@ -1598,7 +1598,7 @@ def _encoded_features(enc: _Enc, f, i: np.ndarray, j: np.ndarray, want,
         lv[(rowlen[i] == 0) | (rowlen[j] == 0)] = np.nan
         k = np.flatnonzero(lv == 0.0)
         lv[k[neighbour_codes(enc.cols[f"{c}:cl"], i[k], j[k])]] = 0.25
-        return [lv], ["codes"], 0
+        return [quantity_levels(lv, enc.cols.get(f"{c}:ql"), i, j)], ["codes"], 0
     raise KeyError(kind)  # pragma: no cover - callers check ENCODED_KINDS
 
 
