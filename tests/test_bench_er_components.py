@@ -10,6 +10,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+from tests.reference import set_partitions
+
 BENCH = Path(__file__).resolve().parents[1] / "bench"
 
 
@@ -96,24 +98,13 @@ def test_worst_first(erc):
     assert [r["file"] for r in sorted(rows, key=erc.worst_key)] == ["c", "b", "a"]
 
 
-def _partitions(items):
-    if not items:
-        yield []
-        return
-    first, rest = items[0], items[1:]
-    for p in _partitions(rest):
-        yield [[first]] + p
-        for i in range(len(p)):
-            yield p[:i] + [[first] + p[i]] + p[i + 1:]
-
-
 def _brute_max(W):
     """Best within-cluster weight, pairs absent from ``W`` kept apart."""
     D = W.toarray()
     D = D + D.T
     E = (W.toarray() != 0) | (W.toarray().T != 0)
     best = -np.inf
-    for p in _partitions(list(range(W.shape[0]))):
+    for p in set_partitions(list(range(W.shape[0]))):
         val, ok = 0.0, True
         for cl in p:
             for i in range(len(cl)):
