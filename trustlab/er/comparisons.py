@@ -1066,8 +1066,6 @@ def code_variant(a: np.ndarray, b: np.ndarray, letters: bool = False) -> np.ndar
     >>> code_variant(np.array(["3n1ngr"], object), np.array(["3n1ngb"], object), letters=True).tolist()
     [0.5]
     """
-    import re
-
     out = np.zeros(len(a))
     if len(a) == 0:
         return out
@@ -1279,7 +1277,8 @@ def quantity_conflict(lists: np.ndarray, i: np.ndarray, j: np.ndarray) -> np.nda
     out = np.zeros(len(i), bool)
     if len(i) == 0 or lists is None:
         return out
-    for k in np.flatnonzero([bool(lists[a]) and bool(lists[b]) for a, b in zip(i, j)]):
+    has = np.fromiter(map(bool, lists), bool, len(lists))  # once per call, not per pair
+    for k in np.flatnonzero(has[i] & has[j]):
         qa, qb = lists[i[k]], lists[j[k]]
         dims = {d for d, _ in qa} & {d for d, _ in qb}
         for d in dims:

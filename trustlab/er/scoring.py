@@ -1284,15 +1284,15 @@ class FSModel:
         return W
 
     def level_weights(self, G: np.ndarray, T: np.ndarray, R: dict[int, np.ndarray] | None = None, *,
-                      u: np.ndarray | None = None, bf: np.ndarray | None = None) -> np.ndarray:
+                      bf: np.ndarray | None = None) -> np.ndarray:
         """:meth:`field_weights` from the pairs' levels (:meth:`levels`) and term
         frequencies (:meth:`tf_values`), before any key-rule prior or blocking stratum
         (:meth:`_fit_strata`); the whole record counted beyond the fields
         (:meth:`_record_beyond_fields`, with the pairs' :meth:`shared_parts` ``R`` when given).
-        ``u``: the non-match probabilities to use (default ``u_``); ``bf``: the Bayes factors per
-        field and level to use instead (a blocking stratum's, :meth:`_stratum_bayes_factors`)."""
+        ``bf``: the Bayes factors per field and level to use (a blocking stratum's,
+        :meth:`_stratum_bayes_factors`; default :meth:`level_bayes_factors`)."""
         W = np.empty(G.shape)
-        bf = self.level_bayes_factors(u) if bf is None else bf
+        bf = self.level_bayes_factors() if bf is None else bf
         for a, b in _chunks.spans(len(G)):  # in pieces of rows: a signal waits for one piece
             Wp = W[a:b]
             Wp[:] = 0.0
