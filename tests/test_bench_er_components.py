@@ -2,29 +2,18 @@
 solver's per-component statistics back to components of the input graph."""
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 import scipy.sparse as sp
 
+from tests.bench_modules import bench_module
 from tests.reference import set_partitions
-
-BENCH = Path(__file__).resolve().parents[1] / "bench"
 
 
 @pytest.fixture(scope="module")
 def erc():
-    sys.path.insert(0, str(BENCH))  # it imports er_real from its own folder
-    try:
-        spec = importlib.util.spec_from_file_location("er_components_under_test", BENCH / "er_components.py")
-        mod = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(mod)
+    with bench_module("er_components") as mod:
         yield mod
-    finally:
-        sys.path.remove(str(BENCH))
 
 
 def test_bands_at_their_edges(erc):

@@ -2,26 +2,16 @@
 sniff) and the id columns the perturbations must leave alone."""
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pandas as pd
 import pytest
 
-BENCH = Path(__file__).resolve().parents[1] / "bench"
+from tests.bench_modules import bench_module
 
 
 @pytest.fixture(scope="module")
 def er_perturb():
-    sys.path.insert(0, str(BENCH))  # it imports er_real from its own folder
-    try:
-        spec = importlib.util.spec_from_file_location("er_perturb_under_test", BENCH / "er_perturb.py")
-        mod = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(mod)
+    with bench_module("er_perturb") as mod:
         yield mod
-    finally:
-        sys.path.remove(str(BENCH))
 
 
 def test_one_column_file_is_read(er_perturb, tmp_path):
