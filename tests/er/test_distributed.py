@@ -721,3 +721,26 @@ def test_malloc_keep_stops_the_page_faults_of_dask_workers_trim_setting():
     assert before > 100 * 1000 and kept < 100 * 50 and after > 100 * 1000, (before, kept, after)
     on, off, _ = run(base)
     assert not on and not off
+
+
+@pytest.mark.parametrize("keep", [False, True])
+def test_workers_profiler_paused_during_the_run_and_resumed(client, monkeypatch, keep):
+    """The workers' statistical profiler is paused while a run lasts (``worker_profile=False``,
+    the default) and running again after it; with ``worker_profile=True`` it runs throughout.
+    The entities do not depend on it."""
+    def running():
+        return sorted(client.run(lambda dask_worker: dask_worker.periodic_callbacks["profile"].is_running()).values())
+
+    assert running() == [True, True]
+    seen = []
+    orig = D._resolve
+
+    def spy(*a, **k):
+        seen.append(running())
+        return orig(*a, **k)
+
+    monkeypatch.setattr(D, "_resolve", spy)
+    df = generate_records(300, random_state=1)
+    res = D.resolve_distributed(df, client=client, id_col="rec_id", truth="entity", worker_profile=keep)
+    assert seen == [[keep, keep]] and running() == [True, True]
+    assert res.metrics["f1"] > 0.9
