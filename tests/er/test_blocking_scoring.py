@@ -145,3 +145,32 @@ def test_adaptive_blocking_respects_its_total_pair_budget():
     assert len(tight) < len(free) and tight, (tight, free)
     assert len(block(df, tight)) <= 20_000 < len(block(df, free))
     assert tight[0] == free[0]  # the most selective key comes first either way
+
+
+def test_membership_values_with_a_shared_cache_equal_those_without(monkeypatch):
+    """adaptive_blocking_rules tries many rules on one table and lets them share each column's
+    normalisation (membership_values' ``cache``): key rules (one column, compound, prefix),
+    token rules (plain, alnum) and q-gram rules on the same columns give the memberships of
+    calls without it, in any order (the key values have their spaces removed, the token
+    rules' values keep them: one cache holds both)."""
+    from trustlab.er.blocking import adaptive_blocking_rules, membership_values
+
+    df = pd.DataFrame({"name": ["Ann  Lee", None, "ann-lee", "AB1234 x", "Bob O'Ray", "", "57th st", "ann lee"] * 4,
+                       "city": ["Paris", "paris ", None, "Lyon", "lyon", "Nice", "nice", "Paris"] * 4,
+                       "code": [1, 2, None, 4, 5, 6, 7, 1] * 4})
+    rules = ["token:name", "key:name", "key:name:3", "key:name+city", "token:name:alnum", "qgram:name:3",
+             "key:city", "token:city", "key:code", "key:city+name"]
+    cache: dict = {}
+    for order in (rules, rules[::-1]):
+        for r in order:
+            k0, v0 = membership_values(df, r)
+            k1, v1 = membership_values(df, r, cache)
+            assert k0 == k1 == "members"
+            assert np.array_equal(v0[0], v1[0]) and list(v0[1]) == list(v1[1]), r
+    assert ("norm", "name") in cache and "name" in cache
+    import trustlab.er.blocking as B
+
+    fields = [Field("name", "name"), Field("city", "name"), Field("code", "exact"), Field("name", "exact")]
+    got = [adaptive_blocking_rules(df, fields, max_block_size=m) for m in (3, 5, 40)]
+    monkeypatch.setattr(B, "membership_values", lambda df, spec, cache=None, f=membership_values: f(df, spec))
+    assert got == [adaptive_blocking_rules(df, fields, max_block_size=m) for m in (3, 5, 40)]

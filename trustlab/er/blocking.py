@@ -146,19 +146,21 @@ def _near_pairs(rec: np.ndarray, key: np.ndarray, cap: int, near: int) -> np.nda
     return np.concatenate(out) if out else np.empty((0, 2), np.int64)
 
 
-def _key_membership(df: pd.DataFrame, spec: "str | Rule"):
-    kind, val = membership_values(df, spec)
+def _key_membership(df: pd.DataFrame, spec: "str | Rule", cache: dict | None = None):
+    kind, val = membership_values(df, spec, cache)
     if kind == "members":  # block keys as int codes
         return kind, (val[0], pd.factorize(val[1])[0].astype(np.int64))
     return kind, val
 
 
-def membership_values(df: pd.DataFrame, spec: "str | Rule"):
+def membership_values(df: pd.DataFrame, spec: "str | Rule", cache: dict | None = None):
     """What a rule makes of ``df``: ``("all", None)``; ``("members", (rec, key))`` with
     each record position ``rec[k]`` in the block named ``key[k]`` (the normalised key or
     token, a string: the same string in any subset of the records, so blocks can be formed
     by shuffling on it, :mod:`trustlab.er.distributed`); or ``("pairs", pairs)`` for
-    sorted-neighbourhood rules."""
+    sorted-neighbourhood rules. ``cache`` (a dict kept by the caller for one ``df``) lets
+    several rules share each column's normalisation (:func:`~trustlab.er.rules.key_values`'
+    cache; a one-column token or q-gram rule's under ``("norm", column)``): the same values."""
     rule = parse_rule(spec, df.columns)
     kind = rule.kind
     if kind == "all":
@@ -173,11 +175,18 @@ def membership_values(df: pd.DataFrame, spec: "str | Rule"):
             )
     n = len(df)
     if kind == "key":
-        vals, valid = key_values(df, cols, _int_option(rule, spec, None, "the key prefix length"))
+        vals, valid = key_values(df, cols, _int_option(rule, spec, None, "the key prefix length"), cache)
         rec = np.arange(n, dtype=np.int64)[valid]
         return "members", (rec, vals.to_numpy(dtype=object)[valid])
     if kind in ("token", "qgram"):
-        v = _norm(df[cols[0]]) if len(cols) == 1 else _norm(df[cols].fillna("").astype(str).agg(" ".join, axis=1))
+        if len(cols) == 1:
+            v = cache.get(("norm", cols[0])) if cache is not None else None
+            if v is None:
+                v = _norm(df[cols[0]])
+                if cache is not None:
+                    cache[("norm", cols[0])] = v
+        else:
+            v = _norm(df[cols].fillna("").astype(str).agg(" ".join, axis=1))
         if kind == "token":
             if rule.option not in (None, "alnum"):
                 raise ValueError(f"blocking rule {str(spec)!r}: a token rule's option is 'alnum' "
@@ -369,10 +378,10 @@ def pair_completeness(pairs: np.ndarray, truth: np.ndarray) -> float:
     return hit / total
 
 
-def _key_sizes(df: pd.DataFrame, spec: str, max_block_size: int) -> tuple[int, float]:
+def _key_sizes(df: pd.DataFrame, spec: str, max_block_size: int, cache: dict | None = None) -> tuple[int, float]:
     """(pairs the rule emits after purging blocks larger than ``max_block_size``, share
-    of records purged) without emitting them."""
-    cnt = _block_counts(df, spec)
+    of records purged) without emitting them (``cache``: :func:`membership_values`')."""
+    cnt = _block_counts(df, spec, cache)
     if cnt is None:
         return 0, 0.0
     if cnt.size == 0:
@@ -380,9 +389,9 @@ def _key_sizes(df: pd.DataFrame, spec: str, max_block_size: int) -> tuple[int, f
     return _sizes_under(cnt, max_block_size, len(df))
 
 
-def _block_counts(df: pd.DataFrame, spec: str) -> np.ndarray | None:
+def _block_counts(df: pd.DataFrame, spec: str, cache: dict | None = None) -> np.ndarray | None:
     """Records per block of a membership rule (None for pair rules)."""
-    kind, val = _key_membership(df, spec)
+    kind, val = _key_membership(df, spec, cache)
     if kind != "members":
         return None
     return np.bincount(val[1]) if val[0].size else np.zeros(0, np.int64)
@@ -489,11 +498,12 @@ def adaptive_blocking_rules(
     used = 0
     mbs = int(max_block_size)
     selective, coarse, rules = [], [], []
+    norms: dict = {}  # each column normalised once for all the rules tried (membership_values' cache)
     for f in fields:
         k = KINDS.get(f.kind)  # an unknown kind gets no rule
         if k is None or not k.key_rule:
             continue
-        p, purged = _key_sizes(df, f"key:{quote_column(f.column)}", mbs)
+        p, purged = _key_sizes(df, f"key:{quote_column(f.column)}", mbs, norms)
         if p <= budget and purged < 0.3:
             selective.append((p, f.column))
         else:
@@ -511,7 +521,7 @@ def adaptive_blocking_rules(
         option = None if k is None else k.token_rule
         if option is not None:
             spec = f"token:{quote_column(f.column)}" + option
-            kind, val = _key_membership(df, spec)
+            kind, val = _key_membership(df, spec, norms)
             cnt = np.bincount(val[1]) if val[0].size else np.zeros(0, np.int64)
             room = min(budget, total - used)
             p, _ = _sizes_under(cnt, mbs, n)
@@ -535,7 +545,7 @@ def adaptive_blocking_rules(
     for a in range(len(coarse)):
         for b in coarse[a + 1:]:
             spec = f"key:{quote_column(coarse[a])}+{quote_column(b)}"
-            p, purged = _key_sizes(df, spec, mbs)
+            p, purged = _key_sizes(df, spec, mbs, norms)
             if p <= min(budget, total - used) and purged < 0.3:
                 rules.append(spec)
                 used += p
