@@ -1,4 +1,5 @@
-"""The conflict-wedge packing bound (kernels/packing.py, solvers/bounds.py)."""
+"""The conflict-wedge packing bound (kernels/packing.py, solvers/bounds.py) and its use as
+the certificate of partition's heuristic and time-limited components."""
 from __future__ import annotations
 
 import json
@@ -13,6 +14,7 @@ import scipy.sparse as sp
 from tests.bench_modules import bench_module
 from tests.reference import set_partitions
 from trustlab.kernels import packing as K
+from trustlab.solvers import partition
 from trustlab.solvers.bounds import _csr, packing_bound, packing_bound_dense
 
 
@@ -97,6 +99,43 @@ def test_dense_form_and_checks():
         packing_bound(3, np.array([0]), np.array([3]), np.array([1.0]))
     with pytest.raises(ValueError):
         packing_bound(3, np.array([0]), np.array([1]), np.array([np.nan]))
+
+
+@pytest.mark.parametrize("method", ["heuristic", "auto"])
+def test_partition_bound_stays_valid_and_proofs_are_honest(method):
+    """The bound partition reports (the tighter of its own and the packing bound) is never
+    below the brute-force optimum, and a component is ``optimal`` only at the optimum."""
+    proved = 0
+    for seed in range(25):
+        n, r, c, w = _random_graph(seed, 4, 9, decimals=2)
+        opt = _brute(n, r, c, w)
+        res = partition(list(zip(r.tolist(), c.tolist(), w.tolist())), nodes=list(range(n)), method=method,
+                        random_state=seed, time_limit=30)
+        assert res.bound >= opt - 1e-7, (seed, res.bound, opt)
+        assert res.objective <= opt + 1e-7
+        if res.status == "optimal":
+            assert res.objective == pytest.approx(opt, abs=1e-7)
+        for comp in res.components:
+            assert comp["bound"] <= comp.get("packing_bound", np.inf) + 1e-9
+            proved += comp.get("proved_by") == "packing" or comp.get("phase") == "packing"
+    if method == "heuristic":
+        assert proved > 0  # the packing bound proves some of them (the trivial bound alone fewer)
+
+
+def test_time_limited_component_reports_the_packing_bound():
+    """A component the exact solver cannot finish in its time reports at most the packing
+    bound (not the trivial sum of positive weights)."""
+    rng = np.random.default_rng(3)
+    n = 120
+    W = rng.normal(-0.2, 1.0, (n, n))
+    W = np.triu(W, 1)
+    W = W + W.T
+    res = partition(W, method="cpp", random_state=0, time_limit=0.05)
+    comp = res.components[0]
+    assert "packing_bound" in comp and comp["packing_complete"]
+    assert res.bound <= comp["packing_bound"] + 1e-9
+    assert res.bound < np.triu(np.maximum(W, 0), 1).sum() - 1.0
+    assert res.bound >= res.objective
 
 
 _COLD = """
