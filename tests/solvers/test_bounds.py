@@ -163,3 +163,21 @@ def test_cold_cache_gives_the_same_bound(tmp_path):
     assert cold[0][2] is True and warm[0][2] is False  # the twin only while the kernel is cold
     assert cold[1][2] is False
     assert [x[:2] for x in cold] == [x[:2] for x in warm]
+
+
+_PRELOAD = """
+import sys
+from trustlab.solvers.api import _ComponentOptions, _preload
+_preload("auto", _ComponentOptions(M=10, workers=None, mip_solver="scip", integral=False, max_cliques=1000,
+                                   heuristic_iters=100, heuristic_patience=None, max_model_bytes=2**30))
+print("scipy.optimize" in sys.modules)
+"""
+
+
+def test_warm_up_still_loads_the_exact_solver():
+    """The packing bound proves partition's 3-node warm-up instance; the warm-up must still
+    load the LP (before, the first component that needed it paid ~0.3 s of imports out of
+    its budget: 7-node components of csv_example ended time_limit)."""
+    p = subprocess.run([sys.executable, "-c", _PRELOAD], capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert p.stdout.strip().splitlines()[-1] == "True"
