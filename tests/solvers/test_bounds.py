@@ -181,3 +181,17 @@ def test_warm_up_still_loads_the_exact_solver():
     p = subprocess.run([sys.executable, "-c", _PRELOAD], capture_output=True, text=True, timeout=600)
     assert p.returncode == 0, p.stderr[-2000:]
     assert p.stdout.strip().splitlines()[-1] == "True"
+
+
+def test_default_cap_scales_with_nodes(monkeypatch):
+    import trustlab.solvers.bounds as B
+
+    n, r, c, w = _random_graph(14, 7, 8, decimals=2)
+    full = packing_bound(n, r, c, w)
+    assert full["complete"] and full["work"] > 3 * n
+    monkeypatch.setattr(B, "PACKING_WORK_PER_NODE", 3)
+    capped = packing_bound(n, r, c, w)
+    assert not capped["complete"] and capped["work"] <= 3 * n + 2 * n * n  # (stops at the first step past it)
+    assert capped["bound"] >= _brute(n, r, c, w) - 1e-9 and capped["bound"] > full["bound"] + 1e-9
+    monkeypatch.setattr(B, "PACKING_MAX_WORK", 0)
+    assert packing_bound(n, r, c, w)["packing"] == 0.0
