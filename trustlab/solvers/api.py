@@ -317,11 +317,12 @@ def _solve_scaled_component(W, A, method, opts: _ComponentOptions, *, time_limit
     if method == "auto":
         method = "cpp" if n <= AUTO_EXACT_MAX else "heuristic"
     info["method"] = method
-    # the conflict-wedge packing bound (deterministic, capped work): the certificate of the
-    # heuristic, a floor under the exact solver's bound, and the search's target (a search
-    # that reaches it has an optimal partition and stops)
+    # the conflict-wedge packing bound (deterministic, capped work): under cpp, before the
+    # search (its target: a search that reaches it has an optimal partition and stops; and
+    # the exact solve is skipped); a floor under the exact solver's bound. Under heuristic
+    # it is only the certificate, computed after the search (whose time it does not take)
     pack_ub = None
-    if method in ("heuristic", "cpp") and n >= 3 and opts.packing:
+    if method == "cpp" and n >= 3 and opts.packing:
         pack_ub = _packing_upper_bound(W, A, opts.integral, info)
         if deadline is not None:  # its compile (or cold-cache twin) does not count
             deadline += compile_seconds() - compiled0
@@ -348,6 +349,8 @@ def _solve_scaled_component(W, A, method, opts: _ComponentOptions, *, time_limit
     if method == "heuristic":
         ub, status = _trivial_certificate(val, positive_weight_bound(W, A), opts.integral)
         r = dict(labels=lab, objective=val, bound=ub, status=status)
+        if status != "optimal" and n >= 3 and opts.packing:
+            pack_ub = _packing_upper_bound(W, A, opts.integral, info)
     elif method == "cpp" and pack_ub is not None and _meets(val, pack_ub):
         # the heuristic's partition meets the packing bound: proven, no exact solve
         r = dict(labels=lab, objective=val, bound=pack_ub, status="optimal", phase="packing", root_bound=pack_ub,
@@ -513,13 +516,12 @@ def _solve_task(task: tuple, method: str, opts: _ComponentOptions, *, seed: int,
     component of more than :data:`~trustlab.solvers.sparse.SPARSE_MIN_NODES` nodes goes
     to the O(n + m)-memory sparse search whatever the method (the dense solvers would
     hold several n x n arrays); the others are solved densely by :func:`_solve_component`."""
-    from trustlab.solvers.heuristic import prepare as dense_kernels
-    from trustlab.solvers.sparse import SPARSE_MIN_NODES
-    from trustlab.solvers.sparse import ensure_compiled as sparse_kernels
-
     # before the component's own clock starts (on a Dask worker the first component
     # compiles them; in a local run partition has already done so)
     from trustlab.solvers.bounds import ensure_compiled as packing_kernel
+    from trustlab.solvers.heuristic import prepare as dense_kernels
+    from trustlab.solvers.sparse import SPARSE_MIN_NODES
+    from trustlab.solvers.sparse import ensure_compiled as sparse_kernels
 
     if task[0] == "dense":
         W, A = task[1], task[2]
@@ -959,8 +961,8 @@ def partition(
         whose partition meets that bound is reported ``optimal`` (``proved_by="packing"``).
         The same packing bound caps the bound ``cpp`` reports when it stops at the time
         limit, and a component whose heuristic partition meets it skips the exact solver
-        (``phase="packing"``); the search also stops once it reaches it. ``auto``: ``cpp`` on components up to 400 nodes,
-        ``heuristic`` above. A component given as a graph with more than 4,000 nodes
+        (``phase="packing"``; its search also stops once it reaches it). ``auto``: ``cpp``
+        on components up to 400 nodes, ``heuristic`` above. A component given as a graph with more than 4,000 nodes
         is solved by :func:`~trustlab.solvers.sparse.solve_sparse_heuristic` whatever the
         method (O(n + m) memory, **approximate**; ``method="sparse_heuristic"`` in its
         statistics). Every method runs the heuristic first (same seed and
