@@ -317,12 +317,13 @@ def _solve_scaled_component(W, A, method, opts: _ComponentOptions, *, time_limit
     if method == "auto":
         method = "cpp" if n <= AUTO_EXACT_MAX else "heuristic"
     info["method"] = method
-    # the conflict-wedge packing bound (deterministic, capped work): under cpp, before the
-    # search (its target: a search that reaches it has an optimal partition and stops; and
-    # the exact solve is skipped); a floor under the exact solver's bound. Under heuristic
-    # it is only the certificate, computed after the search (whose time it does not take)
+    # the conflict-wedge packing bound (deterministic, capped work): on components the exact
+    # solver could take, before the search (its target: a search that reaches it has an
+    # optimal partition and stops; and cpp skips the exact solve); a floor under the exact
+    # solver's bound. On larger heuristic components it is only the certificate, computed
+    # after the search (whose time it does not take)
     pack_ub = None
-    if method == "cpp" and n >= 3 and opts.packing:
+    if method in ("cpp", "heuristic") and 3 <= n <= AUTO_EXACT_MAX and opts.packing:
         pack_ub = _packing_upper_bound(W, A, opts.integral, info)
         if deadline is not None:  # its compile (or cold-cache twin) does not count
             deadline += compile_seconds() - compiled0
@@ -349,8 +350,6 @@ def _solve_scaled_component(W, A, method, opts: _ComponentOptions, *, time_limit
     if method == "heuristic":
         ub, status = _trivial_certificate(val, positive_weight_bound(W, A), opts.integral)
         r = dict(labels=lab, objective=val, bound=ub, status=status)
-        if status != "optimal" and n >= 3 and opts.packing:
-            pack_ub = _packing_upper_bound(W, A, opts.integral, info)
     elif method == "cpp" and pack_ub is not None and _meets(val, pack_ub):
         # the heuristic's partition meets the packing bound: proven, no exact solve
         r = dict(labels=lab, objective=val, bound=pack_ub, status="optimal", phase="packing", root_bound=pack_ub,
@@ -410,6 +409,8 @@ def _solve_scaled_component(W, A, method, opts: _ComponentOptions, *, time_limit
         info["bound"] = max(info["bound"], info["objective"])
         if info["status"] == "optimal":
             info["status"] = "feasible"
+    if pack_ub is None and info["status"] != "optimal" and method in ("cpp", "heuristic") and n >= 3 and opts.packing:
+        pack_ub = _packing_upper_bound(W, A, opts.integral, info)  # (larger components: after the search)
     if pack_ub is not None and info["status"] != "optimal" and pack_ub < info["bound"]:
         # the packing bound is the tighter one: it certifies the gap, or proves the partition
         info["bound"] = max(pack_ub, info["objective"])
