@@ -137,4 +137,17 @@ def test_md_totals(erc, tmp_path):
     erc.write_md([r2, r1], tmp_path / "t.md")
     lines = (tmp_path / "t.md").read_text().splitlines()
     assert lines[2].startswith("| x |") and "300 (TL, 10.00%, 2)" in lines[2]  # worst first
-    assert lines[-1] == "| proven, all files | | | 4/4 (100%) |  |  | 1/2 (50%) |  | |"
+    assert lines[-3] == "| proven, all files | | | 4/4 (100%) |  |  | 1/2 (50%) |  | |"
+    assert lines[-1] == "| proven or gap <= 5% | | | 4/4 (100%) |  |  | 1/2 (50%) |  | |"
+
+
+def test_gap_shares(erc):
+    bands = {b: {} for b in ("2-10", "11-50", "51-200", "201-1000", ">1000")}
+    rows = [{"file": "x", "bands": {**bands, "51-200": {"optimal": 2, "time_limit": 3}, ">1000": {"feasible": 1}},
+             "unproven": [{"size": 60, "gap": 0.005}, {"size": 70, "gap": 0.03}, {"size": 80, "gap": float("nan")},
+                          {"size": 2000, "gap": 0.2}]},
+            {"file": "y", "error": "timeout"}]
+    sh = erc.gap_shares(rows)
+    assert sh["51-200"] == {"n": 5, "proven": 2, 0.01: 3, 0.05: 4}
+    assert sh[">1000"] == {"n": 1, "proven": 0, 0.01: 0, 0.05: 0}
+    assert sh["2-10"] == {"n": 0, "proven": 0, 0.01: 0, 0.05: 0}

@@ -97,8 +97,12 @@ class PartitionResult:
     gap : float
         ``(bound - objective) / max(|bound|, |objective|)`` (0 when both are 0).
     status : str
-        ``"optimal"`` (objective == bound), ``"feasible"`` (no proof attempted, e.g. the
-        heuristic) or ``"time_limit"`` (stopped by the time limit before a proof).
+        ``"optimal"`` (objective == bound, up to a relative 1e-9 or the exact solver's
+        tolerance), ``"feasible"`` (no exact proof attempted, e.g. the heuristic, and its
+        partition short of the bound) or ``"time_limit"`` (stopped by the time limit
+        before a proof). The bound of a heuristic or time-limited component is the tighter
+        of its solver's and the conflict-wedge packing bound, so ``gap`` is a real
+        (pessimistic) optimality gap.
     method : str
     components : list of dict
         Per positive-edge component of >= 2 nodes: ``size``, ``edges``, ``method``,
@@ -260,6 +264,7 @@ class _ComponentOptions:
     max_model_bytes: int
     threads: int = 1  # threads of one component's exact pricing (set per runner, see _solve_components)
     reduce: bool = True  # exact data reduction before the exact methods (trustlab.solvers.reduction)
+    packing: bool = True  # the conflict-wedge packing bound (off only for the warm-up, see _preload)
 
 
 @dataclass(frozen=True)
@@ -288,7 +293,7 @@ def _solve_component(W, A, method, opts: _ComponentOptions, *, time_limit, seed)
         return _solve_scaled_component(W, A, method, opts, time_limit=time_limit, seed=seed)
     info = _solve_scaled_component(W * f, A, method, replace(opts, integral=False), time_limit=time_limit,
                                    seed=seed)
-    for key in ("objective", "bound", "heuristic_objective", "root_bound"):
+    for key in ("objective", "bound", "heuristic_objective", "root_bound", "packing_bound"):
         if info.get(key) is not None:
             info[key] = float(info[key]) / f
     info["weight_scale"] = f
@@ -312,6 +317,17 @@ def _solve_scaled_component(W, A, method, opts: _ComponentOptions, *, time_limit
     if method == "auto":
         method = "cpp" if n <= AUTO_EXACT_MAX else "heuristic"
     info["method"] = method
+    # the conflict-wedge packing bound (deterministic, capped work): on components the exact
+    # solver could take, before the search (its target: a search that reaches it has an
+    # optimal partition and stops; and cpp skips the exact solve); a floor under the exact
+    # solver's bound. On larger heuristic components it is only the certificate, computed
+    # after the search (whose time it does not take)
+    pack_ub = None
+    if method in ("cpp", "heuristic") and 3 <= n <= AUTO_EXACT_MAX and opts.packing:
+        pack_ub = _packing_upper_bound(W, A, opts.integral, info)
+        if deadline is not None:  # its compile (or cold-cache twin) does not count
+            deadline += compile_seconds() - compiled0
+            compiled0 = compile_seconds()
     # the heuristic first, with the same seed and stopping rule as method="heuristic":
     # the answer for "heuristic" and the warm start (and floor) of every exact method.
     # Small components under "cpp" pause it after QUICK_PATIENCE stale rounds: the exact
@@ -324,7 +340,7 @@ def _solve_scaled_component(W, A, method, opts: _ComponentOptions, *, time_limit
     else:
         search = _Search(W, A, rng=rng, max_rounds=opts.heuristic_iters, patience=opts.heuristic_patience,
                          init=None, params=None)
-        search.run(deadline=deadline, pause=QUICK_PATIENCE if staged else None)
+        search.run(deadline=deadline, pause=QUICK_PATIENCE if staged else None, target=pack_ub)
         lab, val = search.result()
     if deadline is not None:  # a cold start's seconds (the search's exact Python twins) do not count
         deadline += compile_seconds() - compiled0
@@ -334,6 +350,10 @@ def _solve_scaled_component(W, A, method, opts: _ComponentOptions, *, time_limit
     if method == "heuristic":
         ub, status = _trivial_certificate(val, positive_weight_bound(W, A), opts.integral)
         r = dict(labels=lab, objective=val, bound=ub, status=status)
+    elif method == "cpp" and pack_ub is not None and _meets(val, pack_ub):
+        # the heuristic's partition meets the packing bound: proven, no exact solve
+        r = dict(labels=lab, objective=val, bound=pack_ub, status="optimal", phase="packing", root_bound=pack_ub,
+                 lp_rounds=0, cuts=0, cuts_by_family={}, nodes=0)
     elif method == "cpp":
         from trustlab.solvers.cpp import solve_cpp
 
@@ -350,7 +370,7 @@ def _solve_scaled_component(W, A, method, opts: _ComponentOptions, *, time_limit
             def finish():  # branch and price is starting: finish the search, free its reserve
                 end = None if deadline is None else deadline + (compile_seconds() - compiled0)
                 t1 = time.perf_counter()
-                search.run(deadline=end)
+                search.run(deadline=end, target=pack_ub)
                 info["heuristic_seconds"] += time.perf_counter() - t1
                 # read again: the search may have compiled its kernels (its exact Python twins
                 # ran out of steps on a cold cache), and branch and price must not pay for that
@@ -373,7 +393,7 @@ def _solve_scaled_component(W, A, method, opts: _ComponentOptions, *, time_limit
     if search is not None and not search.finished and r["status"] != "optimal":
         # not proven: finish the heuristic's own run and keep the better of the two
         t1 = time.perf_counter()
-        search.run(deadline=deadline)
+        search.run(deadline=deadline, target=pack_ub)
         info["heuristic_seconds"] += time.perf_counter() - t1
     if search is not None and search.finished:
         lab, val = search.result()  # also when solve_cpp finished it (finish_warm)
@@ -389,6 +409,14 @@ def _solve_scaled_component(W, A, method, opts: _ComponentOptions, *, time_limit
         info["bound"] = max(info["bound"], info["objective"])
         if info["status"] == "optimal":
             info["status"] = "feasible"
+    if pack_ub is None and info["status"] != "optimal" and method in ("cpp", "heuristic") and n >= 3 and opts.packing:
+        pack_ub = _packing_upper_bound(W, A, opts.integral, info)  # (larger components: after the search)
+    if pack_ub is not None and info["status"] != "optimal" and pack_ub < info["bound"]:
+        # the packing bound is the tighter one: it certifies the gap, or proves the partition
+        info["bound"] = max(pack_ub, info["objective"])
+        if _meets(info["objective"], pack_ub):
+            info["status"] = "optimal"
+            info["proved_by"] = "packing"
     if info["status"] == "optimal":
         # CP-SAT scales float objectives internally; its proof holds up to that scaling
         info["bound"] = info["objective"]
@@ -405,8 +433,9 @@ def _preload(method: str, opts: _ComponentOptions) -> None:
     W = np.array([[0.0, 1.0, -1.0], [1.0, 0.0, 1.0], [-1.0, 1.0, 0.0]])
     A = ~np.eye(3, dtype=bool)
 
-    def run():
-        _solve_component(W, A, method, replace(opts, workers=1, integral=False), seed=0, time_limit=None)
+    def run():  # (without the packing bound, which proves this instance before the exact solver loads)
+        _solve_component(W, A, method, replace(opts, workers=1, integral=False, packing=False), seed=0,
+                         time_limit=None)
 
     try:
         warm_once(f"partition:{method}", run)
@@ -431,6 +460,12 @@ def _prepare(P: Problem, parts: "_Decomposition", method: str, opts: _ComponentO
         _preload(method, opts)
     if not P.complete and any(n > sparse.SPARSE_MIN_NODES for n in sizes):
         sparse.ensure_compiled()
+    if any(n > _PACKING_TWIN_NODES for n in sizes):
+        # the packing bound's kernel: compiled (or loaded) in one thread while the others
+        # solve small components under their clocks, it cost them their proofs
+        from trustlab.solvers.bounds import ensure_compiled as packing_kernel
+
+        packing_kernel()
     return time.perf_counter() - t
 
 
@@ -439,6 +474,34 @@ def _solve_component_job(job: tuple) -> dict:
     own ``workers=`` keyword)."""
     task, method, opts, seed, time_limit = job
     return _solve_task(task, method, opts, seed=seed, time_limit=time_limit)
+
+
+#: components of more nodes compile the packing bound's kernel before any clock starts
+#: (smaller ones may run its exact Python twin while it is cold: at most a few ms)
+_PACKING_TWIN_NODES = 40
+
+
+def _meets(val: float, ub: float) -> bool:
+    """True when ``val`` reaches the upper bound ``ub`` up to a relative 1e-9 (sums of
+    many weights round)."""
+    return val >= ub - 1e-9 * max(1.0, abs(ub))
+
+
+def _packing_upper_bound(W, A, integral: bool, info: dict) -> float:
+    """The conflict-wedge packing bound of a dense component
+    (:func:`~trustlab.solvers.bounds.packing_bound`; rounded down for integer weights, with
+    a relative tolerance so rounding never cuts below a true value); records
+    ``packing_bound``, ``packing_complete`` (False: stopped at its work cap) and
+    ``packing_seconds`` in ``info``."""
+    from trustlab.solvers.bounds import packing_bound_dense
+
+    t = time.perf_counter()
+    b = packing_bound_dense(W, A)
+    ub = b["bound"]
+    if integral:
+        ub = float(np.floor(ub + 1e-9 * max(1.0, abs(ub))))
+    info.update(packing_bound=float(ub), packing_complete=b["complete"], packing_seconds=time.perf_counter() - t)
+    return float(ub)
 
 
 def _trivial_certificate(val: float, positive_sum: float, integral: bool) -> tuple[float, str]:
@@ -454,21 +517,25 @@ def _solve_task(task: tuple, method: str, opts: _ComponentOptions, *, seed: int,
     component of more than :data:`~trustlab.solvers.sparse.SPARSE_MIN_NODES` nodes goes
     to the O(n + m)-memory sparse search whatever the method (the dense solvers would
     hold several n x n arrays); the others are solved densely by :func:`_solve_component`."""
+    # before the component's own clock starts (on a Dask worker the first component
+    # compiles them; in a local run partition has already done so)
+    from trustlab.solvers.bounds import ensure_compiled as packing_kernel
     from trustlab.solvers.heuristic import prepare as dense_kernels
     from trustlab.solvers.sparse import SPARSE_MIN_NODES
     from trustlab.solvers.sparse import ensure_compiled as sparse_kernels
 
-    # before the component's own clock starts (on a Dask worker the first component
-    # compiles them; in a local run partition has already done so)
     if task[0] == "dense":
         W, A = task[1], task[2]
     else:
         _, m, rows, cols, vals = task
         if m > SPARSE_MIN_NODES:
             sparse_kernels()
+            packing_kernel()
             return _solve_sparse_component(m, rows, cols, vals, method, opts, seed=seed, time_limit=time_limit)
         W, A = dense_from_edges(m, rows, cols, vals)
     dense_kernels()
+    if W.shape[0] > _PACKING_TWIN_NODES:
+        packing_kernel()
     if opts.reduce and method != "heuristic" and 2 < W.shape[0] <= REDUCE_MAX_NODES:
         return _solve_reduced_component(W, A, method, opts, seed=seed, time_limit=time_limit)
     return _solve_component(W, A, method, opts, seed=seed, time_limit=time_limit)
@@ -482,7 +549,8 @@ REDUCE_SHARE, REDUCE_SHARE_BIG = 0.25, 0.05
 #: statistics of a reduced component's solved parts copied to the component's own
 #: (from its largest part): the keys every part reports on its own
 _PART_KEYS = ("size", "edges", "labels", "objective", "bound", "status", "seconds", "time_budget",
-              "heuristic_objective", "heuristic_seconds")
+              "heuristic_objective", "heuristic_seconds", "packing_bound", "packing_complete", "packing_seconds",
+              "proved_by")
 
 
 def _solve_reduced_component(W, A, method, opts: _ComponentOptions, *, seed, time_limit) -> dict:
@@ -569,6 +637,13 @@ def _solve_reduced_component(W, A, method, opts: _ComponentOptions, *, seed, tim
         if any("root_bound" in o for o in outs.values()):
             rb = red.offset + sum(o.get("root_bound", o["bound"]) for o in outs.values())
             info["root_bound"] = float(max(rb, bound))
+        if any("packing_bound" in o for o in outs.values()):  # in the component's terms, as root_bound
+            info["packing_bound"] = float(red.offset + sum(o.get("packing_bound", o["bound"]) for o in outs.values()))
+            info["packing_complete"] = all(o.get("packing_complete", True) for o in outs.values())
+            info["packing_seconds"] = float(sum(o.get("packing_seconds", 0.0) for o in outs.values()))
+            n_pack = sum(o.get("proved_by") == "packing" or o.get("phase") == "packing" for o in outs.values())
+            if n_pack:
+                stats["parts_proved_by_packing"] = int(n_pack)
     else:  # the reduction alone solved it: nothing was left for the solver
         info["method"] = "cpp" if method == "auto" else method
         if info["method"] == "cpp":
@@ -584,7 +659,8 @@ def _solve_reduced_component(W, A, method, opts: _ComponentOptions, *, seed, tim
 
 def _solve_sparse_component(m, rows, cols, vals, method, opts: _ComponentOptions, *, seed, time_limit) -> dict:
     """:func:`_solve_task` for a large graph-form component: the sparse heuristic, its
-    bound the sum of positive weights (statistics as for ``method="heuristic"``)."""
+    bound the sum of positive weights less the conflict-wedge packing (statistics as for
+    ``method="heuristic"``)."""
     from trustlab.solvers.sparse import solve_sparse_heuristic
 
     t0 = time.perf_counter()
@@ -597,6 +673,16 @@ def _solve_sparse_component(m, rows, cols, vals, method, opts: _ComponentOptions
     lab, val = solve_sparse_heuristic(m, rows, cols, vals, rng=np.random.default_rng(seed), deadline=deadline,
                                       stats=st)
     ub, status = _trivial_certificate(val, float(vals[vals > 0].sum()), opts.integral)
+    if status != "optimal":  # the conflict-wedge packing bound (capped work; after the search)
+        from trustlab.solvers.bounds import packing_bound
+
+        t1 = time.perf_counter()
+        b = packing_bound(int(m), rows, cols, vals)
+        pub = float(np.floor(b["bound"] + 1e-9 * max(1.0, abs(b["bound"])))) if opts.integral else b["bound"]
+        info.update(packing_bound=pub, packing_complete=b["complete"], packing_seconds=time.perf_counter() - t1)
+        if pub < ub:
+            ub = max(pub, val)
+            status = "optimal" if _meets(val, pub) else status
     info.update(labels=lab, objective=val, bound=ub, status=status,
                 heuristic_objective=val, heuristic_rounds=st.get("rounds", 0),
                 heuristic_seconds=time.perf_counter() - t0, seconds=time.perf_counter() - t0)
@@ -870,9 +956,14 @@ def partition(
         ``qsp``: xER's linearised quadratic set packing over maximal cliques (CP-SAT),
         exact when ``M`` is large enough. ``spp``: set packing over all cliques
         (CP-SAT; refuses graphs with more than ``max_cliques`` cliques). ``heuristic``:
-        KwikCluster pivot + iterated local search (Numba), **approximate**, bound is the
-        sum of positive weights. ``auto``: ``cpp`` on components up to 400 nodes,
-        ``heuristic`` above. A component given as a graph with more than 4,000 nodes
+        KwikCluster pivot + iterated local search (Numba), **approximate**; its bound is
+        the sum of positive weights less a greedy packing of conflict wedges
+        (:func:`~trustlab.solvers.bounds.packing_bound`, work capped), and a component
+        whose partition meets that bound is reported ``optimal`` (``proved_by="packing"``).
+        The same packing bound caps the bound ``cpp`` reports when it stops at the time
+        limit, and a component whose heuristic partition meets it skips the exact solver
+        (``phase="packing"``; its search also stops once it reaches it). ``auto``: ``cpp``
+        on components up to 400 nodes, ``heuristic`` above. A component given as a graph with more than 4,000 nodes
         is solved by :func:`~trustlab.solvers.sparse.solve_sparse_heuristic` whatever the
         method (O(n + m) memory, **approximate**; ``method="sparse_heuristic"`` in its
         statistics). Every method runs the heuristic first (same seed and
