@@ -962,21 +962,20 @@ def char3_grams(text: str) -> list:
 def _char3_records(s: pd.Series, corpus: tuple | None = None):
     """Unit-length TF-IDF rows (CSR, float64, sorted indices) of each record's character
     3-grams (:func:`char3_grams` of :func:`_clean_words`): term frequency ``1 + log tf``,
-    idf ``log(n / df) + 1`` over the records (or ``corpus``, :func:`_global_counts`); None
+    idf ``log((1 + n) / (1 + df)) + 1`` over the records (or ``corpus``, :func:`_global_counts`); None
     when no record has a word. An empty record is a zero row."""
     from scipy import sparse
+    from sklearn.feature_extraction.text import CountVectorizer
 
     s = s.reset_index(drop=True)
     txt = series_pieces(s, _clean_words)
-    grams = txt.map(char3_grams)
-    ex = grams.explode().dropna()
-    if not len(ex):
+    if not (txt != "").any():
         return None
-    rec = ex.index.to_numpy(np.int64)
-    ids, uniq = factorize(ex.astype(str))
-    ids = ids.astype(np.int64)
-    A = sparse.csr_matrix((np.ones(len(ids)), (rec, ids)), shape=(len(s), int(ids.max()) + 1))
-    A.sum_duplicates()
+    # counted record by record into a sparse matrix and a vocabulary of the distinct 3-grams (not
+    # one Python string per 3-gram of the table: 30 per record)
+    vec = CountVectorizer(analyzer=char3_grams, dtype=np.float64)
+    A = vec.fit_transform(txt.to_numpy(dtype=object)).tocsr()
+    uniq = vec.get_feature_names_out()
     dfreq, n_docs = _global_counts(uniq, corpus, np.bincount(A.indices, minlength=A.shape[1]), len(s))
     idf = np.log((1.0 + n_docs) / (1.0 + dfreq)) + 1.0
     A.data = (1.0 + np.log(A.data)) * idf[A.indices]
