@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import logging
 import os
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -744,3 +745,58 @@ def test_workers_profiler_paused_during_the_run_and_resumed(client, monkeypatch,
     res = D.resolve_distributed(df, client=client, id_col="rec_id", truth="entity", worker_profile=keep)
     assert seen == [[keep, keep]] and running() == [True, True]
     assert res.metrics["f1"] > 0.9
+
+
+def test_text_kind_features_of_a_subset_with_corpus_equal_the_whole_table():
+    """The ``text`` kind's 3-gram TF-IDF (a table's only text field) computed on the records of
+    some pairs, given the whole table's 3-gram document frequencies, equals the local one."""
+    from trustlab.er.comparisons import compare
+    from trustlab.er.kinds import Field
+    from trustlab.er.scoring import FSModel
+
+    df = pd.DataFrame({"org": ["General Electric Company", "General Electric Co", "General Motors Company",
+                               "IBM Corp", "I.B.M. Corporation", "Stanford University"] * 20})
+    fl = [Field("org", "text")]
+    P = np.array([[0, 1], [0, 2], [3, 4], [0, 6], [1, 8]])
+    whole = compare(df, P, fl, only=None)
+    import dask
+
+    with dask.config.set(scheduler="synchronous"):
+        corpus, _, _ = D._statistics(D._Run(None, False), dd.from_pandas(df, npartitions=3), fl, len(df))
+    assert ("char3", "org") in corpus
+    ctx = D._Context(fl, None, corpus, FSModel(fl), ["org"])
+    sub = pd.concat([df.iloc[P[:, 0]], df.iloc[P[:, 1]]], ignore_index=True)
+    local = np.stack([np.arange(5), np.arange(5) + 5], axis=1)
+    got = D._compare(sub, local, ctx)
+    assert got.names == whole.names and "org:char3" in got.names
+    np.testing.assert_allclose(got.X, whole.X, equal_nan=True)
+
+
+def test_one_text_column_same_entities_as_local(client):
+    """A table of one organisation-name column (the ``text`` kind, its 3-gram document
+    frequencies summed over the partitions): the same fields, model and entities as local."""
+    rng = np.random.default_rng(4)
+    base = [f"The {a} {b} Research and Development Laboratories of {c}" for a in
+            ("General", "United", "Acme", "Boston", "Pacific", "Northern", "Western", "Allied")
+            for b in ("Electric", "Motors", "Scientific", "Dynamics", "Chemical", "Optical", "Polymer")
+            for c in ("Ohio", "Texas", "Maine")]
+    vals = []
+    for k, v in enumerate(base):
+        for _ in range(int(rng.integers(1, 4))):
+            w = list(v)
+            if rng.random() < 0.4:
+                p = int(rng.integers(1, len(w) - 1))
+                w[p], w[p + 1] = w[p + 1], w[p]
+            vals.append(("".join(w), k))
+    df = pd.DataFrame(vals, columns=["organization", "entity"]).reset_index(names="rid")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # one field, a few hundred records: EM merges little
+        local = trustlab.resolve(df, id_col="rid", truth="entity")
+    assert [(f.column, f.kind) for f in local.field_report.fields] == [("organization", "text")]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = trustlab.resolve(dd.from_pandas(df, npartitions=3), id_col="rid", truth="entity", client=client)
+    assert [(f.column, f.kind) for f in res.fields] == [("organization", "text")]
+    np.testing.assert_allclose(res.model.m_, local.model.m_, rtol=1e-9)
+    np.testing.assert_allclose(res.model.u_, local.model.u_, rtol=1e-9)  # levels cut on the same 3-gram IDF
+    assert _output_partition(res) == _local_partition(local)

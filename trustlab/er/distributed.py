@@ -409,6 +409,9 @@ def _raw_features(df: pd.DataFrame, f, i: np.ndarray, j: np.ndarray, ctx: _Conte
     if f.kind == "codes":
         return [_code_levels(record_text(df, ctx.fields).reset_index(drop=True), i, j, ctx.corpus["codes"],
                              parts=record_parts(df.reset_index(drop=True), ctx.fields))], ["codes"], 0
+    if f.kind == "text":  # the 3-grams' document frequencies of the whole table
+        from trustlab.er.comparisons import _char3_features
+        return _char3_features(df, f, i, j, ctx.fields, want, corpus=ctx.corpus.get(("char3", f.column)))
     if f.kind == "tokens":
         fc, fn, main = _tokens_features(df, f, i, j, ctx.fields, set())
         if want is not None and "idf_jaccard" in want:
@@ -624,6 +627,9 @@ def _token_counts(part: pd.DataFrame, what, fields) -> pd.DataFrame:
         ex = record_text(df, fields).fillna("").astype(str).str.lower().str.findall(_RECORD_TOKEN).explode()
     elif what == "codes":
         ex = code_tokens(record_text(df, fields).reset_index(drop=True))
+    elif what[0] == "char3":
+        from trustlab.er.comparisons import _clean_words, char3_grams
+        ex = _clean_words(df[what[1]]).map(char3_grams).explode()
     else:
         ex = df[what[1]].fillna("").astype(str).str.lower().str.findall(r"[^\W\d_]+|\d+").explode()
     ex = ex.dropna()
@@ -2638,7 +2644,7 @@ def _statistics(run: _Run, mview, flds, n: int, skip: Sequence[str] = (), tf: bo
     corpus: dict = {}
     for f in flds:
         what = "record" if f.kind == "record" else "codes" if f.kind == "codes" else \
-            ("tokens", f.column) if f.kind == "tokens" else None
+            ("tokens", f.column) if f.kind == "tokens" else ("char3", f.column) if f.kind == "text" else None
         if what is not None and what not in corpus and f.kind not in skip:
             corpus[what] = (n, total(mview.map_partitions(_token_counts, what, flds, meta=meta)))
     tf_fields = [flds[c] for c in FSModel(flds)._tf_fields()]

@@ -8,7 +8,8 @@ compared, it would leak the answer), a **source** column (by its name, or by its
 few file names or site URLs), an **empty** or **constant**
 column (skipped), or a compared field of one of the kinds of
 :data:`trustlab.er.kinds.FIELD_KINDS`: ``date``, ``email``, ``phone``, ``postcode``,
-``name``, ``address``, ``string`` (short text), ``tokens`` (long free text),
+``name``, ``address``, ``string`` (short text; ``text`` when it is the only field), ``tokens`` (long free
+text),
 ``exact`` (categories, small integers, years), ``numeric`` (measurements) or
 ``latlon``. The decision uses the column name and a sample of values; it is a
 heuristic, so the report lists the reason for every column and ``fields=`` overrides it.
@@ -276,6 +277,16 @@ def infer_fields_report(
             fields.append(Field(f"{c.column},{second.column}", kind))
         else:
             fields.append(Field(c.column, c.kind))
+    # one text field and nothing else to say which of its words matter: a short ``string`` is
+    # compared by its character 3-gram TF-IDF (kind ``text``), the one comparison that weighs a
+    # word by how many records hold it (with two text fields or more, the whole-record TF-IDF
+    # comparison below does that beside them)
+    if sum(KINDS[f.kind].text for f in fields) == 1 and len(fields) == 1 and fields[0].kind == "string":
+        fields[0] = Field(fields[0].column, "text")
+        for k, c in enumerate(choices):
+            if c.role == "field" and c.column == fields[0].column:
+                choices[k] = FieldChoice(c.column, "field", "text", f"{c.reason}; the only field: character "
+                                         "3-gram TF-IDF (rare words and typos weigh as such)")
     # the whole record, compared beside the fields: sparse rows, values in other columns
     if sum(KINDS[f.kind].text for f in fields) >= 2:
         fields.append(Field(RECORD, "record"))

@@ -392,6 +392,7 @@ class FieldKind:
 #: every field kind, in the order of :data:`FIELD_KINDS` (with its inference hints)
 KINDS: dict[str, FieldKind] = {k.name: dataclasses.replace(k, hints=_HINTS.get(k.name, ())) for k in (
     FieldKind("string", "indel", "token_set", 0.90, 0.70, key_rule=True, token_rule="", default_rule="token"),
+    FieldKind("text", "indel", "char3", 0.80, 0.60, key_rule=True, token_rule="", default_rule="token"),
     FieldKind("name", "jaro_winkler", "jaro_winkler", 0.92, 0.80, tf=True, normalise=_words,
               key_rule=True, token_rule="", default_rule="token"),
     FieldKind("address", "indel", "token_set", 0.90, 0.70, key_rule=True, token_rule="", default_rule="token"),
@@ -461,7 +462,12 @@ class Field:
 
     For ``kind="latlon"`` the column is ``"LAT,LON"`` (two column names joined by a comma).
     ``kind="tokens"`` is for long set-like text (co-authors, tags): only the token-set
-    ratio is computed. ``Field("*", "record")`` compares whole records: TF-IDF cosine of
+    ratio is computed. ``kind="text"`` is short text compared by the cosine of its character
+    3-gram TF-IDF (a typo moves a few 3-grams, another rare word many, and words that most
+    records hold weigh little): field inference gives it to a table's only field when that
+    would be a ``string``, where no whole-record comparison weighs the words (organisation
+    names, affiliations; levels close >= 0.8, far >= 0.6, heuristic cut-offs measured on the
+    bench's one-column files). ``Field("*", "record")`` compares whole records: TF-IDF cosine of
     the words of every other compared field (schema-agnostic, so rows whose values sit in
     different or mostly empty columns still match); ``Field("#", "codes")`` compares the
     codes found anywhere in the records (model and part numbers: shared rare code / shared
