@@ -905,7 +905,8 @@ class FSModel:
         EM on the random pairs' levels ``Gr`` with m fixed (the sessions' ``m``) estimates
         their match share λ_r and u on their non-match posteriors: ``u = Σ (1 - p_i) 1[level_i]
         / Σ (1 - p_i)``, each level's count smoothed by 0.5 as the random-pair u is (during the
-        EM, one pseudo-pair at ``u_rand``). The random pairs are a uniform sample of all record
+        EM, one pseudo-pair at ``u_rand``; on a sample of the pairs where their distinct rows hold more
+        than :data:`EM_MAX_CELLS` cells, :func:`_em_rows`). The random pairs are a uniform sample of all record
         pairs, so this is the EM's own estimate of u, not a selection; it is used only where
         λ_r reaches :data:`RANDOM_MATCH_SHARE` (:meth:`_fit_by_sessions`). Heuristic guard: m
         is the sessions' (a match class that agrees more than a large entity's records do
@@ -923,7 +924,7 @@ class FSModel:
         >>> round(share, 2), bool(u[0, 0] < u_rand[0, 0] / 2)  # the pairs agreeing on both: matches
         (0.05, True)
         """
-        Gu, cnt = _counted_rows(Gr)
+        Gu, cnt, _ = _em_rows(Gr)  # a sample of the pairs where their distinct rows are too many, as for the candidates
         d = Gu.shape[1]
         _, lam_r, _, post = self._session_em(Gu, cnt, u_rand, np.ones(d, bool), m, 1.0 / max(n, 2), fit_m=False,
                                              fit_u=True, u_pseudo=1.0, combine=True)
