@@ -477,6 +477,17 @@ class _TfidfRecords:
     common: Any = None  # _in_common_records(A, H), with parts
 
 
+def _unit_rows(A, idf: np.ndarray):
+    """Sublinear TF-IDF rows of unit length: each count ``c`` of term ``t`` becomes
+    ``(1 + log c) * idf[t]`` (in place on ``A.data``), then each row is divided by its
+    Euclidean norm (an empty row stays zero); CSR."""
+    from scipy import sparse
+
+    A.data = (1.0 + np.log(A.data)) * idf[A.indices]
+    norm = np.sqrt(np.asarray(A.multiply(A).sum(1)).ravel())
+    return (sparse.diags(np.where(norm > 0, 1.0 / np.maximum(norm, 1e-300), 0.0)) @ A).tocsr()
+
+
 def _tfidf_records(text: pd.Series, corpus: tuple | None = None,
                    parts: Sequence[pd.Series] | None = None) -> _TfidfRecords:
     """The records' TF-IDF rows and what :func:`_tfidf_cosine` reads of them besides, made
@@ -502,10 +513,7 @@ def _tfidf_records(text: pd.Series, corpus: tuple | None = None,
     idf = np.log(n_docs / np.maximum(dfreq, 1)) + 1e-6
     S = A.copy()
     S.data = idf[S.indices]  # each record's words once, weighted by their idf
-    A.data = (1.0 + np.log(A.data)) * idf[A.indices]
-    norm = np.sqrt(np.asarray(A.multiply(A).sum(1)).ravel())
-    A = sparse.diags(np.where(norm > 0, 1.0 / np.maximum(norm, 1e-300), 0.0)) @ A
-    A = A.tocsr()
+    A = _unit_rows(A, idf)
     r = _TfidfRecords(A=A, S=S, sign=S.sign(), bits=bits, empty=np.diff(A.indptr) == 0,
                       gate=shared_information(n_docs))
     if parts is not None:
@@ -964,7 +972,6 @@ def _char3_records(s: pd.Series, corpus: tuple | None = None):
     3-grams (:func:`char3_grams` of :func:`_clean_words`): term frequency ``1 + log tf``,
     idf ``log((1 + n) / (1 + df)) + 1`` over the records (or ``corpus``, :func:`_global_counts`); None
     when no record has a word. An empty record is a zero row."""
-    from scipy import sparse
     from sklearn.feature_extraction.text import CountVectorizer
 
     s = s.reset_index(drop=True)
@@ -978,9 +985,7 @@ def _char3_records(s: pd.Series, corpus: tuple | None = None):
     uniq = vec.get_feature_names_out()
     dfreq, n_docs = _global_counts(uniq, corpus, np.bincount(A.indices, minlength=A.shape[1]), len(s))
     idf = np.log((1.0 + n_docs) / (1.0 + dfreq)) + 1.0
-    A.data = (1.0 + np.log(A.data)) * idf[A.indices]
-    norm = np.sqrt(np.asarray(A.multiply(A).sum(1)).ravel())
-    A = (sparse.diags(np.where(norm > 0, 1.0 / np.maximum(norm, 1e-300), 0.0)) @ A).tocsr()
+    A = _unit_rows(A, idf)
     A.sort_indices()
     return A
 
