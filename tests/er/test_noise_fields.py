@@ -92,3 +92,13 @@ def test_given_fields_are_never_dropped(restaurant):
         r = resolve(d, truth=truth, fields={"name": "name", "address": "address", "comment": "string"})
     assert [f.column for f in r.model.fields][:3] == ["name", "address", "comment"]
     assert "noise_refit" not in r.seconds
+
+
+def test_a_key_rule_field_is_never_noise():
+    """A field of a ``key:`` blocking rule: its m and u are not its evidence (the key prior and the
+    blocking strata hold it), so they say nothing of noise (a names-only table lost its surname)."""
+    fm = _model([[0.03, 0.001, 0.001, 0.968], [0.9, 0.05, 0.03, 0.02]],
+                [[0.024, 0.001, 0.001, 0.974], [0.03, 0.005, 0.005, 0.96]], ["name", "name"], lam=0.003)
+    assert [f.column for f in fm.noise_fields(n_pairs=100_000)] == ["c0"]
+    fm.forcing_ = [["c0"]]
+    assert fm.noise_fields(n_pairs=100_000) == []

@@ -1232,8 +1232,10 @@ class FSModel:
         text about something else: such a column only adds chance agreement, and its words
         dilute the whole-record comparison. A field the matches never agree on is not listed
         (EM cannot tell noise from a value written differently in two tables, ``1999`` and
-        ``1999.0``, whose words the whole-record comparison still uses); nor are the
-        whole-record (``*``) and codes (``#``) comparisons. Heuristic: it reads EM's
+        ``1999.0``, whose words the whole-record comparison still uses); nor is a field of a
+        ``key:`` blocking rule (:meth:`set_forcing`: its evidence is in the key prior and the
+        blocking strata, not in its m and u), nor the whole-record (``*``) and codes (``#``)
+        comparisons. Heuristic: it reads EM's
         estimates, themselves approximate; empty before :meth:`fit`.
 
         Examples
@@ -1248,10 +1250,11 @@ class FSModel:
         if self.m_ is None or self.u_ is None:
             return []
         n_match = float("inf") if n_pairs is None else float(self.lambda_) * float(n_pairs)
+        keyed = {k for keys in self.forcing_ for k in keys}
         out = []
         for c, f in enumerate(self.fields):
             lv = self._agreement_levels(f)
-            if not lv:
+            if not lv or f.column in keyed:
                 continue
             m, u = self.m_[c, lv], self.u_[c, lv]
             if m.sum() < NOISE_MIN_AGREEMENT:
