@@ -37,8 +37,13 @@ def test_noise_fields_rules():
     assert [f.column for f in fm.noise_fields(n_pairs=10_000)] == ["c1", "c4"]
     # with 1,000 the far level of c4 holds 19 matched pairs at 2.5 times the random rate: evidence
     assert [f.column for f in fm.noise_fields(n_pairs=100_000)] == ["c1"]
-    # with 10 expected matches, c2's refutation is one matched pair at best: not enough to keep it
+    # with 25 expected matches, c2's refutation is one matched pair at best: not enough to keep it
+    fm.lambda_ = 0.025
     assert [f.column for f in fm.noise_fields(n_pairs=1_000)] == ["c1", "c2", "c4"]
+    # an EM that found almost no matches (fewer than 20 expected) says nothing of noise: the
+    # whole table would otherwise be noise (imdb_tmdb's extra presentation lost every field)
+    fm.lambda_ = 1e-12
+    assert fm.noise_fields(n_pairs=100_000) == []
     # the whole-record and codes comparisons are never noise
     rec = _model([[0.3, 0.3, 0.2, 0.2]], [[0.3, 0.3, 0.2, 0.2]], ["record"])
     assert rec.noise_fields(n_pairs=10_000) == []

@@ -953,20 +953,21 @@ def resolve(
                 scored, stats, max_block_size = _tighten_blocking(data, scored, stats, max_block_size, scoring,
                                                                   rng)
                 stage.seconds["tightened_blocking"] = time.perf_counter() - t_retry
-            noise = _noise_fields(data, scored) if fields is None and fitted is None and not supervised else []
-            if noise:  # inferred fields that EM found no evidence in: inferred again without them, refitted
-                t_retry = time.perf_counter()
-                data = _without_noise(data, noise, scored)
-                max_block_size = s.max_block_size
+        noise = _noise_fields(data, scored) if fields is None and fitted is None and not supervised else []
+        if noise:  # inferred fields that EM found no evidence in: inferred again without them, refitted
+            t_retry = time.perf_counter()
+            data = _without_noise(data, noise, scored)
+            max_block_size = s.max_block_size
+            with prepared_records():
                 pairs, stats, default_blocking = _block(data, s.blocking, max_block_size, fitted)
                 compared = _features(data, pairs, scoring, fitted, rng)
                 scored = _score(data, pairs, compared, scoring, rng, fitted, stats)
                 if default_blocking and scored.model.drifted_:
                     scored, stats, max_block_size = _tighten_blocking(data, scored, stats, max_block_size,
                                                                       scoring, rng)
-                stage.seconds["noise_refit"] = time.perf_counter() - t_retry
-            if not supervised and fitted is None:
-                scored.model.warn_if_degenerate(stacklevel=4)  # the caller of resolve
+            stage.seconds["noise_refit"] = time.perf_counter() - t_retry
+        if not supervised and fitted is None:
+            scored.model.warn_if_degenerate(stacklevel=4)  # the caller of resolve
         if default_blocking:
             _estimate_completeness(data, scored, stats, max_block_size)
         _compete(data, scored, scoring)  # link_only: a record's candidates compete (one-to-one)

@@ -1228,7 +1228,9 @@ class FSModel:
         disagree on it about as often as random pairs do (not ``log(m / u) <
         -NOISE_MAX_LOG_BF`` at the *else* level where random pairs' share ``u`` would put at least
         :data:`NOISE_MIN_REFUTING` matched pairs: a second surname mostly ``NA``, on which
-        duplicates never disagree, is evidence). Every level counts when ``n_pairs`` is None. A timestamp of the export, a notes column, a free
+        duplicates never disagree, is evidence). Every level counts when ``n_pairs`` is None; with fewer than
+        :data:`NOISE_MIN_MATCHES` expected matches nothing is listed (an EM that found almost no
+        matches says nothing of evidence). A timestamp of the export, a notes column, a free
         text about something else: such a column only adds chance agreement, and its words
         dilute the whole-record comparison. A field the matches never agree on is not listed
         (EM cannot tell noise from a value written differently in two tables, ``1999`` and
@@ -1250,6 +1252,8 @@ class FSModel:
         if self.m_ is None or self.u_ is None:
             return []
         n_match = float("inf") if n_pairs is None else float(self.lambda_) * float(n_pairs)
+        if n_match < NOISE_MIN_MATCHES:  # too few matches to tell evidence from chance
+            return []
         keyed = {k for keys in self.forcing_ for k in keys}
         out = []
         for c, f in enumerate(self.fields):
@@ -1547,6 +1551,8 @@ NOISE_MAX_LOG_BF = 0.4
 NOISE_MIN_PAIRS = 5.0
 #: ... nor when its matches disagree on it less often than random pairs would make this many of them disagree
 NOISE_MIN_REFUTING = 1.0
+#: no field is noise when EM expects fewer matches than this among the pairs (``lambda * n_pairs``)
+NOISE_MIN_MATCHES = 20.0
 #: a field whose agreement levels hold less than this share of EM's matches is never called noise
 NOISE_MIN_AGREEMENT = 1e-3
 
