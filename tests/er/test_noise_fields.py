@@ -107,3 +107,13 @@ def test_a_key_rule_field_is_never_noise():
     assert [f.column for f in fm.noise_fields(n_pairs=100_000)] == ["c0"]
     fm.forcing_ = [["c0"]]
     assert fm.noise_fields(n_pairs=100_000) == []
+
+
+def test_never_agreeing_matches_are_noise_only_where_random_pairs_agree():
+    """Matches that never agree on a field random pairs agree on (a copied text of another
+    record, 27 % far agreement) are noise; where random pairs do not agree either (a year
+    written 1999 and 1999.0 in two tables) EM cannot tell, and the field is kept."""
+    m = [[0.9, 0.05, 0.03, 0.02], [0.000005, 0.000006, 0.000007, 0.999982], [0.00002, 0.00002, 0.00002, 0.99994]]
+    u = [[0.03, 0.005, 0.005, 0.96], [0.000836, 0.009016, 0.260252, 0.729896], [0.0046, 0.000001, 0.000001, 0.995]]
+    fm = _model(m, u, ["name", "name", "exact"], lam=0.001)
+    assert [f.column for f in fm.noise_fields(n_pairs=150_000)] == ["c1"]

@@ -1232,9 +1232,11 @@ class FSModel:
         :data:`NOISE_MIN_MATCHES` expected matches nothing is listed (an EM that found almost no
         matches says nothing of evidence). A timestamp of the export, a notes column, a free
         text about something else: such a column only adds chance agreement, and its words
-        dilute the whole-record comparison. A field the matches never agree on is not listed
-        (EM cannot tell noise from a value written differently in two tables, ``1999`` and
-        ``1999.0``, whose words the whole-record comparison still uses); nor is a field of a
+        dilute the whole-record comparison. A field that neither the matches nor random pairs agree on
+        is not listed (:data:`NOISE_MIN_AGREEMENT`, :data:`NOISE_RARE_AGREEMENT`: EM cannot tell
+        noise from a value written differently in two tables, ``1999`` and ``1999.0``, whose
+        words the whole-record comparison still uses; one that random pairs agree on and the
+        matches never do is listed); nor is a field of a
         ``key:`` blocking rule (:meth:`set_forcing`: its evidence is in the key prior and the
         blocking strata, not in its m and u), nor the whole-record (``*``) and codes (``#``)
         comparisons. Heuristic: it reads EM's
@@ -1261,7 +1263,7 @@ class FSModel:
             if not lv or f.column in keyed:
                 continue
             m, u = self.m_[c, lv], self.u_[c, lv]
-            if m.sum() < NOISE_MIN_AGREEMENT:
+            if m.sum() < NOISE_MIN_AGREEMENT and u.sum() < NOISE_RARE_AGREEMENT:
                 continue
             bf = np.log(np.maximum(m, 1e-300)) - np.log(np.maximum(u, 1e-300))
             agree = ((bf > NOISE_MAX_LOG_BF) & (m * n_match >= NOISE_MIN_PAIRS)).any()
@@ -1553,8 +1555,10 @@ NOISE_MIN_PAIRS = 5.0
 NOISE_MIN_REFUTING = 1.0
 #: no field is noise when EM expects fewer matches than this among the pairs (``lambda * n_pairs``)
 NOISE_MIN_MATCHES = 20.0
-#: a field whose agreement levels hold less than this share of EM's matches is never called noise
+#: a field whose agreement levels hold less than this share of EM's matches ...
 NOISE_MIN_AGREEMENT = 1e-3
+#: ... and less than this share of random pairs is never called noise
+NOISE_RARE_AGREEMENT = 1e-2
 
 
 # ----------------------------------------------------------------------------- supervised scorer
