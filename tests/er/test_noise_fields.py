@@ -117,3 +117,13 @@ def test_never_agreeing_matches_are_noise_only_where_random_pairs_agree():
     u = [[0.03, 0.005, 0.005, 0.96], [0.000836, 0.009016, 0.260252, 0.729896], [0.0046, 0.000001, 0.000001, 0.995]]
     fm = _model(m, u, ["name", "name", "exact"], lam=0.001)
     assert [f.column for f in fm.noise_fields(n_pairs=150_000)] == ["c1"]
+
+
+def test_no_noise_when_the_match_class_is_most_pairs():
+    """EM that calls (almost) every candidate pair a match (a table without duplicates) has a
+    match class that is not the matches: nothing is noise (tests/er/test_unseen_shapes.py's
+    table without duplicates lost its surname, birth date and city)."""
+    fm = _model([[0.001, 0.16, 0.83, 0.009]], [[0.001, 0.13, 0.86, 0.009]], ["date"], lam=0.6)
+    assert fm.noise_fields(n_pairs=100_000) == []
+    fm.lambda_ = 0.01
+    assert [f.column for f in fm.noise_fields(n_pairs=100_000)] == ["c0"]

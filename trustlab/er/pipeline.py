@@ -956,6 +956,7 @@ def resolve(
         noise = _noise_fields(data, scored) if fields is None and fitted is None and not supervised else []
         if noise:  # inferred fields that EM found no evidence in: inferred again without them, refitted
             t_retry = time.perf_counter()
+            first = (data, scored, stats, max_block_size, default_blocking)
             data = _without_noise(data, noise, scored)
             max_block_size = s.max_block_size
             with prepared_records():
@@ -965,6 +966,10 @@ def resolve(
                 if default_blocking and scored.model.drifted_:
                     scored, stats, max_block_size = _tighten_blocking(data, scored, stats, max_block_size,
                                                                       scoring, rng)
+            if scored.model.problems_ and not first[1].model.problems_:
+                # the refit degenerated where the first fit did not (a table without duplicates,
+                # whose first match class was look-alikes): the first fit stands
+                data, scored, stats, max_block_size, default_blocking = first
             stage.seconds["noise_refit"] = time.perf_counter() - t_retry
         if not supervised and fitted is None:
             scored.model.warn_if_degenerate(stacklevel=4)  # the caller of resolve

@@ -1230,7 +1230,8 @@ class FSModel:
         :data:`NOISE_MIN_REFUTING` matched pairs: a second surname mostly ``NA``, on which
         duplicates never disagree, is evidence). Every level counts when ``n_pairs`` is None; with fewer than
         :data:`NOISE_MIN_MATCHES` expected matches nothing is listed (an EM that found almost no
-        matches says nothing of evidence). A timestamp of the export, a notes column, a free
+        matches says nothing of evidence), nor when EM calls half the pairs or more matches (its
+        match class is then not the matches: a table without duplicates). A timestamp of the export, a notes column, a free
         text about something else: such a column only adds chance agreement, and its words
         dilute the whole-record comparison. A field that neither the matches nor random pairs agree on
         is not listed (:data:`NOISE_MIN_AGREEMENT`, :data:`NOISE_RARE_AGREEMENT`: EM cannot tell
@@ -1254,7 +1255,9 @@ class FSModel:
         if self.m_ is None or self.u_ is None:
             return []
         n_match = float("inf") if n_pairs is None else float(self.lambda_) * float(n_pairs)
-        if n_match < NOISE_MIN_MATCHES:  # too few matches to tell evidence from chance
+        if n_match < NOISE_MIN_MATCHES or self.lambda_ >= 0.5:
+            # too few matches to tell evidence from chance; or a match class of most candidate
+            # pairs (a table without duplicates): it is not the matches
             return []
         keyed = {k for keys in self.forcing_ for k in keys}
         out = []
