@@ -79,9 +79,7 @@ def is_truth_like(column: Any) -> bool:
 class FieldChoice:
     """What inference decided for one column: ``role`` is ``"field"``, ``"id"``,
     ``"truth"``, ``"source"``, ``"unnamed"`` (a blank header cell), ``"empty"``,
-    ``"constant"``, ``"excluded"`` or ``"noise"`` (compared at first, but the unsupervised
-    model found its agreement no evidence of a match: :func:`trustlab.resolve` inferred the
-    fields again without it);
+    ``"constant"`` or ``"excluded"``;
     ``kind`` is the field kind for ``role="field"``."""
 
     column: str

@@ -50,7 +50,7 @@ from trustlab.er.defaults import (
     pair_bytes,
     random_pairs,
 )
-from trustlab.er.kinds import KINDS, needed_features, pair_width
+from trustlab.er.kinds import needed_features, pair_width
 from trustlab.er.linking import one_to_one_sources, prepare_link
 from trustlab.er.one_to_one import cluster_one_to_one
 from trustlab.er.records import placeholders_to_missing, validate_records
@@ -502,46 +502,6 @@ def _score(data: _Records, pairs, cmp: _Compared, cfg: _ScoringConfig, rng, fitt
     return sc
 
 
-def _noise_fields(data: _Records, scored: _Scored) -> list:
-    """The inferred fields that Fellegi-Sunter found to be no evidence
-    (:meth:`~trustlab.er.scoring.FSModel.noise_fields`), when a column field that is evidence
-    remains beside them (else the model is kept as it is)."""
-    noise = scored.model.noise_fields(n_pairs=len(scored.pairs))
-    if not noise:
-        return []
-    names = {f.column for f in noise}
-    kept = [f for f in data.fields.fields if f.column not in names and not KINDS[f.kind].derived]
-    return noise if kept else []
-
-
-def _without_noise(data: _Records, noise: Sequence, scored: _Scored) -> _Records:
-    """``data`` with its fields inferred again without the columns of ``noise`` (which the
-    field report lists as skipped, role ``"noise"``, with their Bayes factors): the
-    whole-record and codes comparisons are then made of the other fields only."""
-    from trustlab.er.fields import FieldChoice
-
-    old = data.fields
-    cols = {c for f in noise for c in f.columns()}
-    mdl = scored.model
-    why = {}
-    for k, f in enumerate(mdl.fields):
-        if f in noise:
-            lv = mdl._agreement_levels(f)
-            best = float(np.max(np.log(mdl.m_[k, lv]) - np.log(mdl.u_[k, lv])))
-            why[f.column] = (f"compared as {f.kind}, but agreement was no evidence of a match (Fellegi-Sunter: "
-                             f"{mdl.m_[k, lv].sum():.1%} of the matches agree, log(m/u) at most {best:.2f}): "
-                             "not compared, fields inferred again without it")
-    exclude = [c.column for c in old.choices if c.role == "excluded"] + sorted(cols)
-    rep = field_report(None, data.df, id_col=data.id_col, exclude=exclude)
-    rep.choices = [FieldChoice(c.column, "excluded", None, old_c.reason)
-                   if c.role == "excluded" and (old_c := next((o for o in old.choices if o.column == c.column
-                                                               and o.role == "excluded"), None)) is not None
-                   else c for c in rep.choices]
-    rep.choices = [FieldChoice(c.column, "noise", None, why.get(c.column, "no evidence of a match"))
-                   if c.role == "excluded" and c.column in cols else c for c in rep.choices]
-    return replace(data, fields=rep)
-
-
 #: rounds of completion (:func:`_score`): components completed whole, and inside larger ones the
 #: pairs of records whose positive neighbourhoods overlap, compared and scored, then again on
 #: the new scores (a round that finds nothing new ends them)
@@ -948,31 +908,14 @@ def resolve(
             with stage("scoring"):
                 scored = _score(data, pairs, compared, scoring, rng, fitted, stats)
                 tighten = default_blocking and not supervised and scored.model.drifted_
+                if not tighten and not supervised and fitted is None:
+                    scored.model.warn_if_degenerate(stacklevel=4)  # the caller of resolve
             if tighten:  # blocks, compares and scores again with smaller blocks (default blocking only)
                 t_retry = time.perf_counter()
                 scored, stats, max_block_size = _tighten_blocking(data, scored, stats, max_block_size, scoring,
                                                                   rng)
                 stage.seconds["tightened_blocking"] = time.perf_counter() - t_retry
-        noise = _noise_fields(data, scored) if fields is None and fitted is None and not supervised else []
-        if noise:  # inferred fields that EM found no evidence in: inferred again without them, refitted
-            t_retry = time.perf_counter()
-            first = (data, scored, stats, max_block_size, default_blocking)
-            data = _without_noise(data, noise, scored)
-            max_block_size = s.max_block_size
-            with prepared_records():
-                pairs, stats, default_blocking = _block(data, s.blocking, max_block_size, fitted)
-                compared = _features(data, pairs, scoring, fitted, rng)
-                scored = _score(data, pairs, compared, scoring, rng, fitted, stats)
-                if default_blocking and scored.model.drifted_:
-                    scored, stats, max_block_size = _tighten_blocking(data, scored, stats, max_block_size,
-                                                                      scoring, rng)
-            if scored.model.problems_ and not first[1].model.problems_:
-                # the refit degenerated where the first fit did not (a table without duplicates,
-                # whose first match class was look-alikes): the first fit stands
-                data, scored, stats, max_block_size, default_blocking = first
-            stage.seconds["noise_refit"] = time.perf_counter() - t_retry
-        if not supervised and fitted is None:
-            scored.model.warn_if_degenerate(stacklevel=4)  # the caller of resolve
+                scored.model.warn_if_degenerate(stacklevel=4)  # the caller of resolve
         if default_blocking:
             _estimate_completeness(data, scored, stats, max_block_size)
         _compete(data, scored, scoring)  # link_only: a record's candidates compete (one-to-one)

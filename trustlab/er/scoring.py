@@ -1217,77 +1217,6 @@ class FSModel:
                        "street, similar names) rather than duplicates")
         return out
 
-    def noise_fields(self, n_pairs: float | None = None) -> list[Field]:
-        """The compared fields whose agreement EM found no evidence of a match.
-
-        A field is listed when the pairs of EM's match class do agree on it at times (the
-        agreement levels, exact and close / far where its kind has them, hold at least
-        :data:`NOISE_MIN_AGREEMENT` of them) but at no level markedly more often than random
-        pairs (no level has both ``log(m / u) >`` :data:`NOISE_MAX_LOG_BF` and at least
-        :data:`NOISE_MIN_PAIRS` expected matched pairs, ``m * lambda * n_pairs``), and they
-        disagree on it about as often as random pairs do (not ``log(m / u) <
-        -NOISE_MAX_LOG_BF`` at the *else* level where random pairs' share ``u`` would put at least
-        :data:`NOISE_MIN_REFUTING` matched pairs: a second surname mostly ``NA``, on which
-        duplicates never disagree, is evidence). Every level counts when ``n_pairs`` is None; with fewer than
-        :data:`NOISE_MIN_MATCHES` expected matches nothing is listed (an EM that found almost no
-        matches says nothing of evidence), nor when EM calls half the pairs or more matches (its
-        match class is then not the matches: a table without duplicates). A timestamp of the export, a notes column, a free
-        text about something else: such a column only adds chance agreement, and its words
-        dilute the whole-record comparison. A field that neither the matches nor random pairs agree on
-        is not listed (:data:`NOISE_MIN_AGREEMENT`, :data:`NOISE_RARE_AGREEMENT`: EM cannot tell
-        noise from a value written differently in two tables, ``1999`` and ``1999.0``, whose
-        words the whole-record comparison still uses; one that random pairs agree on and the
-        matches never do is listed); nor is a field of a
-        ``key:`` blocking rule (:meth:`set_forcing`: its evidence is in the key prior and the
-        blocking strata, not in its m and u), nor the whole-record (``*``) and codes (``#``)
-        comparisons. Heuristic: it reads EM's
-        estimates, themselves approximate; empty before :meth:`fit`.
-
-        Examples
-        --------
-        >>> m = FSModel([Field("name", "name"), Field("stamp", "date")])
-        >>> m.m_ = np.array([[0.6, 0.3, 0.05, 0.05], [0.001, 0.16, 0.83, 0.009]])
-        >>> m.u_ = np.array([[0.01, 0.02, 0.07, 0.9], [0.001, 0.13, 0.86, 0.009]])
-        >>> m.lambda_ = 0.01
-        >>> [f.column for f in m.noise_fields(n_pairs=100_000)]
-        ['stamp']
-        """
-        if self.m_ is None or self.u_ is None:
-            return []
-        n_match = float("inf") if n_pairs is None else float(self.lambda_) * float(n_pairs)
-        if n_match < NOISE_MIN_MATCHES or self.lambda_ >= 0.5:
-            # too few matches to tell evidence from chance; or a match class of most candidate
-            # pairs (a table without duplicates): it is not the matches
-            return []
-        keyed = {k for keys in self.forcing_ for k in keys}
-        out = []
-        for c, f in enumerate(self.fields):
-            lv = self._agreement_levels(f)
-            if not lv or f.column in keyed:
-                continue
-            m, u = self.m_[c, lv], self.u_[c, lv]
-            if m.sum() < NOISE_MIN_AGREEMENT and u.sum() < NOISE_RARE_AGREEMENT:
-                continue
-            bf = np.log(np.maximum(m, 1e-300)) - np.log(np.maximum(u, 1e-300))
-            agree = ((bf > NOISE_MAX_LOG_BF) & (m * n_match >= NOISE_MIN_PAIRS)).any()
-            # or disagreement refutes: the matches disagree markedly less often than random pairs
-            m_else, u_else = float(self.m_[c, 3]), float(self.u_[c, 3])
-            refute = (math.log(max(m_else, 1e-300)) - math.log(max(u_else, 1e-300)) < -NOISE_MAX_LOG_BF
-                      and u_else * n_match >= NOISE_MIN_REFUTING)
-            if not (agree or refute):
-                out.append(f)
-        return out
-
-    @staticmethod
-    def _agreement_levels(f: Field) -> list[int]:
-        """The agreement levels (0 exact, 1 close, 2 far) the kind of ``f`` has; none for the
-        whole-record and codes comparisons."""
-        kind = KINDS[f.kind]
-        if kind.derived:
-            return []
-        _, _, close, far, _ = kind.levels
-        return [0] + ([1] if close is not None else []) + ([2] if far is not None else [])
-
     def warn_if_degenerate(self, stacklevel: int = 3) -> None:
         """Emit :class:`DegenerateModelWarning` when :meth:`fit` found a problem."""
         if self.problems_:
@@ -1547,21 +1476,6 @@ class FSModel:
                 rows.append({"field": f.column, "kind": f.kind, "level": lv, "m": float(self.m_[c, k]),
                              "u": float(self.u_[c, k]), "log_bf": float(np.log(self.m_[c, k] / self.u_[c, k]))})
         return pd.DataFrame(rows)
-
-
-#: :meth:`FSModel.noise_fields`: an agreement level is evidence when agreeing there is more
-#: than ``exp(0.4)`` (1.5) times as common in EM's matches as in random pairs ...
-NOISE_MAX_LOG_BF = 0.4
-#: ... and at least this many matched pairs are expected there (fewer: chance, in EM's estimate)
-NOISE_MIN_PAIRS = 5.0
-#: ... nor when its matches disagree on it less often than random pairs would make this many of them disagree
-NOISE_MIN_REFUTING = 1.0
-#: no field is noise when EM expects fewer matches than this among the pairs (``lambda * n_pairs``)
-NOISE_MIN_MATCHES = 20.0
-#: a field whose agreement levels hold less than this share of EM's matches ...
-NOISE_MIN_AGREEMENT = 1e-3
-#: ... and less than this share of random pairs is never called noise
-NOISE_RARE_AGREEMENT = 1e-2
 
 
 # ----------------------------------------------------------------------------- supervised scorer
