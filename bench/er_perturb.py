@@ -18,6 +18,24 @@ Variants (each applied to every input table of a file; the id column and the tru
 * ``upper``     every value upper-cased;
 * ``sparse``    30 % of the non-id cells emptied (seeded), as in sparse real rows;
 * ``tabbed``    tab-separated with a UTF-8 byte-order mark;
+* ``merged``    the non-id fields of each record as free text, the way product and catalogue exports
+  hold a ``name`` and a ``description`` rather than one column per attribute. Cells that are empty
+  or a missing-value marker (``NA`` and ``trustlab.er.records.MISSING_PLACEHOLDERS``, compared
+  case-insensitively after stripping) are left out; the others keep their text (runs of white
+  space become one space). With the non-id
+  columns ``c1 … ck`` in file order: k <= 1, the table is unchanged; 2 <= k <= 3, one column
+  ``text`` = the values of ``c1 … ck`` joined by one space (e.g. first and last name as one
+  full name); k >= 4, two columns, ``name`` = the value of ``c1`` and ``description`` = the values
+  of ``c2 … ck`` joined by one space. The id column stays first; rows stay in order;
+* ``extra``     the table plus five noise columns of the kind a real export carries (per table,
+  seeded, the same names in every table of a file): ``row_no`` (first column) the running row
+  number 1..n of the table (so the tables of a link file share the numbers 1..min n);
+  ``status`` the constant ``ACTIVE``; ``notes`` empty but in 10 % of the rows, which hold one of
+  eight short phrases (``call back``, ``verified``, …); ``comment`` the free text of another
+  record of the same table (``merged``'s joined values of all non-id columns of row ``perm[i]``,
+  ``perm`` a seeded random permutation: a long text about, nearly always, another entity);
+  ``exported_at`` a timestamp ``2026-03-1D HH:MM:SS`` drawn uniformly over three days. The
+  original columns and the rows are unchanged;
 * ``recased``   (not run by default) every other column's name in upper case if it is among the
   later half of the names by sort order (over every table of the file), in lower case otherwise,
   so that the names sort in another order (the later half first); kind hints and column pairing
@@ -51,8 +69,14 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-VARIANTS = ("base", "opaque", "shuffled", "semicolon", "upper", "sparse", "tabbed", "recased")
+from trustlab.er.records import MISSING_PLACEHOLDERS  # noqa: E402
+
+VARIANTS = ("base", "opaque", "shuffled", "semicolon", "upper", "sparse", "tabbed", "merged", "extra", "recased")
 DEFAULT_VARIANTS = VARIANTS[:-1]
+# ``merged``: cells left out of the free text (besides empty ones), compared lower-cased and stripped
+_MISSING = frozenset({"na"}) | MISSING_PLACEHOLDERS
+# ``extra``: the phrases of the mostly-empty ``notes`` column
+_NOTES = ("call back", "verified", "duplicate?", "check address", "moved", "see email", "vip", "old record")
 ID_COLS = ("id", "Entity Id", "rec_id", "Id", "person_id", "unique_id", "record_id", "mention_id")
 
 
@@ -81,6 +105,22 @@ def recased_names(names) -> dict:
     order = sorted({str(c) for c in names})
     half = len(order) // 2
     return {c: c.upper() if k >= half else c.lower() for k, c in enumerate(order)}
+
+
+def record_text(df: pd.DataFrame, cols) -> pd.Series:
+    """Each row's values of ``cols`` (in that order) joined by one space, leaving out empty
+    cells and missing-value markers (``_MISSING``)."""
+    parts = []
+    for c in cols:
+        v = df[c].fillna("").astype(str)
+        keep = ~v.str.strip().str.lower().isin(_MISSING) & (v.str.strip() != "")
+        parts.append(v.where(keep, ""))
+    if not parts:
+        return pd.Series([""] * len(df), index=df.index)
+    out = parts[0]
+    for q in parts[1:]:
+        out = out.str.cat(q, sep=" ")
+    return out.str.split().str.join(" ")  # no double or edge spaces where cells were left out
 
 
 def perturb(df: pd.DataFrame, variant: str, seed: int, names: dict | None = None) -> tuple[pd.DataFrame, dict]:
@@ -112,6 +152,27 @@ def perturb(df: pd.DataFrame, variant: str, seed: int, names: dict | None = None
             out.loc[drop, c] = ""
     elif variant == "tabbed":
         kw.update(sep="\t", encoding="utf-8-sig")
+    elif variant == "merged":
+        if 2 <= len(others) <= 3:
+            body = {"text": record_text(df, others)}
+        elif len(others) >= 4:
+            body = {"name": record_text(df, others[:1]), "description": record_text(df, others[1:])}
+        else:
+            body = None
+        if body is not None:
+            out = pd.DataFrame(({idc: df[idc]} if idc is not None else {}) | body, index=df.index)
+    elif variant == "extra":
+        n = len(out)
+        text = record_text(df, others).to_numpy()
+        notes = np.where(rng.random(n) < 0.10, np.asarray(_NOTES, dtype=object)[rng.integers(0, len(_NOTES), n)], "")
+        comment = text[rng.permutation(n)]
+        t0 = pd.Timestamp("2026-03-10 00:00:00")
+        when = t0 + pd.to_timedelta(rng.integers(0, 3 * 86400, n), unit="s")
+        out.insert(0, "row_no", [str(k + 1) for k in range(n)])
+        out["status"] = "ACTIVE"
+        out["notes"] = notes
+        out["comment"] = comment
+        out["exported_at"] = when.strftime("%Y-%m-%d %H:%M:%S")
     elif variant == "recased":
         out = out.rename(columns={c: names[str(c)] for c in others})
     elif variant != "base":
