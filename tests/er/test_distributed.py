@@ -494,6 +494,25 @@ def test_placeholders_to_missing_once_per_value_equals_records():
     assert got["name"].isna().sum() > df["name"].isna().sum() and got["id"].eq("N/A").any()
 
 
+def test_tf_tables_of_rows_equal_those_of_the_indexed_counts():
+    """``_tf_tables_of_rows`` against ``_tf_tables`` of the (field, value) index: rows of the
+    fields interleaved, ties of counts (order kept), counts of 1 left out, a field with no
+    rows, no rows at all."""
+    from trustlab.er.kinds import Field
+
+    rng = np.random.default_rng(2)
+    m = 3000
+    got = pd.DataFrame({"f": rng.choice(np.array([0, 1, 3], np.int16), m),
+                        "tok": pd.Series([f"v{k}" for k in rng.permutation(m)], dtype=object),
+                        "n": rng.integers(1, 6, m).astype(np.int64)})
+    fl = [Field(c, "name") for c in ("a", "b", "c", "d")]
+    ref = D._tf_tables(D._counts_series(got, D._counts_meta()), fl, 5000)
+    fast = D._tf_tables_of_rows(got, fl, 5000)
+    assert fast == ref and ref[0]["c"] == {} and len(ref[0]["a"]) > 500
+    assert all(list(fast[0][c].items()) == list(ref[0][c].items()) for c in ref[0])
+    assert D._tf_tables_of_rows(None, fl, 10) == D._tf_tables(D._counts_series(None, D._counts_meta()), fl, 10)
+
+
 def test_tf_tables_from_the_encodings_equal_a_pass_over_the_records():
     """The TF tables summed from the encoded partitions' value counts equal those of a pass
     of their own over the records (the trusted path), and the frequencies set afterwards
@@ -511,6 +530,10 @@ def test_tf_tables_from_the_encodings_equal_a_pass_over_the_records():
     counts = D._add_counts(*[e.tf_counts for e in encs]).set_index(["f", "tok"])["n"]
     tables, default = D._tf_tables(counts, tf_fields, len(df))
     assert tables == ref_tables and default == ref_default and any(len(t) > 5 for t in tables.values())
+    # the encode stage's tables from the summed rows (no index over them): the same entries, in the same order
+    fast = D._tf_tables_of_rows(D._add_counts(*[e.tf_counts for e in encs]), tf_fields, len(df))
+    assert fast == (tables, default)
+    assert all(list(fast[0][c].items()) == list(tables[c].items()) for c in tables)
     model = FSModel(fl)
     model.tf_tables_, model.tf_default_ = tables, default
     for p, e in zip(parts, encs):

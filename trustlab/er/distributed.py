@@ -2426,7 +2426,7 @@ def _resolve(run: _Run, work: _Work, records, *, output, id_col, fields, truth, 
         tf_got, encs, shares, docs, enc_bytes = run.compute(root, [e[0] for e in E], [e[2] for e in E],
                                                             [e[3] for e in E], [e[4] for e in E])
         mview = _spilled(view_paths, mview_meta, divs)
-        tf_tables, tf_default = _tf_tables(_counts_series(tf_got, _counts_meta()), tf_fields, n) if tf_fields \
+        tf_tables, tf_default = _tf_tables_of_rows(tf_got, tf_fields, n) if tf_fields \
             else ({}, {})
         tf_model = FSModel(flds)
         tf_model.tf_tables_, tf_model.tf_default_ = tf_tables, tf_default
@@ -2800,6 +2800,27 @@ def _tf_tables(counts: pd.Series, tf_fields, n: int) -> tuple[dict, dict]:
         tot = max(1, int(vc.sum()))
         vc = vc[vc >= 2].sort_values(ascending=False, kind="stable")
         tf_tables[f.column] = {str(v): float(cnt / tot) for v, cnt in vc.items()}
+        tf_default[f.column] = 1.0 / max(1, n)
+    return tf_tables, tf_default
+
+
+def _tf_tables_of_rows(got: pd.DataFrame | None, tf_fields, n: int) -> tuple[dict, dict]:
+    """``_tf_tables(_counts_series(got, _counts_meta()), tf_fields, n)`` (the same tables, their
+    entries in the same order) from the summed rows ``f``, ``tok``, ``n`` themselves, without a
+    (field, value) index over all of them (on the driver, ~1.3 CPU s at 1M records)."""
+    tf_tables, tf_default = {}, {}
+    f_all = got["f"].to_numpy() if got is not None else np.zeros(0, np.int16)
+    by_f = np.argsort(f_all, kind="stable")  # each field's rows, in their order
+    bounds = np.searchsorted(f_all[by_f], np.arange(len(tf_fields) + 1))
+    for k, f in enumerate(tf_fields):
+        rows = by_f[bounds[k]:bounds[k + 1]]
+        cnt = got["n"].to_numpy()[rows] if rows.size else np.zeros(0, np.int64)
+        tot = max(1, int(cnt.sum()))
+        keep = cnt >= 2
+        rows, cnt = rows[keep], cnt[keep]
+        o = np.argsort(-cnt, kind="stable")  # descending, ties in their order (sort_values' stable)
+        tok = got["tok"].to_numpy(dtype=object)[rows[o]] if rows.size else np.zeros(0, dtype=object)
+        tf_tables[f.column] = dict(zip([str(v) for v in tok], (cnt[o] / tot).tolist()))
         tf_default[f.column] = 1.0 / max(1, n)
     return tf_tables, tf_default
 
