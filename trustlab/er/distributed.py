@@ -919,6 +919,7 @@ def _encode_file(part: pd.DataFrame, fields, only, tf_model, truth: str | None, 
         part = _view(part, *view[1:], cache=memo)
         _save_frame(part, view[0])
     enc = _encode(part, fields, only, None, tf_model, truth, memo)
+    del memo, part  # not held while the encoding is written
     return (_EncFile.save(enc, path), enc.tf_counts, enc.shares if enc.shares is not None else ({}, 0),
             _doc_counts(enc) if doc else None, enc.nbytes())
 
