@@ -401,9 +401,9 @@ def test_completed_pairs_encode_only_their_records(monkeypatch):
     monkeypatch.setattr(D, "_encode_calls", [], raising=False)
     orig = D._encode
 
-    def counting(part, fields, only, doc_freq, tf_model, truth):
+    def counting(part, fields, only, doc_freq, tf_model, truth, *memo):
         D._encode_calls.append((len(part), doc_freq is not None))
-        return orig(part, fields, only, doc_freq, tf_model, truth)
+        return orig(part, fields, only, doc_freq, tf_model, truth, *memo)
 
     monkeypatch.setattr(D, "_encode", counting)
     df = generate_records(1500, random_state=7)

@@ -1317,7 +1317,7 @@ def quantity_lists(parts: Sequence[pd.Series]) -> np.ndarray:
     read = []
     for part in parts:
         # each distinct value read once (titles, names and places repeat)
-        codes, uniq = pd.factorize(part.fillna("").astype(str).to_numpy(dtype=object))
+        codes, uniq = factorize(part.fillna("").astype(str).to_numpy(dtype=object))  # in pieces
         read.append((codes, _value_quantities(pd.Series(uniq, dtype=object)), len(uniq)))
     return _quantity_rows(read, out)
 
