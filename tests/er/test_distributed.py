@@ -401,9 +401,9 @@ def test_completed_pairs_encode_only_their_records(monkeypatch):
     monkeypatch.setattr(D, "_encode_calls", [], raising=False)
     orig = D._encode
 
-    def counting(part, fields, only, doc_freq, tf_model, truth):
+    def counting(part, fields, only, doc_freq, tf_model, truth, *memo):
         D._encode_calls.append((len(part), doc_freq is not None))
-        return orig(part, fields, only, doc_freq, tf_model, truth)
+        return orig(part, fields, only, doc_freq, tf_model, truth, *memo)
 
     monkeypatch.setattr(D, "_encode", counting)
     df = generate_records(1500, random_state=7)
@@ -494,6 +494,25 @@ def test_placeholders_to_missing_once_per_value_equals_records():
     assert got["name"].isna().sum() > df["name"].isna().sum() and got["id"].eq("N/A").any()
 
 
+def test_tf_tables_of_rows_equal_those_of_the_indexed_counts():
+    """``_tf_tables_of_rows`` against ``_tf_tables`` of the (field, value) index: rows of the
+    fields interleaved, ties of counts (order kept), counts of 1 left out, a field with no
+    rows, no rows at all."""
+    from trustlab.er.kinds import Field
+
+    rng = np.random.default_rng(2)
+    m = 3000
+    got = pd.DataFrame({"f": rng.choice(np.array([0, 1, 3], np.int16), m),
+                        "tok": pd.Series([f"v{k}" for k in rng.permutation(m)], dtype=object),
+                        "n": rng.integers(1, 6, m).astype(np.int64)})
+    fl = [Field(c, "name") for c in ("a", "b", "c", "d")]
+    ref = D._tf_tables(D._counts_series(got, D._counts_meta()), fl, 5000)
+    fast = D._tf_tables_of_rows(got, fl, 5000)
+    assert fast == ref and ref[0]["c"] == {} and len(ref[0]["a"]) > 500
+    assert all(list(fast[0][c].items()) == list(ref[0][c].items()) for c in ref[0])
+    assert D._tf_tables_of_rows(None, fl, 10) == D._tf_tables(D._counts_series(None, D._counts_meta()), fl, 10)
+
+
 def test_tf_tables_from_the_encodings_equal_a_pass_over_the_records():
     """The TF tables summed from the encoded partitions' value counts equal those of a pass
     of their own over the records (the trusted path), and the frequencies set afterwards
@@ -511,6 +530,10 @@ def test_tf_tables_from_the_encodings_equal_a_pass_over_the_records():
     counts = D._add_counts(*[e.tf_counts for e in encs]).set_index(["f", "tok"])["n"]
     tables, default = D._tf_tables(counts, tf_fields, len(df))
     assert tables == ref_tables and default == ref_default and any(len(t) > 5 for t in tables.values())
+    # the encode stage's tables from the summed rows (no index over them): the same entries, in the same order
+    fast = D._tf_tables_of_rows(D._add_counts(*[e.tf_counts for e in encs]), tf_fields, len(df))
+    assert fast == (tables, default)
+    assert all(list(fast[0][c].items()) == list(tables[c].items()) for c in tables)
     model = FSModel(fl)
     model.tf_tables_, model.tf_default_ = tables, default
     for p, e in zip(parts, encs):
@@ -800,3 +823,27 @@ def test_one_text_column_same_entities_as_local(client):
     np.testing.assert_allclose(res.model.m_, local.model.m_, rtol=1e-9)
     np.testing.assert_allclose(res.model.u_, local.model.u_, rtol=1e-9)  # levels cut on the same 3-gram IDF
     assert _output_partition(res) == _local_partition(local)
+
+
+def test_frames_written_without_the_pickle_memo_read_back_equal(tmp_path):
+    """``_save_frame`` (the pickler's fast mode) and ``_load_frame`` round-trip every dtype,
+    the index and missing values of a partition exactly, strings held several times
+    included; an object that refers to itself is written with the memo instead."""
+    s = "shared string"
+    df = pd.DataFrame({"a": pd.Series([s, s, None, np.nan, "x", 3, 2.5], dtype=object),
+                       "b": np.arange(7, dtype=np.int64), "c": np.linspace(0, 1, 7),
+                       "d": pd.Categorical(list("abcabca")), "e": pd.array(["p", None, "q", "p", "r", "s", "t"],
+                                                                            dtype="string"),
+                       "f": pd.date_range("2020-01-01", periods=7, tz="UTC"), "g": [(), ("k1",), (), ("a", "b"),
+                                                                                   (), (), ()]})
+    df.index = pd.Index(np.arange(7, dtype=np.int64) + 100, name="_idx")
+    path = str(tmp_path / "sub" / "f.pkl")
+    assert D._save_frame(df, path) == 7
+    got = D._load_frame(path)
+    assert got.equals(df) and got.index.equals(df.index) and got.index.name == "_idx"
+    assert (got.dtypes == df.dtypes).all() and got["a"].tolist()[:2] == [s, s] and got["a"].isna().sum() == 2
+    loop: list = [1]
+    loop.append(loop)
+    D._dump_fast(loop, str(tmp_path / "loop.pkl"))
+    back = pd.read_pickle(str(tmp_path / "loop.pkl"))
+    assert back[0] == 1 and back[1] is back

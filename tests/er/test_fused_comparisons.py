@@ -212,6 +212,31 @@ def test_value_codes_pass_equals_the_pandas_chain(other, monkeypatch):
     assert np.array_equal(got[0], ref[0]) and np.array_equal(got[1], ref[1]) and got[0].size > 10
 
 
+@pytest.mark.parametrize("other", [False, True])
+def test_value_code_pair_equals_value_codes_and_letter_codes(other, monkeypatch):
+    """One pass for the ``codes`` field's rows and its neighbour lists (``_value_code_pair``)
+    gives exactly ``_value_codes`` and ``_value_letter_codes`` (arrays, order, dtypes), on
+    hostile values, code words, digit-only words, repeats, one value and none."""
+    rng = np.random.default_rng(5)
+    words = _CODE_WORDS + ["12345", "1234567", "ab", "x1y2 x1y2", "5th", "a/b/c1234", "99/99999"]
+    s = _hostile_series(True, other).reset_index(drop=True)
+    s2 = pd.Series([" ".join(rng.choice(words, rng.integers(0, 4))) for _ in range(500)] + [None], dtype=object)
+    cases = [s, s2, s2.iloc[:1].reset_index(drop=True), pd.Series(["no code here", "ab"], dtype=object),
+             pd.Series(["12345 67890"], dtype=object), pd.Series([], dtype=object)]
+    checked = 0
+    for v in cases:
+        (ra, ha), (rl, cl) = D._value_code_pair(v)
+        ra0, ha0 = D._value_codes(v)
+        rl0, cl0 = D._value_letter_codes(v)
+        assert np.array_equal(ra, ra0) and np.array_equal(ha, ha0) and ra.dtype == ra0.dtype and ha.dtype == ha0.dtype
+        assert np.array_equal(rl, rl0) and cl.tolist() == cl0.tolist() and cl.dtype == cl0.dtype
+        checked += rl.size
+    assert checked > 200
+    monkeypatch.setattr(D, "_str_values", lambda v: None)  # the pandas chain of the words
+    (ra, ha), (rl, cl) = D._value_code_pair(s2)
+    assert np.array_equal(ra, D._value_codes(s2)[0]) and cl.tolist() == D._value_letter_codes(s2)[1].tolist()
+
+
 _CODE_WORDS = ["TH-50PZ850U", "th50pz850u", "msmt2g/tq", "ab12/cd34", "5th", "4gb", "x1y2", "z3w4", "12345",
                "a-1.b_2+c#3*d", "nst360u2bk", "NST285U2BK", "1q880623", "98765/ab12", "ΣΑΣ12", "İ2345", "12ab/",
                "/ab12", "hd6950 xfx1gb", "(rt-ac68u)", "a1;b22;c333;d4444", "١٢٣٤٥ab", "ab12cd " * 3]
@@ -246,6 +271,34 @@ def test_record_code_lists_from_values_equal_those_of_the_record_text(other, mon
     assert sum(len(x) > 0 for x in ref) > 100 and max(len(x) for x in ref) == C.NEIGHBOUR_CODES_MAX
     monkeypatch.setattr(D, "_str_values", lambda v: None)  # the pandas chain of the words
     assert D._record_code_lists(df, flds, n).tolist() == ref.tolist()
+
+
+@pytest.mark.parametrize("other", [False, True])
+def test_record_quantity_lists_from_values_equal_those_of_the_record_parts(other):
+    """Each record's quantities from its columns' distinct values (``_record_quantity_lists``,
+    the encodings' path, sharing the distinct values with the rest of the encoding) equal
+    ``quantity_lists(record_parts(...))``: several columns, repeats within and across
+    columns, more than ``QUANTITY_MAX``, missing values, numbers among the strings."""
+    from trustlab.er.comparisons import quantity_lists
+    from trustlab.er.kinds import record_parts
+
+    rng = np.random.default_rng(4)
+    titles = ["Seagate 500GB portable hard drive", "seagate 500gb Portable hard drive", "2550 W Addison street",
+              "Da-Lite screen 60 x 80 video format", "Eveready batteries AA 24-Pack", "pioneer big 350W sub woofer",
+              "camera 14MP 16GB 3-inch 2x zoom 1200mAh 5V 9W 45mm 2lbs 60 x 80 kit", "plain words only here",
+              "", None, np.nan] + ([12.5, 7] if other else [])
+    n = 800
+    df = pd.DataFrame({c: pd.Series([titles[k] for k in rng.integers(0, len(titles), n)], dtype=object)
+                       for c in ("title", "maker", "descr")})
+    flds = [Field("title", "name"), Field("maker", "string"), Field("descr", "address"), Field("*", "record"),
+            Field("#", "codes")]
+    ref = quantity_lists(record_parts(df, flds))
+    memo: dict = {}
+    got = D._record_quantity_lists(df, flds, n, memo)
+    assert got.tolist() == ref.tolist()
+    assert sum(len(x) > 0 for x in ref) > 300 and max(len(x) for x in ref) == C.QUANTITY_MAX
+    assert (memo["title"][0] is None) == other  # the distinct values, shared (a column of other values: none)
+    assert D._record_quantity_lists(df, flds, n).tolist() == ref.tolist()
 
 
 def test_encodings_of_generated_records_equal_the_pandas_chains(monkeypatch):

@@ -102,3 +102,58 @@ def test_quantity_levels_only_where_no_code_is_shared():
     i, j = np.zeros(5, np.int64), np.ones(5, np.int64)
     np.testing.assert_array_equal(quantity_levels(lv.copy(), L, i, j), [1.0, 0.5, 0.25, np.nan, 0.25])
     np.testing.assert_array_equal(quantity_levels(lv.copy(), None, i, j), lv)
+
+
+def _quantity_lists_per_record(parts) -> list:
+    """The trusted slow path (``quantity_lists`` before stop 48): every record's values read
+    one by one, with the same rules."""
+    import re
+
+    from trustlab.er import comparisons as C
+
+    n = len(parts[0])
+    found: dict[int, list] = {}
+    for part in parts:
+        low = part.fillna("").astype(str).str.lower().reset_index(drop=True)
+        for r in range(n):
+            s = low.iat[r]
+            if not re.search(r"\d\s*-?\s*[a-z\"]", s):
+                continue
+            words = len(re.findall(C._QTY_WORD, s)) - len(re.findall(C._QTY_UNIT_WORD, s))
+            if words < C.QUANTITY_MIN_WORDS or len(re.findall(r"\S+", s)) > C.QUANTITY_MAX_WORDS:
+                continue
+            q = found.setdefault(r, [])
+            for v, _, u, _, g in C._QTY_UNIT.findall(s):
+                if float(v) > 0:
+                    dim, scale = C.QUANTITY_UNITS[u or g]
+                    q.append((dim, float(v) * scale))
+            for a, b, c in C._QTY_SIZE.findall(s):
+                vals = tuple(sorted(float(x) for x in (a, b, c) if x))
+                q.append((f"size{len(vals)}", vals))
+    return [tuple(dict.fromkeys(found[r]))[:C.QUANTITY_MAX] if found.get(r) else () for r in range(n)]
+
+
+def test_quantity_lists_per_distinct_value_equal_the_per_record_reading():
+    """``quantity_lists`` reads each distinct value once; every record's list equals the
+    per-record reading: repeated titles, several columns (order kept, repeats across
+    columns dropped, more than ``QUANTITY_MAX``), case variants, missing and non-string
+    values, a non-default index."""
+    from trustlab.er.comparisons import QUANTITY_MAX
+
+    rng = np.random.default_rng(11)
+    vals = ["Seagate 500GB portable hard drive", "SEAGATE 500gb Portable Hard Drive", "2550 W Addison street",
+            "Da-Lite screen 60 x 80 video format", "Eveready batteries AA 24-Pack", "pioneer big 350W sub woofer",
+            "a plain title without sizes", "camera 14MP 16GB 3-inch 2x zoom 1200mAh 5V 9W 45mm 2lbs 60 x 80 kit",
+            "12 smith street", "7.6 x 4.8 x 1.4 inches", "", None, np.nan, 1200, 3.5, "drive 0GB empty here"]
+    n = 700
+
+    def col():
+        return pd.Series([vals[k] for k in rng.integers(0, len(vals), n)], dtype=object,
+                         index=np.arange(n) * 3 + 5)
+
+    for parts in ([col()], [col(), col(), col()], [col().iloc[:1]]):
+        got = quantity_lists(parts).tolist()
+        want = _quantity_lists_per_record(parts)
+        assert got == want
+    got = quantity_lists([col(), col(), col()])
+    assert sum(len(x) > 0 for x in got) > 300 and max(len(x) for x in got) == QUANTITY_MAX

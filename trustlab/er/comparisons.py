@@ -1314,29 +1314,56 @@ def quantity_lists(parts: Sequence[pd.Series]) -> np.ndarray:
     out[:] = [()] * n
     if n == 0:
         return out
-    found: dict[int, list] = {}
+    read = []
     for part in parts:
-        low = part.fillna("").astype(str).str.lower().reset_index(drop=True)
-        has = low.str.contains(r"\d\s*-?\s*[a-z\"]", regex=True).to_numpy(bool)
-        if not has.any():
+        # each distinct value read once (titles, names and places repeat)
+        codes, uniq = factorize(part.fillna("").astype(str).to_numpy(dtype=object))  # in pieces
+        read.append((codes, _value_quantities(pd.Series(uniq, dtype=object)), len(uniq)))
+    return _quantity_rows(read, out)
+
+
+def _quantity_rows(read: Sequence[tuple], out: np.ndarray) -> np.ndarray:
+    """:func:`quantity_lists` from each part's reading of its distinct values: ``read`` holds
+    per part ``(codes, quantities of the values by position, number of values)`` (``codes``:
+    each record's value); a record's quantities are those of its values, in the order of the
+    parts, repeats dropped, at most :data:`QUANTITY_MAX`, written into ``out``."""
+    found: dict[int, list] = {}
+    for codes, per_value, nvals in read:
+        if not per_value:
             continue
-        words = low[has].str.count(_QTY_WORD).to_numpy() - low[has].str.count(_QTY_UNIT_WORD).to_numpy()
-        short = low[has].str.count(r"\S+").to_numpy() <= QUANTITY_MAX_WORDS
-        for r in np.flatnonzero(has)[(words >= QUANTITY_MIN_WORDS) & short]:
-            s = low.iat[r]
-            q = found.setdefault(int(r), [])
-            for v, _, u, _, g in _QTY_UNIT.findall(s):
-                x = float(v)
-                if x > 0:
-                    dim, scale = QUANTITY_UNITS[u or g]
-                    q.append((dim, x * scale))
-            for a, b, c in _QTY_SIZE.findall(s):
-                vals = tuple(sorted(float(x) for x in (a, b, c) if x))
-                q.append((f"size{len(vals)}", vals))
+        has = np.zeros(nvals, bool)
+        has[list(per_value)] = True
+        for r in np.flatnonzero(has[codes]).tolist():
+            found.setdefault(r, []).extend(per_value[int(codes[r])])
     for r, q in found.items():
-        if q:
-            out[r] = tuple(dict.fromkeys(q))[:QUANTITY_MAX]
+        out[r] = tuple(dict.fromkeys(q))[:QUANTITY_MAX]
     return out
+
+
+def _value_quantities(vals: pd.Series) -> dict[int, list]:
+    """:func:`quantity_lists`' reading of each value (strings): position -> its quantities,
+    in the order of the text, for the values that name one."""
+    low = vals.str.lower().reset_index(drop=True)
+    has = low.str.contains(r"\d\s*-?\s*[a-z\"]", regex=True).to_numpy(bool)
+    found: dict[int, list] = {}
+    if not has.any():
+        return found
+    words = low[has].str.count(_QTY_WORD).to_numpy() - low[has].str.count(_QTY_UNIT_WORD).to_numpy()
+    short = low[has].str.count(r"\S+").to_numpy() <= QUANTITY_MAX_WORDS
+    for r in np.flatnonzero(has)[(words >= QUANTITY_MIN_WORDS) & short]:
+        s = low.iat[r]
+        q = []
+        for v, _, u, _, g in _QTY_UNIT.findall(s):
+            x = float(v)
+            if x > 0:
+                dim, scale = QUANTITY_UNITS[u or g]
+                q.append((dim, x * scale))
+        for a, b, c in _QTY_SIZE.findall(s):
+            vals_ = tuple(sorted(float(x) for x in (a, b, c) if x))
+            q.append((f"size{len(vals_)}", vals_))
+        if q:
+            found[int(r)] = q
+    return found
 
 
 def _same_quantity(x, y) -> bool:
