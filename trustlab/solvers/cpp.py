@@ -439,6 +439,7 @@ class _ExactSolve:
             strong = []  # (family, (idx, coef)) odd wheels and 2-partitions with |S| >= 2
             if strong_on and tri.shape[0] < max_cuts // o.strong_frac:
                 strong = _strong_cuts(X, A, P, max(25, max_cuts // 8), o.odd_wheels, o.two_partition_general)
+                clk.charge(float(n) ** 3 / SEPARATION_RATE + APEX_SECONDS * n)  # (approximate)
             stop = None
             if tri.shape[0] == 0 and not tp and not strong:
                 stop = "no_cut"
@@ -460,6 +461,7 @@ class _ExactSolve:
                 history = history[-1:]
                 if tri.shape[0] < max_cuts // o.strong_frac:
                     strong = _strong_cuts(X, A, P, max(25, max_cuts // 8), o.odd_wheels, o.two_partition_general)
+                    clk.charge(float(n) ** 3 / SEPARATION_RATE + APEX_SECONDS * n)
                 if tri.shape[0] == 0 and not tp and not strong:
                     break
             if cuts:  # drop cuts slack for 3 LP rounds in a row (keeps the LP small, avoids cycling)

@@ -416,7 +416,7 @@ def reduce_problem(W: np.ndarray, A: np.ndarray | None = None, *, rules=None, de
              "forbidden": 0, "rounds": 0}
     merge_rules = rules - {"heavy_non_edge"}
     stats["almost_clique"] = 0
-    from trustlab.solvers._clock import REDUCE_RATE, REDUCE_ROUND_SECONDS
+    from trustlab.solvers._clock import MIN_CUT_SECONDS, REDUCE_RATE, REDUCE_ROUND_SECONDS
     from trustlab.solvers._clock import current as current_clock
 
     clk = current_clock()  # wall time, or counted work (trustlab.solvers._clock)
@@ -424,7 +424,7 @@ def reduce_problem(W: np.ndarray, A: np.ndarray | None = None, *, rules=None, de
     for C in candidates or ():
         if deadline is not None and clk.now() > deadline:
             break
-        clk.charge(peel * (np.size(C) + 1) * n / REDUCE_RATE)
+        clk.charge(min(peel, np.size(C)) * MIN_CUT_SECONDS)  # its almost-clique tests (approximate)
         C = np.unique(np.asarray(C, np.int64))
         if C.size < 2 or not np.all(w.alive[C]):
             continue
