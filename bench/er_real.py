@@ -54,6 +54,7 @@ Prints one JSON line per (file, system); ``--md`` writes the table worst trustla
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import platform
@@ -394,12 +395,26 @@ def resolve_files(inputs, keys):
     return r, np.array([m[(k[0], str(k[1]))] for k in keys])
 
 
+def _cinfo(r) -> dict:
+    """The clustering's statistics of a resolve result (empty where it has none)."""
+    return dict(getattr(getattr(r, "clusters", None), "info", None) or {})
+
+
 def trustlab_run(inputs, keys):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         r, pred = resolve_files(inputs, keys)
     s = r.summary()
+    # the partition itself, as a short hash (labels renumbered by first appearance): equal
+    # hashes are equal entities (run-to-run determinism checks)
+    _, first = np.unique(pred, return_inverse=True)
+    order = np.unique(first, return_index=True)[1]
+    canon = np.empty(order.size, np.int64)
+    canon[np.argsort(order)] = np.arange(order.size)
     info = {"entities": int(len(set(pred.tolist()))),
+            "entity_hash": hashlib.sha1(canon[first].astype(np.int64).tobytes()).hexdigest()[:12],
+            "work_spent": round(float(_cinfo(r).get("work_spent", 0.0)), 2),
+            "safety_stops": int(_cinfo(r).get("safety_stops", 0)),
             "status": s.get("component_status"), "blocking": s.get("blocking", {}).get("rules"),
             "warnings": sorted({str(w.message)[:120] for w in caught if "Warning" in type(w.message).__name__})[:3]}
     try:

@@ -63,14 +63,15 @@ def test_default_time_limit_scales_and_is_bounded():
 
 
 def test_default_run_reports_proof(monkeypatch):
-    """The partition layer gets a finite default budget; the summary says what was proven."""
+    """The partition layer gets a finite default budget (a work budget: no wall-clock
+    time_limit, a finite work_limit); the summary says what was proven."""
     import trustlab.er.cluster as C
 
     seen = {}
     real = C._get_partition()
 
     def spy(W, **kw):
-        seen["time_limit"] = kw.get("time_limit")
+        seen["time_limit"] = kw.get("work_limit") if kw.get("time_limit") is None else None
         return real(W, **kw)
 
     monkeypatch.setattr(C, "_get_partition", lambda: spy)

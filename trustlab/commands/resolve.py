@@ -56,8 +56,9 @@ def register(subparsers) -> None:
     p.add_argument("--time-limit", type=constrained(_API, "time_limit"), default=None, metavar="S",
                    help="wall-clock seconds for the whole call: blocking and scoring run first (they are not "
                    "interrupted) and the clustering gets what is left, shared by its components "
-                   "(> 0; default: the clustering gets 10 s + 1 s per 20 records of the largest component, "
-                   "at most 120 s, and at most what is left of 240 s since the call began, at least 10 s)")
+                   "(> 0; default: the clustering gets a work budget of 10 + 1 per 20 records of the largest "
+                   "component, at most 120, in reference seconds of counted work: about that many seconds on a "
+                   "quiet machine, and the same entities whatever the load)")
     p.add_argument("--train-fraction", type=constrained(_API, "train_fraction"), default=0.5,
                    help="share of labelled pairs used for training (default 0.5)")
     p.add_argument("--seed", type=seed_type(), default=0,

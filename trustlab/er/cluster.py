@@ -200,13 +200,16 @@ def _cluster_xer(n, pairs, weights, *, threshold=-np.inf, time_limit=None, M=10,
         )
         partition = _get_partition()
         kw = {"method": solver_method, "M": M, "random_state": 0, **(solver_options or {})}
-        if time_limit is None:  # safe default: a budget scaled by the problem size (and at most
-            from trustlab.er.defaults import default_time_limit  # what the caller's plan has left)
+        if time_limit is None:
+            # safe default: a deterministic work budget scaled by the problem size, in
+            # reference seconds of counted work (the same answer whatever the machine's
+            # load; a wall-clock safety stop at several times it, see partition's work_limit)
+            from trustlab.er.defaults import default_time_limit
 
-            time_limit = default_time_limit(int(sizes[sizes > ENUM_MAX].max()))
-            if max_default_time is not None:
-                time_limit = min(time_limit, float(max_default_time))
-        kw["time_limit"] = time_limit
+            if kw.get("work_limit") is None:
+                kw["work_limit"] = default_time_limit(int(sizes[sizes > ENUM_MAX].max()))
+        else:
+            kw["time_limit"] = time_limit
         res = partition(W, **kw)
         sub = np.asarray(res.labels, dtype=np.int64)
         # keep entities inside their component (the solver may number globally)
@@ -219,10 +222,24 @@ def _cluster_xer(n, pairs, weights, *, threshold=-np.inf, time_limit=None, M=10,
         objective += float(obj) if obj is not None else _objective(labels, sp_pairs, weights[inside])
         b = getattr(res, "bound", None)
         bound += float(b) if b is not None and np.isfinite(b) else float("nan")
+    info = {"n_components": int(k), "n_solver_nodes": int(big.sum()), "n_edges": int(len(pairs))}
+    if big.any():
+        comps = getattr(res, "components", None) or []
+        info["work_spent"] = float(sum(c.get("work_spent", 0.0) for c in comps))
+        stopped = [int(c.get("size", 0)) for c in comps if c.get("safety_stop")]
+        info["safety_stops"] = len(stopped)
+        if stopped:
+            import warnings
+
+            warnings.warn(
+                f"the clustering's wall-clock safety stop ended {len(stopped)} component(s) (largest "
+                f"{max(stopped)} records) before their work budget: this machine ran far slower than the "
+                "reference, and their entities may differ from another run's. Pass time_limit= for a "
+                "wall-clock budget, or solver_options={'work_limit': ...} for a smaller work budget.",
+                UserWarning, stacklevel=4)
     return ClusterResult(
         labels=_relabel(labels), component=comp.astype(np.int64), status=status, gap=gap,
-        objective=objective, bound=bound, method="xer",
-        info={"n_components": int(k), "n_solver_nodes": int(big.sum()), "n_edges": int(len(pairs))},
+        objective=objective, bound=bound, method="xer", info=info,
     )
 
 
@@ -377,7 +394,13 @@ def cluster_pairs(
     **kwargs
         ``time_limit``, ``M``, ``solver_method``, ``solver_options`` (extra keywords
         for :func:`trustlab.solvers.partition`) for ``xer``; ``prob``/``p_threshold``
-        for ``hierarchical``.
+        for ``hierarchical``. ``xer`` with no ``time_limit`` (the default) solves under a
+        deterministic work budget, :func:`~trustlab.er.defaults.default_time_limit` of the
+        largest component in reference seconds of counted work (``work_limit`` of
+        :func:`~trustlab.solvers.partition`, which ``solver_options`` may set), so its
+        entities and statuses do not depend on the machine's load; a given
+        ``time_limit`` is wall-clock seconds. (``max_default_time``, which capped the
+        default by the wall time a caller had left, is accepted and no longer used.)
 
     Examples
     --------

@@ -50,22 +50,15 @@ def check_time_limit(time_limit: Any, *, func: str = "resolve") -> float | None:
 MIN_CLUSTERING_SECONDS = 0.05
 
 
-#: with no ``time_limit``, :func:`~trustlab.er.resolve` plans this many wall-clock seconds for
-#: the whole call: the partition solves get :func:`default_time_limit`, but no more than what
-#: reading, blocking and scoring left of it (and at least :data:`MIN_DEFAULT_CLUSTERING_SECONDS`),
-#: so that a slow machine does not add the clustering's full budget to a late start
-DEFAULT_CALL_SECONDS = 240.0
-#: the least the partition solves get under :data:`DEFAULT_CALL_SECONDS` (a time-limited
-#: component keeps the heuristic's partition and its bound)
-MIN_DEFAULT_CLUSTERING_SECONDS = 10.0
-
-
 def default_time_limit(n_nodes: int) -> float:
-    """Seconds for the partition layer of :func:`~trustlab.er.resolve` (one partition
+    """The budget of the partition layer of :func:`~trustlab.er.resolve` (one partition
     call, shared by every component it solves) when the caller gives no time limit:
     ``10 + n_nodes / 20`` for the largest component's ``n_nodes``, capped at 120 (a
-    376-record component gets ~29 s). Within it the exact solver proves what it can; on
-    expiry the best partition found is kept, with status ``"time_limit"`` and its gap.
+    376-record component gets ~29), in **reference seconds of counted work** (the
+    ``work_limit`` of :func:`trustlab.solvers.partition`: about that many seconds on a
+    quiet machine, approximate; the answer does not depend on the load). Within it the
+    exact solver proves what it can; on expiry the best partition found is kept, with
+    status ``"time_limit"`` and its gap.
 
     Examples
     --------

@@ -2502,7 +2502,8 @@ def _resolve(run: _Run, work: _Work, records, *, output, id_col, fields, truth, 
         from trustlab.er.defaults import default_time_limit
 
         if cfg.method == "xer" and cfg.time_limit is None and sizes.size and sizes.max() > ENUM_MAX:
-            cfg.time_limit = default_time_limit(int(sizes.max()))  # the local run's: from the largest component
+            # the local run's work budget (deterministic, counted work): from the largest component
+            cfg.solver_options = {"work_limit": default_time_limit(int(sizes.max())), **dict(cfg.solver_options)}
         if cfg.complete_components:
             # the local run's rule (the smallest components first, within completion_pair_budget),
             # chosen here from every component (a partition sees only its own); a component's

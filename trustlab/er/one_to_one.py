@@ -163,9 +163,9 @@ def cluster_one_to_one(
     time_limit, M, solver_options
         For clique partitioning (:func:`trustlab.er.cluster_pairs`, ``method="xer"``).
     max_default_time : float, optional
-        With no ``time_limit``: the most the clique partitioning's size-scaled default
-        budget may be (:func:`~trustlab.er.resolve` passes what is left of its plan for the
-        whole call, :data:`~trustlab.er.defaults.DEFAULT_CALL_SECONDS`).
+        Accepted and no longer used: with no ``time_limit`` the clique partitioning
+        runs under a deterministic work budget (see :func:`trustlab.er.cluster_pairs`),
+        which the wall time a caller had left must not lower.
 
     Returns
     -------

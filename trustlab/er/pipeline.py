@@ -39,9 +39,7 @@ from trustlab.er.blocking import (
 from trustlab.er.cluster import ClusterResult, cluster_pairs
 from trustlab.er.comparisons import FeatureMatrix, compare, prepared_records
 from trustlab.er.defaults import (
-    DEFAULT_CALL_SECONDS,
     MIN_CLUSTERING_SECONDS,
-    MIN_DEFAULT_CLUSTERING_SECONDS,
     canonical_order,
     check_pair_budget,
     default_pair_budget,
@@ -115,18 +113,11 @@ class _ClusteringConfig:
     def time_left(self) -> float | None:
         """What is left of ``time_limit``, a budget for the whole call, for the partition
         solves (at least :data:`MIN_CLUSTERING_SECONDS`); None: no limit given (the
-        partition layer then takes its size-scaled default)."""
+        partition layer then takes its size-scaled work budget, which the wall time the
+        earlier stages took does not lower: the answer must not depend on the load)."""
         if self.time_limit is None or self.started is None:
             return self.time_limit
         return max(self.time_limit - (time.perf_counter() - self.started), MIN_CLUSTERING_SECONDS)
-
-    def default_cap(self) -> float | None:
-        """With no ``time_limit``: the most the partition solves may take on top of their
-        size-scaled default, what is left of :data:`DEFAULT_CALL_SECONDS` since the call began
-        (at least :data:`MIN_DEFAULT_CLUSTERING_SECONDS`); None with a ``time_limit``."""
-        if self.time_limit is not None or self.started is None:
-            return None
-        return max(DEFAULT_CALL_SECONDS - (time.perf_counter() - self.started), MIN_DEFAULT_CLUSTERING_SECONDS)
 
     def cluster(self, n: int, sc: "_Scored", method: str | None = None, sources: Any = None) -> ClusterResult:
         """:func:`cluster_pairs` with ``method`` (default: the main one); a baseline
@@ -137,12 +128,10 @@ class _ClusteringConfig:
         if main and self.one_to_one is not False:
             free = None if self.one_to_one is True else list(self.one_to_one)
             return cluster_one_to_one(n, sc.pairs, sc.w, sources, duplicate_free=free, threshold=self.threshold,
-                                      time_limit=self.time_left(), M=self.M, solver_options=dict(self.solver_options),
-                                      max_default_time=self.default_cap())
+                                      time_limit=self.time_left(), M=self.M, solver_options=dict(self.solver_options))
         kw: dict[str, Any] = {}
         if method == "xer":
-            kw = {"time_limit": self.time_left(), "M": self.M, "solver_options": dict(self.solver_options),
-                  "max_default_time": self.default_cap()}
+            kw = {"time_limit": self.time_left(), "M": self.M, "solver_options": dict(self.solver_options)}
         elif method == "hierarchical":
             kw = {"prob": sc.prob}
         threshold = self.threshold if main or method == "xer" else None
@@ -748,10 +737,13 @@ def resolve(
         and scoring run first (they are not interrupted) and the clustering's partition
         solves get what is left, shared by their components (at least 0.05 s: then the
         heuristic's partition, status ``"time_limit"``). Default None: the partition solves
-        get :func:`~trustlab.er.defaults.default_time_limit` of the largest component, but
-        no more than what is left of
-        :data:`~trustlab.er.defaults.DEFAULT_CALL_SECONDS` (240 s) since the call began
-        (at least 10 s).
+        get a deterministic **work budget**, :func:`~trustlab.er.defaults.default_time_limit`
+        of the largest component in reference seconds of counted work (search rounds, LP
+        and MIP work, pricing nodes: ``work_limit`` of :func:`trustlab.solvers.partition`),
+        about that many seconds on a quiet machine (approximate), so the same input gives
+        the same entities and statuses however loaded the machine is; a wall-clock safety
+        stop at 4x that plus 30 s ends a run far slower than that, and a component it
+        ended reports ``safety_stop`` (only then can the load change the answer).
     M, solver_options
         Passed to :func:`trustlab.solvers.partition` (``solver_options`` is a dict of
         extra keywords, e.g. ``{"method": "qsp"}`` is spelled ``solver_method`` there).

@@ -80,8 +80,8 @@ class ResolveSettings(SettingsBase):
         xER threshold T on the weights (pairs below it are dropped).
     time_limit : float, optional
         Wall-clock seconds for the whole ``resolve`` call: the clustering gets what reading,
-        blocking and scoring left (at least a minimum; default: scaled to the table, within
-        what is left of 240 s for the whole call).
+        blocking and scoring left (at least a minimum). Default None: a deterministic work
+        budget scaled to the largest component (see :func:`trustlab.er.resolve`).
     M : int, default 10
         The partition layer's ``M``.
     solver_options : dict, optional

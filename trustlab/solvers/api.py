@@ -50,32 +50,56 @@ class _Clock:
     ``remaining`` and so passes on to the later ones. Seconds spent compiling kernels
     while the clock runs (:func:`~trustlab.kernels._jit.compile_seconds`: e.g. branch
     and price's, compiled the first time a component needs it) move the deadline on.
+    ``deadline`` is a time of the calling thread's solver clock
+    (:func:`trustlab.solvers._clock.current`: wall time, or counted work inside one
+    component, whose reduced parts share its budget this way).
+
+    With ``work`` (reference seconds of counted work, the default of :func:`partition`)
+    the shares do not depend on what the earlier components used, which would make them
+    depend on the order in which threads finish: component ``c`` gets
+    ``work * min(1, size / unstarted_c)``, ``unstarted_c`` the node count of ``c`` and
+    of every component after it in the (smallest first) order, whatever ``slots`` is.
+    That is what it would get if every earlier component had used nothing, so the
+    largest component gets all of ``work``, as it nearly does under a wall clock when the
+    small ones finish quickly; the whole call may then count up to about
+    ``work * (1 + ln(total nodes / largest))`` when many components use all of theirs.
     """
 
-    def __init__(self, deadline: float | None, sizes: dict[int, int], slots: int):
+    def __init__(self, deadline: float | None, sizes: dict[int, int], slots: int, work: float | None = None):
         import threading
 
         from trustlab.kernels._jit import compile_seconds
 
         self.compiled0 = compile_seconds()
         self.deadline = deadline
+        self.work = work
         self.left = float(sum(sizes.values()))
         self.sizes = sizes
         self.slots = max(1, slots)
         self.lock = threading.Lock()
+        self.unstarted: dict[int, float] = {}
+        rest = self.left
+        for c, w in sizes.items():  # (in start order)
+            self.unstarted[c] = rest
+            rest -= w
 
     def start(self, c: int) -> float | None:
-        """Seconds granted to component ``c`` (None: no limit)."""
+        """Seconds (or reference seconds of work) granted to component ``c`` (None: no limit)."""
+        from trustlab.solvers._clock import current as current_clock
+
         with self.lock:
             w = self.sizes[c]
+            if self.work is not None:
+                return self.work * min(1.0, w / self.unstarted[c]) if self.unstarted[c] > 0 else self.work
             share = min(1.0, self.slots * w / self.left) if self.left > 0 else 1.0
             self.left -= w
             if self.deadline is None:
                 return None
             from trustlab.kernels._jit import compile_seconds
 
-            deadline = self.deadline + (compile_seconds() - self.compiled0)
-            return max(0.0, (deadline - time.perf_counter()) * share)
+            clk = current_clock()
+            deadline = self.deadline + clk.excluded(compile_seconds() - self.compiled0)
+            return clk.left(deadline) * share
 
 
 @dataclass
@@ -239,7 +263,8 @@ def _py(v):
 
 def default_time_limit(n_nodes: int) -> float:
     """The whole-call budget of :func:`partition` when ``time_limit`` is None:
-    ``60 + n_nodes / 10`` seconds, at most 600.
+    ``60 + n_nodes / 10``, at most 600, in reference seconds of counted work (its
+    default ``work_limit``: about that many seconds on a quiet machine, approximate).
 
     Examples
     --------
@@ -265,6 +290,10 @@ class _ComponentOptions:
     threads: int = 1  # threads of one component's exact pricing (set per runner, see _solve_components)
     reduce: bool = True  # exact data reduction before the exact methods (trustlab.solvers.reduction)
     packing: bool = True  # the conflict-wedge packing bound (off only for the warm-up, see _preload)
+    #: the components' budgets are reference seconds of counted work (trustlab.solvers._clock),
+    #: with this wall-clock safety stop (a ``time.time()`` time; None: none)
+    work: bool = False
+    safety_epoch: float | None = None
 
 
 @dataclass(frozen=True)
@@ -303,10 +332,12 @@ def _solve_component(W, A, method, opts: _ComponentOptions, *, time_limit, seed)
 def _solve_scaled_component(W, A, method, opts: _ComponentOptions, *, time_limit, seed) -> dict:
     """:func:`_solve_component` on weights of a safe scale."""
     from trustlab.kernels._jit import compile_seconds
+    from trustlab.solvers._clock import current as current_clock
     from trustlab.solvers.heuristic import _Search, solve_heuristic
 
+    clk = current_clock()  # wall time, or counted work (the default): trustlab.solvers._clock
     t0 = time.perf_counter()
-    deadline = None if time_limit is None else t0 + time_limit
+    deadline = None if time_limit is None else clk.now() + time_limit
     compiled0 = compile_seconds()
     n = W.shape[0]
     rng = np.random.default_rng(seed)
@@ -326,7 +357,7 @@ def _solve_scaled_component(W, A, method, opts: _ComponentOptions, *, time_limit
     if method in ("cpp", "heuristic") and 3 <= n <= AUTO_EXACT_MAX and opts.packing:
         pack_ub = _packing_upper_bound(W, A, opts.integral, info)
         if deadline is not None:  # its compile (or cold-cache twin) does not count
-            deadline += compile_seconds() - compiled0
+            deadline += clk.excluded(compile_seconds() - compiled0)
             compiled0 = compile_seconds()
     # the heuristic first, with the same seed and stopping rule as method="heuristic":
     # the answer for "heuristic" and the warm start (and floor) of every exact method.
@@ -343,7 +374,7 @@ def _solve_scaled_component(W, A, method, opts: _ComponentOptions, *, time_limit
         search.run(deadline=deadline, pause=QUICK_PATIENCE if staged else None, target=pack_ub)
         lab, val = search.result()
     if deadline is not None:  # a cold start's seconds (the search's exact Python twins) do not count
-        deadline += compile_seconds() - compiled0
+        deadline += clk.excluded(compile_seconds() - compiled0)
         compiled0 = compile_seconds()
     info["heuristic_objective"] = val
     info["heuristic_seconds"] = time.perf_counter() - t0
@@ -362,19 +393,19 @@ def _solve_scaled_component(W, A, method, opts: _ComponentOptions, *, time_limit
             # keep time to finish the paused search if the proof fails, so the answer is
             # never worse than method="heuristic" with the same budget: twice its estimated
             # remaining time, at most half of what is left
-            left = max(0.0, deadline - time.perf_counter())
+            left = clk.left(deadline)
             exact_deadline = deadline - min(0.5 * left, 2.0 * search.seconds_to_finish())
             info["heuristic_reserve"] = deadline - exact_deadline
         finish = None
         if staged and search is not None and not search.finished:
             def finish():  # branch and price is starting: finish the search, free its reserve
-                end = None if deadline is None else deadline + (compile_seconds() - compiled0)
+                end = None if deadline is None else deadline + clk.excluded(compile_seconds() - compiled0)
                 t1 = time.perf_counter()
                 search.run(deadline=end, target=pack_ub)
                 info["heuristic_seconds"] += time.perf_counter() - t1
                 # read again: the search may have compiled its kernels (its exact Python twins
                 # ran out of steps on a cold cache), and branch and price must not pay for that
-                end = None if deadline is None else deadline + (compile_seconds() - compiled0)
+                end = None if deadline is None else deadline + clk.excluded(compile_seconds() - compiled0)
                 return (*search.result(), end)
         r = solve_cpp(W, A, warm_labels=lab, warm_obj=val, deadline=exact_deadline, integral=opts.integral,
                       mip_solver=opts.mip_solver, workers=opts.workers, threads=opts.threads, finish_warm=finish)
@@ -389,7 +420,7 @@ def _solve_scaled_component(W, A, method, opts: _ComponentOptions, *, time_limit
         r = solve_spp(W, A, deadline=deadline, workers=opts.workers, warm_labels=lab,
                       max_cliques=opts.max_cliques, max_model_bytes=opts.max_model_bytes)
     if deadline is not None:  # kernels compiled by the exact solver (e.g. branch and price's) do not count
-        deadline += compile_seconds() - compiled0
+        deadline += clk.excluded(compile_seconds() - compiled0)
     if search is not None and not search.finished and r["status"] != "optimal":
         # not proven: finish the heuristic's own run and keep the better of the two
         t1 = time.perf_counter()
@@ -516,7 +547,33 @@ def _solve_task(task: tuple, method: str, opts: _ComponentOptions, *, seed: int,
     """Solve one component given as :meth:`Problem.sub` returns it. A graph-form
     component of more than :data:`~trustlab.solvers.sparse.SPARSE_MIN_NODES` nodes goes
     to the O(n + m)-memory sparse search whatever the method (the dense solvers would
-    hold several n x n arrays); the others are solved densely by :func:`_solve_component`."""
+    hold several n x n arrays); the others are solved densely by :func:`_solve_component`.
+
+    With ``opts.work`` the component runs on its own
+    :class:`~trustlab.solvers._clock.WorkClock` (``time_limit`` is then reference seconds
+    of counted work; the safety stop ``opts.safety_epoch``) and reports ``budget``
+    (``"work"``), ``work_spent`` and ``safety_stop`` (True when the wall-clock safety stop,
+    not the work budget, ended it: then, and only then, the machine's load may have
+    changed its answer; a component it ended unproven has status ``"time_limit"``)."""
+    if not opts.work:
+        return _solve_task_on(task, method, opts, seed=seed, time_limit=time_limit)
+    from trustlab.solvers._clock import WorkClock, using
+
+    safety = None if opts.safety_epoch is None else time.perf_counter() + (opts.safety_epoch - time.time())
+    clk = WorkClock(safety)
+    with using(clk):
+        info = _solve_task_on(task, method, opts, seed=seed, time_limit=time_limit)
+    # the safety stop was read, or the solve ended past it (an external solver's or a
+    # kernel's wall limit is the safety stop's): reported as what ended it
+    hit = clk._hit or (safety is not None and time.perf_counter() >= safety)
+    info.update(budget="work", work_spent=float(clk.spent), safety_stop=bool(hit))
+    if hit and info.get("status") != "optimal":
+        info["status"] = "time_limit"
+    return info
+
+
+def _solve_task_on(task: tuple, method: str, opts: _ComponentOptions, *, seed: int, time_limit) -> dict:
+    """:func:`_solve_task` on the current thread's clock."""
     # before the component's own clock starts (on a Dask worker the first component
     # compiles them; in a local run partition has already done so)
     from trustlab.solvers.bounds import ensure_compiled as packing_kernel
@@ -568,24 +625,27 @@ def _solve_reduced_component(W, A, method, opts: _ComponentOptions, *, seed, tim
     component the reduction solves alone (no part of 2 or more nodes left) reports
     ``phase="trivial"`` under ``cpp``."""
     from trustlab.kernels._jit import compile_seconds
+    from trustlab.solvers._clock import current as current_clock
     from trustlab.solvers.reduction import reduce_component
 
+    clk = current_clock()
     t0 = time.perf_counter()
+    c0 = clk.now()
     compiled0 = compile_seconds()
-    deadline = None if time_limit is None else t0 + time_limit
+    deadline = None if time_limit is None else c0 + time_limit
     n = W.shape[0]
     auto_big = method == "auto" and n > AUTO_EXACT_MAX
     share = REDUCE_SHARE_BIG if auto_big else REDUCE_SHARE
-    red = reduce_component(W, A, seed=seed, deadline=None if time_limit is None else t0 + share * time_limit,
+    red = reduce_component(W, A, seed=seed, deadline=None if time_limit is None else c0 + share * time_limit,
                            max_part=AUTO_EXACT_MAX if auto_big else None)
     if deadline is not None:  # a cold start's seconds (the search's exact Python twins) do not count
-        deadline += compile_seconds() - compiled0
+        deadline += clk.excluded(compile_seconds() - compiled0)
     stats = dict(red.stats)
     # under auto, a component too large for the exact solver is reduced only if all its
     # parts then fit it; otherwise it goes to the heuristic as given
     stats["applied"] = red.changed and not (auto_big and red.stats["largest_part"] > AUTO_EXACT_MAX)
     if not stats["applied"]:
-        rest = None if deadline is None else max(0.0, deadline - time.perf_counter())
+        rest = clk.left(deadline)
         info = _solve_component(W, A, method, opts, seed=seed, time_limit=rest)
         info["reduction"] = stats
         if time_limit is not None:
@@ -661,10 +721,11 @@ def _solve_sparse_component(m, rows, cols, vals, method, opts: _ComponentOptions
     """:func:`_solve_task` for a large graph-form component: the sparse heuristic, its
     bound the sum of positive weights less the conflict-wedge packing (statistics as for
     ``method="heuristic"``)."""
+    from trustlab.solvers._clock import current as current_clock
     from trustlab.solvers.sparse import solve_sparse_heuristic
 
     t0 = time.perf_counter()
-    deadline = None if time_limit is None else t0 + time_limit
+    deadline = None if time_limit is None else current_clock().now() + time_limit
     info: dict[str, Any] = {"size": int(m), "edges": int(rows.size), "method": "sparse_heuristic",
                             "requested_method": method}
     if time_limit is not None:
@@ -767,7 +828,7 @@ def _solve_components(P: Problem, parts: _Decomposition, method: str, opts: _Com
             return _solve_on_threads(slots, P, parts, method, replace(opts, threads=max(1, threads // slots)),
                                      seeds, deadline, bar)
         opts = replace(opts, threads=threads)  # one component at a time: its exact pricing takes the threads
-        clock = _Clock(deadline, parts.sizes(), 1)
+        clock = _call_clock(deadline, parts.sizes(), 1, opts)
         outs = {}
         for c in big:
             outs[c] = _solve_task(parts.task(P, c), method, opts, seed=int(seeds[c]), time_limit=clock.start(c))
@@ -775,6 +836,14 @@ def _solve_components(P: Problem, parts: _Decomposition, method: str, opts: _Com
         return outs
     finally:
         bar.close()
+
+
+def _call_clock(deadline, sizes: dict[int, int], slots: int, opts: _ComponentOptions) -> _Clock:
+    """The :class:`_Clock` of one call: ``deadline`` is a wall-clock time, or with
+    ``opts.work`` the call's budget in reference seconds of counted work."""
+    if opts.work:
+        return _Clock(None, sizes, slots, work=deadline)
+    return _Clock(deadline, sizes, slots)
 
 
 def _memory_slots(P: Problem, parts: _Decomposition) -> int:
@@ -794,7 +863,7 @@ def _memory_slots(P: Problem, parts: _Decomposition) -> int:
 
 def _solve_on_dask(client, P, parts, method, opts, seeds, deadline, bar) -> dict[int, dict]:
     """Every component is submitted at once, with its size share of the time left now."""
-    clock = _Clock(deadline, parts.sizes(), len(parts.big))
+    clock = _call_clock(deadline, parts.sizes(), len(parts.big), opts)
     futs = {c: client.submit(_solve_component_job,
                              (parts.task(P, c), method, opts, int(seeds[c]), clock.start(c)), pure=False)
             for c in parts.big}
@@ -807,7 +876,7 @@ def _solve_on_dask(client, P, parts, method, opts, seeds, deadline, bar) -> dict
 
 def _solve_on_threads(slots, P, parts, method, opts, seeds, deadline, bar) -> dict[int, dict]:
     """``slots`` components at once; each gets its share when a thread starts it."""
-    clock = _Clock(deadline, parts.sizes(), slots)
+    clock = _call_clock(deadline, parts.sizes(), slots, opts)
 
     def job(c):  # the component's arrays are built in the thread that solves it (peak memory)
         return _solve_task(parts.task(P, c), method, opts, seed=int(seeds[c]), time_limit=clock.start(c))
@@ -904,6 +973,7 @@ def _largest_first(labels: np.ndarray, nodes: Sequence) -> tuple[np.ndarray, lis
         "source": [object],
         "target": [object],
         "reduce": ["boolean"],
+        "work_limit": [Interval(numbers.Real, 0, None, closed="neither", allow_inf=True), None],
     }
 )
 def partition(
@@ -929,6 +999,7 @@ def partition(
     source: Any = None,
     target: Any = None,
     reduce: bool = True,
+    work_limit: float | None = None,
 ) -> PartitionResult:
     """Clique partitioning: disjoint clusters, each a clique, of maximum within-cluster weight.
 
@@ -978,10 +1049,12 @@ def partition(
         to leave the resumed run twice its estimated remaining time, at most half of
         what is left.)
     time_limit : float, optional
-        Default None: a budget scaled by size, :func:`default_time_limit` (60 s plus
-        0.1 s per node, at most 600 s), so no default call can run unbounded; pass
-        ``math.inf`` for no limit (exact methods then run to a proof, however long).
-        Wall-clock seconds for the **whole call** (input checks, decomposition,
+        Default None: a deterministic **work budget** (``work_limit``, default
+        :func:`default_time_limit`: 60 plus 0.1 per node, at most 600 reference seconds),
+        so no default call can run unbounded and its answer does not depend on the
+        machine's load (see ``work_limit``); pass ``math.inf`` for no limit (exact
+        methods then run to a proof, however long). Given: wall-clock seconds for the
+        **whole call** (input checks, decomposition,
         heuristic, model building and solving of every component). Components start
         smallest first; a starting component gets the time left times
         ``min(1, slots * size / unstarted)`` (``size`` its node count, ``unstarted``
@@ -996,6 +1069,23 @@ def partition(
         price's pricing), the deadline moves on by the time it took; so a first call on
         an empty compile cache gets the same search time as later calls (it takes
         longer in total, by the compile time).
+    work_limit : float, optional
+        Only with ``time_limit`` None (passing both is an error): the whole call's budget
+        in **reference seconds of counted work** (default :func:`default_time_limit` of
+        the node count; ``math.inf``: no limit). The solvers count their work (search
+        rounds, LP solves and iterations, pricing nodes, master LPs, MIP nodes, reduction
+        rounds) and charge each unit the seconds it takes on a quiet reference machine
+        (:mod:`trustlab.solvers._clock`; approximate: a loaded or slower machine takes
+        longer, a faster one less), so every stop depends on the input alone: the same
+        input gives the same partition and statuses whatever the load, the Numba cache
+        (compiled kernels or their exact Python twins) or the threads' scheduling. A
+        component gets ``work_limit * min(1, size / unstarted)`` (``unstarted``: its node
+        count and that of every component after it, smallest first), whatever was used
+        before it. A wall-clock **safety stop** at ``SAFETY_FACTOR`` (4) times the budget
+        plus 30 s still ends a run that is far slower than the reference machine; a
+        component it ended says so (``safety_stop=True`` in its statistics; status
+        ``"time_limit"`` when unproven): only then can the load change the answer.
+        Every component reports ``budget="work"`` and ``work_spent``.
     M : int, optional
         Partitions per maximal clique for ``qsp`` (default 10, the paper's choice for
         the dedupe sets). Must be >= 1.
@@ -1113,12 +1203,26 @@ def partition(
     P = as_problem(graph_or_weights, weight=weight, nodes=nodes, source=source, target=target)
     if P.n == 0:
         raise ValueError("The input has no nodes.")
-    deadline = _deadline(t0, time_limit, P.n)
     parts = _Decomposition.of(P, decompose)
     seeds = rng.integers(0, 2**63 - 1, size=len(parts.comps))
     opts = _ComponentOptions(integral=P.integral, reduce=bool(reduce), **checked)
-    if deadline is not None and client is None and parts.big:
-        deadline += _prepare(P, parts, method, opts)  # compiling is not part of the budget
+    if time_limit is None:  # the default: a work budget (deterministic), with a safety stop
+        work = default_time_limit(P.n) if work_limit is None else float(work_limit)
+        if client is None and parts.big:
+            _prepare(P, parts, method, opts)  # (compiled before the safety stop's clock starts)
+        deadline = None
+        if not math.isinf(work):
+            from trustlab.solvers._clock import safety_seconds
+
+            deadline = work
+            opts = replace(opts, work=True, safety_epoch=time.time() + safety_seconds(work))
+    else:
+        if work_limit is not None:
+            raise ValueError("partition: pass time_limit (wall-clock seconds) or work_limit (counted work), "
+                             "not both.")
+        deadline = _deadline(t0, time_limit, P.n)
+        if deadline is not None and client is None and parts.big:
+            deadline += _prepare(P, parts, method, opts)  # compiling is not part of the budget
     outs = _solve_components(P, parts, method, opts, seeds, deadline, _Runner(client, n_jobs, progress))
     return _assemble(P, parts, outs, method, t0)
 

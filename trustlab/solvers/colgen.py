@@ -56,7 +56,11 @@ triangle LP and every family of CPP cuts we separate; on random dense instances
   target, where the slack ``t`` above makes them easier. An integral master solution
   is a partition and becomes the incumbent when better.
 
-Exact up to the stated time limit. An exact pricing first runs a short search
+Exact up to the stated time limit. On a work clock (:mod:`trustlab.solvers._clock`,
+the default of :func:`trustlab.partition`) the limits are counted work: pricing nodes,
+master LPs, the cheap pricing stages and the node reductions are charged reference
+seconds, and a pricing search gets no more nodes than the work left allows, so where
+it stops does not depend on the machine's speed. An exact pricing first runs a short search
 (``short_price_nodes``: far from the optimal duals it finds improving columns
 quickly); if that finds none, the same search goes on as the full one, whose node cap
 is ``max_price_nodes`` and, with a deadline, the nodes the time left allows at the
@@ -79,6 +83,8 @@ import numpy as np
 from trustlab.kernels._jit import warm_once
 from trustlab.kernels.cpp_heuristic import objective
 from trustlab.kernels.cpp_pricing import price_local, price_resume, price_start, price_tabu
+from trustlab.solvers._clock import LOCAL_RATE, MASTER_RATE, PRICING_RATE, REDUCE_RATE
+from trustlab.solvers._clock import current as current_clock
 
 
 def _compile() -> None:
@@ -511,8 +517,10 @@ class _BranchAndPrice:
                  threads, early_branch, early_price_nodes, reduce_nodes=True):
         self.n = n = W.shape[0]
         self.reduce_nodes = reduce_nodes
-        self.t_start = time.perf_counter()
-        self.reduce_seconds = 0.0  # spent in reduce_node
+        # this thread's solver clock: wall time, or counted work (trustlab.solvers._clock)
+        self.clk = current_clock()
+        self.t_start = self.clk.now() if self.clk.work else time.perf_counter()
+        self.reduce_seconds = 0.0  # spent in reduce_node (in the clock's units)
         # integer weights: every contracted weight is an exact float sum (no tolerance needed)
         vals = W[np.asarray(A, bool)]
         self.exact_int = bool(np.all(vals == np.round(vals)) and np.abs(vals).sum() < 2.0**52)
@@ -546,7 +554,22 @@ class _BranchAndPrice:
         self.early_branch, self.early_price_nodes = early_branch, early_price_nodes
 
     def timed_out(self) -> bool:
-        return self.limit is not None and time.perf_counter() > self.limit
+        return self.limit is not None and self.clk.now() > self.limit
+
+    def price_run(self, pr: "_SplitPricing", cap: int):
+        """:meth:`_SplitPricing.run` for at most ``cap`` nodes under ``self.limit``. On a
+        work clock the nodes are also capped by the work left (at :data:`PRICING_RATE`
+        nodes per reference second), the threads read only the clock's safety stop, and
+        the nodes searched are charged: the outcome depends on the counts alone."""
+        clk = self.clk
+        if not clk.work:
+            return pr.run(cap, self.limit, self.rate, self.threads)
+        left = clk.left(self.limit)
+        if left is not None:
+            cap = max(1, min(cap, int(math.ceil(left * PRICING_RATE))))
+        out = pr.run(cap, clk.kernel_stop(None), [PRICING_RATE], self.threads)
+        clk.charge(max(1, out[3]) / PRICING_RATE)
+        return out
 
     # ------------------------------------------------------------ one node
     def solve_node(self, groups: list[np.ndarray], forb: np.ndarray):
@@ -607,6 +630,7 @@ class _BranchAndPrice:
                 node.master = None
         if node.master is None:
             out = _lp(vals, rows, node.m)
+        self.clk.charge((rows.size + node.m * node.m) / MASTER_RATE)  # counted work (approximate)
         self.stats["cg_iterations"] += 1
         if out is None:
             return None
@@ -628,6 +652,7 @@ class _BranchAndPrice:
     def price_local(self, node: _Node, pc: np.ndarray, delta: float) -> bool:
         """Stage 1, cheap: 1-flip local search at the master's dual; whether columns were added."""
         m = node.m
+        self.clk.charge(40.0 * m * m / LOCAL_RATE)  # 2m starts of a 1-flip search (approximate)
         starts = np.concatenate([np.arange(m), self.rng.integers(0, m, m)]).astype(np.int64)
         lv, lm = price_local(node.Wc, pc, starts, delta)
         node.local = (lv, lm)
@@ -643,6 +668,7 @@ class _BranchAndPrice:
         duals), at the smoothed dual first when there is a centre. Whether columns were added."""
         lv, lm = node.local
         m, alpha = node.m, self.alpha
+        self.clk.charge(150.0 * m * m / LOCAL_RATE)  # tabu walks of 30m moves (approximate)
         top = np.argsort(-lv)[:4]
         sm = np.vstack([lm[top], np.zeros((1, m), bool)])
         for a_ in ((alpha, 0.0) if node.center is not None else (0.0,)):
@@ -661,7 +687,7 @@ class _BranchAndPrice:
         (column generation goes on), else the node's outcome."""
         z, lam, pi_out, rows, ok_idx = lp
         pr = _SplitPricing(node.Wc, pc, self.k_price, 0.0)
-        pv, pm, nf, _nodes, complete = pr.run(max(1, self.early_price_nodes), self.limit, self.rate, self.threads)
+        pv, pm, nf, _nodes, complete = self.price_run(pr, max(1, self.early_price_nodes))
         if nf and _add_priced(self.pool, node.groups, node.Wc, pc, delta, pm[:nf]):
             return None
         if not complete:
@@ -690,11 +716,10 @@ class _BranchAndPrice:
             # is rc > 0 (an easier search than rc > lbp); one that finds none prunes
             lbp = max(0.0, (target - float(pi_sep.sum())) / m)
             pr = _SplitPricing(node.Wc, pi_sep + lbp - node.inner, self.k_price, 0.0)
-            pv, pm, nf, done0, complete = pr.run(max(1, min(self.short_price_nodes, self.max_price_nodes)),
-                                                 self.limit, self.rate, self.threads)
+            pv, pm, nf, done0, complete = self.price_run(pr, max(1, min(self.short_price_nodes,
+                                                                         self.max_price_nodes)))
             if not complete and nf == 0:  # the full search goes on from where the short one stopped
-                pv, pm, nf, _nodes, complete = pr.run(max(1, self.max_price_nodes - done0), self.limit, self.rate,
-                                                      self.threads)
+                pv, pm, nf, _nodes, complete = self.price_run(pr, max(1, self.max_price_nodes - done0))
             if not complete and nf == 0:
                 return "time_limit" if self.timed_out() else "gave_up"
             if complete:
@@ -798,11 +823,13 @@ class _BranchAndPrice:
         Returns the new ``(groups, forb)``, or None when the node is closed. It takes at
         most about :data:`NODE_REDUCE_SHARE` of the search's time: past that, nodes of
         more than 3 super-nodes are left as they are (skipping a reduction is always exact)."""
-        now = time.perf_counter()
+        clk = self.clk
+        now = clk.now() if clk.work else time.perf_counter()
         if len(groups) > 3 and self.reduce_seconds > NODE_REDUCE_SHARE * (now - self.t_start) + 0.25:
             return groups, forb
+        clk.charge(4.0 * len(groups) * self.n * self.n / REDUCE_RATE)  # the contractions (approximate)
         groups, forb = self._reduce_node(groups, forb)
-        self.reduce_seconds += time.perf_counter() - now
+        self.reduce_seconds += (clk.now() if clk.work else time.perf_counter()) - now
         if groups is not None:
             for g in groups:  # every super-node is a column of the node's master (cliques by construction)
                 if g.size > 1:

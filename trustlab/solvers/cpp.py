@@ -51,6 +51,13 @@ Formulation (Grötschel & Wakabayashi 1989; xER eqs. 1–5): one variable ``x_ij
    re-solved (lazy constraints). The MIP's dual bound on the relaxed constraint set is
    a valid upper bound for the (restricted) problem.
 
+Deadlines are times of the thread's solver clock (:mod:`trustlab.solvers._clock`): wall
+time with an explicit ``time_limit``; counted work by default, where each LP solve, each
+separation round and each MIP node is charged reference seconds, and the MIP gets a node
+limit (SCIP) or a deterministic time (CP-SAT) from the work left instead of a wall limit
+(whose only wall limit is then the safety stop). SCIP single-threaded and CP-SAT with one
+worker are deterministic under those limits.
+
 CP-SAT configuration (a deliberate choice): with ``workers`` < 8 it runs with
 ``num_workers=1`` and ``linearization_level=2`` (we saw 2-worker portfolios stall on
 easy instances); with >= 8 workers the default portfolio is used.
@@ -58,20 +65,28 @@ easy instances); with >= 8 workers the default portfolio is used.
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 from scipy.sparse.csgraph import connected_components
 
+from trustlab.solvers._clock import (
+    APEX_SECONDS,
+    LP_POWER,
+    LP_SECONDS,
+    MIP_NODE_SECONDS,
+    SEPARATION_RATE,
+)
+from trustlab.solvers._clock import current as current_clock
+
 _EPS = 1e-6
 
 
 def _remaining(deadline: float | None) -> float | None:
-    if deadline is None:
-        return None
-    return max(0.0, deadline - time.perf_counter())
+    """What is left until ``deadline`` on this thread's solver clock (wall seconds, or
+    reference seconds of counted work: :mod:`trustlab.solvers._clock`)."""
+    return current_clock().left(deadline)
 
 
 def separate_triangles(X: np.ndarray, A: np.ndarray, max_cuts: int, eps: float = _EPS,
@@ -379,8 +394,9 @@ class _ExactSolve:
         # ``small_tail`` rounds closing less than ``small_tail_gap`` of the gap, or after
         # ``small_lp_share`` of the remaining time
         small = o.colgen and n <= o.colgen_max_n and not self.bp_gave_up
+        clk = current_clock()
         rem0 = _remaining(deadline)
-        lp_deadline = None if rem0 is None else time.perf_counter() + o.small_lp_share * rem0
+        lp_deadline = None if rem0 is None else clk.now() + o.small_lp_share * rem0
         xv = None
         history: list[float] = []
         age = np.zeros(len(cuts), np.int64)
@@ -395,7 +411,7 @@ class _ExactSolve:
                 return result(warm_labels, warm_obj, rnd(bound), "time_limit", lp_rounds=rounds,
                               cuts=n_added, phase="lp")
             Aub = _rows(cuts, gcuts, nv)
-            res = _solve_lp(w, Aub, nv, rem, o.lp_method, lo, hi)
+            res = _solve_lp(w, Aub, nv, clk.wall_left(deadline), o.lp_method, lo, hi)
             rounds += 1
             if res is None:
                 return result(warm_labels, warm_obj, rnd(bound), "time_limit", lp_rounds=rounds,
@@ -415,6 +431,7 @@ class _ExactSolve:
             X[iu, ju] = xv
             X[ju, iu] = xv
             tri = separate_triangles(X, A, max_cuts, per_apex=o.per_apex, nonpos=nonpos)
+            clk.charge(float(n) ** 3 / SEPARATION_RATE + APEX_SECONDS * n)  # this round's separation (approximate)
             tp = []
             if o.two_partition and tri.shape[0] < max_cuts // o.tp_frac:
                 # stronger cuts once the triangle LP is nearly settled
@@ -422,6 +439,7 @@ class _ExactSolve:
             strong = []  # (family, (idx, coef)) odd wheels and 2-partitions with |S| >= 2
             if strong_on and tri.shape[0] < max_cuts // o.strong_frac:
                 strong = _strong_cuts(X, A, P, max(25, max_cuts // 8), o.odd_wheels, o.two_partition_general)
+                clk.charge(float(n) ** 3 / SEPARATION_RATE + APEX_SECONDS * n)  # (approximate)
             stop = None
             if tri.shape[0] == 0 and not tp and not strong:
                 stop = "no_cut"
@@ -430,7 +448,7 @@ class _ExactSolve:
             elif small and len(history) > o.small_tail and \
                     history[-o.small_tail - 1] - bound < o.small_tail_gap * (bound - warm_obj):
                 stop = "tail"  # small component: branch and price / MIP get the rest of the time
-            if small and lp_deadline is not None and time.perf_counter() > lp_deadline and rounds > o.small_tail:
+            if small and lp_deadline is not None and clk.now() > lp_deadline and rounds > o.small_tail:
                 break
             if stop is not None:
                 if strong_on or small or not (o.odd_wheels or o.two_partition_general):
@@ -443,6 +461,7 @@ class _ExactSolve:
                 history = history[-1:]
                 if tri.shape[0] < max_cuts // o.strong_frac:
                     strong = _strong_cuts(X, A, P, max(25, max_cuts // 8), o.odd_wheels, o.two_partition_general)
+                    clk.charge(float(n) ** 3 / SEPARATION_RATE + APEX_SECONDS * n)
                 if tri.shape[0] == 0 and not tp and not strong:
                     break
             if cuts:  # drop cuts slack for 3 LP rounds in a row (keeps the LP small, avoids cycling)
@@ -506,7 +525,8 @@ class _ExactSolve:
         if o.colgen and n <= o.colgen_max_n:
             from trustlab.solvers.colgen import branch_and_price, ensure_compiled
 
-            spent = ensure_compiled()  # compiled the first time it is needed: not counted
+            clk = current_clock()
+            spent = clk.excluded(ensure_compiled())  # compiled the first time it is needed: not counted
             if deadline is not None and spent:
                 self.deadline = deadline = deadline + spent
 
@@ -523,7 +543,7 @@ class _ExactSolve:
                                       phase="lp")
 
             rem = _remaining(deadline)
-            root_deadline = None if rem is None else time.perf_counter() + o.bp_share * rem
+            root_deadline = None if rem is None else clk.now() + o.bp_share * rem
             bp = branch_and_price(W, A, warm_labels=warm_labels, warm_obj=warm_obj, deadline=deadline,
                                   root_deadline=root_deadline, integral=integral, threads=self.threads,
                                   early_branch=o.early_branch, reduce_nodes=o.reduce_nodes)
@@ -578,10 +598,17 @@ class _ExactSolve:
             if rem is not None and rem <= 0:
                 break
             Aub = _rows(cuts, gcuts, nv)
+            clk = current_clock()
+            # on a work clock: a node limit (SCIP) / deterministic time (CP-SAT) from the
+            # work left, the wall limit only the clock's safety stop
+            work = None if not clk.work or rem is None else rem
             if mip_solver == "cpsat":
-                sol, mip_bound, st_ok, proven, nodes = _mip_cpsat(w, Aub, same, rem, workers, lo, hi)
+                sol, mip_bound, st_ok, proven, nodes = _mip_cpsat(w, Aub, same, clk.wall_left(deadline), workers,
+                                                                  lo, hi, work=work)
             else:
-                sol, mip_bound, st_ok, proven, nodes = _mip_scip(w, Aub, same, rem, lo, hi)
+                sol, mip_bound, st_ok, proven, nodes = _mip_scip(w, Aub, same, clk.wall_left(deadline), lo, hi,
+                                                                 work=work)
+            clk.charge(nv * MIP_NODE_SECONDS * max(1, nodes) + _lp_seconds(Aub, nv))
             stat["nodes"] += nodes
             if mip_bound is not None:
                 # -inf: infeasible under the reduced-cost fixings, so nothing beats the incumbent
@@ -677,6 +704,14 @@ def _fix_by_reduced_cost(val, c, lo, hi, incumbent, integral) -> int:
     return int(to0.sum() + to1.sum())
 
 
+def _lp_seconds(Aub, nv: int) -> float:
+    """Reference seconds one LP solve is charged on a work clock: ``LP_SECONDS * (nnz +
+    nv) ** LP_POWER`` (fitted to HiGHS's interior point on the cutting-plane LPs of 40-300
+    nodes; within about a factor of 2)."""
+    nnz = 0 if Aub is None else int(Aub.nnz)
+    return LP_SECONDS * float(nnz + nv) ** LP_POWER
+
+
 def _solve_lp(w, Aub, nv, rem, method, lo=None, hi=None):
     """max w.x over ``lo <= x <= hi`` and ``Aub x <= 1``; (x, certificate, reduced costs)
     or None if not solved to optimality."""
@@ -691,6 +726,7 @@ def _solve_lp(w, Aub, nv, rem, method, lo=None, hi=None):
                       options=opts)
     else:
         res = linprog(-w, bounds=bounds, method=method, options=opts)
+    current_clock().charge(_lp_seconds(Aub, nv))  # counted work on a work clock (approximate)
     if res.status == 2 and np.any(lo > 0):
         # infeasible: only possible through fixings at 1 (x = 0 is feasible otherwise)
         return None, -np.inf, None
@@ -703,7 +739,7 @@ def _solve_lp(w, Aub, nv, rem, method, lo=None, hi=None):
     return np.clip(res.x, 0.0, 1.0), val, c
 
 
-def _mip_scip(w, Aub, same, rem, lo=None, hi=None):
+def _mip_scip(w, Aub, same, rem, lo=None, hi=None, work=None):
     from ortools.linear_solver import pywraplp
 
     s = pywraplp.Solver.CreateSolver("SCIP")
@@ -726,6 +762,8 @@ def _mip_scip(w, Aub, same, rem, lo=None, hi=None):
     s.SetHint(x, [1.0 if t else 0.0 for t in same])
     if rem is not None:
         s.SetTimeLimit(int(rem * 1000) + 1)
+    if work is not None:  # a work budget (reference seconds): SCIP's node limit (deterministic)
+        s.SetSolverSpecificParametersAsString(f"limits/nodes = {_mip_nodes(work, nv)}\n")
     st = s.Solve()
     if st in (pywraplp.Solver.OPTIMAL, pywraplp.Solver.FEASIBLE):
         sol = np.fromiter((v.solution_value() for v in x), np.float64, nv).round()
@@ -735,7 +773,12 @@ def _mip_scip(w, Aub, same, rem, lo=None, hi=None):
     return None, None, False, False, int(s.nodes())
 
 
-def _mip_cpsat(w, Aub, same, rem, workers, lo=None, hi=None):
+def _mip_nodes(work: float, nv: int) -> int:
+    """The MIP nodes a work budget of ``work`` reference seconds allows on ``nv`` variables."""
+    return int(max(1, min(2**31 - 1, work / (MIP_NODE_SECONDS * max(1, nv)))))
+
+
+def _mip_cpsat(w, Aub, same, rem, workers, lo=None, hi=None, work=None):
     from ortools.sat.python import cp_model
 
     m = cp_model.CpModel()
@@ -762,6 +805,8 @@ def _mip_cpsat(w, Aub, same, rem, workers, lo=None, hi=None):
     configure_cpsat(s, workers)
     if rem is not None:
         s.parameters.max_time_in_seconds = float(rem)
+    if work is not None:  # a work budget: CP-SAT's deterministic time (about seconds)
+        s.parameters.max_deterministic_time = max(1e-3, float(work))
     st = s.solve(m)
     if st in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         sol = np.array([s.value(v) for v in x], np.float64)

@@ -14,8 +14,12 @@ first chunk's grace, :data:`FIRST_CHUNK_GRACE`, which lets every small instance
 finish its first descent even when the budget is already spent). A result is never
 below the all-singletons partition (objective 0). The chunk schedule depends only on
 the instance size, so a run that stops by ``max_rounds`` or ``patience`` is
-deterministic for a fixed generator; a run cut by the deadline depends on the
-machine's speed.
+deterministic for a fixed generator; a run cut by a wall-clock deadline depends on
+the machine's speed. On a work clock (:mod:`trustlab.solvers._clock`, the default of
+:func:`trustlab.partition`) the deadline is counted work: every round is charged the
+reference seconds of its size-based work estimate, a chunk never has more rounds than
+the budget has left, and only the clock's wall-clock safety stop reaches into a chunk,
+so a run cut by its budget is deterministic too.
 
 Cold start: while the search kernels are neither compiled in the process nor in Numba's
 on-disk cache (the first run after an install), chunks of rounds, the pivot start and
@@ -29,6 +33,7 @@ counted against deadlines (:func:`trustlab.kernels._jit.exclude_seconds`).
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import threading
 import time
@@ -39,6 +44,8 @@ from trustlab._scale import pow2_for
 from trustlab.kernels import cpp_heuristic_twin as twin
 from trustlab.kernels._jit import exclude_seconds, kernel_ready, warm_once
 from trustlab.kernels.cpp_heuristic import its, objective, pivot_labels
+from trustlab.solvers._clock import CHUNK_SECONDS, ROUND_SECONDS, SEARCH_RATE
+from trustlab.solvers._clock import current as current_clock
 
 #: seconds of search the first chunk always gets, whatever the deadline
 FIRST_CHUNK_GRACE = 1.0
@@ -259,6 +266,8 @@ class _Search:
         # rounds per chunk: a few tens of ms (a round costs ~ depth * n * clusters flops)
         work = self.prm["depth"] * n * max(8.0, np.sqrt(n)) + n * n
         self.cap = int(max(1, min(256, 1e7 / work)))
+        #: reference seconds one round is charged on a work clock (trustlab.solvers._clock)
+        self.round_seconds = work / SEARCH_RATE + ROUND_SECONDS
         self.chunk = 1
         self.done = 0
         self.stale = 0
@@ -272,12 +281,17 @@ class _Search:
         return self.done >= self.max_rounds or self.stale >= self.patience or self.hit_target
 
     def seconds_to_finish(self) -> float:
-        """Estimated wall time to reach the stopping rule if no further improvement
-        resets the patience counter: rounds left times the mean time per round so far
-        (the first, compiling chunk included, so the estimate errs on the long side)."""
+        """Estimated time to reach the stopping rule if no further improvement resets
+        the patience counter, in the units of this thread's clock
+        (:func:`trustlab.solvers._clock.current`): on a wall clock, rounds left times the
+        mean wall time per round so far (the first, compiling chunk included, so the
+        estimate errs on the long side); on a work clock, rounds left times the reference
+        seconds a round is charged (deterministic)."""
         if self.finished:
             return 0.0
         left = min(self.max_rounds - self.done, self.patience - self.stale)
+        if current_clock().work:
+            return self.round_seconds * left
         return self.seconds / max(1, self.done) * left
 
     def run(self, *, deadline=None, target=None, pause=None) -> None:
@@ -290,12 +304,16 @@ class _Search:
 
     def _run(self, deadline, target, pause) -> None:
         prm = self.prm
+        clk = current_clock()
         while not self.finished:
             if pause is not None and self.stale >= pause:
                 break
-            if deadline is not None and time.perf_counter() >= deadline and not self.first:
+            if deadline is not None and clk.now() >= deadline and not self.first:
                 break
             k = min(self.chunk, self.max_rounds - self.done, self.patience - self.stale)
+            if clk.work and deadline is not None and not self.first:
+                # a work budget: no more rounds than it has left (deterministic)
+                k = max(1, min(k, int(math.ceil(clk.left(deadline) / self.round_seconds))))
             # a chunk can be long (the first descent of a 3,000-node instance: ~30 s), so
             # the deadline also stops it from inside. The first chunk always gets
             # FIRST_CHUNK_GRACE seconds of search (its descent on any small or mid-size
@@ -316,7 +334,7 @@ class _Search:
                                  self.best_val, seed, *args, [0], budget=twin_steps_left(), Wl=self._wl())
                 dt = time.perf_counter() - t
                 if deadline is not None:
-                    deadline += dt
+                    deadline += clk.excluded(dt)
                 self._twin_adjust -= dt
                 if out is not None:
                     _twin["left"] -= out[2]
@@ -325,11 +343,14 @@ class _Search:
             if out is None:
                 stop_at = deadline
                 if deadline is not None:
-                    deadline += ensure_compiled()  # compile time never counts against the deadline
+                    # compile time never counts against the deadline
+                    deadline += clk.excluded(ensure_compiled())
                     stop_at = max(deadline, time.perf_counter() + FIRST_CHUNK_GRACE) if self.first else deadline
+                    stop_at = clk.kernel_stop(stop_at)  # a work clock: only its safety stop
                 with stop_flag(stop_at) as stop:
                     self.best_val, self.stale = its(self.Wh, self.ptr, self.idx, self.use_nbrs, self.cur, self.best,
                                                     self.best_val, seed, *args, stop)
+            clk.charge(k * self.round_seconds + CHUNK_SECONDS)
             self.first = False
             self.done += k
             self.chunk = min(self.cap, 2 * self.chunk)

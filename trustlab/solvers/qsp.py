@@ -24,8 +24,6 @@ cliques and returns the warm start with ``status="time_limit"`` when it runs out
 """
 from __future__ import annotations
 
-import time
-
 import networkx as nx
 import numpy as np
 
@@ -124,11 +122,33 @@ def _solve(model, workers: int | None, deadline: float | None):
     """Run CP-SAT on ``model`` with ``workers`` threads until ``deadline``; (solver, status)."""
     from ortools.sat.python import cp_model
 
+    from trustlab.solvers._clock import current
+
+    clk = current()
     s = cp_model.CpSolver()
     configure_cpsat(s, workers)
     if deadline is not None:
-        s.parameters.max_time_in_seconds = max(0.01, deadline - time.perf_counter())
-    return s, s.solve(model)
+        s.parameters.max_time_in_seconds = max(0.01, clk.wall_left(deadline) or 0.0)
+        if clk.work:  # a work budget: CP-SAT's deterministic time (about seconds), charged after
+            s.parameters.max_deterministic_time = max(0.01, clk.left(deadline))
+    st = s.solve(model)
+    clk.charge(float(s.deterministic_time))
+    return s, st
+
+
+def _clock_now() -> float:
+    """This thread's solver clock (:mod:`trustlab.solvers._clock`): wall time, or counted
+    work (the clique enumeration and the model building are charged ``_BUILD_SECONDS`` per
+    clique checked)."""
+    from trustlab.solvers._clock import current
+
+    clk = current()
+    clk.charge(_CLOCK_EVERY * _BUILD_SECONDS)
+    return clk.now()
+
+
+#: reference seconds charged per clique enumerated or added to a model (approximate)
+_BUILD_SECONDS = 2e-5
 
 
 def _timeout_result(W, warm_labels, n, A, **extra) -> dict:
@@ -166,7 +186,7 @@ def solve_qsp(W, A, *, M: int, deadline=None, workers=None, warm_labels=None, cl
             "Use method='cpp' or 'auto' (exact, no clique enumeration), a smaller M,")
     cl = cliques if cliques is not None else _clique_lists(cr)
     cl = [c for c in cl if len(c) >= 2]
-    if deadline is not None and time.perf_counter() >= deadline:
+    if deadline is not None and _clock_now() >= deadline:
         return _timeout_result(W, warm_labels, n, A, n_maximal_cliques=len(cl), model_estimate=est)
     model = cp_model.CpModel()
     y = {}  # (k, m, i) -> var
@@ -174,7 +194,7 @@ def solve_qsp(W, A, *, M: int, deadline=None, workers=None, warm_labels=None, cl
     obj = []
     n_u = 0
     for k, S in enumerate(cl):
-        if k % _CLOCK_EVERY == 0 and deadline is not None and time.perf_counter() >= deadline:
+        if k % _CLOCK_EVERY == 0 and deadline is not None and _clock_now() >= deadline:
             return _timeout_result(W, warm_labels, n, A, n_maximal_cliques=len(cl), model_estimate=est)
         Mk = min(M, len(S) // 2) if len(S) >= 2 else 0  # a partition needs >= 2 nodes to score
         Mk = max(Mk, 1)
@@ -210,7 +230,7 @@ def solve_qsp(W, A, *, M: int, deadline=None, workers=None, warm_labels=None, cl
     model.maximize(sum(obj) if obj else 0)
     if warm_labels is not None:
         _hint_qsp(model, y, cl, warm_labels, M)
-    if deadline is not None and time.perf_counter() >= deadline:
+    if deadline is not None and _clock_now() >= deadline:
         return _timeout_result(W, warm_labels, n, A, n_maximal_cliques=len(cl), model_estimate=est)
     s, st = _solve(model, workers, deadline)
     labels = np.arange(n, dtype=np.int64)
@@ -275,7 +295,7 @@ def solve_spp(W, A, *, deadline=None, workers=None, warm_labels=None, max_clique
             raise ValueError(msg) from None
     cl = []
     for t, c in enumerate(nx.enumerate_all_cliques(G)):
-        if t % 1024 == 0 and deadline is not None and time.perf_counter() >= deadline:
+        if t % 1024 == 0 and deadline is not None and _clock_now() >= deadline:
             return _timeout_result(W, warm_labels, n, A, n_cliques=len(cl))
         if len(c) >= 2:
             cl.append(c)
@@ -288,7 +308,7 @@ def solve_spp(W, A, *, deadline=None, workers=None, warm_labels=None, max_clique
     per_node: list[list] = [[] for _ in range(n)]
     obj = []
     for t, c in enumerate(cl):
-        if t % 1024 == 0 and deadline is not None and time.perf_counter() >= deadline:
+        if t % 1024 == 0 and deadline is not None and _clock_now() >= deadline:
             return _timeout_result(W, warm_labels, n, A, n_cliques=len(cl), model_estimate=est)
         v = model.new_bool_var("")
         xs.append(v)
@@ -307,7 +327,7 @@ def solve_spp(W, A, *, deadline=None, workers=None, warm_labels=None, max_clique
         want = {tuple(sorted(g)) for g in groups.values() if len(g) >= 2}
         for c, v in zip(cl, xs):
             model.add_hint(v, tuple(sorted(c)) in want)
-    if deadline is not None and time.perf_counter() >= deadline:
+    if deadline is not None and _clock_now() >= deadline:
         return _timeout_result(W, warm_labels, n, A, n_cliques=len(cl), model_estimate=est)
     s, st = _solve(model, workers, deadline)
     labels = np.arange(n, dtype=np.int64)

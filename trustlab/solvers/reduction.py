@@ -367,8 +367,9 @@ def reduce_problem(W: np.ndarray, A: np.ndarray | None = None, *, rules=None, de
         A subset of ``{"heavy_edge_both", "heavy_edge_single",
         "similar_neighbourhood", "heavy_non_edge"}`` (default all of them).
     deadline : float, optional
-        A ``time.perf_counter()`` time after which no new round starts (the reduction
-        found so far is returned, exact as it stands).
+        A time of this thread's solver clock (:func:`trustlab.solvers._clock.current`:
+        ``time.perf_counter()``, or counted work) after which no new round starts (the
+        reduction found so far is returned, exact as it stands).
     max_rounds : int
         Most merge rounds.
     candidates : list of array-like, optional
@@ -415,9 +416,15 @@ def reduce_problem(W: np.ndarray, A: np.ndarray | None = None, *, rules=None, de
              "forbidden": 0, "rounds": 0}
     merge_rules = rules - {"heavy_non_edge"}
     stats["almost_clique"] = 0
+    from trustlab.solvers._clock import MIN_CUT_SECONDS, REDUCE_RATE, REDUCE_ROUND_SECONDS
+    from trustlab.solvers._clock import current as current_clock
+
+    clk = current_clock()  # wall time, or counted work (trustlab.solvers._clock)
+    clk.charge(REDUCE_ROUND_SECONDS)  # the call's set-up (approximate)
     for C in candidates or ():
-        if deadline is not None and time.perf_counter() > deadline:
+        if deadline is not None and clk.now() > deadline:
             break
+        clk.charge(min(peel, np.size(C)) * MIN_CUT_SECONDS)  # its almost-clique tests (approximate)
         C = np.unique(np.asarray(C, np.int64))
         if C.size < 2 or not np.all(w.alive[C]):
             continue
@@ -427,8 +434,9 @@ def reduce_problem(W: np.ndarray, A: np.ndarray | None = None, *, rules=None, de
                 w.merge(int(got[0]), v)
             stats["almost_clique"] += int(got.size - 1)
     for _ in range(max_rounds):
-        if not merge_rules or (deadline is not None and time.perf_counter() > deadline):
+        if not merge_rules or (deadline is not None and clk.now() > deadline):
             break
+        clk.charge(4.0 * n * n / REDUCE_RATE + REDUCE_ROUND_SECONDS)
         cand = _candidates(w, merge_rules)
         pairs, who = [], []
         for name, rc in cand.items():
@@ -495,13 +503,15 @@ def reduce_component(W: np.ndarray, A: np.ndarray | None = None, *, seed: int = 
     (3, [4, 4, 4])
     """
     from trustlab.kernels._jit import compile_seconds
+    from trustlab.solvers._clock import current as current_clock
     from trustlab.solvers.heuristic import solve_heuristic
 
     compiled0 = compile_seconds()
+    clk = current_clock()
 
     def moved() -> float | None:
         # compilations and a cold start's exact Python twins (the search's) do not count
-        return None if deadline is None else deadline + (compile_seconds() - compiled0)
+        return None if deadline is None else deadline + clk.excluded(compile_seconds() - compiled0)
 
     red = reduce_problem(W, A, deadline=deadline)
     if max_part is not None and red.stats["largest_part"] > max_part:
@@ -509,7 +519,7 @@ def reduce_component(W: np.ndarray, A: np.ndarray | None = None, *, seed: int = 
     cands = []
     rng = np.random.default_rng(seed)
     for p in red.parts:
-        if p.size < 3 or (deadline is not None and time.perf_counter() > moved()):
+        if p.size < 3 or (deadline is not None and clk.now() > moved()):
             continue
         lab, _ = solve_heuristic(red.W[np.ix_(p, p)], red.A[np.ix_(p, p)], rng=rng, patience=quick_patience,
                                  deadline=moved())

@@ -30,6 +30,8 @@ import numpy as np
 
 from trustlab.kernels._jit import warm_once
 from trustlab.kernels.cpp_sparse import EPS, descent, pair_totals
+from trustlab.solvers._clock import SPARSE_RATE
+from trustlab.solvers._clock import current as current_clock
 from trustlab.solvers._problem import edge_csr, pair_objective
 from trustlab.solvers.heuristic import FIRST_CHUNK_GRACE, stop_flag
 
@@ -107,17 +109,25 @@ def solve_sparse_heuristic(n: int, rows: np.ndarray, cols: np.ndarray, vals: np.
     lab = np.arange(n, dtype=np.int64)
     size = np.ones(n, np.int64)
     rounds = 0
+    clk = current_clock()
     if deadline is not None:
-        deadline += ensure_compiled()  # compile time never counts against the deadline
+        deadline += clk.excluded(ensure_compiled())  # compile time never counts against the deadline
     # the first descent and merges always get FIRST_CHUNK_GRACE seconds (as the dense
-    # search's first chunk does), the rounds after them only the deadline
+    # search's first chunk does), the rounds after them only the deadline (on a work
+    # clock: the first descent runs to its end, the rounds stop by the work they are
+    # charged; a timer stops the kernels only at the clock's safety stop)
     first = None if deadline is None else max(deadline, time.perf_counter() + FIRST_CHUNK_GRACE)
-    with stop_flag(first) as stop:
+    with stop_flag(clk.kernel_stop(first)) as stop:
         _improve(n, csr, (rows, cols, vals), lab, size, rng, stop)
     val = pair_objective(lab, rows, cols, vals)
-    with stop_flag(deadline) as stop:
+    clk.charge(4.0 * (rows.size + n) / SPARSE_RATE)  # the first descent and merges (approximate)
+    round_seconds = 2.0 * (rows.size + n) / SPARSE_RATE  # a round's O(n + m) scans
+    with stop_flag(clk.kernel_stop(deadline)) as stop:
         stale = 0
         while stale < patience and stop[0] == 0 and n > 1:
+            if clk.work and deadline is not None and clk.now() >= deadline:
+                break
+            clk.charge(round_seconds)
             rounds += 1
             stale += 1
             s = int(rng.integers(n))
