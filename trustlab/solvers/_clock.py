@@ -54,6 +54,13 @@ SPARSE_RATE = 6.0e7
 #: HiGHS LP solves (cutting planes): ``LP_SECONDS * (nonzeros + variables) ** LP_POWER``
 LP_SECONDS = 1.4e-6
 LP_POWER = 1.15
+#: ... or, when larger, ``LP_ROWS_SECONDS * rows ** LP_ROWS_POWER``: the interior point's
+#: factorisations grow with the cuts faster than the size law above once an LP has more
+#: than ~10,000 cut rows (fitted to the CPU seconds of the cutting-plane LPs of
+#: assignees_umass's 1,565-record component: 48k variables, 4k-27k rows, 0.16-8.6 s each,
+#: which the size law charged 0.5-1.4 s; below ~8,000 rows it never applies)
+LP_ROWS_SECONDS = 7.4e-11
+LP_ROWS_POWER = 2.5
 #: separation rounds of the cutting planes: ``n^3`` per reference second, plus
 #: ``APEX_SECONDS`` per node (the per-apex NumPy calls)
 SEPARATION_RATE = 3.0e8

@@ -74,6 +74,8 @@ from scipy.sparse.csgraph import connected_components
 from trustlab.solvers._clock import (
     APEX_SECONDS,
     LP_POWER,
+    LP_ROWS_POWER,
+    LP_ROWS_SECONDS,
     LP_SECONDS,
     MIP_NODE_SECONDS,
     SEPARATION_RATE,
@@ -707,9 +709,13 @@ def _fix_by_reduced_cost(val, c, lo, hi, incumbent, integral) -> int:
 def _lp_seconds(Aub, nv: int) -> float:
     """Reference seconds one LP solve is charged on a work clock: ``LP_SECONDS * (nnz +
     nv) ** LP_POWER`` (fitted to HiGHS's interior point on the cutting-plane LPs of 40-300
-    nodes; within about a factor of 2)."""
-    nnz = 0 if Aub is None else int(Aub.nnz)
-    return LP_SECONDS * float(nnz + nv) ** LP_POWER
+    nodes; within about a factor of 2), or ``LP_ROWS_SECONDS * rows ** LP_ROWS_POWER`` when
+    larger (LPs with more than ~10,000 cut rows, whose factorisations the size law
+    undercharged 3-6x; approximate)."""
+    if Aub is None:
+        return LP_SECONDS * float(nv) ** LP_POWER
+    return max(LP_SECONDS * float(int(Aub.nnz) + nv) ** LP_POWER,
+               LP_ROWS_SECONDS * float(Aub.shape[0]) ** LP_ROWS_POWER)
 
 
 def _solve_lp(w, Aub, nv, rem, method, lo=None, hi=None):
