@@ -967,15 +967,7 @@ def _value_tokens(s: pd.Series, tokens, cache: dict | None = None) -> tuple[np.n
     at, h = tokens(vals)
     if not len(at):
         return np.zeros(0, np.int64), np.zeros(0, np.uint64)
-    o = np.argsort(at, kind="stable")
-    h = h[o]
-    ptr = np.zeros(len(vals) + 1, np.int64)
-    np.add.at(ptr, at + 1, 1)
-    ptr = np.cumsum(ptr)
-    lens = np.diff(ptr)[codes]
-    total = int(lens.sum())
-    sel = np.repeat(ptr[:-1][codes] - np.r_[0, np.cumsum(lens)[:-1]], lens) + np.arange(total)
-    return np.repeat(np.arange(n, dtype=np.int64), lens), h[sel]
+    return _expand_rows(codes, len(vals), at, h)
 
 
 def _hashed(tok: pd.Series) -> tuple[np.ndarray, np.ndarray]:
