@@ -847,3 +847,32 @@ def test_frames_written_without_the_pickle_memo_read_back_equal(tmp_path):
     D._dump_fast(loop, str(tmp_path / "loop.pkl"))
     back = pd.read_pickle(str(tmp_path / "loop.pkl"))
     assert back[0] == 1 and back[1] is back
+
+
+def test_numbers_in_text_same_entities_as_local(client):
+    """A first name and one free text "surname year month day" (the ``numbers`` comparison of
+    the numbers inside the text, whose records travel as the text's raw columns): the same
+    fields, model and entities as local."""
+    rng = np.random.default_rng(5)
+    rows = []
+    for e in range(150):
+        r = [str(rng.choice(["anna", "bernd", "carla", "dieter", "eva", "frank"])),
+             str(rng.choice(["meier", "bauer", "fuchs", "weber", "koch", "wolf", "haas"])),
+             int(rng.integers(1920, 2005)), int(rng.integers(1, 13)), int(rng.integers(1, 29))]
+        rows.append((e, r))
+        if rng.random() < 0.3:
+            r2 = [v + "x" if k < 2 and rng.random() < 0.25 else v + 1 if k >= 2 and rng.random() < 0.25 else v
+                  for k, v in enumerate(r)]
+            rows.append((e, r2))
+    df = pd.DataFrame({"rid": np.arange(len(rows)), "entity": [e for e, _ in rows],
+                       "name": [r[0] for _, r in rows],
+                       "description": [f"{r[1]} {r[2]} {r[3]} {r[4]}" for _, r in rows]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        local = trustlab.resolve(df, id_col="rid", truth="entity")
+        res = trustlab.resolve(dd.from_pandas(df, npartitions=3), id_col="rid", truth="entity", client=client)
+    assert ("~", "numbers") in [(f.column, f.kind) for f in local.field_report.fields]
+    assert [(f.column, f.kind) for f in res.fields] == [(f.column, f.kind) for f in local.field_report.fields]
+    np.testing.assert_allclose(res.model.m_, local.model.m_, rtol=1e-9)
+    np.testing.assert_allclose(res.model.u_, local.model.u_, rtol=1e-9)
+    assert _output_partition(res) == _local_partition(local)

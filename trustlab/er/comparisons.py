@@ -35,6 +35,7 @@ from trustlab.er.kinds import (
     record_slot_names,
     record_slots,
     record_text,
+    text_numbers,
 )
 from trustlab.kernels import er as K
 
@@ -1118,6 +1119,48 @@ def _codes_features(df, f, i, j, fields, want):
     return [_code_levels(pd.Series([], dtype=object), i, j, records=records)], ["codes"], 0
 
 
+#: two numbers written with a decimal part agree when they differ by at most this share of the
+#: larger (coordinates rounded differently: 40.6333 / 40.6403); whole numbers only when equal
+NUMBER_TOLERANCE = 0.005
+
+
+def number_agreement(va: np.ndarray, da: np.ndarray, vb: np.ndarray, db: np.ndarray) -> np.ndarray:
+    """Per pair (rows of the :func:`~trustlab.er.kinds.text_numbers` arrays of its two
+    records), the share of the numbers that agree: ``min(a's numbers that agree with one of
+    b's, b's that agree with one of a's) / max(count a, count b)``; NaN where a record has
+    none. Two whole numbers agree when equal; where either has a decimal part, when they
+    differ by at most :data:`NUMBER_TOLERANCE` of the larger. Heuristic: each number counts
+    alike (a shared ``1`` as a shared ``19081209``), and the matching is by set, not by
+    position.
+
+    Examples
+    --------
+    >>> from trustlab.er.kinds import text_numbers
+    >>> v, d = text_numbers(pd.Series(["x 1949 7 22", "y 1949 7 27", "40.6333 22.95", "40.6403 22.9439", "none"]))
+    >>> number_agreement(v[[0, 2, 0]], d[[0, 2, 0]], v[[1, 3, 4]], d[[1, 3, 4]]).round(3).tolist()
+    [0.667, 1.0, nan]
+    """
+    out = np.full(len(va), np.nan)
+    for s, e in spans(len(va), 1 << 15):  # pieces of pairs: (pairs, k, k) comparisons each
+        a, b, x, y = va[s:e, :, None], vb[s:e, None, :], da[s:e, :, None], db[s:e, None, :]
+        with np.errstate(invalid="ignore"):
+            tol = np.where(x | y, NUMBER_TOLERANCE * np.maximum(np.abs(a), np.abs(b)), 0.0)
+            agree = np.abs(a - b) <= tol
+        na, nb = (~np.isnan(va[s:e])).sum(1), (~np.isnan(vb[s:e])).sum(1)
+        hit = np.minimum(agree.any(2).sum(1), agree.any(1).sum(1))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out[s:e] = np.where((na > 0) & (nb > 0), hit / np.maximum(na, nb), np.nan)
+    return out
+
+
+def _numbers_features(df, f, i, j, fields, want):
+    """The share of the numbers inside the two records' text that agree (:func:`number_agreement`)."""
+    if not len(i):
+        return [np.full(0, np.nan)], ["numbers"], 0
+    v, d = _prepared(df, ("numbers", _fields_key(fields)), lambda: text_numbers(_record_text(df, fields)))
+    return [number_agreement(v[i], d[i], v[j], d[j])], ["numbers"], 0
+
+
 def _exact_features(df, f, i, j, fields, want):
     """Agreement of the normalised values (punctuation and case are not part of a category
     or year: ``"1995."`` == ``"1995,"``)."""
@@ -1511,6 +1554,7 @@ FEATURES: dict[str, _Features] = {
     "code": _exact_and_similar(KINDS["code"].normalise, "levenshtein", distance.Levenshtein.normalized_similarity),
     "record": _record_features,
     "codes": _codes_features,
+    "numbers": _numbers_features,
 }
 
 

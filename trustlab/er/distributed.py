@@ -1326,8 +1326,9 @@ def _encode(part: pd.DataFrame, fields, only, doc_freq: dict | None, tf_model, t
                 cnt_f = np.stack(per_field, axis=1)
                 sh = (cnt_f / np.maximum(cnt_f.sum(1, keepdims=True), 1.0)).sum(0)
                 shares = ({g.column: float(x) for g, x in zip(own, sh)}, n)
-        else:
-            raw_cols += [x for x in f.columns() if x not in raw_cols]
+        else:  # a whole-record kind without an encoder (numbers): the record text's columns
+            own_cols = f.columns() or [x for g in record_fields(fields) for x in g.columns()]
+            raw_cols += [x for x in own_cols if x not in raw_cols]
         if f"{c}:s" in cols:  # the normalised strings' hashes: value codes without hashing strings per pair partition
             cols[f"{c}:v"] = _hash(cols[f"{c}:s"])
             # and their lengths: the pieces of the string comparisons without counting per pair partition

@@ -43,7 +43,7 @@ import pandas as pd
 
 from trustlab._chunks import spans
 
-__all__ = ["FieldKind", "KINDS", "FIELD_KINDS", "RECORD", "CODES", "Field", "field_kind", "Hint", "ColumnProfile",
+__all__ = ["FieldKind", "KINDS", "FIELD_KINDS", "RECORD", "CODES", "NUMBERS", "Field", "field_kind", "Hint", "ColumnProfile",
            "recognise", "COMPARISON_LEVELS", "LEVEL_NAMES", "record_fields", "record_text", "code_tokens", "tf_keys",
            "needed_features"]
 
@@ -412,6 +412,9 @@ KINDS: dict[str, FieldKind] = {k.name: dataclasses.replace(k, hints=_HINTS.get(k
     FieldKind("model", "exact", "variant", 0.75, 0.5, normalise=_alnum, key_rule=True, default_rule="key"),
     FieldKind("record", "cosine", "cosine", 0.75, 0.5, arity=0, text=False, session=False),
     FieldKind("codes", "codes", "codes", 0.5, 0.25, arity=0, text=False),
+    # the numbers written inside free text (a year, a coordinate, a street number): the share
+    # that agree; only inferred where no field holds numbers of its own (fields.py)
+    FieldKind("numbers", "numbers", "numbers", 0.6, 0.3, arity=0, text=False),
 )}
 
 #: the kinds a field may have; they decide how two values are compared
@@ -419,6 +422,8 @@ FIELD_KINDS: tuple[str, ...] = tuple(KINDS)
 #: the column name of the whole-record comparisons (``Field(RECORD, "record")``, ``Field(CODES, "codes")``)
 RECORD = "*"
 CODES = "#"
+#: the column name of the comparison of the numbers inside the records' text (``Field(NUMBERS, "numbers")``)
+NUMBERS = "~"
 
 
 #: every kind's hints, ``(rank, kind, hint)`` in the order :func:`recognise` tries them
@@ -471,7 +476,8 @@ class Field:
     the words of every other compared field (schema-agnostic, so rows whose values sit in
     different or mostly empty columns still match); ``Field("#", "codes")`` compares the
     codes found anywhere in the records (model and part numbers: shared rare code / shared
-    common code / different codes / no code).
+    common code / different codes / no code); ``Field("~", "numbers")`` the numbers written
+    inside the records' text (:func:`text_numbers`, :func:`trustlab.er.comparisons.number_agreement`).
 
     Attributes
     ----------
@@ -648,3 +654,39 @@ def needed_features(fields: Sequence[Field]) -> dict:
         ex, sim = KINDS[f.kind].levels[:2]
         out.setdefault(f.column, set()).update({ex, sim} | ({"shared"} if f.kind == "record" else set()))
     return out
+
+
+#: a number standing on its own in text (not part of a word or code such as ``g06f`` or ``4gb``):
+#: an optional minus sign, digits, an optional decimal part
+_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w])")
+#: at most this many numbers of a record's text are compared (the first ones)
+MAX_NUMBERS = 12
+
+
+def text_numbers(text: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """The numbers standing on their own in each record's text (:data:`_NUMBER`; the first
+    :data:`MAX_NUMBERS`), as ``(values, decimal)``: two ``(n, MAX_NUMBERS)`` arrays, the
+    values (NaN padded) and whether each was written with a decimal part.
+
+    Examples
+    --------
+    >>> v, d = text_numbers(pd.Series(["meier 1949 7 22", "30.3167 -4.76667 http://x.org/", "g06f 4gb"]))
+    >>> v[0, :3].tolist(), v[1, :2].tolist(), d[1, :2].tolist(), bool(np.isnan(v[2]).all())
+    ([1949.0, 7.0, 22.0], [30.3167, -4.76667], [True, True], True)
+    """
+    n = len(text)
+    vals = np.full((n, MAX_NUMBERS), np.nan)
+    dec = np.zeros((n, MAX_NUMBERS), bool)
+    for r, t in enumerate(text.fillna("").astype(str).to_numpy(dtype=object)):
+        if not any(ch.isdigit() for ch in t):
+            continue
+        for k, m in enumerate(_NUMBER.finditer(t)):
+            if k >= MAX_NUMBERS:
+                break
+            w = m.group(0)
+            try:
+                vals[r, k] = float(w)
+            except ValueError:  # pragma: no cover - the pattern only matches numbers
+                continue
+            dec[r, k] = "." in w
+    return vals, dec
