@@ -1,4 +1,4 @@
-"""The ``numbers`` comparison (numbers written inside free text) and the monotone guard on m."""
+"""The ``numbers`` comparison (numbers written inside free text)."""
 import itertools
 import warnings
 
@@ -10,7 +10,6 @@ import trustlab
 from trustlab.er.comparisons import NUMBER_TOLERANCE, compare, number_agreement
 from trustlab.er.fields import infer_fields_report
 from trustlab.er.kinds import MAX_NUMBERS, NUMBERS, Field, text_numbers
-from trustlab.er.scoring import monotone_m
 
 
 def _brute(a: str, b: str) -> float:
@@ -102,24 +101,3 @@ def test_merged_people_resolve_better_with_the_numbers():
     f0 = pairwise_precision_recall_f1(np.asarray(r0.entity), df["entity"].to_numpy())[2]
     assert f1 > f0 + 0.02 and f1 > 0.85  # (0.879 against 0.842; 0.667 when the numbers were free in the
     # session of the text that holds them)
-
-
-def test_monotone_m_pools_violators_and_keeps_sums():
-    rng = np.random.default_rng(3)
-    for _ in range(200):
-        m = rng.dirichlet(np.ones(4), size=3)
-        u = rng.dirichlet(np.ones(4), size=3)
-        out = monotone_m(m, u)
-        np.testing.assert_allclose(out.sum(1), m.sum(1))
-        bf = np.log(out) - np.log(u)
-        for c in range(3):
-            b0 = np.log(m[c]) - np.log(u[c])
-            if b0[0] < 0.0 < b0[1:-1].max():  # the guard fires: non-increasing factors
-                assert np.all(np.diff(bf[c]) <= 1e-9)
-            else:  # left as it is
-                np.testing.assert_array_equal(out[c], m[c])
-    m = np.array([[7e-5, 0.9998, 7e-5, 7e-5]])
-    u = np.array([[0.0094, 0.0033, 0.0096, 0.9777]])
-    out = monotone_m(m, u)
-    assert np.log(out[0, 0] / u[0, 0]) > 0  # agreeing exactly is no longer evidence against
-    assert monotone_m(m, u, skip=[0])[0, 0] == m[0, 0]

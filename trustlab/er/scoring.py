@@ -268,51 +268,6 @@ def _m_step(post, cnt, onehot, cols, m, u, u_weight, u_prior) -> None:
             u[c] = uc / uc.sum()
 
 
-def monotone_m(m: np.ndarray, u: np.ndarray, skip: Sequence[int] = ()) -> np.ndarray:
-    """``m`` with each field's Bayes factors ``m / u`` non-increasing from *exact* to *else*.
-
-    The levels are ordered by similarity, so agreeing more is never weaker evidence of a
-    match than agreeing less. EM's sessions can break that where a table's duplicates carry
-    one error each over few fields: in the session of the pairs that agree exactly on one
-    field, the matches differ in the other, whose m(exact) then comes out near zero (RLdata500
-    presented as a first name and one text "surname year month day": m(name exact) 7e-5
-    against u 0.009, a penalty for agreeing). Only a field whose exact agreement weighs
-    *against* a match while a *close* or *far* agreement weighs for one is changed (the
-    full constraint on every field cost patent 0.189 -> 0.175 and restaurant 0.946 -> 0.941,
-    whose name fields have m(exact) / u(exact) a little under the lower levels' and above 1).
-    Its adjacent levels that break the order are pooled (pool-adjacent-violators on the
-    ratio, weights u): a pooled block's m is shared out in proportion to u, so its levels get
-    one Bayes factor, ``sum m / sum u``; each row's sum is unchanged. Fields in ``skip`` are
-    left as they are (``model`` / ``codes``, whose *far* level EM does not see). Heuristic: a
-    constraint on the estimate, not a fit.
-
-    Examples
-    --------
-    >>> m = np.array([[0.0001, 0.9, 0.05, 0.0499]]); u = np.array([[0.01, 0.003, 0.01, 0.977]])
-    >>> mm = monotone_m(m, u)
-    >>> bool(np.all(np.diff(np.log(mm / u)) <= 1e-12)), round(float(mm.sum()), 6)
-    (True, 1.0)
-    >>> bool(np.allclose(monotone_m(mm, u), mm))
-    True
-    """
-    out = np.array(m, dtype=np.float64, copy=True)
-    for c in range(out.shape[0]):
-        bf = np.log(np.maximum(out[c], 1e-300)) - np.log(np.maximum(u[c], 1e-300))
-        if c in skip or not bf[0] < 0.0 < bf[1:-1].max():
-            continue
-        blocks: list[list] = []  # [first level, end, sum m, sum u]
-        for lv in range(out.shape[1]):
-            blocks.append([lv, lv + 1, out[c, lv], u[c, lv]])
-            while len(blocks) > 1 and blocks[-2][2] * blocks[-1][3] < blocks[-1][2] * blocks[-2][3]:
-                b = blocks.pop()
-                a = blocks[-1]
-                a[1], a[2], a[3] = b[1], a[2] + b[2], a[3] + b[3]
-        for a, b, ms, us in blocks:
-            if b - a > 1:
-                out[c, a:b] = ms * u[c, a:b] / us
-    return out
-
-
 class FSModel:
     """Fellegi–Sunter model over multi-level comparisons with TF adjustment (EM-fitted).
 
@@ -949,9 +904,7 @@ class FSModel:
         # agree on a whole field and so resemble each other more than duplicates at large
         m = np.maximum(m, np.where(derived, DERIVED_M_FLOOR, 1e-6)[:, None])
         m /= m.sum(1, keepdims=True)
-        # more agreement is never less evidence (monotone_m): sessions of one-error duplicates
-        # over few fields give a field m(exact) ~ 0 (each session's matches differ in the others)
-        return monotone_m(m, u, skip=self._neighbour_fields())
+        return m
 
     def _random_nonmatch_u(self, Gr: np.ndarray, m: np.ndarray, u_rand: np.ndarray, n: int) -> tuple[np.ndarray, float]:
         """u from the random record pairs that are not matches, and the share that are.
