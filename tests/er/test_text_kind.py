@@ -103,3 +103,17 @@ def test_text_features_missing_values():
     fm = compare(df, np.array([[0, 1], [0, 2], [0, 3], [1, 2]]), [Field("o", "text")])
     c3 = fm.X[:, fm.names.index("o:char3")]
     assert np.isnan(c3[:2]).all() and np.isnan(c3[3]) and 0.5 < c3[2] < 1.0
+
+
+def test_only_short_name_field_is_inferred_as_text_kind():
+    """First and last name in one column, the table's only field: ``text`` (3-gram TF-IDF), not
+    ``name`` (whose Jaro-Winkler levels let EM call every far pair a match); beside another
+    field it stays a ``name``."""
+    first = ["Felipe", "Stephen", "Ann", "Moshe", "Dana", "Avi", "Yael", "Ron", "Noa", "Eli", "Tamar", "Uri"]
+    last = ["Garcia", "Cochran", "Lee", "Cohen", "Levi", "Katz", "Mizrahi", "Peretz", "Biton", "Dahan"]
+    people = pd.DataFrame({"full": [f"{a} {b}" for a in first for b in last] * 2})
+    rep = infer_fields_report(people)
+    assert [(f.column, f.kind) for f in rep.fields] == [("full", "text")]
+    two = people.assign(city_name=["Haifa", "Tel Aviv", "Eilat", "Acre"] * 60)
+    kinds = {f.column: f.kind for f in infer_fields_report(two).fields}
+    assert kinds.get("full") == "name"

@@ -283,8 +283,10 @@ def infer_fields_report(
     # one text field and nothing else to say which of its words matter: a short ``string`` is
     # compared by its character 3-gram TF-IDF (kind ``text``), the one comparison that weighs a
     # word by how many records hold it (with two text fields or more, the whole-record TF-IDF
-    # comparison below does that beside them)
-    if sum(KINDS[f.kind].text for f in fields) == 1 and len(fields) == 1 and fields[0].kind == "string":
+    # comparison below does that beside them). A short ``name`` alone too (first and last name in
+    # one column): its Jaro-Winkler levels let EM call every *far* pair a match (inventors_israeli
+    # with its two name columns joined: λ 0.62, F1 0.010; as ``text`` 0.273)
+    if sum(KINDS[f.kind].text for f in fields) == 1 and len(fields) == 1 and fields[0].kind in ("string", "name"):
         fields[0] = Field(fields[0].column, "text")
         for k, c in enumerate(choices):
             if c.role == "field" and c.column == fields[0].column:
