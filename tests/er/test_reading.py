@@ -75,7 +75,7 @@ def test_percent_file_with_commas_in_values_reads(tmp_path, capsys):
     assert main(["resolve", str(p), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["n_records"] == 12
-    assert {c["column"] for c in out["field_choices"]} - {"*", "#"} == {"id", "name", "address"}
+    assert {c["column"] for c in out["field_choices"]} - {"*", "#", "~"} == {"id", "name", "address"}
 
 
 def test_unsplittable_header_error_mentions_sep(tmp_path):
