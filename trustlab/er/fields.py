@@ -214,6 +214,8 @@ def infer_fields_report(
     *,
     exclude: Sequence[str] = (),
     id_col: str | None = None,
+    sources: Any = None,
+    judge: bool = True,
 ) -> FieldInference:
     """Decide, for every column, whether and how to compare it; with the reasons.
 
@@ -226,6 +228,15 @@ def infer_fields_report(
     id_col : str, optional
         The record id column (reported as the id). When None, a unique id-like column
         is reported as ``role="id"`` and the first one becomes ``FieldInference.id_col``.
+    sources : array-like of int, optional
+        The table of every row when stacked tables are linked to each other
+        (``link_only``): the evidence test pairs records across the tables.
+    judge : bool
+        Judge the inferred fields by the evidence of the others
+        (:func:`trustlab.er.relevance.judge_fields`): a field that agrees on pairs the other
+        fields make likely matches no more often than on random pairs, or a running counter /
+        timestamp that shows no identity, is reported as ``role="noise"`` and not compared
+        (a heuristic; ``fields=`` overrides it).
 
     Returns
     -------
@@ -277,6 +288,8 @@ def infer_fields_report(
             fields.append(Field(f"{c.column},{second.column}", kind))
         else:
             fields.append(Field(c.column, c.kind))
+    if judge and len(fields) >= 2:
+        fields = _drop_noise(df, fields, choices, sources)
     # one text field and nothing else to say which of its words matter: a short ``string`` is
     # compared by its character 3-gram TF-IDF (kind ``text``), the one comparison that weighs a
     # word by how many records hold it (with two text fields or more, the whole-record TF-IDF
@@ -301,6 +314,21 @@ def infer_fields_report(
             choices.append(FieldChoice(CODES, "field", "codes", f"codes (model / part numbers) in "
                                        f"{with_code / len(sample):.0%} of records: shared or different"))
     return FieldInference(fields=fields, choices=choices, id_col=found_id)
+
+
+def _drop_noise(df: pd.DataFrame, fields: list, choices: list, sources: Any) -> list:
+    """The fields without those the evidence test calls noise (their choices say why)."""
+    from trustlab.er.relevance import judge_fields
+
+    ev = judge_fields(df, fields, sources=sources)
+    drop = {c for c, e in ev.items() if e.verdict in ("noise", "suspect")}
+    if not drop or len(drop) >= len(fields):
+        return fields
+    for k, c in enumerate(choices):
+        e = ev.get(c.column)
+        if c.role == "field" and e is not None and c.column in drop:
+            choices[k] = FieldChoice(c.column, "noise", c.kind, e.reason())
+    return [f for f in fields if f.column not in drop]
 
 
 # ----------------------------------------------------------------------------- fields given by the caller
