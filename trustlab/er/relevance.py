@@ -18,9 +18,12 @@ is blocked or fitted (so nothing a noise column contaminated is read):
 of ``f``'s exact agreement rate and of its mean similarity on ``g``'s pairs over random
 pairs (a gain relative to what random pairs leave, ``(a - r) / (1 - r)``) and whether it is
 significant (a z-score). A field with a significant gain over some other field is
-*relevant*. A field is called **noise** only when (i) at least one other field is relevant,
-(ii) ``f`` has enough evidence (pairs of other fields on which both values are present) and
-(iii) no conditioner shows a gain even at its upper confidence bound. Where the evidence is
+*relevant*. A field is called **noise** only when (i) other fields are relevant, (ii) ``f`` has
+enough evidence (pairs of the strongest conditioners on which both its values are present)
+and (iii) on those pairs its gain, even at its upper confidence bound, is below a share of the
+gain the relevant fields show there (a quarter, :data:`NOISE_SHARE`: the pairs' enrichment in matches sets
+how large a gain identity can show). A field that random pairs mostly agree on (a near-constant
+flag) or whose comparison sees no two values as equal is not judged: it cannot mislead. Where the evidence is
 missing (a one-field file: the only real field and a noise column cannot be told apart by
 their values), nothing is dropped.
 
@@ -57,6 +60,9 @@ MAX_PAIRS = 4000
 MIN_GAIN = 0.05
 #: the z-score a gain needs to count
 MIN_Z = 4.0
+#: a field is noise when, on the pairs of the strongest conditioners, its gain (at its upper
+#: confidence bound) is below this share of the gain the identity fields show on them
+NOISE_SHARE = 0.25
 #: pairs (both values present) a field needs, over all conditioners, to be called noise
 MIN_EVIDENCE = 200
 #: pairs compared in the first pass, over all conditioners (each gets at most :data:`MAX_PAIRS`)
@@ -84,7 +90,8 @@ class FieldEvidence:
         The field's column(s).
     verdict : str
         ``"relevant"`` (agrees more on pairs another field makes likely matches),
-        ``"noise"`` (no gain with enough evidence, some other field relevant),
+        ``"noise"`` (with enough evidence, a gain below :data:`NOISE_SHARE` of the
+        identity fields' gain on the same pairs),
         ``"suspect"`` (a counter or timestamp shape, no evidence of identity) or
         ``"undecided"``.
     gain : float
@@ -108,6 +115,7 @@ class FieldEvidence:
     shape: str | None = None
     best: str | None = None
     random_rate: float = float("nan")
+    threshold: float = float("nan")
     detail: dict = field(default_factory=dict)
     stats: dict = field(default_factory=dict, repr=False)
 
@@ -118,8 +126,8 @@ class FieldEvidence:
             return (f"{what}; agreement on it gains nothing on pairs the other fields make likely matches "
                     f"(largest gain at its upper bound {self.upper:.2f}): not compared")
         return (f"no evidence of identity: on {self.evidence} pairs that agree on another field it agrees as "
-                f"often as on random pairs (largest gain at its upper bound {self.upper:.2f} < {MIN_GAIN}), "
-                "while other fields do: not compared (pass fields=... to compare it)")
+                f"often as on random pairs (gain at its upper bound {self.upper:.3f}, below a share of what the "
+                f"identity fields gain there: {self.threshold:.3f}): not compared (pass fields=... to compare it)")
 
 
 def suspect_shape(values: pd.Series, sources: np.ndarray | None = None) -> str | None:
@@ -195,19 +203,23 @@ def _agreeing_pairs(key: np.ndarray, sources: np.ndarray | None, rng: np.random.
     idx, codes = idx[order], codes[order]
     starts = np.r_[0, np.flatnonzero(codes[1:] != codes[:-1]) + 1]
     ends = np.r_[starts[1:], idx.size]
+    shared = int(((ends - starts) >= 2).sum())
+    # few shared values (a category): more pairs per value, so that the evidence does not hang
+    # on how many values the field has
+    per = max(PAIRS_PER_VALUE, -(-cap // max(1, shared)))
     out = []
     for a, b in zip(starts, ends):
         if b - a < 2:
             continue
         members = idx[a:b]
         if sources is None:
-            m = members[:2 * PAIRS_PER_VALUE]
-            got = [(m[2 * t], m[2 * t + 1]) for t in range(min(PAIRS_PER_VALUE, m.size // 2))]
+            m = members[:2 * per]
+            got = [(m[2 * t], m[2 * t + 1]) for t in range(min(per, m.size // 2))]
         else:
             s = sources[members]
             first = members[s == s[0]]
             other = members[s != s[0]]
-            got = list(zip(first[:PAIRS_PER_VALUE], other[:PAIRS_PER_VALUE]))
+            got = list(zip(first[:per], other[:per]))
         out.extend(got)
     if not out:
         return np.zeros((0, 2), np.int64)
@@ -249,7 +261,10 @@ def _measure(df: pd.DataFrame, fields: Sequence[Field], judged: Sequence[Field],
     from trustlab.er.kinds import needed_features
 
     allp = np.concatenate([rand] + [blocks[f.column] for f in fields])
-    fm = compare(df, allp, list(judged), only=needed_features(judged))
+    rows, inv = np.unique(allp, return_inverse=True)  # compare the records in the pairs only
+    sub = df.iloc[rows].reset_index(drop=True) if rows.size < len(df) else df
+    pairs = inv.reshape(allp.shape).astype(np.int64) if rows.size < len(df) else allp
+    fm = compare(sub, pairs, list(judged), only=needed_features(judged))
     col = {nm: k for k, nm in enumerate(fm.names)}
     offs = np.cumsum([0, len(rand)] + [len(blocks[f.column]) for f in fields])
     for f in judged:
@@ -301,15 +316,17 @@ def judge_fields(df: pd.DataFrame, fields: Sequence[Field], *, sources: np.ndarr
 
     Examples
     --------
+    Two records of each of 1,000 people (first and last names drawn from 500 each) and a
+    column of four values drawn at random:
+
     >>> rng = np.random.default_rng(0)
-    >>> first = rng.choice(["ann", "bob", "cy", "dee", "eve", "fay"], 400)
-    >>> last = np.array([f"s{i % 150}" for i in range(400)])
-    >>> ent = rng.integers(0, 150, 400)
-    >>> df = pd.DataFrame({"first": np.array(["ann", "bob", "cy", "dee", "eve", "fay"] * 25)[ent],
-    ...                    "last": last[ent], "noise": rng.choice(["a", "b", "c", "d"], 400)})
-    >>> ev = judge_fields(df, [Field("first", "name"), Field("last", "name"), Field("noise", "exact")])
-    >>> ev["last"].verdict, ev["noise"].verdict
-    ('relevant', 'noise')
+    >>> first, last = rng.integers(0, 500, 1000), rng.integers(0, 500, 1000)
+    >>> df = pd.DataFrame({"first": [f"f{v}" for v in np.repeat(first, 2)],
+    ...                    "last": [f"l{v}" for v in np.repeat(last, 2)],
+    ...                    "noise": rng.choice(["a", "b", "c", "d"], 2000)})
+    >>> ev = judge_fields(df, [Field("first", "exact"), Field("last", "exact"), Field("noise", "exact")])
+    >>> [ev[c].verdict for c in ("first", "last", "noise")]
+    ['relevant', 'relevant', 'noise']
     """
     fields = [f for f in fields if not KINDS[f.kind].derived]
     out = {f.column: FieldEvidence(f.column) for f in fields}
@@ -357,13 +374,14 @@ def judge_fields(df: pd.DataFrame, fields: Sequence[Field], *, sources: np.ndarr
 
 def _decide(out: dict) -> None:
     """Verdicts from the gains: noise is judged on the pairs of the strong conditioners (the
-    relevant fields whose pairs raise another field's agreement the most: the pairs most
-    enriched in matches), pooled."""
+    fields whose pairs raise a relevant field's agreement the most: the pairs most enriched in
+    matches), pooled, against the gain the identity fields show on those same pairs (how much
+    the pairs are enriched in matches sets how large a gain identity can show)."""
     strength: dict = {}
     for c, ev in out.items():
         for (g, primary), (x, xr) in ev.stats.items():
             gain, _, z = _gain(x, xr)
-            if z >= MIN_Z and out[g].verdict == "relevant":
+            if primary and z >= MIN_Z and gain >= MIN_GAIN and ev.verdict == "relevant":
                 strength[g] = max(strength.get(g, 0.0), gain)
     if not strength:
         for ev in out.values():
@@ -375,10 +393,12 @@ def _decide(out: dict) -> None:
     for c, ev in out.items():
         if ev.verdict == "relevant":
             continue
+        used = [g for g in strong if g != c]
+        ref = min((strength[g] for g in used), default=0.0)
         judged = False
         for primary in (True, False):
-            xs = [x for (g, p), (x, xr) in ev.stats.items() if p == primary and g in strong and g != c]
-            rs = [xr for (g, p), (x, xr) in ev.stats.items() if p == primary and g in strong and g != c]
+            xs = [x for (g, p), (x, xr) in ev.stats.items() if p == primary and g in used]
+            rs = [xr for (g, p), (x, xr) in ev.stats.items() if p == primary and g in used]
             if not xs:
                 continue
             x = np.concatenate(xs)
@@ -391,5 +411,6 @@ def _decide(out: dict) -> None:
                     and ev.random_rate < MAX_RANDOM_AGREEMENT
         if ev.shape is not None:
             ev.verdict = "suspect"
-        elif judged and ev.evidence >= MIN_EVIDENCE and ev.upper < MIN_GAIN:
+        ev.threshold = NOISE_SHARE * ref
+        if ev.shape is None and judged and ev.evidence >= MIN_EVIDENCE and ev.upper < ev.threshold:
             ev.verdict = "noise"
