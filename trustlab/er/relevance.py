@@ -116,6 +116,7 @@ class FieldEvidence:
     best: str | None = None
     random_rate: float = float("nan")
     threshold: float = float("nan")
+    reverse: bool = False
     detail: dict = field(default_factory=dict)
     stats: dict = field(default_factory=dict, repr=False)
 
@@ -125,6 +126,11 @@ class FieldEvidence:
                     "timestamp": "a timestamp with a varying time of day (export / change time)"}[self.shape]
             return (f"{what}; agreement on it gains nothing on pairs the other fields make likely matches "
                     f"(largest gain at its upper bound {self.upper:.2f}): not compared")
+        if self.reverse:
+            return (f"no evidence of identity: too sparse to be judged on the other fields' pairs, and the pairs "
+                    f"that agree on it are no more alike in the other fields than random pairs (at most "
+                    f"{self.upper:.2f} of what identity pairs show, < {self.threshold}): not compared (pass "
+                    "fields=... to compare it)")
         return (f"no evidence of identity: on {self.evidence} pairs that agree on another field it agrees as "
                 f"often as on random pairs (gain at its upper bound {self.upper:.3f}, below a share of what the "
                 f"identity fields gain there: {self.threshold:.3f}): not compared (pass fields=... to compare it)")
@@ -213,14 +219,22 @@ def _agreeing_pairs(key: np.ndarray, sources: np.ndarray | None, rng: np.random.
             continue
         members = idx[a:b]
         if sources is None:
-            m = members[:2 * per]
-            got = [(m[2 * t], m[2 * t + 1]) for t in range(min(per, m.size // 2))]
+            first = other = members
         else:
             s = sources[members]
-            first = members[s == s[0]]
-            other = members[s != s[0]]
-            got = list(zip(first[:per], other[:per]))
-        out.extend(got)
+            first, other = members[s == s[0]], members[s != s[0]]
+            if other.size == 0:
+                continue
+        if per > PAIRS_PER_VALUE and first.size * other.size > 4 * per:
+            # a large group of a few-valued field: random pairs of its records
+            u, v = rng.choice(first, 2 * per), rng.choice(other, 2 * per)
+            keep = np.flatnonzero(u != v)[:per]
+            out.extend(zip(u[keep], v[keep]))
+        elif sources is None:
+            m = members[:2 * per]
+            out.extend((m[2 * t], m[2 * t + 1]) for t in range(min(per, m.size // 2)))
+        else:
+            out.extend(zip(first[:per], other[:per]))
     if not out:
         return np.zeros((0, 2), np.int64)
     P = np.sort(np.asarray(out, np.int64), axis=1)
@@ -413,4 +427,33 @@ def _decide(out: dict) -> None:
             ev.verdict = "suspect"
         ev.threshold = NOISE_SHARE * ref
         if ev.shape is None and judged and ev.evidence >= MIN_EVIDENCE and ev.upper < ev.threshold:
+            ev.verdict = "noise"
+        elif ev.shape is None and ev.evidence < MIN_EVIDENCE:
+            _reverse(c, ev, out, strong)
+
+
+def _reverse(c: str, ev: FieldEvidence, out: dict, strong: set) -> None:
+    """A sparse field, present on both records of too few pairs to be judged by the others'
+    pairs, judged the other way round: if it carried identity, the pairs that agree on it
+    would be enriched in matches and the relevant fields would agree on them more than on
+    random pairs (as on the strongest conditioners' pairs). Noise when every relevant field
+    with enough pairs gains there less than :data:`NOISE_SHARE` of what it gains on the
+    strongest conditioners' pairs."""
+    rand = [xr for (g, p), (x, xr) in ev.stats.items() if p]
+    if not rand or float(rand[0].mean()) >= MAX_RANDOM_AGREEMENT:
+        return
+    seen, worst = 0, 0.0
+    for r, er in out.items():
+        if r == c or er.verdict != "relevant" or (c, True) not in er.stats:
+            continue
+        refs = [_gain(x, xr)[0] for (g, p), (x, xr) in er.stats.items() if p and g in strong and g != r]
+        ref = max(refs, default=0.0)
+        x, xr = er.stats[(c, True)]
+        if ref <= 0 or x.size < MIN_EVIDENCE:
+            continue
+        seen += 1
+        worst = max(worst, _gain(x, xr)[1] / ref)
+    if seen:
+        ev.upper, ev.threshold, ev.reverse = worst, NOISE_SHARE, True
+        if worst < NOISE_SHARE:
             ev.verdict = "noise"
