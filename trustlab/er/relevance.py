@@ -77,6 +77,7 @@ MIN_AGREEMENT = 0.01
 _TIMESTAMP = re.compile(
     r"\s*(?:\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4})[ T,]+\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?"
     r"\s*(?:[ap]\.?m\.?)?\s*(?:z|utc|gmt|[+-]\d{2}:?\d{2})?\s*", re.I)
+_EQUAL = 1.0 - 1e-9  # a similarity this high is agreement
 _INT = re.compile(r"\s*[+-]?\d+(?:\.0+)?\s*")
 
 
@@ -192,8 +193,7 @@ def _keys(df: pd.DataFrame, f: Field) -> np.ndarray:
         for p in parts[1:]:
             k = k.where((k == "") | (p == ""), k + "|" + p).where(p != "", "")
         k = k.to_numpy(dtype=object)
-    k = pd.Series(k, dtype=object).fillna("").astype(str).str.replace(r"[^\w]+", " ", regex=True).str.strip()
-    return k.to_numpy(dtype=object)
+    return pd.Series(k, dtype=object).fillna("").astype(str).to_numpy(dtype=object)
 
 
 def _agreeing_pairs(key: np.ndarray, sources: np.ndarray | None, rng: np.random.Generator,
@@ -230,6 +230,8 @@ def _agreeing_pairs(key: np.ndarray, sources: np.ndarray | None, rng: np.random.
             u, v = rng.choice(first, 2 * per), rng.choice(other, 2 * per)
             keep = np.flatnonzero(u != v)[:per]
             out.extend(zip(u[keep], v[keep]))
+        elif per > PAIRS_PER_VALUE:  # a small group of a few-valued field: all its pairs
+            out.extend((u, v) for u in first for v in other if (u < v if sources is None else True))
         elif sources is None:
             m = members[:2 * per]
             out.extend((m[2 * t], m[2 * t + 1]) for t in range(min(per, m.size // 2)))
@@ -420,8 +422,8 @@ def _decide(out: dict) -> None:
             ev.upper = max(ev.upper, upper)
             if primary:
                 ev.evidence = int(x.size)
-                ev.random_rate = float(rs[0].mean())
-                judged = MIN_AGREEMENT <= max(float(x.mean()), ev.random_rate) \
+                ev.random_rate = float((rs[0] >= _EQUAL).mean())
+                judged = MIN_AGREEMENT <= max(float(x.mean()), float(rs[0].mean())) \
                     and ev.random_rate < MAX_RANDOM_AGREEMENT
         if ev.shape is not None:
             ev.verdict = "suspect"
@@ -440,7 +442,7 @@ def _reverse(c: str, ev: FieldEvidence, out: dict, strong: set) -> None:
     with enough pairs gains there less than :data:`NOISE_SHARE` of what it gains on the
     strongest conditioners' pairs."""
     rand = [xr for (g, p), (x, xr) in ev.stats.items() if p]
-    if not rand or float(rand[0].mean()) >= MAX_RANDOM_AGREEMENT:
+    if not rand or float((rand[0] >= _EQUAL).mean()) >= MAX_RANDOM_AGREEMENT:
         return
     seen, worst = 0, 0.0
     for r, er in out.items():
