@@ -13,7 +13,12 @@ text),
 ``exact`` (categories, small integers, years), ``numeric`` (measurements) or
 ``latlon``. The decision uses the column name and a sample of values; it is a
 heuristic, so the report lists the reason for every column and ``fields=`` overrides it.
-The roles (id, truth, source, empty, constant) are decided here; the kind of a compared
+The roles (id, truth, source, empty, constant) are decided here; then the fields are judged by
+the evidence of one another (:func:`trustlab.er.relevance.judge_fields`): a column that agrees on
+the pairs the other fields make likely matches no more often than on random pairs (a note, a
+comment about another record), or a running counter / timestamp that shows no identity, gets
+``role="noise"`` and is left out of the fields, the whole-record comparison and the blocking.
+The kind of a compared
 column by the kinds' own recognition hints in the registry (:class:`trustlab.er.kinds.Hint`,
 tried in rank order by :func:`trustlab.er.kinds.recognise`).
 
@@ -79,7 +84,8 @@ def is_truth_like(column: Any) -> bool:
 class FieldChoice:
     """What inference decided for one column: ``role`` is ``"field"``, ``"id"``,
     ``"truth"``, ``"source"``, ``"unnamed"`` (a blank header cell), ``"empty"``,
-    ``"constant"`` or ``"excluded"``;
+    ``"constant"``, ``"noise"`` (no evidence of identity, see
+    :func:`trustlab.er.relevance.judge_fields`) or ``"excluded"``;
     ``kind`` is the field kind for ``role="field"``."""
 
     column: str

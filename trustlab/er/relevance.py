@@ -54,6 +54,12 @@ __all__ = ["FieldEvidence", "judge_fields", "suspect_shape"]
 MAX_RECORDS = 50_000
 #: pairs agreeing on one field taken per value (spread over many values: rare values weigh as much)
 PAIRS_PER_VALUE = 2
+#: disjoint rounds of pairs drawn from each value of a few-valued field (a record is in at most
+#: this many pairs of one field)
+ROUNDS = 3
+#: pairs a gain needs to make a field relevant, or to measure how enriched in matches a
+#: conditioner's pairs are
+MIN_PAIRS = 100
 #: pairs per conditioning field, and random pairs
 MAX_PAIRS = 4000
 #: a gain (share of what random pairs leave) smaller than this is no evidence of identity
@@ -63,6 +69,13 @@ MIN_Z = 4.0
 #: a field is noise when, on the pairs of the strongest conditioners, its gain (at its upper
 #: confidence bound) is below this share of the gain the identity fields show on them
 NOISE_SHARE = 0.25
+#: a conditioner whose values random pairs share at least this often is a category (a city, a
+#: cuisine): its pairs are hardly enriched in matches, and what other fields gain on them is how
+#: attributes go together (streets in a city), not identity; noise is judged on rarer values only
+MAX_CONDITIONER_AGREEMENT = 0.02
+#: the gain the relevant fields must show on the strongest conditioners' pairs for anything to
+#: be called noise on them (weaker pairs are too little enriched in matches to tell)
+MIN_STRENGTH = 0.2
 #: pairs (both values present) a field needs, over all conditioners, to be called noise
 MIN_EVIDENCE = 200
 #: pairs compared in the first pass, over all conditioners (each gets at most :data:`MAX_PAIRS`)
@@ -116,6 +129,7 @@ class FieldEvidence:
     shape: str | None = None
     best: str | None = None
     random_rate: float = float("nan")
+    random_exact: float = float("nan")
     threshold: float = float("nan")
     reverse: bool = False
     detail: dict = field(default_factory=dict)
@@ -225,21 +239,20 @@ def _agreeing_pairs(key: np.ndarray, sources: np.ndarray | None, rng: np.random.
             first, other = members[s == s[0]], members[s != s[0]]
             if other.size == 0:
                 continue
-        if per > PAIRS_PER_VALUE and first.size * other.size > 4 * per:
-            # a large group of a few-valued field: random pairs of its records
-            u, v = rng.choice(first, 2 * per), rng.choice(other, 2 * per)
-            keep = np.flatnonzero(u != v)[:per]
-            out.extend(zip(u[keep], v[keep]))
-        elif per > PAIRS_PER_VALUE:  # a small group of a few-valued field: all its pairs
-            out.extend((u, v) for u in first for v in other if (u < v if sources is None else True))
-        elif sources is None:
-            m = members[:2 * per]
-            out.extend((m[2 * t], m[2 * t + 1]) for t in range(min(per, m.size // 2)))
-        else:
-            out.extend(zip(first[:per], other[:per]))
+        # disjoint pairs of the group's records (in a random order already); a few-valued
+        # field's groups give ROUNDS such draws, so a record is in at most ROUNDS pairs and a
+        # few records do not make the evidence
+        for r in range(ROUNDS if per > PAIRS_PER_VALUE else 1):
+            if r:
+                first, other = rng.permutation(first), (rng.permutation(other) if sources is not None else None)
+            if sources is None:
+                m = first[:2 * per]
+                out.extend((m[2 * t], m[2 * t + 1]) for t in range(min(per, m.size // 2)))
+            else:
+                out.extend(zip(first[:per], other[:per]))
     if not out:
         return np.zeros((0, 2), np.int64)
-    P = np.sort(np.asarray(out, np.int64), axis=1)
+    P = np.unique(np.sort(np.asarray(out, np.int64), axis=1), axis=0)
     if len(P) > cap:
         P = P[np.sort(rng.choice(len(P), cap, replace=False))]
     return P
@@ -292,6 +305,13 @@ def _measure(df: pd.DataFrame, fields: Sequence[Field], judged: Sequence[Field],
             xr = xr[~np.isnan(xr)]
             if xr.size < 30:
                 continue
+            # a field most random pairs agree on (a near-constant value, a missing-value
+            # marker) is left to the model: a small difference would pass for a large gain
+            r0 = fm.X[:offs[1], feats[0]]
+            rate = float((r0[~np.isnan(r0)] >= _EQUAL).mean())
+            if len(judged) == len(fields) or np.isnan(ev.random_exact):
+                ev.random_exact = rate
+            common = rate >= MAX_RANDOM_AGREEMENT
             for q, g in enumerate(fields):
                 if g.column == f.column:
                     continue
@@ -302,7 +322,8 @@ def _measure(df: pd.DataFrame, fields: Sequence[Field], judged: Sequence[Field],
                 gain, upper, z = _gain(x, xr)
                 ev.detail[(g.column, fm.names[fi])] = (round(gain, 3), round(upper, 3), round(z, 1), int(x.size))
                 ev.stats[(g.column, fi == feats[0])] = (x, xr)
-                if z >= MIN_Z and gain >= MIN_GAIN and out[g.column].shape is None and gain > ev.gain:
+                if z >= MIN_Z and gain >= MIN_GAIN and x.size >= MIN_PAIRS and out[g.column].shape is None \
+                        and not common and gain > ev.gain:
                     ev.gain, ev.best = gain, g.column
         if ev.gain > 0:
             ev.verdict = "relevant"
@@ -397,8 +418,11 @@ def _decide(out: dict) -> None:
     for c, ev in out.items():
         for (g, primary), (x, xr) in ev.stats.items():
             gain, _, z = _gain(x, xr)
-            if primary and z >= MIN_Z and gain >= MIN_GAIN and ev.verdict == "relevant":
+            if primary and z >= MIN_Z and gain >= MIN_GAIN and x.size >= MIN_PAIRS and ev.verdict == "relevant" \
+                    and out[g].random_exact < MAX_CONDITIONER_AGREEMENT:
                 strength[g] = max(strength.get(g, 0.0), gain)
+    if strength and max(strength.values()) < MIN_STRENGTH:
+        strength = {}
     if not strength:
         for ev in out.values():
             if ev.verdict != "relevant" and ev.shape is not None:
@@ -448,10 +472,11 @@ def _reverse(c: str, ev: FieldEvidence, out: dict, strong: set) -> None:
     for r, er in out.items():
         if r == c or er.verdict != "relevant" or (c, True) not in er.stats:
             continue
-        refs = [_gain(x, xr)[0] for (g, p), (x, xr) in er.stats.items() if p and g in strong and g != r]
+        refs = [_gain(x, xr)[0] for (g, p), (x, xr) in er.stats.items()
+                if p and g in strong and g != r and x.size >= MIN_PAIRS]
         ref = max(refs, default=0.0)
         x, xr = er.stats[(c, True)]
-        if ref <= 0 or x.size < MIN_EVIDENCE:
+        if ref <= 0 or x.size < MIN_PAIRS:
             continue
         seen += 1
         worst = max(worst, _gain(x, xr)[1] / ref)
