@@ -15,17 +15,27 @@ is blocked or fitted (so nothing a noise column contaminated is read):
   whatever ``g`` is.
 
 :func:`judge_fields` measures, for every field ``f`` and every other field ``g``, the gain
-of ``f``'s exact agreement rate and of its mean similarity on ``g``'s pairs over random
-pairs (a gain relative to what random pairs leave, ``(a - r) / (1 - r)``) and whether it is
-significant (a z-score). A field with a significant gain over some other field is
-*relevant*. A field is called **noise** only when (i) other fields are relevant, (ii) ``f`` has
-enough evidence (pairs of the strongest conditioners on which both its values are present)
-and (iii) on those pairs its gain, even at its upper confidence bound, is below a share of the
-gain the relevant fields show there (a quarter, :data:`NOISE_SHARE`: the pairs' enrichment in matches sets
-how large a gain identity can show). A field that random pairs mostly agree on (a near-constant
-flag) or whose comparison sees no two values as equal is not judged: it cannot mislead. Where the evidence is
-missing (a one-field file: the only real field and a noise column cannot be told apart by
-their values), nothing is dropped.
+of ``f``'s agreement on ``g``'s pairs over random pairs (a gain relative to what random pairs
+leave, ``(a - r) / (1 - r)``, of its exact level and of its similarity) and whether it is
+significant (a z-score). A field with a significant gain on some other field's pairs is
+*relevant*. A field is called **noise** only when
+
+1. there are *strong conditioners*: fields of rare values (random pairs share one less than
+   2 % of the time, :data:`MAX_CONDITIONER_AGREEMENT`; a city's or a cuisine's pairs are hardly
+   enriched in matches, and what other fields gain on them is how attributes go together)
+   on whose pairs the relevant fields gain at least :data:`MIN_STRENGTH`;
+2. ``f`` has enough evidence on their pairs (both values present on :data:`MIN_EVIDENCE`);
+3. on those pairs its gain, even at its upper confidence bound, is below a quarter
+   (:data:`NOISE_SHARE`) of the gain the relevant fields show there: how enriched in matches
+   the pairs are sets how large a gain identity can show.
+
+A field too sparse for this (present on both records of too few pairs) is judged the other
+way round: are the pairs that agree on it more alike in the relevant fields than random pairs
+(compared with what the strong conditioners' pairs show)? A field that random pairs mostly
+agree on (a near-constant flag, a missing-value marker) or whose comparison sees no two values
+as equal is not judged: it cannot mislead. Where the evidence is missing (a one-field file:
+the only real field and a noise column cannot be told apart by their values; small tables of
+few duplicates), nothing is dropped.
 
 Two *shapes* are suspect from the start (:func:`suspect_shape`): a running counter (each
 table's values are the consecutive integers ``k .. k+n-1``, so the tables share numbers that
@@ -33,8 +43,9 @@ say nothing) and a timestamp with a time of day that varies (an export or modifi
 A suspect field is dropped unless the evidence shows it carries identity (a counter of two
 tables aligned row by row would).
 
-All of this is heuristic: thresholds (:data:`MIN_GAIN`, :data:`MIN_Z`, :data:`MIN_EVIDENCE`)
-were chosen on the real files of ``bench/er_real.py`` and their ``extra`` presentation
+All of this is heuristic: the thresholds (:data:`MIN_GAIN`, :data:`MIN_Z`, :data:`MIN_PAIRS`,
+:data:`NOISE_SHARE`, :data:`MIN_STRENGTH`, :data:`MAX_CONDITIONER_AGREEMENT`) were chosen on the
+real files of ``bench/er_real.py`` and their ``extra`` presentation
 (``bench/er_perturb.py``), and the test reads a sample (:data:`MAX_RECORDS` records).
 """
 from __future__ import annotations
@@ -59,7 +70,7 @@ PAIRS_PER_VALUE = 2
 ROUNDS = 3
 #: pairs a gain needs to make a field relevant, or to measure how enriched in matches a
 #: conditioner's pairs are
-MIN_PAIRS = 100
+MIN_PAIRS = 50
 #: pairs per conditioning field, and random pairs
 MAX_PAIRS = 4000
 #: a gain (share of what random pairs leave) smaller than this is no evidence of identity
@@ -77,7 +88,7 @@ MAX_CONDITIONER_AGREEMENT = 0.02
 #: be called noise on them (weaker pairs are too little enriched in matches to tell)
 MIN_STRENGTH = 0.2
 #: pairs (both values present) a field needs, over all conditioners, to be called noise
-MIN_EVIDENCE = 200
+MIN_EVIDENCE = 100
 #: pairs compared in the first pass, over all conditioners (each gets at most :data:`MAX_PAIRS`)
 MAX_TOTAL_PAIRS = 60_000
 #: a field that random pairs agree on at least this often (exact level) is left to the model:
@@ -139,8 +150,8 @@ class FieldEvidence:
         if self.shape is not None:
             what = {"counter": "a running counter (each table's values are consecutive integers)",
                     "timestamp": "a timestamp with a varying time of day (export / change time)"}[self.shape]
-            return (f"{what}; agreement on it gains nothing on pairs the other fields make likely matches "
-                    f"(largest gain at its upper bound {self.upper:.2f}): not compared")
+            return (f"{what}, with no evidence that it carries identity (no significant gain on the pairs that "
+                    "agree on another field): not compared (pass fields=... to compare it)")
         if self.reverse:
             return (f"no evidence of identity: too sparse to be judged on the other fields' pairs, and the pairs "
                     f"that agree on it are no more alike in the other fields than random pairs (at most "
@@ -277,7 +288,13 @@ def _gain(x: np.ndarray, r: np.ndarray) -> tuple[float, float, float]:
     """(gain, upper bound of the gain, z) of the mean of ``x`` over the mean of ``r``,
     relative to what ``r`` leaves (``(mx - mr) / (1 - mr)``)."""
     mx, mr = float(x.mean()), float(r.mean())
-    se = float(np.sqrt(x.var() / x.size + r.var() / r.size)) + 1e-9
+    # the variance of a few pairs that all agree (or all differ) is no smaller than a quarter of
+    # a Bernoulli's of the mean with one pair each way added: a small sample stays uncertain
+    def var(v: np.ndarray) -> float:
+        p = (float(v.sum()) + 1.0) / (v.size + 2.0)
+        return max(float(v.var()), 0.25 * p * (1.0 - p))
+
+    se = float(np.sqrt(var(x) / x.size + var(r) / r.size)) + 1e-9
     room = max(1.0 - mr, 1e-3)
     return (mx - mr) / room, (mx - mr + 2.0 * se) / room, (mx - mr) / se
 
