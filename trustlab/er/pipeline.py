@@ -70,7 +70,7 @@ __all__ = ["resolve", "Resolution", "evaluate"]
 #: (``trustlab.er.<name>``); a stage module calls no module of an earlier stage
 STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("read", ("linking", "records")),
-    ("fields", ("fields",)),
+    ("fields", ("fields", "relevance")),
     ("block", ("blocking",)),
     ("compare", ("comparisons",)),
     ("score", ("scoring",)),
