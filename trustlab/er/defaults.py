@@ -165,7 +165,7 @@ MAX_INFERRED_FIELDS = 64
 MAX_FIELDS = 256
 
 
-def field_report(fields: Any, df: pd.DataFrame, *, id_col: str, exclude: Sequence[str] = ()):
+def field_report(fields: Any, df: pd.DataFrame, *, id_col: str, exclude: Sequence[str] = (), sources: Any = None):
     """:class:`~trustlab.er.fields.FieldInference` for ``fields`` (inferred when None,
     else the caller's spec, validated).
 
@@ -182,7 +182,7 @@ def field_report(fields: Any, df: pd.DataFrame, *, id_col: str, exclude: Sequenc
                 f"{MAX_INFER_COLUMNS} columns. Name the columns to compare: fields=... (CLI: --fields "
                 "col:kind,...)"
             )
-        rep = infer_fields_report(df, exclude=exclude, id_col=id_col)
+        rep = infer_fields_report(df, exclude=exclude, id_col=id_col, sources=sources)
         if not rep.fields:
             raise ValueError(
                 "could not infer any field to compare (all columns empty, constant, id- or truth-like):\n"

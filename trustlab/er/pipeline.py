@@ -70,7 +70,7 @@ __all__ = ["resolve", "Resolution", "evaluate"]
 #: (``trustlab.er.<name>``); a stage module calls no module of an earlier stage
 STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("read", ("linking", "records")),
-    ("fields", ("fields",)),
+    ("fields", ("fields", "relevance")),
     ("block", ("blocking",)),
     ("compare", ("comparisons",)),
     ("score", ("scoring",)),
@@ -247,7 +247,8 @@ def _read_records(records, *, id_col, fields, labels, truth, link_type, source_c
     if lk0 is not None:  # the stacked tables' own id and source columns (and unpaired ones) are not fields
         exclude += lk0.excluded()
         unpaired = lk0.pairing.excluded() if lk0.pairing is not None else None
-    freport = field_report(fields, df, id_col=id_col, exclude=exclude)
+    link_only = lk0 is not None and lk0.link_type == "link_only"
+    freport = field_report(fields, df, id_col=id_col, exclude=exclude, sources=lk0.codes if link_only else None)
     if unpaired is not None:
         _label_unpaired(freport, unpaired)
     # process the rows in a canonical order (by id, or by content when the id is the row
