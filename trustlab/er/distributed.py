@@ -350,16 +350,21 @@ def _plain_members(frame: pd.DataFrame, rule: str) -> tuple[np.ndarray, np.ndarr
     if r.kind not in ("key", "token") or r.option is not None or len(r.columns) != 1 or \
             r.columns[0] not in frame.columns:
         return None
-    strs = _str_values(frame[r.columns[0]])
+    col = frame[r.columns[0]]
+    codes, vals = _distinct_values(col)
+    if codes is None:  # (a short column, or one not of strings only)
+        codes, vals = np.arange(len(col)), col
+    strs = _str_values(vals)
     if strs is None:
         return None
+    # each distinct value read once, its key or tokens spread to its records (positions ascending)
     if r.kind == "key":
         drop = _KEY_DROP.sub
-        keys = [drop("", x.lower()) for x in strs]
-        rec = np.array([p for p, k in enumerate(keys) if k], np.int64)
-        out = np.empty(rec.size, dtype=object)
-        out[:] = [keys[p] for p in rec.tolist()]
-        return rec, out
+        keys = np.empty(len(strs), dtype=object)
+        keys[:] = [drop("", x.lower()) for x in strs]
+        has = np.fromiter(map(bool, keys), bool, keys.size)
+        rec = np.flatnonzero(has[codes]).astype(np.int64)
+        return rec, keys[codes[rec]]
     sub, at, toks = _NOT_KEY.sub, [], []
     for p, x in enumerate(strs):
         for t in sub(" ", x.lower()).split():
@@ -368,7 +373,8 @@ def _plain_members(frame: pd.DataFrame, rule: str) -> tuple[np.ndarray, np.ndarr
                 toks.append(t)
     out = np.empty(len(toks), dtype=object)
     out[:] = toks
-    return np.array(at, np.int64), out
+    rows, pos = _expand_rows(np.asarray(codes, np.int64), len(strs), np.array(at, np.int64), np.arange(len(toks)))
+    return rows.astype(np.int64), out[pos]
 
 
 def _block_pairs(part: pd.DataFrame, caps: Sequence[int]) -> pd.DataFrame:
@@ -987,7 +993,9 @@ def _record_tokens(vals: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     if strs is None:
         return _hashed(vals.fillna("").astype(str).str.lower().str.findall(_RECORD_TOKEN).explode())
     find = re.compile(_RECORD_TOKEN).findall
-    toks = [find(x.lower()) for x in strs]
+    # a value of letters only (or of decimal digits only) is one word: ``[^\W\d_]+`` and ``\d+``
+    # are runs of str.isalpha and str.isdecimal characters (the test is cheaper than the search)
+    toks = [[x] if x.isalpha() or x.isdecimal() else find(x) for x in map(str.lower, strs)]
     lens = np.fromiter(map(len, toks), np.int64, len(toks))
     flat = np.empty(int(lens.sum()), dtype=object)
     flat[:] = list(chain.from_iterable(toks))
