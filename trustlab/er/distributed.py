@@ -797,46 +797,68 @@ def _spilled(paths: Sequence[str], meta: pd.DataFrame, divisions=None, offsets: 
 
 
 class _Strings:
-    """A column of strings stored as an Arrow array in a file, memory-mapped: ``s[pos]`` reads
-    the strings at ``pos`` only (an object array of ``str``)."""
+    """A column of strings stored as the two buffers of an Arrow ``large_string`` array (its
+    offsets and its bytes, two ``.npy`` files: :func:`_save_array`), memory-mapped: ``s[pos]``
+    reads the strings at ``pos`` only (an object array of ``str``). ``known``: the two files'
+    headers (:func:`_npy_header`), when already read. (An array made from its buffers costs
+    microseconds; opening an Arrow IPC file costs about a millisecond, and a partition of pairs
+    opens every string column of every record partition it reads.)"""
 
     dtype = np.dtype(object)
 
-    def __init__(self, path: str):
+    def __init__(self, path: str, known: tuple | None = None):
         self.path = path
+        self.known = known
+
+    def _array(self):
+        import pyarrow as pa
+
+        ko, kd = self.known if self.known is not None else (_npy_header(self.path + ".o.npy"),
+                                                            _npy_header(self.path + ".d.npy"))
+        off, data = _map_npy(self.path + ".o.npy", *ko), _map_npy(self.path + ".d.npy", *kd)
+        return pa.LargeStringArray.from_buffers(off.size - 1, pa.py_buffer(off), pa.py_buffer(data))
 
     def __getitem__(self, pos) -> np.ndarray:
         import pyarrow as pa
 
-        with pa.memory_map(self.path) as src:
-            col = pa.ipc.open_file(src).get_batch(0).column(0)
-            if isinstance(pos, slice):
-                return col.to_numpy(zero_copy_only=False)[pos]
-            return col.take(pa.array(np.asarray(pos, np.int64))).to_numpy(zero_copy_only=False)
+        col = self._array()
+        if isinstance(pos, slice):
+            return col.to_numpy(zero_copy_only=False)[pos]
+        return col.take(pa.array(np.asarray(pos, np.int64))).to_numpy(zero_copy_only=False)
 
 
 def _save_array(a: np.ndarray, path: str) -> str:
-    """Write one array: strings as Arrow (memory-mapped on reading), numbers as ``.npy``, other
-    objects pickled (read whole); the kind written."""
+    """Write one array: strings as the buffers of an Arrow array (memory-mapped on reading,
+    :class:`_Strings`), numbers as ``.npy``, other objects pickled (read whole); the kind written."""
     a = np.asarray(a)
     if a.dtype == object:
         if a.size and pd.api.types.infer_dtype(a, skipna=False) == "string":
             import pyarrow as pa
 
             arr = pa.array(a, type=pa.large_string())
-            with pa.OSFile(path + ".arrow", "wb") as sink, \
-                    pa.ipc.new_file(sink, pa.schema([("v", pa.large_string())])) as w:
-                w.write_batch(pa.record_batch([arr], names=["v"]))
-            return "arrow"
+            _, offsets, data = arr.buffers()
+            off = np.frombuffer(offsets, np.int64, len(arr) + 1, arr.offset * 8)
+            np.save(path + ".o.npy", off - off[0], allow_pickle=False)
+            np.save(path + ".d.npy", np.frombuffer(data, np.uint8, int(off[-1] - off[0]), int(off[0]))
+                    if data is not None else np.zeros(0, np.uint8), allow_pickle=False)
+            return "str"
         pd.to_pickle(a, path + ".pkl", compression=None)
         return "pkl"
     np.save(path + ".npy", a, allow_pickle=False)
     return "npy"
 
 
-def _open_array(path: str, kind: str, mmap: bool):
-    if kind == "arrow":
-        s = _Strings(path + ".arrow")
+def _open_array(path: str, kind: str, mmap: bool, known=None):
+    """One array written by :func:`_save_array` (memory-mapped with ``mmap``, but for
+    pickled objects). ``known``: what :func:`_file_parts` kept of the file (the array of a
+    pickle, the header of an ``.npy``: then it is mapped without reading the header again)."""
+    if known is not None:
+        if kind == "pkl":
+            return known
+        if kind == "npy" and mmap:
+            return _map_npy(path + ".npy", *known)
+    if kind == "str":
+        s = _Strings(path, known)
         return s if mmap else s[slice(None)]
     if kind == "pkl":
         return pd.read_pickle(path + ".pkl", compression=None)
@@ -846,6 +868,74 @@ def _open_array(path: str, kind: str, mmap: bool):
         except ValueError:  # an empty array cannot be mapped
             pass
     return np.load(path + ".npy")
+
+
+def _npy_header(path: str) -> tuple:
+    """``(shape, fortran order, dtype, data offset)`` of an ``.npy`` file."""
+    from numpy.lib import format as npf
+
+    with open(path, "rb") as fh:
+        version = npf.read_magic(fh)
+        shape, fortran, dtype = npf.read_array_header_1_0(fh) if version == (1, 0) else \
+            npf.read_array_header_2_0(fh)
+        return shape, fortran, dtype, fh.tell()
+
+
+def _map_npy(path: str, shape, fortran, dtype, offset) -> np.ndarray:
+    """The array of an ``.npy`` file of known header (:func:`_npy_header`), memory-mapped
+    read-only (as ``np.load(path, mmap_mode="r")``, without parsing the header)."""
+    import mmap
+
+    count = int(np.prod(shape, dtype=np.int64))
+    if count == 0 or dtype.hasobject:
+        return np.load(path, allow_pickle=False)
+    with open(path, "rb") as fh:
+        buf = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+    return np.frombuffer(buf, dtype=dtype, count=count, offset=offset).reshape(shape, order="F" if fortran else "C")
+
+
+#: per worker process, the parts of recently opened encodings that cost more to read than
+#: to keep (:func:`_file_parts`), by description file (path and stamp); bounded
+_PARTS: dict = {}
+_PARTS_MAX = 16
+_PARTS_LOCK = __import__("threading").Lock()
+
+
+def _file_parts(path: str, meta_name: str) -> tuple[dict, dict]:
+    """An encoding's description (``meta``) and, per array file, what is kept of it between
+    opens in this process: a pickled array itself (read-only), an ``.npy`` file's header.
+    A partition of pairs reads the records it touches from every encoded partition, so each
+    is opened many times in a stage; the description and these parts are read once (per
+    stamp of the description file: a file written again is read again). Kept for the
+    :data:`_PARTS_MAX` encodings opened last; memory-mapped arrays are not kept (their pages
+    would count towards the worker's memory, and pin removed files)."""
+    full = os.path.join(path, meta_name)
+    st = os.stat(full)
+    key = (full, st.st_ino, st.st_mtime_ns, st.st_size)
+    with _PARTS_LOCK:
+        hit = _PARTS.pop(key, None)
+        if hit is not None:
+            _PARTS[key] = hit  # (most recent last)
+            return hit
+    meta = pd.read_pickle(full, compression=None)
+    parts: dict = {}
+    for name, kind in [meta["idx"]] + [(nm, kd) for _, nm, kd in meta["cols"]] + \
+            [f for _, fs in meta["csr"] for f in fs]:
+        if kind == "pkl":
+            a = pd.read_pickle(os.path.join(path, name + ".pkl"), compression=None)
+            if isinstance(a, np.ndarray):
+                a.setflags(write=False)
+            parts[name] = a
+        elif kind == "npy":
+            parts[name] = _npy_header(os.path.join(path, name + ".npy"))
+        elif kind == "str":
+            parts[name] = (_npy_header(os.path.join(path, name + ".o.npy")),
+                           _npy_header(os.path.join(path, name + ".d.npy")))
+    with _PARTS_LOCK:
+        _PARTS[key] = (meta, parts)
+        while len(_PARTS) > _PARTS_MAX:
+            _PARTS.pop(next(iter(_PARTS)))
+    return meta, parts
 
 
 @dataclass
@@ -875,17 +965,24 @@ class _EncFile:
                 "csr": [(k, [put(a, f"{prefix}s{q}_{b}") for b, a in enumerate(arrays)])
                         for q, (k, arrays) in enumerate(enc.csr.items())],
                 "raw": enc.raw, "n": int(len(enc.idx))}
-        pd.to_pickle(meta, os.path.join(path, f"{prefix}meta.pkl"), compression=None)
+        full = os.path.join(path, f"{prefix}meta.pkl")
+        pd.to_pickle(meta, full, compression=None)
+        with _PARTS_LOCK:  # (written again here: what this process kept of it is stale)
+            for key in [k for k in _PARTS if k[0] == full]:
+                del _PARTS[key]
         return _EncFile(path, meta["n"], f"{prefix}meta.pkl")
 
     def _open(self, mmap: bool) -> tuple[_Enc, dict]:
         """The encoding (arrays memory-mapped with ``mmap``) and, by array identity, the file
         each array came from."""
-        meta = pd.read_pickle(os.path.join(self.path, self.meta), compression=None)
+        if mmap:  # the description, pickled arrays and headers of the last encodings opened
+            meta, known = _file_parts(self.path, self.meta)
+        else:
+            meta, known = pd.read_pickle(os.path.join(self.path, self.meta), compression=None), {}
         files: dict = {}
 
         def get(name, kind):
-            a = _open_array(os.path.join(self.path, name), kind, mmap)
+            a = _open_array(os.path.join(self.path, name), kind, mmap, known.get(name))
             files[id(a)] = (name, kind)
             return a
 
