@@ -392,31 +392,41 @@ def test_each_record_is_normalised_once(monkeypatch):
 
 
 def test_completed_pairs_encode_only_their_records(monkeypatch):
-    """Completing a component encodes the records of the completed pairs, not every record
-    of the components solved together (a record's encoding needs only the table's statistics)."""
+    """Completing a component reads the encodings of the records of the completed pairs (from
+    the encoded record partitions), not every record of the components solved together, and
+    encodes nothing again: every record is encoded once, in the encode stage."""
     import dask
 
     # the calls are kept on the module: a task function sent to a worker (even one in this
     # process) is a copy, with a copy of any list it closes over
     monkeypatch.setattr(D, "_encode_calls", [], raising=False)
-    orig = D._encode
+    monkeypatch.setattr(D, "_solve_reads", [], raising=False)
+    orig, orig_gather, orig_solve = D._encode, D._gather, D._solve_groups
 
     def counting(part, fields, only, doc_freq, tf_model, truth, *memo):
         D._encode_calls.append((len(part), doc_freq is not None))
         return orig(part, fields, only, doc_freq, tf_model, truth, *memo)
 
+    def solving(*a, **k):
+        monkeypatch.setattr(D, "_gather", lambda encs, divs, want: D._solve_reads.append(len(want)) or
+                            orig_gather(encs, divs, want))
+        try:
+            return orig_solve(*a, **k)
+        finally:
+            monkeypatch.setattr(D, "_gather", orig_gather)
+
     monkeypatch.setattr(D, "_encode", counting)
+    monkeypatch.setattr(D, "_solve_groups", solving)
     df = generate_records(1500, random_state=7)
     kw = {"id_col": "rec_id", "blocking": ["key:surname", "key:date_of_birth"],
           "fields": {"given_name": "name", "surname": "name", "date_of_birth": "date", "*": "record"}}
     with dask.config.set(scheduler="synchronous"):
         res = D.resolve_distributed(dd.from_pandas(df, npartitions=3), **kw)
     completed = res.blocking["n_completed_pairs"]
-    got = D._encode_calls
-    solve = [k for k, late in got if late]  # encoded with the table's document frequencies: in the solve step
-    assert completed > 0 and solve
-    assert sum(solve) <= 2 * completed < res.components["n_records_in_positive_pairs"]
-    assert sum(k for k, late in got if not late) == len(df)  # the encode stage: every record once
+    assert completed > 0 and D._solve_reads
+    assert sum(D._solve_reads) <= 2 * completed < res.components["n_records_in_positive_pairs"]
+    assert not [k for k, late in D._encode_calls if late]  # nothing encoded in the solve step
+    assert sum(k for k, _ in D._encode_calls) == len(df)  # the encode stage: every record once
 
 
 def test_per_value_equals_the_function_on_every_row():

@@ -560,9 +560,11 @@ class _SolveConfig:
 
 
 def _solve_groups(recs: pd.DataFrame, edges: pd.DataFrame, ctx: _Context, cfg: _SolveConfig,
-                  id_col: str) -> tuple[pd.DataFrame, dict]:
+                  id_col: str, encs: Sequence["_EncFile"] | None = None, enc_divs=None) -> tuple[pd.DataFrame, dict]:
     """Complete, score and cluster the components of one partition (each lies whole
-    here): ``(frame of _idx, entity_id; stats)``."""
+    here): ``(frame of _idx, entity_id; stats)``. The completed pairs' records are read from
+    the encoded record partitions ``encs`` (divisions ``enc_divs``: :func:`_gather`) when
+    given, otherwise encoded from ``recs``' compared columns (``ctx.columns``)."""
     from trustlab.er.cluster import cluster_pairs
     from trustlab.er.scoring import _component_completion, to_weights
 
@@ -588,9 +590,13 @@ def _solve_groups(recs: pd.DataFrame, edges: pd.DataFrame, ctx: _Context, cfg: _
             from trustlab._chunks import sorted_unique
 
             touched = sorted_unique(extra.ravel())
-            sub = recs[ctx.columns].iloc[touched].set_axis(touched)
-            G, T, _, R = _encoded_levels(_encode(sub, ctx.fields, ctx.only, ctx.doc_freq, ctx.tf_model, None), extra,
-                                         ctx)
+            if encs is not None:  # (canonical positions: the encodings' records)
+                enc = _Enc.concat(_gather(encs, enc_divs, nodes[touched]))
+                G, T, _, R = _encoded_levels(enc, nodes[extra], ctx)
+            else:
+                sub = recs[ctx.columns].iloc[touched].set_axis(touched)
+                G, T, _, R = _encoded_levels(_encode(sub, ctx.fields, ctx.only, ctx.doc_freq, ctx.tf_model, None),
+                                             extra, ctx)
             px = ctx.tf_model.proba_from_field_weights(ctx.tf_model.level_weights(G, T, R))
             P = np.concatenate([P, extra])
             prob = np.concatenate([prob, px])
@@ -2571,8 +2577,6 @@ def _resolve(run: _Run, work: _Work, records, *, output, id_col, fields, truth, 
                 fitted, rules, tightened_from, size = f2, r2, max_block_size, s
                 break
             work.remove(f2["dir"])
-    del encs
-    work.remove("enc")
     model = fitted["model"]
     model.warn_if_degenerate(stacklevel=4)
     d = len(flds)
@@ -2614,8 +2618,12 @@ def _resolve(run: _Run, work: _Work, records, *, output, id_col, fields, truth, 
                 sizes_, firsts, cfg.complete_components,
                 completion_pair_budget(n, default_pair_budget(pair_width(flds)), fitted["n_pairs"]))
         ctx = _Context(flds, only, corpus, model, columns, None, doc_freq)
-        # (the compared columns travel with the records, not the truth: solving does not need it)
-        solved, group_stats, n_solved_entities = _solve(run, work, mview, scored, labels, ctx, cfg, id_col, columns)
+        # (only the ids travel with the records: the completed pairs' records are read from
+        # their encodings, which are removed after this stage)
+        solved, group_stats, n_solved_entities = _solve(run, work, mview, scored, labels, ctx, cfg, id_col, columns,
+                                                        encs, [int(x) for x in mview.divisions])
+        del encs
+        work.remove("enc")
         work.remove("scored")
     # ---------------------------------------------------------------- write
     with run.stage("write"):
@@ -3122,10 +3130,12 @@ def _merge_roots(parts) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _solve(run: _Run, work: "_Work", mview, scored, labels, ctx: _Context, cfg: _SolveConfig, id_col: str,
-           keep_cols):
+           keep_cols, encs: Sequence["_EncFile"] | None = None, enc_divs=None):
     """Range-partition records and pairs by component and solve each partition's
     components: (Dask DataFrame of ``_idx``, ``entity_id``, read from the work directory;
-    per-partition statistics; the number of entities among these records)."""
+    per-partition statistics; the number of entities among these records). With the encoded
+    record partitions ``encs`` (divisions ``enc_divs``), the records travel with their ids only
+    (a completed pair's records are read from the encodings); otherwise with ``keep_cols``."""
     import dask
     import dask.dataframe as dd
 
@@ -3139,7 +3149,7 @@ def _solve(run: _Run, work: "_Work", mview, scored, labels, ctx: _Context, cfg: 
     divs = sorted(set(sc[np.linspace(0, sc.size - 1, k + 1).round().astype(np.int64)].tolist()))
     if len(divs) < 2:
         divs = [divs[0], divs[0] + 1]
-    base = mview[[id_col] + [c for c in keep_cols if c != id_col]]
+    base = mview[[id_col] + ([] if encs is not None else [c for c in keep_cols if c != id_col])]
     rmeta = _records_by_component(base._meta, (np.zeros(0, np.int64), np.zeros(0, np.int64)))
     recs = base.map_partitions(_records_by_component, shared, meta=rmeta).set_index("comp", divisions=divs)
     emeta = _edges_by_component(scored._meta, (np.zeros(0, np.int64), np.zeros(0, np.int64)))
@@ -3148,15 +3158,15 @@ def _solve(run: _Run, work: "_Work", mview, scored, labels, ctx: _Context, cfg: 
     # each partition solved once: its frame written to the work directory, its statistics and
     # its entities' number (entities lie whole in one partition) come back
     paths = [work.path("solved", k) for k in range(recs.npartitions)]
-    got = run.compute(*[dask.delayed(_solve_file)(r, e, ctx2, cfg, id_col, paths[k])
+    got = run.compute(*[dask.delayed(_solve_file)(r, e, ctx2, cfg, id_col, paths[k], encs, enc_divs)
                         for k, (r, e) in enumerate(zip(recs.to_delayed(), edges.to_delayed()))])
     return _spilled(paths, meta), [g[0] for g in got], int(sum(g[1] for g in got))
 
 
 def _solve_file(recs: pd.DataFrame, edges: pd.DataFrame, ctx: _Context, cfg: _SolveConfig, id_col: str,
-                path: str) -> tuple[dict, int]:
+                path: str, encs=None, enc_divs=None) -> tuple[dict, int]:
     """:func:`_solve_groups` of one partition, its frame written to ``path``: its statistics
     and number of entities come back."""
-    frame, stats = _solve_groups(recs, edges, ctx, cfg, id_col)
+    frame, stats = _solve_groups(recs, edges, ctx, cfg, id_col, encs, enc_divs)
     _save_frame(frame, path)
     return stats, int(frame["entity_id"].nunique())
