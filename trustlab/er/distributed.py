@@ -44,9 +44,10 @@ not fit one machine can be resolved on a cluster:
 8. **components** — connected components of the positive-weight graph: union-find on
    each partition of the scored pairs (workers), then the per-partition maps (one row per
    record in a positive pair) are merged on the driver.
-9. **solve** — records and pairs are range-partitioned by component, so each component
-   lands whole in one partition; there the pairs it misses are completed
-   (``complete_components``) and scored, and the component is clustered with
+9. **solve** — records (their ids) and pairs are range-partitioned by component, so each
+   component lands whole in one partition; there the pairs it misses are completed
+   (``complete_components``; their records' encodings read from the record partitions'
+   files, as in step 6) and scored, and the component is clustered with
    :func:`~trustlab.er.cluster.cluster_pairs` (xER: closed form, enumeration, or the
    partition layer).
 10. **write** — partitioned parquet, one row per record: the record as read plus
