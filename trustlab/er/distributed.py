@@ -112,6 +112,7 @@ import os
 import re
 import sys
 import tempfile
+import threading
 import time
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
@@ -905,7 +906,7 @@ def _map_npy(path: str, shape, fortran, dtype, offset) -> np.ndarray:
 #: to keep (:func:`_file_parts`), by description file (path and stamp); bounded
 _PARTS: dict = {}
 _PARTS_MAX = 16
-_PARTS_LOCK = __import__("threading").Lock()
+_PARTS_LOCK = threading.Lock()
 
 
 def _file_parts(path: str, meta_name: str) -> tuple[dict, dict]:
