@@ -392,31 +392,41 @@ def test_each_record_is_normalised_once(monkeypatch):
 
 
 def test_completed_pairs_encode_only_their_records(monkeypatch):
-    """Completing a component encodes the records of the completed pairs, not every record
-    of the components solved together (a record's encoding needs only the table's statistics)."""
+    """Completing a component reads the encodings of the records of the completed pairs (from
+    the encoded record partitions), not every record of the components solved together, and
+    encodes nothing again: every record is encoded once, in the encode stage."""
     import dask
 
     # the calls are kept on the module: a task function sent to a worker (even one in this
     # process) is a copy, with a copy of any list it closes over
     monkeypatch.setattr(D, "_encode_calls", [], raising=False)
-    orig = D._encode
+    monkeypatch.setattr(D, "_solve_reads", [], raising=False)
+    orig, orig_gather, orig_solve = D._encode, D._gather, D._solve_groups
 
     def counting(part, fields, only, doc_freq, tf_model, truth, *memo):
         D._encode_calls.append((len(part), doc_freq is not None))
         return orig(part, fields, only, doc_freq, tf_model, truth, *memo)
 
+    def solving(*a, **k):
+        monkeypatch.setattr(D, "_gather", lambda encs, divs, want: D._solve_reads.append(len(want)) or
+                            orig_gather(encs, divs, want))
+        try:
+            return orig_solve(*a, **k)
+        finally:
+            monkeypatch.setattr(D, "_gather", orig_gather)
+
     monkeypatch.setattr(D, "_encode", counting)
+    monkeypatch.setattr(D, "_solve_groups", solving)
     df = generate_records(1500, random_state=7)
     kw = {"id_col": "rec_id", "blocking": ["key:surname", "key:date_of_birth"],
           "fields": {"given_name": "name", "surname": "name", "date_of_birth": "date", "*": "record"}}
     with dask.config.set(scheduler="synchronous"):
         res = D.resolve_distributed(dd.from_pandas(df, npartitions=3), **kw)
     completed = res.blocking["n_completed_pairs"]
-    got = D._encode_calls
-    solve = [k for k, late in got if late]  # encoded with the table's document frequencies: in the solve step
-    assert completed > 0 and solve
-    assert sum(solve) <= 2 * completed < res.components["n_records_in_positive_pairs"]
-    assert sum(k for k, late in got if not late) == len(df)  # the encode stage: every record once
+    assert completed > 0 and D._solve_reads
+    assert sum(D._solve_reads) <= 2 * completed < res.components["n_records_in_positive_pairs"]
+    assert not [k for k, late in D._encode_calls if late]  # nothing encoded in the solve step
+    assert sum(k for k, _ in D._encode_calls) == len(df)  # the encode stage: every record once
 
 
 def test_per_value_equals_the_function_on_every_row():
@@ -575,7 +585,8 @@ def test_encodings_on_disk_give_the_records_taken_from_memory(tmp_path):
     h0.weigh(fl, doc_freq, model)
     h = h0.weigh(fl, doc_freq, model)  # weighing again (a task run twice) does not weigh twice
     files = {p.name for p in (tmp_path / "e").iterdir()}
-    assert {".arrow", ".npy", ".pkl"} <= {os.path.splitext(f)[1] for f in files}
+    assert {".npy", ".pkl"} <= {os.path.splitext(f)[1] for f in files}
+    assert any(f.endswith(".o.npy") for f in files) and any(f.endswith(".d.npy") for f in files)  # strings
     assert any(f.startswith("w") for f in files) and any(f.startswith("c") for f in files)  # rewritten, kept
     rng = np.random.default_rng(0)
     for want in (idx[::4], np.sort(rng.choice(idx, 17, replace=False)), np.array([idx[0], idx[-1] + 1]), idx[:0]):
@@ -595,6 +606,43 @@ def test_encodings_on_disk_give_the_records_taken_from_memory(tmp_path):
     for k, arrays in h0.load().csr.items():  # the unweighed encoding is still there, unchanged
         for x, y in zip(arrays, enc.csr[k], strict=True):
             np.testing.assert_array_equal(x, y)
+
+
+def test_string_files_and_kept_parts_read_back_what_was_written(tmp_path, monkeypatch):
+    """Strings written as an Arrow array's buffers (``_save_array``) read back equal, whole
+    and taken (empty strings, non-ASCII, one value, all empty); an encoding opened again in
+    the same process (its description, pickled arrays and headers kept: ``_file_parts``)
+    gives what a fresh open gives, and one written again at the same path is read again."""
+    from trustlab.er.kinds import Field
+    from trustlab.er.scoring import FSModel
+
+    for vals in (["", "ä€𝄞 x", "b", "", "longer value " * 40], ["only"], ["", "", ""]):
+        a = np.array(vals, dtype=object)
+        assert D._save_array(a, str(tmp_path / "s")) == "str"
+        whole = D._open_array(str(tmp_path / "s"), "str", mmap=False)
+        assert whole.dtype == object and whole.tolist() == vals
+        got = D._open_array(str(tmp_path / "s"), "str", mmap=True)[np.array([len(vals) - 1, 0])]
+        assert got.tolist() == [vals[-1], vals[0]] and all(type(x) is str for x in got)
+    df = _every_kind_table()
+    fl = [Field("given_name", "name"), Field("address", "address"), Field("state", "exact"),
+          Field("*", "record"), Field("#", "codes")]
+    encs = [D._encode(df.iloc[k::2].reset_index(drop=True).set_axis(np.arange(len(df[k::2])) * 2 + k), fl, None,
+                      None, FSModel(fl), None) for k in (0, 1)]
+    want = np.arange(0, 2 * len(df), 3)
+    for enc in encs:  # the same path written twice in this process: the second encoding read back
+        h = D._EncFile.save(enc, str(tmp_path / "e"))
+        for _ in range(2):  # the second open from the kept parts
+            a, b = h.take(want), enc.take(want)
+            assert np.array_equal(a.idx, b.idx) and a.cols.keys() == b.cols.keys()
+            for k in b.cols:
+                assert a.cols[k].dtype == b.cols[k].dtype and a.cols[k].tolist() == b.cols[k].tolist(), k
+            for k in b.csr:
+                assert all(np.array_equal(x, y) for x, y in zip(a.csr[k], b.csr[k], strict=True)), k
+    assert any(k[0] == str(tmp_path / "e" / "meta.pkl") for k in D._PARTS)
+    monkeypatch.setattr(D, "_PARTS_MAX", 2)
+    for k in range(4):
+        D._EncFile.save(encs[k % 2], str(tmp_path / f"f{k}")).take(want)
+    assert len(D._PARTS) == 2  # bounded
 
 
 def test_workers_hold_no_collection_between_stages(client, tmp_path, monkeypatch):

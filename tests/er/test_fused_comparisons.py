@@ -415,3 +415,48 @@ def test_plain_block_keys_equal_membership_values(other, monkeypatch):
     rows = D._key_rows(part, rules[:-1])
     monkeypatch.setattr(D, "_plain_members", lambda *a: None)
     assert rows.equals(D._key_rows(part, rules[:-1])) and len(rows) > 500
+
+
+@pytest.mark.parametrize("other", [False, True])
+@pytest.mark.parametrize("dtype", [object, "string"])
+def test_key_and_token_members_per_distinct_value_equal_the_pandas_chains(other, dtype):
+    """The blocking keys and tokens, computed once per distinct value (``rules._norm``,
+    ``blocking._word_members``), equal the per-record pandas chains they replace (written
+    here), for repeated hostile values, missing cells and an index that is not 0..n-1; and
+    ``rules.string_values`` equals the per-value loop it replaces."""
+    from trustlab.er import rules
+    from trustlab.er.blocking import _word_members, membership_values
+
+    s = _hostile_series(True, other and dtype is object).astype(dtype)
+    s.index = s.index * 3 + 11
+    s.name = "v"
+    chain = s.fillna("").astype(str).str.lower().str.replace(r"[^0-9a-z ]+", " ", regex=True).str.strip()
+    for spaces, ref in ((True, chain), (False, chain.str.replace(" ", "", regex=False))):
+        got = rules._norm(s, spaces=spaces)
+        assert got.tolist() == ref.tolist() and got.index.equals(ref.index) and got.name == ref.name
+    assert s.nunique() < 0.5 * len(s)  # the distinct values' path is taken (repeats)
+    ex = chain.str.split().explode()
+    ex = ex[ex.notna() & (ex.astype(str).str.len() > 1)]
+    rec, key = _word_members(chain)
+    assert np.array_equal(rec, ex.index.to_numpy(np.int64)) and key.tolist() == ex.tolist() and rec.size > 100
+    assert key.dtype == object and rec.dtype == np.int64
+    frame = s.reset_index(drop=True).to_frame()
+    kind, (rec, key) = membership_values(frame, "token:v")
+    assert rec.tolist() == (ex.index.to_numpy() - 11).__floordiv__(3).tolist() and key.tolist() == ex.tolist()
+    kind, (rec, key) = membership_values(frame, "key:v")
+    nospace = chain.str.replace(" ", "", regex=False).to_numpy(dtype=object)
+    assert rec.tolist() == np.flatnonzero(nospace != "").tolist() and key.tolist() == nospace[nospace != ""].tolist()
+
+    def loop(vals):  # the per-value string_values of stop 48
+        out = []
+        for x, m in zip(vals.to_numpy(dtype=object).tolist(), pd.isna(vals.to_numpy(dtype=object)).tolist()):
+            if m:
+                out.append("")
+            elif isinstance(x, str):
+                out.append(x)
+            else:
+                return None
+        return out
+
+    assert rules.string_values(s) == loop(s) and (rules.string_values(s) is None) == (other and dtype is object)
+    assert rules.string_values(s.iloc[:0]) == [] and rules.string_values(pd.Series([np.str_("a"), None])) == ["a", ""]

@@ -191,6 +191,8 @@ def membership_values(df: pd.DataFrame, spec: "str | Rule", cache: dict | None =
             if rule.option not in (None, "alnum"):
                 raise ValueError(f"blocking rule {str(spec)!r}: a token rule's option is 'alnum' "
                                  "(e.g. 'token:title:alnum')")
+            if rule.option is None and len(v):
+                return "members", _word_members(v)
             if rule.option == "alnum":
                 # letters and digits are separate tokens (model numbers AB-1234 and AB1234
                 # share 1234); ordinals (57th, 3rd) stay whole
@@ -221,6 +223,24 @@ def membership_values(df: pd.DataFrame, spec: "str | Rule", cache: dict | None =
     raise ValueError(
         f"unknown blocking rule kind {kind!r} in {spec!r}; valid kinds are ['key', 'token', 'qgram', 'sorted', 'all']"
     )
+
+
+def _word_members(v: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """A token rule's ``(rec, key)`` of normalised values ``v`` (strings): each word longer
+    than one character of each record's value (``v.str.split().explode()``, records in order,
+    a value's words in order; ``rec``: ``v``'s index), each distinct value split once."""
+    from itertools import chain
+
+    codes, uniq = pd.factorize(v)
+    words = [[t for t in x.split() if len(t) > 1] for x in np.asarray(uniq, dtype=object)]
+    lens_u = np.fromiter(map(len, words), np.int64, len(words))
+    flat = np.empty(int(lens_u.sum()), dtype=object)
+    flat[:] = list(chain.from_iterable(words))
+    starts = np.cumsum(lens_u) - lens_u
+    lens = lens_u[codes]
+    total = int(lens.sum())
+    sel = np.repeat(starts[codes] - (np.cumsum(lens) - lens), lens) + np.arange(total)
+    return np.repeat(v.index.to_numpy(np.int64), lens), flat[sel]
 
 
 def default_blocking_rules(fields: Sequence[Field], n: int) -> list[str]:

@@ -44,9 +44,10 @@ not fit one machine can be resolved on a cluster:
 8. **components** — connected components of the positive-weight graph: union-find on
    each partition of the scored pairs (workers), then the per-partition maps (one row per
    record in a positive pair) are merged on the driver.
-9. **solve** — records and pairs are range-partitioned by component, so each component
-   lands whole in one partition; there the pairs it misses are completed
-   (``complete_components``) and scored, and the component is clustered with
+9. **solve** — records (their ids) and pairs are range-partitioned by component, so each
+   component lands whole in one partition; there the pairs it misses are completed
+   (``complete_components``; their records' encodings read from the record partitions'
+   files, as in step 6) and scored, and the component is clustered with
    :func:`~trustlab.er.cluster.cluster_pairs` (xER: closed form, enumeration, or the
    partition layer).
 10. **write** — partitioned parquet, one row per record: the record as read plus
@@ -111,6 +112,7 @@ import os
 import re
 import sys
 import tempfile
+import threading
 import time
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
@@ -350,16 +352,21 @@ def _plain_members(frame: pd.DataFrame, rule: str) -> tuple[np.ndarray, np.ndarr
     if r.kind not in ("key", "token") or r.option is not None or len(r.columns) != 1 or \
             r.columns[0] not in frame.columns:
         return None
-    strs = _str_values(frame[r.columns[0]])
+    col = frame[r.columns[0]]
+    codes, vals = _distinct_values(col)
+    if codes is None:  # (a short column, or one not of strings only)
+        codes, vals = np.arange(len(col)), col
+    strs = _str_values(vals)
     if strs is None:
         return None
+    # each distinct value read once, its key or tokens spread to its records (positions ascending)
     if r.kind == "key":
         drop = _KEY_DROP.sub
-        keys = [drop("", x.lower()) for x in strs]
-        rec = np.array([p for p, k in enumerate(keys) if k], np.int64)
-        out = np.empty(rec.size, dtype=object)
-        out[:] = [keys[p] for p in rec.tolist()]
-        return rec, out
+        keys = np.empty(len(strs), dtype=object)
+        keys[:] = [drop("", x.lower()) for x in strs]
+        has = np.fromiter(map(bool, keys), bool, keys.size)
+        rec = np.flatnonzero(has[codes]).astype(np.int64)
+        return rec, keys[codes[rec]]
     sub, at, toks = _NOT_KEY.sub, [], []
     for p, x in enumerate(strs):
         for t in sub(" ", x.lower()).split():
@@ -368,7 +375,8 @@ def _plain_members(frame: pd.DataFrame, rule: str) -> tuple[np.ndarray, np.ndarr
                 toks.append(t)
     out = np.empty(len(toks), dtype=object)
     out[:] = toks
-    return np.array(at, np.int64), out
+    rows, pos = _expand_rows(np.asarray(codes, np.int64), len(strs), np.array(at, np.int64), np.arange(len(toks)))
+    return rows.astype(np.int64), out[pos]
 
 
 def _block_pairs(part: pd.DataFrame, caps: Sequence[int]) -> pd.DataFrame:
@@ -554,9 +562,11 @@ class _SolveConfig:
 
 
 def _solve_groups(recs: pd.DataFrame, edges: pd.DataFrame, ctx: _Context, cfg: _SolveConfig,
-                  id_col: str) -> tuple[pd.DataFrame, dict]:
+                  id_col: str, encs: Sequence["_EncFile"] | None = None, enc_divs=None) -> tuple[pd.DataFrame, dict]:
     """Complete, score and cluster the components of one partition (each lies whole
-    here): ``(frame of _idx, entity_id; stats)``."""
+    here): ``(frame of _idx, entity_id; stats)``. The completed pairs' records are read from
+    the encoded record partitions ``encs`` (divisions ``enc_divs``: :func:`_gather`) when
+    given, otherwise encoded from ``recs``' compared columns (``ctx.columns``)."""
     from trustlab.er.cluster import cluster_pairs
     from trustlab.er.scoring import _component_completion, to_weights
 
@@ -582,9 +592,13 @@ def _solve_groups(recs: pd.DataFrame, edges: pd.DataFrame, ctx: _Context, cfg: _
             from trustlab._chunks import sorted_unique
 
             touched = sorted_unique(extra.ravel())
-            sub = recs[ctx.columns].iloc[touched].set_axis(touched)
-            G, T, _, R = _encoded_levels(_encode(sub, ctx.fields, ctx.only, ctx.doc_freq, ctx.tf_model, None), extra,
-                                         ctx)
+            if encs is not None:  # (canonical positions: the encodings' records)
+                enc = _Enc.concat(_gather(encs, enc_divs, nodes[touched]))
+                G, T, _, R = _encoded_levels(enc, nodes[extra], ctx)
+            else:
+                sub = recs[ctx.columns].iloc[touched].set_axis(touched)
+                G, T, _, R = _encoded_levels(_encode(sub, ctx.fields, ctx.only, ctx.doc_freq, ctx.tf_model, None),
+                                             extra, ctx)
             px = ctx.tf_model.proba_from_field_weights(ctx.tf_model.level_weights(G, T, R))
             P = np.concatenate([P, extra])
             prob = np.concatenate([prob, px])
@@ -791,46 +805,68 @@ def _spilled(paths: Sequence[str], meta: pd.DataFrame, divisions=None, offsets: 
 
 
 class _Strings:
-    """A column of strings stored as an Arrow array in a file, memory-mapped: ``s[pos]`` reads
-    the strings at ``pos`` only (an object array of ``str``)."""
+    """A column of strings stored as the two buffers of an Arrow ``large_string`` array (its
+    offsets and its bytes, two ``.npy`` files: :func:`_save_array`), memory-mapped: ``s[pos]``
+    reads the strings at ``pos`` only (an object array of ``str``). ``known``: the two files'
+    headers (:func:`_npy_header`), when already read. (An array made from its buffers costs
+    microseconds; opening an Arrow IPC file costs about a millisecond, and a partition of pairs
+    opens every string column of every record partition it reads.)"""
 
     dtype = np.dtype(object)
 
-    def __init__(self, path: str):
+    def __init__(self, path: str, known: tuple | None = None):
         self.path = path
+        self.known = known
+
+    def _array(self):
+        import pyarrow as pa
+
+        ko, kd = self.known if self.known is not None else (_npy_header(self.path + ".o.npy"),
+                                                            _npy_header(self.path + ".d.npy"))
+        off, data = _map_npy(self.path + ".o.npy", *ko), _map_npy(self.path + ".d.npy", *kd)
+        return pa.LargeStringArray.from_buffers(off.size - 1, pa.py_buffer(off), pa.py_buffer(data))
 
     def __getitem__(self, pos) -> np.ndarray:
         import pyarrow as pa
 
-        with pa.memory_map(self.path) as src:
-            col = pa.ipc.open_file(src).get_batch(0).column(0)
-            if isinstance(pos, slice):
-                return col.to_numpy(zero_copy_only=False)[pos]
-            return col.take(pa.array(np.asarray(pos, np.int64))).to_numpy(zero_copy_only=False)
+        col = self._array()
+        if isinstance(pos, slice):
+            return col.to_numpy(zero_copy_only=False)[pos]
+        return col.take(pa.array(np.asarray(pos, np.int64))).to_numpy(zero_copy_only=False)
 
 
 def _save_array(a: np.ndarray, path: str) -> str:
-    """Write one array: strings as Arrow (memory-mapped on reading), numbers as ``.npy``, other
-    objects pickled (read whole); the kind written."""
+    """Write one array: strings as the buffers of an Arrow array (memory-mapped on reading,
+    :class:`_Strings`), numbers as ``.npy``, other objects pickled (read whole); the kind written."""
     a = np.asarray(a)
     if a.dtype == object:
         if a.size and pd.api.types.infer_dtype(a, skipna=False) == "string":
             import pyarrow as pa
 
             arr = pa.array(a, type=pa.large_string())
-            with pa.OSFile(path + ".arrow", "wb") as sink, \
-                    pa.ipc.new_file(sink, pa.schema([("v", pa.large_string())])) as w:
-                w.write_batch(pa.record_batch([arr], names=["v"]))
-            return "arrow"
+            _, offsets, data = arr.buffers()
+            off = np.frombuffer(offsets, np.int64, len(arr) + 1, arr.offset * 8)
+            np.save(path + ".o.npy", off - off[0], allow_pickle=False)
+            np.save(path + ".d.npy", np.frombuffer(data, np.uint8, int(off[-1] - off[0]), int(off[0]))
+                    if data is not None else np.zeros(0, np.uint8), allow_pickle=False)
+            return "str"
         pd.to_pickle(a, path + ".pkl", compression=None)
         return "pkl"
     np.save(path + ".npy", a, allow_pickle=False)
     return "npy"
 
 
-def _open_array(path: str, kind: str, mmap: bool):
-    if kind == "arrow":
-        s = _Strings(path + ".arrow")
+def _open_array(path: str, kind: str, mmap: bool, known=None):
+    """One array written by :func:`_save_array` (memory-mapped with ``mmap``, but for
+    pickled objects). ``known``: what :func:`_file_parts` kept of the file (the array of a
+    pickle, the header of an ``.npy``: then it is mapped without reading the header again)."""
+    if known is not None:
+        if kind == "pkl":
+            return known
+        if kind == "npy" and mmap:
+            return _map_npy(path + ".npy", *known)
+    if kind == "str":
+        s = _Strings(path, known)
         return s if mmap else s[slice(None)]
     if kind == "pkl":
         return pd.read_pickle(path + ".pkl", compression=None)
@@ -840,6 +876,74 @@ def _open_array(path: str, kind: str, mmap: bool):
         except ValueError:  # an empty array cannot be mapped
             pass
     return np.load(path + ".npy")
+
+
+def _npy_header(path: str) -> tuple:
+    """``(shape, fortran order, dtype, data offset)`` of an ``.npy`` file."""
+    from numpy.lib import format as npf
+
+    with open(path, "rb") as fh:
+        version = npf.read_magic(fh)
+        shape, fortran, dtype = npf.read_array_header_1_0(fh) if version == (1, 0) else \
+            npf.read_array_header_2_0(fh)
+        return shape, fortran, dtype, fh.tell()
+
+
+def _map_npy(path: str, shape, fortran, dtype, offset) -> np.ndarray:
+    """The array of an ``.npy`` file of known header (:func:`_npy_header`), memory-mapped
+    read-only (as ``np.load(path, mmap_mode="r")``, without parsing the header)."""
+    import mmap
+
+    count = int(np.prod(shape, dtype=np.int64))
+    if count == 0 or dtype.hasobject:
+        return np.load(path, allow_pickle=False)
+    with open(path, "rb") as fh:
+        buf = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+    return np.frombuffer(buf, dtype=dtype, count=count, offset=offset).reshape(shape, order="F" if fortran else "C")
+
+
+#: per worker process, the parts of recently opened encodings that cost more to read than
+#: to keep (:func:`_file_parts`), by description file (path and stamp); bounded
+_PARTS: dict = {}
+_PARTS_MAX = 16
+_PARTS_LOCK = threading.Lock()
+
+
+def _file_parts(path: str, meta_name: str) -> tuple[dict, dict]:
+    """An encoding's description (``meta``) and, per array file, what is kept of it between
+    opens in this process: a pickled array itself (read-only), an ``.npy`` file's header.
+    A partition of pairs reads the records it touches from every encoded partition, so each
+    is opened many times in a stage; the description and these parts are read once (per
+    stamp of the description file: a file written again is read again). Kept for the
+    :data:`_PARTS_MAX` encodings opened last; memory-mapped arrays are not kept (their pages
+    would count towards the worker's memory, and pin removed files)."""
+    full = os.path.join(path, meta_name)
+    st = os.stat(full)
+    key = (full, st.st_ino, st.st_mtime_ns, st.st_size)
+    with _PARTS_LOCK:
+        hit = _PARTS.pop(key, None)
+        if hit is not None:
+            _PARTS[key] = hit  # (most recent last)
+            return hit
+    meta = pd.read_pickle(full, compression=None)
+    parts: dict = {}
+    for name, kind in [meta["idx"]] + [(nm, kd) for _, nm, kd in meta["cols"]] + \
+            [f for _, fs in meta["csr"] for f in fs]:
+        if kind == "pkl":
+            a = pd.read_pickle(os.path.join(path, name + ".pkl"), compression=None)
+            if isinstance(a, np.ndarray):
+                a.setflags(write=False)
+            parts[name] = a
+        elif kind == "npy":
+            parts[name] = _npy_header(os.path.join(path, name + ".npy"))
+        elif kind == "str":
+            parts[name] = (_npy_header(os.path.join(path, name + ".o.npy")),
+                           _npy_header(os.path.join(path, name + ".d.npy")))
+    with _PARTS_LOCK:
+        _PARTS[key] = (meta, parts)
+        while len(_PARTS) > _PARTS_MAX:
+            _PARTS.pop(next(iter(_PARTS)))
+    return meta, parts
 
 
 @dataclass
@@ -869,17 +973,24 @@ class _EncFile:
                 "csr": [(k, [put(a, f"{prefix}s{q}_{b}") for b, a in enumerate(arrays)])
                         for q, (k, arrays) in enumerate(enc.csr.items())],
                 "raw": enc.raw, "n": int(len(enc.idx))}
-        pd.to_pickle(meta, os.path.join(path, f"{prefix}meta.pkl"), compression=None)
+        full = os.path.join(path, f"{prefix}meta.pkl")
+        pd.to_pickle(meta, full, compression=None)
+        with _PARTS_LOCK:  # (written again here: what this process kept of it is stale)
+            for key in [k for k in _PARTS if k[0] == full]:
+                del _PARTS[key]
         return _EncFile(path, meta["n"], f"{prefix}meta.pkl")
 
     def _open(self, mmap: bool) -> tuple[_Enc, dict]:
         """The encoding (arrays memory-mapped with ``mmap``) and, by array identity, the file
         each array came from."""
-        meta = pd.read_pickle(os.path.join(self.path, self.meta), compression=None)
+        if mmap:  # the description, pickled arrays and headers of the last encodings opened
+            meta, known = _file_parts(self.path, self.meta)
+        else:
+            meta, known = pd.read_pickle(os.path.join(self.path, self.meta), compression=None), {}
         files: dict = {}
 
         def get(name, kind):
-            a = _open_array(os.path.join(self.path, name), kind, mmap)
+            a = _open_array(os.path.join(self.path, name), kind, mmap, known.get(name))
             files[id(a)] = (name, kind)
             return a
 
@@ -987,7 +1098,9 @@ def _record_tokens(vals: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     if strs is None:
         return _hashed(vals.fillna("").astype(str).str.lower().str.findall(_RECORD_TOKEN).explode())
     find = re.compile(_RECORD_TOKEN).findall
-    toks = [find(x.lower()) for x in strs]
+    # a value of letters only (or of decimal digits only) is one word: ``[^\W\d_]+`` and ``\d+``
+    # are runs of str.isalpha and str.isdecimal characters (the test is cheaper than the search)
+    toks = [[x] if x.isalpha() or x.isdecimal() else find(x) for x in map(str.lower, strs)]
     lens = np.fromiter(map(len, toks), np.int64, len(toks))
     flat = np.empty(int(lens.sum()), dtype=object)
     flat[:] = list(chain.from_iterable(toks))
@@ -2467,8 +2580,6 @@ def _resolve(run: _Run, work: _Work, records, *, output, id_col, fields, truth, 
                 fitted, rules, tightened_from, size = f2, r2, max_block_size, s
                 break
             work.remove(f2["dir"])
-    del encs
-    work.remove("enc")
     model = fitted["model"]
     model.warn_if_degenerate(stacklevel=4)
     d = len(flds)
@@ -2510,8 +2621,12 @@ def _resolve(run: _Run, work: _Work, records, *, output, id_col, fields, truth, 
                 sizes_, firsts, cfg.complete_components,
                 completion_pair_budget(n, default_pair_budget(pair_width(flds)), fitted["n_pairs"]))
         ctx = _Context(flds, only, corpus, model, columns, None, doc_freq)
-        # (the compared columns travel with the records, not the truth: solving does not need it)
-        solved, group_stats, n_solved_entities = _solve(run, work, mview, scored, labels, ctx, cfg, id_col, columns)
+        # (only the ids travel with the records: the completed pairs' records are read from
+        # their encodings, which are removed after this stage)
+        solved, group_stats, n_solved_entities = _solve(run, work, mview, scored, labels, ctx, cfg, id_col, columns,
+                                                        encs, [int(x) for x in mview.divisions])
+        del encs
+        work.remove("enc")
         work.remove("scored")
     # ---------------------------------------------------------------- write
     with run.stage("write"):
@@ -3018,10 +3133,12 @@ def _merge_roots(parts) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _solve(run: _Run, work: "_Work", mview, scored, labels, ctx: _Context, cfg: _SolveConfig, id_col: str,
-           keep_cols):
+           keep_cols, encs: Sequence["_EncFile"] | None = None, enc_divs=None):
     """Range-partition records and pairs by component and solve each partition's
     components: (Dask DataFrame of ``_idx``, ``entity_id``, read from the work directory;
-    per-partition statistics; the number of entities among these records)."""
+    per-partition statistics; the number of entities among these records). With the encoded
+    record partitions ``encs`` (divisions ``enc_divs``), the records travel with their ids only
+    (a completed pair's records are read from the encodings); otherwise with ``keep_cols``."""
     import dask
     import dask.dataframe as dd
 
@@ -3035,7 +3152,7 @@ def _solve(run: _Run, work: "_Work", mview, scored, labels, ctx: _Context, cfg: 
     divs = sorted(set(sc[np.linspace(0, sc.size - 1, k + 1).round().astype(np.int64)].tolist()))
     if len(divs) < 2:
         divs = [divs[0], divs[0] + 1]
-    base = mview[[id_col] + [c for c in keep_cols if c != id_col]]
+    base = mview[[id_col] + ([] if encs is not None else [c for c in keep_cols if c != id_col])]
     rmeta = _records_by_component(base._meta, (np.zeros(0, np.int64), np.zeros(0, np.int64)))
     recs = base.map_partitions(_records_by_component, shared, meta=rmeta).set_index("comp", divisions=divs)
     emeta = _edges_by_component(scored._meta, (np.zeros(0, np.int64), np.zeros(0, np.int64)))
@@ -3044,15 +3161,15 @@ def _solve(run: _Run, work: "_Work", mview, scored, labels, ctx: _Context, cfg: 
     # each partition solved once: its frame written to the work directory, its statistics and
     # its entities' number (entities lie whole in one partition) come back
     paths = [work.path("solved", k) for k in range(recs.npartitions)]
-    got = run.compute(*[dask.delayed(_solve_file)(r, e, ctx2, cfg, id_col, paths[k])
+    got = run.compute(*[dask.delayed(_solve_file)(r, e, ctx2, cfg, id_col, paths[k], encs, enc_divs)
                         for k, (r, e) in enumerate(zip(recs.to_delayed(), edges.to_delayed()))])
     return _spilled(paths, meta), [g[0] for g in got], int(sum(g[1] for g in got))
 
 
 def _solve_file(recs: pd.DataFrame, edges: pd.DataFrame, ctx: _Context, cfg: _SolveConfig, id_col: str,
-                path: str) -> tuple[dict, int]:
+                path: str, encs=None, enc_divs=None) -> tuple[dict, int]:
     """:func:`_solve_groups` of one partition, its frame written to ``path``: its statistics
     and number of entities come back."""
-    frame, stats = _solve_groups(recs, edges, ctx, cfg, id_col)
+    frame, stats = _solve_groups(recs, edges, ctx, cfg, id_col, encs, enc_divs)
     _save_frame(frame, path)
     return stats, int(frame["entity_id"].nunique())

@@ -314,32 +314,59 @@ _NOT_KEY = re.compile(r"[^0-9a-z ]+")
 
 def string_values(vals: pd.Series) -> list | None:
     """``vals.fillna("").astype(str)`` as a list, or None when a value is neither a string
-    nor missing (whose ``astype(str)`` is left to pandas)."""
+    nor missing (whose ``astype(str)`` is left to pandas). The values are the objects held
+    (a ``str`` subclass stays one); the type test is pandas' C loop (``is_string_array``)."""
+    from pandas._libs import lib
+
     arr = vals.to_numpy(dtype=object)
+    if not arr.size:
+        return []
     miss = pd.isna(arr)
-    out = []
-    for x, m in zip(arr.tolist(), miss.tolist()):
-        if m:
-            out.append("")
-        elif isinstance(x, str):
-            out.append(x)
-        else:
-            return None
-    return out
+    if miss.any():
+        arr = arr.copy()  # (to_numpy may return the Series' own array)
+        arr[miss] = ""
+    return arr.tolist() if lib.is_string_array(arr, skipna=False) else None
 
 
-def _norm(s: pd.Series) -> pd.Series:
+def _distinct_strings(s: pd.Series) -> tuple[np.ndarray, list] | None:
+    """``(codes, values)``: each row's position among the distinct values of ``s`` (-1 when
+    missing) and those values (strings, in order of first appearance), or None when a value
+    is neither a string nor missing (two such values may be one to a hash table, ``1`` and
+    ``1.0``, and not to ``str``)."""
+    codes, uniq = pd.factorize(s, use_na_sentinel=True)
+    vals = string_values(pd.Series(np.asarray(uniq, dtype=object), dtype=object))
+    return None if vals is None else (codes, vals)
+
+
+def _norm(s: pd.Series, spaces: bool = True) -> pd.Series:
     """A key column's values lower-cased, runs of characters other than ``0-9a-z`` and spaces
-    to one space, stripped (missing: ``""``): one Python pass when every value is a string or
-    missing (:func:`string_values`), the pandas chain (``fillna("").astype(str).str.lower()...``)
-    otherwise."""
+    to one space, stripped (missing: ``""``); without ``spaces``, the spaces then removed (a
+    ``key:`` rule's value). When every value is a string or missing, one Python pass over the
+    distinct values (in pieces of :data:`_NORM_ROWS`: a signal waits for one piece), spread to
+    the records; otherwise the pandas chain (``fillna("").astype(str).str.lower()...``)."""
+    found = _distinct_strings(s) if len(s) else None
+    if found is not None:
+        codes, vals = found
+        sub = _NOT_KEY.sub
+        out = []
+        for a, b in spans(len(vals), _NORM_ROWS):
+            if spaces:
+                out += [sub(" ", x.lower()).strip() for x in vals[a:b]]
+            else:
+                out += [sub(" ", x.lower()).strip().replace(" ", "") for x in vals[a:b]]
+        out.append("")  # the missing rows' (code -1)
+        got = np.empty(len(out), dtype=object)
+        got[:] = out
+        return pd.Series(got[codes], index=s.index, dtype=object, name=s.name)
     if len(s) > _NORM_ROWS:  # in pieces of records: a signal waits for one piece
-        return pd.concat([_norm(s.iloc[a:b]) for a, b in spans(len(s), _NORM_ROWS)])
+        return pd.concat([_norm(s.iloc[a:b], spaces) for a, b in spans(len(s), _NORM_ROWS)])
     vals = string_values(s)
     if vals is not None:
         sub = _NOT_KEY.sub
-        return pd.Series([sub(" ", x.lower()).strip() for x in vals], index=s.index, dtype=object, name=s.name)
-    return s.fillna("").astype(str).str.lower().str.replace(r"[^0-9a-z ]+", " ", regex=True).str.strip()
+        out = pd.Series([sub(" ", x.lower()).strip() for x in vals], index=s.index, dtype=object, name=s.name)
+    else:
+        out = s.fillna("").astype(str).str.lower().str.replace(r"[^0-9a-z ]+", " ", regex=True).str.strip()
+    return out if spaces else out.str.replace(" ", "", regex=False)
 
 
 def key_codes(df: pd.DataFrame, cols: Sequence[str], prefix: int | None = None,
@@ -360,7 +387,7 @@ def key_values(df: pd.DataFrame, cols: Sequence[str], prefix: int | None = None,
     for c in cols:
         v = cache.get(c) if cache is not None else None
         if v is None:
-            v = _norm(df[c]).str.replace(" ", "", regex=False)
+            v = _norm(df[c], spaces=False)
             if cache is not None:
                 cache[c] = v
         if prefix:
