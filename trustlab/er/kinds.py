@@ -43,9 +43,9 @@ import pandas as pd
 
 from trustlab._chunks import spans
 
-__all__ = ["FieldKind", "KINDS", "FIELD_KINDS", "RECORD", "CODES", "NUMBERS", "Field", "field_kind", "Hint", "ColumnProfile",
-           "recognise", "COMPARISON_LEVELS", "LEVEL_NAMES", "record_fields", "record_text", "code_tokens", "tf_keys",
-           "needed_features"]
+__all__ = ["FieldKind", "KINDS", "FIELD_KINDS", "RECORD", "CODES", "NUMBERS", "Field", "field_kind", "Hint",
+           "ColumnProfile", "recognise", "COMPARISON_LEVELS", "LEVEL_NAMES", "record_fields", "record_text",
+           "code_tokens", "tf_keys", "text_numbers", "needed_features"]
 
 
 def _lower(s: pd.Series) -> pd.Series:

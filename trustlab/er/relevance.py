@@ -51,22 +51,22 @@ real files of ``bench/er_real.py`` and their ``extra`` presentation
 from __future__ import annotations
 
 from trustlab.er.fields import (  # noqa: F401  (the code is part of the fields stage)
+    MAX_CONDITIONER_AGREEMENT,
+    MAX_PAIRS,
+    MAX_RANDOM_AGREEMENT,
+    MAX_RECORDS,
+    MAX_TOTAL_PAIRS,
+    MIN_EVIDENCE,
+    MIN_GAIN,
+    MIN_PAIRS,
+    MIN_STRENGTH,
+    MIN_Z,
+    NOISE_SHARE,
+    PAIRS_PER_VALUE,
+    ROUNDS,
     FieldEvidence,
     judge_fields,
     suspect_shape,
-    MAX_RECORDS,
-    PAIRS_PER_VALUE,
-    ROUNDS,
-    MIN_PAIRS,
-    MAX_PAIRS,
-    MIN_GAIN,
-    MIN_Z,
-    NOISE_SHARE,
-    MAX_CONDITIONER_AGREEMENT,
-    MIN_STRENGTH,
-    MIN_EVIDENCE,
-    MAX_TOTAL_PAIRS,
-    MAX_RANDOM_AGREEMENT,
 )
 
 __all__ = ["FieldEvidence", "judge_fields", "suspect_shape"]
