@@ -47,7 +47,7 @@ import pandas as pd
 from trustlab._chunks import column_stack, sorted_unique, spans
 from trustlab._validation import Interval, validate_params
 from trustlab.er.kinds import KINDS, Field
-from trustlab.er.rules import Rule, _int_option, _norm, key_values, parse_rule, quote_column
+from trustlab.er.rules import Rule, _expand_rows, _int_option, _norm, key_values, parse_rule, quote_column
 from trustlab.kernels import er as K
 
 __all__ = [
@@ -229,18 +229,17 @@ def _word_members(v: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     """A token rule's ``(rec, key)`` of normalised values ``v`` (strings): each word longer
     than one character of each record's value (``v.str.split().explode()``, records in order,
     a value's words in order; ``rec``: ``v``'s index), each distinct value split once."""
-    from itertools import chain
-
     codes, uniq = pd.factorize(v)
-    words = [[t for t in x.split() if len(t) > 1] for x in np.asarray(uniq, dtype=object)]
-    lens_u = np.fromiter(map(len, words), np.int64, len(words))
-    flat = np.empty(int(lens_u.sum()), dtype=object)
-    flat[:] = list(chain.from_iterable(words))
-    starts = np.cumsum(lens_u) - lens_u
-    lens = lens_u[codes]
-    total = int(lens.sum())
-    sel = np.repeat(starts[codes] - (np.cumsum(lens) - lens), lens) + np.arange(total)
-    return np.repeat(v.index.to_numpy(np.int64), lens), flat[sel]
+    at, words = [], []
+    for p, x in enumerate(np.asarray(uniq, dtype=object)):
+        for t in x.split():
+            if len(t) > 1:
+                at.append(p)
+                words.append(t)
+    flat = np.empty(len(words), dtype=object)
+    flat[:] = words
+    rows, pos = _expand_rows(codes.astype(np.int64), len(uniq), np.array(at, np.int64), np.arange(len(words)))
+    return v.index.to_numpy(np.int64)[rows], flat[pos]
 
 
 def default_blocking_rules(fields: Sequence[Field], n: int) -> list[str]:

@@ -123,6 +123,7 @@ import pandas as pd
 
 from trustlab._chunks import _lengths
 from trustlab._validation import Interval, check_random_state, validate_params
+from trustlab.er.rules import _expand_rows
 from trustlab.er.rules import string_values as _str_values
 
 __all__ = ["resolve_distributed", "DistributedResolution", "is_distributed_input", "check_distributed_options",
@@ -562,11 +563,10 @@ class _SolveConfig:
 
 
 def _solve_groups(recs: pd.DataFrame, edges: pd.DataFrame, ctx: _Context, cfg: _SolveConfig,
-                  id_col: str, encs: Sequence["_EncFile"] | None = None, enc_divs=None) -> tuple[pd.DataFrame, dict]:
+                  id_col: str, encs: Sequence["_EncFile"], enc_divs) -> tuple[pd.DataFrame, dict]:
     """Complete, score and cluster the components of one partition (each lies whole
     here): ``(frame of _idx, entity_id; stats)``. The completed pairs' records are read from
-    the encoded record partitions ``encs`` (divisions ``enc_divs``: :func:`_gather`) when
-    given, otherwise encoded from ``recs``' compared columns (``ctx.columns``)."""
+    the encoded record partitions ``encs`` (divisions ``enc_divs``: :func:`_gather`)."""
     from trustlab.er.cluster import cluster_pairs
     from trustlab.er.scoring import _component_completion, to_weights
 
@@ -587,18 +587,13 @@ def _solve_groups(recs: pd.DataFrame, edges: pd.DataFrame, ctx: _Context, cfg: _
         extra = _component_completion(m, P, w, int(cfg.complete_components), cutoff=cfg.completion_cutoff,
                                       positions=nodes)
         if len(extra):
-            # only the records of the completed pairs are encoded (a record's encoding does not
-            # depend on the other records: the whole table's statistics are in ``ctx``)
+            # only the records of the completed pairs are read from their encodings (canonical
+            # positions: the encodings' records)
             from trustlab._chunks import sorted_unique
 
             touched = sorted_unique(extra.ravel())
-            if encs is not None:  # (canonical positions: the encodings' records)
-                enc = _Enc.concat(_gather(encs, enc_divs, nodes[touched]))
-                G, T, _, R = _encoded_levels(enc, nodes[extra], ctx)
-            else:
-                sub = recs[ctx.columns].iloc[touched].set_axis(touched)
-                G, T, _, R = _encoded_levels(_encode(sub, ctx.fields, ctx.only, ctx.doc_freq, ctx.tf_model, None),
-                                             extra, ctx)
+            enc = _Enc.concat(_gather(encs, enc_divs, nodes[touched]))
+            G, T, _, R = _encoded_levels(enc, nodes[extra], ctx)
             px = ctx.tf_model.proba_from_field_weights(ctx.tf_model.level_weights(G, T, R))
             P = np.concatenate([P, extra])
             prob = np.concatenate([prob, px])
@@ -1193,24 +1188,6 @@ def _code_pair_part(cache: dict, col, k: int):
             cache[key] = _value_code_pair(vals)
         return cache[key][k]
     return tokens
-
-
-def _expand_rows(codes: np.ndarray, nvals: int, at: np.ndarray, item: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The rows of :func:`_value_tokens` from per-value items: ``(row, item)`` for each row
-    (``codes``: its value's position among ``nvals`` values) and each item of its value
-    (``at``: the value of each item), rows ascending, a value's items in their order."""
-    n = len(codes)
-    if not len(at):
-        return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    o = np.argsort(at, kind="stable")
-    item = np.asarray(item)[o]
-    ptr = np.zeros(nvals + 1, np.int64)
-    np.add.at(ptr, at + 1, 1)
-    ptr = np.cumsum(ptr)
-    lens = np.diff(ptr)[codes]
-    total = int(lens.sum())
-    sel = np.repeat(ptr[:-1][codes] - np.r_[0, np.cumsum(lens)[:-1]], lens) + np.arange(total)
-    return np.repeat(np.arange(n, dtype=np.int64), lens), item[sel]
 
 
 def _letter_codes(w: pd.Series) -> tuple[np.ndarray, np.ndarray]:
@@ -2623,8 +2600,8 @@ def _resolve(run: _Run, work: _Work, records, *, output, id_col, fields, truth, 
         ctx = _Context(flds, only, corpus, model, columns, None, doc_freq)
         # (only the ids travel with the records: the completed pairs' records are read from
         # their encodings, which are removed after this stage)
-        solved, group_stats, n_solved_entities = _solve(run, work, mview, scored, labels, ctx, cfg, id_col, columns,
-                                                        encs, [int(x) for x in mview.divisions])
+        solved, group_stats, n_solved_entities = _solve(run, work, mview, scored, labels, ctx, cfg, id_col, encs,
+                                                        [int(x) for x in mview.divisions])
         del encs
         work.remove("enc")
         work.remove("scored")
@@ -3133,12 +3110,12 @@ def _merge_roots(parts) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _solve(run: _Run, work: "_Work", mview, scored, labels, ctx: _Context, cfg: _SolveConfig, id_col: str,
-           keep_cols, encs: Sequence["_EncFile"] | None = None, enc_divs=None):
+           encs: Sequence["_EncFile"], enc_divs):
     """Range-partition records and pairs by component and solve each partition's
     components: (Dask DataFrame of ``_idx``, ``entity_id``, read from the work directory;
-    per-partition statistics; the number of entities among these records). With the encoded
-    record partitions ``encs`` (divisions ``enc_divs``), the records travel with their ids only
-    (a completed pair's records are read from the encodings); otherwise with ``keep_cols``."""
+    per-partition statistics; the number of entities among these records). The records travel
+    with their ids only: a completed pair's records are read from the encoded record partitions
+    ``encs`` (divisions ``enc_divs``)."""
     import dask
     import dask.dataframe as dd
 
@@ -3152,7 +3129,7 @@ def _solve(run: _Run, work: "_Work", mview, scored, labels, ctx: _Context, cfg: 
     divs = sorted(set(sc[np.linspace(0, sc.size - 1, k + 1).round().astype(np.int64)].tolist()))
     if len(divs) < 2:
         divs = [divs[0], divs[0] + 1]
-    base = mview[[id_col] + ([] if encs is not None else [c for c in keep_cols if c != id_col])]
+    base = mview[[id_col]]
     rmeta = _records_by_component(base._meta, (np.zeros(0, np.int64), np.zeros(0, np.int64)))
     recs = base.map_partitions(_records_by_component, shared, meta=rmeta).set_index("comp", divisions=divs)
     emeta = _edges_by_component(scored._meta, (np.zeros(0, np.int64), np.zeros(0, np.int64)))
@@ -3167,7 +3144,7 @@ def _solve(run: _Run, work: "_Work", mview, scored, labels, ctx: _Context, cfg: 
 
 
 def _solve_file(recs: pd.DataFrame, edges: pd.DataFrame, ctx: _Context, cfg: _SolveConfig, id_col: str,
-                path: str, encs=None, enc_divs=None) -> tuple[dict, int]:
+                path: str, encs: Sequence["_EncFile"], enc_divs) -> tuple[dict, int]:
     """:func:`_solve_groups` of one partition, its frame written to ``path``: its statistics
     and number of entities come back."""
     frame, stats = _solve_groups(recs, edges, ctx, cfg, id_col, encs, enc_divs)

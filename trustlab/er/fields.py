@@ -885,9 +885,10 @@ def judge_fields(df: pd.DataFrame, fields: Sequence[Field], *, sources: np.ndarr
     if len(rand) < 50:
         return out
     _measure(df, fields, fields, rand, blocks, out)
-    # a sparse field has few pairs of the others on which its value is present on both: its own
-    # pairs of the others, among the records that hold it
-    thin = [f for f in fields if out[f.column].verdict != "relevant" and out[f.column].evidence < MIN_EVIDENCE]
+    # a sparse field has few pairs of the others on which its value is present on both: every
+    # field not yet relevant is measured again on the others' pairs among the records that hold
+    # it (for a dense field nearly the same pairs; ``evidence`` is only counted by _decide, below)
+    thin = [f for f in fields if out[f.column].verdict != "relevant"]
     for f in thin:
         has = keys[f.column] != ""
         if has.sum() < 20:

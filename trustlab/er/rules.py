@@ -338,13 +338,33 @@ def _distinct_strings(s: pd.Series) -> tuple[np.ndarray, list] | None:
     return None if vals is None else (codes, vals)
 
 
+def _expand_rows(codes: np.ndarray, nvals: int, at: np.ndarray, item: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per-value items spread to the rows that hold the value: ``(row, item)`` for each row
+    (``codes``: its value's position among ``nvals`` values) and each item of its value
+    (``at``: the value of each item), rows ascending, a value's items in their order (the
+    blocking keys and tokens found once per distinct value, here and in
+    ``trustlab.er.distributed``)."""
+    n = len(codes)
+    if not len(at):
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    o = np.argsort(at, kind="stable")
+    item = np.asarray(item)[o]
+    ptr = np.zeros(nvals + 1, np.int64)
+    np.add.at(ptr, at + 1, 1)
+    ptr = np.cumsum(ptr)
+    lens = np.diff(ptr)[codes]
+    total = int(lens.sum())
+    sel = np.repeat(ptr[:-1][codes] - np.r_[0, np.cumsum(lens)[:-1]], lens) + np.arange(total)
+    return np.repeat(np.arange(n, dtype=np.int64), lens), item[sel]
+
+
 def _norm(s: pd.Series, spaces: bool = True) -> pd.Series:
     """A key column's values lower-cased, runs of characters other than ``0-9a-z`` and spaces
     to one space, stripped (missing: ``""``); without ``spaces``, the spaces then removed (a
     ``key:`` rule's value). When every value is a string or missing, one Python pass over the
     distinct values (in pieces of :data:`_NORM_ROWS`: a signal waits for one piece), spread to
     the records; otherwise the pandas chain (``fillna("").astype(str).str.lower()...``)."""
-    found = _distinct_strings(s) if len(s) else None
+    found = _distinct_strings(s)
     if found is not None:
         codes, vals = found
         sub = _NOT_KEY.sub
@@ -360,12 +380,7 @@ def _norm(s: pd.Series, spaces: bool = True) -> pd.Series:
         return pd.Series(got[codes], index=s.index, dtype=object, name=s.name)
     if len(s) > _NORM_ROWS:  # in pieces of records: a signal waits for one piece
         return pd.concat([_norm(s.iloc[a:b], spaces) for a, b in spans(len(s), _NORM_ROWS)])
-    vals = string_values(s)
-    if vals is not None:
-        sub = _NOT_KEY.sub
-        out = pd.Series([sub(" ", x.lower()).strip() for x in vals], index=s.index, dtype=object, name=s.name)
-    else:
-        out = s.fillna("").astype(str).str.lower().str.replace(r"[^0-9a-z ]+", " ", regex=True).str.strip()
+    out = s.fillna("").astype(str).str.lower().str.replace(r"[^0-9a-z ]+", " ", regex=True).str.strip()
     return out if spaces else out.str.replace(" ", "", regex=False)
 
 
