@@ -56,7 +56,7 @@ def test_weighted_number_agreement_matches_brute_force():
     import re
 
     rng = np.random.default_rng(3)
-    pool = ["1949", "7", "7", "7", "22", "1950", "30.3167", "30.32", "-4.76667", "40.6333", "40.6403", "g06f",
+    pool = ["1949", "7", "7", "7", "22", "1950", "30.3167", "30.32", "-4.76667", "40.6333", "40.6403", "g06f", "-0",
             "meier", "22.95", "0", "100", "100.4", "12", "12", "3"]
     texts = [" ".join(rng.choice(pool, int(rng.integers(0, 9)))) for _ in range(150)] + ["", "7"]
     pat = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w])")

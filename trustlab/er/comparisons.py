@@ -1177,7 +1177,7 @@ def number_keys(v: np.ndarray, d: np.ndarray) -> np.ndarray:
     >>> number_keys(np.array([[7.0, 40.6333, -4.76, np.nan]]), np.array([[False, True, True, False]])).tolist()
     [[7.0, 40.5, -4.5, nan]]
     """
-    return np.where(d, np.floor(v) + 0.5, v)
+    return np.where(d, np.floor(v) + 0.5, v) + 0.0  # + 0.0: -0 is 0 (one key, as the counts merge them)
 
 
 def number_counts(v: np.ndarray, d: np.ndarray) -> pd.Series:
