@@ -1124,14 +1124,21 @@ def _codes_features(df, f, i, j, fields, want):
 NUMBER_TOLERANCE = 0.005
 
 
-def number_agreement(va: np.ndarray, da: np.ndarray, vb: np.ndarray, db: np.ndarray) -> np.ndarray:
+def number_agreement(va: np.ndarray, da: np.ndarray, vb: np.ndarray, db: np.ndarray,
+                     wa: np.ndarray | None = None, wb: np.ndarray | None = None) -> np.ndarray:
     """Per pair (rows of the :func:`~trustlab.er.kinds.text_numbers` arrays of its two
-    records), the share of the numbers that agree: ``min(a's numbers that agree with one of
-    b's, b's that agree with one of a's) / max(count a, count b)``; NaN where a record has
-    none. Two whole numbers agree when equal; where either has a decimal part, when they
-    differ by at most :data:`NUMBER_TOLERANCE` of the larger. Heuristic: each number counts
-    alike (a shared ``1`` as a shared ``19081209``), and the matching is by set, not by
-    position.
+    records), the weighted share of the numbers that agree, a Dice coefficient:
+    ``(weight of a's numbers that agree with one of b's + weight of b's that agree with one of
+    a's) / (weight of a's numbers + weight of b's)``; NaN where a record has none, or where all
+    of the pair's numbers weigh 0. Two whole numbers agree when equal; where either has a
+    decimal part, when they differ by at most :data:`NUMBER_TOLERANCE` of the larger. The
+    matching is by set, not by position.
+
+    ``wa`` / ``wb`` (same shape as ``va`` / ``vb``): a weight per number, :func:`number_weights`
+    (its rarity: a shared ``7`` that a tenth of the records hold weighs less than a shared
+    ``19081209``); without them every number weighs 1. Heuristic: a number one record has and
+    the other lacks counts as one that disagrees (a citation with its pages against one
+    without).
 
     Examples
     --------
@@ -1139,6 +1146,9 @@ def number_agreement(va: np.ndarray, da: np.ndarray, vb: np.ndarray, db: np.ndar
     >>> v, d = text_numbers(pd.Series(["x 1949 7 22", "y 1949 7 27", "40.6333 22.95", "40.6403 22.9439", "none"]))
     >>> number_agreement(v[[0, 2, 0]], d[[0, 2, 0]], v[[1, 3, 4]], d[[1, 3, 4]]).round(3).tolist()
     [0.667, 1.0, nan]
+    >>> w = np.where(np.isnan(v), np.nan, 1.0); w[:2, 1] = 0.25  # the month: common
+    >>> number_agreement(v[[0]], d[[0]], v[[1]], d[[1]], w[[0]], w[[1]]).round(3).tolist()
+    [0.556]
     """
     out = np.full(len(va), np.nan)
     for s, e in spans(len(va), 1 << 15):  # pieces of pairs: (pairs, k, k) comparisons each
@@ -1146,19 +1156,86 @@ def number_agreement(va: np.ndarray, da: np.ndarray, vb: np.ndarray, db: np.ndar
         with np.errstate(invalid="ignore"):
             tol = np.where(x | y, NUMBER_TOLERANCE * np.maximum(np.abs(a), np.abs(b)), 0.0)
             agree = np.abs(a - b) <= tol
-        na, nb = (~np.isnan(va[s:e])).sum(1), (~np.isnan(vb[s:e])).sum(1)
-        hit = np.minimum(agree.any(2).sum(1), agree.any(1).sum(1))
+        ha, hb = ~np.isnan(va[s:e]), ~np.isnan(vb[s:e])
+        ua = ha.astype(np.float64) if wa is None else np.nan_to_num(wa[s:e])
+        ub = hb.astype(np.float64) if wb is None else np.nan_to_num(wb[s:e])
+        total = ua.sum(1) + ub.sum(1)
+        hit = (agree.any(2) * ua).sum(1) + (agree.any(1) * ub).sum(1)
         with np.errstate(invalid="ignore", divide="ignore"):
-            out[s:e] = np.where((na > 0) & (nb > 0), hit / np.maximum(na, nb), np.nan)
+            out[s:e] = np.where(ha.any(1) & hb.any(1) & (total > 0), hit / total, np.nan)
     return out
 
 
-def _numbers_features(df, f, i, j, fields, want):
-    """The share of the numbers inside the two records' text that agree (:func:`number_agreement`)."""
+def number_keys(v: np.ndarray, d: np.ndarray) -> np.ndarray:
+    """The key a number is counted under for its rarity (:func:`number_counts`): a whole
+    number its value; a number with a decimal part ``floor(value) + 0.5`` (a coordinate or a
+    price counted with the others of its unit interval: they may agree within
+    :data:`NUMBER_TOLERANCE` without being written alike; an approximation). NaN where ``v`` is.
+
+    Examples
+    --------
+    >>> number_keys(np.array([[7.0, 40.6333, -4.76, np.nan]]), np.array([[False, True, True, False]])).tolist()
+    [[7.0, 40.5, -4.5, nan]]
+    """
+    return np.where(d, np.floor(v) + 0.5, v) + 0.0  # + 0.0: -0 is 0 (one key, as the counts merge them)
+
+
+def number_counts(v: np.ndarray, d: np.ndarray) -> pd.Series:
+    """The number of records holding each :func:`number_keys` key (rows of the
+    :func:`~trustlab.er.kinds.text_numbers` arrays; a record counted once per key), indexed
+    by the key written as a string (so that counts of several partitions add up by index).
+
+    Examples
+    --------
+    >>> from trustlab.er.kinds import text_numbers
+    >>> number_counts(*text_numbers(pd.Series(["7 7 1949", "7 22", "none"]))).sort_index().to_dict()
+    {'1949.0': 1, '22.0': 1, '7.0': 2}
+    """
+    k = number_keys(v, d)
+    r, c = np.nonzero(~np.isnan(k))
+    if not r.size:
+        return pd.Series(np.zeros(0, np.int64), index=pd.Index([], dtype=object), dtype=np.int64)
+    pairs = pd.DataFrame({"r": r, "k": k[r, c]}).drop_duplicates()
+    vc = pairs["k"].value_counts()
+    return pd.Series(vc.to_numpy(np.int64), index=pd.Index(vc.index.astype(str), dtype=object))
+
+
+def number_weights(v: np.ndarray, d: np.ndarray, corpus: tuple) -> np.ndarray:
+    """Each number's weight by its rarity, ``log(n / df)`` (``corpus = (n, counts)``: the
+    number of records and :func:`number_counts` of the whole table; a key not counted there
+    has ``df = 1``; weights never below 0), NaN where ``v`` is. An IDF weight, as the
+    whole-record cosine gives its words: a number half the records hold weighs ``log 2``.
+
+    Examples
+    --------
+    >>> from trustlab.er.kinds import text_numbers
+    >>> v, d = text_numbers(pd.Series(["7 1949", "7 22", "7"]))
+    >>> number_weights(v, d, (3, number_counts(v, d)))[:, :2].round(3).tolist()
+    [[0.0, 1.099], [0.0, 1.099], [0.0, nan]]
+    """
+    n, counts = corpus
+    k = number_keys(v, d)
+    w = np.full(k.shape, np.nan)
+    ok = ~np.isnan(k)
+    if ok.any():
+        df = pd.Series(k[ok].astype(str)).map(counts).fillna(1).to_numpy(np.float64)
+        w[ok] = np.maximum(np.log(max(int(n), 1) / np.maximum(df, 1.0)), 0.0)
+    return w
+
+
+def _numbers_features(df, f, i, j, fields, want, corpus: tuple | None = None):
+    """The rarity-weighted share of the numbers inside the two records' text that agree
+    (:func:`number_agreement` with :func:`number_weights`). ``corpus``: ``(n, counts)`` of a
+    larger table (the distributed run's, summed over its partitions); without it, ``df``'s own."""
     if not len(i):
         return [np.full(0, np.nan)], ["numbers"], 0
-    v, d = _prepared(df, ("numbers", _fields_key(fields)), lambda: text_numbers(_record_text(df, fields)))
-    return [number_agreement(v[i], d[i], v[j], d[j])], ["numbers"], 0
+    key = _fields_key(fields)
+    v, d = _prepared(df, ("numbers", key), lambda: text_numbers(_record_text(df, fields)))
+    if corpus is None:
+        w = _prepared(df, ("numbers:w", key), lambda: number_weights(v, d, (len(df), number_counts(v, d))))
+    else:
+        w = _prepared(df, ("numbers:w", key, id(corpus[1])), lambda: number_weights(v, d, corpus))
+    return [number_agreement(v[i], d[i], v[j], d[j], w[i], w[j])], ["numbers"], 0
 
 
 def _exact_features(df, f, i, j, fields, want):

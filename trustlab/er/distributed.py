@@ -10,8 +10,9 @@ not fit one machine can be resolved on a cluster:
 2. **infer** (driver, bounded) — fields and default blocking rules from a sample of at most
    ``sample_size`` records (the whole table when it is that small, so the choices are
    :func:`trustlab.resolve`'s; on a strict sample they are estimates).
-3. **corpus statistics** — the document frequencies of IDF-weighted ``tokens`` fields are
-   value counts summed over the partitions (the encoded kinds' statistics come with step 4).
+3. **corpus statistics** — the document frequencies of IDF-weighted ``tokens`` fields (and
+   the records holding each number of the ``numbers`` comparison, its rarity) are value counts
+   summed over the partitions (the encoded kinds' statistics come with step 4).
 4. **encode** — each record is normalised ONCE, on the worker holding its partition (each
    distinct value of a column once per partition, :func:`_per_value`), into compact per-field
    arrays (:func:`_encode`): normalised strings (and their hashes) for the string
@@ -427,6 +428,9 @@ def _raw_features(df: pd.DataFrame, f, i: np.ndarray, j: np.ndarray, ctx: _Conte
     if f.kind == "text":  # the 3-grams' document frequencies of the whole table
         from trustlab.er.comparisons import _char3_features
         return _char3_features(df, f, i, j, ctx.fields, want, corpus=ctx.corpus.get(("char3", f.column)))
+    if f.kind == "numbers":  # the numbers' rarity from the whole table's counts
+        from trustlab.er.comparisons import _numbers_features
+        return _numbers_features(df, f, i, j, ctx.fields, want, corpus=ctx.corpus["numbers"])
     if f.kind == "tokens":
         fc, fn, main = _tokens_features(df, f, i, j, ctx.fields, set())
         if want is not None and "idf_jaccard" in want:
@@ -642,6 +646,11 @@ def _token_counts(part: pd.DataFrame, what, fields) -> pd.DataFrame:
         ex = record_text(df, fields).fillna("").astype(str).str.lower().str.findall(_RECORD_TOKEN).explode()
     elif what == "codes":
         ex = code_tokens(record_text(df, fields).reset_index(drop=True))
+    elif what == "numbers":  # records holding each number (comparisons.number_counts' keys)
+        from trustlab.er.comparisons import number_counts
+        from trustlab.er.kinds import text_numbers
+        vc = number_counts(*text_numbers(record_text(df, fields).reset_index(drop=True)))
+        return pd.DataFrame({"tok": vc.index.to_numpy(dtype=object), "n": vc.to_numpy(np.int64)})
     elif what[0] == "char3":
         from trustlab.er.comparisons import _clean_words, char3_grams
         ex = _clean_words(df[what[1]]).map(char3_grams).explode()
@@ -2854,7 +2863,8 @@ def _statistics(run: _Run, mview, flds, n: int, skip: Sequence[str] = (), tf: bo
     corpus: dict = {}
     for f in flds:
         what = "record" if f.kind == "record" else "codes" if f.kind == "codes" else \
-            ("tokens", f.column) if f.kind == "tokens" else ("char3", f.column) if f.kind == "text" else None
+            ("tokens", f.column) if f.kind == "tokens" else ("char3", f.column) if f.kind == "text" else \
+            "numbers" if f.kind == "numbers" else None
         if what is not None and what not in corpus and f.kind not in skip:
             corpus[what] = (n, total(mview.map_partitions(_token_counts, what, flds, meta=meta)))
     tf_fields = [flds[c] for c in FSModel(flds)._tf_fields()]

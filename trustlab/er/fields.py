@@ -336,7 +336,8 @@ def infer_fields_report(
         if share >= NUMBERS_MIN_SHARE and per >= NUMBERS_MIN_COUNT:
             fields.append(Field(NUMBERS, "numbers"))
             choices.append(FieldChoice(NUMBERS, "field", "numbers", f"numbers inside the text of {share:.0%} of "
-                                       f"records ({per:.1f} each) and no field of numbers: the share that agree"))
+                                       f"records ({per:.1f} each) and no field of numbers: the share that agree "
+                                       f"(weighted by rarity)"))
     return FieldInference(fields=fields, choices=choices, id_col=found_id)
 
 

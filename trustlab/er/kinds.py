@@ -412,9 +412,10 @@ KINDS: dict[str, FieldKind] = {k.name: dataclasses.replace(k, hints=_HINTS.get(k
     FieldKind("model", "exact", "variant", 0.75, 0.5, normalise=_alnum, key_rule=True, default_rule="key"),
     FieldKind("record", "cosine", "cosine", 0.75, 0.5, arity=0, text=False, session=False),
     FieldKind("codes", "codes", "codes", 0.5, 0.25, arity=0, text=False),
-    # the numbers written inside free text (a year, a coordinate, a street number): the share
-    # that agree; only inferred where no field holds numbers of its own (fields.py)
-    FieldKind("numbers", "numbers", "numbers", 0.6, 0.3, arity=0, text=False),
+    # the numbers written inside free text (a year, a coordinate, a street number): the
+    # rarity-weighted share that agree (comparisons.number_agreement, a weighted Dice); only
+    # inferred where no field holds numbers of its own (fields.py)
+    FieldKind("numbers", "numbers", "numbers", 0.5, 0.25, arity=0, text=False),
 )}
 
 #: the kinds a field may have; they decide how two values are compared
