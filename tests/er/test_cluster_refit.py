@@ -160,3 +160,14 @@ def test_one_field_table_unchanged(monkeypatch):
             warnings.simplefilter("ignore")
             out.append(np.asarray(resolve(df, id_col="id").entity))
     assert (pd.factorize(out[0])[0] == pd.factorize(out[1])[0]).all()
+
+
+def test_settings_record_the_weights_the_refit_used(monkeypatch):
+    """Where the re-estimate acts, ``Resolution.settings`` says so and names the log-odds
+    weights the clustering used (a saved model applies what the run used)."""
+    f1, _, r = _f1(_versions_table(1), monkeypatch, 2)
+    assert r.settings["cluster_refits"] >= 1
+    assert r.settings["weights"] == "logit"
+    f0, _, r0 = _f1(_versions_table(1), monkeypatch, 0)
+    assert r0.settings["cluster_refits"] == 0
+    assert r0.settings["weights"] == "centered"

@@ -58,8 +58,11 @@ not fit one machine can be resolved on a cluster:
 For the same seed and options this gives the entities of :func:`trustlab.resolve` (the
 tests compare them on generated records and on a bundled table), as long as the
 inference sample is the whole table; on a larger table the fields and rules come from the
-sample and may differ from what the local run would infer from all the records. Three
+sample and may differ from what the local run would infer from all the records. Four
 local-only additions are left out here, so where they act locally the entities can differ:
+the re-estimate of ``m`` from the clusters (``trustlab.er.pipeline._refit_from_clusters``,
+which acts only where many pairs are joined against their own score: not on the generated
+records; ``Resolution.settings["cluster_refits"]`` says whether it acted locally),
 the blocking strata of a model whose session EM had a single voting field (a table of two
 identifying fields, such as first and last name only: :meth:`FSModel._fit_strata
 <trustlab.er.scoring.FSModel._fit_strata>` needs the candidate pairs' key states; here the
@@ -68,8 +71,9 @@ the near neighbours that the local default token rules keep in the blocks they p
 (``token:COL@CAP/K``, :data:`trustlab.er.blocking.NEAR_NEIGHBOURS`; a user rule with ``/K``
 is refused here), and the completion of positive components too large to complete whole by
 the pairs of records whose positive neighbourhoods overlap
-(:data:`trustlab.er.scoring.NEIGHBOUR_OVERLAP`). Neither acts on the generated records of
-``bench/er_scale.py`` (no purged block's neighbours fit the budget there; components are small).
+(:data:`trustlab.er.scoring.NEIGHBOUR_OVERLAP`). None acts on the generated records of
+``bench/er_scale.py`` (no purged block's neighbours fit the budget there; components are small;
+the re-estimate's gate stays shut).
 The small positive components completed whole are chosen by one rule in both paths (the
 smallest first, ties by their first record, within
 :func:`~trustlab.er.scoring.completion_pair_budget`: what the default pair budget leaves after

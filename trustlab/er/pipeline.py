@@ -569,13 +569,15 @@ def _refit_from_clusters(data: _Records, sc: _Scored, cr: ClusterResult, scoring
     chains that would join it: connected components join every chain, and what they join
     against the scores is no evidence for ``m`` (restaurants sharing a hotel's address merged:
     F1 0.746 in ``test_shared_context_is_not_identity``, which asks > 0.88). Not for a
-    supervised scorer. Heuristic; returns ``cr`` itself when nothing is re-estimated."""
+    supervised scorer. Heuristic. Returns the clustering and the number of re-estimates made
+    (``cr`` itself and 0 when nothing is re-estimated)."""
     if sc.supervised or sc.fw is None or not len(sc.pairs) or sc.model.m_ is None:
-        return cr
+        return cr, 0
     if clustering.method != "xer" or clustering.one_to_one is not False:
-        return cr
+        return cr, 0
     mdl = sc.model
     logit = replace(scoring, weights="logit")
+    rounds = 0
     for _ in range(REFIT_ROUNDS):
         labels = np.asarray(cr.labels)
         p = sc.prob
@@ -593,7 +595,8 @@ def _refit_from_clusters(data: _Records, sc: _Scored, cr: ClusterResult, scoring
         sc.w = to_weights(sc.prob, "logit")
         _compete(data, sc, logit)  # link_only: a record's candidates compete (one-to-one)
         cr = clustering.cluster(data.n, sc, sources=data.sources)
-    return cr
+        rounds += 1
+    return cr, rounds
 
 
 def _estimate_completeness(data: _Records, sc: _Scored, stats: BlockingStats, max_block_size: int) -> None:
@@ -780,7 +783,8 @@ def resolve(
         Map probabilities to signed weights (``p - 0.5``, the default, or log-odds). Where
         Fellegi-Sunter's ``m`` is re-estimated from the clusters (many pairs joined against
         their own score; :func:`_refit_from_clusters`), the re-scored pairs are clustered with
-        log-odds weights whatever this says (heuristic, stop 50).
+        log-odds weights whatever this says (heuristic, stop 50); ``Resolution.settings``
+        then records ``"weights": "logit"`` and ``"cluster_refits"`` the number of re-estimates.
     threshold : float, optional
         xER blocking threshold T on the weights (pairs below it are dropped).
     time_limit : float, optional
@@ -964,8 +968,11 @@ def resolve(
         _compete(data, scored, scoring)  # link_only: a record's candidates compete (one-to-one)
         with stage("clustering"):
             cr = clustering.cluster(data.n, scored, sources=data.sources)
+            refits = 0
             if fitted is None:  # a saved model is applied as it is
-                cr = _refit_from_clusters(data, scored, cr, scoring, clustering)
+                cr, refits = _refit_from_clusters(data, scored, cr, scoring, clustering)
+            if refits:  # the weights the clustering used (and a saved model applies)
+                scoring = replace(scoring, weights="logit")
         with stage("evaluation"):
             evaluation = _evaluate(data, scored, cr, clustering, stats)
     finally:
@@ -973,5 +980,6 @@ def resolve(
     stage.seconds["total"] = time.perf_counter() - t0
     res = _result(data, scored, cr, stats, stage.seconds, evaluation, clustering, scoring, max_block_size,
                   s.source_col)
+    res.settings["cluster_refits"] = refits
     res.resolve_settings = s
     return res
