@@ -818,6 +818,79 @@ def test_workers_profiler_paused_during_the_run_and_resumed(client, monkeypatch,
     assert res.metrics["f1"] > 0.9
 
 
+def test_gc_freeze_freezes_once_and_thaws():
+    """``_gc_freeze(True)`` freezes the objects of the process once (not where the collector is
+    off, nor over a freeze of the caller's own), ``_gc_freeze(False)`` thaws them."""
+    import gc
+
+    assert gc.get_freeze_count() == 0
+    try:
+        assert D._gc_freeze(True) and gc.get_freeze_count() > 0
+        assert not D._gc_freeze(True)  # frozen already (a second run in the process, or the caller)
+    finally:
+        assert D._gc_freeze(False)
+    assert gc.get_freeze_count() == 0
+    gc.disable()
+    try:
+        assert not D._gc_freeze(True) and gc.get_freeze_count() == 0
+    finally:
+        gc.enable()
+
+
+def test_workers_and_driver_frozen_during_the_run_and_thawed(client, monkeypatch):
+    """While a run lasts the objects the workers and the driver held when it started are out
+    of the collector's sight (``gc.freeze``), and back after it; the entities do not depend on
+    it (the same as a run in one process with the collector as it was)."""
+    import gc
+
+    def counts():
+        return sorted(client.run(lambda: __import__("gc").get_freeze_count() > 0).values()) + \
+            [gc.get_freeze_count() > 0]
+
+    assert counts() == [False, False, False]
+    seen = []
+    orig = D._resolve
+
+    def spy(*a, **k):
+        seen.append(counts())
+        return orig(*a, **k)
+
+    monkeypatch.setattr(D, "_resolve", spy)
+    df = generate_records(300, random_state=1)
+    res = D.resolve_distributed(df, client=client, id_col="rec_id", truth="entity")
+    assert seen == [[True, True, True]] and counts() == [False, False, False]
+    monkeypatch.setattr(D, "_resolve", orig)
+    import dask
+
+    with dask.config.set(scheduler="synchronous"):
+        gc.freeze()  # (a caller's own freeze: left as it is)
+        try:
+            ref = D.resolve_distributed(df, id_col="rec_id", truth="entity")
+            assert gc.get_freeze_count() > 0
+        finally:
+            gc.unfreeze()
+    a = pd.read_parquet(res.output).set_index("rec_id")["entity_id"].astype(str)
+    b = pd.read_parquet(ref.output).set_index("rec_id")["entity_id"].astype(str)
+    assert a.sort_index().equals(b.sort_index())
+
+
+def test_rows_by_row_and_hash_are_lexsorts_order():
+    """``_by_row_and_hash`` is ``np.lexsort((h, rec))``: ties kept in their order, repeated
+    (row, hash) pairs, hashes at both ends of uint64, rows given in any order, none or one."""
+    rng = np.random.default_rng(5)
+    top = np.uint64(2**64 - 1)
+    for n, nh in [(0, 1), (1, 1), (50, 3), (2000, 40), (5000, 5000)]:
+        rec = rng.integers(0, max(n // 7, 1), n).astype(np.int64)
+        pool = np.r_[np.array([0, 1, top, top - np.uint64(1)], np.uint64), rng.integers(0, 2**64, nh, dtype=np.uint64)]
+        h = pool[rng.integers(0, pool.size, n)]
+        got = D._by_row_and_hash(rec, h)
+        assert np.array_equal(got, np.lexsort((h, rec))), n
+    # a product of rows and distinct hashes beyond int64: lexsort itself
+    rec = np.array([2**61, 3, 2**61, 0], np.int64)
+    h = np.array([5, 9, 1, 5], np.uint64)
+    assert np.array_equal(D._by_row_and_hash(rec, h), np.lexsort((h, rec)))
+
+
 def test_text_kind_features_of_a_subset_with_corpus_equal_the_whole_table():
     """The ``text`` kind's 3-gram TF-IDF (a table's only text field) computed on the records of
     some pairs, given the whole table's 3-gram document frequencies, equals the local one."""
