@@ -5,7 +5,8 @@ a TF field's session may take the pairs that look alike on every field for its m
 7 % of the same-name pairs, where all are matches), so fields that vary inside one entity (patent
 classes) get an m with almost no disagreement. ``FSModel._confident_session_m`` takes that session's
 m instead from the pairs whose agreement on a rare value makes them matches on its own, where the EM
-calls most of those non-matches.
+calls most of those non-matches (mean posterior < CONFIDENT_EM_AGREEMENT) and its match class
+disagrees less than they do.
 """
 from __future__ import annotations
 
@@ -89,14 +90,14 @@ def test_confident_m_is_not_used_where_the_em_agrees_or_too_few_pairs_are_confid
     assert fm._confident_session_m(0, G, df, P, np.ones(len(P), bool), free, free, (1e-4, m_prev),
                                    (flat, 1e-4, flat)) is None
     # the EM's mean posterior over the confident pairs decides (levels that favour the match
-    # class; λ 0.3: below CONFIDENT_EM_AGREEMENT, λ 0.9: above)
+    # class; λ 0.05: below CONFIDENT_EM_AGREEMENT, λ 0.9: above)
     m_s = np.tile([0.7, 0.2, 0.07, 0.03], (3, 1))
     u_s = np.tile([0.03, 0.07, 0.2, 0.7], (3, 1))
     names = df["name"].to_numpy()
     t = pd.Series(names).map(pd.Series(names).value_counts() / len(names)).to_numpy()[P[:, 0]]
     conf = (0.05 * 0.6 / (0.95 * t)) / (1 + 0.05 * 0.6 / (0.95 * t)) >= S.CONFIDENT_MATCH
     used = []
-    for lam in (0.3, 0.9):
+    for lam in (0.05, 0.9):
         lw = math.log(lam / (1 - lam)) + sum(
             np.where(G[:, f] >= 0, np.log(m_s[f, np.maximum(G[:, f], 0)]) - np.log(u_s[f, np.maximum(G[:, f], 0)]), 0.0)
             for f in (1, 2))
@@ -105,6 +106,13 @@ def test_confident_m_is_not_used_where_the_em_agrees_or_too_few_pairs_are_confid
         assert (res is None) == (p_rows[conf].mean() >= S.CONFIDENT_EM_AGREEMENT)
         used.append(res is not None)
     assert used == [True, False]
+    # an EM match class that disagrees more than the confident pairs do (else 0.7 a field): not
+    # the narrow look-alike class the rule is for, its m stands
+    wide = np.tile([0.1, 0.1, 0.1, 0.7], (3, 1))
+    assert fm._confident_session_m(0, G, df, P, np.ones(len(P), bool), free, free, (0.05, m_prev),
+                                   (wide, 1e-4, u_s)) is None
+    assert fm._confident_session_m(0, G, df, P, np.ones(len(P), bool), free, free, (0.05, m_prev),
+                                   (m_s, 1e-4, u_s)) is not None
 
 
 @pytest.mark.slow

@@ -103,8 +103,10 @@ SESSION_BLOCK_COMPLETE = 0.5
 #: match with at least this probability (FSModel._confident_session_m)
 CONFIDENT_MATCH = 0.9
 #: ... and the session's m is taken from its confident pairs when its EM's mean match posterior
-#: over them is below this (the EM's match class excludes most pairs the field alone calls matches)
-CONFIDENT_EM_AGREEMENT = 0.5
+#: over them is below this (the EM's match class excludes most pairs the field alone calls matches:
+#: patent's company names 0.16; pv_inventors' sessions 0.45-0.88, where 0.5 let its city session
+#: through and cost 0.17 F1) and they disagree more than its match class does
+CONFIDENT_EM_AGREEMENT = 0.25
 #: at most this many key rules enter the prior (two bits each in an int64 code)
 MAX_KEY_RULES = 31
 #: pseudo-pairs that shrink a blocking stratum's u of a whole-record comparison (its candidate
@@ -966,9 +968,10 @@ class FSModel:
         ``t`` is the value's chance agreement between random records, not scaled). Pairs at
         probability >= :data:`CONFIDENT_MATCH` are *confident* (patent: companies of 2–4
         records under a name of their own, their classes as varied as the large companies');
-        if there are at least :data:`MIN_SESSION_PAIRS` of them and the session's EM (``em``:
+        if there are at least :data:`MIN_SESSION_PAIRS` of them, the session's EM (``em``:
         its m, λ and u; ``vote`` the fields that voted) gives them a mean match posterior
-        below :data:`CONFIDENT_EM_AGREEMENT`, the session's m for the ``free`` fields is their
+        below :data:`CONFIDENT_EM_AGREEMENT`, and their *else* levels (summed over the ``free``
+        fields) are more frequent than in the EM's m, the session's m for those fields is their
         level shares (1e-3 added to each level's count, as the EM's M step does): λ = 1 on
         them. Heuristic: it trusts the value frequencies and λ_r, and it is applied only in
         the λ_r-gated pass, so elsewhere the fit is unchanged; the distributed fit (counts,
@@ -1010,6 +1013,11 @@ class FSModel:
             g = Gc[:, f]
             mc = np.bincount(g[g >= 0].astype(np.int64), minlength=_L) + 1e-3
             m[f] = mc / mc.sum()
+        # the premise is a match class narrower than the entities (look-alikes): its m disagrees
+        # less than the confident pairs do; where the confident pairs agree more, it is not that
+        fr = np.flatnonzero(free)
+        if float(m[fr, _L - 1].sum()) <= float(m_s[fr, _L - 1].sum()):
+            return None
         return m, int(ok.sum())
 
     def _random_nonmatch_u(self, Gr: np.ndarray, m: np.ndarray, u_rand: np.ndarray, n: int) -> tuple[np.ndarray, float]:
