@@ -171,3 +171,21 @@ def test_settings_record_the_weights_the_refit_used(monkeypatch):
     f0, _, r0 = _f1(_versions_table(1), monkeypatch, 0)
     assert r0.settings["cluster_refits"] == 0
     assert r0.settings["weights"] == "centered"
+
+
+def test_refit_model_survives_a_model_file(monkeypatch, tmp_path):
+    """A model whose m was re-estimated from the clusters is saved and applied again with the
+    log-odds weights its run used: the same entities on the training records."""
+    from trustlab.er import load_model, save_model
+
+    df = _versions_table(1)
+    _, _, r = _f1(df, monkeypatch, 2)
+    assert r.settings["cluster_refits"] >= 1
+    save_model(r, tmp_path / "m.json")
+    mdl = load_model(tmp_path / "m.json")
+    assert mdl.settings["cluster_refits"] == r.settings["cluster_refits"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = resolve(df.drop(columns="truth"), id_col="id", model=mdl)
+    assert a.settings["weights"] == "logit" and a.settings["cluster_refits"] == 0
+    assert np.array_equal(pd.factorize(np.asarray(a.entity))[0], pd.factorize(np.asarray(r.entity))[0])

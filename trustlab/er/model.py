@@ -108,6 +108,7 @@ MODEL_SCHEMA = {
                 "link_type": {"enum": ["dedupe_only", "link_only", "link_and_dedupe"]},
                 "source_col": {"type": ["string", "null"]},
                 "one_to_one": {"type": ["boolean", "array"]},
+                "cluster_refits": {"type": "integer", "minimum": 0},
             },
         },
         "scorer": {"oneOf": [_FS_SCORER, _SUP_SCORER], "discriminator": "type"},
@@ -309,7 +310,9 @@ class ERModel:
     scorer : FSModel or SupervisedScorer
     settings : dict
         ``method``, ``weights``, ``threshold``, ``max_block_size``, ``id_col``,
-        ``link_type``, ``source_col``, ``n_training_records``: what the training run used.
+        ``link_type``, ``source_col``, ``n_training_records``, ``cluster_refits`` (how often
+        ``m`` was re-estimated from the clusters; ``weights`` is then ``"logit"``): what the
+        training run used.
     resolve_settings : ResolveSettings or None
         The :class:`~trustlab.er.ResolveSettings` of the training call
         (``resolve(records, settings=model.resolve_settings)`` trains again the same
