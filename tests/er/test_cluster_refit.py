@@ -189,3 +189,16 @@ def test_refit_model_survives_a_model_file(monkeypatch, tmp_path):
         a = resolve(df.drop(columns="truth"), id_col="id", model=mdl)
     assert a.settings["weights"] == "logit" and a.settings["cluster_refits"] == 0
     assert np.array_equal(pd.factorize(np.asarray(a.entity))[0], pd.factorize(np.asarray(r.entity))[0])
+
+
+@pytest.mark.parametrize("left, refits", [(1e-3, 0), (1e9, 1)])
+def test_explicit_time_limit_skips_a_refit_it_would_cut_short(monkeypatch, left, refits):
+    """With an explicit ``time_limit`` a re-estimate runs only while at least as much time is
+    left as the clustering before it took (a millisecond left: none; plenty: as without a limit)."""
+    monkeypatch.setattr(PL._ClusteringConfig, "time_left", lambda self: left)
+    monkeypatch.setattr(PL, "REFIT_ROUNDS", 1)
+    df = _versions_table(1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = resolve(df.drop(columns="truth"), id_col="id", time_limit=60)
+    assert r.settings["cluster_refits"] == refits

@@ -559,7 +559,7 @@ REFIT_ROUNDS = 2
 
 
 def _refit_from_clusters(data: _Records, sc: _Scored, cr: ClusterResult, scoring: _ScoringConfig,
-                         clustering: _ClusteringConfig) -> ClusterResult:
+                         clustering: _ClusteringConfig, t_first: float) -> tuple[ClusterResult, int]:
     """Fellegi-Sunter's ``m`` re-estimated from the clusters, the pairs re-scored and clustered
     again (at most :data:`REFIT_ROUNDS` times), where the clustering joins pairs against their
     scores (:data:`REFIT_HIDDEN_SHARE`); see :meth:`~trustlab.er.scoring.FSModel.m_from_clusters`.
@@ -569,8 +569,11 @@ def _refit_from_clusters(data: _Records, sc: _Scored, cr: ClusterResult, scoring
     chains that would join it: connected components join every chain, and what they join
     against the scores is no evidence for ``m`` (restaurants sharing a hotel's address merged:
     F1 0.746 in ``test_shared_context_is_not_identity``, which asks > 0.88). Not for a
-    supervised scorer. Heuristic. Returns the clustering and the number of re-estimates made
-    (``cr`` itself and 0 when nothing is re-estimated)."""
+    supervised scorer. With an explicit ``time_limit`` (wall time of the whole call) a round
+    runs only while at least as much time is left as the clustering before it took, so a
+    re-clustering is never cut shorter than the one it would replace. Heuristic. Returns the
+    clustering and the number of re-estimates made (``cr`` itself and 0 when nothing is
+    re-estimated). ``t_first``: when the first clustering began (``time.perf_counter()``)."""
     if sc.supervised or sc.fw is None or not len(sc.pairs) or sc.model.m_ is None:
         return cr, 0
     if clustering.method != "xer" or clustering.one_to_one is not False:
@@ -578,7 +581,10 @@ def _refit_from_clusters(data: _Records, sc: _Scored, cr: ClusterResult, scoring
     mdl = sc.model
     logit = replace(scoring, weights="logit")
     rounds = 0
+    took = time.perf_counter() - t_first
     for _ in range(REFIT_ROUNDS):
+        if clustering.time_limit is not None and clustering.time_left() < took:
+            break  # what is left would cut the re-clustering shorter than the last one
         labels = np.asarray(cr.labels)
         p = sc.prob
         hidden = (labels[sc.pairs[:, 0]] == labels[sc.pairs[:, 1]]) & (p < 0.5)
@@ -594,7 +600,9 @@ def _refit_from_clusters(data: _Records, sc: _Scored, cr: ClusterResult, scoring
         sc.prob = mdl.proba_from_field_weights(sc.fw)
         sc.w = to_weights(sc.prob, "logit")
         _compete(data, sc, logit)  # link_only: a record's candidates compete (one-to-one)
+        t_first = time.perf_counter()
         cr = clustering.cluster(data.n, sc, sources=data.sources)
+        took = time.perf_counter() - t_first
         rounds += 1
     return cr, rounds
 
@@ -967,10 +975,11 @@ def resolve(
             _estimate_completeness(data, scored, stats, max_block_size)
         _compete(data, scored, scoring)  # link_only: a record's candidates compete (one-to-one)
         with stage("clustering"):
+            t_cluster = time.perf_counter()
             cr = clustering.cluster(data.n, scored, sources=data.sources)
             refits = 0
             if fitted is None:  # a saved model is applied as it is
-                cr, refits = _refit_from_clusters(data, scored, cr, scoring, clustering)
+                cr, refits = _refit_from_clusters(data, scored, cr, scoring, clustering, t_cluster)
             if refits:  # the weights the clustering used (and a saved model applies)
                 scoring = replace(scoring, weights="logit")
         with stage("evaluation"):
