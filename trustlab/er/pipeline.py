@@ -559,7 +559,7 @@ REFIT_ROUNDS = 2
 
 
 def _refit_from_clusters(data: _Records, sc: _Scored, cr: ClusterResult, scoring: _ScoringConfig,
-                         clustering: _ClusteringConfig, t_first: float) -> tuple[ClusterResult, int]:
+                         clustering: _ClusteringConfig, started: float) -> tuple[ClusterResult, int]:
     """Fellegi-Sunter's ``m`` re-estimated from the clusters, the pairs re-scored and clustered
     again (at most :data:`REFIT_ROUNDS` times), where the clustering joins pairs against their
     scores (:data:`REFIT_HIDDEN_SHARE`); see :meth:`~trustlab.er.scoring.FSModel.m_from_clusters`.
@@ -573,7 +573,7 @@ def _refit_from_clusters(data: _Records, sc: _Scored, cr: ClusterResult, scoring
     runs only while at least as much time is left as the clustering before it took, so a
     re-clustering is never cut shorter than the one it would replace. Heuristic. Returns the
     clustering and the number of re-estimates made (``cr`` itself and 0 when nothing is
-    re-estimated). ``t_first``: when the first clustering began (``time.perf_counter()``)."""
+    re-estimated). ``started``: when the first clustering began (``time.perf_counter()``)."""
     if sc.supervised or sc.fw is None or not len(sc.pairs) or sc.model.m_ is None:
         return cr, 0
     if clustering.method != "xer" or clustering.one_to_one is not False:
@@ -581,7 +581,7 @@ def _refit_from_clusters(data: _Records, sc: _Scored, cr: ClusterResult, scoring
     mdl = sc.model
     logit = replace(scoring, weights="logit")
     rounds = 0
-    took = time.perf_counter() - t_first
+    took = time.perf_counter() - started  # the last clustering's wall time
     for _ in range(REFIT_ROUNDS):
         if clustering.time_limit is not None and clustering.time_left() < took:
             break  # what is left would cut the re-clustering shorter than the last one
@@ -600,9 +600,9 @@ def _refit_from_clusters(data: _Records, sc: _Scored, cr: ClusterResult, scoring
         sc.prob = mdl.proba_from_field_weights(sc.fw)
         sc.w = to_weights(sc.prob, "logit")
         _compete(data, sc, logit)  # link_only: a record's candidates compete (one-to-one)
-        t_first = time.perf_counter()
+        started = time.perf_counter()
         cr = clustering.cluster(data.n, sc, sources=data.sources)
-        took = time.perf_counter() - t_first
+        took = time.perf_counter() - started
         rounds += 1
     return cr, rounds
 

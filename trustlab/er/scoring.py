@@ -1006,7 +1006,7 @@ class FSModel:
             g = Gc[:, f]
             have = g >= 0
             lw[have] += np.log(m_s[f, g[have]]) - np.log(u_s[f, g[have]])
-        if float(np.mean(1.0 / (1.0 + np.exp(-np.clip(lw, -50, 50))))) >= CONFIDENT_EM_AGREEMENT:
+        if float(np.mean(_expit(lw))) >= CONFIDENT_EM_AGREEMENT:
             return None
         m = m_s.copy()
         for f in np.flatnonzero(free):
