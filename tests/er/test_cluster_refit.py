@@ -26,9 +26,8 @@ def _model(m: np.ndarray) -> FSModel:
     return mdl
 
 
-def _brute(m_old, G, p, W, hidden, forced, weight=10.0):
-    """The re-estimate written out pair by pair (a hidden pair counts ``weight`` times its
-    ``1 - p``: ``HIDDEN_PAIR_WEIGHT``, 10 since stop 51; 1 before)."""
+def _brute(m_old, G, p, W, hidden, forced):
+    """The re-estimate written out pair by pair."""
     F, L = m_old.shape
     m = m_old.copy()
     changed = False
@@ -40,7 +39,7 @@ def _brute(m_old, G, p, W, hidden, forced, weight=10.0):
             if G[i, c] < 0 or forced[i, c] or not hidden[i]:
                 continue
             if sum(W[i, j] for j in range(F) if j != c) > 0:
-                cnt[G[i, c]] += weight * (1 - p[i])
+                cnt[G[i, c]] += 1 - p[i]
                 any_c = True
         if any_c:
             cnt = np.maximum(cnt, 1e-3)
@@ -82,11 +81,10 @@ def test_m_from_clusters_guard_other_fields():
     W2 = np.array([[-4.0, 5.0], [-4.0, -3.0], [2.0, -3.0]])
     got = _model(m2).m_from_clusters(G2, p, W2, np.ones(3, bool))
     assert got is not None
-    # field 0: only pair 0 counts (10 x 0.9 at *else*); field 1: only pair 2 counts (10 x 0.7 at
-    # *else*; HIDDEN_PAIR_WEIGHT, 1 before stop 51)
+    # field 0: only pair 0 counts (0.9 at *else*); field 1: only pair 2 counts (0.7 at *else*)
     n0 = p.sum()
-    want0 = n0 * m2[0] + np.array([0, 0, 0, 9.0])
-    want1 = n0 * m2[1] + np.array([0, 0, 0, 7.0])
+    want0 = n0 * m2[0] + np.array([0, 0, 0, 0.9])
+    want1 = n0 * m2[1] + np.array([0, 0, 0, 0.7])
     np.testing.assert_allclose(got[0], want0 / want0.sum())
     np.testing.assert_allclose(got[1], want1 / want1.sum())
     # a key field the pair was selected on is left out

@@ -83,14 +83,6 @@ KEY_PRIOR_RIDGE = 0.01
 #: a field opens an EM session (Splink-style training) when random pairs agree on it exactly
 #: less often than this
 SESSION_U = 0.02
-#: :meth:`FSModel.m_from_clusters`: a pair the clustering joins against its score counts this many
-#: times its ``1 - p`` in the field's level counts. Such pairs are a few of the pairs of their kind
-#: (jedai_cora: 490 joined, while 1,957 pairs share title and authors with another year and other
-#: pages), and counted once they move a disagreement's ``m`` by 2-3 % of EM's expected matches.
-#: Heuristic, chosen on jedai_cora (x1 0.8813, x3 0.8814, x10 0.8917; stop 51), checked on patent
-#: (0.3529 -> 0.3652), the simulated citation files and the suite (no file lower); acts only where
-#: the re-estimate's gate opens (``pipeline.REFIT_HIDDEN_SHARE``)
-HIDDEN_PAIR_WEIGHT = 10.0
 #: smallest m-probability of a level of the whole-record comparisons (record, codes)
 DERIVED_M_FLOOR = 0.01
 #: pseudo-pairs that shrink a session's own u (its non-matches) towards the random-pair u
@@ -1525,9 +1517,7 @@ class FSModel:
         0.039 fitted, 0.158 true). Here each field's level counts are EM's expected match
         counts (``Σ p · m`` over the pairs where the field is compared and is not a key
         field the pair was selected on) plus, for the ``hidden`` pairs (joined by the
-        clustering at ``p < 0.5``), :data:`HIDDEN_PAIR_WEIGHT` × ``(1 − p)`` at the pair's
-        level of that field (each joined pair stands for more pairs of its kind that the
-        clustering leaves apart; 10, heuristic, stop 51), **only
+        clustering at ``p < 0.5``), ``1 − p`` at the pair's level of that field, **only
         where the pair's other fields alone favour a match** (their weights in ``W`` sum
         above 0). That guard keeps the step from learning a field's disagreement from
         pairs that nothing but the clustering calls matches: in a one-field file (an
@@ -1567,7 +1557,7 @@ class FSModel:
             sel = ok & hidden & (total - W[:, c] > 0.0)
             if not sel.any():
                 continue
-            add = HIDDEN_PAIR_WEIGHT * np.bincount(g[sel], weights=1.0 - p[sel], minlength=L)[:L]
+            add = np.bincount(g[sel], weights=1.0 - p[sel], minlength=L)[:L]
             cnt = np.maximum(p[ok].sum() * m_old[c] + add, 1e-3)
             m[c] = cnt / cnt.sum()
             changed = True
