@@ -10,10 +10,20 @@ import pandas as pd
 from trustlab._validation.memory import memory_budget  # noqa: F401 (resolve's pair check reads it here)
 
 __all__ = ["check_time_limit", "default_time_limit", "default_rules", "field_report", "canonical_order",
-           "random_pairs", "default_pair_budget", "pair_bytes", "ALL_PAIRS_MAX"]
+           "random_pairs", "default_pair_budget", "pair_bytes", "ALL_PAIRS_MAX", "COMPLETE_COMPONENTS"]
 
 #: up to this many records every pair is compared (no blocking)
 ALL_PAIRS_MAX = 1500
+
+#: after scoring, every pair inside a positive component of up to this many records is compared
+#: and scored (``complete_components`` of :func:`trustlab.resolve` and ``resolve_distributed``),
+#: within the pair budget, the smallest components first: at most ~2M pairs per component, about
+#: twice what :data:`ALL_PAIRS_MAX` compares in a table. A record left out of a component's
+#: comparisons cannot share its cluster (the partition forbids uncompared pairs), and a blocked
+#: citation table of a little more than ALL_PAIRS_MAX records forms one positive component of
+#: nearly all its records (stop 51: 1,737 of a simulated 1,879-record cora; 1,000 left it to the
+#: neighbour completion, F1 0.821 against 0.837 compared whole). Heuristic.
+COMPLETE_COMPONENTS = 2000
 
 
 def check_time_limit(time_limit: Any, *, func: str = "resolve") -> float | None:

@@ -126,6 +126,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from trustlab.er.defaults import COMPLETE_COMPONENTS
 from trustlab._chunks import _lengths
 from trustlab._validation import Interval, check_random_state, validate_params
 from trustlab.er.rules import _expand_rows
@@ -2365,7 +2366,7 @@ def resolve_distributed(
     time_limit: float | None = None,
     M: int = 10,
     solver_options: Mapping[str, Any] | None = None,
-    complete_components: int = 1000,
+    complete_components: int = COMPLETE_COMPONENTS,
     random_state: Any = 0,
     progress: bool = False,
     sample_size: int = SAMPLE_RECORDS,

@@ -821,7 +821,10 @@ def resolve(
         leaves). The components completed whole add at most
         :func:`~trustlab.er.scoring.completion_pair_budget` pairs (what the pair budget
         leaves after the candidates, and at least one per record), the smallest first; the
-        distributed run (``client=``) completes the same ones.
+        distributed run (``client=``) completes the same ones. Default
+        :data:`~trustlab.er.defaults.COMPLETE_COMPONENTS` (2,000 records: a pair never
+        compared cannot share a cluster, and a blocked table of a little more than
+        :data:`~trustlab.er.defaults.ALL_PAIRS_MAX` records can be one positive component).
     compare_methods : sequence of str
         Baseline clustering methods to run on the same scores (metrics in
         ``Resolution.baselines`` when ``truth`` is given).

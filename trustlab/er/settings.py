@@ -15,6 +15,7 @@ from typing import Any, ClassVar, Mapping, Sequence
 import numpy as np
 
 from trustlab._settings import SettingsBase
+from trustlab.er.defaults import COMPLETE_COMPONENTS
 from trustlab._validation import Interval, check_option
 
 __all__ = ["ResolveSettings", "SETTINGS_FORMAT", "SETTINGS_VERSION"]
@@ -69,7 +70,7 @@ class ResolveSettings(SettingsBase):
         Share of the labelled candidate pairs that trains the supervised model, in (0, 1].
     weights : {"centered", "logit"}, default "centered"
         Probabilities to signed weights: ``p - 0.5`` or log-odds.
-    complete_components : int, default 1000
+    complete_components : int, default 2000
         Score the pairs blocking missed inside positive components of up to this many
         records, and in larger ones those of records whose positive neighbourhoods
         overlap (0 disables).
@@ -166,7 +167,7 @@ an int in the range [2, inf). Got 1 instead.
     C: float = 10.0
     train_fraction: float = 0.5
     weights: str = "centered"
-    complete_components: int = 1000
+    complete_components: int = COMPLETE_COMPONENTS
     # clustering
     method: str = "xer"
     threshold: float | None = None
