@@ -107,7 +107,9 @@ def solver_components(W, res) -> list[dict]:
             "time_budget": st.get("time_budget"), "method": st.get("method"), "phase": st.get("phase"),
             "root_bound": st.get("root_bound"), "heuristic_objective": st.get("heuristic_objective"),
             "reduced_nodes": red.get("nodes_after"), "largest_part": red.get("largest_part"),
-            "reduction_applied": red.get("applied"),
+            "reduction_applied": red.get("applied"), "packing_bound": st.get("packing_bound"),
+            "lp_bound": st.get("lp_bound"), "lp_bound_seconds": st.get("lp_bound_seconds"),
+            "proved_by": st.get("proved_by"), "parts_proved_by_lp": red.get("parts_proved_by_lp"),
         })
     return out
 
@@ -202,7 +204,9 @@ def one(name: str, data: Path, save_w: str | None = None) -> dict:
     cr = r.clusters
     k = len(cr.status)
     sizes = np.bincount(cr.component, minlength=k)[:k]
-    solved = [c for call in calls for c in call["components"]]
+    # the last partition call's components: the clustering the result holds (a refit from the
+    # clusters clusters again; the earlier calls' components are not the result's)
+    solved = list(calls[-1]["components"]) if calls else []
     unproven = sorted((c for c in solved if c["status"] not in PROVEN), key=lambda c: -c["size"])
     n_unproven_cr = int(sum(1 for s, st in zip(sizes, cr.status) if s >= 2 and st not in PROVEN))
     return {
