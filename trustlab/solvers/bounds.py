@@ -169,6 +169,12 @@ LP_ROWS_PER_PAIR_ROUND = 1
 LP_MAX_FOUND = 2_000_000
 LP_SEPARATION_WORK = 200_000_000
 LP_MAX_SECONDS = 10.0
+#: a guard against a slow machine or an LP far slower than its charge (measured under load:
+#: up to ~19x, assignees_umass' 310-node part, 190 s): no LP starts after this many wall
+#: seconds and each gets what is left as HiGHS's time limit; an LP it stops is not used
+#: (the bound stays the best of the rounds before it, valid; only then does the bound
+#: depend on the machine's speed, never the partition)
+LP_MAX_WALL_SECONDS = 30.0
 #: graphs of more pairs are not given the LP bound
 LP_MAX_PAIRS = 400_000
 #: HiGHS's method and simplex iteration limit (per row and variable of the LP)
@@ -223,8 +229,9 @@ def triangle_lp_bound(n: int, rows: np.ndarray, cols: np.ndarray, vals: np.ndarr
     :data:`LP_ROWS_PER_PAIR` x pairs in all per round), drop rows that are slack with a
     zero dual, repeat; it stops when nothing is violated (the full triangle LP's optimum),
     after ``max_rounds``, when the LPs' charged work (reference seconds, deterministic in
-    the sizes) would pass ``max_seconds``, when an LP does not solve, or when the bound
-    reaches ``target``. The best certificate of all rounds is returned.
+    the sizes) would pass ``max_seconds``, when an LP does not solve, when the bound
+    reaches ``target``, or (a guard, wall time) past :data:`LP_MAX_WALL_SECONDS`. The best
+    certificate of all rounds is returned.
 
     Returns a dict: ``bound``, ``positive`` (``P``), ``rounds``, ``rows`` (of the last
     LP), ``complete`` (True: no violated triangle was left, so ``bound`` is the LP's
@@ -257,6 +264,7 @@ def triangle_lp_bound(n: int, rows: np.ndarray, cols: np.ndarray, vals: np.ndarr
         return out
     warm_once("triangles", _compile_triangles)
     ensure_compiled()
+    t_start = time.perf_counter()
     indptr, indices, weights, eid = _csr(int(n), rows, cols, w)
     # the first rows: the wedges of the greedy packing (their amounts are a feasible dual,
     # so the first LP's bound is already at most the packing bound)
@@ -287,10 +295,11 @@ def triangle_lp_bound(n: int, rows: np.ndarray, cols: np.ndarray, vals: np.ndarr
                            (np.concatenate([np.arange(k), np.arange(k), np.flatnonzero(has3)]),
                             np.concatenate([R[:, 0], R[:, 1], R[has3, 2]]))), shape=(k, m))
         cost = LP_SECONDS * float(G.nnz + m) ** LP_POWER  # (the work clock's LP law, sparse rows)
-        if out["work"] + cost > max_seconds:
+        wall_left = LP_MAX_WALL_SECONDS - (time.perf_counter() - t_start)
+        if out["work"] + cost > max_seconds or wall_left <= 0:
             break
         res = linprog(-w, A_ub=G, b_ub=np.ones(k), bounds=(0.0, 1.0), method=LP_METHOD,
-                      options={"maxiter": int(LP_ITER_PER_ROW * (k + m))})
+                      options={"maxiter": int(LP_ITER_PER_ROW * (k + m)), "time_limit": wall_left})
         out["work"] += cost
         out["rounds"] = rnd + 1
         out["rows"] = int(k)
