@@ -36,7 +36,8 @@ import numpy as np
 
 from trustlab.kernels._jit import exclude_seconds, is_warm, kernel_ready, warm_once
 
-__all__ = ["packing_bound", "packing_bound_dense", "triangle_lp_bound", "PACKING_MAX_WORK", "PACKING_WORK_PER_NODE", "ensure_compiled"]
+__all__ = ["packing_bound", "packing_bound_dense", "triangle_lp_bound", "PACKING_MAX_WORK", "PACKING_WORK_PER_NODE",
+           "ensure_compiled"]
 
 #: most steps of one packing (an adjacency entry scanned or a wedge tried; ~3-5 ns each
 #: in the kernel), per node of the graph and in all; a graph needing more keeps the
