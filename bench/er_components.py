@@ -183,6 +183,8 @@ def one(name: str, data: Path, save_w: str | None = None) -> dict:
 
         def wrapped(W, **kw):
             t0 = time.perf_counter()
+            if os.environ.get("ER_COMPONENTS_LP_BOUND") == "1":  # --lp-bound: the opt-in triangle LP bound
+                kw = {**kw, "lp_bound": True}
             res = partition(W, **kw)
             if save_w:
                 import scipy.sparse as sp
@@ -305,8 +307,12 @@ def main(argv=None) -> int:
     ap.add_argument("--md", default=None)
     ap.add_argument("--from-jsonl", default=None, help="only write --md from an earlier --jsonl")
     ap.add_argument("--save-w", default=None, help="with one file: save each partition call's W here")
+    ap.add_argument("--lp-bound", action="store_true",
+                    help="partition(lp_bound=True): the triangle LP bound on unproven components (opt-in)")
     ap.add_argument("--one", default=None, help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
+    if a.lp_bound:
+        os.environ["ER_COMPONENTS_LP_BOUND"] = "1"
     if a.one:
         print(json.dumps(one(a.one, Path(a.data), a.save_w), default=float), flush=True)
         return 0

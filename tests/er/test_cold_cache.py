@@ -28,7 +28,7 @@ r = resolve(df, id_col=ds.id_col, fields=ds.fields, blocking=ds.blocking, **budg
 cr = r.clusters
 sizes = np.bincount(cr.component)
 print(json.dumps({"entity": r.entity.tolist(), "status": list(cr.status),
-                  "n_partitioned": int((sizes > 6).sum()), "proved_by_lp": cr.info.get("proved_by_lp", 0)}))
+                  "n_partitioned": int((sizes > 6).sum())}))
 """
 
 
@@ -69,8 +69,6 @@ def test_resolve_same_entities_and_statuses_cold_and_warm_under_a_binding_work_b
     cold = _run(cache, "1", budget)
     warm = _run(cache, "1", budget)
     assert cold["n_partitioned"] > 0
-    # the work budget bound: components ended time_limit, or their exact solve ran out of budget
-    # and the triangle LP bound (after the search) proved them
-    assert "time_limit" in cold["status"] or cold["proved_by_lp"] > 0
-    assert cold["status"] == warm["status"] and cold["proved_by_lp"] == warm["proved_by_lp"]
+    assert "time_limit" in cold["status"]  # the work budget bound
+    assert cold["status"] == warm["status"]
     assert cold["entity"] == warm["entity"]

@@ -115,7 +115,7 @@ def test_lp_bound_on_larger_graphs_stays_above_the_heuristic_and_below_the_packi
         n, r, c, w = _random_graph(100 + seed, 60, 120, decimals=2)
         b = triangle_lp_bound(n, r, c, w)
         res = partition(list(zip(r.tolist(), c.tolist(), w.tolist())), nodes=list(range(n)), method="heuristic",
-                        random_state=0)
+                        random_state=0, lp_bound=True)
         assert res.objective <= b["bound"] + 1e-7 <= packing_bound(n, r, c, w)["bound"] + 2e-7
         assert b["rounds"] >= 1
 
@@ -141,7 +141,7 @@ def test_large_heuristic_component_reports_the_lp_bound():
     n = 450
     r, c, w = _planted(n, 60, 1)
     edges = list(zip(r.tolist(), c.tolist(), w.tolist()))
-    res = partition(edges, nodes=list(range(n)), method="auto", random_state=0)
+    res = partition(edges, nodes=list(range(n)), method="auto", random_state=0, lp_bound=True)
     comp = max(res.components, key=lambda d: d["size"])
     assert comp["size"] > api.AUTO_EXACT_MAX
     assert "lp_bound" in comp and comp["lp_bound"] < comp["packing_bound"] - 1.0
@@ -155,10 +155,14 @@ def test_lp_bound_does_not_change_the_partition(monkeypatch):
     r, c, w = _planted(n, 60, 2)
     edges = list(zip(r.tolist(), c.tolist(), w.tolist()))
     kw = dict(nodes=list(range(n)), method="auto", random_state=0, work_limit=5.0)
-    a = partition(edges, **kw)
+    a = partition(edges, lp_bound=True, **kw)
+    assert any("lp_bound" in cp for cp in a.components)
+    off = partition(edges, **kw)  # the default: no LP bound
+    assert not any("lp_bound" in cp for cp in off.components)
+    assert np.array_equal(np.asarray(a.labels), np.asarray(off.labels))
     monkeypatch.setattr(api, "_lp_certify", lambda *a, **k: None)
     monkeypatch.setattr(api, "_lp_certify_edges", lambda *a, **k: None)
-    b = partition(edges, **kw)
+    b = partition(edges, lp_bound=True, **kw)
     assert np.array_equal(np.asarray(a.labels), np.asarray(b.labels))
     assert a.objective == b.objective and a.bound <= b.bound + 1e-9
 
@@ -174,7 +178,7 @@ def test_partition_bound_with_lp_is_valid(method):
             continue
         opt = _brute(n, r, c, w)
         res = partition(list(zip(r.tolist(), c.tolist(), w.tolist())), nodes=list(range(n)), method=method,
-                        random_state=seed, time_limit=30)
+                        random_state=seed, time_limit=30, lp_bound=True)
         assert res.bound >= opt - 1e-7, (seed, res.bound, opt)
         if res.status == "optimal":
             assert res.objective == pytest.approx(opt, abs=1e-7)

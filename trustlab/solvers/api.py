@@ -290,9 +290,10 @@ class _ComponentOptions:
     threads: int = 1  # threads of one component's exact pricing (set per runner, see _solve_components)
     reduce: bool = True  # exact data reduction before the exact methods (trustlab.solvers.reduction)
     packing: bool = True  # the conflict-wedge packing bound (off only for the warm-up, see _preload)
-    #: the triangle LP bound of an unproven component, after its search (off for the parts of a
-    #: reduced component, whose caller computes it once every part is solved, see _lp_certify)
-    lp_bound: bool = True
+    #: the triangle LP bound of an unproven component, after its search (``partition(lp_bound=)``;
+    #: off for the parts of a reduced component, whose caller computes it once every part is
+    #: solved, see _lp_certify)
+    lp_bound: bool = False
     #: the components' budgets are reference seconds of counted work (trustlab.solvers._clock),
     #: with this wall-clock safety stop (a ``time.time()`` time; None: none)
     work: bool = False
@@ -1070,6 +1071,7 @@ def partition(
     target: Any = None,
     reduce: bool = True,
     work_limit: float | None = None,
+    lp_bound: bool = False,
 ) -> PartitionResult:
     """Clique partitioning: disjoint clusters, each a clique, of maximum within-cluster weight.
 
@@ -1103,13 +1105,9 @@ def partition(
         whose partition meets that bound is reported ``optimal`` (``proved_by="packing"``).
         The same packing bound caps the bound ``cpp`` reports when it stops at the time
         limit, and a component whose heuristic partition meets it skips the exact solver
-        (``phase="packing"``; its search also stops once it reaches it). A ``cpp`` or
-        ``heuristic`` component still unproven after its search gets the tighter triangle
-        LP bound (:func:`~trustlab.solvers.bounds.triangle_lp_bound`, cutting planes from
-        the packing's wedges, valid by weak duality; capped by counts, not charged to the
-        budget and after the search, so the partition does not depend on it;
-        ``lp_bound``, ``lp_bound_seconds``, ``proved_by="lp"`` when it proves the
-        partition). ``auto``: ``cpp``
+        (``phase="packing"``; its search also stops once it reaches it). With
+        ``lp_bound=True`` a ``cpp`` or ``heuristic`` component still unproven after its
+        search also gets the tighter triangle LP bound (see ``lp_bound``). ``auto``: ``cpp``
         on components up to 400 nodes, ``heuristic`` above. A component given as a graph with more than 4,000 nodes
         is solved by :func:`~trustlab.solvers.sparse.solve_sparse_heuristic` whatever the
         method (O(n + m) memory, **approximate**; ``method="sparse_heuristic"`` in its
@@ -1213,6 +1211,20 @@ def partition(
     scheduler : dask.distributed.Client, optional
         Deprecated name of ``client`` (a ``DeprecationWarning``; passing both is an
         error).
+    lp_bound : bool, default False
+        Certify harder: each ``cpp`` or ``heuristic`` component still unproven after its
+        search gets the triangle LP bound
+        (:func:`~trustlab.solvers.bounds.triangle_lp_bound`: cutting planes from the
+        packing's wedges, valid by weak duality from the LP's multipliers). It runs after
+        the search, so the partition is the same either way; only ``bound``, ``status``
+        (``proved_by="lp"`` where it meets the objective) and the per-component
+        ``lp_bound``, ``lp_bound_rounds``, ``lp_bound_seconds`` change. Its work is capped
+        by counts (rounds, pairs) plus a 30 s wall-clock guard per component, and it is
+        **not** charged to the time budget: on components of several hundred to a few
+        thousand nodes it can add minutes (stop 51, pv_inventors' clustering 80 → 174 s
+        under load), and where the guard stops it the bound (still valid) depends on the
+        machine's speed. Off by default for that reason; ``resolve`` passes it through
+        ``solver_options={"lp_bound": True}``.
     reduce : bool, default True
         Exact data reduction before every method but ``heuristic``
         (:func:`~trustlab.solvers.reduction.reduce_component`): each component of 3 to
@@ -1281,7 +1293,7 @@ def partition(
         raise ValueError("The input has no nodes.")
     parts = _Decomposition.of(P, decompose)
     seeds = rng.integers(0, 2**63 - 1, size=len(parts.comps))
-    opts = _ComponentOptions(integral=P.integral, reduce=bool(reduce), **checked)
+    opts = _ComponentOptions(integral=P.integral, reduce=bool(reduce), lp_bound=bool(lp_bound), **checked)
     if time_limit is None:  # the default: a work budget (deterministic), with a safety stop
         work = default_time_limit(P.n) if work_limit is None else float(work_limit)
         if client is None and parts.big:
