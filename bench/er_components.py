@@ -107,7 +107,9 @@ def solver_components(W, res) -> list[dict]:
             "time_budget": st.get("time_budget"), "method": st.get("method"), "phase": st.get("phase"),
             "root_bound": st.get("root_bound"), "heuristic_objective": st.get("heuristic_objective"),
             "reduced_nodes": red.get("nodes_after"), "largest_part": red.get("largest_part"),
-            "reduction_applied": red.get("applied"),
+            "reduction_applied": red.get("applied"), "packing_bound": st.get("packing_bound"),
+            "lp_bound": st.get("lp_bound"), "lp_bound_seconds": st.get("lp_bound_seconds"),
+            "proved_by": st.get("proved_by"), "parts_proved_by_lp": red.get("parts_proved_by_lp"),
         })
     return out
 
@@ -181,6 +183,8 @@ def one(name: str, data: Path, save_w: str | None = None) -> dict:
 
         def wrapped(W, **kw):
             t0 = time.perf_counter()
+            if os.environ.get("ER_COMPONENTS_LP_BOUND") == "1":  # --lp-bound: the opt-in triangle LP bound
+                kw = {**kw, "lp_bound": True}
             res = partition(W, **kw)
             if save_w:
                 import scipy.sparse as sp
@@ -202,7 +206,9 @@ def one(name: str, data: Path, save_w: str | None = None) -> dict:
     cr = r.clusters
     k = len(cr.status)
     sizes = np.bincount(cr.component, minlength=k)[:k]
-    solved = [c for call in calls for c in call["components"]]
+    # the last partition call's components: the clustering the result holds (a refit from the
+    # clusters clusters again; the earlier calls' components are not the result's)
+    solved = list(calls[-1]["components"]) if calls else []
     unproven = sorted((c for c in solved if c["status"] not in PROVEN), key=lambda c: -c["size"])
     n_unproven_cr = int(sum(1 for s, st in zip(sizes, cr.status) if s >= 2 and st not in PROVEN))
     return {
@@ -301,8 +307,12 @@ def main(argv=None) -> int:
     ap.add_argument("--md", default=None)
     ap.add_argument("--from-jsonl", default=None, help="only write --md from an earlier --jsonl")
     ap.add_argument("--save-w", default=None, help="with one file: save each partition call's W here")
+    ap.add_argument("--lp-bound", action="store_true",
+                    help="partition(lp_bound=True): the triangle LP bound on unproven components (opt-in)")
     ap.add_argument("--one", default=None, help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
+    if a.lp_bound:
+        os.environ["ER_COMPONENTS_LP_BOUND"] = "1"
     if a.one:
         print(json.dumps(one(a.one, Path(a.data), a.save_w), default=float), flush=True)
         return 0

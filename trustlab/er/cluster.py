@@ -226,6 +226,9 @@ def _cluster_xer(n, pairs, weights, *, threshold=-np.inf, time_limit=None, M=10,
     if big.any():
         comps = getattr(res, "components", None) or []
         info["work_spent"] = float(sum(c.get("work_spent", 0.0) for c in comps))
+        # components the triangle LP bound proved after their search (the exact solver's budget
+        # ran out first; trustlab.solvers.bounds.triangle_lp_bound)
+        info["proved_by_lp"] = int(sum(c.get("proved_by") == "lp" for c in comps))
         stopped = [int(c.get("size", 0)) for c in comps if c.get("safety_stop")]
         info["safety_stops"] = len(stopped)
         if stopped:

@@ -1,0 +1,187 @@
+"""The triangle LP bound (solvers/bounds.triangle_lp_bound; kernels/packing.violated_triangles
+and wedge_packing_rows) and its use as the certificate of partition's unproven components."""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.optimize import linprog
+
+import trustlab.solvers.api as api
+from tests.solvers.test_bounds import _brute, _random_graph
+from trustlab.kernels import packing as K
+from trustlab.solvers import partition
+from trustlab.solvers.bounds import _csr, packing_bound, triangle_lp_bound
+
+
+def test_packing_rows_are_the_packing():
+    """wedge_packing_rows packs the same amount as wedge_packing, and its rows are conflict
+    wedges whose amounts keep every pair within its capacity."""
+    for seed in range(60):
+        n, r, c, w = _random_graph(seed, 3, 60)
+        cs = _csr(n, r, c, w)
+        P, lb, work, done = K.wedge_packing(*cs, r.size, 10**15)
+        P2, lb2, work2, done2, o1, o2, o3, om = K.wedge_packing_rows(*cs, r.size, 10**15)
+        assert (P, lb, work, done) == (P2, lb2, work2, done2)
+        assert om.sum() == pytest.approx(lb, abs=1e-9) and o1.size <= r.size and np.all(om > 0)
+        load = np.bincount(o1, om, r.size) + np.bincount(o2, om, r.size) + np.bincount(o3[o3 >= 0], om[o3 >= 0], r.size)
+        assert np.all(load <= np.abs(w) + 1e-9), seed
+        assert np.all(w[o1] > 0) and np.all(w[o2] > 0) and np.all(w[o3[o3 >= 0]] <= 0)
+        ends = lambda e: {int(r[e]), int(c[e])}  # noqa: E731
+        for a, b, t in zip(o1.tolist(), o2.tolist(), o3.tolist()):
+            apex = ends(a) & ends(b)
+            assert len(apex) == 1
+            if t >= 0:
+                assert ends(t) == (ends(a) | ends(b)) - apex
+
+
+def _violated_slow(n, r, c, x, eps):
+    pair = {}
+    for e, (a, b) in enumerate(zip(r.tolist(), c.tolist())):
+        pair[(a, b)] = pair[(b, a)] = e
+    out = set()
+    for a in range(n):
+        nb = sorted(u for u in range(n) if (a, u) in pair and x[pair[(a, u)]] > eps)
+        for u, v in itertools.combinations(nb, 2):
+            e3 = pair.get((u, v), -1)
+            val = x[pair[(a, u)]] + x[pair[(a, v)]] - 1.0 - (x[e3] if e3 >= 0 else 0.0)
+            if val > eps:
+                out.add((pair[(a, u)], pair[(a, v)], e3, round(val, 9)))
+    return out
+
+
+def test_violated_triangles_against_enumeration():
+    rng = np.random.default_rng(0)
+    for seed in range(40):
+        n, r, c, w = _random_graph(seed, 3, 25)
+        if r.size == 0:
+            continue
+        x = np.where(rng.random(r.size) < 0.3, 1.0, np.round(rng.random(r.size), 3))
+        indptr, indices, _, eid = _csr(n, r, c, w)
+        e1, e2, e3, v, found, work, done = K.violated_triangles(indptr, indices, eid, x, 1e-6, 10**6, 10**12)
+        got = {(a, b, t, round(val, 9)) for a, b, t, val in zip(e1.tolist(), e2.tolist(), e3.tolist(), v.tolist())}
+        assert done and found == len(got) == e1.size
+        assert got == _violated_slow(n, r, c, x, 1e-6), seed
+        if found > 2:  # a capped run records a prefix and counts all
+            f1 = K.violated_triangles(indptr, indices, eid, x, 1e-6, 2, 10**12)
+            assert f1[0].size == 2 and f1[4] == found
+
+
+def _full_lp(n, r, c, w):
+    """The triangle LP with every triangle inequality written out (scipy HiGHS)."""
+    pair = {}
+    for e, (a, b) in enumerate(zip(r.tolist(), c.tolist())):
+        pair[(a, b)] = pair[(b, a)] = e
+    rows = []
+    for a in range(n):
+        nb = [u for u in range(n) if (a, u) in pair]
+        for u, v in itertools.combinations(nb, 2):
+            rows.append((pair[(a, u)], pair[(a, v)], pair.get((u, v), -1)))
+    if not rows:
+        return float(np.maximum(w, 0).sum())
+    R = np.array(rows)
+    k = len(rows)
+    has = R[:, 2] >= 0
+    G = sp.csr_matrix((np.r_[np.ones(2 * k), -np.ones(has.sum())],
+                       (np.r_[np.arange(k), np.arange(k), np.flatnonzero(has)], np.r_[R[:, 0], R[:, 1], R[has, 2]])),
+                      shape=(k, r.size))
+    res = linprog(-w, A_ub=G, b_ub=np.ones(k), bounds=(0, 1), method="highs")
+    return -res.fun
+
+
+def test_lp_bound_is_valid_and_tighter_than_the_packing():
+    """Against brute force: never below the optimum, never above the packing bound; where
+    no violated triangle is left it is the full triangle LP's optimum; strictly tighter than
+    the packing on some graphs and exact on some (the test can tell)."""
+    tighter = exact = 0
+    for seed in range(80):
+        n, r, c, w = _random_graph(seed, 3, 8)
+        opt = _brute(n, r, c, w)
+        b = triangle_lp_bound(n, r, c, w)
+        pk = packing_bound(n, r, c, w)["bound"]
+        assert b["bound"] >= opt - 1e-7, (seed, b, opt)
+        assert b["bound"] <= pk + 1e-9
+        if b["complete"]:
+            assert b["bound"] == pytest.approx(_full_lp(n, r, c, w), abs=1e-6)
+        tighter += b["bound"] < pk - 1e-6
+        exact += b["bound"] <= opt + 1e-7
+    assert tighter > 5 and exact > 0  # (on graphs this small the triangle LP is mostly exact)
+
+
+def test_lp_bound_on_larger_graphs_stays_above_the_heuristic_and_below_the_packing():
+    for seed in range(6):
+        n, r, c, w = _random_graph(100 + seed, 60, 120, decimals=2)
+        b = triangle_lp_bound(n, r, c, w)
+        res = partition(list(zip(r.tolist(), c.tolist(), w.tolist())), nodes=list(range(n)), method="heuristic",
+                        random_state=0, lp_bound=True)
+        assert res.objective <= b["bound"] + 1e-7 <= packing_bound(n, r, c, w)["bound"] + 2e-7
+        assert b["rounds"] >= 1
+
+
+def _planted(n, k, seed, p_in=0.6, p_out=0.02):
+    """A sparse planted partition: k groups; positive pairs inside with probability p_in,
+    noisy positive pairs across with p_out, and negative pairs."""
+    rng = np.random.default_rng(seed)
+    g = rng.integers(0, k, n)
+    iu, ju = np.triu_indices(n, 1)
+    same = g[iu] == g[ju]
+    pos = np.where(same, rng.random(iu.size) < p_in, rng.random(iu.size) < p_out)
+    neg = ~pos & (rng.random(iu.size) < np.where(same, 0.1, 0.03))
+    keep = pos | neg
+    w = np.where(pos[keep], rng.uniform(0.5, 3.0, keep.sum()), -rng.uniform(0.5, 3.0, keep.sum()))
+    return iu[keep], ju[keep], np.round(w, 2)
+
+
+def test_large_heuristic_component_reports_the_lp_bound():
+    """A component too large for the exact solver (auto: the heuristic) reports the LP bound,
+    tighter than the packing bound, and the same partition as without it (fails on the code
+    before the LP bound: no ``lp_bound``)."""
+    n = 450
+    r, c, w = _planted(n, 60, 1)
+    edges = list(zip(r.tolist(), c.tolist(), w.tolist()))
+    res = partition(edges, nodes=list(range(n)), method="auto", random_state=0, lp_bound=True)
+    comp = max(res.components, key=lambda d: d["size"])
+    assert comp["size"] > api.AUTO_EXACT_MAX
+    assert "lp_bound" in comp and comp["lp_bound"] < comp["packing_bound"] - 1.0
+    assert comp["bound"] <= comp["lp_bound"] + 1e-9 and comp["bound"] >= comp["objective"] - 1e-9
+
+
+def test_lp_bound_does_not_change_the_partition(monkeypatch):
+    """Labels and objectives with and without the LP bound are the same (it runs after the
+    searches; the parts of a reduced component get it once all are solved)."""
+    n = 450
+    r, c, w = _planted(n, 60, 2)
+    edges = list(zip(r.tolist(), c.tolist(), w.tolist()))
+    kw = dict(nodes=list(range(n)), method="auto", random_state=0, work_limit=5.0)
+    a = partition(edges, lp_bound=True, **kw)
+    assert any("lp_bound" in cp for cp in a.components)
+    off = partition(edges, **kw)  # the default: no LP bound
+    assert not any("lp_bound" in cp for cp in off.components)
+    assert np.array_equal(np.asarray(a.labels), np.asarray(off.labels))
+    monkeypatch.setattr(api, "_lp_certify", lambda *a, **k: None)
+    monkeypatch.setattr(api, "_lp_certify_edges", lambda *a, **k: None)
+    b = partition(edges, lp_bound=True, **kw)
+    assert np.array_equal(np.asarray(a.labels), np.asarray(b.labels))
+    assert a.objective == b.objective and a.bound <= b.bound + 1e-9
+
+
+@pytest.mark.parametrize("method", ["heuristic", "auto"])
+def test_partition_bound_with_lp_is_valid(method):
+    """Against brute force through partition: the bound is never below the optimum and
+    ``optimal`` only at it; the LP proves some heuristic components the packing did not."""
+    by_lp = 0
+    for seed in range(30):
+        n, r, c, w = _random_graph(500 + seed, 5, 9, decimals=2)
+        if r.size == 0:
+            continue
+        opt = _brute(n, r, c, w)
+        res = partition(list(zip(r.tolist(), c.tolist(), w.tolist())), nodes=list(range(n)), method=method,
+                        random_state=seed, time_limit=30, lp_bound=True)
+        assert res.bound >= opt - 1e-7, (seed, res.bound, opt)
+        if res.status == "optimal":
+            assert res.objective == pytest.approx(opt, abs=1e-7)
+        by_lp += sum(cp.get("proved_by") == "lp" for cp in res.components)
+    if method == "heuristic":
+        assert by_lp > 0
