@@ -466,8 +466,10 @@ def _lp_certify(W, A, integral: bool, info: dict) -> None:
     triangle LP bound (:func:`~trustlab.solvers.bounds.triangle_lp_bound`, weak duality
     from the LP's multipliers, so valid whatever the solver's tolerances; rounded down
     for integer weights). Runs after the search, so the partition does not depend on it;
-    its work is capped by counts (never by the clock) and not charged to the component's
-    budget: ``lp_bound``, ``lp_bound_rounds``, ``lp_bound_complete`` and
+    its work is capped by counts plus a wall-clock guard
+    (:data:`~trustlab.solvers.bounds.LP_MAX_WALL_SECONDS`; only where the guard stops it
+    does the bound depend on the machine's speed) and not charged to the component's
+    budget (``partition(lp_bound=True)`` only): ``lp_bound``, ``lp_bound_rounds``, ``lp_bound_complete`` and
     ``lp_bound_seconds`` in ``info``. A partition that meets the bound is ``optimal``
     with ``proved_by="lp"``."""
     from trustlab.solvers.bounds import LP_MAX_PAIRS

@@ -26,7 +26,8 @@ The packing is a feasible dual of the triangle LP restricted to its wedges, and 
 one: on the suite's large components the LP over the same graph (solved to a few rounds of
 cutting planes, its bound computed from the LP's multipliers by weak duality) is several
 times closer to the heuristics' partitions (stop 51: affiliations' 1,030-record component
-4.3 % -> 0.3 %). Its limits are counts (rounds, rows, the LPs' charged work), not seconds.
+4.3 % -> 0.3 %). Its limits are counts (rounds, rows, the LPs' charged work) plus a wall-clock
+guard (:data:`LP_MAX_WALL_SECONDS`); it is off by default in ``partition`` (``lp_bound=True``).
 """
 from __future__ import annotations
 
@@ -224,7 +225,7 @@ def triangle_lp_bound(n: int, rows: np.ndarray, cols: np.ndarray, vals: np.ndarr
     conflict-wedge packing bound when the LP holds the packed wedges (the packing is a
     feasible ``y``), and it is usually far tighter than the greedy packing.
 
-    Rounds: solve the LP (HiGHS dual simplex) over the rows so far, find the triangles
+    Rounds: solve the LP (HiGHS, :data:`LP_METHOD`) over the rows so far, find the triangles
     the solution violates (:func:`trustlab.kernels.packing.violated_triangles`), add the
     most violated (at most :data:`LP_ROWS_PER_PAIR_ROUND` new rows per pair and round,
     :data:`LP_ROWS_PER_PAIR` x pairs in all per round), drop rows that are slack with a
