@@ -32,6 +32,7 @@ import pandas as pd
 from trustlab._validation import Interval, validate_params
 from trustlab.er.blocking import BlockingStats, block, reduction_ratio
 from trustlab.er.cluster import cluster_pairs
+from trustlab.er.defaults import COMPLETE_COMPONENTS
 from trustlab.er.comparisons import FeatureMatrix
 from trustlab.er.defaults import MIN_CLUSTERING_SECONDS, check_pair_budget
 from trustlab.er.kinds import pair_width
@@ -126,7 +127,7 @@ def resolve_incremental(
     method: str | None = None,
     threshold: float | None = None,
     time_limit: float | None = None,
-    complete_components: int = 1000,
+    complete_components: int = COMPLETE_COMPONENTS,
 ):
     """Resolve new ``records`` against an ``existing`` clustering with a saved model.
 
@@ -146,6 +147,10 @@ def resolve_incremental(
     time_limit : float, optional
         Wall-clock seconds for the whole call (default: the model's saved one): the
         clustering gets what scoring left of it (at least 0.05 s).
+    complete_components : int
+        Score the pairs blocking missed inside positive components of up to this many
+        records (default :data:`~trustlab.er.defaults.COMPLETE_COMPONENTS`, as
+        :func:`trustlab.resolve`; 0 disables).
 
     Returns
     -------

@@ -42,6 +42,7 @@ import pandas as pd
 
 from trustlab._validation import Interval, validate_params
 from trustlab.er.cluster import CLUSTER_METHODS, ClusterResult, cluster_pairs
+from trustlab.er.defaults import COMPLETE_COMPONENTS
 from trustlab.er.scoring import to_weights
 
 __all__ = ["cluster_splink_predictions", "cluster_dedupe_pairs", "read_scored_pairs", "ScoredPairs", "splink_scorer"]
@@ -397,7 +398,8 @@ _COMMON_DOC = """
     fields : optional
         Fields compared by the default completion model (inferred when None).
     complete_components : int
-        Largest candidate cluster that is completed (0 disables completion).
+        Largest candidate cluster that is completed (0 disables completion; default
+        :data:`~trustlab.er.defaults.COMPLETE_COMPONENTS`, as :func:`trustlab.resolve`).
     **kwargs
         Passed to :func:`trustlab.er.cluster_pairs` (e.g. ``time_limit``).
 
@@ -444,7 +446,7 @@ def cluster_splink_predictions(
     cluster_column: str = "entity_id",
     scorer: Callable | None = None,
     fields: Any = None,
-    complete_components: int = 1000,
+    complete_components: int = COMPLETE_COMPONENTS,
     left_col: str | None = None,
     right_col: str | None = None,
     prob_col: str | None = None,
@@ -509,7 +511,7 @@ def cluster_dedupe_pairs(
     cluster_column: str = "entity_id",
     scorer: Callable | None = None,
     fields: Any = None,
-    complete_components: int = 1000,
+    complete_components: int = COMPLETE_COMPONENTS,
     **kwargs: Any,
 ) -> tuple[pd.DataFrame, ClusterResult]:
     """Cluster dedupe's output into entities.
