@@ -126,9 +126,9 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from trustlab.er.defaults import COMPLETE_COMPONENTS
 from trustlab._chunks import _lengths
 from trustlab._validation import Interval, check_random_state, validate_params
+from trustlab.er.defaults import COMPLETE_COMPONENTS
 from trustlab.er.rules import _expand_rows
 from trustlab.er.rules import string_values as _str_values
 

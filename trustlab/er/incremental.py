@@ -32,9 +32,8 @@ import pandas as pd
 from trustlab._validation import Interval, validate_params
 from trustlab.er.blocking import BlockingStats, block, reduction_ratio
 from trustlab.er.cluster import cluster_pairs
-from trustlab.er.defaults import COMPLETE_COMPONENTS
 from trustlab.er.comparisons import FeatureMatrix
-from trustlab.er.defaults import MIN_CLUSTERING_SECONDS, check_pair_budget
+from trustlab.er.defaults import COMPLETE_COMPONENTS, MIN_CLUSTERING_SECONDS, check_pair_budget
 from trustlab.er.kinds import pair_width
 from trustlab.er.linking import _as_frame
 from trustlab.er.model import load_model

@@ -15,8 +15,8 @@ from typing import Any, ClassVar, Mapping, Sequence
 import numpy as np
 
 from trustlab._settings import SettingsBase
-from trustlab.er.defaults import COMPLETE_COMPONENTS
 from trustlab._validation import Interval, check_option
+from trustlab.er.defaults import COMPLETE_COMPONENTS
 
 __all__ = ["ResolveSettings", "SETTINGS_FORMAT", "SETTINGS_VERSION"]
 
