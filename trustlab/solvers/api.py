@@ -472,24 +472,21 @@ def _lp_certify(W, A, integral: bool, info: dict) -> None:
     budget (``partition(lp_bound=True)`` only): ``lp_bound``, ``lp_bound_rounds``, ``lp_bound_complete`` and
     ``lp_bound_seconds`` in ``info``. A partition that meets the bound is ``optimal``
     with ``proved_by="lp"``."""
-    from trustlab.solvers.bounds import LP_MAX_PAIRS
-
     n = W.shape[0]
     if info["status"] == "optimal" or n < 3:
         return
     iu, ju = np.nonzero(np.triu(np.asarray(A, bool), 1))
-    if iu.size > LP_MAX_PAIRS:
-        return
     _lp_certify_edges(n, iu, ju, np.asarray(W, np.float64)[iu, ju], integral, info)
 
 
 def _lp_certify_edges(n, rows, cols, vals, integral: bool, info: dict) -> None:
     """:func:`_lp_certify` on an edge-form component (nothing once the work clock's
-    wall-clock safety stop has passed: the run is already far slower than its budget)."""
+    wall-clock safety stop has passed: the run is already far slower than its budget; nothing
+    on more than :data:`~trustlab.solvers.bounds.LP_MAX_PAIRS` pairs)."""
     from trustlab.solvers._clock import current as current_clock
-    from trustlab.solvers.bounds import triangle_lp_bound
+    from trustlab.solvers.bounds import LP_MAX_PAIRS, triangle_lp_bound
 
-    if current_clock().safety_hit:
+    if current_clock().safety_hit or rows.size > LP_MAX_PAIRS:
         return
     t = time.perf_counter()
     obj = float(info["objective"])
@@ -814,11 +811,8 @@ def _solve_sparse_component(m, rows, cols, vals, method, opts: _ComponentOptions
                 heuristic_objective=val, heuristic_rounds=st.get("rounds", 0),
                 heuristic_seconds=time.perf_counter() - t0)
     if status != "optimal" and opts.lp_bound and opts.packing:
-        from trustlab.solvers.bounds import LP_MAX_PAIRS
-
-        if rows.size <= LP_MAX_PAIRS:
-            _lp_certify_edges(int(m), np.asarray(rows, np.int64), np.asarray(cols, np.int64),
-                              np.asarray(vals, np.float64), opts.integral, info)
+        _lp_certify_edges(int(m), np.asarray(rows, np.int64), np.asarray(cols, np.int64),
+                          np.asarray(vals, np.float64), opts.integral, info)
     info["seconds"] = time.perf_counter() - t0
     return info
 
