@@ -6,7 +6,11 @@ not fit one machine can be resolved on a cluster:
 
 1. **read** — a Dask DataFrame, a directory (or glob) of parquet / CSV files, or a pandas
    table; rows are put in the canonical order of :func:`trustlab.resolve` (sorted by record
-   id) by a distributed sort, and each record gets its canonical position ``idx``.
+   id) by a distributed sort, and each record gets its canonical position ``idx``. The
+   records are counted (parquet: from the files' metadata, no pass), sampled and shuffled as
+   the reader gives them (text perhaps Arrow strings); text becomes Python objects, as the
+   local pipeline reads it, for the sample's rows and once per record, as each sorted
+   partition is written (:func:`_source`).
 2. **infer** (driver, bounded) — fields and default blocking rules from a sample of at most
    ``sample_size`` records (the whole table when it is that small, so the choices are
    :func:`trustlab.resolve`'s; on a strict sample they are estimates).
