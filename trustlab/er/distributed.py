@@ -2852,7 +2852,8 @@ def _positioned_meta(sorted_meta: pd.DataFrame) -> pd.DataFrame:
 
 
 def _save_sorted(part: pd.DataFrame, path: str, id_col: str) -> tuple[int, tuple]:
-    """Write one partition of the id-sorted table (its sort key dropped): its length and
+    """Write one partition of the id-sorted table (its sort key dropped, its text made Python
+    objects by :func:`_as_object`: the shuffle moves the records as read): its length and
     :func:`_id_ends`."""
     part = _as_object(part.reset_index(drop=True))
     _save_frame(part, path)
