@@ -997,3 +997,43 @@ def test_numbers_in_text_same_entities_as_local(client):
     np.testing.assert_allclose(res.model.m_, local.model.m_, rtol=1e-9)
     np.testing.assert_allclose(res.model.u_, local.model.u_, rtol=1e-9)
     assert _output_partition(res) == _local_partition(local)
+
+
+def test_records_made_python_strings_once(monkeypatch, tmp_path):
+    """A parquet input is counted from its metadata and sampled and sorted as read: its text
+    becomes Python strings (``_as_object``) for the sample's rows and once for every record
+    (when the sorted partition is written; the sort key, one column, before the shuffle), not
+    in a count, a sample and a sort pass over every record each (3 x records x columns before
+    stop 52). The entities are those of the same input made Python strings as it is read
+    (the path before stop 52)."""
+    import dask
+
+    df = generate_records(1200, random_state=4)
+    src = tmp_path / "in"
+    src.mkdir()
+    for k, part in enumerate(np.array_split(df.sample(frac=1.0, random_state=1), 4)):
+        part.to_parquet(src / f"part-{k}.parquet", index=False)
+    cells = []
+    orig = D._as_object
+
+    def counting(part):
+        cells.append(part.shape[0] * part.shape[1])
+        return orig(part)
+
+    monkeypatch.setattr(D, "_as_object", counting)
+    kw = {"id_col": "rec_id", "fields": {"given_name": "name", "surname": "name", "date_of_birth": "date"},
+          "blocking": ["key:surname", "token:given_name"], "sample_size": 300, "truth": "entity"}
+    with dask.config.set(scheduler="synchronous"):
+        res = D.resolve_distributed(str(src), output=tmp_path / "a", **kw)
+    n, c = len(df), df.shape[1]
+    assert res.n_records == n
+    # the sample (about 300 records, all columns), the sort keys (one column), the sorted records once
+    assert n * c <= sum(cells) <= n * c + n + 2 * 300 * c
+    monkeypatch.setattr(D, "_as_object", orig)
+    source = D._source
+    monkeypatch.setattr(D, "_source", lambda r, k: (s := source(r, k)).map_partitions(orig, meta=orig(s._meta)))
+    with dask.config.set(scheduler="synchronous"):
+        ref = D.resolve_distributed(str(src), output=tmp_path / "b", **kw)
+    a = pd.read_parquet(res.output).set_index("rec_id")["entity_id"].sort_index()
+    b = pd.read_parquet(ref.output).set_index("rec_id")["entity_id"].sort_index()
+    assert a.equals(b)

@@ -6,7 +6,11 @@ not fit one machine can be resolved on a cluster:
 
 1. **read** — a Dask DataFrame, a directory (or glob) of parquet / CSV files, or a pandas
    table; rows are put in the canonical order of :func:`trustlab.resolve` (sorted by record
-   id) by a distributed sort, and each record gets its canonical position ``idx``.
+   id) by a distributed sort, and each record gets its canonical position ``idx``. The
+   records are counted (parquet: from the files' metadata, no pass), sampled and shuffled as
+   the reader gives them (text perhaps Arrow strings); text becomes Python objects, as the
+   local pipeline reads it, for the sample's rows and once per record, as each sorted
+   partition is written (:func:`_source`).
 2. **infer** (driver, bounded) — fields and default blocking rules from a sample of at most
    ``sample_size`` records (the whole table when it is that small, so the choices are
    :func:`trustlab.resolve`'s; on a strict sample they are estimates).
@@ -202,8 +206,12 @@ def _as_object(part: pd.DataFrame) -> pd.DataFrame:
     return part if out is None else out
 
 
-def _read(records: Any, npartitions: int | None):
-    """A Dask DataFrame of the records with text columns as objects."""
+def _source(records: Any, npartitions: int | None):
+    """A Dask DataFrame of the records as read (text columns perhaps Arrow-backed strings:
+    :func:`_as_object` makes them what the local pipeline reads). The run counts, samples and
+    sorts this frame and applies :func:`_as_object` to what it keeps (the sample, each sorted
+    partition): the parquet reader's row counts give the number of records without a pass,
+    the sample's other rows and the sort's shuffle skip the conversion to Python strings."""
     import dask.dataframe as dd
 
     if isinstance(records, (str, os.PathLike)):
@@ -223,8 +231,15 @@ def _read(records: Any, npartitions: int | None):
                         f"parquet/CSV files; got {type(records).__name__}")
     if npartitions is not None and ddf.npartitions != npartitions:
         ddf = ddf.repartition(npartitions=npartitions)
-    meta = _as_object(ddf._meta)
-    return ddf.map_partitions(_as_object, meta=meta)
+    return ddf
+
+
+def _with_sort_key(part: pd.DataFrame, id_col: str, numeric: bool) -> pd.DataFrame:
+    """``part`` with its sort key ``_key``: the id (numbers), else the id as text as
+    :func:`_as_object` leaves it (a missing id is ``"nan"``), so the key and the order do not
+    depend on how the reader typed the id column."""
+    ids = part[id_col]
+    return part.assign(_key=ids if numeric else _as_object(part[[id_col]])[id_col].astype(str))
 
 
 # ----------------------------------------------------------------------------- partition functions
@@ -2510,10 +2525,13 @@ def _resolve(run: _Run, work: _Work, records, *, output, id_col, fields, truth, 
     rng = check_random_state(random_state)
     # ---------------------------------------------------------------- read and order
     with run.stage("read"):
-        ddf = _read(records, npartitions)
-        names = list(_normalize_columns(ddf._meta).columns)
-        if names != list(ddf.columns):
-            ddf = ddf.rename(columns=dict(zip(ddf.columns, names)))
+        # the records as read (``src``: counted, sampled and sorted as they are) and with text
+        # as Python objects (``ddf``: its meta is what every later stage sees)
+        src = _source(records, npartitions)
+        names = list(_normalize_columns(_as_object(src._meta)).columns)
+        if names != list(src.columns):
+            src = src.rename(columns=dict(zip(src.columns, names)))
+        ddf = src.map_partitions(_as_object, meta=_as_object(src._meta))
         if id_col is None:
             cands = [c for c in ddf.columns if str(c).strip().lower() in ("id", "record_id", "unique_id", "rec_id")]
             if not cands:
@@ -2525,30 +2543,36 @@ def _resolve(run: _Run, work: _Work, records, *, output, id_col, fields, truth, 
                              "Pass the right one with id_col=... (CLI: --id-col).")
         if truth is not None and truth not in ddf.columns:
             raise ValueError(f"truth column {truth!r} not found; the records have columns {list(ddf.columns)}")
-        # the input is read again by each use (it is not held in memory); counting reads only the ids
-        n = int(run.compute(ddf[id_col].map_partitions(len).sum())[0])
+        # the input is read again by each use (it is not held in memory); counting reads no
+        # records where the reader knows its row counts (parquet metadata)
+        n = int(run.compute(src.shape[0])[0])
         if n == 0:
             raise ValueError("records is empty; at least one record is required")
     # ---------------------------------------------------------------- infer on a sample (input order)
     with run.stage("infer"):
+        # (sampled as read, then text made objects: the same rows and values as sampling ``ddf``)
         if n <= sample_size:
-            sample = ddf.compute().reset_index(drop=True)
+            sample = _as_object(src.compute().reset_index(drop=True))
         else:
             seed = int(random_state) if isinstance(random_state, numbers.Integral) else 0  # rng is the local run's
-            sample = ddf.sample(frac=min(1.0, sample_size / n), random_state=seed).compute().reset_index(drop=True)
+            sample = _as_object(src.sample(frac=min(1.0, sample_size / n), random_state=seed).compute()
+                                .reset_index(drop=True))
         if sample[id_col].isna().any():
             raise ValueError(f"id column {id_col!r} has missing values; every record needs an id")
     # ---------------------------------------------------------------- canonical order (by id)
     with run.stage("order"):
         # the distributed sort starts here, into partitions of at most RECORDS_PER_PARTITION records
         # written to the work directory; on a cluster the workers sort while the driver infers
+        # (the records shuffled as read: text made objects once, by _save_sorted, not before the
+        # shuffle, which would turn it into Arrow and back)
         numeric = pd.api.types.is_numeric_dtype(ddf[id_col].dtype)
-        keyed = ddf.assign(_key=ddf[id_col] if numeric else ddf[id_col].astype(str))
+        kmeta = _with_sort_key(src._meta, id_col, numeric)
+        keyed = src.map_partitions(_with_sort_key, id_col, numeric, meta=kmeta)
         # the partition bounds from the sample's ids (no pass of their own over the table)
         skeys = sample[id_col].dropna()
         srt = keyed.set_index("_key", divisions=_sort_divisions(skeys if numeric else skeys.astype(str),
                                                                 max(1, math.ceil(n / RECORDS_PER_PARTITION))))
-        sorted_meta = srt._meta
+        sorted_meta = _as_object(srt._meta)
         sorting = run.submit([dask.delayed(_save_sorted)(p, work.path("raw", k), id_col) for k, p in
                               enumerate(srt.to_delayed())])
         del srt, keyed
@@ -2828,9 +2852,10 @@ def _positioned_meta(sorted_meta: pd.DataFrame) -> pd.DataFrame:
 
 
 def _save_sorted(part: pd.DataFrame, path: str, id_col: str) -> tuple[int, tuple]:
-    """Write one partition of the id-sorted table (its sort key dropped): its length and
+    """Write one partition of the id-sorted table (its sort key dropped, its text made Python
+    objects by :func:`_as_object`: the shuffle moves the records as read): its length and
     :func:`_id_ends`."""
-    part = part.reset_index(drop=True)
+    part = _as_object(part.reset_index(drop=True))
     _save_frame(part, path)
     return len(part), _id_ends(part, id_col)
 
