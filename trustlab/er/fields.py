@@ -543,6 +543,18 @@ MAX_TOTAL_PAIRS = 60_000
 #: it cannot pass for a match class nor make blocks, and its weight is small either way
 MAX_RANDOM_AGREEMENT = 0.5
 
+#: conjunctions of this many other fields at most make the "likely match" pairs of the second pass
+MAX_CONJUNCTION = 3
+#: the fields (the most distinctive ones) whose conjunctions the second pass forms
+MAX_CONJUNCTION_FIELDS = 8
+#: a conjunction is *strong* when at least this share of the pairs that agree on it cannot be
+#: explained by its fields agreeing independently (its excess share: likely matches)
+MIN_EXCESS = 0.5
+#: a field is noise when its gain on the likely matches, at its upper bound, is below this
+#: share of their excess share (measured on the real files: columns about another record
+#: 0.01-0.02, identity fields 0.3 and more, a name with typos the lowest)
+CONJUNCTION_NOISE_SHARE = 0.1
+
 _TIMESTAMP = re.compile(
     r"\s*(?:\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4})[ T,]+\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?"
     r"\s*(?:[ap]\.?m\.?)?\s*(?:z|utc|gmt|[+-]\d{2}:?\d{2})?\s*", re.I)
@@ -588,6 +600,7 @@ class FieldEvidence:
     random_exact: float = float("nan")
     threshold: float = float("nan")
     reverse: bool = False
+    conjunction: bool = False
     detail: dict = field(default_factory=dict)
     stats: dict = field(default_factory=dict, repr=False)
 
@@ -597,6 +610,11 @@ class FieldEvidence:
                     "timestamp": "a timestamp with a varying time of day (export / change time)"}[self.shape]
             return (f"{what}, with no evidence that it carries identity (no significant gain on the pairs that "
                     "agree on another field): not compared (pass fields=... to compare it)")
+        if self.conjunction:
+            return (f"no evidence of identity: on {self.evidence} likely matches (pairs that agree on two or three "
+                    f"other fields together far more often than chance) it agrees no more than on random pairs "
+                    f"(gain at its upper bound {self.upper:.2f} of their excess share, < {self.threshold}): not "
+                    "compared (pass fields=... to compare it)")
         if self.reverse:
             return (f"no evidence of identity: too sparse to be judged on the other fields' pairs, and the pairs "
                     f"that agree on it are no more alike in the other fields than random pairs (at most "
@@ -901,6 +919,7 @@ def judge_fields(df: pd.DataFrame, fields: Sequence[Field], *, sources: np.ndarr
         if len(r_sub) >= 50:
             _measure(df, fields, [f], r_sub, sub, out)
     _decide(out)
+    _conjunctions(df, fields, keys, src, rng, rand, out)
     for ev in out.values():
         ev.stats = {}
     return out
@@ -984,4 +1003,123 @@ def _reverse(c: str, ev: FieldEvidence, out: dict, strong: set) -> None:
     if seen:
         ev.upper, ev.threshold, ev.reverse = worst, NOISE_SHARE, True
         if worst < NOISE_SHARE:
+            ev.verdict = "noise"
+
+
+def _pair_count(key: np.ndarray, sources: np.ndarray | None) -> float:
+    """Pairs of records with the same non-empty key (across tables with ``sources``)."""
+    ok = key != ""
+    if ok.sum() < 2:
+        return 0.0
+    if sources is None:
+        k = pd.Series(key[ok]).value_counts().to_numpy(np.float64)
+        return float((k * (k - 1) / 2).sum())
+    t = pd.crosstab(pd.Series(key[ok]), pd.Series(sources[ok])).to_numpy(np.float64)
+    return float(((t.sum(1) ** 2 - (t ** 2).sum(1)) / 2).sum())
+
+
+def _conjunctions(df: pd.DataFrame, fields: Sequence[Field], keys: dict, src: np.ndarray | None,
+                  rng: np.random.Generator, rand: np.ndarray, out: dict) -> None:
+    """Second pass for the fields the first left undecided (few-duplicate tables, where no
+    single field's pairs are enriched enough in matches): the *likely matches* are the pairs
+    that agree exactly on a conjunction ``S`` of two or three other fields, and how enriched
+    in matches they are is measured without labels, by their **excess share**
+    ``1 - E/O``: ``O`` the pairs that agree on every field of ``S``, ``E`` the pairs that would
+    if the fields agreed independently (all pairs times the product of each field's share of
+    agreeing pairs). Matches agree on their identity fields together, which chance does not
+    do. A conjunction is strong when its excess share is at least :data:`MIN_EXCESS`.
+
+    An undecided field is called noise when, on **every** strong conjunction without it on
+    which it has :data:`MIN_PAIRS` pairs (both values present; at least one such conjunction), its gain over random pairs (exact level and word
+    overlap, at the upper confidence bound) is below :data:`CONJUNCTION_NOISE_SHARE` of the excess share:
+    an identity field would agree on the likely matches. One strong conjunction on which it
+    gains is enough to keep it (fields that go together without being identity, a street and
+    its city, can make a conjunction look strong; a true identity conjunction then keeps the
+    field). Conjunctions are formed from the :data:`MAX_CONJUNCTION_FIELDS` most distinctive
+    fields (share present times the information of an agreement) that are not suspect,
+    noise or mostly agreeing on random pairs; the pairs compared are drawn as in the first
+    pass (:data:`PAIRS_PER_VALUE` per value of the conjunction). Heuristic; the independence
+    the excess share assumes fails for fields that go together, which is why one gaining
+    conjunction suffices to keep a field."""
+    from itertools import combinations
+
+    todo = [f for f in fields if out[f.column].verdict == "undecided" and out[f.column].shape is None]
+    if not todo:
+        return
+    n = len(df)
+    if src is None:
+        total = n * (n - 1) / 2.0
+    else:
+        cnt = np.bincount(src).astype(np.float64)
+        total = float((cnt.sum() ** 2 - (cnt ** 2).sum()) / 2)
+    if total <= 0:
+        return
+    share, score = {}, {}
+    for f in fields:
+        ev = out[f.column]
+        if ev.verdict in ("noise", "suspect") or ev.shape is not None:
+            continue
+        if not (ev.random_exact < MAX_RANDOM_AGREEMENT):
+            continue
+        o = _pair_count(keys[f.column], src)
+        if o <= 0:
+            continue
+        share[f.column] = o / total
+        present = float((keys[f.column] != "").mean())
+        score[f.column] = present * -np.log(max(share[f.column] / max(present * present, 1e-12), 1.0 / n))
+    cond = sorted(share, key=lambda c: -score[c])[:MAX_CONJUNCTION_FIELDS]
+    strong = []
+    for size in range(2, MAX_CONJUNCTION + 1):
+        for S in combinations(cond, size):
+            key = keys[S[0]]
+            for c in S[1:]:
+                k2 = keys[c]
+                key = np.where((key == "") | (k2 == ""), "", key + "\x1f" + k2).astype(object)
+            o = _pair_count(key, src)
+            if o < MIN_PAIRS:
+                continue
+            e = total * float(np.prod([share[c] for c in S]))
+            excess = 1.0 - e / o
+            if excess >= MIN_EXCESS:
+                strong.append((S, excess, key))
+    if not strong:
+        return
+    pairs: dict = {}
+    rs = np.random.default_rng(rng.integers(0, 2 ** 32))
+    for f in todo:
+        ev = out[f.column]
+        seen, worst, best_n, keep = 0, 0.0, 0, False
+        X0 = _similarities(df, f, rand)
+        for S, excess, key in strong:
+            if f.column in S:
+                continue
+            if S not in pairs:
+                pairs[S] = _agreeing_pairs(key, src, rs)
+            P = pairs[S]
+            if len(P) < MIN_PAIRS:
+                continue
+            X = _similarities(df, f, P)
+            ups, n_f = [], 0
+            for fi in (0, 1):
+                x, xr = X[:, fi], X0[:, fi]
+                x, xr = x[~np.isnan(x)], xr[~np.isnan(xr)]
+                if fi == 0:
+                    n_f = int(x.size)
+                    if xr.size and float((xr >= _EQUAL).mean()) >= MAX_RANDOM_AGREEMENT:
+                        keep = True
+                if x.size < MIN_PAIRS or xr.size < 30:
+                    continue
+                gain, upper, z = _gain(x, xr)
+                ev.detail[("+".join(S), "conjunction" if fi == 0 else "conjunction:jaccard")] = (
+                    round(gain, 3), round(upper, 3), round(z, 1), int(x.size), round(excess, 3))
+                ups.append(upper / excess)
+            if not ups:
+                continue
+            seen += 1
+            best_n = max(best_n, n_f)
+            worst = max(worst, max(ups))
+        if keep or not seen:
+            continue
+        ev.upper, ev.evidence, ev.threshold, ev.conjunction = worst, best_n, CONJUNCTION_NOISE_SHARE, True
+        if worst < CONJUNCTION_NOISE_SHARE:
             ev.verdict = "noise"
