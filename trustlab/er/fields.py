@@ -573,7 +573,8 @@ class FieldEvidence:
     verdict : str
         ``"relevant"`` (agrees more on pairs another field makes likely matches),
         ``"noise"`` (with enough evidence, a gain below :data:`NOISE_SHARE` of the
-        identity fields' gain on the same pairs),
+        identity fields' gain on the same pairs, or below :data:`CONJUNCTION_NOISE_SHARE` of
+        the excess share of every strong conjunction of other fields),
         ``"suspect"`` (a counter or timestamp shape, no evidence of identity) or
         ``"undecided"``.
     gain : float
@@ -585,6 +586,10 @@ class FieldEvidence:
         Pairs of other fields on which both values of this field were present.
     shape : str or None
         The suspect shape (``"counter"``, ``"timestamp"``), if any.
+    conjunction : bool
+        Judged by the second pass, on the likely matches of conjunctions of other fields
+        (``upper`` is then the largest upper bound of its gain there as a share of their
+        excess share, ``threshold`` :data:`CONJUNCTION_NOISE_SHARE`).
     best : str or None
         The conditioner that gave ``gain``.
     """
@@ -1006,16 +1011,27 @@ def _reverse(c: str, ev: FieldEvidence, out: dict, strong: set) -> None:
             ev.verdict = "noise"
 
 
-def _pair_count(key: np.ndarray, sources: np.ndarray | None) -> float:
-    """Pairs of records with the same non-empty key (across tables with ``sources``)."""
-    ok = key != ""
+def _pair_count(code: np.ndarray, sources: np.ndarray | None) -> float:
+    """Pairs of records with the same code (``-1``: missing; across tables with ``sources``)."""
+    ok = code >= 0
     if ok.sum() < 2:
         return 0.0
     if sources is None:
-        k = pd.Series(key[ok]).value_counts().to_numpy(np.float64)
+        k = np.bincount(code[ok]).astype(np.float64)
         return float((k * (k - 1) / 2).sum())
-    t = pd.crosstab(pd.Series(key[ok]), pd.Series(sources[ok])).to_numpy(np.float64)
+    s = np.unique(sources, return_inverse=True)[1].reshape(-1)
+    ns = int(s.max()) + 1
+    t = np.bincount(code[ok] * ns + s[ok], minlength=(int(code.max()) + 1) * ns).reshape(-1, ns).astype(np.float64)
     return float(((t.sum(1) ** 2 - (t ** 2).sum(1)) / 2).sum())
+
+
+def _combine(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The code of the pair of codes ``(a, b)`` (``-1`` where either is missing), renumbered."""
+    both = (a >= 0) & (b >= 0)
+    out = np.full(a.shape, -1, np.int64)
+    if both.any():
+        out[both] = np.unique(a[both] * (int(b.max()) + 1) + b[both], return_inverse=True)[1].reshape(-1)
+    return out
 
 
 def _conjunctions(df: pd.DataFrame, fields: Sequence[Field], keys: dict, src: np.ndarray | None,
@@ -1050,63 +1066,70 @@ def _conjunctions(df: pd.DataFrame, fields: Sequence[Field], keys: dict, src: np
     if src is None:
         total = n * (n - 1) / 2.0
     else:
-        cnt = np.bincount(src).astype(np.float64)
+        cnt = np.bincount(np.unique(src, return_inverse=True)[1].reshape(-1)).astype(np.float64)
         total = float((cnt.sum() ** 2 - (cnt ** 2).sum()) / 2)
     if total <= 0:
         return
-    share, score = {}, {}
+    share, score, codes = {}, {}, {}
     for f in fields:
         ev = out[f.column]
         if ev.verdict in ("noise", "suspect") or ev.shape is not None:
             continue
         if not (ev.random_exact < MAX_RANDOM_AGREEMENT):
             continue
-        o = _pair_count(keys[f.column], src)
+        key = keys[f.column]
+        code = pd.factorize(pd.Series(key))[0].astype(np.int64)
+        code[key == ""] = -1
+        code = np.where(code >= 0, np.unique(np.where(code >= 0, code, 0), return_inverse=True)[1].reshape(-1), -1)
+        o = _pair_count(code, src)
         if o <= 0:
             continue
+        codes[f.column] = code
         share[f.column] = o / total
-        present = float((keys[f.column] != "").mean())
+        present = float((key != "").mean())
         score[f.column] = present * -np.log(max(share[f.column] / max(present * present, 1e-12), 1.0 / n))
     cond = sorted(share, key=lambda c: -score[c])[:MAX_CONJUNCTION_FIELDS]
     strong = []
     for size in range(2, MAX_CONJUNCTION + 1):
         for S in combinations(cond, size):
-            key = keys[S[0]]
+            code = codes[S[0]]
             for c in S[1:]:
-                k2 = keys[c]
-                key = np.where((key == "") | (k2 == ""), "", key + "\x1f" + k2).astype(object)
-            o = _pair_count(key, src)
+                code = _combine(code, codes[c])
+            o = _pair_count(code, src)
             if o < MIN_PAIRS:
                 continue
             e = total * float(np.prod([share[c] for c in S]))
             excess = 1.0 - e / o
             if excess >= MIN_EXCESS:
-                strong.append((S, excess, key))
+                strong.append((S, excess, code))
     if not strong:
         return
-    pairs: dict = {}
     rs = np.random.default_rng(rng.integers(0, 2 ** 32))
+    pairs = {S: _agreeing_pairs(np.where(code >= 0, code.astype(str), "").astype(object), src, rs)
+             for S, _, code in strong}
     for f in todo:
         ev = out[f.column]
-        seen, worst, best_n, keep = 0, 0.0, 0, False
-        X0 = _similarities(df, f, rand)
-        for S, excess, key in strong:
-            if f.column in S:
-                continue
-            if S not in pairs:
-                pairs[S] = _agreeing_pairs(key, src, rs)
-            P = pairs[S]
-            if len(P) < MIN_PAIRS:
-                continue
-            X = _similarities(df, f, P)
+        use = [(S, excess) for S, excess, _ in strong if f.column not in S and len(pairs[S]) >= MIN_PAIRS]
+        if not use:
+            continue
+        # every pair set and the random pairs compared at once, on the records they hold
+        allp = np.concatenate([rand] + [pairs[S] for S, _ in use])
+        rows, inv = np.unique(allp, return_inverse=True)
+        X = _similarities(df.iloc[rows].reset_index(drop=True), f, inv.reshape(allp.shape).astype(np.int64))
+        offs = np.cumsum([0, len(rand)] + [len(pairs[S]) for S, _ in use])
+        X0 = X[:offs[1]]
+        r0 = X0[:, 0][~np.isnan(X0[:, 0])]
+        if r0.size and float((r0 >= _EQUAL).mean()) >= MAX_RANDOM_AGREEMENT:
+            continue
+        seen, worst, best_n = 0, 0.0, 0
+        for q, (S, excess) in enumerate(use):
+            XS = X[offs[q + 1]:offs[q + 2]]
             ups, n_f = [], 0
             for fi in (0, 1):
-                x, xr = X[:, fi], X0[:, fi]
+                x, xr = XS[:, fi], X0[:, fi]
                 x, xr = x[~np.isnan(x)], xr[~np.isnan(xr)]
                 if fi == 0:
                     n_f = int(x.size)
-                    if xr.size and float((xr >= _EQUAL).mean()) >= MAX_RANDOM_AGREEMENT:
-                        keep = True
                 if x.size < MIN_PAIRS or xr.size < 30:
                     continue
                 gain, upper, z = _gain(x, xr)
@@ -1118,7 +1141,7 @@ def _conjunctions(df: pd.DataFrame, fields: Sequence[Field], keys: dict, src: np
             seen += 1
             best_n = max(best_n, n_f)
             worst = max(worst, max(ups))
-        if keep or not seen:
+        if not seen:
             continue
         ev.upper, ev.evidence, ev.threshold, ev.conjunction = worst, best_n, CONJUNCTION_NOISE_SHARE, True
         if worst < CONJUNCTION_NOISE_SHARE:
