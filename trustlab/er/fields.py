@@ -1046,9 +1046,11 @@ def _conjunctions(df: pd.DataFrame, fields: Sequence[Field], keys: dict, src: np
     do. A conjunction is strong when its excess share is at least :data:`MIN_EXCESS`.
 
     An undecided field is called noise when, on **every** strong conjunction without it on
-    which it has :data:`MIN_PAIRS` pairs (both values present; at least one such conjunction), its gain over random pairs (exact level and word
-    overlap, at the upper confidence bound) is below :data:`CONJUNCTION_NOISE_SHARE` of the excess share:
-    an identity field would agree on the likely matches. One strong conjunction on which it
+    which it has :data:`MIN_PAIRS` pairs (both values present; at least one such
+    conjunction), its gain over random pairs (exact level and word overlap, at the upper
+    confidence bound) is below :data:`CONJUNCTION_NOISE_SHARE` of the excess share: an
+    identity field would agree on the likely matches. Cost: at most ``C(8, 2) + C(8, 3)``
+    conjunctions counted on integer codes, and one similarity computation per judged field. One strong conjunction on which it
     gains is enough to keep it (fields that go together without being identity, a street and
     its city, can make a conjunction look strong; a true identity conjunction then keeps the
     field). Conjunctions are formed from the :data:`MAX_CONJUNCTION_FIELDS` most distinctive
