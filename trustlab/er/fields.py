@@ -1045,20 +1045,20 @@ def _conjunctions(df: pd.DataFrame, fields: Sequence[Field], keys: dict, src: np
     agreeing pairs). Matches agree on their identity fields together, which chance does not
     do. A conjunction is strong when its excess share is at least :data:`MIN_EXCESS`.
 
-    An undecided field is called noise when, on **every** strong conjunction without it on
-    which it has :data:`MIN_PAIRS` pairs (both values present; at least one such
-    conjunction), its gain over random pairs (exact level and word overlap, at the upper
-    confidence bound) is below :data:`CONJUNCTION_NOISE_SHARE` of the excess share: an
-    identity field would agree on the likely matches. Cost: at most ``C(8, 2) + C(8, 3)``
-    conjunctions counted on integer codes, and one similarity computation per judged field. One strong conjunction on which it
-    gains is enough to keep it (fields that go together without being identity, a street and
-    its city, can make a conjunction look strong; a true identity conjunction then keeps the
-    field). Conjunctions are formed from the :data:`MAX_CONJUNCTION_FIELDS` most distinctive
-    fields (share present times the information of an agreement) that are not suspect,
-    noise or mostly agreeing on random pairs; the pairs compared are drawn as in the first
-    pass (:data:`PAIRS_PER_VALUE` per value of the conjunction). Heuristic; the independence
-    the excess share assumes fails for fields that go together, which is why one gaining
-    conjunction suffices to keep a field."""
+    An undecided field is called noise when, on **every** strong conjunction without it on which
+    it has :data:`MIN_PAIRS` pairs (both values present; at least one such conjunction), its
+    gain over random pairs (exact level and word overlap, at the upper confidence bound) is
+    below :data:`CONJUNCTION_NOISE_SHARE` of the excess share: an identity field would agree on
+    the likely matches. Cost: at most ``C(8, 2) + C(8, 3)`` conjunctions counted on integer
+    codes, and one similarity computation per judged field. One strong conjunction on which it
+    gains is enough to keep it (fields that go together without being identity, a street and its
+    city, can make a conjunction look strong; a true identity conjunction then keeps the field).
+    Conjunctions are formed from the :data:`MAX_CONJUNCTION_FIELDS` most distinctive fields
+    (share present times the information of an agreement) that are not suspect, noise or mostly
+    agreeing on random pairs; the pairs compared are drawn as in the first pass
+    (:data:`PAIRS_PER_VALUE` per value of the conjunction). Heuristic; the independence the
+    excess share assumes fails for fields that go together, which is why one gaining conjunction
+    suffices to keep a field."""
     from itertools import combinations
 
     todo = [f for f in fields if out[f.column].verdict == "undecided" and out[f.column].shape is None]
