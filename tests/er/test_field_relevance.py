@@ -133,3 +133,51 @@ def test_given_fields_are_not_judged(people):
     r = trustlab.resolve(df.drop(columns=["entity"]).head(300), id_col="rec_id",
                          fields={"given_name": "name", "surname": "name", "notes": "exact"})
     assert [f.column for f in r.field_report.fields] == ["given_name", "surname", "notes"]
+
+
+def _few_duplicates(n: int = 6000, dup: float = 0.1, seed: int = 0) -> pd.DataFrame:
+    """People with common first and last names and birth dates, 10 % of them twice (half of
+    the copies with one name or date part altered): the pairs that agree on one field are
+    mostly namesakes, as in RLdata10000; plus ``comment``, the text of another record."""
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame({"first": [f"fn{k}" for k in rng.integers(0, 120, n)],
+                       "last": [f"ln{k}" for k in rng.integers(0, 150, n)],
+                       "by": rng.integers(1930, 2000, n).astype(str), "bm": rng.integers(1, 13, n).astype(str),
+                       "bd": rng.integers(1, 29, n).astype(str)}).astype(object)
+    k = int(dup * n)
+    d = df.iloc[rng.choice(n, k, replace=False)].copy()
+    for i in range(k):
+        if rng.random() < 0.5:
+            j = d.columns.get_loc(str(rng.choice(["first", "last", "bm", "bd"])))
+            d.iat[i, j] = d.iat[i, j] + "x"
+    df = pd.concat([df, d], ignore_index=True)
+    df["comment"] = df.agg(" ".join, axis=1).to_numpy()[rng.permutation(len(df))]
+    return df
+
+
+def test_noise_on_likely_matches_of_a_conjunction():
+    """Few duplicates: no single field's pairs are enriched enough in matches to judge by
+    (every field undecided in the first pass), but the pairs that agree on two or three
+    fields together far more often than chance are; the text of another record agrees on
+    them as on random pairs and is noise, every identity field gains there and is kept."""
+    df = _few_duplicates()
+    fields = [Field("first", "name"), Field("last", "name"), Field("by", "exact"), Field("bm", "exact"),
+              Field("bd", "exact"), Field("comment", "string")]
+    ev = judge_fields(df, fields)
+    assert ev["comment"].verdict == "noise" and ev["comment"].conjunction
+    assert ev["comment"].upper < 0.05
+    for c in ("first", "last", "by", "bm", "bd"):
+        assert ev[c].verdict == "undecided" and ev[c].upper > 0.5, (c, ev[c])
+    rep = infer_fields_report(df, id_col=None)
+    role = {c.column: c.role for c in rep.choices}
+    assert role["comment"] == "noise" and "likely matches" in {c.column: c.reason for c in rep.choices}["comment"]
+    assert all(role[c] == "field" for c in ("first", "last", "by", "bm", "bd"))
+
+
+def test_no_conjunction_without_duplicates():
+    """The same table without its duplicates: no conjunction agrees more often than chance,
+    so nothing is called noise (there are no likely matches to judge by)."""
+    df = _few_duplicates(dup=0.0)
+    fields = [Field("first", "name"), Field("last", "name"), Field("by", "exact"), Field("bm", "exact"),
+              Field("bd", "exact"), Field("comment", "string")]
+    assert {e.verdict for e in judge_fields(df, fields).values()} == {"undecided"}

@@ -543,6 +543,18 @@ MAX_TOTAL_PAIRS = 60_000
 #: it cannot pass for a match class nor make blocks, and its weight is small either way
 MAX_RANDOM_AGREEMENT = 0.5
 
+#: conjunctions of this many other fields at most make the "likely match" pairs of the second pass
+MAX_CONJUNCTION = 3
+#: the fields (the most distinctive ones) whose conjunctions the second pass forms
+MAX_CONJUNCTION_FIELDS = 8
+#: a conjunction is *strong* when at least this share of the pairs that agree on it cannot be
+#: explained by its fields agreeing independently (its excess share: likely matches)
+MIN_EXCESS = 0.5
+#: a field is noise when its gain on the likely matches, at its upper bound, is below this
+#: share of their excess share (measured on the real files: columns about another record
+#: 0.01-0.02, identity fields 0.3 and more, a name with typos the lowest)
+CONJUNCTION_NOISE_SHARE = 0.1
+
 _TIMESTAMP = re.compile(
     r"\s*(?:\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4})[ T,]+\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?"
     r"\s*(?:[ap]\.?m\.?)?\s*(?:z|utc|gmt|[+-]\d{2}:?\d{2})?\s*", re.I)
@@ -561,7 +573,8 @@ class FieldEvidence:
     verdict : str
         ``"relevant"`` (agrees more on pairs another field makes likely matches),
         ``"noise"`` (with enough evidence, a gain below :data:`NOISE_SHARE` of the
-        identity fields' gain on the same pairs),
+        identity fields' gain on the same pairs, or below :data:`CONJUNCTION_NOISE_SHARE` of
+        the excess share of every strong conjunction of other fields),
         ``"suspect"`` (a counter or timestamp shape, no evidence of identity) or
         ``"undecided"``.
     gain : float
@@ -573,6 +586,10 @@ class FieldEvidence:
         Pairs of other fields on which both values of this field were present.
     shape : str or None
         The suspect shape (``"counter"``, ``"timestamp"``), if any.
+    conjunction : bool
+        Judged by the second pass, on the likely matches of conjunctions of other fields
+        (``upper`` is then the largest upper bound of its gain there as a share of their
+        excess share, ``threshold`` :data:`CONJUNCTION_NOISE_SHARE`).
     best : str or None
         The conditioner that gave ``gain``.
     """
@@ -588,6 +605,7 @@ class FieldEvidence:
     random_exact: float = float("nan")
     threshold: float = float("nan")
     reverse: bool = False
+    conjunction: bool = False
     detail: dict = field(default_factory=dict)
     stats: dict = field(default_factory=dict, repr=False)
 
@@ -597,6 +615,11 @@ class FieldEvidence:
                     "timestamp": "a timestamp with a varying time of day (export / change time)"}[self.shape]
             return (f"{what}, with no evidence that it carries identity (no significant gain on the pairs that "
                     "agree on another field): not compared (pass fields=... to compare it)")
+        if self.conjunction:
+            return (f"no evidence of identity: on {self.evidence} likely matches (pairs that agree on two or three "
+                    f"other fields together far more often than chance) it agrees no more than on random pairs "
+                    f"(gain at its upper bound {self.upper:.2f} of their excess share, < {self.threshold}): not "
+                    "compared (pass fields=... to compare it)")
         if self.reverse:
             return (f"no evidence of identity: too sparse to be judged on the other fields' pairs, and the pairs "
                     f"that agree on it are no more alike in the other fields than random pairs (at most "
@@ -901,6 +924,7 @@ def judge_fields(df: pd.DataFrame, fields: Sequence[Field], *, sources: np.ndarr
         if len(r_sub) >= 50:
             _measure(df, fields, [f], r_sub, sub, out)
     _decide(out)
+    _conjunctions(df, fields, keys, src, rng, rand, out)
     for ev in out.values():
         ev.stats = {}
     return out
@@ -984,4 +1008,143 @@ def _reverse(c: str, ev: FieldEvidence, out: dict, strong: set) -> None:
     if seen:
         ev.upper, ev.threshold, ev.reverse = worst, NOISE_SHARE, True
         if worst < NOISE_SHARE:
+            ev.verdict = "noise"
+
+
+def _pair_count(code: np.ndarray, sources: np.ndarray | None) -> float:
+    """Pairs of records with the same code (``-1``: missing; across tables with ``sources``)."""
+    ok = code >= 0
+    if ok.sum() < 2:
+        return 0.0
+    if sources is None:
+        k = np.bincount(code[ok]).astype(np.float64)
+        return float((k * (k - 1) / 2).sum())
+    s = np.unique(sources, return_inverse=True)[1].reshape(-1)
+    ns = int(s.max()) + 1
+    t = np.bincount(code[ok] * ns + s[ok], minlength=(int(code.max()) + 1) * ns).reshape(-1, ns).astype(np.float64)
+    return float(((t.sum(1) ** 2 - (t ** 2).sum(1)) / 2).sum())
+
+
+def _combine(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The code of the pair of codes ``(a, b)`` (``-1`` where either is missing), renumbered."""
+    both = (a >= 0) & (b >= 0)
+    out = np.full(a.shape, -1, np.int64)
+    if both.any():
+        out[both] = np.unique(a[both] * (int(b.max()) + 1) + b[both], return_inverse=True)[1].reshape(-1)
+    return out
+
+
+def _conjunctions(df: pd.DataFrame, fields: Sequence[Field], keys: dict, src: np.ndarray | None,
+                  rng: np.random.Generator, rand: np.ndarray, out: dict) -> None:
+    """Second pass for the fields the first left undecided (few-duplicate tables, where no
+    single field's pairs are enriched enough in matches): the *likely matches* are the pairs
+    that agree exactly on a conjunction ``S`` of two or three other fields, and how enriched
+    in matches they are is measured without labels, by their **excess share**
+    ``1 - E/O``: ``O`` the pairs that agree on every field of ``S``, ``E`` the pairs that would
+    if the fields agreed independently (all pairs times the product of each field's share of
+    agreeing pairs). Matches agree on their identity fields together, which chance does not
+    do. A conjunction is strong when its excess share is at least :data:`MIN_EXCESS`.
+
+    An undecided field is called noise when, on **every** strong conjunction without it on which
+    it has :data:`MIN_PAIRS` pairs (both values present; at least one such conjunction), its
+    gain over random pairs (exact level and word overlap, at the upper confidence bound) is
+    below :data:`CONJUNCTION_NOISE_SHARE` of the excess share: an identity field would agree on
+    the likely matches. Cost: at most ``C(8, 2) + C(8, 3)`` conjunctions counted on integer
+    codes, and one similarity computation per judged field. One strong conjunction on which it
+    gains is enough to keep it (fields that go together without being identity, a street and its
+    city, can make a conjunction look strong; a true identity conjunction then keeps the field).
+    Conjunctions are formed from the :data:`MAX_CONJUNCTION_FIELDS` most distinctive fields
+    (share present times the information of an agreement) that are not suspect, noise or mostly
+    agreeing on random pairs; the pairs compared are drawn as in the first pass
+    (:data:`PAIRS_PER_VALUE` per value of the conjunction). Heuristic; the independence the
+    excess share assumes fails for fields that go together, which is why one gaining conjunction
+    suffices to keep a field."""
+    from itertools import combinations
+
+    todo = [f for f in fields if out[f.column].verdict == "undecided" and out[f.column].shape is None]
+    if not todo:
+        return
+    n = len(df)
+    if src is None:
+        total = n * (n - 1) / 2.0
+    else:
+        cnt = np.bincount(np.unique(src, return_inverse=True)[1].reshape(-1)).astype(np.float64)
+        total = float((cnt.sum() ** 2 - (cnt ** 2).sum()) / 2)
+    if total <= 0:
+        return
+    share, score, codes = {}, {}, {}
+    for f in fields:
+        ev = out[f.column]
+        if ev.verdict in ("noise", "suspect") or ev.shape is not None:
+            continue
+        if not (ev.random_exact < MAX_RANDOM_AGREEMENT):
+            continue
+        key = keys[f.column]
+        code = pd.factorize(pd.Series(key))[0].astype(np.int64)
+        code[key == ""] = -1
+        code = np.where(code >= 0, np.unique(np.where(code >= 0, code, 0), return_inverse=True)[1].reshape(-1), -1)
+        o = _pair_count(code, src)
+        if o <= 0:
+            continue
+        codes[f.column] = code
+        share[f.column] = o / total
+        present = float((key != "").mean())
+        score[f.column] = present * -np.log(max(share[f.column] / max(present * present, 1e-12), 1.0 / n))
+    cond = sorted(share, key=lambda c: -score[c])[:MAX_CONJUNCTION_FIELDS]
+    strong = []
+    for size in range(2, MAX_CONJUNCTION + 1):
+        for S in combinations(cond, size):
+            code = codes[S[0]]
+            for c in S[1:]:
+                code = _combine(code, codes[c])
+            o = _pair_count(code, src)
+            if o < MIN_PAIRS:
+                continue
+            e = total * float(np.prod([share[c] for c in S]))
+            excess = 1.0 - e / o
+            if excess >= MIN_EXCESS:
+                strong.append((S, excess, code))
+    if not strong:
+        return
+    rs = np.random.default_rng(rng.integers(0, 2 ** 32))
+    pairs = {S: _agreeing_pairs(np.where(code >= 0, code.astype(str), "").astype(object), src, rs)
+             for S, _, code in strong}
+    for f in todo:
+        ev = out[f.column]
+        use = [(S, excess) for S, excess, _ in strong if f.column not in S and len(pairs[S]) >= MIN_PAIRS]
+        if not use:
+            continue
+        # every pair set and the random pairs compared at once, on the records they hold
+        allp = np.concatenate([rand] + [pairs[S] for S, _ in use])
+        rows, inv = np.unique(allp, return_inverse=True)
+        X = _similarities(df.iloc[rows].reset_index(drop=True), f, inv.reshape(allp.shape).astype(np.int64))
+        offs = np.cumsum([0, len(rand)] + [len(pairs[S]) for S, _ in use])
+        X0 = X[:offs[1]]
+        r0 = X0[:, 0][~np.isnan(X0[:, 0])]
+        if r0.size and float((r0 >= _EQUAL).mean()) >= MAX_RANDOM_AGREEMENT:
+            continue
+        seen, worst, best_n = 0, 0.0, 0
+        for q, (S, excess) in enumerate(use):
+            XS = X[offs[q + 1]:offs[q + 2]]
+            ups, n_f = [], 0
+            for fi in (0, 1):
+                x, xr = XS[:, fi], X0[:, fi]
+                x, xr = x[~np.isnan(x)], xr[~np.isnan(xr)]
+                if fi == 0:
+                    n_f = int(x.size)
+                if x.size < MIN_PAIRS or xr.size < 30:
+                    continue
+                gain, upper, z = _gain(x, xr)
+                ev.detail[("+".join(S), "conjunction" if fi == 0 else "conjunction:jaccard")] = (
+                    round(gain, 3), round(upper, 3), round(z, 1), int(x.size), round(excess, 3))
+                ups.append(upper / excess)
+            if not ups:
+                continue
+            seen += 1
+            best_n = max(best_n, n_f)
+            worst = max(worst, max(ups))
+        if not seen:
+            continue
+        ev.upper, ev.evidence, ev.threshold, ev.conjunction = worst, best_n, CONJUNCTION_NOISE_SHARE, True
+        if worst < CONJUNCTION_NOISE_SHARE:
             ev.verdict = "noise"

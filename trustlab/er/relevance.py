@@ -29,6 +29,18 @@ significant (a z-score). A field with a significant gain on some other field's p
    (:data:`NOISE_SHARE`) of the gain the relevant fields show there: how enriched in matches
    the pairs are sets how large a gain identity can show.
 
+Where no single field's pairs are enriched enough for this (tables of few duplicates, whose
+pairs agreeing on one name are mostly namesakes), a **second pass** judges the fields the first
+left undecided on *likely matches*: the pairs that agree on a conjunction of two or three other
+fields. How enriched in matches they are is measured without labels by the conjunction's
+*excess share* ``1 - E/O`` (``O`` the pairs that agree on all its fields, ``E`` the pairs that
+would if the fields agreed independently): matches agree on their identity fields together,
+chance does not. On every conjunction whose excess share is at least :data:`MIN_EXCESS`, an
+identity field agrees far more than on random pairs; a field whose gain there (at its upper
+bound) stays below :data:`CONJUNCTION_NOISE_SHARE` of the excess share on all of them is noise.
+One conjunction on which it gains keeps it (fields that go together without being identity, a
+street and its city, can make a conjunction look strong).
+
 A field too sparse for this (present on both records of too few pairs) is judged the other
 way round: are the pairs that agree on it more alike in the relevant fields than random pairs
 (compared with what the strong conditioners' pairs show)? A field that random pairs mostly
@@ -44,19 +56,24 @@ A suspect field is dropped unless the evidence shows it carries identity (a coun
 tables aligned row by row would).
 
 All of this is heuristic: the thresholds (:data:`MIN_GAIN`, :data:`MIN_Z`, :data:`MIN_PAIRS`,
-:data:`NOISE_SHARE`, :data:`MIN_STRENGTH`, :data:`MAX_CONDITIONER_AGREEMENT`) were chosen on the
+:data:`NOISE_SHARE`, :data:`MIN_STRENGTH`, :data:`MAX_CONDITIONER_AGREEMENT`, :data:`MIN_EXCESS`,
+:data:`CONJUNCTION_NOISE_SHARE`) were chosen on the
 real files of ``bench/er_real.py`` and their ``extra`` presentation
 (``bench/er_perturb.py``), and the test reads a sample (:data:`MAX_RECORDS` records).
 """
 from __future__ import annotations
 
 from trustlab.er.fields import (  # noqa: F401  (the code is part of the fields stage)
+    CONJUNCTION_NOISE_SHARE,
     MAX_CONDITIONER_AGREEMENT,
+    MAX_CONJUNCTION,
+    MAX_CONJUNCTION_FIELDS,
     MAX_PAIRS,
     MAX_RANDOM_AGREEMENT,
     MAX_RECORDS,
     MAX_TOTAL_PAIRS,
     MIN_EVIDENCE,
+    MIN_EXCESS,
     MIN_GAIN,
     MIN_PAIRS,
     MIN_STRENGTH,
