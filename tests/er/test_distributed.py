@@ -148,6 +148,8 @@ def test_refuses_what_it_cannot_distribute(client):
     ddf = dd.from_pandas(df, npartitions=2)
     with pytest.raises(ValueError, match="sorted-neighbourhood"):
         trustlab.resolve(ddf, id_col="rec_id", blocking=["sorted:surname:5"], client=client)
+    with pytest.raises(ValueError, match="nearest-neighbour rules are not distributed"):
+        trustlab.resolve(ddf, id_col="rec_id", blocking=["token:surname", "nearest:surname+suburb:3"], client=client)
     with pytest.raises(ValueError, match="does not support labels"):
         trustlab.resolve(ddf, id_col="rec_id", labels="entity", client=client)
     with pytest.raises(ValueError, match="id column"):

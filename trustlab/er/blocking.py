@@ -10,6 +10,11 @@ Rules (strings, combined by union):
 * ``"qgram:COL:Q"`` — records sharing any character ``Q``-gram of ``COL``;
 * ``"sorted:COL:W"`` — sorted neighbourhood: sort by ``COL`` and pair each record with
   the next ``W-1`` records;
+* ``"nearest:COL[+COL]:K"`` — schema-agnostic nearest neighbours: each record paired with
+  the ``K`` records whose words (over all the rule's columns together, letters split from
+  digits) are most similar to its own, by the cosine of inverse-document-frequency weighted
+  word sets (:func:`nearest_pairs`; the most common words left out of the search while the
+  work would exceed :data:`NEAR_MAX_WORK`). Local only (the distributed path refuses it);
 * ``"all"`` — every pair (small inputs only).
 
 Any column name works: one that holds ``: + @ ; ,``, a quote or surrounding spaces is
@@ -220,9 +225,92 @@ def membership_values(df: pd.DataFrame, spec: "str | Rule", cache: dict | None =
         a = np.concatenate(ls) if ls else np.empty(0, np.int64)
         b = np.concatenate(rs) if rs else np.empty(0, np.int64)
         return "pairs", np.stack([np.minimum(a, b), np.maximum(a, b)], axis=1)
+    if kind == "nearest":
+        k = _int_option(rule, spec, NEAREST_NEIGHBOURS, "the neighbours per record")
+        v = _norm(df[cols[0]]) if len(cols) == 1 else _norm(df[cols].fillna("").astype(str).agg(" ".join, axis=1))
+        return "pairs", nearest_pairs(v, k)
     raise ValueError(
-        f"unknown blocking rule kind {kind!r} in {spec!r}; valid kinds are ['key', 'token', 'qgram', 'sorted', 'all']"
+        f"unknown blocking rule kind {kind!r} in {spec!r}; valid kinds are "
+        "['key', 'token', 'qgram', 'sorted', 'nearest', 'all']"
     )
+
+
+#: neighbours per record of a ``nearest`` rule without an option (the default rules never
+#: choose one: bench/results/er_real_experiments.md, stop 52 text52)
+NEAREST_NEIGHBOURS = 5
+#: rows of the similarity matrix a ``nearest`` rule holds at once: ``_NEAREST_CELLS // n`` records
+_NEAREST_CELLS = 1 << 24
+
+
+def nearest_pairs(v: pd.Series, k: int) -> np.ndarray:
+    """Each record paired with its ``k`` most similar other records (``i < j``, unique).
+
+    ``v`` holds each record's normalised text (:func:`~trustlab.er.rules._norm`); its words
+    (letters split from digits, as ``token:COL:alnum``; words of one character dropped) form
+    a binary vector per record weighted by ``log((N + 1) / (df + 1)) + 1`` (``N`` records with
+    a word, ``df`` those with this word) and scaled to unit length; the similarity is the
+    cosine, ties to the lower record position, and a record without a shared word gets no
+    neighbour. Work bound (an approximation): the words held by the most records are left out
+    of the search (not of the lengths) while the products it computes, the sum over words of
+    ``df ** 2``, would exceed :data:`NEAR_MAX_WORK`; so two records that share only very
+    common words may not be found. The similarity matrix is computed
+    ``_NEAREST_CELLS // n`` rows at a time (memory ~``_NEAREST_CELLS`` floats).
+
+    Examples
+    --------
+    >>> v = pd.Series(["acme widget 3000", "acme widget 3000 blue", "zeta gear", "zeta gear x1"])
+    >>> nearest_pairs(v, 1).tolist()
+    [[0, 1], [2, 3]]
+    """
+    import scipy.sparse as sp
+
+    n = len(v)
+    if n < 2 or k < 1:
+        return np.empty((0, 2), np.int64)
+    v = v.reset_index(drop=True).str.replace(
+        r"(?<=[a-z])(?=[0-9])|(?<=[0-9])(?=[a-z])(?!(?:st|nd|rd|th)\b)", " ", regex=True)
+    rec, word = _word_members(v)
+    if not rec.size:
+        return np.empty((0, 2), np.int64)
+    key = pd.factorize(word)[0].astype(np.int64)
+    key, rec = _distinct_members(rec, key)
+    cnt = np.bincount(key)
+    rows, rinv = np.unique(rec, return_inverse=True)
+    idf = np.log((len(rows) + 1.0) / (cnt + 1.0)) + 1.0
+    X = sp.csr_matrix((idf[key], (rinv, key)), shape=(len(rows), len(cnt)))
+    norm = np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
+    X = sp.csr_matrix(sp.diags(1.0 / np.maximum(norm, 1e-300)) @ X)
+    # the search: the words by increasing df while sum df**2 stays within the work bound
+    # (a word one record holds pairs no one: not searched)
+    shared = np.flatnonzero(cnt > 1)
+    order = shared[np.lexsort((shared, cnt[shared]))]
+    work = np.cumsum(cnt[order].astype(np.float64) ** 2)
+    keep = np.zeros(len(cnt), bool)
+    keep[order[work <= NEAR_MAX_WORK]] = True
+    Y = sp.csr_matrix(X @ sp.diags(keep.astype(np.float64)))
+    Y.eliminate_zeros()
+    YT = sp.csr_matrix(Y.T)
+    m = len(rows)
+    step = max(1, _NEAREST_CELLS // max(m, 1))
+    kk = min(k, m - 1)
+    out = []
+    for a in range(0, m, step):
+        b = min(m, a + step)
+        S = (Y[a:b] @ YT).toarray()
+        S[np.arange(b - a), np.arange(a, b)] = 0.0
+        kth = -np.partition(-S, kk - 1, axis=1)[:, kk - 1]
+        r, c = np.nonzero((S >= kth[:, None]) & (S > 0))
+        o = np.lexsort((c, -S[r, c], r))  # by row, then similarity down, then position
+        r, c = r[o], c[o]
+        first = np.searchsorted(r, np.arange(b - a))
+        sel = np.arange(len(r)) - first[r] < kk
+        i, j = rows[a + r[sel]], rows[c[sel]]
+        out.append(np.stack([np.minimum(i, j), np.maximum(i, j)], axis=1))
+    P = np.concatenate(out) if out else np.empty((0, 2), np.int64)
+    if not len(P):
+        return P.astype(np.int64)
+    code = np.unique(P[:, 0].astype(np.int64) * n + P[:, 1])
+    return np.stack([code // n, code % n], axis=1)
 
 
 def _word_members(v: pd.Series) -> tuple[np.ndarray, np.ndarray]:

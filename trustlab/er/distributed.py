@@ -111,7 +111,8 @@ number of records that have a positive pair). Evaluation against the truth is co
 the workers (contingency cells and cluster sizes reduced to sums; no label reaches the
 driver). Not supported here: supervised scoring (``labels``), several tables
 (``link_type``, ``one_to_one``), saved models, incremental resolution and
-sorted-neighbourhood blocking rules (``sorted:``); each is refused with a message.
+sorted-neighbourhood and nearest-neighbour blocking rules (``sorted:``, ``nearest:``); each is refused
+with a message.
 """
 from __future__ import annotations
 
@@ -2764,6 +2765,9 @@ def _rules(blocking, sample: pd.DataFrame, flds, max_block_size: int, n: int) ->
         if rule.kind == "sorted":
             raise ValueError(f"blocking rule {r!r}: sorted-neighbourhood rules are not distributed; use key, token "
                              "or qgram rules (e.g. 'token:name', 'qgram:name:4')")
+        if rule.kind == "nearest":
+            raise ValueError(f"blocking rule {r!r}: nearest-neighbour rules are not distributed; use key, token or "
+                             "qgram rules (e.g. 'token:name', 'qgram:name:4')")
         if rule.near:
             plain = str(Rule(rule.kind, rule.columns, rule.option, rule.cap))
             raise ValueError(f"blocking rule {r!r}: near neighbours in purged blocks ('/{rule.near}') are not "
