@@ -12,9 +12,10 @@ import sys
 import pytest
 
 # 1,200 records of the bundled csv_example (components of up to a few dozen records go
-# through the partition layer), under a whole-call budget of 6 s: a few hundred
-# milliseconds of solving, well below the budget even on a loaded machine, but less
-# than the seconds a cold compile of the partition kernels takes (about 10 s of CPU).
+# through the partition layer), with resolve's default budget (no time_limit: counted work,
+# so the answer cannot depend on the machine's load nor on seconds spent compiling). An
+# explicit wall-clock time_limit is load-dependent by design (documented in resolve), so no
+# test here asserts on one: at stop 52 a 6 s wall budget ended components at load 10.
 _CODE = """
 import json, sys
 import numpy as np
@@ -23,7 +24,7 @@ from trustlab.er import resolve
 
 ds = load_er_dataset("csv_example")
 df = ds.records.iloc[:1200].drop(columns=[ds.truth_col])
-budget = json.loads(sys.argv[1])  # {"time_limit": 6.0} or {"solver_options": {"work_limit": ...}}
+budget = json.loads(sys.argv[1])  # {} (the defaults) or {"solver_options": {"work_limit": ...}}
 r = resolve(df, id_col=ds.id_col, fields=ds.fields, blocking=ds.blocking, **budget)
 cr = r.clusters
 sizes = np.bincount(cr.component)
@@ -34,7 +35,7 @@ print(json.dumps({"entity": r.entity.tolist(), "status": list(cr.status),
 
 def _run(cache_dir, twins, budget=None):
     env = dict(os.environ, NUMBA_CACHE_DIR=str(cache_dir), TRUSTLAB_PARTITION_PYTHON=twins)
-    budget = {"time_limit": 6.0} if budget is None else budget
+    budget = {} if budget is None else budget
     p = subprocess.run([sys.executable, "-c", _CODE, json.dumps(budget)], capture_output=True, text=True, env=env,
                        timeout=600)
     assert p.returncode == 0, p.stderr[-2000:]
