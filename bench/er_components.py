@@ -109,6 +109,8 @@ def solver_components(W, res) -> list[dict]:
             "reduced_nodes": red.get("nodes_after"), "largest_part": red.get("largest_part"),
             "reduction_applied": red.get("applied"), "packing_bound": st.get("packing_bound"),
             "lp_bound": st.get("lp_bound"), "lp_bound_seconds": st.get("lp_bound_seconds"),
+            "lp_bound_work": st.get("lp_bound_work"), "lp_bound_budget": st.get("lp_bound_budget"),
+            "lp_bound_wall_stop": st.get("lp_bound_wall_stop"), "work_spent": st.get("work_spent"),
             "proved_by": st.get("proved_by"), "parts_proved_by_lp": red.get("parts_proved_by_lp"),
         })
     return out
@@ -183,8 +185,8 @@ def one(name: str, data: Path, save_w: str | None = None) -> dict:
 
         def wrapped(W, **kw):
             t0 = time.perf_counter()
-            if os.environ.get("ER_COMPONENTS_LP_BOUND") == "1":  # --lp-bound: the opt-in triangle LP bound
-                kw = {**kw, "lp_bound": True}
+            if os.environ.get("ER_COMPONENTS_LP_BOUND") in ("0", "1"):  # --no-lp-bound / --lp-bound
+                kw = {**kw, "lp_bound": os.environ["ER_COMPONENTS_LP_BOUND"] == "1"}
             res = partition(W, **kw)
             if save_w:
                 import scipy.sparse as sp
@@ -308,11 +310,13 @@ def main(argv=None) -> int:
     ap.add_argument("--from-jsonl", default=None, help="only write --md from an earlier --jsonl")
     ap.add_argument("--save-w", default=None, help="with one file: save each partition call's W here")
     ap.add_argument("--lp-bound", action="store_true",
-                    help="partition(lp_bound=True): the triangle LP bound on unproven components (opt-in)")
+                    help="partition(lp_bound=True) (the default since stop 52): the triangle LP bound on unproven "
+                         "components")
+    ap.add_argument("--no-lp-bound", action="store_true", help="partition(lp_bound=False): no triangle LP bound")
     ap.add_argument("--one", default=None, help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
-    if a.lp_bound:
-        os.environ["ER_COMPONENTS_LP_BOUND"] = "1"
+    if a.lp_bound or a.no_lp_bound:
+        os.environ["ER_COMPONENTS_LP_BOUND"] = "0" if a.no_lp_bound else "1"
     if a.one:
         print(json.dumps(one(a.one, Path(a.data), a.save_w), default=float), flush=True)
         return 0

@@ -157,7 +157,7 @@ def test_lp_bound_does_not_change_the_partition(monkeypatch):
     kw = dict(nodes=list(range(n)), method="auto", random_state=0, work_limit=5.0)
     a = partition(edges, lp_bound=True, **kw)
     assert any("lp_bound" in cp for cp in a.components)
-    off = partition(edges, **kw)  # the default: no LP bound
+    off = partition(edges, lp_bound=False, **kw)
     assert not any("lp_bound" in cp for cp in off.components)
     assert np.array_equal(np.asarray(a.labels), np.asarray(off.labels))
     monkeypatch.setattr(api, "_lp_certify", lambda *a, **k: None)
