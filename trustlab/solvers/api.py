@@ -506,12 +506,13 @@ def _lp_certify(W, A, integral: bool, info: dict, budget: float) -> None:
 def _lp_certify_edges(n, rows, cols, vals, integral: bool, info: dict, budget: float) -> None:
     """:func:`_lp_certify` on an edge-form component (nothing once the work clock's
     wall-clock safety stop has passed: the run is already far slower than its budget; nothing
-    on more than :data:`~trustlab.solvers.bounds.LP_MAX_PAIRS` pairs)."""
+    on more than :data:`~trustlab.solvers.bounds.LP_MAX_PAIRS` pairs of positive weight: the
+    other pairs enter the LP only where a row holds them)."""
     from trustlab.solvers._clock import current as current_clock
     from trustlab.solvers.bounds import LP_MAX_PAIRS, triangle_lp_bound
 
     clk = current_clock()
-    if clk.safety_hit or rows.size > LP_MAX_PAIRS or budget <= 0:
+    if clk.safety_hit or np.count_nonzero(vals > 0) > LP_MAX_PAIRS or budget <= 0:
         return
     t = time.perf_counter()
     obj = float(info["objective"])
@@ -1138,9 +1139,9 @@ def partition(
         whose partition meets that bound is reported ``optimal`` (``proved_by="packing"``).
         The same packing bound caps the bound ``cpp`` reports when it stops at the time
         limit, and a component whose heuristic partition meets it skips the exact solver
-        (``phase="packing"``; its search also stops once it reaches it). With
-        ``lp_bound=True`` a ``cpp`` or ``heuristic`` component still unproven after its
-        search also gets the tighter triangle LP bound (see ``lp_bound``; on by default). ``auto``: ``cpp``
+        (``phase="packing"``; its search also stops once it reaches it). A ``cpp`` or
+        ``heuristic`` component still unproven after its search also gets the tighter
+        triangle LP bound (``lp_bound``, on by default). ``auto``: ``cpp``
         on components up to 400 nodes, ``heuristic`` above. A component given as a graph with more than 4,000 nodes
         is solved by :func:`~trustlab.solvers.sparse.solve_sparse_heuristic` whatever the
         method (O(n + m) memory, **approximate**; ``method="sparse_heuristic"`` in its

@@ -179,7 +179,7 @@ LP_MAX_SECONDS = 10.0
 LP_TRIANGLE_SECONDS = 3.0e-9
 #: a separation step (:func:`~trustlab.kernels.packing.violated_triangles`'s ``work``), reference seconds
 LP_SEPARATION_STEP_SECONDS = 4.0e-9
-#: graphs of more pairs are not given the LP bound
+#: graphs of more pairs of positive weight are not given the LP bound (by partition)
 LP_MAX_PAIRS = 400_000
 #: HiGHS's method and simplex iteration limit (per row and variable of the LP)
 LP_METHOD = "highs-ipm"
@@ -246,7 +246,7 @@ def triangle_lp_bound(n: int, rows: np.ndarray, cols: np.ndarray, vals: np.ndarr
     Rounds: solve the LP (HiGHS, :data:`LP_METHOD`) over the rows so far, find the triangles
     the solution violates (:func:`trustlab.kernels.packing.violated_triangles`), add the
     most violated (at most :data:`LP_ROWS_PER_PAIR_ROUND` new rows per pair and round,
-    :data:`LP_ROWS_PER_PAIR` x pairs in all per round), drop rows that are slack with a
+    :data:`LP_ROWS_PER_PAIR` x pairs of positive weight in all per round), drop rows that are slack with a
     zero dual, repeat; it stops when nothing is violated (the full triangle LP's optimum),
     after ``max_rounds``, when the next LP's charge (:func:`lp_charge`, reference seconds
     computed from its sizes before it runs) plus the work so far (LPs and separations,
@@ -298,7 +298,7 @@ def triangle_lp_bound(n: int, rows: np.ndarray, cols: np.ndarray, vals: np.ndarr
     out["work"] += LP_SEPARATION_STEP_SECONDS * float(steps)
     best = min(P, float(P0 - lb))
     R = np.stack([o1, o2, o3], axis=1)
-    max_new = max(1, int(LP_ROWS_PER_PAIR * m))
+    max_new = max(1, int(LP_ROWS_PER_PAIR * np.count_nonzero(w > 0)))  # (rows hold two positive-x pairs)
     x = None
     for rnd in range(max_rounds):
         if x is not None:
@@ -317,21 +317,26 @@ def triangle_lp_bound(n: int, rows: np.ndarray, cols: np.ndarray, vals: np.ndarr
         if k == 0:
             out["complete"] = True
             break
+        # the LP's columns: the pairs in some row (a pair in none is at its own optimum, 1 if
+        # its weight is positive, else 0, and the certificate counts it so)
+        used = np.unique(R[R >= 0])
+        col = np.full(m, -1, np.int64)
+        col[used] = np.arange(used.size)
         has3 = R[:, 2] >= 0
         G = sp.csr_matrix((np.concatenate([np.ones(2 * k), -np.ones(int(has3.sum()))]),
                            (np.concatenate([np.arange(k), np.arange(k), np.flatnonzero(has3)]),
-                            np.concatenate([R[:, 0], R[:, 1], R[has3, 2]]))), shape=(k, m))
-        cost = lp_charge(k, int(G.nnz), m)
+                            col[np.concatenate([R[:, 0], R[:, 1], R[has3, 2]])])), shape=(k, used.size))
+        cost = lp_charge(k, int(G.nnz), int(used.size))
         if out["work"] + cost > max_seconds:
             break
-        options = {"maxiter": int(LP_ITER_PER_ROW * (k + m))}
+        options = {"maxiter": int(LP_ITER_PER_ROW * (k + used.size))}
         if wall_limit is not None:
             wall_left = wall_limit - (time.perf_counter() - t_start)
             if wall_left <= 0:
                 out["wall_stop"] = True
                 break
             options["time_limit"] = wall_left
-        res = linprog(-w, A_ub=G, b_ub=np.ones(k), bounds=(0.0, 1.0), method=LP_METHOD, options=options)
+        res = linprog(-w[used], A_ub=G, b_ub=np.ones(k), bounds=(0.0, 1.0), method=LP_METHOD, options=options)
         out["work"] += cost
         out["rounds"] = rnd + 1
         out["rows"] = int(k)
@@ -340,8 +345,11 @@ def triangle_lp_bound(n: int, rows: np.ndarray, cols: np.ndarray, vals: np.ndarr
             out["wall_stop"] = wall_limit is not None and time.perf_counter() - t_start >= wall_limit
             break
         y = np.maximum(-np.asarray(res.ineqlin.marginals, np.float64), 0.0)
-        best = min(best, float(y.sum() + np.maximum(w - G.T @ y, 0.0).sum()))
-        x = np.clip(res.x, 0.0, 1.0)
+        gty = np.zeros(m)
+        gty[used] = G.T @ y
+        best = min(best, float(y.sum() + np.maximum(w - gty, 0.0).sum()))
+        x = (w > 0).astype(np.float64)
+        x[used] = np.clip(res.x, 0.0, 1.0)
         R = R[(y > 1e-12) | (np.asarray(res.ineqlin.residual) < 1e-6)]
         if target is not None and best <= target:
             break
