@@ -263,3 +263,15 @@ def test_default_partition_bound_is_valid(method):
         assert res.bound >= opt - 1e-7, (seed, res.bound, opt)
         if res.status == "optimal":
             assert res.objective == pytest.approx(opt, abs=1e-7)
+
+
+def test_lp_bound_default_follows_the_budget_kind():
+    """On by default under the work budget, off by default with an explicit (wall-clock)
+    time_limit, where the time one component leaves passes on to the next ones."""
+    n = 450
+    r, c, w = _planted(n, 60, 3)
+    edges = list(zip(r.tolist(), c.tolist(), w.tolist()))
+    wall = partition(edges, nodes=list(range(n)), method="auto", random_state=0, time_limit=5.0)
+    assert not any("lp_bound" in cp for cp in wall.components)
+    work = partition(edges, nodes=list(range(n)), method="auto", random_state=0, work_limit=5.0)
+    assert any("lp_bound" in cp for cp in work.components)

@@ -1105,7 +1105,7 @@ def partition(
     target: Any = None,
     reduce: bool = True,
     work_limit: float | None = None,
-    lp_bound: bool = True,
+    lp_bound: bool | None = None,
 ) -> PartitionResult:
     """Clique partitioning: disjoint clusters, each a clique, of maximum within-cluster weight.
 
@@ -1245,8 +1245,10 @@ def partition(
     scheduler : dask.distributed.Client, optional
         Deprecated name of ``client`` (a ``DeprecationWarning``; passing both is an
         error).
-    lp_bound : bool, default True
-        Certify harder: each ``cpp`` or ``heuristic`` component still unproven after its
+    lp_bound : bool, optional
+        Default: on under the default work budget (``time_limit=None``), off with an explicit
+        ``time_limit`` (wall-clock: the time a component leaves passes on to the later ones,
+        so an LP there would take time from their searches). Certify harder: each ``cpp`` or ``heuristic`` component still unproven after its
         search gets the triangle LP bound
         (:func:`~trustlab.solvers.bounds.triangle_lp_bound`: cutting planes from the
         packing's wedges, valid by weak duality from the LP's multipliers). It runs after
@@ -1332,7 +1334,11 @@ def partition(
         raise ValueError("The input has no nodes.")
     parts = _Decomposition.of(P, decompose)
     seeds = rng.integers(0, 2**63 - 1, size=len(parts.comps))
-    opts = _ComponentOptions(integral=P.integral, reduce=bool(reduce), lp_bound=bool(lp_bound), **checked)
+    # the LP bound by default only under a work budget: there each component's share is fixed in
+    # advance, so the LP's work cannot take time from another component (under a wall-clock
+    # time_limit the time a component leaves passes on to the later ones)
+    lp_bound = (time_limit is None) if lp_bound is None else bool(lp_bound)
+    opts = _ComponentOptions(integral=P.integral, reduce=bool(reduce), lp_bound=lp_bound, **checked)
     if time_limit is None:  # the default: a work budget (deterministic), with a safety stop
         work = default_time_limit(P.n) if work_limit is None else float(work_limit)
         if client is None and parts.big:
