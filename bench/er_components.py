@@ -220,7 +220,8 @@ def one(name: str, data: Path, save_w: str | None = None) -> dict:
         "peak_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
         "bands": band_counts(sizes, cr.status), "max_size": int(sizes.max()) if k else 0,
         "partition_calls": [{"time_limit": c["time_limit"], "kw": c["kw"], "seconds": round(c["seconds"], 1),
-                             "cpu_seconds": round(c["cpu_seconds"], 1), "n_components": len(c["components"])} for c in calls],
+                             "cpu_seconds": round(c["cpu_seconds"], 1), "n_components": len(c["components"])}
+                            for c in calls],
         "unproven": unproven, "unproven_consistent": n_unproven_cr == len(unproven),
     }
 

@@ -1248,8 +1248,8 @@ def partition(
     lp_bound : bool, optional
         Default: on under the default work budget (``time_limit=None``), off with an explicit
         ``time_limit`` (wall-clock: the time a component leaves passes on to the later ones,
-        so an LP there would take time from their searches). Certify harder: each ``cpp`` or ``heuristic`` component still unproven after its
-        search gets the triangle LP bound
+        so an LP there would take time from their searches). Certify harder: each ``cpp`` or
+        ``heuristic`` component still unproven after its search gets the triangle LP bound
         (:func:`~trustlab.solvers.bounds.triangle_lp_bound`: cutting planes from the
         packing's wedges, valid by weak duality from the LP's multipliers). It runs after
         the search, so the partition is the same either way; only ``bound``, ``status``
