@@ -109,6 +109,9 @@ def solver_components(W, res) -> list[dict]:
             "reduced_nodes": red.get("nodes_after"), "largest_part": red.get("largest_part"),
             "reduction_applied": red.get("applied"), "packing_bound": st.get("packing_bound"),
             "lp_bound": st.get("lp_bound"), "lp_bound_seconds": st.get("lp_bound_seconds"),
+            "lp_bound_work": st.get("lp_bound_work"), "lp_bound_budget": st.get("lp_bound_budget"),
+            "lp_bound_rounds": st.get("lp_bound_rounds"),
+            "lp_bound_wall_stop": st.get("lp_bound_wall_stop"), "work_spent": st.get("work_spent"),
             "proved_by": st.get("proved_by"), "parts_proved_by_lp": red.get("parts_proved_by_lp"),
         })
     return out
@@ -182,9 +185,9 @@ def one(name: str, data: Path, save_w: str | None = None) -> dict:
         partition = real()
 
         def wrapped(W, **kw):
-            t0 = time.perf_counter()
-            if os.environ.get("ER_COMPONENTS_LP_BOUND") == "1":  # --lp-bound: the opt-in triangle LP bound
-                kw = {**kw, "lp_bound": True}
+            t0, c0 = time.perf_counter(), time.process_time()
+            if os.environ.get("ER_COMPONENTS_LP_BOUND") in ("0", "1"):  # --no-lp-bound / --lp-bound
+                kw = {**kw, "lp_bound": os.environ["ER_COMPONENTS_LP_BOUND"] == "1"}
             res = partition(W, **kw)
             if save_w:
                 import scipy.sparse as sp
@@ -192,7 +195,7 @@ def one(name: str, data: Path, save_w: str | None = None) -> dict:
                 Path(save_w).mkdir(parents=True, exist_ok=True)
                 sp.save_npz(Path(save_w) / f"W{len(calls)}.npz", sp.coo_matrix(W))
             calls.append({"time_limit": kw.get("time_limit"), "kw": {k: v for k, v in kw.items() if k != "time_limit"},
-                          "seconds": time.perf_counter() - t0,
+                          "seconds": time.perf_counter() - t0, "cpu_seconds": time.process_time() - c0,
                           "components": solver_components(W, res)})
             return res
 
@@ -200,9 +203,9 @@ def one(name: str, data: Path, save_w: str | None = None) -> dict:
 
     C._get_partition = recording
     inputs, keys, truth = load(name, data)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     r, pred = resolve_files(inputs, keys)
-    sec = time.perf_counter() - t0
+    sec, cpu = time.perf_counter() - t0, time.process_time() - c0
     cr = r.clusters
     k = len(cr.status)
     sizes = np.bincount(cr.component, minlength=k)[:k]
@@ -213,10 +216,12 @@ def one(name: str, data: Path, save_w: str | None = None) -> dict:
     n_unproven_cr = int(sum(1 for s, st in zip(sizes, cr.status) if s >= 2 and st not in PROVEN))
     return {
         "file": name, "records": int(len(pred)), "f1": round(pairwise(pred, truth)["f1"], 4),
-        "seconds": round(sec, 1), "peak_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+        "seconds": round(sec, 1), "cpu_seconds": round(cpu, 1),
+        "peak_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
         "bands": band_counts(sizes, cr.status), "max_size": int(sizes.max()) if k else 0,
         "partition_calls": [{"time_limit": c["time_limit"], "kw": c["kw"], "seconds": round(c["seconds"], 1),
-                             "n_components": len(c["components"])} for c in calls],
+                             "cpu_seconds": round(c["cpu_seconds"], 1), "n_components": len(c["components"])}
+                            for c in calls],
         "unproven": unproven, "unproven_consistent": n_unproven_cr == len(unproven),
     }
 
@@ -308,11 +313,12 @@ def main(argv=None) -> int:
     ap.add_argument("--from-jsonl", default=None, help="only write --md from an earlier --jsonl")
     ap.add_argument("--save-w", default=None, help="with one file: save each partition call's W here")
     ap.add_argument("--lp-bound", action="store_true",
-                    help="partition(lp_bound=True): the triangle LP bound on unproven components (opt-in)")
+                    help="partition(lp_bound=True) (opt-in): the triangle LP bound on unproven components")
+    ap.add_argument("--no-lp-bound", action="store_true", help="partition(lp_bound=False) (the default): no triangle LP bound")
     ap.add_argument("--one", default=None, help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
-    if a.lp_bound:
-        os.environ["ER_COMPONENTS_LP_BOUND"] = "1"
+    if a.lp_bound or a.no_lp_bound:
+        os.environ["ER_COMPONENTS_LP_BOUND"] = "0" if a.no_lp_bound else "1"
     if a.one:
         print(json.dumps(one(a.one, Path(a.data), a.save_w), default=float), flush=True)
         return 0

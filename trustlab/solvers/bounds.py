@@ -26,8 +26,9 @@ The packing is a feasible dual of the triangle LP restricted to its wedges, and 
 one: on the suite's large components the LP over the same graph (solved to a few rounds of
 cutting planes, its bound computed from the LP's multipliers by weak duality) is several
 times closer to the heuristics' partitions (stop 51: affiliations' 1,030-record component
-4.3 % -> 0.3 %). Its limits are counts (rounds, rows, the LPs' charged work) plus a wall-clock
-guard (:data:`LP_MAX_WALL_SECONDS`); it is off by default in ``partition`` (``lp_bound=True``).
+4.3 % -> 0.3 %). Its limits are counts (rounds, rows, the LPs' charged work, :func:`lp_charge`),
+so the bound depends on the input only; ``partition(lp_bound=True)`` (opt-in) applies it to the
+components that end unproven, within a budget of counted work (see ``partition(lp_bound=)``).
 """
 from __future__ import annotations
 
@@ -161,27 +162,44 @@ def packing_bound_dense(W: np.ndarray, A: np.ndarray, **kw) -> dict:
 
 #: the triangle LP bound's limits (counts, so the bound never depends on the clock): cutting
 #: rounds, rows added per round (per pair of the graph), a pair's share of one round's new
-#: rows, the rows one separation records, its steps, and the LP work in all (reference
-#: seconds by the work clock's law for an LP, ``LP_SECONDS * (nnz + variables) ** LP_POWER``
-#: of :mod:`trustlab.solvers._clock`; these LPs have 2-3 entries per row, so its rows law
-#: does not apply; approximate: 1-5x that in wall seconds measured under load)
+#: rows, the rows one separation records and its steps
 LP_MAX_ROUNDS = 12
 LP_ROWS_PER_PAIR = 0.25
 LP_ROWS_PER_PAIR_ROUND = 1
 LP_MAX_FOUND = 2_000_000
 LP_SEPARATION_WORK = 200_000_000
+#: the LP work in all by default (reference seconds, see :func:`lp_charge`)
 LP_MAX_SECONDS = 10.0
-#: a guard against a slow machine or an LP far slower than its charge (measured under load:
-#: up to ~19x, assignees_umass' 310-node part, 190 s): no LP starts after this many wall
-#: seconds and each gets what is left as HiGHS's time limit; an LP it stops is not used
-#: (the bound stays the best of the rounds before it, valid; only then does the bound
-#: depend on the machine's speed, never the partition)
-LP_MAX_WALL_SECONDS = 30.0
-#: graphs of more pairs are not given the LP bound
+#: the charge of one triangle LP (reference seconds): ``LP_TRIANGLE_SECONDS * rows ** 2``, or
+#: the work clock's size law ``LP_SECONDS * (nnz + variables) ** LP_POWER`` when larger.
+#: Fitted (stop 52) to the CPU seconds of HiGHS's interior point on the cutting-plane LPs of
+#: planted graphs of 300-800 nodes (4e4-2.7e5 pairs, 1.5e4-9e4 rows: 2.1e-9-4.2e-9 x rows^2
+#: CPU seconds under load, so within a factor of 1.5 either way); the size law alone
+#: undercharged them 3-8x (and 2-19x in wall seconds under load, stop 51)
+LP_TRIANGLE_SECONDS = 3.0e-9
+#: a separation step (:func:`~trustlab.kernels.packing.violated_triangles`'s ``work``), reference seconds
+LP_SEPARATION_STEP_SECONDS = 4.0e-9
+#: graphs of more pairs of positive weight are not given the LP bound (by partition)
 LP_MAX_PAIRS = 400_000
 #: HiGHS's method and simplex iteration limit (per row and variable of the LP)
 LP_METHOD = "highs-ipm"
 LP_ITER_PER_ROW = 5.0
+
+
+def lp_charge(rows: int, nnz: int, variables: int) -> float:
+    """Reference seconds one triangle LP of ``rows`` rows, ``nnz`` nonzeros and
+    ``variables`` columns is charged (before it is solved, so whether it runs depends on
+    the sizes only): ``max(LP_TRIANGLE_SECONDS * rows ** 2, LP_SECONDS * (nnz + variables)
+    ** LP_POWER)``. Approximate (a fit, see :data:`LP_TRIANGLE_SECONDS`).
+
+    Examples
+    --------
+    >>> round(lp_charge(40_000, 110_000, 40_000), 2)
+    4.8
+    """
+    from trustlab.solvers._clock import LP_POWER, LP_SECONDS
+
+    return max(LP_TRIANGLE_SECONDS * float(rows) ** 2, LP_SECONDS * float(nnz + variables) ** LP_POWER)
 
 
 def _spread(e1, e2, order, m, per_pair, max_new):
@@ -210,7 +228,7 @@ def _compile_triangles() -> None:
 
 def triangle_lp_bound(n: int, rows: np.ndarray, cols: np.ndarray, vals: np.ndarray, *,
                       max_rounds: int = LP_MAX_ROUNDS, max_seconds: float = LP_MAX_SECONDS,
-                      target: float | None = None) -> dict:
+                      target: float | None = None, wall_limit: float | None = None) -> dict:
     """An upper bound on every partition's within-cluster weight from the triangle LP of
     the graph of edges ``rows[e]-cols[e]`` (as :func:`packing_bound`: unique pairs, a pair
     that is not an edge may not share a cluster), solved by cutting planes.
@@ -228,16 +246,22 @@ def triangle_lp_bound(n: int, rows: np.ndarray, cols: np.ndarray, vals: np.ndarr
     Rounds: solve the LP (HiGHS, :data:`LP_METHOD`) over the rows so far, find the triangles
     the solution violates (:func:`trustlab.kernels.packing.violated_triangles`), add the
     most violated (at most :data:`LP_ROWS_PER_PAIR_ROUND` new rows per pair and round,
-    :data:`LP_ROWS_PER_PAIR` x pairs in all per round), drop rows that are slack with a
+    :data:`LP_ROWS_PER_PAIR` x pairs of positive weight in all per round), drop rows that are slack with a
     zero dual, repeat; it stops when nothing is violated (the full triangle LP's optimum),
-    after ``max_rounds``, when the LPs' charged work (reference seconds, deterministic in
-    the sizes) would pass ``max_seconds``, when an LP does not solve, when the bound
-    reaches ``target``, or (a guard, wall time) past :data:`LP_MAX_WALL_SECONDS`. The best
-    certificate of all rounds is returned.
+    after ``max_rounds``, when the next LP's charge (:func:`lp_charge`, reference seconds
+    computed from its sizes before it runs) plus the work so far (LPs and separations,
+    :data:`LP_SEPARATION_STEP_SECONDS` per step) would pass ``max_seconds``, when an LP does
+    not solve, or when the bound reaches ``target``. Every limit is a count, so the bound
+    depends on the input only. ``wall_limit`` (None: none) is a safety stop only (the
+    caller's: a work budget's wall-clock safety stop, or an explicit ``time_limit``'s
+    seconds): no LP starts past it and HiGHS gets what is left as its time limit; an LP it
+    stops is not used (``wall_stop`` True; the bound is the best of the rounds before it,
+    still valid, and only then depends on the machine's speed).
 
     Returns a dict: ``bound``, ``positive`` (``P``), ``rounds``, ``rows`` (of the last
     LP), ``complete`` (True: no violated triangle was left, so ``bound`` is the LP's
-    optimum), ``work`` (reference seconds charged).
+    optimum), ``work`` (reference seconds charged: the LPs run and the separations),
+    ``wall_stop``.
 
     Examples
     --------
@@ -253,14 +277,13 @@ def triangle_lp_bound(n: int, rows: np.ndarray, cols: np.ndarray, vals: np.ndarr
     from scipy.optimize import linprog
 
     from trustlab.kernels import packing as K
-    from trustlab.solvers._clock import LP_POWER, LP_SECONDS
 
     rows = np.asarray(rows, np.int64)
     cols = np.asarray(cols, np.int64)
     w = np.asarray(vals, np.float64)
     m = rows.size
     P = float(w[w > 0].sum())
-    out = {"bound": P, "positive": P, "rounds": 0, "rows": 0, "complete": False, "work": 0.0}
+    out = {"bound": P, "positive": P, "rounds": 0, "rows": 0, "complete": False, "work": 0.0, "wall_stop": False}
     if m == 0 or P == 0.0:
         out["complete"] = True
         return out
@@ -270,16 +293,18 @@ def triangle_lp_bound(n: int, rows: np.ndarray, cols: np.ndarray, vals: np.ndarr
     indptr, indices, weights, eid = _csr(int(n), rows, cols, w)
     # the first rows: the wedges of the greedy packing (their amounts are a feasible dual,
     # so the first LP's bound is already at most the packing bound)
-    P0, lb, _, _, o1, o2, o3, _ = K.wedge_packing_rows(indptr, indices, weights, eid, m,
-                                                        min(PACKING_WORK_PER_NODE * int(n), PACKING_MAX_WORK))
+    P0, lb, steps, _, o1, o2, o3, _ = K.wedge_packing_rows(indptr, indices, weights, eid, m,
+                                                            min(PACKING_WORK_PER_NODE * int(n), PACKING_MAX_WORK))
+    out["work"] += LP_SEPARATION_STEP_SECONDS * float(steps)
     best = min(P, float(P0 - lb))
     R = np.stack([o1, o2, o3], axis=1)
-    max_new = max(1, int(LP_ROWS_PER_PAIR * m))
+    max_new = max(1, int(LP_ROWS_PER_PAIR * np.count_nonzero(w > 0)))  # (rows hold two positive-x pairs)
     x = None
     for rnd in range(max_rounds):
         if x is not None:
-            e1, e2, e3, viol, found, _, complete = K.violated_triangles(indptr, indices, eid, x, 1e-6,
-                                                                        LP_MAX_FOUND, LP_SEPARATION_WORK)
+            e1, e2, e3, viol, found, steps, complete = K.violated_triangles(indptr, indices, eid, x, 1e-6,
+                                                                            LP_MAX_FOUND, LP_SEPARATION_WORK)
+            out["work"] += LP_SEPARATION_STEP_SECONDS * float(steps)
             if found == 0 and complete:
                 out["complete"] = True
                 break
@@ -292,24 +317,39 @@ def triangle_lp_bound(n: int, rows: np.ndarray, cols: np.ndarray, vals: np.ndarr
         if k == 0:
             out["complete"] = True
             break
+        # the LP's columns: the pairs in some row (a pair in none is at its own optimum, 1 if
+        # its weight is positive, else 0, and the certificate counts it so)
+        used = np.unique(R[R >= 0])
+        col = np.full(m, -1, np.int64)
+        col[used] = np.arange(used.size)
         has3 = R[:, 2] >= 0
         G = sp.csr_matrix((np.concatenate([np.ones(2 * k), -np.ones(int(has3.sum()))]),
                            (np.concatenate([np.arange(k), np.arange(k), np.flatnonzero(has3)]),
-                            np.concatenate([R[:, 0], R[:, 1], R[has3, 2]]))), shape=(k, m))
-        cost = LP_SECONDS * float(G.nnz + m) ** LP_POWER  # (the work clock's LP law, sparse rows)
-        wall_left = LP_MAX_WALL_SECONDS - (time.perf_counter() - t_start)
-        if out["work"] + cost > max_seconds or wall_left <= 0:
+                            col[np.concatenate([R[:, 0], R[:, 1], R[has3, 2]])])), shape=(k, used.size))
+        cost = lp_charge(k, int(G.nnz), int(used.size))
+        if out["work"] + cost > max_seconds:
             break
-        res = linprog(-w, A_ub=G, b_ub=np.ones(k), bounds=(0.0, 1.0), method=LP_METHOD,
-                      options={"maxiter": int(LP_ITER_PER_ROW * (k + m)), "time_limit": wall_left})
+        options = {"maxiter": int(LP_ITER_PER_ROW * (k + used.size))}
+        if wall_limit is not None:
+            wall_left = wall_limit - (time.perf_counter() - t_start)
+            if wall_left <= 0:
+                out["wall_stop"] = True
+                break
+            options["time_limit"] = wall_left
+        res = linprog(-w[used], A_ub=G, b_ub=np.ones(k), bounds=(0.0, 1.0), method=LP_METHOD, options=options)
         out["work"] += cost
         out["rounds"] = rnd + 1
         out["rows"] = int(k)
         if res.status != 0 or res.x is None:
+            # (status 1: HiGHS's iteration limit, a count; a time limit only from wall_limit)
+            out["wall_stop"] = wall_limit is not None and time.perf_counter() - t_start >= wall_limit
             break
         y = np.maximum(-np.asarray(res.ineqlin.marginals, np.float64), 0.0)
-        best = min(best, float(y.sum() + np.maximum(w - G.T @ y, 0.0).sum()))
-        x = np.clip(res.x, 0.0, 1.0)
+        gty = np.zeros(m)
+        gty[used] = G.T @ y
+        best = min(best, float(y.sum() + np.maximum(w - gty, 0.0).sum()))
+        x = (w > 0).astype(np.float64)
+        x[used] = np.clip(res.x, 0.0, 1.0)
         R = R[(y > 1e-12) | (np.asarray(res.ineqlin.residual) < 1e-6)]
         if target is not None and best <= target:
             break
