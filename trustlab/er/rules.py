@@ -68,7 +68,8 @@ _SPECIAL = re.compile(r"[:+@`\"';,]|^\s|\s$|^$")
 class Rule:
     """One blocking rule as a structured object: ``kind`` (one of :data:`RULE_KINDS`),
     the ``columns`` it reads, its ``option`` (key prefix length, ``"alnum"`` for token,
-    q for qgram, window for sorted, neighbours per record for nearest), its own block size limit ``cap`` and ``near``: in a
+    q for qgram, window for sorted, neighbours per record for nearest), its own block size
+    limit ``cap`` and ``near``: in a
     block over the limit each record keeps its ``near`` most similar records instead of
     none (``"token:title@50/3"``; :mod:`trustlab.er.blocking`).
 
