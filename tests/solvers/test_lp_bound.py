@@ -167,10 +167,12 @@ def test_lp_bound_does_not_change_the_partition(monkeypatch):
     assert a.objective == b.objective and a.bound <= b.bound + 1e-9
 
 
+@pytest.mark.parametrize("budget", [{"time_limit": 30}, {}], ids=["wall", "work"])
 @pytest.mark.parametrize("method", ["heuristic", "auto"])
-def test_partition_bound_with_lp_is_valid(method):
-    """Against brute force through partition: the bound is never below the optimum and
-    ``optimal`` only at it; the LP proves some heuristic components the packing did not."""
+def test_partition_bound_with_lp_is_valid(method, budget):
+    """Against brute force through partition, under a wall-clock time_limit and under the
+    default counted-work budget: the bound is never below the optimum and ``optimal`` only at
+    it; the LP proves some heuristic components the packing did not."""
     by_lp = 0
     for seed in range(30):
         n, r, c, w = _random_graph(500 + seed, 5, 9, decimals=2)
@@ -178,7 +180,7 @@ def test_partition_bound_with_lp_is_valid(method):
             continue
         opt = _brute(n, r, c, w)
         res = partition(list(zip(r.tolist(), c.tolist(), w.tolist())), nodes=list(range(n)), method=method,
-                        random_state=seed, time_limit=30, lp_bound=True)
+                        random_state=seed, lp_bound=True, **budget)
         assert res.bound >= opt - 1e-7, (seed, res.bound, opt)
         if res.status == "optimal":
             assert res.objective == pytest.approx(opt, abs=1e-7)
@@ -246,22 +248,6 @@ def test_lp_budget():
     assert api._lp_budget(8.0, 5.0) == 5.0  # what the search left
     assert api._lp_budget(8.0, 0.5) == 2.0  # at least a quarter of the share
     assert api._lp_budget(400.0, 300.0) == 10.0  # at most LP_MAX_SECONDS
-
-
-@pytest.mark.parametrize("method", ["heuristic", "auto"])
-def test_partition_bound_with_lp_under_the_work_budget_is_valid(method):
-    """Against brute force with the default work budget and the LP bound on: the bound
-    is never below the optimum and ``optimal`` only at it."""
-    for seed in range(12):
-        n, r, c, w = _random_graph(700 + seed, 5, 9, decimals=2)
-        if r.size == 0:
-            continue
-        opt = _brute(n, r, c, w)
-        res = partition(list(zip(r.tolist(), c.tolist(), w.tolist())), nodes=list(range(n)), method=method,
-                        random_state=seed, lp_bound=True)
-        assert res.bound >= opt - 1e-7, (seed, res.bound, opt)
-        if res.status == "optimal":
-            assert res.objective == pytest.approx(opt, abs=1e-7)
 
 
 def test_lp_bound_is_opt_in():
