@@ -314,7 +314,8 @@ def main(argv=None) -> int:
     ap.add_argument("--save-w", default=None, help="with one file: save each partition call's W here")
     ap.add_argument("--lp-bound", action="store_true",
                     help="partition(lp_bound=True) (opt-in): the triangle LP bound on unproven components")
-    ap.add_argument("--no-lp-bound", action="store_true", help="partition(lp_bound=False) (the default): no triangle LP bound")
+    ap.add_argument("--no-lp-bound", action="store_true",
+                    help="partition(lp_bound=False) (the default): no triangle LP bound")
     ap.add_argument("--one", default=None, help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     if a.lp_bound or a.no_lp_bound:
