@@ -220,8 +220,9 @@ def test_lp_bound_limits_are_counts_not_the_clock(monkeypatch):
 def test_partition_gives_the_lp_bound_within_its_budget():
     """With lp_bound=True an unproven component gets the LP bound; its counted work is
     within the budget (_lp_budget: what the search left of the component's share, at least
-    LP_BUDGET_SHARE of it, at most LP_MAX_SECONDS) and charged to the component's work; the partition is the one without the LP bound, and a
-    second run gives the same bound and status."""
+    LP_BUDGET_SHARE of it, at most LP_MAX_SECONDS) and charged to the component's work; the
+    partition is the one without the LP bound, and a second run gives the same bound and
+    status."""
     from trustlab.solvers.bounds import LP_MAX_SECONDS
 
     n = 450
