@@ -111,3 +111,12 @@ def test_resolve_with_a_nearest_rule_finds_the_pairs_token_blocks_purge():
     near = trustlab.resolve(df, blocking=["token:description@12", "nearest:description:1"], **kw)
     assert base.blocking.pair_completeness == 0.0
     assert near.blocking.pair_completeness > 0.95
+
+
+def test_a_table_too_large_for_the_dense_rows_is_refused(monkeypatch):
+    import trustlab.er.blocking as B
+
+    monkeypatch.setattr(B, "NEAREST_MAX_RECORDS", 3)
+    with pytest.raises(ValueError, match="at most 3 records"):
+        B.nearest_pairs(pd.Series(["a b", "a c", "b c", "c d"]), 1)
+    assert B.nearest_pairs(pd.Series(["ab cd", "ab cd", "ef"]), 1).tolist() == [[0, 1]]

@@ -240,6 +240,10 @@ def membership_values(df: pd.DataFrame, spec: "str | Rule", cache: dict | None =
 NEAREST_NEIGHBOURS = 5
 #: rows of the similarity matrix a ``nearest`` rule holds at once: ``_NEAREST_CELLS // n`` records
 _NEAREST_CELLS = 1 << 24
+#: the most records a ``nearest`` rule takes: its similarity rows are dense (time grows with the
+#: square of the records; the largest table it was measured on, 24,628 records, took well under
+#: a minute), so a larger table is refused with a message instead of running for hours
+NEAREST_MAX_RECORDS = 50_000
 
 
 def nearest_pairs(v: pd.Series, k: int) -> np.ndarray:
@@ -254,7 +258,9 @@ def nearest_pairs(v: pd.Series, k: int) -> np.ndarray:
     of the search (not of the lengths) while the products it computes, the sum over words of
     ``df ** 2``, would exceed :data:`NEAR_MAX_WORK`; so two records that share only very
     common words may not be found. The similarity matrix is computed
-    ``_NEAREST_CELLS // n`` rows at a time (memory ~``_NEAREST_CELLS`` floats).
+    ``_NEAREST_CELLS // n`` rows at a time (memory ~``_NEAREST_CELLS`` floats); its time
+    grows with ``n ** 2``, so at most :data:`NEAREST_MAX_RECORDS` records are taken (a
+    ``ValueError`` above).
 
     Examples
     --------
@@ -267,6 +273,11 @@ def nearest_pairs(v: pd.Series, k: int) -> np.ndarray:
     n = len(v)
     if n < 2 or k < 1:
         return np.empty((0, 2), np.int64)
+    if n > NEAREST_MAX_RECORDS:
+        raise ValueError(
+            f"a 'nearest:' blocking rule takes at most {NEAREST_MAX_RECORDS:,} records (its work grows with the "
+            f"square of the records); got {n:,}. Use key, token or qgram rules on this table "
+            "(or resolve it in parts).")
     v = v.reset_index(drop=True).str.replace(
         r"(?<=[a-z])(?=[0-9])|(?<=[0-9])(?=[a-z])(?!(?:st|nd|rd|th)\b)", " ", regex=True)
     rec, word = _word_members(v)
