@@ -158,6 +158,25 @@ def _key_membership(df: pd.DataFrame, spec: "str | Rule", cache: dict | None = N
     return kind, val
 
 
+#: where ``token:COL:alnum`` (and a ``nearest`` rule) splits letters from digits (model numbers
+#: AB-1234 and AB1234 share 1234); ordinals (57th, 3rd) stay whole
+_ALNUM_SPLIT = r"(?<=[a-z])(?=[0-9])|(?<=[0-9])(?=[a-z])(?!(?:st|nd|rd|th)\b)"
+
+
+def _rule_text(df: pd.DataFrame, cols: list, cache: dict | None) -> pd.Series:
+    """A token, q-gram, sorted or nearest rule's normalised text of ``cols``: one column's
+    :func:`~trustlab.er.rules._norm` (shared through ``cache`` under ``("norm", column)``),
+    several columns' values joined by a space, then normalised."""
+    if len(cols) > 1:
+        return _norm(df[cols].fillna("").astype(str).agg(" ".join, axis=1))
+    v = cache.get(("norm", cols[0])) if cache is not None else None
+    if v is None:
+        v = _norm(df[cols[0]])
+        if cache is not None:
+            cache[("norm", cols[0])] = v
+    return v
+
+
 def membership_values(df: pd.DataFrame, spec: "str | Rule", cache: dict | None = None):
     """What a rule makes of ``df``: ``("all", None)``; ``("members", (rec, key))`` with
     each record position ``rec[k]`` in the block named ``key[k]`` (the normalised key or
@@ -184,14 +203,7 @@ def membership_values(df: pd.DataFrame, spec: "str | Rule", cache: dict | None =
         rec = np.arange(n, dtype=np.int64)[valid]
         return "members", (rec, vals.to_numpy(dtype=object)[valid])
     if kind in ("token", "qgram"):
-        if len(cols) == 1:
-            v = cache.get(("norm", cols[0])) if cache is not None else None
-            if v is None:
-                v = _norm(df[cols[0]])
-                if cache is not None:
-                    cache[("norm", cols[0])] = v
-        else:
-            v = _norm(df[cols].fillna("").astype(str).agg(" ".join, axis=1))
+        v = _rule_text(df, cols, cache)
         if kind == "token":
             if rule.option not in (None, "alnum"):
                 raise ValueError(f"blocking rule {str(spec)!r}: a token rule's option is 'alnum' "
@@ -201,7 +213,7 @@ def membership_values(df: pd.DataFrame, spec: "str | Rule", cache: dict | None =
             if rule.option == "alnum":
                 # letters and digits are separate tokens (model numbers AB-1234 and AB1234
                 # share 1234); ordinals (57th, 3rd) stay whole
-                v = v.str.replace(r"(?<=[a-z])(?=[0-9])|(?<=[0-9])(?=[a-z])(?!(?:st|nd|rd|th)\b)", " ", regex=True)
+                v = v.str.replace(_ALNUM_SPLIT, " ", regex=True)
             toks = v.str.split()
         else:
             q = _int_option(rule, spec, 3, "the q-gram length")
@@ -214,7 +226,7 @@ def membership_values(df: pd.DataFrame, spec: "str | Rule", cache: dict | None =
         return "members", (rec, ex.astype(str).to_numpy(dtype=object))
     if kind == "sorted":
         w = _int_option(rule, spec, 5, "the window")
-        v = _norm(df[cols[0]]) if len(cols) == 1 else _norm(df[cols].fillna("").astype(str).agg(" ".join, axis=1))
+        v = _rule_text(df, cols, cache)
         order = np.argsort(v.to_numpy(dtype=object).astype(str), kind="stable")
         valid = (v.to_numpy(dtype=object)[order] != "")
         order = order[valid].astype(np.int64)
@@ -227,7 +239,7 @@ def membership_values(df: pd.DataFrame, spec: "str | Rule", cache: dict | None =
         return "pairs", np.stack([np.minimum(a, b), np.maximum(a, b)], axis=1)
     if kind == "nearest":
         k = _int_option(rule, spec, NEAREST_NEIGHBOURS, "the neighbours per record")
-        v = _norm(df[cols[0]]) if len(cols) == 1 else _norm(df[cols].fillna("").astype(str).agg(" ".join, axis=1))
+        v = _rule_text(df, cols, cache)
         return "pairs", nearest_pairs(v, k)
     raise ValueError(
         f"unknown blocking rule kind {kind!r} in {spec!r}; valid kinds are "
@@ -278,8 +290,7 @@ def nearest_pairs(v: pd.Series, k: int) -> np.ndarray:
             f"a 'nearest:' blocking rule takes at most {NEAREST_MAX_RECORDS:,} records (its work grows with the "
             f"square of the records); got {n:,}. Use key, token or qgram rules on this table "
             "(or resolve it in parts).")
-    v = v.reset_index(drop=True).str.replace(
-        r"(?<=[a-z])(?=[0-9])|(?<=[0-9])(?=[a-z])(?!(?:st|nd|rd|th)\b)", " ", regex=True)
+    v = v.reset_index(drop=True).str.replace(_ALNUM_SPLIT, " ", regex=True)
     rec, word = _word_members(v)
     if not rec.size:
         return np.empty((0, 2), np.int64)
