@@ -146,10 +146,19 @@ class FieldInference:
 
 
 def _clean(s: pd.Series) -> pd.Series:
+    """The present values of a column: missing cells dropped; text made ``str``, stripped, and
+    empty or ``"nan"`` (any case) values dropped (the strip and the tests once per distinct
+    value, spread to the rows: the same values, index and dtype as doing them per row)."""
     v = s.dropna()
     if v.dtype == object or isinstance(v.dtype, pd.StringDtype):
-        v = v.astype(str).str.strip()
-        v = v[(v != "") & (v.str.lower() != "nan")]
+        v = v.astype(str)
+        codes, uniq = pd.factorize(v, use_na_sentinel=False)
+        u = pd.Series(uniq, dtype=v.dtype).str.strip()
+        keep = ((u != "") & (u.str.lower() != "nan")).to_numpy(dtype=bool)[codes]
+        out = u.take(codes[keep])
+        out.index = v.index[keep]
+        out.name = v.name
+        return out
     return v
 
 
@@ -780,12 +789,15 @@ def _similarities(df: pd.DataFrame, f: Field, pairs: np.ndarray) -> np.ndarray:
     X = np.full((len(pairs), 2), np.nan)
     X[~miss, 0] = (key[a] == key[b])[~miss]
     text = df[f.columns()[0]].fillna("").astype(str) if len(f.columns()) == 1 else pd.Series(key)
-    tok = text.str.lower().str.findall(r"\w+").explode().dropna()
+    # the word sets of the distinct values, spread to the rows (one row of the matrix per value)
+    vcodes, uniq = pd.factorize(text.reset_index(drop=True), use_na_sentinel=False)
+    tok = pd.Series(uniq, dtype=text.dtype).str.lower().str.findall(r"\w+").explode().dropna()
     if len(tok):
         ids = pd.factorize(tok)[0]
         M = sparse.csr_matrix((np.ones(len(ids)), (tok.index.to_numpy(np.int64), ids)),
-                              shape=(len(df), int(ids.max()) + 1))
+                              shape=(len(uniq), int(ids.max()) + 1))
         M.data[:] = 1.0  # word sets: a word twice in a value counts once
+        M = M[vcodes]
         size = np.asarray(M.sum(axis=1)).ravel()
         inter = np.asarray(M[a].multiply(M[b]).sum(axis=1)).ravel()
         union = size[a] + size[b] - inter

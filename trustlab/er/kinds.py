@@ -68,6 +68,29 @@ def _word_chars(s: pd.Series) -> pd.Series:
     return s.str.lower().str.replace(r"[^\w]+", " ", regex=True).str.split().str.join(" ")
 
 
+#: the built-in value normalisers: string methods of each value alone (see :func:`_per_distinct`)
+_ELEMENTWISE = frozenset({_lower, _words, _alnum, _word_chars})
+
+
+def _per_distinct(s: pd.Series, fn: Callable[[pd.Series], pd.Series]) -> pd.Series:
+    """``fn(s)`` for an element-wise ``fn`` of a Series of strings (no missing values), applied
+    once to the distinct values of ``s`` and spread to its rows (index and name kept). The
+    distinct values are put in a Series of ``s``'s dtype, so ``fn`` sees what it would see
+    on ``s``; a missing value (``-1`` code) is given ``fn``'s result on the missing value.
+
+    Examples
+    --------
+    >>> _per_distinct(pd.Series([" A b", "x", " A b"]), _lower).tolist()
+    ['a b', 'x', 'a b']
+    """
+    codes, uniq = pd.factorize(s, use_na_sentinel=False)
+    got = fn(pd.Series(uniq, dtype=s.dtype))
+    out = got.take(codes)
+    out.index = s.index
+    out.name = s.name
+    return out
+
+
 # ------------------------------------------------------------------ inference hints
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[a-z]{2,}$", re.I)
 _PHONE = re.compile(r"^\+?[\d\s\-\(\)\.]{7,20}$")
@@ -385,8 +408,15 @@ class FieldKind:
         return self.arity == 0
 
     def tf_key(self, s: pd.Series) -> pd.Series:
-        """The normalised values used for term frequencies (``s``: strings, ``""`` missing)."""
-        return (self.normalise or _lower)(s)
+        """The normalised values used for term frequencies (``s``: strings, ``""`` missing).
+        The built-in normalisers (:data:`_ELEMENTWISE`: each value's result depends on that
+        value alone) are applied once per distinct value and spread to the rows (the same
+        strings; names, places and dates repeat, so most rows are a look-up); any other
+        normaliser is applied to ``s`` itself."""
+        norm = self.normalise or _lower
+        if norm in _ELEMENTWISE and len(s) > 1:
+            return _per_distinct(s, norm)
+        return norm(s)
 
 
 #: every field kind, in the order of :data:`FIELD_KINDS` (with its inference hints)
