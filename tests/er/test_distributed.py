@@ -645,6 +645,36 @@ def test_string_files_and_kept_parts_read_back_what_was_written(tmp_path, monkey
     for k in range(4):
         D._EncFile.save(encs[k % 2], str(tmp_path / f"f{k}")).take(want)
     assert len(D._PARTS) == 2  # bounded
+    monkeypatch.setattr(D, "_PICKLES_MAX_BYTES", 1)  # the pickled arrays by bytes: only the last one kept
+    for k in range(3):
+        D._EncFile.save(encs[k % 2], str(tmp_path / f"g{k}")).take(want)
+    assert len(D._PICKLES) == 1 and str(tmp_path / "g2") in next(iter(D._PICKLES))[0]
+
+
+def test_kept_parts_cover_every_partition_of_a_large_run(tmp_path, monkeypatch):
+    """A pair partition opens every encoded record partition it touches; at 10M records there
+    are 80 of them (and as many weighed descriptions). With fewer kept than that, each open in a
+    stage read every header and pickled array again (~10 ms an open; stop 53). The default
+    bounds keep 100 small encodings, and a second round of opens reads no file again."""
+    from trustlab.er.kinds import Field
+    from trustlab.er.scoring import FSModel
+
+    monkeypatch.setattr(D, "_PARTS", {})
+    monkeypatch.setattr(D, "_PICKLES", {})
+    df = _every_kind_table()
+    fl = [Field("given_name", "name"), Field("state", "exact"), Field("#", "codes")]
+    enc = D._encode(df, fl, None, None, FSModel(fl), None)
+    hs = [D._EncFile.save(enc, str(tmp_path / f"e{k}")) for k in range(100)]
+    want = np.arange(0, len(df), 2)
+    first = [h.take(want) for h in hs]
+    assert len(D._PARTS) == 100 and len(D._PICKLES) >= 100
+    read = []
+    real = pd.read_pickle
+    monkeypatch.setattr(D.pd, "read_pickle", lambda *a, **k: read.append(a[0]) or real(*a, **k))
+    again = [h.take(want) for h in hs]
+    assert read == []
+    for a, b in zip(first, again):
+        assert all(a.cols[k].tolist() == b.cols[k].tolist() for k in a.cols)
 
 
 def test_workers_hold_no_collection_between_stages(client, tmp_path, monkeypatch):

@@ -928,10 +928,41 @@ def _map_npy(path: str, shape, fortran, dtype, offset) -> np.ndarray:
 
 
 #: per worker process, the parts of recently opened encodings that cost more to read than
-#: to keep (:func:`_file_parts`), by description file (path and stamp); bounded
+#: to keep (:func:`_file_parts`), by description file (path and stamp): the description and
+#: the arrays' headers (a few KB an encoding), at most :data:`_PARTS_MAX` encodings. A pair
+#: partition opens every encoded record partition it touches (80 at 10M records, and as many
+#: weighed descriptions), so a bound below that made nearly every open a miss (~10 ms each)
 _PARTS: dict = {}
-_PARTS_MAX = 16
+_PARTS_MAX = 1024
+#: the pickled arrays kept, by file (path and stamp; the weighed and unweighed descriptions of a
+#: partition share theirs) -> (array, bytes); at most :data:`_PICKLES_MAX_BYTES`, counted as the
+#: array's own bytes plus its file's (the objects it points to)
+_PICKLES: dict = {}
+_PICKLES_MAX_BYTES = 256 << 20
 _PARTS_LOCK = threading.Lock()
+
+
+def _kept_pickle(file: str):
+    """The pickled array in ``file``, read once per stamp while it stays among the last
+    :data:`_PICKLES_MAX_BYTES` read (the one read last is always kept); read-only."""
+    st = os.stat(file)
+    key = (file, st.st_ino, st.st_mtime_ns, st.st_size)
+    with _PARTS_LOCK:
+        hit = _PICKLES.pop(key, None)
+        if hit is not None:
+            _PICKLES[key] = hit  # (most recent last)
+            return hit[0]
+    a = pd.read_pickle(file, compression=None)
+    size = st.st_size
+    if isinstance(a, np.ndarray):
+        a.setflags(write=False)
+        size += a.nbytes
+    with _PARTS_LOCK:
+        _PICKLES[key] = (a, size)
+        total = sum(v[1] for v in _PICKLES.values())
+        while len(_PICKLES) > 1 and total > _PICKLES_MAX_BYTES:
+            total -= _PICKLES.pop(next(iter(_PICKLES)))[1]
+    return a
 
 
 def _file_parts(path: str, meta_name: str) -> tuple[dict, dict]:
@@ -940,8 +971,9 @@ def _file_parts(path: str, meta_name: str) -> tuple[dict, dict]:
     A partition of pairs reads the records it touches from every encoded partition, so each
     is opened many times in a stage; the description and these parts are read once (per
     stamp of the description file: a file written again is read again). Kept for the
-    :data:`_PARTS_MAX` encodings opened last; memory-mapped arrays are not kept (their pages
-    would count towards the worker's memory, and pin removed files)."""
+    :data:`_PARTS_MAX` encodings opened last, the pickled arrays by :func:`_kept_pickle`
+    (bounded in bytes); memory-mapped arrays are not kept (their pages would count towards
+    the worker's memory, and pin removed files)."""
     full = os.path.join(path, meta_name)
     st = os.stat(full)
     key = (full, st.st_ino, st.st_mtime_ns, st.st_size)
@@ -955,10 +987,7 @@ def _file_parts(path: str, meta_name: str) -> tuple[dict, dict]:
     for name, kind in [meta["idx"]] + [(nm, kd) for _, nm, kd in meta["cols"]] + \
             [f for _, fs in meta["csr"] for f in fs]:
         if kind == "pkl":
-            a = pd.read_pickle(os.path.join(path, name + ".pkl"), compression=None)
-            if isinstance(a, np.ndarray):
-                a.setflags(write=False)
-            parts[name] = a
+            parts[name] = _kept_pickle(os.path.join(path, name + ".pkl"))
         elif kind == "npy":
             parts[name] = _npy_header(os.path.join(path, name + ".npy"))
         elif kind == "str":
