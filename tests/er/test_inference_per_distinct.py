@@ -1,4 +1,4 @@
-"""Stop 53: the inference's per-value string work done once per distinct value (same results)."""
+"""The inference's per-value string work done once per distinct value (the same results as per row)."""
 import dataclasses
 
 import numpy as np
