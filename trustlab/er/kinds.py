@@ -41,7 +41,7 @@ from typing import Callable, Literal, Sequence
 import numpy as np
 import pandas as pd
 
-from trustlab._chunks import spans
+from trustlab._chunks import series_distinct, spans
 
 __all__ = ["FieldKind", "KINDS", "FIELD_KINDS", "RECORD", "CODES", "NUMBERS", "Field", "field_kind", "Hint",
            "ColumnProfile", "recognise", "COMPARISON_LEVELS", "LEVEL_NAMES", "record_fields", "record_text",
@@ -613,12 +613,24 @@ def _code_parts(text: pd.Series) -> tuple[pd.Series, pd.Series]:
 
 
 def _codes_of(ex: pd.Series) -> pd.Series:
-    norm = ex.str.replace(r"[-/._+#*]+", "", regex=True)
+    """The codes among the words ``ex`` (:func:`code_tokens`), normalised; each distinct word
+    looked at once (:func:`~trustlab._chunks.series_distinct`: the same Series)."""
+    norm = series_distinct(ex, _code_norm)
+    keep = series_distinct(ex, lambda w: _is_code(_code_norm(w)))
+    return norm[keep.fillna(False)]
+
+
+def _code_norm(ex: pd.Series) -> pd.Series:
+    """Words without ``- / . _ + # *`` (for :func:`_codes_of`)."""
+    return ex.str.replace(r"[-/._+#*]+", "", regex=True)
+
+
+def _is_code(norm: pd.Series) -> pd.Series:
+    """Whether each :func:`_code_norm` word is a code (for :func:`_codes_of`)."""
     digit = norm.str.contains(r"\d")
     alpha = norm.str.contains(r"[^\W\d_]")
     ordinal = norm.str.fullmatch(r"\d+(st|nd|rd|th|s)")
-    keep = (digit & alpha & (norm.str.len() >= 4) & ~ordinal) | norm.str.fullmatch(r"\d{5,}")
-    return norm[keep.fillna(False)]
+    return (digit & alpha & (norm.str.len() >= 4) & ~ordinal) | norm.str.fullmatch(r"\d{5,}")
 
 
 #: kind -> (feature that is 1 exactly on equal values, level feature, close threshold,
@@ -634,7 +646,7 @@ def tf_keys(df: pd.DataFrame, f: Field) -> np.ndarray:
     """Normalised value per record used for term frequencies (same normalisation as
     :func:`trustlab.er.comparisons.compare`); ``""`` when missing."""
     s = df[f.column].fillna("").astype(str)
-    v = KINDS[f.kind].tf_key(s)
+    v = series_distinct(s, KINDS[f.kind].tf_key)  # once per distinct value (the same strings)
     return v.fillna("").to_numpy(dtype=object)
 
 
