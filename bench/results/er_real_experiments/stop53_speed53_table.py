@@ -13,7 +13,7 @@ base = load("bench/results/er_real_experiments/stop52_final.jsonl")
 br = {}
 for p in sys.argv[1:]: br.update(load(p))
 main = {}
-for p in ["/tmp/speed53/runs/main_a.jsonl", "/tmp/speed53/runs/main_pv.jsonl", "/tmp/speed53/runs/main_b.jsonl"]:
+for p in ["/tmp/speed53/runs/main_a.jsonl", "/tmp/speed53/runs/main_pv.jsonl", "/tmp/speed53/runs/main_b.jsonl", "/tmp/speed53/runs/main_pv2.jsonl"]:
     for k, v in load(p).items(): main.setdefault(k, []).append(v)
 rows = []
 for f, b in base.items():
