@@ -18,7 +18,7 @@ import numpy as np
 __all__ = ["ITEMS", "CHARS", "BYTES", "SORT", "spans", "work_spans", "text_spans", "vstack", "column_stack",
            "fill_columns", "extend_rows",
            "argsort", "sort", "unique", "take", "sorted_unique", "setdiff_sorted", "factorize", "series_pieces",
-           "ROWS"]
+           "series_distinct", "ROWS"]
 
 #: items (pairs) per piece of a cheap element-wise pass (~10-50 ms on one core)
 ITEMS = 262_144
@@ -469,3 +469,58 @@ def series_pieces(s, fn, size: int | None = None):
     if len(s) <= size:
         return fn(s)
     return pd.concat([fn(s.iloc[a:b]) for a, b in spans(len(s), size)])
+
+
+def series_distinct(s, fn, size: int | None = None):
+    """:func:`series_pieces` of ``s`` and ``fn``, with ``fn`` computed once per distinct value
+    of ``s``: the same Series (values, dtype, index and name) for an ``fn`` whose result for a
+    row depends on that row's value alone (string methods), since real columns repeat their
+    names, places and codes and most rows are then a look-up. Missing cells are passed to
+    ``fn`` as they are (one of each type: ``None`` and NaN apart); where there are any and ``fn``
+    does not return objects (strings, lists), the rows are passed as :func:`series_pieces`
+    passes them (a piece of missing cells alone makes the dtype object there, so the dtype
+    depends on the pieces). A column that is not of
+    object dtype holding strings only (besides missing cells), or whose values are nearly all
+    distinct (more than 90 %), goes to :func:`series_pieces` whole: ``1``, ``1.0`` and
+    ``True`` are one value to a hash table but not to ``str``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> s = pd.Series(["A b", "c", "A b", None, "c"], index=[5, 6, 7, 8, 9], name="x")
+    >>> series_distinct(s, lambda p: p.str.lower()).equals(s.str.lower())
+    True
+    """
+    import pandas as pd
+
+    n = len(s)
+    if n < 2 or s.dtype != object or pd.api.types.infer_dtype(s, skipna=True) != "string":
+        return series_pieces(s, fn, size)
+    codes, uniq = factorize(s)
+    na = codes < 0
+    vals = np.asarray(uniq, dtype=object)
+    k = 0
+    if na.any():  # the missing cells as they are, one of each type, first (no piece holds only them)
+        cells = s.to_numpy(dtype=object)[na]
+        types = [type(x) for x in cells]  # None, NaN (float), pd.NA, NaT: each passed as it is
+        rep: dict = {}
+        for t, x in zip(types, cells):
+            rep.setdefault(t, x)
+        k = len(rep)
+        head = np.empty(k, dtype=object)
+        head[:] = list(rep.values())
+        vals = np.concatenate([head, vals])
+        pos = {t: q for q, t in enumerate(rep)}
+        codes = codes + k
+        codes[na] = np.fromiter((pos[t] for t in types), np.intp, len(types))
+    if vals.size * 10 > n * 9:
+        return series_pieces(s, fn, size)
+    out = series_pieces(pd.Series(vals, dtype=object), fn, size)
+    if k and out.dtype != object:
+        # a piece of missing cells alone comes out as objects, so with missing cells the
+        # dtype of the pieces over every row may differ: those are computed as they are
+        return series_pieces(s, fn, size)
+    res = out.iloc[codes]
+    res.index = s.index
+    res.name = s.name
+    return res

@@ -23,7 +23,8 @@ import numpy as np
 import pandas as pd
 from rapidfuzz import distance, fuzz, process
 
-from trustlab._chunks import factorize, fill_columns, series_pieces, spans, take, text_spans, work_spans
+from trustlab._chunks import (factorize, fill_columns, series_distinct, series_pieces, spans, take, text_spans,
+                              work_spans)
 from trustlab._validation import validate_params
 from trustlab.er.kinds import (
     _RECORD_TOKEN,
@@ -146,14 +147,14 @@ def _clean_words(s: pd.Series) -> pd.Series:
 
 
 def _text(s: pd.Series) -> tuple[np.ndarray, np.ndarray]:
-    v = series_pieces(s, _clean_words)  # per-record passes in pieces: a signal waits for one
+    v = series_distinct(s, _clean_words)  # once per distinct value, in pieces: a signal waits for one
     arr = v.to_numpy(dtype=object)
     return arr, (v == "").to_numpy()
 
 
 def _token_sets(s: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     """CSR of sorted, unique word-token ids per record."""
-    tok = series_pieces(s, lambda p: p.fillna("").astype(str).str.lower().str.findall(r"\w+"))
+    tok = series_distinct(s, lambda p: p.fillna("").astype(str).str.lower().str.findall(r"\w+"))
     ex = tok.explode().dropna()
     rec = ex.index.to_numpy(np.int64) if len(ex) else np.zeros(0, np.int64)
     ids = factorize(ex)[0].astype(np.int64) if len(ex) else np.zeros(0, np.int64)
@@ -277,7 +278,7 @@ def _idf_records(s: pd.Series, corpus: tuple | None = None) -> tuple | None:
     None when no record has one."""
     from scipy import sparse
 
-    tok = series_pieces(s, lambda p: p.fillna("").astype(str).str.lower().str.findall(r"[^\W\d_]+|\d+"))
+    tok = series_distinct(s, lambda p: p.fillna("").astype(str).str.lower().str.findall(r"[^\W\d_]+|\d+"))
     ex = tok.explode().dropna()
     n = len(s)
     if len(ex) == 0:
@@ -310,9 +311,7 @@ def shared_information(n_docs: float) -> float:
 def _tokens_of(text: pd.Series) -> pd.Series:
     """The words of each record's text (:data:`~trustlab.er.kinds._RECORD_TOKEN`, lower case),
     one list per record; the regex in pieces of records (~4 us a record): a signal waits for one."""
-    low = series_pieces(text, lambda p: p.fillna("").astype(str).str.lower())
-    return pd.concat([low.iloc[a:b].str.findall(_RECORD_TOKEN) for a, b in spans(len(low), 1 << 14)]) \
-        if len(low) else low.str.findall(_RECORD_TOKEN)
+    return series_distinct(text, lambda p: p.fillna("").astype(str).str.lower().str.findall(_RECORD_TOKEN), 1 << 14)
 
 
 def _part_bits(counts: Sequence[np.ndarray]) -> np.ndarray:
@@ -976,7 +975,7 @@ def _char3_records(s: pd.Series, corpus: tuple | None = None):
     from sklearn.feature_extraction.text import CountVectorizer
 
     s = s.reset_index(drop=True)
-    txt = series_pieces(s, _clean_words)
+    txt = series_distinct(s, _clean_words)
     if not (txt != "").any():
         return None
     # counted record by record into a sparse matrix and a vocabulary of the distinct 3-grams (not
@@ -1033,7 +1032,7 @@ def _tokens_features(df, f, i, j, fields, want):
 
 def _phone_digits(s: pd.Series) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The last 10 digits of each phone number, whether it has fewer than 5, and their codes."""
-    d = series_pieces(s, lambda p: p.fillna("").astype(str).str.replace(r"\D+", "", regex=True).str[-10:])
+    d = series_distinct(s, lambda p: p.fillna("").astype(str).str.replace(r"\D+", "", regex=True).str[-10:])
     arr = d.to_numpy(dtype=object)
     return arr, (d.str.len() < 5).to_numpy(), factorize(arr)[0]
 
@@ -1059,7 +1058,7 @@ def _exact_and_similar(normalise: Callable[[pd.Series], pd.Series], name: str, s
     """Exact agreement of the normalised values and one string similarity (``name``) of them."""
 
     def normalised(s: pd.Series) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        v = series_pieces(s, lambda p: normalise(p.fillna("").astype(str)))
+        v = series_distinct(s, lambda p: normalise(p.fillna("").astype(str)))
         arr = v.to_numpy(dtype=object)
         return arr, (v == "").to_numpy(), factorize(arr)[0]
 
@@ -1541,7 +1540,7 @@ def quantity_levels(lv: np.ndarray, quantities: np.ndarray | None, i: np.ndarray
 def _model_features(df, f, i, j, fields, want):
     """Exact agreement of the normalised model numbers and :func:`code_variant` of them."""
     def normalised():
-        norm = series_pieces(df[f.column], lambda p: KINDS[f.kind].normalise(p.fillna("").astype(str)))
+        norm = series_distinct(df[f.column], lambda p: KINDS[f.kind].normalise(p.fillna("").astype(str)))
         arr = norm.fillna("").to_numpy(dtype=object)
         return arr, arr == "", factorize(arr)[0]
 
@@ -1557,7 +1556,7 @@ def _model_features(df, f, i, j, fields, want):
 
 def _exact_codes(v: pd.Series, kind: str) -> tuple[np.ndarray, np.ndarray]:
     """Whether each value is missing, and the codes of the normalised values of ``kind``."""
-    norm = series_pieces(v, lambda p: KINDS[kind].normalise(p.astype(str)))
+    norm = series_distinct(v, lambda p: KINDS[kind].normalise(p.astype(str)))
     miss = (v.isna() | (norm.fillna("") == "")).to_numpy()
     return miss, factorize(norm.fillna(""))[0]
 

@@ -41,7 +41,7 @@ from typing import Callable, Literal, Sequence
 import numpy as np
 import pandas as pd
 
-from trustlab._chunks import spans
+from trustlab._chunks import series_distinct, spans
 
 __all__ = ["FieldKind", "KINDS", "FIELD_KINDS", "RECORD", "CODES", "NUMBERS", "Field", "field_kind", "Hint",
            "ColumnProfile", "recognise", "COMPARISON_LEVELS", "LEVEL_NAMES", "record_fields", "record_text",
@@ -68,27 +68,10 @@ def _word_chars(s: pd.Series) -> pd.Series:
     return s.str.lower().str.replace(r"[^\w]+", " ", regex=True).str.split().str.join(" ")
 
 
-#: the built-in value normalisers: string methods of each value alone (see :func:`_per_distinct`)
+#: the built-in value normalisers: string methods of each value alone, so
+#: :meth:`FieldKind.tf_key` applies them once per distinct value
+#: (:func:`~trustlab._chunks.series_distinct`)
 _ELEMENTWISE = frozenset({_lower, _words, _alnum, _word_chars})
-
-
-def _per_distinct(s: pd.Series, fn: Callable[[pd.Series], pd.Series]) -> pd.Series:
-    """``fn(s)`` for an element-wise ``fn`` of a Series of strings (no missing values), applied
-    once to the distinct values of ``s`` and spread to its rows (index and name kept). The
-    distinct values are put in a Series of ``s``'s dtype, so ``fn`` sees what it would see
-    on ``s``; a missing value (``-1`` code) is given ``fn``'s result on the missing value.
-
-    Examples
-    --------
-    >>> _per_distinct(pd.Series([" A b", "x", " A b"]), _lower).tolist()
-    ['a b', 'x', 'a b']
-    """
-    codes, uniq = pd.factorize(s, use_na_sentinel=False)
-    got = fn(pd.Series(uniq, dtype=s.dtype))
-    out = got.take(codes)
-    out.index = s.index
-    out.name = s.name
-    return out
 
 
 # ------------------------------------------------------------------ inference hints
@@ -414,8 +397,8 @@ class FieldKind:
         strings; names, places and dates repeat, so most rows are a look-up); any other
         normaliser is applied to ``s`` itself."""
         norm = self.normalise or _lower
-        if norm in _ELEMENTWISE and len(s) > 1:
-            return _per_distinct(s, norm)
+        if norm in _ELEMENTWISE:
+            return series_distinct(s, norm)
         return norm(s)
 
 
@@ -643,12 +626,24 @@ def _code_parts(text: pd.Series) -> tuple[pd.Series, pd.Series]:
 
 
 def _codes_of(ex: pd.Series) -> pd.Series:
-    norm = ex.str.replace(r"[-/._+#*]+", "", regex=True)
+    """The codes among the words ``ex`` (:func:`code_tokens`), normalised; each distinct word
+    looked at once (:func:`~trustlab._chunks.series_distinct`: the same Series)."""
+    norm = series_distinct(ex, _code_norm)
+    keep = series_distinct(ex, lambda w: _is_code(_code_norm(w)))
+    return norm[keep.fillna(False)]
+
+
+def _code_norm(ex: pd.Series) -> pd.Series:
+    """Words without ``- / . _ + # *`` (for :func:`_codes_of`)."""
+    return ex.str.replace(r"[-/._+#*]+", "", regex=True)
+
+
+def _is_code(norm: pd.Series) -> pd.Series:
+    """Whether each :func:`_code_norm` word is a code (for :func:`_codes_of`)."""
     digit = norm.str.contains(r"\d")
     alpha = norm.str.contains(r"[^\W\d_]")
     ordinal = norm.str.fullmatch(r"\d+(st|nd|rd|th|s)")
-    keep = (digit & alpha & (norm.str.len() >= 4) & ~ordinal) | norm.str.fullmatch(r"\d{5,}")
-    return norm[keep.fillna(False)]
+    return (digit & alpha & (norm.str.len() >= 4) & ~ordinal) | norm.str.fullmatch(r"\d{5,}")
 
 
 #: kind -> (feature that is 1 exactly on equal values, level feature, close threshold,
@@ -664,7 +659,7 @@ def tf_keys(df: pd.DataFrame, f: Field) -> np.ndarray:
     """Normalised value per record used for term frequencies (same normalisation as
     :func:`trustlab.er.comparisons.compare`); ``""`` when missing."""
     s = df[f.column].fillna("").astype(str)
-    v = KINDS[f.kind].tf_key(s)
+    v = KINDS[f.kind].tf_key(s)  # (built-in normalisers once per distinct value)
     return v.fillna("").to_numpy(dtype=object)
 
 

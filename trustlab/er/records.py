@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from trustlab._chunks import series_distinct
 from trustlab._validation import raise_invalid, validate_params
 
 __all__ = ["read_records", "validate_records", "placeholders_to_missing", "index_as_id", "guard_formulas",
@@ -557,6 +558,13 @@ def validate_records(records: Any, id_col: str | None, *, placeholders: bool = T
 MISSING_PLACEHOLDERS = frozenset({"n/a", "#n/a", "null", "none", "nan", "<na>", "-", "--", "?", "(null)"})
 
 
+def _is_placeholder(col: pd.Series) -> pd.Series:
+    """Whether each cell is a string that, stripped and lower-cased, is one of
+    :data:`MISSING_PLACEHOLDERS` (for :func:`placeholders_to_missing`)."""
+    low = col.map(lambda v: v.strip().lower() if isinstance(v, str) else v)
+    return low.isin(MISSING_PLACEHOLDERS)
+
+
 def placeholders_to_missing(df: pd.DataFrame, id_col: str | None) -> pd.DataFrame:
     """Text cells that only say "no value" (:data:`MISSING_PLACEHOLDERS`: ``N/A``, ``null``,
     ``None``, ``-``, ``?``…) become missing, so they are never compared as values (two
@@ -579,8 +587,8 @@ def placeholders_to_missing(df: pd.DataFrame, id_col: str | None) -> pd.DataFram
         col = df[c]
         if not (col.dtype == object or isinstance(col.dtype, pd.StringDtype)):
             continue
-        low = col.map(lambda v: v.strip().lower() if isinstance(v, str) else v)
-        hit = low.isin(MISSING_PLACEHOLDERS).to_numpy()
+        # once per distinct value (the same cells: a column of strings, or the whole column)
+        hit = series_distinct(col, _is_placeholder).to_numpy(dtype=bool)
         if hit.any():
             if out is None:
                 out = df.copy()

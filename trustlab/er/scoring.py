@@ -258,7 +258,8 @@ def record_share_sums(df: pd.DataFrame, fields: Sequence[Field]) -> tuple[dict[s
     own = record_fields(fields)
     if not any(f.kind == "record" for f in fields) or not own or len(df) == 0:
         return {}, 0
-    cnt = np.stack([sum(df[c].fillna("").astype(str).str.count(_WORD).to_numpy(np.float64)
+    cnt = np.stack([sum(_chunks.series_distinct(df[c].fillna("").astype(str), lambda p: p.str.count(_WORD))
+                        .to_numpy(np.float64)
                         for c in f.columns() if c in df.columns) + np.zeros(len(df)) for f in own], axis=1)
     sh = (cnt / np.maximum(cnt.sum(1, keepdims=True), 1.0)).sum(0)
     return {f.column: float(x) for f, x in zip(own, sh)}, int(len(df))
@@ -275,6 +276,11 @@ def _m_step(post, cnt, onehot, cols, m, u, u_weight, u_prior) -> None:
         if u is not None:
             uc = ((1 - post) * cnt) @ onehot[c] + u_weight * u_prior[c]
             u[c] = uc / uc.sum()
+
+
+#: rows per piece of :meth:`FSModel.levels` (a few MB of a wide feature matrix: the piece's
+#: cache lines are read once for all its fields)
+_LEVEL_ROWS = 4096
 
 
 class FSModel:
@@ -365,11 +371,18 @@ class FSModel:
         """Level per pair and field: 0 exact, 1 close, 2 far, 3 else, -1 missing."""
         n = fm.X.shape[0]
         G = np.full((n, len(self.fields)), -1, np.int8)
-        for c, f in enumerate(self.fields):
+        cols = []
+        for f in self.fields:
             ex_name, sim_name, t1, t2, _ = self.spec(f)
-            kx, ks = _feature_index(fm.names, f.column, ex_name), _feature_index(fm.names, f.column, sim_name)
-            for a, b in _chunks.spans(n):  # in pieces of rows: a signal waits for one piece
-                ex, sim = fm.X[a:b, kx], fm.X[a:b, ks]
+            cols.append((_feature_index(fm.names, f.column, ex_name), _feature_index(fm.names, f.column, sim_name),
+                         t1, t2))
+        # in pieces of rows small enough to stay in cache while every field reads its two
+        # columns of them (X is row-major: a whole column at a time reads all of X per
+        # column); a signal waits for one piece. Element-wise: the same levels in any pieces
+        for a, b in _chunks.spans(n, _LEVEL_ROWS):
+            Xp = fm.X[a:b]
+            for c, (kx, ks, t1, t2) in enumerate(cols):
+                ex, sim = Xp[:, kx], Xp[:, ks]
                 ok = ~np.isnan(ex) & ~np.isnan(sim)
                 g = np.full(b - a, 3, np.int8)
                 if t2 is not None:
