@@ -928,40 +928,64 @@ def _map_npy(path: str, shape, fortran, dtype, offset) -> np.ndarray:
 
 
 #: per worker process, the parts of recently opened encodings that cost more to read than
-#: to keep (:func:`_file_parts`), by description file (path and stamp): the description and
+#: to keep (:func:`_file_parts`), by description file (path and stamp) -> (value, bytes), most
+#: recent last (:func:`_recall`, :func:`_keep`): the description and
 #: the arrays' headers (a few KB an encoding), at most :data:`_PARTS_MAX` encodings. A pair
 #: partition opens every encoded record partition it touches (80 at 10M records, and as many
 #: weighed descriptions), so a bound below that made nearly every open a miss (~10 ms each)
 _PARTS: dict = {}
 _PARTS_MAX = 1024
 #: the pickled arrays kept, by file (path and stamp; the weighed and unweighed descriptions of a
-#: partition share theirs) -> (array, bytes); at most :data:`_PICKLES_MAX_BYTES`, counted as the
+#: partition share theirs); at most :data:`_PICKLES_MAX_BYTES`, counted as the
 #: array's own bytes plus its file's (the objects it points to)
 _PICKLES: dict = {}
 _PICKLES_MAX_BYTES = 256 << 20
 _PARTS_LOCK = threading.Lock()
 
 
+def _stamped(file: str) -> tuple[tuple, int]:
+    """``file``'s key in the caches above (path and stamp: a file written again is another
+    key) and its size."""
+    st = os.stat(file)
+    return (file, st.st_ino, st.st_mtime_ns, st.st_size), st.st_size
+
+
+_MISSING = object()
+
+
+def _recall(cache: dict, key: tuple):
+    """The value kept under ``key`` (made the most recent), or :data:`_MISSING`."""
+    with _PARTS_LOCK:
+        hit = cache.pop(key, None)
+        if hit is None:
+            return _MISSING
+        cache[key] = hit  # (most recent last)
+        return hit[0]
+
+
+def _keep(cache: dict, key: tuple, value, size: int, max_n: float = float("inf"),
+          max_bytes: float = float("inf")) -> None:
+    """Keep ``value`` (of ``size`` bytes) under ``key``, dropping the least recent entries
+    while more than ``max_n`` or ``max_bytes`` are kept (the newest one always stays)."""
+    with _PARTS_LOCK:
+        cache[key] = (value, size)
+        total = sum(v[1] for v in cache.values())
+        while len(cache) > 1 and (len(cache) > max_n or total > max_bytes):
+            total -= cache.pop(next(iter(cache)))[1]
+
+
 def _kept_pickle(file: str):
     """The pickled array in ``file``, read once per stamp while it stays among the last
     :data:`_PICKLES_MAX_BYTES` read (the one read last is always kept); read-only."""
-    st = os.stat(file)
-    key = (file, st.st_ino, st.st_mtime_ns, st.st_size)
-    with _PARTS_LOCK:
-        hit = _PICKLES.pop(key, None)
-        if hit is not None:
-            _PICKLES[key] = hit  # (most recent last)
-            return hit[0]
+    key, size = _stamped(file)
+    a = _recall(_PICKLES, key)
+    if a is not _MISSING:
+        return a
     a = pd.read_pickle(file, compression=None)
-    size = st.st_size
     if isinstance(a, np.ndarray):
         a.setflags(write=False)
         size += a.nbytes
-    with _PARTS_LOCK:
-        _PICKLES[key] = (a, size)
-        total = sum(v[1] for v in _PICKLES.values())
-        while len(_PICKLES) > 1 and total > _PICKLES_MAX_BYTES:
-            total -= _PICKLES.pop(next(iter(_PICKLES)))[1]
+    _keep(_PICKLES, key, a, size, max_bytes=_PICKLES_MAX_BYTES)
     return a
 
 
@@ -975,13 +999,10 @@ def _file_parts(path: str, meta_name: str) -> tuple[dict, dict]:
     (bounded in bytes); memory-mapped arrays are not kept (their pages would count towards
     the worker's memory, and pin removed files)."""
     full = os.path.join(path, meta_name)
-    st = os.stat(full)
-    key = (full, st.st_ino, st.st_mtime_ns, st.st_size)
-    with _PARTS_LOCK:
-        hit = _PARTS.pop(key, None)
-        if hit is not None:
-            _PARTS[key] = hit  # (most recent last)
-            return hit
+    key, _ = _stamped(full)
+    hit = _recall(_PARTS, key)
+    if hit is not _MISSING:
+        return hit
     meta = pd.read_pickle(full, compression=None)
     parts: dict = {}
     for name, kind in [meta["idx"]] + [(nm, kd) for _, nm, kd in meta["cols"]] + \
@@ -993,10 +1014,7 @@ def _file_parts(path: str, meta_name: str) -> tuple[dict, dict]:
         elif kind == "str":
             parts[name] = (_npy_header(os.path.join(path, name + ".o.npy")),
                            _npy_header(os.path.join(path, name + ".d.npy")))
-    with _PARTS_LOCK:
-        _PARTS[key] = (meta, parts)
-        while len(_PARTS) > _PARTS_MAX:
-            _PARTS.pop(next(iter(_PARTS)))
+    _keep(_PARTS, key, (meta, parts), 0, max_n=_PARTS_MAX)
     return meta, parts
 
 
